@@ -1,0 +1,145 @@
+/*
+ * CONV_2D, int8 (TensorFlow Lite reference_integer_ops::ConvPerChannel semantics).
+ *
+ * Life of a conv op:
+ *   ap_conv2d_s8_variants()       host, plan time: the variants that apply, least scratch first;
+ *   ap_conv2d_s8_prepared_size()  host, plan time: bytes of the prepared constant blob;
+ *   ap_conv2d_s8_prepare()        host, plan time: repacks the filter and folds the input
+ *                                 offset into the bias; the blob is CPU-independent (the same
+ *                                 bytes serve every variant and every SIMD level, and can be
+ *                                 shipped to a target as const data);
+ *   ap_conv2d_s8_run()            any time: runs one variant with the scratch the planner placed.
+ *
+ * Layouts: input NHWC [batches][input_h][input_w][input_c], filter OHWI
+ * [output_c][filter_h][filter_w][input_c], output NHWC [batches][output_h][output_w][output_c],
+ * all int8; bias int32 [output_c]. Padding is explicit (top/left); the bottom/right padding
+ * is implied by the output size.
+ *
+ * Variants (ap_variant.kind / .param / .name), listed least scratch first:
+ *   AP_CONV2D_DIRECT         "direct"            no scratch; reads the input in place.
+ *   AP_CONV2D_GEMM_1X1       "gemm_1x1"          no scratch; 1x1 filter, stride 1, no padding,
+ *                                                output size == input size: the input already is
+ *                                                the GEMM matrix.
+ *   AP_CONV2D_IM2COL_ROWS    "im2col_rows_<R>"   one scratch of R * k_pad bytes: im2col of R output
+ *                                                pixels at a time, then GEMM (param = R; offered for
+ *                                                R = 3, 12, 48, ... = 3 * 4^j < output_h * output_w;
+ *                                                run accepts any 1 <= R < output_h * output_w).
+ *   AP_CONV2D_IM2COL         "im2col"            one scratch of output_h * output_w * k_pad bytes:
+ *                                                the whole im2col matrix of one image, then GEMM.
+ * where k_pad = filter_h * filter_w * input_c rounded up to a multiple of 4. The im2col
+ * variants do not apply where gemm_1x1 does (their matrix would be a copy of the input).
+ * Every variant gives bit-identical output on every CPU.
+ */
+#ifndef ARENAPLAN_CONV2D_H
+#define ARENAPLAN_CONV2D_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arenaplan/kernel.h"
+#include "arenaplan/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Conv variant kinds (ap_variant.kind). Values are stable. */
+typedef enum ap_conv2d_kind {
+    /** No scratch: the output is computed straight from the input. */
+    AP_CONV2D_DIRECT = 0,
+    /** Partial im2col of `param` output pixels at a time + GEMM. */
+    AP_CONV2D_IM2COL_ROWS = 1,
+    /** Whole-image im2col matrix + GEMM. */
+    AP_CONV2D_IM2COL = 2,
+    /** Pointwise (1x1, stride 1, no padding): GEMM on the input itself. */
+    AP_CONV2D_GEMM_1X1 = 3
+} ap_conv2d_kind;
+
+/** Bytes at the start of every prepared blob (a header that `run` checks against params). */
+enum { AP_CONV2D_PREPARED_HEADER_BYTES = 64 };
+
+/** Required alignment of the prepared blob's address (it holds int32 values). */
+enum { AP_CONV2D_PREPARED_ALIGNMENT = 4 };
+
+/**
+ * Shapes and quantisation of one conv. All sizes are element counts.
+ * Ranges: every size >= 1; strides and dilations >= 1; pads >= 0 and each side's padding
+ * (top/left given, bottom/right implied by the output size) below the dilated filter size,
+ * with output_h = (input_h + pad_h + pad_bottom - ((filter_h - 1) * dilation_h + 1)) / stride_h + 1
+ * for an implied pad_bottom in [1 - stride_h, dilated filter_h - 1] (likewise for w).
+ * TFLite's SAME and VALID paddings are both of this form.
+ */
+typedef struct ap_conv2d_params {
+    int32_t batches, input_h, input_w, input_c, output_h, output_w, output_c, filter_h, filter_w;
+    int32_t stride_h, stride_w, dilation_h, dilation_w, pad_h, pad_w;  /* pad: top/left, explicit */
+    int32_t input_offset;   /* = -input zero point, in [-127, 128] */
+    ap_requant requant;     /* per output channel multiplier/shift, output offset, activation clamp;
+                               only `run` reads it (multiplier >= 0, shift in [-31, 30],
+                               output_offset in [-128, 127], -128 <= min <= max <= 127) */
+} ap_conv2d_params;
+
+/**
+ * List the variants that apply to params' shapes, least scratch first (variants_out[0] needs
+ * the least; it is always "direct", with no scratch). Reads the shapes only (not requant,
+ * not input_offset).
+ * variants_out: caller-owned array of `capacity` entries; may be NULL when capacity == 0 to
+ *               only count. count_out (required) gets the number of variants that apply.
+ * Returns AP_OK; AP_ERR_INVALID_ARGUMENT (NULL params/count_out, bad shapes, or capacity below
+ * the count: nothing is written then); AP_ERR_OVERFLOW (a size does not fit size_t).
+ */
+ap_status ap_conv2d_s8_variants(const ap_conv2d_params *params, ap_variant *variants_out,
+                                uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+
+/**
+ * Bytes of the prepared blob for params' shapes:
+ * AP_CONV2D_PREPARED_HEADER_BYTES + 4 * oc_pad + oc_pad * k_pad, where oc_pad = output_c rounded
+ * up to a multiple of 4 and k_pad as in the variants' note above.
+ * Returns AP_OK, AP_ERR_INVALID_ARGUMENT (NULL pointer, bad shapes) or AP_ERR_OVERFLOW.
+ */
+ap_status ap_conv2d_s8_prepared_size(const ap_conv2d_params *params, size_t *bytes_out,
+                                     ap_error *error_out);
+
+/**
+ * Build the prepared blob (host, once per op): a header, the folded bias
+ * bias[oc] + input_offset * sum(filter[oc]) (int32, wrapping as TFLite's int32 accumulator
+ * would), and the filter repacked for the GEMM micro-kernels: blocks of 4 output channels,
+ * within a block groups of 4 consecutive k (k = (fy * filter_w + fx) * input_c + c), within a
+ * group [4 channels][4 k]; padding channels and k are zero. The layout does not depend on
+ * the CPU. Reads params' shapes and input_offset (not requant).
+ * filter: OHWI int8, output_c * filter_h * filter_w * input_c values (required).
+ * bias: output_c int32 values, or NULL for none.
+ * prepared_out: caller-owned, prepared_bytes >= ap_conv2d_s8_prepared_size(),
+ *               aligned to AP_CONV2D_PREPARED_ALIGNMENT; run() reads it, never writes it.
+ * Returns AP_OK, AP_ERR_INVALID_ARGUMENT (NULL pointer, bad shapes or input_offset, misaligned
+ * or too small blob: error->needed/available say the bytes) or AP_ERR_OVERFLOW.
+ */
+ap_status ap_conv2d_s8_prepare(const ap_conv2d_params *params, const int8_t *filter,
+                               const int32_t *bias, void *prepared_out, size_t prepared_bytes,
+                               ap_error *error_out);
+
+/**
+ * Run one variant. Never allocates; writes nothing but `output` and the scratch buffers, and
+ * nothing at all when it fails. Uses the best SIMD level ap_cpu_detect() allows; every level
+ * gives the same bits. Stack: under 1 KiB on the portable level; on the AVX2 level (x86 hosts
+ * only) up to 13 KiB, and 25 KiB for "direct" (its im2col rows live on the stack).
+ * params: as given to prepare (shapes and input_offset must match the blob) plus requant.
+ * variant: one of ap_conv2d_s8_variants()'s entries (kind and param are read; the scratch
+ *          sizes are recomputed, not trusted).
+ * prepared: the blob from ap_conv2d_s8_prepare for these params.
+ * input: NHWC int8; output: NHWC int8 (must not overlap the input or the scratch).
+ * scratch: `scratch_count` buffers, at least the variant's scratch_count, each with
+ *          bytes >= the variant's request (no alignment is required; requests say 16).
+ * Returns AP_OK; AP_ERR_INVALID_ARGUMENT (NULL pointer, bad shapes or quantisation, blob that
+ * does not match params, variant that does not apply); AP_ERR_UNSUPPORTED (unknown variant
+ * kind); AP_ERR_SCRATCH_TOO_SMALL (error->index = scratch index, needed/available bytes);
+ * AP_ERR_OVERFLOW.
+ */
+ap_status ap_conv2d_s8_run(const ap_conv2d_params *params, const ap_variant *variant,
+                           const void *prepared, const int8_t *input, int8_t *output,
+                           const ap_scratch *scratch, uint32_t scratch_count,
+                           ap_error *error_out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

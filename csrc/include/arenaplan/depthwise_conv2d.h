@@ -1,0 +1,114 @@
+/*
+ * DEPTHWISE_CONV_2D, int8 NHWC, TensorFlow Lite reference semantics
+ * (reference_integer_ops::DepthwiseConvPerChannel): padded taps are skipped,
+ * acc = sum((x + input_offset) * w) + bias, then MultiplyByQuantizedMultiplier,
+ * + output offset, clamp.
+ *
+ * Layouts: input [batches][input_h][input_w][input_c]; filter [1][filter_h][filter_w][output_c]
+ * (TFLite's 1HW(C*M)); output [batches][output_h][output_w][output_c] with
+ * output channel = input channel * depth_multiplier + m.
+ *
+ * Phases: _variants (what applies, scratch per variant), _prepared_size and
+ * _prepare (once, on the host, at plan time: repacked weights and folded bias;
+ * the layout does not depend on the CPU, so it can ship as const data), _run.
+ *
+ * Variants (least to most scratch; all give bit-identical output):
+ *   "direct"         kind AP_DEPTHWISE_CONV2D_DIRECT, param 0, no scratch.
+ *   "padded_rows_R"  kind AP_DEPTHWISE_CONV2D_PADDED_ROWS, param R (output rows per block):
+ *                    one scratch buffer (alignment 16) holding the input rows that R output
+ *                    rows read, padded with the input zero point and with each input channel
+ *                    repeated depth_multiplier times, so the inner loop has no bounds checks:
+ *                      bytes = ((R-1)*stride_h + (filter_h-1)*dilation_h + 1)
+ *                            * ((output_w-1)*stride_w + (filter_w-1)*dilation_w + 1) * output_c
+ *                    Offered for R = 1, R = 4 (when output_h > 4) and R = output_h
+ *                    (the whole padded input, each input row copied once).
+ * MACs of every variant: batches * output_h * output_w * output_c * filter_h * filter_w.
+ */
+#ifndef ARENAPLAN_DEPTHWISE_CONV2D_H
+#define ARENAPLAN_DEPTHWISE_CONV2D_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arenaplan/kernel.h"
+#include "arenaplan/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Variant kinds of DEPTHWISE_CONV_2D (stable values). */
+typedef enum ap_depthwise_conv2d_kind {
+    AP_DEPTHWISE_CONV2D_DIRECT = 0,
+    AP_DEPTHWISE_CONV2D_PADDED_ROWS = 1
+} ap_depthwise_conv2d_kind;
+
+/**
+ * Shapes and quantisation of one DEPTHWISE_CONV_2D.
+ * All dimensions >= 1; output_c == input_c * depth_multiplier; pad_h / pad_w >= 0 are
+ * the top / left padding (TFLite's ComputePaddingHeightWidth: for SAME,
+ * pad = max((out-1)*stride + (filter-1)*dilation + 1 - in, 0) / 2; VALID: 0).
+ * input_offset = -input zero point, in [-127, 128].
+ * requant: per_channel 1 with output_c entries (TFLite int8 always has per-channel arrays,
+ * also for a per-tensor filter scale), multiplier/shift from
+ * QuantizeMultiplier((double)input_scale * (double)filter_scale[c] / (double)output_scale);
+ * output_offset = output zero point; activation_min/max from CalculateActivationRangeQuantized.
+ * filter_h * filter_w <= 65536 (keeps the int32 accumulator exact).
+ */
+typedef struct ap_depthwise_conv2d_params {
+    int32_t batches, input_h, input_w, input_c, output_h, output_w, output_c, filter_h, filter_w,
+        stride_h, stride_w, dilation_h, dilation_w, pad_h, pad_w, depth_multiplier, input_offset;
+    ap_requant requant;
+} ap_depthwise_conv2d_params;
+
+/**
+ * The variants that apply to `params` (shapes only; requant is not read), least scratch first.
+ * variants_out: `capacity` records (AP_MAX_VARIANTS is always enough); pass NULL and 0 to get
+ * only the count. count_out: number of variants.
+ * Returns AP_OK, AP_ERR_INVALID_ARGUMENT (bad dims, capacity too small), AP_ERR_UNSUPPORTED
+ * (filter larger than 65536 taps), AP_ERR_OVERFLOW (a size does not fit size_t / int32).
+ */
+ap_status ap_depthwise_conv2d_s8_variants(const ap_depthwise_conv2d_params *params,
+                                          ap_variant *variants_out, uint32_t capacity,
+                                          uint32_t *count_out, ap_error *error_out);
+
+/**
+ * Bytes of the prepared constants for `params` (header, folded and plain bias,
+ * filter in TFLite order and in tap-pair-interleaved int16 order).
+ * Returns AP_OK or the shape errors of _variants.
+ */
+ap_status ap_depthwise_conv2d_s8_prepared_size(const ap_depthwise_conv2d_params *params,
+                                               size_t *bytes_out, ap_error *error_out);
+
+/**
+ * Build the prepared constants (host side, once per plan).
+ * filter: filter_h*filter_w*output_c int8 (1HWO); bias: output_c int32 or NULL (zeros).
+ * prepared_out: caller-owned, at least _prepared_size bytes, 4-byte aligned (16 recommended).
+ * The result embeds input_offset and the shapes; _run checks they match its params.
+ * Returns AP_OK, AP_ERR_INVALID_ARGUMENT (NULL pointer, misaligned or too small buffer,
+ * bad dims), AP_ERR_UNSUPPORTED, AP_ERR_OVERFLOW.
+ */
+ap_status ap_depthwise_conv2d_s8_prepare(const ap_depthwise_conv2d_params *params,
+                                         const int8_t *filter, const int32_t *bias,
+                                         void *prepared_out, size_t prepared_bytes,
+                                         ap_error *error_out);
+
+/**
+ * Run one variant. variant: a record from _variants for the same params (kind and param
+ * are used). prepared: from _prepare with the same params. input / output: NHWC int8,
+ * must not overlap. scratch: `scratch_count` buffers, at least the variant's requests
+ * (checked; AP_ERR_SCRATCH_TOO_SMALL names the buffer, needed and available bytes).
+ * Never allocates. Chooses the AVX2 path when ap_cpu_detect() allows; results are identical.
+ * Returns AP_OK, AP_ERR_INVALID_ARGUMENT, AP_ERR_UNSUPPORTED, AP_ERR_OVERFLOW,
+ * AP_ERR_SCRATCH_TOO_SMALL.
+ */
+ap_status ap_depthwise_conv2d_s8_run(const ap_depthwise_conv2d_params *params,
+                                     const ap_variant *variant, const void *prepared,
+                                     const int8_t *input, int8_t *output,
+                                     const ap_scratch *scratch, uint32_t scratch_count,
+                                     ap_error *error_out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

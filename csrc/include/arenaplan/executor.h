@@ -1,0 +1,101 @@
+/*
+ * The executor: runs a planned graph inside caller-owned memory pools.
+ *
+ * A graph is plain tables a host builds from a plan (or a C export writes as
+ * const data): places (where each tensor and scratch buffer lives), nodes (op,
+ * params, prepared constants, chosen variant, operand indices) and one shared
+ * operand index array. The executor never allocates: the caller passes the base
+ * pointer of each pool. ap_graph_check validates every table against the pool
+ * sizes once, so ap_graph_invoke only resolves pointers and calls kernels.
+ */
+#ifndef ARENAPLAN_EXECUTOR_H
+#define ARENAPLAN_EXECUTOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arenaplan/kernel.h"
+#include "arenaplan/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Op codes of graph nodes (stable values). `params` points to the struct named. */
+typedef enum ap_op {
+    AP_OP_CONV2D = 0,            /* ap_conv2d_params, prepared blob required */
+    AP_OP_DEPTHWISE_CONV2D = 1,  /* ap_depthwise_conv2d_params, prepared blob required */
+    AP_OP_FULLY_CONNECTED = 2,   /* ap_fully_connected_params, prepared blob required */
+    AP_OP_AVERAGE_POOL2D = 3,    /* ap_pool2d_params */
+    AP_OP_MAX_POOL2D = 4,        /* ap_pool2d_params */
+    AP_OP_ADD = 5,               /* ap_add_params, two inputs */
+    AP_OP_MUL = 6,               /* ap_mul_params, two inputs */
+    AP_OP_SOFTMAX = 7,           /* ap_softmax_params */
+    AP_OP_RESHAPE = 8,           /* ap_reshape_params; nothing to do when output aliases input */
+    AP_OP_QUANTIZE = 9,          /* ap_affine_quant_params, float32 in, int8 out */
+    AP_OP_DEQUANTIZE = 10,       /* ap_affine_quant_params, int8 in, float32 out */
+    AP_OP_REQUANTIZE = 11,       /* ap_requantize_params, int8 in, int8 out */
+    AP_OP_CONCATENATION = 12,    /* ap_concatenation_params, input_count inputs */
+    AP_OP_PAD = 13,              /* ap_pad_params */
+    AP_OP_MEAN = 14              /* ap_mean_params */
+} ap_op;
+
+enum { AP_OP_COUNT = 15 };
+
+/** Where a tensor or scratch buffer lives. */
+typedef struct ap_place {
+    int32_t pool;      /* index of the pool, or -1: constant data at `data` */
+    size_t offset;     /* bytes from the pool's base */
+    size_t bytes;      /* size of the buffer */
+    const void *data;  /* constant data when pool == -1, else NULL */
+} ap_place;
+
+/** One op of the graph. Operand lists are ranges of ap_graph.operands (place indices). */
+typedef struct ap_node {
+    ap_op op;
+    const void *params;     /* the op's params struct (see ap_op) */
+    const void *prepared;   /* prepared constants of weighted ops, else NULL */
+    ap_variant variant;     /* as listed by the op's _variants function */
+    uint32_t inputs_at;     /* first input in operands */
+    uint32_t input_count;
+    uint32_t output;        /* place index of the output */
+    uint32_t scratch_at;    /* first scratch place in operands */
+    uint32_t scratch_count; /* <= AP_MAX_SCRATCH */
+} ap_node;
+
+typedef struct ap_graph {
+    const ap_node *nodes;
+    uint32_t node_count;
+    const ap_place *places;
+    uint32_t place_count;
+    const uint32_t *operands;
+    uint32_t operand_count;
+} ap_graph;
+
+/**
+ * Validate the tables against pools of `pool_bytes[pool_count]` bytes: every operand index
+ * in range, every place inside its pool (checked arithmetic) or constant with data, every
+ * node's op known with params, operand counts right for the op, scratch places at least as
+ * large as the variant requests. Call once after building a graph; invoke trusts it.
+ * Returns AP_OK, AP_ERR_INVALID_ARGUMENT (error->op names the node, error->index the place),
+ * AP_ERR_OVERFLOW or AP_ERR_SCRATCH_TOO_SMALL.
+ */
+ap_status ap_graph_check(const ap_graph *graph, const size_t *pool_bytes, uint32_t pool_count,
+                         ap_error *error_out);
+
+/**
+ * Run nodes [first_node, end_node) in order. pools: `pool_count` base pointers (the
+ * arena(s) the plan placed buffers in). The graph must have passed ap_graph_check for
+ * these pools. Returns AP_OK or the first failing kernel's status (error->op = node index).
+ */
+ap_status ap_graph_invoke_range(const ap_graph *graph, uint32_t first_node, uint32_t end_node,
+                                void *const *pools, uint32_t pool_count, ap_error *error_out);
+
+/** Run the whole graph: ap_graph_invoke_range(graph, 0, node_count, ...). */
+ap_status ap_graph_invoke(const ap_graph *graph, void *const *pools, uint32_t pool_count,
+                          ap_error *error_out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

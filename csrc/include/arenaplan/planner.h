@@ -1,0 +1,129 @@
+/*
+ * arenaplan buffer planner: offsets for buffers with lifetimes in one arena.
+ *
+ * A buffer lives from op `first` to op `last` (both inclusive, op indices in
+ * schedule order). Two buffers whose lifetimes intersect must not share a byte
+ * unless an ap_overlap record allows it. The planner knows buffers and
+ * capacities, nothing of models; the schedule (op order) is an input.
+ *
+ * Host side: these functions allocate working memory with malloc and free it
+ * before returning. They never print or abort.
+ */
+#ifndef ARENAPLAN_PLANNER_H
+#define ARENAPLAN_PLANNER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arenaplan/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** One buffer to place. */
+typedef struct ap_buffer {
+    size_t size;       /* bytes; 0 is allowed and occupies nothing */
+    size_t alignment;  /* power of two >= 1; the offset is a multiple of it and the
+                          size is rounded up to it when placed (as TFLite Micro does) */
+    int32_t first;     /* first op that uses it, >= 0 */
+    int32_t last;      /* last op that uses it, >= first */
+} ap_buffer;
+
+/** How two buffers with intersecting lifetimes may still share bytes. */
+typedef enum ap_overlap_kind {
+    /** Declared in-place alias: any sharing is allowed. */
+    AP_OVERLAP_ALIAS = 0,
+    /** `output` may share bytes with `input` when offset(input) >= offset(output) + min_lead
+        (a kernel that consumes its input in raster order ahead of its writes). */
+    AP_OVERLAP_LEAD = 1
+} ap_overlap_kind;
+
+typedef struct ap_overlap {
+    uint32_t input;    /* buffer index */
+    uint32_t output;   /* buffer index */
+    ap_overlap_kind kind;
+    size_t min_lead;   /* bytes, used by AP_OVERLAP_LEAD */
+} ap_overlap;
+
+/** Placement strategies. Values are stable; names from ap_strategy_str. */
+typedef enum ap_strategy {
+    /** Run the heuristics, then improve / prove with search; return the best. */
+    AP_STRATEGY_AUTO = 0,
+    /** TFLite Micro's GreedyMemoryPlanner: largest first (ties: later buffer first), first fit. */
+    AP_STRATEGY_GREEDY_SIZE = 1,
+    /** Largest first, best fit (the smallest gap that holds the buffer). */
+    AP_STRATEGY_GREEDY_SIZE_BEST_FIT = 2,
+    /** Most-conflicted first (as TVM's USMP greedy_by_conflicts), first fit. */
+    AP_STRATEGY_GREEDY_CONFLICTS = 3,
+    /** Most-conflicted first, best fit. */
+    AP_STRATEGY_GREEDY_CONFLICTS_BEST_FIT = 4,
+    /** Time-bounded improving search over placement orders (deterministic for a seed). */
+    AP_STRATEGY_ANNEAL = 5,
+    /** Branch and bound over canonical placements; proves optimality or times out. */
+    AP_STRATEGY_EXACT = 6
+} ap_strategy;
+
+enum { AP_STRATEGY_COUNT = 7 };
+
+typedef struct ap_plan_options {
+    ap_strategy strategy;
+    double time_limit_s;   /* search strategies stop after this; <= 0 means the default (1 s) */
+    uint64_t seed;         /* makes randomised search deterministic */
+    size_t capacity;       /* 0: minimise the arena; otherwise stop as soon as a plan within
+                              `capacity` bytes is found (AP_ERR_DOES_NOT_FIT if none is) */
+} ap_plan_options;
+
+typedef struct ap_plan_stats {
+    size_t arena_bytes;        /* max over buffers of offset + aligned size */
+    size_t lower_bound_bytes;  /* max over ops of the aligned bytes live at that op */
+    int32_t optimal;           /* 1 if arena_bytes is proven minimal */
+    ap_strategy strategy;      /* the strategy whose placement was returned */
+    double elapsed_s;
+    uint64_t search_steps;     /* nodes (exact) or moves (anneal) examined */
+} ap_plan_stats;
+
+/** Stable lowercase name of a strategy ("auto", "greedy_size", ...); NULL for an unknown value. */
+const char *ap_strategy_str(ap_strategy strategy);
+
+/**
+ * Validate buffers: sizes/alignments/lifetimes in range and every aligned size and
+ * their sum representable in size_t.
+ * Returns AP_OK, AP_ERR_INVALID_ARGUMENT or AP_ERR_OVERFLOW (error names the buffer).
+ */
+ap_status ap_buffers_check(const ap_buffer *buffers, size_t count, ap_error *error_out);
+
+/**
+ * Lower bound on any plan: max over ops of the sum of aligned sizes live at that op.
+ * buffers: `count` records (may be NULL when count == 0).
+ * Returns AP_OK or the statuses of ap_buffers_check.
+ */
+ap_status ap_buffers_lower_bound(const ap_buffer *buffers, size_t count,
+                                 size_t *bytes_out, ap_error *error_out);
+
+/**
+ * Place buffers: writes one offset per buffer into offsets_out (caller-owned,
+ * `count` entries). stats_out may be NULL.
+ * Returns AP_OK, AP_ERR_INVALID_ARGUMENT, AP_ERR_OVERFLOW, AP_ERR_OUT_OF_MEMORY, or
+ * AP_ERR_DOES_NOT_FIT when options->capacity > 0 and no plan within it was found
+ * (error->needed = best arena found, error->available = capacity).
+ */
+ap_status ap_plan_buffers(const ap_plan_options *options, const ap_buffer *buffers, size_t count,
+                          size_t *offsets_out, ap_plan_stats *stats_out, ap_error *error_out);
+
+/**
+ * Independent check of a plan: every offset a multiple of its buffer's alignment,
+ * offset + aligned size within `capacity` (0: no limit), and no two buffers with
+ * intersecting lifetimes sharing a byte unless an `overlaps` record allows it.
+ * Zero-size buffers never conflict. arena_bytes_out (may be NULL) gets the arena extent.
+ * Returns AP_OK, AP_ERR_INVALID_ARGUMENT (bad buffers or overlap indices),
+ * AP_ERR_OVERFLOW or AP_ERR_INVALID_PLAN (error names the buffer(s) and op).
+ */
+ap_status ap_plan_verify(const ap_buffer *buffers, size_t count, const size_t *offsets,
+                         const ap_overlap *overlaps, size_t overlap_count, size_t capacity,
+                         size_t *arena_bytes_out, ap_error *error_out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,604 @@
+/*
+ * Helpers shared by every planning strategy: error records, validation, the
+ * live-bytes lower bound, the conflict graph, sorting, first/best-fit placement,
+ * a clock and a PRNG.
+ */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 199309L /* clock_gettime; the rest is plain C99 */
+#endif
+
+#include "planner_internal.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+ap_status ap_pl_fail(ap_error *error, ap_status status, ap_subject subject, int64_t index,
+                     const char *format, ...)
+{
+    va_list args;
+    if (error == NULL) {
+        return status;
+    }
+    ap_error_clear(error);
+    error->status = status;
+    error->subject = subject;
+    error->index = index;
+    va_start(args, format);
+    vsnprintf(error->message, sizeof(error->message), format, args);
+    va_end(args);
+    return status;
+}
+
+void *ap_pl_alloc(size_t count, size_t size)
+{
+    size_t bytes;
+    if (!ap_pl_mul(count, size, &bytes)) {
+        return NULL;
+    }
+    /* malloc(0) may return NULL; callers treat NULL as failure, so ask for one byte */
+    return malloc(bytes == 0 ? 1 : bytes);
+}
+
+void *ap_pl_zalloc(size_t count, size_t size)
+{
+    if (count == 0 || size == 0) {
+        return calloc(1, 1);
+    }
+    if (size > SIZE_MAX / count) {
+        return NULL;
+    }
+    return calloc(count, size);
+}
+
+/* ---- validation ----------------------------------------------------------- */
+
+ap_status ap_pl_check(const ap_buffer *buffers, size_t count, size_t *total_out,
+                      ap_error *error)
+{
+    size_t total = 0;
+    size_t i;
+    if (count > 0 && buffers == NULL) {
+        return ap_pl_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1,
+                          "buffers is NULL but count is %zu", count);
+    }
+    for (i = 0; i < count; ++i) {
+        const ap_buffer *b = &buffers[i];
+        size_t aligned;
+        if (b->alignment == 0 || (b->alignment & (b->alignment - 1)) != 0) {
+            return ap_pl_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_BUFFER, (int64_t)i,
+                              "buffer %zu: alignment %zu is not a power of two", i,
+                              b->alignment);
+        }
+        if (b->first < 0) {
+            return ap_pl_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_BUFFER, (int64_t)i,
+                              "buffer %zu: first op %" PRId32 " < 0", i, b->first);
+        }
+        if (b->first > b->last) {
+            return ap_pl_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_BUFFER, (int64_t)i,
+                              "buffer %zu: first op %" PRId32 " > last op %" PRId32, i,
+                              b->first, b->last);
+        }
+        if (!ap_pl_align_up(b->size, b->alignment, &aligned)) {
+            return ap_pl_fail(error, AP_ERR_OVERFLOW, AP_SUBJECT_BUFFER, (int64_t)i,
+                              "buffer %zu: size %zu rounded up to alignment %zu overflows size_t",
+                              i, b->size, b->alignment);
+        }
+        if (!ap_pl_add(total, aligned, &total)) {
+            return ap_pl_fail(error, AP_ERR_OVERFLOW, AP_SUBJECT_BUFFER, (int64_t)i,
+                              "buffer %zu: sum of aligned sizes up to it overflows size_t", i);
+        }
+    }
+    if (total_out != NULL) {
+        *total_out = total;
+    }
+    return AP_OK;
+}
+
+ap_status ap_buffers_check(const ap_buffer *buffers, size_t count, ap_error *error_out)
+{
+    ap_error_clear(error_out);
+    return ap_pl_check(buffers, count, NULL, error_out);
+}
+
+/* ---- sorting ---------------------------------------------------------------- */
+
+void ap_pl_sort_keyed(ap_pl_keyed *items, size_t n, ap_pl_keyed *tmp)
+{
+    /* bottom-up merge sort: stable, O(n log n), no recursion */
+    size_t width;
+    ap_pl_keyed *src = items;
+    ap_pl_keyed *dst = tmp;
+    for (width = 1; width < n; width *= 2) {
+        size_t lo;
+        for (lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = lo + width < n ? lo + width : n;
+            size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+            size_t a = lo, b = mid, k = lo;
+            while (a < mid && b < hi) {
+                dst[k++] = (src[b].key < src[a].key) ? src[b++] : src[a++];
+            }
+            while (a < mid) {
+                dst[k++] = src[a++];
+            }
+            while (b < hi) {
+                dst[k++] = src[b++];
+            }
+        }
+        {
+            ap_pl_keyed *swap = src;
+            src = dst;
+            dst = swap;
+        }
+    }
+    if (src != items) {
+        memcpy(items, src, n * sizeof(*items));
+    }
+}
+
+void ap_pl_sort_indices(uint32_t *items, size_t n, uint32_t *tmp, ap_pl_before_fn before,
+                        const void *context)
+{
+    size_t width;
+    uint32_t *src = items;
+    uint32_t *dst = tmp;
+    for (width = 1; width < n; width *= 2) {
+        size_t lo;
+        for (lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = lo + width < n ? lo + width : n;
+            size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+            size_t a = lo, b = mid, k = lo;
+            while (a < mid && b < hi) {
+                dst[k++] = before(context, src[b], src[a]) ? src[b++] : src[a++];
+            }
+            while (a < mid) {
+                dst[k++] = src[a++];
+            }
+            while (b < hi) {
+                dst[k++] = src[b++];
+            }
+        }
+        {
+            uint32_t *swap = src;
+            src = dst;
+            dst = swap;
+        }
+    }
+    if (src != items) {
+        memcpy(items, src, n * sizeof(*items));
+    }
+}
+
+/* Spans by begin. Neighbour lists are short (a few buffers live at once in a
+   network), so insertion sort wins there; heap sort keeps the worst case
+   O(k log k) without extra memory. */
+static void sort_spans(ap_pl_span *s, size_t k)
+{
+    size_t i;
+    if (k <= 24) {
+        for (i = 1; i < k; ++i) {
+            ap_pl_span v = s[i];
+            size_t j = i;
+            while (j > 0 && s[j - 1].begin > v.begin) {
+                s[j] = s[j - 1];
+                --j;
+            }
+            s[j] = v;
+        }
+        return;
+    }
+    {
+        size_t start = k / 2;
+        size_t end = k;
+        while (end > 1) {
+            size_t root, child;
+            ap_pl_span v;
+            if (start > 0) {
+                --start;
+                root = start;
+            } else {
+                --end;
+                v = s[end];
+                s[end] = s[0];
+                s[0] = v;
+                root = 0;
+            }
+            v = s[root];
+            while ((child = 2 * root + 1) < end) {
+                if (child + 1 < end && s[child + 1].begin > s[child].begin) {
+                    ++child;
+                }
+                if (s[child].begin <= v.begin) {
+                    break;
+                }
+                s[root] = s[child];
+                root = child;
+            }
+            s[root] = v;
+        }
+    }
+}
+
+/* ---- lower bound ------------------------------------------------------------- */
+
+ap_status ap_pl_lower_bound(const ap_buffer *buffers, size_t count, size_t *bytes_out)
+{
+    /* Sweep: +size at `first`, -size at `last + 1`; the live bytes at an op are the
+       running sum after every event at that op. Keys put time in the high bits and
+       "remove" before "add" is irrelevant since we sample after the whole op. */
+    ap_pl_keyed *events, *tmp;
+    size_t *sizes;
+    size_t i, k = 0, live = 0, best = 0;
+    if (count == 0) {
+        *bytes_out = 0;
+        return AP_OK;
+    }
+    events = (ap_pl_keyed *)ap_pl_alloc(count, 2 * sizeof(ap_pl_keyed));
+    tmp = (ap_pl_keyed *)ap_pl_alloc(count, 2 * sizeof(ap_pl_keyed));
+    sizes = (size_t *)ap_pl_alloc(count, sizeof(size_t));
+    if (events == NULL || tmp == NULL || sizes == NULL) {
+        free(events);
+        free(tmp);
+        free(sizes);
+        return AP_ERR_OUT_OF_MEMORY;
+    }
+    for (i = 0; i < count; ++i) {
+        sizes[i] = ap_pl_align_up_fast(buffers[i].size, buffers[i].alignment);
+        /* bit 0 of the key marks a removal; time first, so both sort together */
+        events[k].key = ((uint64_t)buffers[i].first << 1) | 0u;
+        events[k].index = (uint32_t)i;
+        ++k;
+        events[k].key = (((uint64_t)buffers[i].last + 1u) << 1) | 1u;
+        events[k].index = (uint32_t)i;
+        ++k;
+    }
+    ap_pl_sort_keyed(events, k, tmp);
+    for (i = 0; i < k;) {
+        uint64_t t = events[i].key >> 1;
+        /* removals before additions within one time so the sum never exceeds the
+           total (which is known to fit) */
+        size_t j = i;
+        while (j < k && (events[j].key >> 1) == t) {
+            ++j;
+        }
+        {
+            size_t e;
+            for (e = i; e < j; ++e) {
+                if (events[e].key & 1u) {
+                    live -= sizes[events[e].index];
+                }
+            }
+            for (e = i; e < j; ++e) {
+                if (!(events[e].key & 1u)) {
+                    live += sizes[events[e].index];
+                }
+            }
+        }
+        if (live > best) {
+            best = live;
+        }
+        i = j;
+    }
+    free(events);
+    free(tmp);
+    free(sizes);
+    *bytes_out = best;
+    return AP_OK;
+}
+
+ap_status ap_buffers_lower_bound(const ap_buffer *buffers, size_t count, size_t *bytes_out,
+                                 ap_error *error_out)
+{
+    ap_status st;
+    size_t bytes = 0;
+    ap_error_clear(error_out);
+    if (bytes_out == NULL) {
+        return ap_pl_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1,
+                          "bytes_out is NULL");
+    }
+    st = ap_pl_check(buffers, count, NULL, error_out);
+    if (st != AP_OK) {
+        return st;
+    }
+    if (count > UINT32_MAX) {
+        return ap_pl_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1,
+                          "count %zu exceeds %" PRIu32 " buffers", count, UINT32_MAX);
+    }
+    st = ap_pl_lower_bound(buffers, count, &bytes);
+    if (st != AP_OK) {
+        return ap_pl_fail(error_out, st, AP_SUBJECT_NONE, -1,
+                          "out of memory computing the lower bound of %zu buffers", count);
+    }
+    *bytes_out = bytes;
+    return AP_OK;
+}
+
+/* ---- the problem and its conflict graph -------------------------------------- */
+
+/* One sweep over buffers sorted by first op; `active` holds the buffers still
+   live. Each pair is met once, when the later-starting buffer arrives, so the
+   sweep costs O(n log n + E). With adj == NULL it only counts degrees. */
+static void sweep_conflicts(const ap_pl_problem *p, const ap_pl_keyed *by_first, size_t m,
+                            uint32_t *active, size_t *degree, size_t *cursor, uint32_t *adj)
+{
+    size_t k, live = 0;
+    for (k = 0; k < m; ++k) {
+        uint32_t i = by_first[k].index;
+        int32_t first = p->buffers[i].first;
+        size_t a, kept = 0;
+        for (a = 0; a < live; ++a) {
+            uint32_t j = active[a];
+            if (p->buffers[j].last >= first) {
+                active[kept++] = j;
+                if (adj == NULL) {
+                    ++degree[i];
+                    ++degree[j];
+                } else {
+                    adj[cursor[i]++] = j;
+                    adj[cursor[j]++] = i;
+                }
+            }
+        }
+        live = kept;
+        active[live++] = i;
+    }
+}
+
+ap_status ap_pl_problem_init(ap_pl_problem *p, const ap_buffer *buffers, size_t count,
+                             ap_error *error)
+{
+    ap_status st;
+    ap_pl_keyed *by_first = NULL, *tmp = NULL;
+    uint32_t *active = NULL;
+    size_t *degree = NULL, *cursor = NULL;
+    size_t i, m = 0, directed = 0;
+
+    memset(p, 0, sizeof(*p));
+    st = ap_pl_check(buffers, count, &p->total, error);
+    if (st != AP_OK) {
+        return st;
+    }
+    if (count >= UINT32_MAX) {
+        return ap_pl_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1,
+                          "count %zu exceeds %" PRIu32 " buffers", count, UINT32_MAX - 1);
+    }
+    p->buffers = buffers;
+    p->n = count;
+    p->granule = 0;
+    for (i = 0; i < count; ++i) {
+        size_t padded;
+        if (!ap_pl_add(p->padded_total, buffers[i].alignment - 1, &padded) ||
+            !ap_pl_add(padded, ap_pl_align_up_fast(buffers[i].size, buffers[i].alignment),
+                       &p->padded_total)) {
+            return ap_pl_fail(error, AP_ERR_OVERFLOW, AP_SUBJECT_BUFFER, (int64_t)i,
+                              "buffer %zu: sizes plus alignment padding overflow size_t", i);
+        }
+    }
+
+    p->size = (size_t *)ap_pl_alloc(count, sizeof(size_t));
+    p->adj_start = (size_t *)ap_pl_zalloc(count + 1, sizeof(size_t));
+    by_first = (ap_pl_keyed *)ap_pl_alloc(count, sizeof(ap_pl_keyed));
+    tmp = (ap_pl_keyed *)ap_pl_alloc(count, sizeof(ap_pl_keyed));
+    active = (uint32_t *)ap_pl_alloc(count, sizeof(uint32_t));
+    degree = (size_t *)ap_pl_zalloc(count, sizeof(size_t));
+    cursor = (size_t *)ap_pl_alloc(count, sizeof(size_t));
+    if (p->size == NULL || p->adj_start == NULL || by_first == NULL || tmp == NULL ||
+        active == NULL || degree == NULL || cursor == NULL) {
+        goto oom;
+    }
+    for (i = 0; i < count; ++i) {
+        p->size[i] = ap_pl_align_up_fast(buffers[i].size, buffers[i].alignment);
+        if (p->size[i] > 0) {
+            by_first[m].key = (uint64_t)buffers[i].first;
+            by_first[m].index = (uint32_t)i;
+            ++m;
+            if (p->granule == 0 || buffers[i].alignment < p->granule) {
+                p->granule = buffers[i].alignment;
+            }
+        }
+    }
+    if (p->granule == 0) {
+        p->granule = 1;
+    }
+    p->nonempty = m;
+    if (ap_pl_lower_bound(buffers, count, &p->lower_bound) != AP_OK) {
+        goto oom;
+    }
+    ap_pl_sort_keyed(by_first, m, tmp);
+
+    sweep_conflicts(p, by_first, m, active, degree, NULL, NULL);
+    for (i = 0; i < count; ++i) {
+        p->adj_start[i] = directed;
+        directed += degree[i]; /* <= n * (n - 1), far below SIZE_MAX for n < 2^32 on 64-bit */
+        if (degree[i] > p->max_degree) {
+            p->max_degree = degree[i];
+        }
+    }
+    p->adj_start[count] = directed;
+    p->edge_count = directed / 2;
+    p->adj = (uint32_t *)ap_pl_alloc(directed, sizeof(uint32_t));
+    if (p->adj == NULL) {
+        goto oom;
+    }
+    memcpy(cursor, p->adj_start, count * sizeof(size_t));
+    sweep_conflicts(p, by_first, m, active, degree, cursor, p->adj);
+
+    free(by_first);
+    free(tmp);
+    free(active);
+    free(degree);
+    free(cursor);
+    return AP_OK;
+
+oom:
+    free(by_first);
+    free(tmp);
+    free(active);
+    free(degree);
+    free(cursor);
+    ap_pl_problem_free(p);
+    return ap_pl_fail(error, AP_ERR_OUT_OF_MEMORY, AP_SUBJECT_NONE, -1,
+                      "out of memory building the conflict graph of %zu buffers", count);
+}
+
+void ap_pl_problem_free(ap_pl_problem *p)
+{
+    free(p->size);
+    free(p->adj_start);
+    free(p->adj);
+    p->size = NULL;
+    p->adj_start = NULL;
+    p->adj = NULL;
+}
+
+/* ---- placement ------------------------------------------------------------------ */
+
+ap_status ap_pl_placer_init(ap_pl_placer *placer, const ap_pl_problem *problem)
+{
+    placer->spans = (ap_pl_span *)ap_pl_alloc(problem->max_degree, sizeof(ap_pl_span));
+    placer->rank = (uint32_t *)ap_pl_alloc(problem->n, sizeof(uint32_t));
+    if (placer->spans == NULL || placer->rank == NULL) {
+        ap_pl_placer_free(placer);
+        return AP_ERR_OUT_OF_MEMORY;
+    }
+    return AP_OK;
+}
+
+void ap_pl_placer_free(ap_pl_placer *placer)
+{
+    free(placer->spans);
+    free(placer->rank);
+    placer->spans = NULL;
+    placer->rank = NULL;
+}
+
+void ap_pl_decode(const ap_pl_problem *p, const uint32_t *order, size_t from, ap_pl_fit fit,
+                  ap_pl_placer *placer, size_t *offsets)
+{
+    size_t pos;
+    uint32_t *rank = placer->rank;
+    ap_pl_span *spans = placer->spans;
+    for (pos = from; pos < p->n; ++pos) {
+        rank[order[pos]] = (uint32_t)pos;
+    }
+    for (pos = from; pos < p->n; ++pos) {
+        uint32_t i = order[pos];
+        size_t size = p->size[i];
+        size_t align = p->buffers[i].alignment;
+        size_t e, k = 0, s;
+        size_t candidate = 0, chosen, best_gap = SIZE_MAX;
+        int found = 0;
+        if (size == 0) {
+            offsets[i] = 0;
+            continue;
+        }
+        for (e = p->adj_start[i]; e < p->adj_start[i + 1]; ++e) {
+            uint32_t j = p->adj[e];
+            if (rank[j] < pos) {
+                spans[k].begin = offsets[j];
+                spans[k].end = offsets[j] + p->size[j];
+                ++k;
+            }
+        }
+        sort_spans(spans, k);
+        /* Walk the placed conflicts in offset order; `candidate` is the lowest aligned
+           offset above everything seen so far. The first gap that holds the buffer is
+           the lowest offset that fits, which is what TFLite Micro's list walk finds.
+           No sum here can overflow: everything stays below padded_total. */
+        chosen = 0;
+        for (s = 0; s < k; ++s) {
+            if (spans[s].begin >= candidate && spans[s].begin - candidate >= size) {
+                size_t gap = spans[s].begin - candidate;
+                if (fit == AP_PL_FIRST_FIT) {
+                    chosen = candidate;
+                    found = 1;
+                    break;
+                }
+                if (gap < best_gap) {
+                    best_gap = gap;
+                    chosen = candidate;
+                    found = 1;
+                }
+            }
+            if (spans[s].end > candidate) {
+                candidate = ap_pl_align_up_fast(spans[s].end, align);
+            }
+        }
+        offsets[i] = found ? chosen : candidate;
+    }
+}
+
+size_t ap_pl_arena(const ap_pl_problem *p, const size_t *offsets)
+{
+    size_t i, arena = 0;
+    for (i = 0; i < p->n; ++i) {
+        size_t end = offsets[i] + p->size[i];
+        if (end > arena) {
+            arena = end;
+        }
+    }
+    return arena;
+}
+
+/* ---- clock and PRNG --------------------------------------------------------------- */
+
+double ap_pl_now(void)
+{
+#if defined(CLOCK_MONOTONIC)
+    struct timespec ts;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0) {
+        return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    }
+#endif
+    /* processor time: good enough for a single-threaded search's budget */
+    return (double)clock() / (double)CLOCKS_PER_SEC;
+}
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+void ap_pl_rng_seed(ap_pl_rng *rng, uint64_t seed)
+{
+    int i;
+    for (i = 0; i < 4; ++i) {
+        rng->s[i] = splitmix64(&seed);
+    }
+}
+
+static uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+uint64_t ap_pl_rng_next(ap_pl_rng *rng)
+{
+    uint64_t *s = rng->s;
+    uint64_t result = rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+uint32_t ap_pl_rng_below(ap_pl_rng *rng, uint32_t bound)
+{
+    /* multiply-shift: the bias is below 2^-32 for the bounds we use */
+    return (uint32_t)(((ap_pl_rng_next(rng) >> 32) * (uint64_t)bound) >> 32);
+}
+
+double ap_pl_rng_unit(ap_pl_rng *rng)
+{
+    return (double)(ap_pl_rng_next(rng) >> 11) * (1.0 / 9007199254740992.0);
+}

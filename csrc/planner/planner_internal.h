@@ -1,0 +1,209 @@
+/*
+ * Internals shared by the planner's strategies (not part of the public API).
+ *
+ * Every strategy works on one ap_pl_problem: the validated buffers with their
+ * sizes rounded up to their alignment, the live-bytes lower bound, and the
+ * conflict graph (which buffers are live at a common op) in CSR form. The graph
+ * is built once by a sweep over lifetimes and shared by all strategies, so a
+ * placement only ever looks at a buffer's own conflicts.
+ *
+ * Zero-size buffers occupy nothing: they are left out of the graph and every
+ * strategy puts them at offset 0.
+ */
+#ifndef ARENAPLAN_PLANNER_INTERNAL_H
+#define ARENAPLAN_PLANNER_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arenaplan/planner.h"
+#include "arenaplan/status.h"
+
+/* ---- errors ------------------------------------------------------------ */
+
+/* Fill `error` (may be NULL) and return `status`. printf-style message. */
+ap_status ap_pl_fail(ap_error *error, ap_status status, ap_subject subject, int64_t index,
+                     const char *format, ...);
+
+/* ---- checked size arithmetic ------------------------------------------- */
+
+/* *out = a + b; returns 0 on overflow (and leaves *out untouched). */
+static inline int ap_pl_add(size_t a, size_t b, size_t *out)
+{
+    if (a > SIZE_MAX - b) {
+        return 0;
+    }
+    *out = a + b;
+    return 1;
+}
+
+/* *out = a * b; returns 0 on overflow. */
+static inline int ap_pl_mul(size_t a, size_t b, size_t *out)
+{
+    if (a != 0 && b > SIZE_MAX / a) {
+        return 0;
+    }
+    *out = a * b;
+    return 1;
+}
+
+/* Round `value` up to `alignment` (a power of two); returns 0 on overflow. */
+static inline int ap_pl_align_up(size_t value, size_t alignment, size_t *out)
+{
+    size_t bumped;
+    if (!ap_pl_add(value, alignment - 1, &bumped)) {
+        return 0;
+    }
+    *out = bumped & ~(alignment - 1);
+    return 1;
+}
+
+/* Unchecked round-up, for values already known to stay below a checked bound
+   (see ap_pl_problem.padded_total). */
+static inline size_t ap_pl_align_up_fast(size_t value, size_t alignment)
+{
+    return (value + alignment - 1) & ~(alignment - 1);
+}
+
+/* malloc(count * size) with the product checked; NULL on overflow or failure. */
+void *ap_pl_alloc(size_t count, size_t size);
+/* calloc with the same contract. */
+void *ap_pl_zalloc(size_t count, size_t size);
+
+/* ---- the problem --------------------------------------------------------- */
+
+typedef struct ap_pl_problem {
+    const ap_buffer *buffers;
+    size_t n;
+    size_t *size;          /* aligned size of each buffer */
+    size_t lower_bound;    /* max over ops of the aligned bytes live there */
+    size_t total;          /* sum of aligned sizes */
+    /* Sum over buffers of (aligned size + alignment - 1). Every offset and end our
+       placements produce is below it (each buffer rests on a conflicting buffer's
+       end rounded up to its own alignment), so once it is known to fit in size_t
+       the placement code can add without checks. */
+    size_t padded_total;
+    size_t granule;        /* smallest alignment among non-empty buffers (1 if none):
+                              every arena is a multiple of it */
+    /* conflict graph: neighbours of i are adj[adj_start[i] .. adj_start[i + 1]) */
+    size_t *adj_start;     /* n + 1 entries */
+    uint32_t *adj;
+    size_t edge_count;     /* undirected edges */
+    size_t max_degree;
+    size_t nonempty;       /* buffers with size > 0 */
+} ap_pl_problem;
+
+/* Validate buffers (the checks of ap_buffers_check plus the padded-total bound),
+   and build sizes, lower bound and conflict graph. On error nothing is left allocated. */
+ap_status ap_pl_problem_init(ap_pl_problem *problem, const ap_buffer *buffers, size_t count,
+                             ap_error *error);
+void ap_pl_problem_free(ap_pl_problem *problem);
+
+/* Validation shared by ap_buffers_check and ap_pl_problem_init; *total_out gets the
+   sum of aligned sizes. */
+ap_status ap_pl_check(const ap_buffer *buffers, size_t count, size_t *total_out,
+                      ap_error *error);
+
+/* Lower bound by a sweep over lifetimes; buffers already validated. */
+ap_status ap_pl_lower_bound(const ap_buffer *buffers, size_t count, size_t *bytes_out);
+
+/* ---- sorting --------------------------------------------------------------- */
+
+typedef struct ap_pl_keyed {
+    uint64_t key;
+    uint32_t index;
+} ap_pl_keyed;
+
+/* Stable sort by ascending key; `tmp` has n entries. */
+void ap_pl_sort_keyed(ap_pl_keyed *items, size_t n, ap_pl_keyed *tmp);
+
+/* Stable sort of indices with a "comes before" predicate; `tmp` has n entries. */
+typedef int (*ap_pl_before_fn)(const void *context, uint32_t a, uint32_t b);
+void ap_pl_sort_indices(uint32_t *items, size_t n, uint32_t *tmp, ap_pl_before_fn before,
+                        const void *context);
+
+/* ---- placement ------------------------------------------------------------- */
+
+typedef enum ap_pl_fit {
+    AP_PL_FIRST_FIT = 0,  /* lowest offset that fits (TFLite Micro's rule) */
+    AP_PL_BEST_FIT = 1    /* smallest gap that fits; above everything if none does */
+} ap_pl_fit;
+
+typedef struct ap_pl_span {
+    size_t begin;
+    size_t end;
+} ap_pl_span;
+
+/* Working memory of a placement: reusable across calls. */
+typedef struct ap_pl_placer {
+    ap_pl_span *spans;     /* max_degree entries */
+    uint32_t *rank;        /* n entries: position of each buffer in the order */
+} ap_pl_placer;
+
+ap_status ap_pl_placer_init(ap_pl_placer *placer, const ap_pl_problem *problem);
+void ap_pl_placer_free(ap_pl_placer *placer);
+
+/*
+ * Place order[from .. n) one after another, each against the buffers before it in
+ * `order` that conflict with it: gather those, sort them by offset, scan the gaps.
+ * order[0 .. from) must already be placed (offsets valid, rank set).
+ * Cost: O(sum of degrees * log(max degree)).
+ */
+void ap_pl_decode(const ap_pl_problem *problem, const uint32_t *order, size_t from,
+                  ap_pl_fit fit, ap_pl_placer *placer, size_t *offsets);
+
+/* max over buffers of offset + aligned size */
+size_t ap_pl_arena(const ap_pl_problem *problem, const size_t *offsets);
+
+/* ---- strategies --------------------------------------------------------------- */
+
+/* Orders for the greedy strategies: all n buffers. tmp has n entries. */
+void ap_pl_order_by_size(const ap_pl_problem *problem, uint32_t *order, uint32_t *tmp);
+void ap_pl_order_by_conflicts(const ap_pl_problem *problem, uint32_t *order, uint32_t *tmp);
+
+/* Run one greedy strategy; offsets_out gets n offsets. */
+ap_status ap_pl_greedy(const ap_pl_problem *problem, ap_strategy strategy, size_t *offsets_out);
+
+/* A monotonic clock in seconds. */
+double ap_pl_now(void);
+
+/* Small deterministic PRNG (xoshiro256** seeded by splitmix64); no global state. */
+typedef struct ap_pl_rng {
+    uint64_t s[4];
+} ap_pl_rng;
+
+void ap_pl_rng_seed(ap_pl_rng *rng, uint64_t seed);
+uint64_t ap_pl_rng_next(ap_pl_rng *rng);
+/* uniform in [0, bound), bound > 0 */
+uint32_t ap_pl_rng_below(ap_pl_rng *rng, uint32_t bound);
+/* uniform in [0, 1) */
+double ap_pl_rng_unit(ap_pl_rng *rng);
+
+/* Shared by the search strategies. */
+typedef struct ap_pl_search {
+    double deadline;       /* ap_pl_now() value at which to stop */
+    size_t capacity;       /* 0: minimise; else stop at the first plan within it */
+    uint64_t seed;
+    uint64_t steps;        /* out: nodes or moves examined */
+    int proven;            /* out: 1 if the returned arena is proven minimal */
+    int infeasible;        /* out (capacity mode): 1 if no plan within capacity exists */
+    int improved;          /* out: 1 if the search replaced the incumbent */
+} ap_pl_search;
+
+/*
+ * Improve `offsets` (an incumbent placement with arena *arena) in place by
+ * simulated annealing over placement orders decoded with first fit. `order` is
+ * the starting order (n entries, all buffers).
+ */
+ap_status ap_pl_anneal(const ap_pl_problem *problem, const uint32_t *order, size_t *offsets,
+                       size_t *arena, ap_pl_search *search);
+
+/*
+ * Branch and bound over canonical placements (after MiniMalloc): improve the
+ * incumbent `offsets` / *arena in place, prove optimality, or (capacity mode)
+ * decide whether a plan within the capacity exists.
+ */
+ap_status ap_pl_exact(const ap_pl_problem *problem, size_t *offsets, size_t *arena,
+                      ap_pl_search *search);
+
+#endif

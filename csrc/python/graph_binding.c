@@ -1,0 +1,384 @@
+/*
+ * arenaplan._core.Graph: an executor graph built from Python tables and owned
+ * by a Python object. Construction checks everything once (ap_graph_check);
+ * invoke() then only binds the pool buffers and runs, with the GIL released.
+ *
+ *   Graph(places, nodes, pool_bytes)
+ *     places: [(pool, offset, bytes, data | None)]       data: a buffer for constants
+ *     nodes:  [(op, spec, prepared | None, (kind, param), [inputs], output, [scratch])]
+ *     pool_bytes: [bytes of pool 0, ...]
+ */
+#include "binding.h"
+
+#include <string.h>
+#include <time.h>
+
+#include "op_params.h"
+
+typedef struct ap_py_graph {
+    PyObject_HEAD
+    ap_graph graph;
+    ap_node *nodes;
+    ap_place *places;
+    uint32_t *operands;
+    ap_py_op_params *params;
+    Py_buffer *views;
+    Py_ssize_t view_count;
+    size_t *pool_bytes;
+    uint32_t pool_count;
+} ap_py_graph;
+
+static void ap_py_graph_dealloc(ap_py_graph *self)
+{
+    for (Py_ssize_t i = 0; i < self->view_count; i++) {
+        PyBuffer_Release(&self->views[i]);
+    }
+    if (self->params != NULL) {
+        for (uint32_t k = 0; k < self->graph.node_count; k++) {
+            ap_py_op_params_release(&self->params[k]);
+        }
+    }
+    PyMem_Free(self->views);
+    PyMem_Free(self->params);
+    PyMem_Free(self->nodes);
+    PyMem_Free(self->places);
+    PyMem_Free(self->operands);
+    PyMem_Free(self->pool_bytes);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int ap_py_graph_hold(ap_py_graph *self, PyObject *obj, int writable, const void **data_out,
+                            size_t *bytes_out)
+{
+    Py_buffer *view = &self->views[self->view_count];
+    if (PyObject_GetBuffer(obj, view, (writable ? PyBUF_WRITABLE : 0) | PyBUF_C_CONTIGUOUS) != 0) {
+        return -1;
+    }
+    self->view_count++;
+    *data_out = view->buf;
+    if (bytes_out != NULL) {
+        *bytes_out = (size_t)view->len;
+    }
+    return 0;
+}
+
+static int ap_py_index_list(PyObject *seq, uint32_t *out, uint32_t *count, uint32_t limit,
+                            const char *what)
+{
+    PyObject *fast = PySequence_Fast(seq, what);
+    if (fast == NULL) {
+        return -1;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    if ((size_t)n > limit) {
+        Py_DECREF(fast);
+        PyErr_Format(PyExc_ValueError, "%s: %zd entries, at most %u allowed", what, n, limit);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned long v = PyLong_AsUnsignedLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (PyErr_Occurred() || v > UINT32_MAX) {
+            Py_DECREF(fast);
+            if (!PyErr_Occurred()) {
+                PyErr_Format(PyExc_OverflowError, "%s[%zd] out of range", what, i);
+            }
+            return -1;
+        }
+        out[i] = (uint32_t)v;
+    }
+    *count = (uint32_t)n;
+    Py_DECREF(fast);
+    return 0;
+}
+
+static int ap_py_graph_init(ap_py_graph *self, PyObject *args, PyObject *kwds)
+{
+    (void)kwds;
+    PyObject *places_obj, *nodes_obj, *pools_obj;
+    if (!PyArg_ParseTuple(args, "OOO", &places_obj, &nodes_obj, &pools_obj)) {
+        return -1;
+    }
+    if (self->nodes != NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "Graph is already initialised");
+        return -1;
+    }
+    PyObject *places = PySequence_Fast(places_obj, "places must be a sequence");
+    PyObject *nodes = places ? PySequence_Fast(nodes_obj, "nodes must be a sequence") : NULL;
+    PyObject *pools = nodes ? PySequence_Fast(pools_obj, "pool_bytes must be a sequence") : NULL;
+    int rc = -1;
+    if (pools == NULL) {
+        goto done;
+    }
+    Py_ssize_t n_places = PySequence_Fast_GET_SIZE(places);
+    Py_ssize_t n_nodes = PySequence_Fast_GET_SIZE(nodes);
+    Py_ssize_t n_pools = PySequence_Fast_GET_SIZE(pools);
+    if (n_places > UINT32_MAX / 2 || n_nodes > UINT32_MAX / 2 || n_pools > 64) {
+        PyErr_SetString(PyExc_ValueError, "graph too large");
+        goto done;
+    }
+    size_t max_operands = (size_t)n_nodes * (AP_CONCAT_MAX_INPUTS + AP_MAX_SCRATCH);
+    self->places = PyMem_Calloc((size_t)n_places + 1, sizeof(ap_place));
+    self->nodes = PyMem_Calloc((size_t)n_nodes + 1, sizeof(ap_node));
+    self->params = PyMem_Calloc((size_t)n_nodes + 1, sizeof(ap_py_op_params));
+    self->operands = PyMem_Calloc(max_operands + 1, sizeof(uint32_t));
+    self->views = PyMem_Calloc((size_t)(n_places + n_nodes) + 1, sizeof(Py_buffer));
+    self->pool_bytes = PyMem_Calloc((size_t)n_pools + 1, sizeof(size_t));
+    if (!self->places || !self->nodes || !self->params || !self->operands || !self->views ||
+        !self->pool_bytes) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    self->pool_count = (uint32_t)n_pools;
+    for (Py_ssize_t i = 0; i < n_pools; i++) {
+        self->pool_bytes[i] = (size_t)PyLong_AsSize_t(PySequence_Fast_GET_ITEM(pools, i));
+        if (PyErr_Occurred()) {
+            goto done;
+        }
+    }
+    for (Py_ssize_t i = 0; i < n_places; i++) {
+        int pool;
+        unsigned long long offset, bytes;
+        PyObject *data;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(places, i), "iKKO", &pool, &offset, &bytes,
+                              &data)) {
+            goto done;
+        }
+        ap_place *pl = &self->places[i];
+        pl->pool = pool;
+        pl->offset = (size_t)offset;
+        pl->bytes = (size_t)bytes;
+        if (data != Py_None) {
+            size_t have = 0;
+            if (ap_py_graph_hold(self, data, 0, &pl->data, &have) != 0) {
+                goto done;
+            }
+            if (have < pl->bytes) {
+                PyErr_Format(PyExc_ValueError, "place %zd: constant has %zu bytes, %zu declared", i,
+                             have, pl->bytes);
+                goto done;
+            }
+        }
+    }
+    self->graph.places = self->places;
+    self->graph.place_count = (uint32_t)n_places;
+    uint32_t used = 0;
+    for (Py_ssize_t k = 0; k < n_nodes; k++) {
+        int op, kind, param;
+        unsigned long output;
+        PyObject *spec, *prepared, *ins, *scratch;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(nodes, k), "iOO(ii)OkO", &op, &spec, &prepared,
+                              &kind, &param, &ins, &output, &scratch)) {
+            goto done;
+        }
+        ap_node *n = &self->nodes[k];
+        if (ap_py_op_params_fill((ap_op)op, spec, &self->params[k]) != 0) {
+            goto done;
+        }
+        self->graph.node_count = (uint32_t)(k + 1);  /* params[0..k] need releasing now */
+        n->op = (ap_op)op;
+        n->params = self->params[k].storage.bytes;
+        if (ap_py_op_find_variant(&self->params[k], kind, param, &n->variant) != 0) {
+            goto done;
+        }
+        if (prepared != Py_None && ap_py_graph_hold(self, prepared, 0, &n->prepared, NULL) != 0) {
+            goto done;
+        }
+        n->inputs_at = used;
+        if (ap_py_index_list(ins, self->operands + used, &n->input_count, AP_CONCAT_MAX_INPUTS,
+                             "inputs") != 0) {
+            goto done;
+        }
+        used += n->input_count;
+        n->scratch_at = used;
+        if (ap_py_index_list(scratch, self->operands + used, &n->scratch_count, AP_MAX_SCRATCH,
+                             "scratch") != 0) {
+            goto done;
+        }
+        used += n->scratch_count;
+        n->output = (uint32_t)output;
+    }
+    self->graph.nodes = self->nodes;
+    self->graph.node_count = (uint32_t)n_nodes;
+    self->graph.operands = self->operands;
+    self->graph.operand_count = used;
+    ap_error error;
+    ap_error_clear(&error);
+    ap_status status = ap_graph_check(&self->graph, self->pool_bytes, self->pool_count, &error);
+    if (status != AP_OK) {
+        ap_py_raise(status, &error);
+        goto done;
+    }
+    rc = 0;
+done:
+    Py_XDECREF(places);
+    Py_XDECREF(nodes);
+    Py_XDECREF(pools);
+    return rc;
+}
+
+/* Bind pool buffers; each must be writable and at least as large as its pool. */
+static int ap_py_graph_bind(ap_py_graph *self, PyObject *pools_obj, Py_buffer *views, void **bases)
+{
+    PyObject *pools = PySequence_Fast(pools_obj, "pools must be a sequence of writable buffers");
+    if (pools == NULL) {
+        return -1;
+    }
+    if ((uint32_t)PySequence_Fast_GET_SIZE(pools) != self->pool_count) {
+        PyErr_Format(PyExc_ValueError, "the graph has %u pools, %zd buffers given", self->pool_count,
+                     PySequence_Fast_GET_SIZE(pools));
+        Py_DECREF(pools);
+        return -1;
+    }
+    for (uint32_t i = 0; i < self->pool_count; i++) {
+        if (PyObject_GetBuffer(PySequence_Fast_GET_ITEM(pools, i), &views[i],
+                               PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) != 0) {
+            for (uint32_t j = 0; j < i; j++) {
+                PyBuffer_Release(&views[j]);
+            }
+            Py_DECREF(pools);
+            return -1;
+        }
+        if ((size_t)views[i].len < self->pool_bytes[i]) {
+            PyErr_Format(PyExc_ValueError, "pool %u buffer has %zd bytes, the plan needs %zu", i,
+                         views[i].len, self->pool_bytes[i]);
+            for (uint32_t j = 0; j <= i; j++) {
+                PyBuffer_Release(&views[j]);
+            }
+            Py_DECREF(pools);
+            return -1;
+        }
+        bases[i] = views[i].buf;
+    }
+    Py_DECREF(pools);
+    return 0;
+}
+
+static PyObject *ap_py_graph_invoke(ap_py_graph *self, PyObject *args)
+{
+    PyObject *pools_obj;
+    unsigned int first = 0, end = self->graph.node_count;
+    if (!PyArg_ParseTuple(args, "O|II", &pools_obj, &first, &end)) {
+        return NULL;
+    }
+    if (first > end || end > self->graph.node_count) {
+        PyErr_Format(PyExc_ValueError, "node range [%u, %u) is outside [0, %u)", first, end,
+                     self->graph.node_count);
+        return NULL;
+    }
+    Py_buffer views[64];
+    void *bases[64];
+    if (ap_py_graph_bind(self, pools_obj, views, bases) != 0) {
+        return NULL;
+    }
+    ap_error error;
+    ap_error_clear(&error);
+    ap_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = ap_graph_invoke_range(&self->graph, first, end, bases, self->pool_count, &error);
+    Py_END_ALLOW_THREADS
+    for (uint32_t i = 0; i < self->pool_count; i++) {
+        PyBuffer_Release(&views[i]);
+    }
+    if (status != AP_OK) {
+        return ap_py_raise(status, &error);
+    }
+    Py_RETURN_NONE;
+}
+
+static double ap_py_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* profile(pools, repeats) -> [[seconds of node 0..n-1] for each repeat] */
+static PyObject *ap_py_graph_profile(ap_py_graph *self, PyObject *args)
+{
+    PyObject *pools_obj;
+    int repeats;
+    if (!PyArg_ParseTuple(args, "Oi", &pools_obj, &repeats)) {
+        return NULL;
+    }
+    if (repeats < 1 || repeats > 100000) {
+        PyErr_Format(PyExc_ValueError, "repeats must be in [1, 100000], got %d", repeats);
+        return NULL;
+    }
+    uint32_t n = self->graph.node_count;
+    double *times = PyMem_Calloc((size_t)repeats * n + 1, sizeof(double));
+    if (times == NULL) {
+        return PyErr_NoMemory();
+    }
+    Py_buffer views[64];
+    void *bases[64];
+    if (ap_py_graph_bind(self, pools_obj, views, bases) != 0) {
+        PyMem_Free(times);
+        return NULL;
+    }
+    ap_error error;
+    ap_error_clear(&error);
+    ap_status status = AP_OK;
+    Py_BEGIN_ALLOW_THREADS
+    for (int r = 0; r < repeats && status == AP_OK; r++) {
+        for (uint32_t k = 0; k < n && status == AP_OK; k++) {
+            double t0 = ap_py_now();
+            status = ap_graph_invoke_range(&self->graph, k, k + 1, bases, self->pool_count, &error);
+            times[(size_t)r * n + k] = ap_py_now() - t0;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    for (uint32_t i = 0; i < self->pool_count; i++) {
+        PyBuffer_Release(&views[i]);
+    }
+    if (status != AP_OK) {
+        PyMem_Free(times);
+        return ap_py_raise(status, &error);
+    }
+    PyObject *result = PyList_New(repeats);
+    for (int r = 0; result != NULL && r < repeats; r++) {
+        PyObject *row = PyList_New(n);
+        if (row == NULL) {
+            Py_CLEAR(result);
+            break;
+        }
+        for (uint32_t k = 0; k < n; k++) {
+            PyList_SET_ITEM(row, k, PyFloat_FromDouble(times[(size_t)r * n + k]));
+        }
+        PyList_SET_ITEM(result, r, row);
+    }
+    PyMem_Free(times);
+    return result;
+}
+
+static PyObject *ap_py_graph_node_count(ap_py_graph *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromUnsignedLong(self->graph.node_count);
+}
+
+static PyMethodDef ap_py_graph_methods[] = {
+    {"invoke", (PyCFunction)ap_py_graph_invoke, METH_VARARGS,
+     "invoke(pools[, first, end]) -> None: run nodes [first, end) (default all); pools are "
+     "writable buffers, one per pool"},
+    {"profile", (PyCFunction)ap_py_graph_profile, METH_VARARGS,
+     "profile(pools, repeats) -> [[seconds per node] per repeat]"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef ap_py_graph_getset[] = {
+    {"node_count", (getter)ap_py_graph_node_count, NULL, "number of nodes", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+PyTypeObject ap_py_graph_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "arenaplan._core.Graph",
+    .tp_basicsize = sizeof(ap_py_graph),
+    .tp_dealloc = (destructor)ap_py_graph_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Graph(places, nodes, pool_bytes): an executor graph (see graph_binding.c)",
+    .tp_methods = ap_py_graph_methods,
+    .tp_getset = ap_py_graph_getset,
+    .tp_init = (initproc)ap_py_graph_init,
+    .tp_new = PyType_GenericNew,
+};

@@ -1,0 +1,267 @@
+/*
+ * Bindings for running one kernel on NumPy buffers: list an op's variants,
+ * prepare a weighted op's constants, and run one variant. A run builds a
+ * one-node graph and goes through the executor, so it exercises the same path
+ * a planned model does; scratch is allocated here with exactly the variant's
+ * requests.
+ */
+#include "binding.h"
+
+#include <string.h>
+
+#include "op_params.h"
+
+static PyObject *ap_py_variant_tuple(const ap_variant *v)
+{
+    PyObject *scratch = PyTuple_New(v->scratch_count);
+    if (scratch == NULL) {
+        return NULL;
+    }
+    for (uint32_t i = 0; i < v->scratch_count && i < AP_MAX_SCRATCH; i++) {
+        PyTuple_SET_ITEM(scratch, i, Py_BuildValue("(KK)", (unsigned long long)v->scratch[i].bytes,
+                                                   (unsigned long long)v->scratch[i].alignment));
+    }
+    return Py_BuildValue("(siiNKi)", v->name, (int)v->kind, (int)v->param, scratch,
+                         (unsigned long long)v->macs, (int)v->in_place);
+}
+
+static PyObject *ap_py_kernel_variants(PyObject *self, PyObject *args)
+{
+    (void)self;
+    int op;
+    PyObject *spec;
+    if (!PyArg_ParseTuple(args, "iO", &op, &spec)) {
+        return NULL;
+    }
+    ap_py_op_params params;
+    if (ap_py_op_params_fill((ap_op)op, spec, &params) != 0) {
+        return NULL;
+    }
+    ap_variant variants[AP_MAX_VARIANTS];
+    uint32_t count = 0;
+    ap_error error;
+    ap_error_clear(&error);
+    ap_status status = ap_py_op_variants(&params, variants, AP_MAX_VARIANTS, &count, &error);
+    ap_py_op_params_release(&params);
+    if (status != AP_OK) {
+        return ap_py_raise(status, &error);
+    }
+    PyObject *list = PyList_New(count);
+    for (uint32_t i = 0; list != NULL && i < count; i++) {
+        PyObject *item = ap_py_variant_tuple(&variants[i]);
+        if (item == NULL) {
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SET_ITEM(list, i, item);
+    }
+    return list;
+}
+
+static PyObject *ap_py_kernel_prepare(PyObject *self, PyObject *args)
+{
+    (void)self;
+    int op;
+    PyObject *spec, *filter_obj, *bias_obj;
+    if (!PyArg_ParseTuple(args, "iOOO", &op, &spec, &filter_obj, &bias_obj)) {
+        return NULL;
+    }
+    if (!ap_py_op_is_weighted((ap_op)op)) {
+        PyErr_Format(PyExc_ValueError, "op %d has no constants to prepare", op);
+        return NULL;
+    }
+    ap_py_op_params params;
+    if (ap_py_op_params_fill((ap_op)op, spec, &params) != 0) {
+        return NULL;
+    }
+    ap_error error;
+    ap_error_clear(&error);
+    size_t bytes = 0;
+    ap_status status = ap_py_op_prepared_size(&params, &bytes, &error);
+    if (status != AP_OK) {
+        ap_py_op_params_release(&params);
+        return ap_py_raise(status, &error);
+    }
+    Py_buffer filter, bias;
+    if (ap_py_get_vector(filter_obj, "filter", 'i', 1, -1, &filter) != 0) {
+        ap_py_op_params_release(&params);
+        return NULL;
+    }
+    int has_bias = bias_obj != Py_None;
+    if (has_bias && ap_py_get_vector(bias_obj, "bias", 'i', 4, -1, &bias) != 0) {
+        PyBuffer_Release(&filter);
+        ap_py_op_params_release(&params);
+        return NULL;
+    }
+    /* bytearray storage comes from the system allocator: aligned well beyond the 4 needed. */
+    PyObject *blob = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)bytes);
+    if (blob != NULL) {
+        memset(PyByteArray_AS_STRING(blob), 0, bytes);
+        status = ap_py_op_prepare(&params, filter.buf, has_bias ? bias.buf : NULL,
+                                  PyByteArray_AS_STRING(blob), bytes, &error);
+    }
+    PyBuffer_Release(&filter);
+    if (has_bias) {
+        PyBuffer_Release(&bias);
+    }
+    ap_py_op_params_release(&params);
+    if (blob == NULL) {
+        return NULL;
+    }
+    if (status != AP_OK) {
+        Py_DECREF(blob);
+        return ap_py_raise(status, &error);
+    }
+    return blob;
+}
+
+/* kernel_run(op, spec, prepared | None, (kind, param), [inputs], output) -> None */
+static PyObject *ap_py_kernel_run(PyObject *self, PyObject *args)
+{
+    (void)self;
+    int op, kind, param;
+    PyObject *spec, *prepared_obj, *inputs_obj, *output_obj;
+    if (!PyArg_ParseTuple(args, "iOO(ii)OO", &op, &spec, &prepared_obj, &kind, &param, &inputs_obj,
+                          &output_obj)) {
+        return NULL;
+    }
+    PyObject *inputs = PySequence_Fast(inputs_obj, "inputs must be a sequence of buffers");
+    if (inputs == NULL) {
+        return NULL;
+    }
+    Py_ssize_t n_in = PySequence_Fast_GET_SIZE(inputs);
+    if (n_in < 1 || n_in > AP_CONCAT_MAX_INPUTS) {
+        Py_DECREF(inputs);
+        PyErr_Format(PyExc_ValueError, "a kernel takes 1 to %d inputs, got %zd", AP_CONCAT_MAX_INPUTS, n_in);
+        return NULL;
+    }
+    ap_py_op_params params;
+    if (ap_py_op_params_fill((ap_op)op, spec, &params) != 0) {
+        Py_DECREF(inputs);
+        return NULL;
+    }
+    ap_node node;
+    memset(&node, 0, sizeof(node));
+    PyObject *result = NULL;
+    Py_buffer views[AP_CONCAT_MAX_INPUTS + 2];
+    Py_ssize_t held = 0;
+    ap_place places[AP_CONCAT_MAX_INPUTS + 1 + AP_MAX_SCRATCH];
+    uint32_t operands[AP_CONCAT_MAX_INPUTS + AP_MAX_SCRATCH];
+    unsigned char *scratch = NULL;
+    if (ap_py_op_find_variant(&params, kind, param, &node.variant) != 0) {
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n_in; i++, held++) {
+        if (PyObject_GetBuffer(PySequence_Fast_GET_ITEM(inputs, i), &views[held], PyBUF_C_CONTIGUOUS) != 0) {
+            goto done;
+        }
+        places[i] = (ap_place){-1, 0, (size_t)views[held].len, views[held].buf};
+        operands[i] = (uint32_t)i;
+    }
+    if (PyObject_GetBuffer(output_obj, &views[held], PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) != 0) {
+        goto done;
+    }
+    Py_buffer *out = &views[held++];
+    places[n_in] = (ap_place){0, 0, (size_t)out->len, NULL};
+    /* Scratch: one pool, each request at an offset aligned as asked. */
+    size_t scratch_total = 0;
+    for (uint32_t s = 0; s < node.variant.scratch_count; s++) {
+        size_t a = node.variant.scratch[s].alignment ? node.variant.scratch[s].alignment : 1;
+        scratch_total = (scratch_total + a - 1) / a * a;
+        places[n_in + 1 + s] = (ap_place){1, scratch_total, node.variant.scratch[s].bytes, NULL};
+        operands[n_in + s] = (uint32_t)(n_in + 1 + s);
+        scratch_total += node.variant.scratch[s].bytes;
+    }
+    scratch = PyMem_Malloc(scratch_total + 64);
+    if (scratch == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    /* Align the scratch pool's base to 64 bytes, as an arena's would be. */
+    unsigned char *scratch_base = scratch + ((64 - ((uintptr_t)scratch & 63)) & 63);
+    if (ap_py_op_is_weighted((ap_op)op)) {
+        if (prepared_obj == Py_None || PyObject_GetBuffer(prepared_obj, &views[held], PyBUF_SIMPLE) != 0) {
+            if (!PyErr_Occurred()) {
+                PyErr_SetString(PyExc_ValueError, "this op needs its prepared constants");
+            }
+            goto done;
+        }
+        node.prepared = views[held++].buf;
+    }
+    node.op = (ap_op)op;
+    node.params = params.storage.bytes;
+    node.inputs_at = 0;
+    node.input_count = (uint32_t)n_in;
+    node.output = (uint32_t)n_in;
+    node.scratch_at = (uint32_t)n_in;
+    node.scratch_count = node.variant.scratch_count;
+    ap_graph graph = {&node, 1, places, (uint32_t)(n_in + 1 + node.variant.scratch_count), operands,
+                      (uint32_t)(n_in + node.variant.scratch_count)};
+    size_t pool_bytes[2] = {(size_t)out->len, scratch_total};
+    void *pools[2] = {out->buf, scratch_base};
+    ap_error error;
+    ap_error_clear(&error);
+    ap_status status = ap_graph_check(&graph, pool_bytes, 2, &error);
+    if (status == AP_OK) {
+        Py_BEGIN_ALLOW_THREADS
+        status = ap_graph_invoke(&graph, pools, 2, &error);
+        Py_END_ALLOW_THREADS
+    }
+    if (status != AP_OK) {
+        ap_py_raise(status, &error);
+        goto done;
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    for (Py_ssize_t i = 0; i < held; i++) {
+        PyBuffer_Release(&views[i]);
+    }
+    PyMem_Free(scratch);
+    ap_py_op_params_release(&params);
+    Py_DECREF(inputs);
+    return result;
+}
+
+static PyObject *ap_py_quantize_multiplier(PyObject *self, PyObject *args)
+{
+    (void)self;
+    double real;
+    if (!PyArg_ParseTuple(args, "d", &real)) {
+        return NULL;
+    }
+    int32_t multiplier = 0, shift = 0;
+    ap_status status = ap_quantize_multiplier(real, &multiplier, &shift);
+    if (status != AP_OK) {
+        ap_error error;
+        ap_error_clear(&error);
+        error.status = status;
+        snprintf(error.message, sizeof(error.message),
+                 "cannot quantise the multiplier %g (it must be finite, >= 0 and < 2^30)", real);
+        return ap_py_raise(status, &error);
+    }
+    return Py_BuildValue("(ii)", (int)multiplier, (int)shift);
+}
+
+static PyObject *ap_py_cpu_limit(PyObject *self, PyObject *args)
+{
+    (void)self;
+    int level;
+    if (!PyArg_ParseTuple(args, "i", &level)) {
+        return NULL;
+    }
+    return PyLong_FromLong((long)ap_cpu_limit((ap_cpu_feature)level));
+}
+
+PyMethodDef ap_py_kernel_methods[] = {
+    {"kernel_variants", ap_py_kernel_variants, METH_VARARGS,
+     "kernel_variants(op, spec) -> [(name, kind, param, ((bytes, align), ...), macs, in_place)]"},
+    {"kernel_prepare", ap_py_kernel_prepare, METH_VARARGS,
+     "kernel_prepare(op, spec, filter i8, bias i32 | None) -> bytearray"},
+    {"kernel_run", ap_py_kernel_run, METH_VARARGS,
+     "kernel_run(op, spec, prepared | None, (kind, param), [inputs], output) -> None"},
+    {"quantize_multiplier", ap_py_quantize_multiplier, METH_VARARGS,
+     "quantize_multiplier(real) -> (multiplier, shift), TFLite QuantizeMultiplier"},
+    {"cpu_limit", ap_py_cpu_limit, METH_VARARGS, "cpu_limit(level) -> level in force"},
+    {NULL, NULL, 0, NULL},
+};

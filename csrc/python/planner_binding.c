@@ -1,0 +1,252 @@
+/*
+ * Bindings of the buffer planner (planner.h). Arrays arrive as NumPy vectors
+ * with exact dtypes (the Python layer validates and converts); results go back
+ * as bytes of uint64 and plain tuples.
+ */
+#include "binding.h"
+
+#include <stdlib.h>
+
+/* Views of the four vectors that describe buffers. */
+typedef struct ap_py_buffer_views {
+    Py_buffer sizes, alignments, first, last;
+    int held;
+} ap_py_buffer_views;
+
+static void ap_py_release_views(ap_py_buffer_views *v)
+{
+    Py_buffer *all[4] = {&v->sizes, &v->alignments, &v->first, &v->last};
+    for (int i = 0; i < v->held; i++) {
+        PyBuffer_Release(all[i]);
+    }
+    v->held = 0;
+}
+
+/* Build an ap_buffer array (PyMem_Malloc'd; caller frees) from four vectors. */
+static ap_buffer *ap_py_buffers(PyObject *sizes, PyObject *alignments, PyObject *first,
+                                PyObject *last, size_t *count_out)
+{
+    ap_py_buffer_views v = {.held = 0};
+    if (ap_py_get_vector(sizes, "sizes", 'u', 8, -1, &v.sizes) != 0) {
+        return NULL;
+    }
+    v.held = 1;
+    Py_ssize_t n = v.sizes.len / 8;
+    if (ap_py_get_vector(alignments, "alignments", 'u', 8, n, &v.alignments) != 0) {
+        goto fail;
+    }
+    v.held = 2;
+    if (ap_py_get_vector(first, "first", 'i', 4, n, &v.first) != 0) {
+        goto fail;
+    }
+    v.held = 3;
+    if (ap_py_get_vector(last, "last", 'i', 4, n, &v.last) != 0) {
+        goto fail;
+    }
+    v.held = 4;
+    ap_buffer *buffers = PyMem_Calloc((size_t)(n > 0 ? n : 1), sizeof(ap_buffer));
+    if (buffers == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    const uint64_t *s = v.sizes.buf, *a = v.alignments.buf;
+    const int32_t *f = v.first.buf, *l = v.last.buf;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (s[i] > (uint64_t)SIZE_MAX || a[i] > (uint64_t)SIZE_MAX) {
+            PyMem_Free(buffers);
+            PyErr_Format(PyExc_OverflowError, "buffer %zd: size does not fit this host's size_t", i);
+            goto fail;
+        }
+        buffers[i].size = (size_t)s[i];
+        buffers[i].alignment = (size_t)a[i];
+        buffers[i].first = f[i];
+        buffers[i].last = l[i];
+    }
+    ap_py_release_views(&v);
+    *count_out = (size_t)n;
+    return buffers;
+fail:
+    ap_py_release_views(&v);
+    return NULL;
+}
+
+static PyObject *ap_py_plan_buffers(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *sizes, *alignments, *first, *last;
+    int strategy;
+    double time_limit_s;
+    unsigned long long seed, capacity;
+    if (!PyArg_ParseTuple(args, "OOOOidKK", &sizes, &alignments, &first, &last, &strategy,
+                          &time_limit_s, &seed, &capacity)) {
+        return NULL;
+    }
+    size_t n = 0;
+    ap_buffer *buffers = ap_py_buffers(sizes, alignments, first, last, &n);
+    if (buffers == NULL) {
+        return NULL;
+    }
+    PyObject *offsets_bytes = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * sizeof(uint64_t)));
+    size_t *offsets = PyMem_Calloc(n > 0 ? n : 1, sizeof(size_t));
+    if (offsets_bytes == NULL || offsets == NULL) {
+        PyMem_Free(buffers);
+        PyMem_Free(offsets);
+        Py_XDECREF(offsets_bytes);
+        return PyErr_NoMemory();
+    }
+    ap_plan_options options = {(ap_strategy)strategy, time_limit_s, (uint64_t)seed, (size_t)capacity};
+    ap_plan_stats stats = {0};
+    ap_error error;
+    ap_error_clear(&error);
+    ap_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = ap_plan_buffers(&options, buffers, n, offsets, &stats, &error);
+    Py_END_ALLOW_THREADS
+    PyMem_Free(buffers);
+    if (status != AP_OK) {
+        PyMem_Free(offsets);
+        Py_DECREF(offsets_bytes);
+        return ap_py_raise(status, &error);
+    }
+    uint64_t *out = (uint64_t *)PyBytes_AS_STRING(offsets_bytes);
+    for (size_t i = 0; i < n; i++) {
+        out[i] = (uint64_t)offsets[i];
+    }
+    PyMem_Free(offsets);
+    const char *name = ap_strategy_str(stats.strategy);
+    return Py_BuildValue("(N(KKisdK))", offsets_bytes, (unsigned long long)stats.arena_bytes,
+                         (unsigned long long)stats.lower_bound_bytes, (int)stats.optimal,
+                         name ? name : "unknown", stats.elapsed_s,
+                         (unsigned long long)stats.search_steps);
+}
+
+static PyObject *ap_py_lower_bound(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *sizes, *alignments, *first, *last;
+    if (!PyArg_ParseTuple(args, "OOOO", &sizes, &alignments, &first, &last)) {
+        return NULL;
+    }
+    size_t n = 0;
+    ap_buffer *buffers = ap_py_buffers(sizes, alignments, first, last, &n);
+    if (buffers == NULL) {
+        return NULL;
+    }
+    size_t bytes = 0;
+    ap_error error;
+    ap_error_clear(&error);
+    ap_status status = ap_buffers_lower_bound(buffers, n, &bytes, &error);
+    PyMem_Free(buffers);
+    if (status != AP_OK) {
+        return ap_py_raise(status, &error);
+    }
+    return PyLong_FromUnsignedLongLong((unsigned long long)bytes);
+}
+
+/* overlaps: a sequence of (input, output, kind, min_lead) tuples. */
+static ap_overlap *ap_py_overlaps(PyObject *seq, size_t *count_out)
+{
+    PyObject *fast = PySequence_Fast(seq, "overlaps must be a sequence of tuples");
+    if (fast == NULL) {
+        return NULL;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    ap_overlap *overlaps = PyMem_Calloc((size_t)(n > 0 ? n : 1), sizeof(ap_overlap));
+    if (overlaps == NULL) {
+        Py_DECREF(fast);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned int input, output;
+        int kind;
+        unsigned long long lead;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, i), "IIiK", &input, &output, &kind,
+                              &lead)) {
+            PyMem_Free(overlaps);
+            Py_DECREF(fast);
+            return NULL;
+        }
+        overlaps[i].input = input;
+        overlaps[i].output = output;
+        overlaps[i].kind = (ap_overlap_kind)kind;
+        overlaps[i].min_lead = (size_t)lead;
+    }
+    Py_DECREF(fast);
+    *count_out = (size_t)n;
+    return overlaps;
+}
+
+static PyObject *ap_py_verify(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *sizes, *alignments, *first, *last, *offsets_obj, *overlaps_obj;
+    unsigned long long capacity;
+    if (!PyArg_ParseTuple(args, "OOOOOOK", &sizes, &alignments, &first, &last, &offsets_obj,
+                          &overlaps_obj, &capacity)) {
+        return NULL;
+    }
+    size_t n = 0, n_overlaps = 0;
+    ap_buffer *buffers = ap_py_buffers(sizes, alignments, first, last, &n);
+    if (buffers == NULL) {
+        return NULL;
+    }
+    Py_buffer view;
+    if (ap_py_get_vector(offsets_obj, "offsets", 'u', 8, (Py_ssize_t)n, &view) != 0) {
+        PyMem_Free(buffers);
+        return NULL;
+    }
+    size_t *offsets = PyMem_Calloc(n > 0 ? n : 1, sizeof(size_t));
+    ap_overlap *overlaps = ap_py_overlaps(overlaps_obj, &n_overlaps);
+    if (offsets == NULL || overlaps == NULL) {
+        PyBuffer_Release(&view);
+        PyMem_Free(buffers);
+        PyMem_Free(offsets);
+        PyMem_Free(overlaps);
+        return PyErr_Occurred() ? NULL : PyErr_NoMemory();
+    }
+    const uint64_t *in = view.buf;
+    for (size_t i = 0; i < n; i++) {
+        offsets[i] = in[i] > (uint64_t)SIZE_MAX ? SIZE_MAX : (size_t)in[i];
+    }
+    PyBuffer_Release(&view);
+    size_t arena = 0;
+    ap_error error;
+    ap_error_clear(&error);
+    ap_status status = ap_plan_verify(buffers, n, offsets, overlaps, n_overlaps, (size_t)capacity,
+                                      &arena, &error);
+    PyMem_Free(buffers);
+    PyMem_Free(offsets);
+    PyMem_Free(overlaps);
+    if (status != AP_OK) {
+        return ap_py_raise(status, &error);
+    }
+    return PyLong_FromUnsignedLongLong((unsigned long long)arena);
+}
+
+static PyObject *ap_py_strategy_names(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    PyObject *names = PyTuple_New(AP_STRATEGY_COUNT);
+    if (names == NULL) {
+        return NULL;
+    }
+    for (int i = 0; i < AP_STRATEGY_COUNT; i++) {
+        const char *name = ap_strategy_str((ap_strategy)i);
+        PyTuple_SET_ITEM(names, i, PyUnicode_FromString(name ? name : "unknown"));
+    }
+    return names;
+}
+
+PyMethodDef ap_py_planner_methods[] = {
+    {"plan_buffers", ap_py_plan_buffers, METH_VARARGS,
+     "plan_buffers(sizes u64, alignments u64, first i32, last i32, strategy, time_limit_s, seed, "
+     "capacity) -> (offsets bytes of u64, (arena, lower_bound, optimal, strategy, elapsed_s, steps))"},
+    {"lower_bound", ap_py_lower_bound, METH_VARARGS,
+     "lower_bound(sizes, alignments, first, last) -> bytes live at the busiest op"},
+    {"verify", ap_py_verify, METH_VARARGS,
+     "verify(sizes, alignments, first, last, offsets u64, overlaps, capacity) -> arena bytes"},
+    {"strategy_names", ap_py_strategy_names, METH_NOARGS, "names of strategies by value"},
+    {NULL, NULL, 0, NULL},
+};

@@ -1,0 +1,865 @@
+/*
+ * CONV_2D int8: parameter checks, variants, weight preparation, run-time dispatch, and the
+ * portable C paths. Semantics: TensorFlow Lite reference_integer_ops::ConvPerChannel.
+ *
+ * Every variant computes acc = sum_k x'[k] * w[k] + folded_bias, where x' is the im2col value
+ * (the input byte, or the input zero point for a padding tap) and folded_bias = bias +
+ * input_offset * sum_k w[k] (prepare). That equals TFLite's sum over in-image taps of
+ * (x + input_offset) * w + bias: a padding tap adds (zp + input_offset) * w = 0. Sums wrap
+ * modulo 2^32 (unsigned arithmetic), so they equal TFLite's int32 result whenever that one
+ * does not overflow (where TFLite's behaviour is undefined).
+ */
+#include "arenaplan/conv2d.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "conv2d_s8_internal.h"
+#include "fixedpoint.h"
+
+/* ------------------------------------------------------------------------------------------ */
+/* Errors and checked sizes                                                                    */
+
+static ap_status ap_conv2d_fail(ap_error *error, ap_status status, ap_subject subject,
+                                int64_t index, uint64_t needed, uint64_t available,
+                                const char *format, ...)
+{
+    if (error != NULL) {
+        va_list args;
+        error->status = status;
+        error->subject = subject;
+        error->index = index;
+        error->needed = needed;
+        error->available = available;
+        va_start(args, format);
+        vsnprintf(error->message, sizeof(error->message), format, args);
+        va_end(args);
+    }
+    return status;
+}
+
+static int ap_conv2d_mul(size_t a, size_t b, size_t *out)
+{
+    if (a != 0 && b > SIZE_MAX / a) {
+        return 0;
+    }
+    *out = a * b;
+    return 1;
+}
+
+static int ap_conv2d_add(size_t a, size_t b, size_t *out)
+{
+    if (b > SIZE_MAX - a) {
+        return 0;
+    }
+    *out = a + b;
+    return 1;
+}
+
+static int ap_conv2d_round4(size_t a, size_t *out)
+{
+    if (!ap_conv2d_add(a, 3, out)) {
+        return 0;
+    }
+    *out &= ~(size_t)3;
+    return 1;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Shapes                                                                                      */
+
+/* Sizes derived from valid shapes. */
+typedef struct ap_conv2d_geom {
+    size_t k, k_pad, oc_pad, pixels, in_image, input_bytes, output_bytes, prepared_bytes;
+    uint64_t macs;
+} ap_conv2d_geom;
+
+static ap_status ap_conv2d_check_axis(const char *axis, int32_t in, int32_t out, int32_t filter,
+                                      int32_t stride, int32_t dilation, int32_t pad,
+                                      ap_error *error)
+{
+    int64_t effective = ((int64_t)filter - 1) * dilation + 1;
+    /* Coordinates y * stride - pad + f * dilation stay within [-effective, in + effective]. */
+    if (effective > INT32_MAX || (int64_t)in + 2 * effective > INT32_MAX) {
+        return ap_conv2d_fail(error, AP_ERR_OVERFLOW, AP_SUBJECT_ARGUMENT, -1, 0, 0,
+                              "conv2d: input_%s %d with dilated filter_%s %lld exceeds int32 coordinates",
+                              axis, (int)in, axis, (long long)effective);
+    }
+    if (pad >= effective) {
+        return ap_conv2d_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
+                              "conv2d: pad_%s %d must be below the dilated filter_%s %lld",
+                              axis, (int)pad, axis, (long long)effective);
+    }
+    {
+        int64_t bottom = ((int64_t)out - 1) * stride + effective - in - pad;
+        if (bottom < 1 - (int64_t)stride || bottom > effective - 1) {
+            return ap_conv2d_fail(
+                error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
+                "conv2d: output_%s %d does not match input_%s %d, dilated filter %lld, stride %d, "
+                "pad %d (implied far padding %lld, must be in [%lld, %lld])",
+                axis, (int)out, axis, (int)in, (long long)effective, (int)stride, (int)pad,
+                (long long)bottom, (long long)(1 - (int64_t)stride), (long long)(effective - 1));
+        }
+    }
+    return AP_OK;
+}
+
+static ap_status ap_conv2d_check_shapes(const ap_conv2d_params *p, ap_conv2d_geom *g,
+                                        ap_error *error)
+{
+    static const char *const names[] = {"batches", "input_h", "input_w", "input_c", "output_h",
+                                        "output_w", "output_c", "filter_h", "filter_w",
+                                        "stride_h", "stride_w", "dilation_h", "dilation_w"};
+    ap_status status;
+    size_t t;
+    memset(g, 0, sizeof(*g));
+    if (p == NULL) {
+        return ap_conv2d_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 0, 0, 0,
+                              "conv2d: params is NULL");
+    }
+    {
+        const int32_t values[] = {p->batches, p->input_h, p->input_w, p->input_c, p->output_h,
+                                  p->output_w, p->output_c, p->filter_h, p->filter_w,
+                                  p->stride_h, p->stride_w, p->dilation_h, p->dilation_w};
+        size_t i;
+        for (i = 0; i < sizeof(values) / sizeof(values[0]); ++i) {
+            if (values[i] < 1) {
+                return ap_conv2d_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0,
+                                      0, "conv2d: %s must be >= 1 (got %d)", names[i],
+                                      (int)values[i]);
+            }
+        }
+    }
+    if (p->pad_h < 0 || p->pad_w < 0) {
+        return ap_conv2d_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
+                              "conv2d: pad_h and pad_w must be >= 0 (got %d, %d)",
+                              (int)p->pad_h, (int)p->pad_w);
+    }
+    status = ap_conv2d_check_axis("h", p->input_h, p->output_h, p->filter_h, p->stride_h,
+                                  p->dilation_h, p->pad_h, error);
+    if (status != AP_OK) {
+        return status;
+    }
+    status = ap_conv2d_check_axis("w", p->input_w, p->output_w, p->filter_w, p->stride_w,
+                                  p->dilation_w, p->pad_w, error);
+    if (status != AP_OK) {
+        return status;
+    }
+    if (!ap_conv2d_mul((size_t)p->filter_h, (size_t)p->filter_w, &t) ||
+        !ap_conv2d_mul(t, (size_t)p->input_c, &g->k) || !ap_conv2d_round4(g->k, &g->k_pad) ||
+        !ap_conv2d_round4((size_t)p->output_c, &g->oc_pad) ||
+        !ap_conv2d_mul((size_t)p->output_h, (size_t)p->output_w, &g->pixels) ||
+        !ap_conv2d_mul((size_t)p->input_h, (size_t)p->input_w, &t) ||
+        !ap_conv2d_mul(t, (size_t)p->input_c, &g->in_image) ||
+        !ap_conv2d_mul(g->in_image, (size_t)p->batches, &g->input_bytes) ||
+        !ap_conv2d_mul(g->pixels, (size_t)p->output_c, &t) ||
+        !ap_conv2d_mul(t, (size_t)p->batches, &g->output_bytes) ||
+        !ap_conv2d_mul(g->oc_pad, g->k_pad + 4, &t) ||
+        !ap_conv2d_add(t, AP_CONV2D_PREPARED_HEADER_BYTES, &g->prepared_bytes) ||
+        !ap_conv2d_mul(g->output_bytes, g->k, &t)) {
+        return ap_conv2d_fail(error, AP_ERR_OVERFLOW, AP_SUBJECT_ARGUMENT, -1, 0, 0,
+                              "conv2d: tensor or weight sizes overflow size_t");
+    }
+    g->macs = (uint64_t)t;
+    return AP_OK;
+}
+
+static ap_status ap_conv2d_check_input_offset(const ap_conv2d_params *p, ap_error *error)
+{
+    if (p->input_offset < -127 || p->input_offset > 128) {
+        return ap_conv2d_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
+                              "conv2d: input_offset %d is not minus an int8 zero point ([-127, 128])",
+                              (int)p->input_offset);
+    }
+    return AP_OK;
+}
+
+static ap_status ap_conv2d_check_requant(const ap_conv2d_params *p, ap_error *error)
+{
+    const ap_requant *q = &p->requant;
+    int32_t i, n;
+    if (q->multiplier == NULL || q->shift == NULL) {
+        return ap_conv2d_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
+                              "conv2d: requant.multiplier and requant.shift must not be NULL");
+    }
+    if (q->per_channel != 0 && q->per_channel != 1) {
+        return ap_conv2d_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
+                              "conv2d: requant.per_channel must be 0 or 1 (got %d)",
+                              (int)q->per_channel);
+    }
+    n = q->per_channel ? p->output_c : 1;
+    for (i = 0; i < n; ++i) {
+        if (q->multiplier[i] < 0) {
+            return ap_conv2d_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
+                                  "conv2d: requant.multiplier[%d] = %ld must be >= 0", (int)i,
+                                  (long)q->multiplier[i]);
+        }
+        if (q->shift[i] < -31 || q->shift[i] > 30) {
+            return ap_conv2d_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
+                                  "conv2d: requant.shift[%d] = %ld must be in [-31, 30]", (int)i,
+                                  (long)q->shift[i]);
+        }
+    }
+    if (q->output_offset < -128 || q->output_offset > 127) {
+        return ap_conv2d_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
+                              "conv2d: requant.output_offset %d is outside [-128, 127]",
+                              (int)q->output_offset);
+    }
+    if (q->activation_min < -128 || q->activation_max > 127 ||
+        q->activation_min > q->activation_max) {
+        return ap_conv2d_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
+                              "conv2d: activation range [%d, %d] must satisfy -128 <= min <= max <= 127",
+                              (int)q->activation_min, (int)q->activation_max);
+    }
+    return AP_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Variants: one "applies?" and one "scratch" function each, used by variants() and run().     */
+
+static int ap_conv2d_gemm_1x1_applies(const ap_conv2d_params *p)
+{
+    return p->filter_h == 1 && p->filter_w == 1 && p->stride_h == 1 && p->stride_w == 1 &&
+           p->pad_h == 0 && p->pad_w == 0 && p->output_h == p->input_h &&
+           p->output_w == p->input_w;
+}
+
+/* The im2col matrix of a pointwise stride-1 conv is a copy of its input: not worth offering. */
+static int ap_conv2d_im2col_applies(const ap_conv2d_params *p)
+{
+    return !ap_conv2d_gemm_1x1_applies(p);
+}
+
+static int ap_conv2d_im2col_rows_applies(const ap_conv2d_params *p, const ap_conv2d_geom *g,
+                                         int32_t rows)
+{
+    return ap_conv2d_im2col_applies(p) && rows >= 1 && (size_t)rows < g->pixels;
+}
+
+static int ap_conv2d_applies(const ap_conv2d_params *p, const ap_conv2d_geom *g, int32_t kind,
+                             int32_t param)
+{
+    switch (kind) {
+    case AP_CONV2D_DIRECT: return 1;
+    case AP_CONV2D_GEMM_1X1: return ap_conv2d_gemm_1x1_applies(p);
+    case AP_CONV2D_IM2COL_ROWS: return ap_conv2d_im2col_rows_applies(p, g, param);
+    case AP_CONV2D_IM2COL: return ap_conv2d_im2col_applies(p);
+    default: return 0;
+    }
+}
+
+/* Scratch bytes of a variant that applies (one buffer; 0 = none). */
+static int ap_conv2d_scratch_bytes(const ap_conv2d_geom *g, int32_t kind, int32_t param,
+                                   size_t *bytes_out)
+{
+    switch (kind) {
+    case AP_CONV2D_IM2COL_ROWS: return ap_conv2d_mul((size_t)param, g->k_pad, bytes_out);
+    case AP_CONV2D_IM2COL: return ap_conv2d_mul(g->pixels, g->k_pad, bytes_out);
+    default: *bytes_out = 0; return 1;
+    }
+}
+
+enum { AP_CONV2D_SCRATCH_ALIGNMENT = 16 };
+
+static ap_status ap_conv2d_describe(const ap_conv2d_geom *g, int32_t kind, int32_t param,
+                                    ap_variant *v, ap_error *error)
+{
+    size_t bytes;
+    memset(v, 0, sizeof(*v));
+    v->kind = kind;
+    v->param = param;
+    switch (kind) {
+    case AP_CONV2D_DIRECT: snprintf(v->name, sizeof(v->name), "direct"); break;
+    case AP_CONV2D_GEMM_1X1: snprintf(v->name, sizeof(v->name), "gemm_1x1"); break;
+    case AP_CONV2D_IM2COL_ROWS:
+        snprintf(v->name, sizeof(v->name), "im2col_rows_%ld", (long)param);
+        break;
+    default: snprintf(v->name, sizeof(v->name), "im2col"); break;
+    }
+    if (!ap_conv2d_scratch_bytes(g, kind, param, &bytes)) {
+        return ap_conv2d_fail(error, AP_ERR_OVERFLOW, AP_SUBJECT_ARGUMENT, -1, 0, 0,
+                              "conv2d: scratch size of %s overflows size_t", v->name);
+    }
+    if (bytes > 0) {
+        v->scratch_count = 1;
+        v->scratch[0].bytes = bytes;
+        v->scratch[0].alignment = AP_CONV2D_SCRATCH_ALIGNMENT;
+    }
+    v->macs = g->macs;
+    v->in_place = 0;
+    return AP_OK;
+}
+
+ap_status ap_conv2d_s8_variants(const ap_conv2d_params *params, ap_variant *variants_out,
+                                uint32_t capacity, uint32_t *count_out, ap_error *error_out)
+{
+    ap_conv2d_geom g;
+    ap_variant list[AP_MAX_VARIANTS];
+    uint32_t n = 0, i;
+    ap_status status;
+    int64_t rows;
+    ap_error_clear(error_out);
+    if (count_out == NULL) {
+        return ap_conv2d_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 3, 0, 0,
+                              "conv2d: count_out is NULL");
+    }
+    *count_out = 0;
+    status = ap_conv2d_check_shapes(params, &g, error_out);
+    if (status != AP_OK) {
+        return status;
+    }
+    /* Least scratch first: the two scratch-free variants, then growing row blocks. */
+    status = ap_conv2d_describe(&g, AP_CONV2D_DIRECT, 0, &list[n++], error_out);
+    if (status == AP_OK && ap_conv2d_gemm_1x1_applies(params)) {
+        status = ap_conv2d_describe(&g, AP_CONV2D_GEMM_1X1, 0, &list[n++], error_out);
+    }
+    /* Row blocks of 3 * 4^j pixels: multiples of the micro-kernels' 3-row tile. */
+    for (rows = AP_CONV2D_MR; status == AP_OK && rows <= INT32_MAX && n + 1 < AP_MAX_VARIANTS; rows *= 4) {
+        if (!ap_conv2d_im2col_rows_applies(params, &g, (int32_t)rows)) {
+            break;
+        }
+        status = ap_conv2d_describe(&g, AP_CONV2D_IM2COL_ROWS, (int32_t)rows, &list[n++],
+                                    error_out);
+    }
+    if (status == AP_OK && ap_conv2d_im2col_applies(params)) {
+        status = ap_conv2d_describe(&g, AP_CONV2D_IM2COL, 0, &list[n++], error_out);
+    }
+    if (status != AP_OK) {
+        return status;
+    }
+    *count_out = n;
+    if (variants_out == NULL && capacity == 0) {
+        return AP_OK;
+    }
+    if (variants_out == NULL || capacity < n) {
+        return ap_conv2d_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 1, 0, 0,
+                              "conv2d: %u variants apply but variants_out holds %u",
+                              (unsigned)n, variants_out == NULL ? 0u : (unsigned)capacity);
+    }
+    for (i = 0; i < n; ++i) {
+        variants_out[i] = list[i];
+    }
+    return AP_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Prepared blob                                                                                */
+
+/* Header words (int32, host byte order, which is the targets' too: little-endian). */
+enum {
+    AP_CONV2D_MAGIC = 0x32435041, /* "APC2" */
+    AP_CONV2D_VERSION = 1,
+    AP_CONV2D_HEADER_WORDS = 10
+};
+
+static void ap_conv2d_header(const ap_conv2d_params *p, const ap_conv2d_geom *g,
+                             int32_t words[AP_CONV2D_HEADER_WORDS])
+{
+    words[0] = AP_CONV2D_MAGIC;
+    words[1] = AP_CONV2D_VERSION;
+    words[2] = p->output_c;
+    words[3] = p->filter_h;
+    words[4] = p->filter_w;
+    words[5] = p->input_c;
+    words[6] = p->input_offset;
+    words[7] = (int32_t)(g->k & 0x7fffffff);
+    words[8] = (int32_t)(g->k_pad & 0x7fffffff);
+    words[9] = (int32_t)(g->oc_pad & 0x7fffffff);
+}
+
+ap_status ap_conv2d_s8_prepared_size(const ap_conv2d_params *params, size_t *bytes_out,
+                                     ap_error *error_out)
+{
+    ap_conv2d_geom g;
+    ap_status status;
+    ap_error_clear(error_out);
+    if (bytes_out == NULL) {
+        return ap_conv2d_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 1, 0, 0,
+                              "conv2d: bytes_out is NULL");
+    }
+    status = ap_conv2d_check_shapes(params, &g, error_out);
+    if (status != AP_OK) {
+        return status;
+    }
+    *bytes_out = g.prepared_bytes;
+    return AP_OK;
+}
+
+ap_status ap_conv2d_s8_prepare(const ap_conv2d_params *params, const int8_t *filter,
+                               const int32_t *bias, void *prepared_out, size_t prepared_bytes,
+                               ap_error *error_out)
+{
+    ap_conv2d_geom g;
+    ap_status status;
+    int32_t header[AP_CONV2D_HEADER_WORDS];
+    unsigned char *blob = (unsigned char *)prepared_out;
+    int32_t *folded;
+    int8_t *packed;
+    size_t oc, k;
+    ap_error_clear(error_out);
+    status = ap_conv2d_check_shapes(params, &g, error_out);
+    if (status != AP_OK) {
+        return status;
+    }
+    status = ap_conv2d_check_input_offset(params, error_out);
+    if (status != AP_OK) {
+        return status;
+    }
+    if (filter == NULL || prepared_out == NULL) {
+        return ap_conv2d_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT,
+                              filter == NULL ? 1 : 3, 0, 0, "conv2d: %s is NULL",
+                              filter == NULL ? "filter" : "prepared_out");
+    }
+    if ((uintptr_t)prepared_out % AP_CONV2D_PREPARED_ALIGNMENT != 0) {
+        return ap_conv2d_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 3, 0, 0,
+                              "conv2d: prepared_out must be %d-byte aligned",
+                              (int)AP_CONV2D_PREPARED_ALIGNMENT);
+    }
+    if (prepared_bytes < g.prepared_bytes) {
+        return ap_conv2d_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 4,
+                              g.prepared_bytes, prepared_bytes,
+                              "conv2d: prepared buffer has %llu bytes, needs %llu",
+                              (unsigned long long)prepared_bytes,
+                              (unsigned long long)g.prepared_bytes);
+    }
+    memset(blob, 0, g.prepared_bytes);
+    ap_conv2d_header(params, &g, header);
+    memcpy(blob, header, sizeof(header));
+    folded = (int32_t *)(void *)(blob + AP_CONV2D_PREPARED_HEADER_BYTES);
+    packed = (int8_t *)(blob + AP_CONV2D_PREPARED_HEADER_BYTES + 4 * g.oc_pad);
+    for (oc = 0; oc < (size_t)params->output_c; ++oc) {
+        const int8_t *row = filter + oc * g.k;
+        int8_t *block = packed + (oc / AP_CONV2D_OB) * (AP_CONV2D_OB * g.k_pad) +
+                        (oc % AP_CONV2D_OB) * AP_CONV2D_KB;
+        int64_t sum = 0;
+        for (k = 0; k < g.k; ++k) {
+            sum += row[k];
+            block[(k / AP_CONV2D_KB) * (AP_CONV2D_OB * AP_CONV2D_KB) + k % AP_CONV2D_KB] = row[k];
+        }
+        /* Wrap to int32 as TFLite's int32 accumulator would. */
+        folded[oc] = (int32_t)(uint32_t)((uint64_t)(bias != NULL ? bias[oc] : 0) +
+                                         (uint64_t)((int64_t)params->input_offset * sum));
+    }
+    return AP_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Portable kernels                                                                            */
+
+/* Copies and fills of a few bytes (first layers: 1-3 channels) inline; libc for longer ones.
+   A libc call per 3-byte tap would cost more than the tap's multiply-adds. */
+static void ap_conv2d_copy(int8_t *dst, const int8_t *src, size_t n)
+{
+    if (n > 16) {
+        memcpy(dst, src, n);
+        return;
+    }
+    while (n-- > 0) {
+        *dst++ = *src++;
+    }
+}
+
+static void ap_conv2d_fill(int8_t *dst, int8_t value, size_t n)
+{
+    if (n > 16) {
+        memset(dst, value, n);
+        return;
+    }
+    while (n-- > 0) {
+        *dst++ = value;
+    }
+}
+
+void ap_conv2d_s8_gather(const ap_conv2d_ctx *c, size_t pixel, int8_t *dst)
+{
+    const ap_conv2d_params *p = c->p;
+    const size_t ic = (size_t)p->input_c;
+    const size_t row_bytes = (size_t)p->filter_w * ic;
+    const size_t image = pixel / c->pixels;
+    const size_t rest = pixel % c->pixels;
+    const int32_t iy0 = (int32_t)(rest / (size_t)p->output_w) * p->stride_h - p->pad_h;
+    const int32_t ix0 = (int32_t)(rest % (size_t)p->output_w) * p->stride_w - p->pad_w;
+    const int8_t *img = c->input + image * c->in_image;
+    /* Filter columns inside the image: fx in [fx_lo, fx_hi) (dilation_w == 1 only). */
+    const int32_t fx_lo = ix0 < 0 ? -ix0 : 0;
+    const int32_t fx_hi = p->input_w - ix0 < p->filter_w ? p->input_w - ix0 : p->filter_w;
+    int32_t fy, fx;
+    for (fy = 0; fy < p->filter_h; ++fy, dst += row_bytes) {
+        const int32_t iy = iy0 + fy * p->dilation_h;
+        const int8_t *row;
+        if (iy < 0 || iy >= p->input_h) {
+            ap_conv2d_fill(dst, c->pad_value, row_bytes);
+            continue;
+        }
+        row = img + (size_t)iy * (size_t)p->input_w * ic;
+        if (p->dilation_w == 1) {
+            /* The taps of one filter row inside the image are contiguous in the input. */
+            if (fx_hi <= fx_lo) {
+                ap_conv2d_fill(dst, c->pad_value, row_bytes);
+                continue;
+            }
+            ap_conv2d_fill(dst, c->pad_value, (size_t)fx_lo * ic);
+            ap_conv2d_copy(dst + (size_t)fx_lo * ic, row + (size_t)(ix0 + fx_lo) * ic,
+                           (size_t)(fx_hi - fx_lo) * ic);
+            ap_conv2d_fill(dst + (size_t)fx_hi * ic, c->pad_value,
+                           (size_t)(p->filter_w - fx_hi) * ic);
+            continue;
+        }
+        for (fx = 0; fx < p->filter_w; ++fx) {
+            const int32_t ix = ix0 + fx * p->dilation_w;
+            if (ix < 0 || ix >= p->input_w) {
+                ap_conv2d_fill(dst + (size_t)fx * ic, c->pad_value, ic);
+            } else {
+                ap_conv2d_copy(dst + (size_t)fx * ic, row + (size_t)ix * ic, ic);
+            }
+        }
+    }
+    /* k_pad - k tail: zero (its weights are zero too; any value would do). */
+    ap_conv2d_fill(dst, 0, c->k_pad - c->k);
+}
+
+static int8_t ap_conv2d_requant1(const ap_conv2d_ctx *c, size_t oc, uint32_t acc)
+{
+    size_t q = c->per_channel ? oc : 0;
+    int32_t v = (int32_t)(acc + (uint32_t)c->bias[oc]);
+    v = ap_fp_multiply_by_quantized_multiplier(v, c->multiplier[q], c->shift[q]);
+    v += c->output_offset;
+    v = v < c->act_min ? c->act_min : v;
+    v = v > c->act_max ? c->act_max : v;
+    return (int8_t)v;
+}
+
+/* One portable micro-kernel call: up to MR rows x up to NR channels from oc0, whole k. */
+typedef struct ap_conv2d_tile {
+    const int8_t *const *a; /* MR rows of k_pad bytes (rows past mr repeat a valid one) */
+    size_t mr;
+    const int8_t *w;        /* packed block of channel oc0 */
+    size_t oc0, nc;         /* nc in 1..NR */
+    int8_t *out;            /* row 0 at channel oc0; rows ctx->oc apart */
+} ap_conv2d_tile;
+
+static void ap_conv2d_tile_portable(const ap_conv2d_ctx *c, const ap_conv2d_tile *t)
+{
+    const size_t blocks = (t->nc + AP_CONV2D_OB - 1) / AP_CONV2D_OB;
+    const size_t k4 = c->k_pad / AP_CONV2D_KB;
+    uint32_t acc[AP_CONV2D_MR][AP_CONV2D_NR];
+    size_t r, j, b;
+    for (b = 0; b < blocks; ++b) {
+        /* 3 rows x 4 channels: each weight load serves three rows (rows past mr repeat one). */
+        const int8_t *w = t->w + b * c->w_block_stride;
+        const int8_t *a0 = t->a[0], *a1 = t->a[1], *a2 = t->a[2];
+        uint32_t s[AP_CONV2D_MR][AP_CONV2D_OB] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}};
+        size_t g;
+        for (g = 0; g < k4; ++g, a0 += 4, a1 += 4, a2 += 4, w += 16) {
+            for (j = 0; j < AP_CONV2D_OB; ++j) {
+                const int32_t w0 = w[4 * j], w1 = w[4 * j + 1], w2 = w[4 * j + 2], w3 = w[4 * j + 3];
+                s[0][j] += (uint32_t)(a0[0] * w0 + a0[1] * w1 + a0[2] * w2 + a0[3] * w3);
+                s[1][j] += (uint32_t)(a1[0] * w0 + a1[1] * w1 + a1[2] * w2 + a1[3] * w3);
+                s[2][j] += (uint32_t)(a2[0] * w0 + a2[1] * w1 + a2[2] * w2 + a2[3] * w3);
+            }
+        }
+        for (r = 0; r < AP_CONV2D_MR; ++r) {
+            for (j = 0; j < AP_CONV2D_OB; ++j) {
+                acc[r][AP_CONV2D_OB * b + j] = s[r][j];
+            }
+        }
+    }
+    for (r = 0; r < t->mr; ++r) {
+        for (j = 0; j < t->nc; ++j) {
+            t->out[r * c->oc + j] = ap_conv2d_requant1(c, t->oc0 + j, acc[r][j]);
+        }
+    }
+}
+
+static void ap_conv2d_rows_portable(const ap_conv2d_ctx *c, const int8_t *const *a, size_t mr,
+                                    int8_t *out)
+{
+    ap_conv2d_tile t;
+    size_t oc0;
+    t.a = a;
+    t.mr = mr;
+    for (oc0 = 0; oc0 < c->oc; oc0 += AP_CONV2D_NR) {
+        t.oc0 = oc0;
+        t.nc = c->oc - oc0 < AP_CONV2D_NR ? c->oc - oc0 : AP_CONV2D_NR;
+        t.w = c->weights + (oc0 / AP_CONV2D_OB) * c->w_block_stride;
+        t.out = out + oc0;
+        ap_conv2d_tile_portable(c, &t);
+    }
+}
+
+/* The scratch-free direct conv for any CPU: no buffer at all, one pixel and 4 channels at a time. */
+static void ap_conv2d_direct_portable(const ap_conv2d_ctx *c, ap_conv2d_rows_fn rows,
+                                      size_t pixel_begin, size_t pixel_end)
+{
+    const ap_conv2d_params *p = c->p;
+    const size_t ic = (size_t)p->input_c;
+    size_t pixel;
+    (void)rows;
+    for (pixel = pixel_begin; pixel < pixel_end; ++pixel) {
+        const size_t image = pixel / c->pixels, rest = pixel % c->pixels;
+        const int32_t iy0 = (int32_t)(rest / (size_t)p->output_w) * p->stride_h - p->pad_h;
+        const int32_t ix0 = (int32_t)(rest % (size_t)p->output_w) * p->stride_w - p->pad_w;
+        const int8_t *img = c->input + image * c->in_image;
+        size_t block;
+        for (block = 0; block < c->oc_pad / AP_CONV2D_OB; ++block) {
+            const int8_t *w = c->weights + block * c->w_block_stride;
+            uint32_t s[AP_CONV2D_OB] = {0, 0, 0, 0};
+            size_t k = 0, j, nc;
+            int32_t fy, fx;
+            for (fy = 0; fy < p->filter_h; ++fy) {
+                const int32_t iy = iy0 + fy * p->dilation_h;
+                for (fx = 0; fx < p->filter_w; ++fx) {
+                    const int32_t ix = ix0 + fx * p->dilation_w;
+                    const int inside = iy >= 0 && iy < p->input_h && ix >= 0 && ix < p->input_w;
+                    const int8_t *src =
+                        inside ? img + ((size_t)iy * (size_t)p->input_w + (size_t)ix) * ic : NULL;
+                    size_t ch;
+                    for (ch = 0; ch < ic; ++ch, ++k) {
+                        const int32_t x = inside ? src[ch] : c->pad_value;
+                        const int8_t *wk = w + (k / AP_CONV2D_KB) * 16 + k % AP_CONV2D_KB;
+                        s[0] += (uint32_t)(x * wk[0]);
+                        s[1] += (uint32_t)(x * wk[4]);
+                        s[2] += (uint32_t)(x * wk[8]);
+                        s[3] += (uint32_t)(x * wk[12]);
+                    }
+                }
+            }
+            nc = c->oc - block * AP_CONV2D_OB;
+            nc = nc < AP_CONV2D_OB ? nc : AP_CONV2D_OB;
+            for (j = 0; j < nc; ++j) {
+                c->output[pixel * c->oc + block * AP_CONV2D_OB + j] =
+                    ap_conv2d_requant1(c, block * AP_CONV2D_OB + j, s[j]);
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Drivers shared by every SIMD level (they call the level's rows function)                   */
+
+enum {
+    AP_CONV2D_DIRECT_KC = 4096 /* longest im2col row direct gathers on the stack (SIMD levels) */
+};
+
+/* out[rows][oc] = requant(a[rows][k_pad] * W), AP_CONV2D_MR rows at a time. */
+static void ap_conv2d_gemm(const ap_conv2d_ctx *c, ap_conv2d_rows_fn rows_fn, const int8_t *a,
+                           size_t lda, size_t rows, int8_t *out)
+{
+    const int8_t *ptr[AP_CONV2D_MR];
+    size_t r0, i;
+    for (r0 = 0; r0 < rows; r0 += AP_CONV2D_MR) {
+        const size_t mr = rows - r0 < AP_CONV2D_MR ? rows - r0 : AP_CONV2D_MR;
+        for (i = 0; i < AP_CONV2D_MR; ++i) {
+            ptr[i] = a + (r0 + (i < mr ? i : mr - 1)) * lda;
+        }
+        rows_fn(c, ptr, mr, out + r0 * c->oc);
+    }
+}
+
+static void ap_conv2d_direct_portable(const ap_conv2d_ctx *c, ap_conv2d_rows_fn rows,
+                                      size_t pixel_begin, size_t pixel_end);
+
+#if AP_CONV2D_HAVE_AVX2
+/* direct on SIMD levels: im2col of AP_CONV2D_MR pixels at a time on the stack
+   (AP_CONV2D_MR * AP_CONV2D_DIRECT_KC bytes at most); longer rows take the portable path. */
+static void ap_conv2d_direct_gathered(const ap_conv2d_ctx *c, ap_conv2d_rows_fn rows_fn,
+                                      size_t pixel_begin, size_t pixel_end)
+{
+    int8_t rows[AP_CONV2D_MR][AP_CONV2D_DIRECT_KC];
+    const int8_t *ptr[AP_CONV2D_MR];
+    size_t p0, i;
+    if (c->k_pad > AP_CONV2D_DIRECT_KC) {
+        ap_conv2d_direct_portable(c, rows_fn, pixel_begin, pixel_end);
+        return;
+    }
+    for (p0 = pixel_begin; p0 < pixel_end; p0 += AP_CONV2D_MR) {
+        const size_t mr = pixel_end - p0 < AP_CONV2D_MR ? pixel_end - p0 : AP_CONV2D_MR;
+        for (i = 0; i < AP_CONV2D_MR; ++i) {
+            ptr[i] = rows[i < mr ? i : mr - 1];
+        }
+        for (i = 0; i < mr; ++i) {
+            ap_conv2d_s8_gather(c, p0 + i, rows[i]);
+        }
+        rows_fn(c, ptr, mr, c->output + p0 * c->oc);
+    }
+}
+#endif
+
+/* One SIMD level's implementation of the variants. */
+typedef struct ap_conv2d_level {
+    ap_conv2d_rows_fn rows;
+    void (*direct)(const ap_conv2d_ctx *c, ap_conv2d_rows_fn rows, size_t pixel_begin,
+                   size_t pixel_end);
+} ap_conv2d_level;
+
+static ap_conv2d_level ap_conv2d_select_level(void)
+{
+    ap_conv2d_level level;
+#if AP_CONV2D_HAVE_AVX2
+    if (ap_cpu_detect() >= AP_CPU_AVX2) {
+        level.rows = ap_conv2d_s8_rows_avx2;
+        level.direct = ap_conv2d_direct_gathered;
+        return level;
+    }
+#endif
+    level.rows = ap_conv2d_rows_portable;
+    level.direct = ap_conv2d_direct_portable;
+    return level;
+}
+
+static void ap_conv2d_run_im2col(const ap_conv2d_ctx *c, const ap_conv2d_level *level,
+                                 size_t block, int8_t *scratch, int32_t batches)
+{
+    size_t image, p0, i;
+    for (image = 0; image < (size_t)batches; ++image) {
+        for (p0 = 0; p0 < c->pixels; p0 += block) {
+            const size_t rows = c->pixels - p0 < block ? c->pixels - p0 : block;
+            const size_t first = image * c->pixels + p0;
+            for (i = 0; i < rows; ++i) {
+                ap_conv2d_s8_gather(c, first + i, scratch + i * c->k_pad);
+            }
+            ap_conv2d_gemm(c, level->rows, scratch, c->k_pad, rows, c->output + first * c->oc);
+        }
+    }
+}
+
+static void ap_conv2d_run_gemm_1x1(const ap_conv2d_ctx *c, const ap_conv2d_level *level,
+                                   size_t total)
+{
+    /* A row is read as k_pad bytes from input + pixel * input_c: the bytes past input_c
+       belong to the next pixels and meet zero weights. The last rows, whose reads would
+       run past the input, go through the direct path (only when input_c % 4 != 0). */
+    const size_t bytes = total * c->k;
+    size_t rows = bytes >= c->k_pad ? (bytes - c->k_pad) / c->k + 1 : 0;
+    ap_conv2d_gemm(c, level->rows, c->input, c->k, rows, c->output);
+    if (rows < total) {
+        level->direct(c, level->rows, rows, total);
+    }
+}
+
+static int ap_conv2d_overlaps(const void *a, size_t a_bytes, const void *b, size_t b_bytes)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return a_bytes > 0 && b_bytes > 0 && x < y + b_bytes && y < x + a_bytes;
+}
+
+ap_status ap_conv2d_s8_run(const ap_conv2d_params *params, const ap_variant *variant,
+                           const void *prepared, const int8_t *input, int8_t *output,
+                           const ap_scratch *scratch, uint32_t scratch_count,
+                           ap_error *error_out)
+{
+    ap_conv2d_geom g;
+    ap_conv2d_ctx c;
+    ap_conv2d_level level;
+    ap_status status;
+    int32_t expected[AP_CONV2D_HEADER_WORDS], header[AP_CONV2D_HEADER_WORDS];
+    size_t scratch_bytes, total;
+    ap_error_clear(error_out);
+    status = ap_conv2d_check_shapes(params, &g, error_out);
+    if (status != AP_OK) {
+        return status;
+    }
+    if (variant == NULL || prepared == NULL || input == NULL || output == NULL) {
+        return ap_conv2d_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT,
+                              variant == NULL ? 1 : prepared == NULL ? 2 : input == NULL ? 3 : 4,
+                              0, 0, "conv2d: %s is NULL",
+                              variant == NULL    ? "variant"
+                              : prepared == NULL ? "prepared"
+                              : input == NULL    ? "input"
+                                                 : "output");
+    }
+    status = ap_conv2d_check_input_offset(params, error_out);
+    if (status == AP_OK) {
+        status = ap_conv2d_check_requant(params, error_out);
+    }
+    if (status != AP_OK) {
+        return status;
+    }
+    if ((uintptr_t)prepared % AP_CONV2D_PREPARED_ALIGNMENT != 0) {
+        return ap_conv2d_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 2, 0, 0,
+                              "conv2d: prepared must be %d-byte aligned",
+                              (int)AP_CONV2D_PREPARED_ALIGNMENT);
+    }
+    ap_conv2d_header(params, &g, expected);
+    memcpy(header, prepared, sizeof(header));
+    if (memcmp(header, expected, sizeof(header)) != 0) {
+        return ap_conv2d_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 2, 0, 0,
+                              "conv2d: prepared data was not made by ap_conv2d_s8_prepare for "
+                              "these shapes and input_offset");
+    }
+    if (variant->kind < AP_CONV2D_DIRECT || variant->kind > AP_CONV2D_GEMM_1X1) {
+        return ap_conv2d_fail(error_out, AP_ERR_UNSUPPORTED, AP_SUBJECT_ARGUMENT, 1, 0, 0,
+                              "conv2d: unknown variant kind %d", (int)variant->kind);
+    }
+    if (!ap_conv2d_applies(params, &g, variant->kind, variant->param)) {
+        return ap_conv2d_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 1, 0, 0,
+                              "conv2d: variant kind %d param %d does not apply to these shapes",
+                              (int)variant->kind, (int)variant->param);
+    }
+    if (!ap_conv2d_scratch_bytes(&g, variant->kind, variant->param, &scratch_bytes)) {
+        return ap_conv2d_fail(error_out, AP_ERR_OVERFLOW, AP_SUBJECT_ARGUMENT, 1, 0, 0,
+                              "conv2d: scratch size overflows size_t");
+    }
+    if (scratch_bytes > 0) {
+        size_t have = scratch_count >= 1 && scratch != NULL ? scratch[0].bytes : 0;
+        if (have < scratch_bytes) {
+            return ap_conv2d_fail(error_out, AP_ERR_SCRATCH_TOO_SMALL, AP_SUBJECT_BUFFER, 0,
+                                  scratch_bytes, have,
+                                  "conv2d: scratch 0 has %llu bytes, variant kind %d param %d "
+                                  "needs %llu",
+                                  (unsigned long long)have, (int)variant->kind,
+                                  (int)variant->param, (unsigned long long)scratch_bytes);
+        }
+        if (scratch[0].data == NULL) {
+            return ap_conv2d_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_BUFFER, 0,
+                                  scratch_bytes, 0, "conv2d: scratch 0 data is NULL");
+        }
+        if (ap_conv2d_overlaps(scratch[0].data, scratch_bytes, output, g.output_bytes) ||
+            ap_conv2d_overlaps(scratch[0].data, scratch_bytes, input, g.input_bytes)) {
+            return ap_conv2d_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_BUFFER, 0, 0, 0,
+                                  "conv2d: scratch 0 overlaps the input or the output");
+        }
+    }
+    if (ap_conv2d_overlaps(input, g.input_bytes, output, g.output_bytes)) {
+        return ap_conv2d_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 4, 0, 0,
+                              "conv2d: output overlaps input (no variant runs in place)");
+    }
+
+    c.p = params;
+    c.input = input;
+    c.output = output;
+    c.bias = (const int32_t *)(const void *)((const unsigned char *)prepared +
+                                             AP_CONV2D_PREPARED_HEADER_BYTES);
+    c.weights = (const int8_t *)((const unsigned char *)prepared +
+                                 AP_CONV2D_PREPARED_HEADER_BYTES + 4 * g.oc_pad);
+    c.k = g.k;
+    c.k_pad = g.k_pad;
+    c.oc = (size_t)params->output_c;
+    c.oc_pad = g.oc_pad;
+    c.w_block_stride = AP_CONV2D_OB * g.k_pad;
+    c.pixels = g.pixels;
+    c.in_image = g.in_image;
+    c.pad_value = (int8_t)(-params->input_offset);
+    c.multiplier = params->requant.multiplier;
+    c.shift = params->requant.shift;
+    c.per_channel = params->requant.per_channel;
+    c.output_offset = params->requant.output_offset;
+    c.act_min = params->requant.activation_min;
+    c.act_max = params->requant.activation_max;
+    level = ap_conv2d_select_level();
+    total = (size_t)params->batches * g.pixels;
+
+    switch (variant->kind) {
+    case AP_CONV2D_DIRECT: level.direct(&c, level.rows, 0, total); break;
+    case AP_CONV2D_GEMM_1X1: ap_conv2d_run_gemm_1x1(&c, &level, total); break;
+    case AP_CONV2D_IM2COL_ROWS:
+        ap_conv2d_run_im2col(&c, &level, (size_t)variant->param, (int8_t *)scratch[0].data,
+                             params->batches);
+        break;
+    default:
+        ap_conv2d_run_im2col(&c, &level, g.pixels, (int8_t *)scratch[0].data, params->batches);
+        break;
+    }
+    return AP_OK;
+}

@@ -1,0 +1,353 @@
+/* ADD and MUL int8 with 4-D broadcasting (portable C; AVX2 rows dispatched). */
+#include "arenaplan/elementwise.h"
+
+#include <string.h>
+
+#include "fixedpoint.h"
+#include "ops_s8_common.h"
+#include "ops_s8_dispatch.h"
+
+/* Broadcast iteration collapsed to at most 4 dims; the last one is the contiguous row
+   (strides 0 or 1 there). */
+typedef struct ew_iter {
+    int nd;
+    size_t size[4];
+    size_t s1[4];
+    size_t s2[4];
+    size_t total;
+} ew_iter;
+
+static ap_status ew_check_shapes(const int32_t *in1, const int32_t *in2, const int32_t *out, const char *op,
+                                 ap_error *error)
+{
+    for (int d = 0; d < 4; ++d) {
+        if (in1[d] < 1 || in2[d] < 1 || out[d] < 1) {
+            return AP_OPS_INVALID(error, "%s: dimension %d must be >= 1 in every shape (got %d, %d -> %d)", op, d,
+                                  (int)in1[d], (int)in2[d], (int)out[d]);
+        }
+        int32_t want = in1[d] > in2[d] ? in1[d] : in2[d];
+        if ((in1[d] != 1 && in1[d] != out[d]) || (in2[d] != 1 && in2[d] != out[d]) || out[d] != want) {
+            return AP_OPS_INVALID(error, "%s: dimension %d does not broadcast (%d and %d -> %d)", op, d,
+                                  (int)in1[d], (int)in2[d], (int)out[d]);
+        }
+    }
+    size_t n;
+    if (!ap_ops_product(in1, 4, &n) || !ap_ops_product(in2, 4, &n) || !ap_ops_product(out, 4, &n)) {
+        return AP_OPS_OVERFLOW(error, "%s: a tensor size overflows", op);
+    }
+    return AP_OK;
+}
+
+static void ew_build_iter(const int32_t *in1, const int32_t *in2, const int32_t *out, ew_iter *it)
+{
+    size_t st1[4], st2[4];
+    size_t a = 1, b = 1;
+    for (int d = 3; d >= 0; --d) {
+        st1[d] = in1[d] == 1 ? 0 : a;
+        st2[d] = in2[d] == 1 ? 0 : b;
+        a *= (size_t)in1[d];
+        b *= (size_t)in2[d];
+    }
+    /* Collapse from the innermost dim outwards: adjacent dims with the same broadcast
+       pattern form one contiguous run. Output dims of size 1 are dropped. */
+    size_t size[4], s1[4], s2[4];
+    int flag[4];
+    int n = 0;
+    for (int d = 3; d >= 0; --d) {
+        if (out[d] == 1) {
+            continue;
+        }
+        int f = (st1[d] == 0 ? 1 : 0) | (st2[d] == 0 ? 2 : 0);
+        if (n > 0 && flag[n - 1] == f) {
+            size[n - 1] *= (size_t)out[d];
+        } else {
+            size[n] = (size_t)out[d];
+            s1[n] = st1[d];
+            s2[n] = st2[d];
+            flag[n] = f;
+            ++n;
+        }
+    }
+    if (n == 0) {
+        size[0] = 1;
+        s1[0] = s2[0] = 0;
+        n = 1;
+    }
+    it->nd = n;
+    it->total = 1;
+    for (int i = 0; i < n; ++i) { /* reverse: outermost first */
+        it->size[i] = size[n - 1 - i];
+        it->s1[i] = s1[n - 1 - i];
+        it->s2[i] = s2[n - 1 - i];
+        it->total *= it->size[i];
+    }
+}
+
+/* Call row(ctx, a, sa, b, sb, out, n) over every innermost run. */
+typedef void (*ew_row_fn)(const void *ctx, const int8_t *a, int sa, const int8_t *b, int sb, int8_t *out,
+                          size_t n);
+
+static void ew_for_rows(const ew_iter *it, const int8_t *a, const int8_t *b, int8_t *out, ew_row_fn row,
+                        const void *ctx)
+{
+    const int nd = it->nd;
+    const size_t inner = it->size[nd - 1];
+    const int sa = (int)it->s1[nd - 1], sb = (int)it->s2[nd - 1];
+    size_t idx[3] = {0, 0, 0};
+    const int outer = nd - 1;
+    size_t rows = it->total / inner;
+    for (size_t r = 0; r < rows; ++r) {
+        size_t oa = 0, ob = 0;
+        for (int k = 0; k < outer; ++k) {
+            oa += idx[k] * it->s1[k];
+            ob += idx[k] * it->s2[k];
+        }
+        row(ctx, a + oa, sa, b + ob, sb, out + r * inner, inner);
+        for (int k = outer - 1; k >= 0; --k) {
+            if (++idx[k] < it->size[k]) {
+                break;
+            }
+            idx[k] = 0;
+        }
+    }
+}
+
+static int ew_variant_applies(int32_t kind, int32_t param)
+{
+    return kind == AP_ELEMENTWISE_DIRECT && param == 0;
+}
+
+static uint32_t ew_variant_scratch(int32_t kind, int32_t param, size_t *bytes, size_t *alignment)
+{
+    (void)kind, (void)param, (void)bytes, (void)alignment;
+    return 0;
+}
+
+static int ew_same_shape(const int32_t *a, const int32_t *b)
+{
+    return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3];
+}
+
+static ap_status ew_variants(const int32_t *in1, const int32_t *in2, const int32_t *out, ap_variant *variants_out,
+                             uint32_t capacity, uint32_t *count_out, const char *op, ap_error *error)
+{
+    ap_variant found[1];
+    uint32_t n = 0;
+    size_t bytes[AP_MAX_SCRATCH], align[AP_MAX_SCRATCH], total = 0;
+    ap_ops_product(out, 4, &total);
+    if (ew_variant_applies(AP_ELEMENTWISE_DIRECT, 0)) {
+        uint32_t count = ew_variant_scratch(AP_ELEMENTWISE_DIRECT, 0, bytes, align);
+        int in_place = ew_same_shape(in1, out) || ew_same_shape(in2, out);
+        ap_ops_variant_set(&found[n++], AP_ELEMENTWISE_DIRECT, 0, "direct", count, bytes, align, (uint64_t)total,
+                           in_place);
+    }
+    return ap_ops_variants_out(found, n, variants_out, capacity, count_out, op, error);
+}
+
+static ap_status ew_run_checks(const ap_variant *variant, const int8_t *input1, const int8_t *input2,
+                               int8_t *output, const ap_scratch *scratch, uint32_t scratch_count, const char *op,
+                               ap_error *error)
+{
+    ap_status st = ap_ops_check_variant_ptr(variant, op, error);
+    if (st != AP_OK) {
+        return st;
+    }
+    if (input1 == NULL || input2 == NULL || output == NULL) {
+        return AP_OPS_INVALID(error, "%s: input1, input2 and output must not be NULL", op);
+    }
+    if (!ew_variant_applies(variant->kind, variant->param)) {
+        return AP_OPS_INVALID(error, "%s: variant kind %d param %d does not apply", op, (int)variant->kind,
+                              (int)variant->param);
+    }
+    size_t need[AP_MAX_SCRATCH], align[AP_MAX_SCRATCH];
+    uint32_t need_count = ew_variant_scratch(variant->kind, variant->param, need, align);
+    return ap_ops_check_scratch(op, variant->name, need, need_count, scratch, scratch_count, error);
+}
+
+/* ---- ADD ---- */
+
+static ap_status add_check(const ap_add_params *p, ap_error *error)
+{
+    if (p == NULL) {
+        return AP_OPS_INVALID(error, "add: params must not be NULL");
+    }
+    ap_status st = ew_check_shapes(p->input1_shape, p->input2_shape, p->output_shape, "add", error);
+    if (st != AP_OK) {
+        return st;
+    }
+    if (!ap_ops_input_offset_ok(p->input1_offset) || !ap_ops_input_offset_ok(p->input2_offset) ||
+        !ap_ops_int8_range(p->output_offset)) {
+        return AP_OPS_INVALID(error, "add: offsets (%d, %d, %d) out of range (inputs [-127, 128], output "
+                              "[-128, 127])", (int)p->input1_offset, (int)p->input2_offset, (int)p->output_offset);
+    }
+    if (p->left_shift < 0 || p->left_shift > 22) {
+        return AP_OPS_INVALID(error, "add: left_shift %d outside [0, 22]", (int)p->left_shift);
+    }
+    const int32_t shifts[3] = {p->input1_shift, p->input2_shift, p->output_shift};
+    for (int i = 0; i < 3; ++i) {
+        if (shifts[i] > 0) {
+            return AP_OPS_UNSUPPORTED(error, "add: shift %d > 0 (TFLite requires multipliers below one: "
+                                      "QuantizeMultiplierSmallerThanOneExp)", (int)shifts[i]);
+        }
+        if (shifts[i] < -31) {
+            return AP_OPS_INVALID(error, "add: shift %d < -31", (int)shifts[i]);
+        }
+    }
+    if (p->input1_multiplier < 0 || p->input2_multiplier < 0 || p->output_multiplier < 0) {
+        return AP_OPS_INVALID(error, "add: multipliers must be >= 0");
+    }
+    if (!ap_ops_int8_range(p->activation_min) || !ap_ops_int8_range(p->activation_max) ||
+        p->activation_min > p->activation_max) {
+        return AP_OPS_INVALID(error, "add: activation range [%d, %d] invalid", (int)p->activation_min,
+                              (int)p->activation_max);
+    }
+    return AP_OK;
+}
+
+static inline int8_t add1(const ap_add_row_params *p, int32_t x1, int32_t x2)
+{
+    const int32_t a = (x1 + p->input1_offset) * (1 << p->left_shift);
+    const int32_t b = (x2 + p->input2_offset) * (1 << p->left_shift);
+    const int32_t sa = ap_fp_multiply_by_quantized_multiplier(a, p->input1_multiplier, p->input1_shift);
+    const int32_t sb = ap_fp_multiply_by_quantized_multiplier(b, p->input2_multiplier, p->input2_shift);
+    const int32_t raw = ap_fp_multiply_by_quantized_multiplier(sa + sb, p->output_multiplier, p->output_shift) +
+                        p->output_offset;
+    return (int8_t)ap_ops_clamp(raw, p->activation_min, p->activation_max);
+}
+
+static void add_row(const void *ctx, const int8_t *a, int sa, const int8_t *b, int sb, int8_t *out, size_t n)
+{
+    const ap_add_row_params *p = (const ap_add_row_params *)ctx;
+    size_t i = 0;
+    if (AP_OPS_HAVE_AVX2 && ap_cpu_detect() >= AP_CPU_AVX2 && (sa | sb)) {
+#if AP_OPS_HAVE_AVX2
+        i = ap_add_row_avx2(p, a, sa, b, sb, out, n);
+#endif
+    }
+    for (; i < n; ++i) {
+        out[i] = add1(p, a[sa ? i : 0], b[sb ? i : 0]);
+    }
+}
+
+ap_status ap_add_s8_variants(const ap_add_params *params, ap_variant *variants_out, uint32_t capacity,
+                             uint32_t *count_out, ap_error *error_out)
+{
+    ap_status st = add_check(params, error_out);
+    if (st != AP_OK) {
+        return st;
+    }
+    return ew_variants(params->input1_shape, params->input2_shape, params->output_shape, variants_out, capacity,
+                       count_out, "add", error_out);
+}
+
+ap_status ap_add_s8_run(const ap_add_params *params, const ap_variant *variant, const int8_t *input1,
+                        const int8_t *input2, int8_t *output, const ap_scratch *scratch,
+                        uint32_t scratch_count, ap_error *error_out)
+{
+    ap_status st = add_check(params, error_out);
+    if (st != AP_OK ||
+        (st = ew_run_checks(variant, input1, input2, output, scratch, scratch_count, "add", error_out)) != AP_OK) {
+        return st;
+    }
+    ap_add_row_params rp;
+    rp.input1_offset = params->input1_offset;
+    rp.input2_offset = params->input2_offset;
+    rp.output_offset = params->output_offset;
+    rp.left_shift = params->left_shift;
+    rp.input1_multiplier = params->input1_multiplier;
+    rp.input1_shift = params->input1_shift;
+    rp.input2_multiplier = params->input2_multiplier;
+    rp.input2_shift = params->input2_shift;
+    rp.output_multiplier = params->output_multiplier;
+    rp.output_shift = params->output_shift;
+    rp.activation_min = params->activation_min;
+    rp.activation_max = params->activation_max;
+    ew_iter it;
+    ew_build_iter(params->input1_shape, params->input2_shape, params->output_shape, &it);
+    ew_for_rows(&it, input1, input2, output, add_row, &rp);
+    return AP_OK;
+}
+
+/* ---- MUL ---- */
+
+static ap_status mul_check(const ap_mul_params *p, ap_error *error)
+{
+    if (p == NULL) {
+        return AP_OPS_INVALID(error, "mul: params must not be NULL");
+    }
+    ap_status st = ew_check_shapes(p->input1_shape, p->input2_shape, p->output_shape, "mul", error);
+    if (st != AP_OK) {
+        return st;
+    }
+    if (!ap_ops_input_offset_ok(p->input1_offset) || !ap_ops_input_offset_ok(p->input2_offset) ||
+        !ap_ops_int8_range(p->output_offset)) {
+        return AP_OPS_INVALID(error, "mul: offsets (%d, %d, %d) out of range (inputs [-127, 128], output "
+                              "[-128, 127])", (int)p->input1_offset, (int)p->input2_offset, (int)p->output_offset);
+    }
+    if (p->output_shift < -31 || p->output_shift > 31 || p->output_multiplier < 0) {
+        return AP_OPS_INVALID(error, "mul: output_shift %d outside [-31, 31] or negative multiplier",
+                              (int)p->output_shift);
+    }
+    if (!ap_ops_int8_range(p->activation_min) || !ap_ops_int8_range(p->activation_max) ||
+        p->activation_min > p->activation_max) {
+        return AP_OPS_INVALID(error, "mul: activation range [%d, %d] invalid", (int)p->activation_min,
+                              (int)p->activation_max);
+    }
+    return AP_OK;
+}
+
+static inline int8_t mul1(const ap_mul_row_params *p, int32_t x1, int32_t x2)
+{
+    const int32_t prod = (x1 + p->input1_offset) * (x2 + p->input2_offset);
+    const int32_t raw = ap_fp_multiply_by_quantized_multiplier(prod, p->output_multiplier, p->output_shift) +
+                        p->output_offset;
+    return (int8_t)ap_ops_clamp(raw, p->activation_min, p->activation_max);
+}
+
+static void mul_row(const void *ctx, const int8_t *a, int sa, const int8_t *b, int sb, int8_t *out, size_t n)
+{
+    const ap_mul_row_params *p = (const ap_mul_row_params *)ctx;
+    size_t i = 0;
+    if (AP_OPS_HAVE_AVX2 && ap_cpu_detect() >= AP_CPU_AVX2 && (sa | sb)) {
+#if AP_OPS_HAVE_AVX2
+        i = ap_mul_row_avx2(p, a, sa, b, sb, out, n);
+#endif
+    }
+    for (; i < n; ++i) {
+        out[i] = mul1(p, a[sa ? i : 0], b[sb ? i : 0]);
+    }
+}
+
+ap_status ap_mul_s8_variants(const ap_mul_params *params, ap_variant *variants_out, uint32_t capacity,
+                             uint32_t *count_out, ap_error *error_out)
+{
+    ap_status st = mul_check(params, error_out);
+    if (st != AP_OK) {
+        return st;
+    }
+    return ew_variants(params->input1_shape, params->input2_shape, params->output_shape, variants_out, capacity,
+                       count_out, "mul", error_out);
+}
+
+ap_status ap_mul_s8_run(const ap_mul_params *params, const ap_variant *variant, const int8_t *input1,
+                        const int8_t *input2, int8_t *output, const ap_scratch *scratch,
+                        uint32_t scratch_count, ap_error *error_out)
+{
+    ap_status st = mul_check(params, error_out);
+    if (st != AP_OK ||
+        (st = ew_run_checks(variant, input1, input2, output, scratch, scratch_count, "mul", error_out)) != AP_OK) {
+        return st;
+    }
+    ap_mul_row_params rp;
+    rp.input1_offset = params->input1_offset;
+    rp.input2_offset = params->input2_offset;
+    rp.output_offset = params->output_offset;
+    rp.output_multiplier = params->output_multiplier;
+    rp.output_shift = params->output_shift;
+    rp.activation_min = params->activation_min;
+    rp.activation_max = params->activation_max;
+    ew_iter it;
+    ew_build_iter(params->input1_shape, params->input2_shape, params->output_shape, &it);
+    ew_for_rows(&it, input1, input2, output, mul_row, &rp);
+    return AP_OK;
+}

@@ -1,0 +1,41 @@
+/*
+ * Internal fixed-point primitives (gemmlowp / TFLite reference semantics),
+ * inline so kernels' hot loops can use them. Not a public header.
+ */
+#ifndef ARENAPLAN_FIXEDPOINT_H
+#define ARENAPLAN_FIXEDPOINT_H
+
+#include <stdint.h>
+
+static inline int32_t ap_fp_saturating_rounding_doubling_high_mul(int32_t a, int32_t b)
+{
+    if (a == INT32_MIN && b == INT32_MIN) {
+        return INT32_MAX;
+    }
+    int64_t ab = (int64_t)a * (int64_t)b;
+    int64_t nudge = ab >= 0 ? ((int64_t)1 << 30) : (1 - ((int64_t)1 << 30));
+    /* C division truncates toward zero, as gemmlowp relies on. */
+    return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
+}
+
+static inline int32_t ap_fp_rounding_divide_by_pot(int32_t x, int32_t exponent)
+{
+    int32_t mask = (int32_t)(((int64_t)1 << exponent) - 1);
+    int32_t remainder = x & mask;
+    int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+    /* Arithmetic shift of a negative value: implementation-defined in C99 but
+       arithmetic on every compiler this builds with, as TFLite assumes. */
+    return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
+static inline int32_t ap_fp_multiply_by_quantized_multiplier(int32_t x, int32_t multiplier, int32_t shift)
+{
+    int32_t left = shift > 0 ? shift : 0;
+    int32_t right = shift > 0 ? 0 : -shift;
+    /* TFLite computes x * (1 << left) in int32; wrap instead of overflowing. */
+    int32_t shifted = (int32_t)((uint32_t)x << left);
+    return ap_fp_rounding_divide_by_pot(
+        ap_fp_saturating_rounding_doubling_high_mul(shifted, multiplier), right);
+}
+
+#endif

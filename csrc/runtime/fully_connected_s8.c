@@ -1,0 +1,314 @@
+/* FULLY_CONNECTED int8: variants, prepare, run (portable C; AVX2 row kernel dispatched). */
+#include "arenaplan/fully_connected.h"
+
+#include <string.h>
+
+#include "fixedpoint.h"
+#include "ops_s8_common.h"
+#include "ops_s8_dispatch.h"
+
+#define FC_OP "fully_connected"
+#define FC_MAGIC 0x43464141u /* "AAFC" */
+#define FC_VERSION 1u
+#define FC_MAX_DEPTH 65536
+#define FC_ROWS 8   /* output rows per packed block */
+#define FC_DEPTH 16 /* depth per packed chunk */
+
+typedef struct fc_header {
+    uint32_t magic;
+    uint32_t version;
+    int32_t input_depth;
+    int32_t output_depth;
+    int32_t input_offset;
+    int32_t filter_offset;
+    uint32_t reserved[2];
+} fc_header;
+
+typedef struct fc_layout {
+    size_t rows_padded;
+    size_t depth_padded;
+    size_t bias;    /* byte offsets */
+    size_t packed;
+    size_t total;
+} fc_layout;
+
+static ap_status fc_check_shape(const ap_fully_connected_params *p, ap_error *error)
+{
+    if (p == NULL) {
+        return AP_OPS_INVALID(error, FC_OP ": params must not be NULL");
+    }
+    if (p->batches < 1 || p->input_depth < 1 || p->output_depth < 1) {
+        return AP_OPS_INVALID(error, FC_OP ": batches, input_depth and output_depth must be >= 1 "
+                              "(got %d, %d, %d)", (int)p->batches, (int)p->input_depth, (int)p->output_depth);
+    }
+    if (p->input_depth > FC_MAX_DEPTH) {
+        return AP_OPS_UNSUPPORTED(error, FC_OP ": input_depth %d exceeds %d", (int)p->input_depth, FC_MAX_DEPTH);
+    }
+    if (!ap_ops_input_offset_ok(p->input_offset) || !ap_ops_input_offset_ok(p->filter_offset)) {
+        return AP_OPS_INVALID(error, FC_OP ": input_offset %d / filter_offset %d outside [-127, 128]",
+                              (int)p->input_offset, (int)p->filter_offset);
+    }
+    size_t n;
+    const int32_t in_dims[] = {p->batches, p->input_depth};
+    const int32_t out_dims[] = {p->batches, p->output_depth};
+    if (!ap_ops_product(in_dims, 2, &n) || !ap_ops_product(out_dims, 2, &n)) {
+        return AP_OPS_OVERFLOW(error, FC_OP ": a tensor size overflows");
+    }
+    return AP_OK;
+}
+
+/* Requantisation fields: fixed point (ap_requant arrays) or LiteRT's double scales. */
+static ap_status fc_check_requant(const ap_fully_connected_params *p, ap_error *error)
+{
+    if (p->real_scale == NULL) {
+        return ap_ops_check_requant(&p->requant, p->output_depth, FC_OP, error);
+    }
+    const ap_requant *rq = &p->requant;
+    if (rq->per_channel != 0 && rq->per_channel != 1) {
+        return AP_OPS_INVALID(error, FC_OP ": requant.per_channel must be 0 or 1 (got %d)", (int)rq->per_channel);
+    }
+    if (!ap_ops_int8_range(rq->output_offset) || !ap_ops_int8_range(rq->activation_min) ||
+        !ap_ops_int8_range(rq->activation_max) || rq->activation_min > rq->activation_max) {
+        return AP_OPS_INVALID(error, FC_OP ": output_offset %d or activation range [%d, %d] invalid",
+                              (int)rq->output_offset, (int)rq->activation_min, (int)rq->activation_max);
+    }
+    const int32_t n = rq->per_channel ? p->output_depth : 1;
+    for (int32_t i = 0; i < n; ++i) {
+        const double v = p->real_scale[i];
+        if (!(v >= 0.0) || v > 1e300) {
+            return ap_ops_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, i, 0, 0,
+                               FC_OP ": real_scale[%d] must be finite and >= 0", (int)i);
+        }
+    }
+    return AP_OK;
+}
+
+static ap_status fc_layout_of(const ap_fully_connected_params *p, fc_layout *l, ap_error *error)
+{
+    l->rows_padded = ap_ops_align_up((size_t)p->output_depth, FC_ROWS);
+    l->depth_padded = ap_ops_align_up((size_t)p->input_depth, FC_DEPTH);
+    size_t packed_bytes;
+    if (!ap_ops_mul(l->rows_padded, l->depth_padded, &packed_bytes)) {
+        return AP_OPS_OVERFLOW(error, FC_OP ": prepared size overflows");
+    }
+    l->bias = sizeof(fc_header);
+    l->packed = l->bias + 4 * l->rows_padded;
+    if (!ap_ops_add(l->packed, packed_bytes, &l->total)) {
+        return AP_OPS_OVERFLOW(error, FC_OP ": prepared size overflows");
+    }
+    return AP_OK;
+}
+
+static int fc_variant_applies(const ap_fully_connected_params *p, int32_t kind, int32_t param)
+{
+    (void)p;
+    return kind == AP_FULLY_CONNECTED_DIRECT && param == 0;
+}
+
+static ap_status fc_variant_scratch(const ap_fully_connected_params *p, int32_t kind, int32_t param,
+                                    size_t *bytes, size_t *alignment, uint32_t *count, ap_error *error)
+{
+    (void)p, (void)kind, (void)param, (void)bytes, (void)alignment, (void)error;
+    *count = 0;
+    return AP_OK;
+}
+
+ap_status ap_fully_connected_s8_variants(const ap_fully_connected_params *params,
+                                         ap_variant *variants_out, uint32_t capacity,
+                                         uint32_t *count_out, ap_error *error_out)
+{
+    ap_status st = fc_check_shape(params, error_out);
+    if (st != AP_OK) {
+        return st;
+    }
+    ap_variant found[1];
+    size_t bytes[AP_MAX_SCRATCH], align[AP_MAX_SCRATCH];
+    uint32_t count;
+    uint32_t n = 0;
+    if (fc_variant_applies(params, AP_FULLY_CONNECTED_DIRECT, 0)) {
+        if ((st = fc_variant_scratch(params, AP_FULLY_CONNECTED_DIRECT, 0, bytes, align, &count, error_out)) != AP_OK) {
+            return st;
+        }
+        uint64_t macs = (uint64_t)params->batches * (uint64_t)params->output_depth * (uint64_t)params->input_depth;
+        ap_ops_variant_set(&found[n++], AP_FULLY_CONNECTED_DIRECT, 0, "direct", count, bytes, align, macs, 0);
+    }
+    return ap_ops_variants_out(found, n, variants_out, capacity, count_out, FC_OP, error_out);
+}
+
+ap_status ap_fully_connected_s8_prepared_size(const ap_fully_connected_params *params,
+                                              size_t *bytes_out, ap_error *error_out)
+{
+    ap_status st = fc_check_shape(params, error_out);
+    if (st != AP_OK) {
+        return st;
+    }
+    if (bytes_out == NULL) {
+        return AP_OPS_INVALID(error_out, FC_OP ": bytes_out must not be NULL");
+    }
+    fc_layout l = {0, 0, 0, 0, 0};
+    st = fc_layout_of(params, &l, error_out);
+    if (st == AP_OK) {
+        *bytes_out = l.total;
+    }
+    return st;
+}
+
+ap_status ap_fully_connected_s8_prepare(const ap_fully_connected_params *params,
+                                        const int8_t *filter, const int32_t *bias,
+                                        void *prepared_out, size_t prepared_bytes,
+                                        ap_error *error_out)
+{
+    ap_status st = fc_check_shape(params, error_out);
+    if (st != AP_OK) {
+        return st;
+    }
+    if (filter == NULL || prepared_out == NULL) {
+        return AP_OPS_INVALID(error_out, FC_OP ": filter and prepared_out must not be NULL");
+    }
+    if (((uintptr_t)prepared_out & 3u) != 0) {
+        return AP_OPS_INVALID(error_out, FC_OP ": prepared_out must be 4-byte aligned");
+    }
+    fc_layout l = {0, 0, 0, 0, 0};
+    if ((st = fc_layout_of(params, &l, error_out)) != AP_OK) {
+        return st;
+    }
+    if (prepared_bytes < l.total) {
+        return ap_ops_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, l.total,
+                           prepared_bytes, FC_OP ": prepared buffer needs %llu bytes, got %llu",
+                           (unsigned long long)l.total, (unsigned long long)prepared_bytes);
+    }
+    uint8_t *base = (uint8_t *)prepared_out;
+    memset(base, 0, l.total);
+    fc_header h;
+    memset(&h, 0, sizeof(h));
+    h.magic = FC_MAGIC;
+    h.version = FC_VERSION;
+    h.input_depth = params->input_depth;
+    h.output_depth = params->output_depth;
+    h.input_offset = params->input_offset;
+    h.filter_offset = params->filter_offset;
+    memcpy(base, &h, sizeof(h));
+    int32_t *bias_folded = (int32_t *)(void *)(base + l.bias);
+    int8_t *packed = (int8_t *)(base + l.packed);
+    const size_t depth = (size_t)params->input_depth;
+    const int64_t io = params->input_offset, fo = params->filter_offset;
+    for (size_t o = 0; o < (size_t)params->output_depth; ++o) {
+        const int8_t *w = filter + o * depth;
+        int64_t sum = 0;
+        for (size_t d = 0; d < depth; ++d) {
+            sum += w[d];
+        }
+        int64_t b = bias != NULL ? bias[o] : 0;
+        /* Wraps mod 2^32 like the int32 accumulator does. */
+        bias_folded[o] = (int32_t)(uint32_t)(uint64_t)(b + io * sum + (int64_t)depth * fo * io);
+        int8_t *block = packed + (o / FC_ROWS) * FC_ROWS * l.depth_padded + (o % FC_ROWS) * FC_DEPTH;
+        for (size_t d = 0; d < depth; ++d) {
+            block[(d / FC_DEPTH) * FC_ROWS * FC_DEPTH + d % FC_DEPTH] = w[d];
+        }
+    }
+    return AP_OK;
+}
+
+static void fc_row_portable(const ap_fc_row *r)
+{
+    const ap_requant *rq = r->requant;
+    const size_t dp = (size_t)r->depth_padded;
+    for (int32_t o = 0; o < r->output_depth; ++o) {
+        const int8_t *block = r->packed + (size_t)(o / FC_ROWS) * FC_ROWS * dp + (size_t)(o % FC_ROWS) * FC_DEPTH;
+        int32_t acc = 0;
+        for (int32_t d0 = 0; d0 < r->input_depth; d0 += FC_DEPTH) {
+            const int8_t *w = block + (size_t)(d0 / FC_DEPTH) * FC_ROWS * FC_DEPTH;
+            const int8_t *x = r->input + d0;
+            const int32_t n = r->input_depth - d0 < FC_DEPTH ? r->input_depth - d0 : FC_DEPTH;
+            for (int32_t j = 0; j < n; ++j) {
+                acc += x[j] * w[j];
+            }
+        }
+        acc = ap_ops_wrap_add(ap_ops_wrap_add(acc, r->row_term), r->bias[o]);
+        const int32_t i = rq->per_channel ? o : 0;
+        if (r->real_scale != NULL) {
+            r->out[o] = ap_ops_requant_double(acc, r->real_scale[i], rq->output_offset, rq->activation_min,
+                                              rq->activation_max);
+            continue;
+        }
+        int32_t v = ap_fp_multiply_by_quantized_multiplier(acc, rq->multiplier[i], rq->shift[i]) + rq->output_offset;
+        r->out[o] = (int8_t)ap_ops_clamp(v, rq->activation_min, rq->activation_max);
+    }
+}
+
+ap_status ap_fully_connected_s8_run(const ap_fully_connected_params *params,
+                                    const ap_variant *variant, const void *prepared,
+                                    const int8_t *input, int8_t *output,
+                                    const ap_scratch *scratch, uint32_t scratch_count,
+                                    ap_error *error_out)
+{
+    ap_status st = fc_check_shape(params, error_out);
+    if (st != AP_OK) {
+        return st;
+    }
+    if ((st = ap_ops_check_variant_ptr(variant, FC_OP, error_out)) != AP_OK) {
+        return st;
+    }
+    if (prepared == NULL || input == NULL || output == NULL) {
+        return AP_OPS_INVALID(error_out, FC_OP ": prepared, input and output must not be NULL");
+    }
+    if (((uintptr_t)prepared & 3u) != 0) {
+        return AP_OPS_INVALID(error_out, FC_OP ": prepared must be 4-byte aligned");
+    }
+    fc_header h;
+    memcpy(&h, prepared, sizeof(h));
+    if (h.magic != FC_MAGIC || h.version != FC_VERSION || h.input_depth != params->input_depth ||
+        h.output_depth != params->output_depth || h.input_offset != params->input_offset ||
+        h.filter_offset != params->filter_offset) {
+        return AP_OPS_INVALID(error_out, FC_OP ": prepared data was not made by _prepare for these "
+                              "params (depths or offsets differ)");
+    }
+    /* After the header: the requant arrays' length follows output_depth. */
+    if ((st = fc_check_requant(params, error_out)) != AP_OK) {
+        return st;
+    }
+    if (!fc_variant_applies(params, variant->kind, variant->param)) {
+        return AP_OPS_INVALID(error_out, FC_OP ": variant kind %d param %d does not apply",
+                              (int)variant->kind, (int)variant->param);
+    }
+    size_t need[AP_MAX_SCRATCH], align[AP_MAX_SCRATCH];
+    uint32_t need_count;
+    if ((st = fc_variant_scratch(params, variant->kind, variant->param, need, align, &need_count, error_out)) != AP_OK ||
+        (st = ap_ops_check_scratch(FC_OP, variant->name, need, need_count, scratch, scratch_count, error_out)) != AP_OK) {
+        return st;
+    }
+    fc_layout l = {0, 0, 0, 0, 0};
+    if ((st = fc_layout_of(params, &l, error_out)) != AP_OK) {
+        return st;
+    }
+    const uint8_t *base = (const uint8_t *)prepared;
+    const int use_avx2 = AP_OPS_HAVE_AVX2 && ap_cpu_detect() >= AP_CPU_AVX2;
+    for (int32_t b = 0; b < params->batches; ++b) {
+        ap_fc_row r;
+        r.input = input + (size_t)b * (size_t)params->input_depth;
+        r.input_depth = params->input_depth;
+        r.depth_padded = (int32_t)l.depth_padded;
+        r.output_depth = params->output_depth;
+        r.packed = (const int8_t *)(base + l.packed);
+        r.bias = (const int32_t *)(const void *)(base + l.bias);
+        r.row_term = 0;
+        if (params->filter_offset != 0) {
+            int32_t sum = 0;
+            for (int32_t d = 0; d < params->input_depth; ++d) {
+                sum += r.input[d];
+            }
+            r.row_term = params->filter_offset * sum;
+        }
+        r.requant = &params->requant;
+        r.real_scale = params->real_scale;
+        r.out = output + (size_t)b * (size_t)params->output_depth;
+        if (use_avx2) {
+#if AP_OPS_HAVE_AVX2
+            ap_fc_row_avx2(&r);
+#endif
+        } else {
+            fc_row_portable(&r);
+        }
+    }
+    return AP_OK;
+}

@@ -1,0 +1,252 @@
+/*
+ * Internal helpers shared by the non-conv int8 op families (depthwise conv,
+ * fully connected, pooling, elementwise, softmax, quantize, shape ops):
+ * error records, checked size arithmetic, parameter and scratch checks,
+ * variant descriptors. Not a public header; everything is static inline.
+ */
+#ifndef ARENAPLAN_OPS_S8_COMMON_H
+#define ARENAPLAN_OPS_S8_COMMON_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "arenaplan/kernel.h"
+#include "arenaplan/status.h"
+
+/* AVX2 code is compiled (with a per-function target attribute, never a global
+   flag) only where GCC-style x86 intrinsics exist; elsewhere the portable C
+   path is the only one. */
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#define AP_OPS_HAVE_AVX2 1
+#else
+#define AP_OPS_HAVE_AVX2 0
+#endif
+
+/* Fill *error (if any) and return status. */
+static inline ap_status ap_ops_fail(ap_error *error, ap_status status, ap_subject subject,
+                                    int64_t index, uint64_t needed, uint64_t available,
+                                    const char *format, ...)
+{
+    if (error != NULL) {
+        va_list args;
+        ap_error_clear(error);
+        error->status = status;
+        error->subject = subject;
+        error->index = index;
+        error->needed = needed;
+        error->available = available;
+        va_start(args, format);
+        vsnprintf(error->message, sizeof(error->message), format, args);
+        va_end(args);
+    }
+    return status;
+}
+
+#define AP_OPS_INVALID(error, ...) \
+    ap_ops_fail((error), AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0, __VA_ARGS__)
+#define AP_OPS_UNSUPPORTED(error, ...) \
+    ap_ops_fail((error), AP_ERR_UNSUPPORTED, AP_SUBJECT_OP, -1, 0, 0, __VA_ARGS__)
+#define AP_OPS_OVERFLOW(error, ...) \
+    ap_ops_fail((error), AP_ERR_OVERFLOW, AP_SUBJECT_ARGUMENT, -1, 0, 0, __VA_ARGS__)
+
+/* Checked size_t arithmetic: return 0 on overflow, 1 on success. */
+static inline int ap_ops_mul(size_t a, size_t b, size_t *out)
+{
+    if (a != 0 && b > SIZE_MAX / a) {
+        return 0;
+    }
+    *out = a * b;
+    return 1;
+}
+
+static inline int ap_ops_add(size_t a, size_t b, size_t *out)
+{
+    if (b > SIZE_MAX - a) {
+        return 0;
+    }
+    *out = a + b;
+    return 1;
+}
+
+/* Product of `count` positive int32 dimensions in size_t; 0 on overflow. */
+static inline int ap_ops_product(const int32_t *dims, int count, size_t *out)
+{
+    size_t total = 1;
+    for (int i = 0; i < count; ++i) {
+        if (dims[i] < 0 || !ap_ops_mul(total, (size_t)dims[i], &total)) {
+            return 0;
+        }
+    }
+    *out = total;
+    return 1;
+}
+
+static inline size_t ap_ops_align_up(size_t value, size_t alignment)
+{
+    return (value + alignment - 1) & ~(alignment - 1);
+}
+
+/* Wrapping int32 addition (two's complement), without signed-overflow UB. */
+static inline int32_t ap_ops_wrap_add(int32_t a, int32_t b)
+{
+    return (int32_t)((uint32_t)a + (uint32_t)b);
+}
+
+static inline int32_t ap_ops_clamp(int32_t v, int32_t lo, int32_t hi)
+{
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+
+/* The int8 zero point of a tensor as TFLite stores an offset (-zp or +zp). */
+static inline int ap_ops_int8_range(int32_t v)
+{
+    return v >= -128 && v <= 127;
+}
+
+/* An input offset is -zero_point of an int8 tensor: [-127, 128]. */
+static inline int ap_ops_input_offset_ok(int32_t v)
+{
+    return v >= -127 && v <= 128;
+}
+
+/* Check an ap_requant: arrays present, shifts in range, clamps sane.
+   `channels` is the number of output channels (entries when per_channel). */
+static inline ap_status ap_ops_check_requant(const ap_requant *rq, int32_t channels,
+                                             const char *op, ap_error *error)
+{
+    if (rq->multiplier == NULL || rq->shift == NULL) {
+        return AP_OPS_INVALID(error, "%s: requant.multiplier and requant.shift must not be NULL", op);
+    }
+    if (rq->per_channel != 0 && rq->per_channel != 1) {
+        return AP_OPS_INVALID(error, "%s: requant.per_channel must be 0 or 1 (got %d)", op,
+                              (int)rq->per_channel);
+    }
+    if (!ap_ops_int8_range(rq->output_offset)) {
+        return AP_OPS_INVALID(error, "%s: requant.output_offset %d is outside [-128, 127]", op,
+                              (int)rq->output_offset);
+    }
+    if (!ap_ops_int8_range(rq->activation_min) || !ap_ops_int8_range(rq->activation_max) ||
+        rq->activation_min > rq->activation_max) {
+        return AP_OPS_INVALID(error, "%s: activation range [%d, %d] is not within [-128, 127] "
+                              "with min <= max", op, (int)rq->activation_min, (int)rq->activation_max);
+    }
+    int32_t n = rq->per_channel ? channels : 1;
+    for (int32_t i = 0; i < n; ++i) {
+        if (rq->multiplier[i] < 0) {
+            return ap_ops_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, i, 0, 0,
+                               "%s: requant.multiplier[%d] = %d is negative (QuantizeMultiplier gives >= 0)",
+                               op, (int)i, (int)rq->multiplier[i]);
+        }
+        if (rq->shift[i] < -31 || rq->shift[i] > 31) {
+            return ap_ops_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, i, 0, 0,
+                               "%s: requant.shift[%d] = %d is outside [-31, 31]", op, (int)i,
+                               (int)rq->shift[i]);
+        }
+    }
+    return AP_OK;
+}
+
+/* LiteRT's float-scale requantisation of one accumulator: round half away from zero of
+   (double)acc * scale, then + offset and the clamp. The product is kept within +-2^30
+   before the conversion, so out-of-range values (undefined in TFLite) saturate. */
+static inline int8_t ap_ops_requant_double(int32_t acc, double scale, int32_t offset, int32_t lo, int32_t hi)
+{
+    double x = (double)acc * scale;
+    double t = x < 0 ? -x : x;
+    double r;
+    if (t >= 1073741824.0) {
+        r = x < 0 ? -1073741824.0 : 1073741824.0;
+    } else {
+        double whole = (double)(int64_t)t;   /* trunc, exact below 2^30 */
+        r = (t - whole >= 0.5) ? whole + 1.0 : whole;
+        r = x < 0 ? -r : r;
+    }
+    return (int8_t)ap_ops_clamp((int32_t)r + offset, lo, hi);
+}
+
+/* Fill one variant descriptor. */
+static inline void ap_ops_variant_set(ap_variant *v, int32_t kind, int32_t param, const char *name,
+                                      uint32_t scratch_count, const size_t *bytes,
+                                      const size_t *alignment, uint64_t macs, int32_t in_place)
+{
+    memset(v, 0, sizeof(*v));
+    v->kind = kind;
+    v->param = param;
+    snprintf(v->name, sizeof(v->name), "%s", name);
+    v->scratch_count = scratch_count;
+    for (uint32_t i = 0; i < scratch_count && i < AP_MAX_SCRATCH; ++i) {
+        v->scratch[i].bytes = bytes[i];
+        v->scratch[i].alignment = alignment[i];
+    }
+    v->macs = macs;
+    v->in_place = in_place;
+}
+
+/* Copy a candidate list into the caller's array (or report the count only when
+   variants_out is NULL and capacity is 0). */
+static inline ap_status ap_ops_variants_out(const ap_variant *found, uint32_t n, ap_variant *variants_out,
+                                            uint32_t capacity, uint32_t *count_out, const char *op,
+                                            ap_error *error)
+{
+    if (count_out == NULL) {
+        return AP_OPS_INVALID(error, "%s: count_out must not be NULL", op);
+    }
+    *count_out = n;
+    if (variants_out == NULL && capacity == 0) {
+        return AP_OK;
+    }
+    if (variants_out == NULL) {
+        return AP_OPS_INVALID(error, "%s: variants_out is NULL but capacity is %u", op, (unsigned)capacity);
+    }
+    if (capacity < n) {
+        return ap_ops_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, n, capacity,
+                           "%s: %u variants apply but capacity is %u (AP_MAX_VARIANTS is enough)",
+                           op, (unsigned)n, (unsigned)capacity);
+    }
+    memcpy(variants_out, found, n * sizeof(ap_variant));
+    return AP_OK;
+}
+
+/* Check the scratch buffers handed to run() against the sizes a variant needs. */
+static inline ap_status ap_ops_check_scratch(const char *op, const char *variant_name, const size_t *needed,
+                                             uint32_t needed_count, const ap_scratch *scratch,
+                                             uint32_t scratch_count, ap_error *error)
+{
+    if (needed_count == 0) {
+        return AP_OK;
+    }
+    if (scratch == NULL || scratch_count < needed_count) {
+        return ap_ops_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, needed_count,
+                           scratch == NULL ? 0 : scratch_count,
+                           "%s variant '%s' needs %u scratch buffer(s), got %u", op, variant_name,
+                           (unsigned)needed_count, (unsigned)(scratch == NULL ? 0 : scratch_count));
+    }
+    for (uint32_t i = 0; i < needed_count; ++i) {
+        if (scratch[i].data == NULL) {
+            return ap_ops_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_BUFFER, i, needed[i], 0,
+                               "%s variant '%s': scratch buffer %u is NULL", op, variant_name, (unsigned)i);
+        }
+        if (scratch[i].bytes < needed[i]) {
+            return ap_ops_fail(error, AP_ERR_SCRATCH_TOO_SMALL, AP_SUBJECT_BUFFER, i, needed[i],
+                               scratch[i].bytes,
+                               "%s variant '%s': scratch buffer %u needs %llu bytes, got %llu", op,
+                               variant_name, (unsigned)i, (unsigned long long)needed[i],
+                               (unsigned long long)scratch[i].bytes);
+        }
+    }
+    return AP_OK;
+}
+
+/* The variant pointer handed to run(): present and of this family's kinds. */
+static inline ap_status ap_ops_check_variant_ptr(const ap_variant *variant, const char *op, ap_error *error)
+{
+    if (variant == NULL) {
+        return AP_OPS_INVALID(error, "%s: variant must not be NULL (take one from the _variants list)", op);
+    }
+    return AP_OK;
+}
+
+#endif

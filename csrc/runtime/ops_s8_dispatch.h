@@ -1,0 +1,82 @@
+/*
+ * Internal entry points of the AVX2 inner loops of the non-conv int8 ops,
+ * called by the portable files after ap_cpu_detect(). The AVX2 definitions
+ * live in the *_avx2.c files; on builds without AVX2 support they are never
+ * called (AP_OPS_HAVE_AVX2 == 0). Not a public header.
+ */
+#ifndef ARENAPLAN_OPS_S8_DISPATCH_H
+#define ARENAPLAN_OPS_S8_DISPATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arenaplan/kernel.h"
+
+/* One output row of the depthwise "padded_rows" variant: every tap read from a
+   channel-expanded, zero-point-padded buffer, no bounds checks. */
+typedef struct ap_dw_row {
+    const int8_t *base;          /* buffer position of output pixel 0's tap 0 */
+    const int32_t *tap_offset;   /* taps + 1 entries, bytes from `base` (last repeats the previous) */
+    int32_t taps;
+    int32_t pairs;               /* ceil(taps / 2) */
+    int32_t output_w;
+    int32_t channels;            /* output channels */
+    int32_t pixel_step;          /* bytes between consecutive output pixels' tap 0 (stride_w * channels) */
+    const int32_t *bias;         /* folded bias: bias + input_offset * sum(w) */
+    const int8_t *w8;            /* [taps][channels] */
+    const int16_t *w16p;         /* [pairs][channels][2] */
+    const ap_requant *requant;
+    int8_t *out;                 /* output_w * channels bytes */
+} ap_dw_row;
+
+/* One output pixel range of the depthwise "direct" variant for depth multiplier 1. */
+typedef struct ap_dw_direct {
+    const int8_t *input;         /* batch base */
+    int32_t input_h, input_w, channels;
+    int32_t filter_h, filter_w, stride_h, stride_w, dilation_h, dilation_w, pad_h, pad_w;
+    int32_t output_h, output_w;
+    int32_t input_offset;
+    const int32_t *bias;         /* plain bias */
+    const int8_t *w8;            /* [taps][channels] */
+    const ap_requant *requant;
+    int8_t *out;                 /* batch base */
+} ap_dw_direct;
+
+void ap_dw_padded_row_avx2(const ap_dw_row *row);
+void ap_dw_direct_avx2(const ap_dw_direct *args);
+
+/* Fully connected: one batch row against the 8-row-blocked packed filter. */
+typedef struct ap_fc_row {
+    const int8_t *input;          /* input_depth bytes */
+    int32_t input_depth;
+    int32_t depth_padded;         /* multiple of 16 */
+    int32_t output_depth;
+    const int8_t *packed;         /* [ceil(out/8)][depth_padded/16][8][16] */
+    const int32_t *bias;          /* folded bias, output_depth entries (padded to 8) */
+    int32_t row_term;             /* filter_offset * sum(input), added to every output */
+    const ap_requant *requant;
+    const double *real_scale;     /* NULL: fixed point; else round((double)acc * scale) */
+    int8_t *out;                  /* output_depth bytes */
+} ap_fc_row;
+
+void ap_fc_row_avx2(const ap_fc_row *row);
+
+/* Elementwise rows: n outputs, inputs advance by stride1 / stride2 (0 or 1). */
+typedef struct ap_add_row_params {
+    int32_t input1_offset, input2_offset, output_offset, left_shift;
+    int32_t input1_multiplier, input1_shift, input2_multiplier, input2_shift;
+    int32_t output_multiplier, output_shift, activation_min, activation_max;
+} ap_add_row_params;
+
+size_t ap_add_row_avx2(const ap_add_row_params *p, const int8_t *a, int stride_a, const int8_t *b,
+                       int stride_b, int8_t *out, size_t n);
+
+typedef struct ap_mul_row_params {
+    int32_t input1_offset, input2_offset, output_offset;
+    int32_t output_multiplier, output_shift, activation_min, activation_max;
+} ap_mul_row_params;
+
+size_t ap_mul_row_avx2(const ap_mul_row_params *p, const int8_t *a, int stride_a, const int8_t *b,
+                       int stride_b, int8_t *out, size_t n);
+
+#endif

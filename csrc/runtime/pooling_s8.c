@@ -1,0 +1,216 @@
+/* AVERAGE_POOL_2D and MAX_POOL_2D int8 (portable C; channel-innermost loops vectorise). */
+#include "arenaplan/pooling.h"
+
+#include <string.h>
+
+#include "ops_s8_common.h"
+
+#define POOL_CHUNK 64
+
+static ap_status pool_check(const ap_pool2d_params *p, const char *op, ap_error *error)
+{
+    if (p == NULL) {
+        return AP_OPS_INVALID(error, "%s: params must not be NULL", op);
+    }
+    const int32_t dims[] = {p->batches, p->input_h, p->input_w, p->channels, p->output_h, p->output_w,
+                            p->filter_h, p->filter_w, p->stride_h, p->stride_w};
+    static const char *names[] = {"batches", "input_h", "input_w", "channels", "output_h", "output_w",
+                                  "filter_h", "filter_w", "stride_h", "stride_w"};
+    for (size_t i = 0; i < sizeof(dims) / sizeof(dims[0]); ++i) {
+        if (dims[i] < 1) {
+            return AP_OPS_INVALID(error, "%s: %s must be >= 1 (got %d)", op, names[i], (int)dims[i]);
+        }
+    }
+    if (p->pad_h < 0 || p->pad_w < 0) {
+        return AP_OPS_INVALID(error, "%s: padding must be >= 0 (got %d, %d)", op, (int)p->pad_h, (int)p->pad_w);
+    }
+    if (!ap_ops_int8_range(p->activation_min) || !ap_ops_int8_range(p->activation_max) ||
+        p->activation_min > p->activation_max) {
+        return AP_OPS_INVALID(error, "%s: activation range [%d, %d] is not within [-128, 127] with min <= max",
+                              op, (int)p->activation_min, (int)p->activation_max);
+    }
+    if ((int64_t)(p->output_h - 1) * p->stride_h > INT32_MAX || (int64_t)(p->output_w - 1) * p->stride_w > INT32_MAX) {
+        return AP_OPS_OVERFLOW(error, "%s: output positions overflow int32", op);
+    }
+    /* Window origins grow with the output index, so the first and the last output
+       positions bound every window; each must overlap the image. */
+    int64_t last_y = (int64_t)(p->output_h - 1) * p->stride_h - p->pad_h;
+    int64_t last_x = (int64_t)(p->output_w - 1) * p->stride_w - p->pad_w;
+    if ((int64_t)p->filter_h - p->pad_h <= 0 || (int64_t)p->filter_w - p->pad_w <= 0 || last_y >= p->input_h ||
+        last_x >= p->input_w) {
+        return AP_OPS_INVALID(error, "%s: some output window has no input tap (padding %d,%d, filter %dx%d, "
+                              "output %dx%d for input %dx%d)", op, (int)p->pad_h, (int)p->pad_w,
+                              (int)p->filter_h, (int)p->filter_w, (int)p->output_h, (int)p->output_w,
+                              (int)p->input_h, (int)p->input_w);
+    }
+    if ((int64_t)p->filter_h * p->filter_w > ((int64_t)1 << 23)) {
+        return AP_OPS_UNSUPPORTED(error, "%s: filter %dx%d is too large for an int32 sum", op,
+                                  (int)p->filter_h, (int)p->filter_w);
+    }
+    size_t n;
+    const int32_t in_dims[] = {p->batches, p->input_h, p->input_w, p->channels};
+    const int32_t out_dims[] = {p->batches, p->output_h, p->output_w, p->channels};
+    if (!ap_ops_product(in_dims, 4, &n) || !ap_ops_product(out_dims, 4, &n)) {
+        return AP_OPS_OVERFLOW(error, "%s: a tensor size overflows", op);
+    }
+    return AP_OK;
+}
+
+static int pool_variant_applies(int32_t kind, int32_t param)
+{
+    return kind == AP_POOL2D_DIRECT && param == 0;
+}
+
+static uint32_t pool_variant_scratch(int32_t kind, int32_t param, size_t *bytes, size_t *alignment)
+{
+    (void)kind, (void)param, (void)bytes, (void)alignment;
+    return 0;
+}
+
+static ap_status pool_variants(const ap_pool2d_params *params, ap_variant *variants_out, uint32_t capacity,
+                               uint32_t *count_out, const char *op, ap_error *error)
+{
+    ap_status st = pool_check(params, op, error);
+    if (st != AP_OK) {
+        return st;
+    }
+    ap_variant found[1];
+    uint32_t n = 0;
+    size_t bytes[AP_MAX_SCRATCH], align[AP_MAX_SCRATCH];
+    if (pool_variant_applies(AP_POOL2D_DIRECT, 0)) {
+        uint32_t count = pool_variant_scratch(AP_POOL2D_DIRECT, 0, bytes, align);
+        uint64_t macs = (uint64_t)params->batches * (uint64_t)params->output_h * (uint64_t)params->output_w *
+                        (uint64_t)params->channels * (uint64_t)params->filter_h * (uint64_t)params->filter_w;
+        ap_ops_variant_set(&found[n++], AP_POOL2D_DIRECT, 0, "direct", count, bytes, align, macs, 0);
+    }
+    return ap_ops_variants_out(found, n, variants_out, capacity, count_out, op, error);
+}
+
+static ap_status pool_run_checks(const ap_pool2d_params *params, const ap_variant *variant, const int8_t *input,
+                                 int8_t *output, const ap_scratch *scratch, uint32_t scratch_count,
+                                 const char *op, ap_error *error)
+{
+    ap_status st = pool_check(params, op, error);
+    if (st != AP_OK) {
+        return st;
+    }
+    if ((st = ap_ops_check_variant_ptr(variant, op, error)) != AP_OK) {
+        return st;
+    }
+    if (input == NULL || output == NULL) {
+        return AP_OPS_INVALID(error, "%s: input and output must not be NULL", op);
+    }
+    if (!pool_variant_applies(variant->kind, variant->param)) {
+        return AP_OPS_INVALID(error, "%s: variant kind %d param %d does not apply", op, (int)variant->kind,
+                              (int)variant->param);
+    }
+    size_t need[AP_MAX_SCRATCH], align[AP_MAX_SCRATCH];
+    uint32_t need_count = pool_variant_scratch(variant->kind, variant->param, need, align);
+    return ap_ops_check_scratch(op, variant->name, need, need_count, scratch, scratch_count, error);
+}
+
+ap_status ap_average_pool2d_s8_variants(const ap_pool2d_params *params, ap_variant *variants_out,
+                                        uint32_t capacity, uint32_t *count_out, ap_error *error_out)
+{
+    return pool_variants(params, variants_out, capacity, count_out, "average_pool2d", error_out);
+}
+
+ap_status ap_max_pool2d_s8_variants(const ap_pool2d_params *params, ap_variant *variants_out,
+                                    uint32_t capacity, uint32_t *count_out, ap_error *error_out)
+{
+    return pool_variants(params, variants_out, capacity, count_out, "max_pool2d", error_out);
+}
+
+/* Valid tap range [lo, hi) of a window starting at `origin` over an axis of `size`. */
+static void pool_range(int32_t origin, int32_t filter, int32_t size, int32_t *lo, int32_t *hi)
+{
+    *lo = origin < 0 ? -origin : 0;
+    *hi = size - origin < filter ? size - origin : filter;
+}
+
+ap_status ap_average_pool2d_s8_run(const ap_pool2d_params *params, const ap_variant *variant,
+                                   const int8_t *input, int8_t *output, const ap_scratch *scratch,
+                                   uint32_t scratch_count, ap_error *error_out)
+{
+    ap_status st = pool_run_checks(params, variant, input, output, scratch, scratch_count, "average_pool2d",
+                                   error_out);
+    if (st != AP_OK) {
+        return st;
+    }
+    const ap_pool2d_params *p = params;
+    const size_t c = (size_t)p->channels;
+    int32_t acc[POOL_CHUNK];
+    for (int32_t b = 0; b < p->batches; ++b) {
+        const int8_t *in_b = input + (size_t)b * (size_t)p->input_h * (size_t)p->input_w * c;
+        for (int32_t oy = 0; oy < p->output_h; ++oy) {
+            int32_t y0 = oy * p->stride_h - p->pad_h, fy0, fy1;
+            pool_range(y0, p->filter_h, p->input_h, &fy0, &fy1);
+            for (int32_t ox = 0; ox < p->output_w; ++ox) {
+                int32_t x0 = ox * p->stride_w - p->pad_w, fx0, fx1;
+                pool_range(x0, p->filter_w, p->input_w, &fx0, &fx1);
+                const int32_t count = (fy1 - fy0) * (fx1 - fx0);
+                int8_t *out = output + (((size_t)b * p->output_h + oy) * p->output_w + ox) * c;
+                for (size_t c0 = 0; c0 < c; c0 += POOL_CHUNK) {
+                    const size_t n = c - c0 < POOL_CHUNK ? c - c0 : POOL_CHUNK;
+                    memset(acc, 0, sizeof(acc));
+                    for (int32_t fy = fy0; fy < fy1; ++fy) {
+                        for (int32_t fx = fx0; fx < fx1; ++fx) {
+                            const int8_t *x = in_b + ((size_t)(y0 + fy) * p->input_w + (size_t)(x0 + fx)) * c + c0;
+                            for (size_t j = 0; j < n; ++j) {
+                                acc[j] += x[j];
+                            }
+                        }
+                    }
+                    for (size_t j = 0; j < n; ++j) {
+                        int32_t a = acc[j];
+                        a = a > 0 ? (a + count / 2) / count : (a - count / 2) / count;
+                        out[c0 + j] = (int8_t)ap_ops_clamp(a, p->activation_min, p->activation_max);
+                    }
+                }
+            }
+        }
+    }
+    return AP_OK;
+}
+
+ap_status ap_max_pool2d_s8_run(const ap_pool2d_params *params, const ap_variant *variant,
+                               const int8_t *input, int8_t *output, const ap_scratch *scratch,
+                               uint32_t scratch_count, ap_error *error_out)
+{
+    ap_status st = pool_run_checks(params, variant, input, output, scratch, scratch_count, "max_pool2d",
+                                   error_out);
+    if (st != AP_OK) {
+        return st;
+    }
+    const ap_pool2d_params *p = params;
+    const size_t c = (size_t)p->channels;
+    int8_t best[POOL_CHUNK];
+    for (int32_t b = 0; b < p->batches; ++b) {
+        const int8_t *in_b = input + (size_t)b * (size_t)p->input_h * (size_t)p->input_w * c;
+        for (int32_t oy = 0; oy < p->output_h; ++oy) {
+            int32_t y0 = oy * p->stride_h - p->pad_h, fy0, fy1;
+            pool_range(y0, p->filter_h, p->input_h, &fy0, &fy1);
+            for (int32_t ox = 0; ox < p->output_w; ++ox) {
+                int32_t x0 = ox * p->stride_w - p->pad_w, fx0, fx1;
+                pool_range(x0, p->filter_w, p->input_w, &fx0, &fx1);
+                int8_t *out = output + (((size_t)b * p->output_h + oy) * p->output_w + ox) * c;
+                for (size_t c0 = 0; c0 < c; c0 += POOL_CHUNK) {
+                    const size_t n = c - c0 < POOL_CHUNK ? c - c0 : POOL_CHUNK;
+                    memset(best, 0x80, sizeof(best)); /* -128 */
+                    for (int32_t fy = fy0; fy < fy1; ++fy) {
+                        for (int32_t fx = fx0; fx < fx1; ++fx) {
+                            const int8_t *x = in_b + ((size_t)(y0 + fy) * p->input_w + (size_t)(x0 + fx)) * c + c0;
+                            for (size_t j = 0; j < n; ++j) {
+                                best[j] = x[j] > best[j] ? x[j] : best[j];
+                            }
+                        }
+                    }
+                    for (size_t j = 0; j < n; ++j) {
+                        out[c0 + j] = (int8_t)ap_ops_clamp(best[j], p->activation_min, p->activation_max);
+                    }
+                }
+            }
+        }
+    }
+    return AP_OK;
+}

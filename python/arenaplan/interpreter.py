@@ -1,0 +1,147 @@
+"""Run a planned model on the host: ``Interpreter(plan).run(x)``.
+
+The interpreter owns one NumPy arena of the plan's size and hands the C
+executor a graph whose every tensor and scratch buffer sits at the plan's
+offset in it: what runs here is what the plan says a target would run, byte
+for byte. One call crosses into C per run, with the GIL released.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Mapping, Sequence, Union
+
+import numpy as np
+
+from . import _core
+from .errors import InvalidArgument, UnsupportedModel
+from .plan import Plan
+
+__all__ = ["Interpreter", "OpProfile"]
+
+_ARENA_ALIGNMENT = 64
+
+
+@dataclass(frozen=True)
+class OpProfile:
+    """Measured time of one op: the median over repeats."""
+
+    index: int
+    type: str
+    variant: str
+    seconds: float
+    scratch_bytes: int
+
+
+class Interpreter:
+    """Executes a Plan on this machine, bit-exactly with TensorFlow Lite's reference kernels."""
+
+    def __init__(self, plan: Plan) -> None:
+        if not isinstance(plan, Plan):
+            raise InvalidArgument(f"Interpreter needs an arenaplan.Plan, got {type(plan).__name__}")
+        if plan.unsupported:
+            raise UnsupportedModel("the plan has ops without kernels: " + "; ".join(plan.unsupported))
+        plan.verify()
+        self.plan = plan
+        model = plan.model
+        self._storage = np.zeros(plan.arena_bytes + _ARENA_ALIGNMENT, dtype=np.uint8)
+        start = (-self._storage.ctypes.data) % _ARENA_ALIGNMENT
+        self.arena = self._storage[start:start + plan.arena_bytes]
+        offsets = plan.tensor_offsets
+        places: List[tuple] = []
+        place_of: Dict[object, int] = {}
+
+        def place(key: object, entry: tuple) -> int:
+            if key not in place_of:
+                place_of[key] = len(places)
+                places.append(entry)
+            return place_of[key]
+
+        nodes = []
+        for kernel, choice in zip(plan.kernels, plan.choices):
+            ins = []
+            for t in kernel.data_inputs:
+                tensor = model.tensors[t]
+                if tensor.is_constant:
+                    data = np.ascontiguousarray(tensor.data)
+                    ins.append(place(("const", t), (-1, 0, data.nbytes, data)))
+                else:
+                    ins.append(place(t, (0, offsets[t], tensor.nbytes, None)))
+            out_t = kernel.output
+            out = place(out_t, (0, offsets[out_t], model.tensors[out_t].nbytes, None))
+            scratch = [place(("scratch", b.name), (0, b.offset, b.size, None))
+                       for b in sorted((b for b in plan.buffers if b.kind == "scratch" and b.op == kernel.index),
+                                       key=lambda b: b.name)]
+            v = kernel.variant(choice)
+            nodes.append((kernel.code, kernel.spec, kernel.prepared(), (v.kind, v.param), ins, out, scratch))
+        self._graph = _core.Graph(places, nodes, [plan.arena_bytes])
+        self._pools = [self.arena]
+        self._inputs = [model.tensors[t] for t in model.inputs]
+        self._outputs = [model.tensors[t] for t in model.outputs]
+        # Typed views of the arena where inputs and outputs live: a run copies into and
+        # out of them, nothing else happens in Python.
+        self._input_views = [self._view(t, offsets[t.index]) for t in self._inputs]
+        self._output_views = [self._view(t, offsets[t.index]) for t in self._outputs]
+
+    def _view(self, t, offset: int) -> np.ndarray:
+        return self.arena[offset:offset + t.nbytes].view(np.dtype(t.dtype)).reshape(t.shape)
+
+    # --- I/O --------------------------------------------------------------------
+    def _write_inputs(self, x: Union[np.ndarray, Sequence[np.ndarray], Mapping[str, np.ndarray]]) -> None:
+        names = [t.name for t in self._inputs]
+        if isinstance(x, Mapping):
+            unknown = sorted(set(x) - set(names))
+            if unknown:
+                raise InvalidArgument(f"unknown input name(s) {unknown}; the model's inputs are {names}")
+            missing = [n for n in names if n not in x]
+            if missing:
+                raise InvalidArgument(f"missing input(s) {missing}")
+            values = [x[n] for n in names]
+        elif isinstance(x, np.ndarray):
+            values = [x]
+        else:
+            values = list(x)
+        if len(values) != len(self._inputs):
+            raise InvalidArgument(f"the model takes {len(self._inputs)} input(s), got {len(values)}")
+        for t, view, v in zip(self._inputs, self._input_views, values):
+            if not isinstance(v, np.ndarray):
+                raise InvalidArgument(f"input {t.name!r} must be a numpy array, got {type(v).__name__}")
+            if v.dtype != view.dtype:
+                raise InvalidArgument(f"input {t.name!r} must be {t.dtype}, got {v.dtype}")
+            if v.shape != view.shape:
+                raise InvalidArgument(f"input {t.name!r} must have shape {view.shape}, got {v.shape}")
+            np.copyto(view, v)
+
+    def _read_outputs(self) -> List[np.ndarray]:
+        return [view.copy() for view in self._output_views]
+
+    # --- running ------------------------------------------------------------------
+    def run(self, x: Union[np.ndarray, Sequence[np.ndarray], Mapping[str, np.ndarray]]
+            ) -> Union[np.ndarray, List[np.ndarray]]:
+        """Run once. ``x``: an array (one input), a list in input order, or {name: array}.
+        Returns the output array (a list when the model has several)."""
+        views = self._input_views
+        if type(x) is np.ndarray and len(views) == 1 and x.dtype == views[0].dtype \
+                and x.shape == views[0].shape:
+            np.copyto(views[0], x)   # the common case, without the general checks
+        else:
+            self._write_inputs(x)
+        self._graph.invoke(self._pools)
+        outs = self._read_outputs()
+        return outs[0] if len(outs) == 1 else outs
+
+    def profile(self, repeats: int = 20, x: Union[np.ndarray, None] = None) -> List[OpProfile]:
+        """Median time of every op over ``repeats`` runs (timed inside C, op by op)."""
+        if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
+            raise InvalidArgument(f"repeats must be a positive integer, got {repeats!r}")
+        if x is not None:
+            self._write_inputs(x)
+        rows = np.array(self._graph.profile([self.arena], int(repeats)))
+        medians = np.median(rows, axis=0)
+        result = []
+        for kernel, choice, seconds in zip(self.plan.kernels, self.plan.choices, medians):
+            scratch = sum(b.size for b in self.plan.buffers if b.kind == "scratch" and b.op == kernel.index)
+            result.append(OpProfile(kernel.index, kernel.type, choice, float(seconds), scratch))
+        return result
+
+    def __repr__(self) -> str:
+        return f"Interpreter({self.plan!r})"

@@ -1,0 +1,320 @@
+"""int8 kernels on NumPy arrays, every variant, with TensorFlow Lite semantics.
+
+Each function takes tensors as TFLite stores them (NHWC activations, OHWI conv
+filters, 1HW(C*M) depthwise filters) and quantisation either as float scales
+(the way a .tflite file holds them) or in the fixed-point form a firmware or
+CMSIS-NN's test data holds (explicit padding, per-channel ``output_multiplier``
+and ``output_shift``, ``activation_min``/``activation_max``). ``variant`` picks
+a kernel variant by name (see ``variants``); every variant gives the same bits.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _core
+from .errors import InvalidArgument
+from .quantize import activation_range, conv_multipliers, conv_output_size, same_padding
+
+__all__ = ["conv2d", "depthwise_conv2d", "fully_connected", "variants", "variant_details"]
+
+_CONV, _DEPTHWISE, _FC = 0, 1, 2  # executor op codes (ap_op)
+
+Padding = Union[str, Tuple[int, int]]
+
+
+def _pair(value: Union[int, Sequence[int]], name: str) -> Tuple[int, int]:
+    if isinstance(value, (int, np.integer)):
+        value = (int(value), int(value))
+    try:
+        a, b = (int(v) for v in value)
+    except (TypeError, ValueError):
+        raise InvalidArgument(f"{name} must be an int or a pair of ints, got {value!r}") from None
+    if a < 1 or b < 1:
+        raise InvalidArgument(f"{name} must be >= 1, got {(a, b)}")
+    return a, b
+
+
+def _array(x: np.ndarray, name: str, dtype: type, ndim: int) -> np.ndarray:
+    if not isinstance(x, np.ndarray):
+        raise InvalidArgument(f"{name} must be a numpy array, got {type(x).__name__}")
+    if x.dtype != dtype:
+        raise InvalidArgument(f"{name} must be {np.dtype(dtype).name}, got {x.dtype}")
+    if x.ndim != ndim:
+        raise InvalidArgument(f"{name} must have {ndim} dimensions, got shape {x.shape}")
+    return np.ascontiguousarray(x)
+
+
+def _spatial(in_hw: Tuple[int, int], k_hw: Tuple[int, int], stride: Tuple[int, int],
+             dilation: Tuple[int, int], padding: Padding) -> Tuple[int, int, int, int]:
+    """(out_h, out_w, pad_h, pad_w) for TFLite SAME/VALID or explicit symmetric padding."""
+    if isinstance(padding, str):
+        mode = padding.upper()
+        out = [conv_output_size(in_hw[i], k_hw[i], stride[i], dilation[i], mode) for i in range(2)]
+        if mode == "SAME":
+            pads = [same_padding(in_hw[i], k_hw[i], stride[i], dilation[i], out[i]) for i in range(2)]
+        else:
+            pads = [0, 0]
+    else:
+        pads = list(_pair_nonneg(padding))
+        out = [(in_hw[i] + 2 * pads[i] - ((k_hw[i] - 1) * dilation[i] + 1)) // stride[i] + 1
+               for i in range(2)]
+    if min(out) < 1:
+        raise InvalidArgument(f"the filter {k_hw} (dilation {dilation}) does not fit the input "
+                              f"{in_hw} with padding {padding!r}: the output would be {tuple(out)}")
+    return out[0], out[1], pads[0], pads[1]
+
+
+def _pair_nonneg(value: Sequence[int]) -> Tuple[int, int]:
+    try:
+        a, b = (int(v) for v in value)
+    except (TypeError, ValueError):
+        raise InvalidArgument(f"padding must be 'same', 'valid' or (pad_h, pad_w), got {value!r}") from None
+    if a < 0 or b < 0:
+        raise InvalidArgument(f"padding must be >= 0, got {(a, b)}")
+    return a, b
+
+
+def _requant(channels: int, *, input_scale, filter_scales, output_scale, output_zero_point,
+             activation, output_multiplier, output_shift, activation_min, activation_max) -> tuple:
+    """(multiplier[], shift[], per_channel, output_offset, act_min, act_max) from either form."""
+    fixed = output_multiplier is not None or output_shift is not None
+    floats = input_scale is not None or output_scale is not None or filter_scales is not None
+    if fixed and floats:
+        raise InvalidArgument("give either scales (input_scale, filter_scales, output_scale) or "
+                              "the fixed-point form (output_multiplier, output_shift), not both")
+    if fixed:
+        if output_multiplier is None or output_shift is None:
+            raise InvalidArgument("output_multiplier and output_shift go together")
+        mult = np.ascontiguousarray(np.broadcast_to(np.asarray(output_multiplier, np.int64), (channels,)))
+        shift = np.ascontiguousarray(np.broadcast_to(np.asarray(output_shift, np.int64), (channels,)))
+        if mult.min() < 0 or mult.max() > 2 ** 31 - 1:
+            raise InvalidArgument("output_multiplier must be in [0, 2**31)")
+        if shift.min() < -31 or shift.max() > 30:
+            raise InvalidArgument(f"output_shift must be in [-31, 30], got [{shift.min()}, {shift.max()}]")
+        lo = -128 if activation_min is None else int(activation_min)
+        hi = 127 if activation_max is None else int(activation_max)
+        if activation is not None:
+            raise InvalidArgument("with output_multiplier/output_shift give activation_min/"
+                                  "activation_max instead of activation")
+    else:
+        if input_scale is None or output_scale is None or filter_scales is None:
+            raise InvalidArgument("give input_scale, filter_scales and output_scale "
+                                  "(or output_multiplier and output_shift)")
+        fs = np.broadcast_to(np.asarray(filter_scales, dtype=np.float64), (channels,))
+        m32, s32 = conv_multipliers(input_scale, fs, output_scale)
+        mult, shift = m32.astype(np.int64), s32.astype(np.int64)
+        lo, hi = activation_range(activation, output_scale, output_zero_point)
+        if activation_min is not None or activation_max is not None:
+            raise InvalidArgument("activation_min/activation_max belong to the fixed-point form; "
+                                  "with scales give activation=")
+    if not -128 <= lo <= hi <= 127:
+        raise InvalidArgument(f"activation range [{lo}, {hi}] must lie within [-128, 127]")
+    zp = int(output_zero_point)
+    if not -128 <= zp <= 127:
+        raise InvalidArgument(f"output_zero_point = {zp} is outside [-128, 127]")
+    return (mult.astype(np.int32), shift.astype(np.int32), 1, zp, lo, hi)
+
+
+def _choose(code: int, spec: tuple, variant: Optional[str]) -> Tuple[int, int]:
+    found = _core.kernel_variants(code, spec)
+    if variant is None:
+        # Without a latency source, prefer the variants that are fastest on every CPU
+        # measured so far: a GEMM on the input itself, else the most scratch.
+        names = [v[0] for v in found]
+        pick = found[names.index("gemm_1x1")] if "gemm_1x1" in names else found[-1]
+        return pick[1], pick[2]
+    for v in found:
+        if v[0] == variant:
+            return v[1], v[2]
+    raise InvalidArgument(f"no variant {variant!r} for these shapes; "
+                          f"available: {', '.join(v[0] for v in found)}")
+
+
+def conv2d(x: np.ndarray, w: np.ndarray, bias: Optional[np.ndarray] = None,
+           stride: Union[int, Tuple[int, int]] = (1, 1), padding: Padding = "same",
+           dilation: Union[int, Tuple[int, int]] = (1, 1), *,
+           input_scale: Optional[float] = None, input_zero_point: int = 0,
+           filter_scales: Optional[Sequence[float]] = None, output_scale: Optional[float] = None,
+           output_zero_point: int = 0, activation: Optional[str] = None,
+           output_multiplier: Optional[Sequence[int]] = None,
+           output_shift: Optional[Sequence[int]] = None,
+           activation_min: Optional[int] = None, activation_max: Optional[int] = None,
+           variant: Optional[str] = None) -> np.ndarray:
+    """int8 CONV_2D, bit-exact with TFLite's reference ConvPerChannel.
+
+    x: int8 NHWC; w: int8 OHWI; bias: int32 [O] or None. Returns int8 NHWC.
+    """
+    x = _array(x, "x", np.int8, 4)
+    w = _array(w, "w", np.int8, 4)
+    n, h, wd, c = x.shape
+    oc, kh, kw, ic = w.shape
+    if ic != c:
+        raise InvalidArgument(f"w has {ic} input channels but x has {c}")
+    if bias is not None:
+        bias = _array(bias, "bias", np.int32, 1)
+        if bias.shape[0] != oc:
+            raise InvalidArgument(f"bias has {bias.shape[0]} entries for {oc} output channels")
+    sh, sw = _pair(stride, "stride")
+    dh, dw = _pair(dilation, "dilation")
+    if not -128 <= int(input_zero_point) <= 127:
+        raise InvalidArgument(f"input_zero_point = {input_zero_point} is outside [-128, 127]")
+    out_h, out_w, pad_h, pad_w = _spatial((h, wd), (kh, kw), (sh, sw), (dh, dw), padding)
+    requant = _requant(oc, input_scale=input_scale, filter_scales=filter_scales,
+                       output_scale=output_scale, output_zero_point=output_zero_point,
+                       activation=activation, output_multiplier=output_multiplier,
+                       output_shift=output_shift, activation_min=activation_min,
+                       activation_max=activation_max)
+    ints = [n, h, wd, c, out_h, out_w, oc, kh, kw, sh, sw, dh, dw, pad_h, pad_w, -int(input_zero_point)]
+    return _run(_CONV, (ints, _lists(requant), None), w, bias, variant, x, (n, out_h, out_w, oc))
+
+
+def _lists(requant: tuple) -> tuple:
+    mult, shift, per_channel, zp, lo, hi = requant
+    return ([int(v) for v in mult], [int(v) for v in shift], per_channel, zp, lo, hi)
+
+
+def _run(code: int, spec: tuple, w: np.ndarray, bias: Optional[np.ndarray], variant: Optional[str],
+         x: np.ndarray, out_shape: Tuple[int, ...]) -> np.ndarray:
+    kind_param = _choose(code, spec, variant)
+    prepared = _core.kernel_prepare(code, spec, w.reshape(-1), bias)
+    out = np.empty(out_shape, dtype=np.int8)
+    _core.kernel_run(code, spec, prepared, kind_param, [x.reshape(-1)], out)
+    return out
+
+
+def depthwise_conv2d(x: np.ndarray, w: np.ndarray, bias: Optional[np.ndarray] = None,
+                     stride: Union[int, Tuple[int, int]] = (1, 1), padding: Padding = "same",
+                     dilation: Union[int, Tuple[int, int]] = (1, 1), depth_multiplier: int = 1, *,
+                     input_scale: Optional[float] = None, input_zero_point: int = 0,
+                     filter_scales: Optional[Sequence[float]] = None,
+                     output_scale: Optional[float] = None, output_zero_point: int = 0,
+                     activation: Optional[str] = None,
+                     output_multiplier: Optional[Sequence[int]] = None,
+                     output_shift: Optional[Sequence[int]] = None,
+                     activation_min: Optional[int] = None, activation_max: Optional[int] = None,
+                     variant: Optional[str] = None) -> np.ndarray:
+    """int8 DEPTHWISE_CONV_2D, bit-exact with TFLite's reference DepthwiseConvPerChannel.
+
+    x: int8 NHWC; w: int8 [1, H, W, C * depth_multiplier]; bias: int32 [C * M] or None.
+    """
+    x = _array(x, "x", np.int8, 4)
+    w = _array(w, "w", np.int8, 4)
+    n, h, wd, c = x.shape
+    one, kh, kw, oc = w.shape
+    if one != 1:
+        raise InvalidArgument(f"w must have shape [1, H, W, C*M], got {w.shape}")
+    if isinstance(depth_multiplier, bool) or int(depth_multiplier) < 1:
+        raise InvalidArgument(f"depth_multiplier must be >= 1, got {depth_multiplier!r}")
+    if oc != c * int(depth_multiplier):
+        raise InvalidArgument(f"w has {oc} channels; input channels {c} x depth_multiplier "
+                              f"{depth_multiplier} = {c * int(depth_multiplier)}")
+    if bias is not None:
+        bias = _array(bias, "bias", np.int32, 1)
+        if bias.shape[0] != oc:
+            raise InvalidArgument(f"bias has {bias.shape[0]} entries for {oc} output channels")
+    sh, sw = _pair(stride, "stride")
+    dh, dw = _pair(dilation, "dilation")
+    if not -128 <= int(input_zero_point) <= 127:
+        raise InvalidArgument(f"input_zero_point = {input_zero_point} is outside [-128, 127]")
+    out_h, out_w, pad_h, pad_w = _spatial((h, wd), (kh, kw), (sh, sw), (dh, dw), padding)
+    requant = _requant(oc, input_scale=input_scale, filter_scales=filter_scales,
+                       output_scale=output_scale, output_zero_point=output_zero_point,
+                       activation=activation, output_multiplier=output_multiplier,
+                       output_shift=output_shift, activation_min=activation_min,
+                       activation_max=activation_max)
+    ints = [n, h, wd, c, out_h, out_w, oc, kh, kw, sh, sw, dh, dw, pad_h, pad_w, int(depth_multiplier),
+            -int(input_zero_point)]
+    return _run(_DEPTHWISE, (ints, _lists(requant), None), w, bias, variant, x, (n, out_h, out_w, oc))
+
+
+def fully_connected(x: np.ndarray, w: np.ndarray, bias: Optional[np.ndarray] = None, *,
+                    input_scale: Optional[float] = None, input_zero_point: int = 0,
+                    filter_scales: Optional[Sequence[float]] = None,
+                    output_scale: Optional[float] = None, output_zero_point: int = 0,
+                    activation: Optional[str] = None,
+                    output_multiplier: Optional[Sequence[int]] = None,
+                    output_shift: Optional[Sequence[int]] = None,
+                    activation_min: Optional[int] = None, activation_max: Optional[int] = None,
+                    variant: Optional[str] = None) -> np.ndarray:
+    """int8 FULLY_CONNECTED. x: int8 [batches, depth]; w: int8 [units, depth]; bias int32 [units].
+
+    With scales the result is bit-exact with LiteRT's reference kernel (which rescales
+    through a double); with output_multiplier/output_shift (one value: per tensor, or one
+    per unit) it is TFLite Micro's / CMSIS-NN's fixed-point requantisation.
+    """
+    x = _array(x, "x", np.int8, 2)
+    w = _array(w, "w", np.int8, 2)
+    batches, depth = x.shape
+    units, w_depth = w.shape
+    if w_depth != depth:
+        raise InvalidArgument(f"w has depth {w_depth}, x has {depth}")
+    if bias is not None:
+        bias = _array(bias, "bias", np.int32, 1)
+        if bias.shape[0] != units:
+            raise InvalidArgument(f"bias has {bias.shape[0]} entries for {units} units")
+    if not -128 <= int(input_zero_point) <= 127:
+        raise InvalidArgument(f"input_zero_point = {input_zero_point} is outside [-128, 127]")
+    per_channel = 0
+    real_scale = None
+    if filter_scales is not None:
+        scales = [float(v) for v in np.atleast_1d(np.asarray(filter_scales, dtype=np.float64))]
+        per_channel = 1 if len(scales) > 1 else 0
+        if per_channel and len(scales) != units:
+            raise InvalidArgument(f"{len(scales)} filter_scales for {units} units")
+        if input_scale is not None and output_scale is not None:
+            real_scale = [float(np.float32(input_scale)) * float(np.float32(s)) / float(np.float32(output_scale))
+                          for s in scales]
+    elif output_multiplier is not None:
+        per_channel = 1 if np.size(output_multiplier) > 1 else 0
+    channels = units if per_channel else 1
+    requant = _requant(channels, input_scale=input_scale,
+                       filter_scales=None if filter_scales is None else np.atleast_1d(filter_scales)[:channels],
+                       output_scale=output_scale, output_zero_point=output_zero_point,
+                       activation=activation, output_multiplier=output_multiplier,
+                       output_shift=output_shift, activation_min=activation_min,
+                       activation_max=activation_max)
+    mult, shift, _, zp, lo, hi = _lists(requant)
+    ints = [batches, depth, units, -int(input_zero_point), 0]
+    spec = (ints, (mult, shift, per_channel, zp, lo, hi), real_scale)
+    return _run(_FC, spec, w, bias, variant, x, (batches, units))
+
+
+def _variant_spec(op: str, input_shape: Sequence[int], filter_shape: Sequence[int], stride, padding,
+                  dilation, depth_multiplier: int) -> Tuple[int, tuple]:
+    if op == "fully_connected":
+        batches, depth = (int(v) for v in input_shape)
+        units = int(filter_shape[0])
+        return _FC, ([batches, depth, units, 0, 0], None, None)
+    n, h, w, c = (int(v) for v in input_shape)
+    sh, sw = _pair(stride, "stride")
+    dh, dw = _pair(dilation, "dilation")
+    if op == "conv2d":
+        oc, kh, kw, _ = (int(v) for v in filter_shape)
+        oh, ow, ph, pw = _spatial((h, w), (kh, kw), (sh, sw), (dh, dw), padding)
+        return _CONV, ([n, h, w, c, oh, ow, oc, kh, kw, sh, sw, dh, dw, ph, pw, 0], None, None)
+    if op == "depthwise_conv2d":
+        _, kh, kw, oc = (int(v) for v in filter_shape)
+        oh, ow, ph, pw = _spatial((h, w), (kh, kw), (sh, sw), (dh, dw), padding)
+        return _DEPTHWISE, ([n, h, w, c, oh, ow, oc, kh, kw, sh, sw, dh, dw, ph, pw,
+                             int(depth_multiplier), 0], None, None)
+    raise InvalidArgument(f"unknown op {op!r}; choose 'conv2d', 'depthwise_conv2d' or 'fully_connected'")
+
+
+def variant_details(op: str, input_shape: Sequence[int], filter_shape: Sequence[int],
+                    stride=(1, 1), padding: Padding = "same", dilation=(1, 1),
+                    depth_multiplier: int = 1) -> list:
+    """Full records (name, kind, param, scratch requests, MACs, in_place), least scratch first."""
+    code, spec = _variant_spec(op, input_shape, filter_shape, stride, padding, dilation,
+                               depth_multiplier)
+    return _core.kernel_variants(code, spec)
+
+
+def variants(op: str, input_shape: Sequence[int], filter_shape: Sequence[int],
+             stride=(1, 1), padding: Padding = "same", dilation=(1, 1),
+             depth_multiplier: int = 1) -> List[Tuple[str, int]]:
+    """[(variant name, total scratch bytes), ...] from least to most scratch."""
+    return [(v[0], sum(b for b, _ in v[3]))
+            for v in variant_details(op, input_shape, filter_shape, stride, padding, dilation,
+                                     depth_multiplier)]

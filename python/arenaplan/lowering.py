@@ -1,0 +1,472 @@
+"""From model ops to kernel calls: what each op runs, with which parameters.
+
+``lower(model)`` maps every op to an ``OpKernel``: the executor's op code, the
+params spec the C core builds its struct from (derived exactly as TensorFlow
+Lite's Prepare functions derive them), the constants, and the variants the
+kernel offers for these shapes. Ops or parameters arenaplan cannot run raise
+UnsupportedModel naming the op index, its type and what is wrong, so a model
+that plans also runs.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import _core
+from .errors import ArenaplanError, UnsupportedModel
+from .model import ALIASING_OPS, Model, Operator, Tensor
+from .quantize import activation_range, conv_multipliers, conv_output_size, quantize_multiplier, same_padding
+
+__all__ = ["OP_CODES", "Variant", "OpKernel", "lower", "lower_op"]
+
+#: Executor op codes (the C enum ap_op).
+OP_CODES = {
+    "CONV_2D": 0, "DEPTHWISE_CONV_2D": 1, "FULLY_CONNECTED": 2, "AVERAGE_POOL_2D": 3,
+    "MAX_POOL_2D": 4, "ADD": 5, "MUL": 6, "SOFTMAX": 7, "RESHAPE": 8, "QUANTIZE": 9,
+    "DEQUANTIZE": 10, "REQUANTIZE": 11, "CONCATENATION": 12, "PAD": 13, "MEAN": 14,
+}
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One way to run an op: its name, scratch requests and cost figures."""
+
+    name: str
+    kind: int
+    param: int
+    scratch: Tuple[Tuple[int, int], ...]   # (bytes, alignment) per scratch buffer
+    macs: int
+    in_place: bool
+
+    @property
+    def scratch_bytes(self) -> int:
+        return sum(b for b, _ in self.scratch)
+
+
+@dataclass
+class OpKernel:
+    """An op lowered to a kernel call."""
+
+    index: int
+    type: str
+    code: int
+    spec: tuple
+    data_inputs: Tuple[int, ...]          # tensors the kernel reads (activations or constants)
+    output: int
+    variants: List[Variant]
+    weights: Optional[np.ndarray] = None  # filter of weighted ops
+    bias: Optional[np.ndarray] = None
+    _prepared: Optional[bytearray] = field(default=None, repr=False)
+
+    @property
+    def weighted(self) -> bool:
+        return self.code in (0, 1, 2)
+
+    def variant(self, name: str) -> Variant:
+        for v in self.variants:
+            if v.name == name:
+                return v
+        raise UnsupportedModel(f"op {self.index} ({self.type}): no variant {name!r}; "
+                               f"available: {', '.join(v.name for v in self.variants)}")
+
+    def prepared(self) -> Optional[bytearray]:
+        """Prepared constants (repacked weights, folded bias), computed once."""
+        if not self.weighted:
+            return None
+        if self._prepared is None:
+            self._prepared = _core.kernel_prepare(self.code, self.spec, self.weights.reshape(-1),
+                                                  self.bias)
+        return self._prepared
+
+
+class _Unsupported(Exception):
+    """Raised inside a lowering function; lower_op adds the op's index and type."""
+
+
+# --- helpers -------------------------------------------------------------------------
+def _tensor(model: Model, index: int, what: str, dtype: Optional[str] = "int8",
+            constant: Optional[bool] = None) -> Tensor:
+    if index < 0:
+        raise _Unsupported(f"the {what} operand is missing")
+    t = model.tensors[index]
+    if dtype is not None and t.dtype != dtype:
+        raise _Unsupported(f"{what} tensor {index} ({t.name!r}) is {t.dtype}, expected {dtype}")
+    if constant is True and not t.is_constant:
+        raise _Unsupported(f"{what} tensor {index} ({t.name!r}) must be a constant")
+    if constant is False and t.is_constant:
+        raise _Unsupported(f"{what} tensor {index} ({t.name!r}) is a constant; "
+                           "only activations are supported here")
+    return t
+
+
+def _per_tensor(t: Tensor, what: str) -> Tuple[float, int]:
+    q = t.quantization
+    if q is None or not q.scale:
+        raise _Unsupported(f"{what} tensor {t.index} ({t.name!r}) has no quantisation")
+    if len(set(q.scale)) != 1 or len(set(q.zero_point)) != 1:
+        raise _Unsupported(f"{what} tensor {t.index} ({t.name!r}) must be per-tensor quantised")
+    scale = float(np.float32(q.scale[0]))
+    zp = int(q.zero_point[0])
+    if not scale > 0 or not math.isfinite(scale):
+        raise _Unsupported(f"{what} tensor {t.index} ({t.name!r}) has scale {scale}; it must be > 0")
+    if not -128 <= zp <= 127:
+        raise _Unsupported(f"{what} tensor {t.index} ({t.name!r}) has zero point {zp} outside [-128, 127]")
+    return scale, zp
+
+
+def _shape4(shape: Sequence[int], what: str) -> List[int]:
+    if len(shape) > 4:
+        raise _Unsupported(f"{what} has rank {len(shape)}; at most 4 is supported")
+    return [1] * (4 - len(shape)) + [int(d) for d in shape]
+
+
+def _activation(op: Operator, scale: float, zp: int) -> Tuple[int, int]:
+    act = op.options.get("fused_activation_function", "NONE")
+    try:
+        return activation_range(act, scale, zp)
+    except ArenaplanError:
+        raise _Unsupported(f"fused activation {act} is not supported "
+                           "(NONE, RELU, RELU6, RELU_N1_TO_1 are)") from None
+
+
+def _expect_shape(model: Model, t: int, want: Sequence[int], what: str) -> None:
+    have = tuple(model.tensors[t].shape)
+    if int(np.prod(have)) != int(np.prod(want)) or (len(have) == len(want) and tuple(want) != have):
+        raise _Unsupported(f"{what} tensor {t} has shape {have}, the op computes {tuple(want)}")
+
+
+def _spatial(op: Operator, h: int, w: int, kh: int, kw: int) -> Tuple[int, int, int, int, int, int, int, int]:
+    sh, sw = int(op.options.get("stride_h", 1)), int(op.options.get("stride_w", 1))
+    dh = int(op.options.get("dilation_h_factor", 1))
+    dw = int(op.options.get("dilation_w_factor", 1))
+    if min(sh, sw, dh, dw) < 1:
+        raise _Unsupported(f"strides ({sh}, {sw}) and dilations ({dh}, {dw}) must be >= 1")
+    padding = op.options.get("padding", "VALID")
+    if padding not in ("SAME", "VALID"):
+        raise _Unsupported(f"padding {padding!r} is not supported")
+    oh = conv_output_size(h, kh, sh, dh, padding)
+    ow = conv_output_size(w, kw, sw, dw, padding)
+    if oh < 1 or ow < 1:
+        raise _Unsupported(f"the {kh}x{kw} window does not fit the {h}x{w} input")
+    ph = same_padding(h, kh, sh, dh, oh) if padding == "SAME" else 0
+    pw = same_padding(w, kw, sw, dw, ow) if padding == "SAME" else 0
+    return oh, ow, sh, sw, dh, dw, ph, pw
+
+
+def _filter_scales(w: Tensor, channels: int) -> Sequence[float]:
+    q = w.quantization
+    if q is None or not q.scale:
+        raise _Unsupported(f"filter tensor {w.index} ({w.name!r}) has no quantisation")
+    if any(z != 0 for z in q.zero_point):
+        raise _Unsupported(f"filter tensor {w.index} ({w.name!r}) has a non-zero zero point; "
+                           "TFLite requires 0 for int8 conv filters")
+    if len(q.scale) not in (1, channels):
+        raise _Unsupported(f"filter tensor {w.index} has {len(q.scale)} scales for {channels} channels")
+    return list(q.scale) * (channels if len(q.scale) == 1 else 1)
+
+
+def _bias(model: Model, op: Operator, channels: int) -> Optional[np.ndarray]:
+    if len(op.inputs) < 3 or op.inputs[2] < 0:
+        return None
+    b = _tensor(model, op.inputs[2], "bias", "int32", constant=True)
+    if b.data.size != channels:
+        raise _Unsupported(f"bias tensor {b.index} has {b.data.size} values for {channels} channels")
+    return np.ascontiguousarray(b.data.reshape(-1), dtype=np.int32)
+
+
+def _requant(mult: np.ndarray, shift: np.ndarray, per_channel: int, zp: int, lo: int, hi: int) -> tuple:
+    return ([int(v) for v in mult], [int(v) for v in shift], per_channel, zp, lo, hi)
+
+
+# --- one function per op type -----------------------------------------------------------
+def _conv2d(model: Model, op: Operator) -> tuple:
+    x = _tensor(model, op.inputs[0], "input", constant=False)
+    w = _tensor(model, op.inputs[1], "filter", "int8", constant=True)
+    y = _tensor(model, op.outputs[0], "output")
+    n, h, wd, c = _shape4(x.shape, "input")
+    if len(w.shape) != 4:
+        raise _Unsupported(f"filter has shape {w.shape}; OHWI expected")
+    oc, kh, kw, ic = w.shape
+    if ic != c:
+        raise _Unsupported(f"filter has {ic} input channels, the input has {c} (grouped convolution "
+                           "is not supported)")
+    oh, ow, sh, sw, dh, dw, ph, pw = _spatial(op, h, wd, kh, kw)
+    _expect_shape(model, y.index, (n, oh, ow, oc), "output")
+    xs, xz = _per_tensor(x, "input")
+    ys, yz = _per_tensor(y, "output")
+    mult, shift = conv_multipliers(xs, _filter_scales(w, oc), ys)
+    lo, hi = _activation(op, ys, yz)
+    ints = [n, h, wd, c, oh, ow, oc, kh, kw, sh, sw, dh, dw, ph, pw, -xz]
+    spec = (ints, _requant(mult, shift, 1, yz, lo, hi), None)
+    return spec, (x.index,), w.data, _bias(model, op, oc)
+
+
+def _depthwise_conv2d(model: Model, op: Operator) -> tuple:
+    x = _tensor(model, op.inputs[0], "input", constant=False)
+    w = _tensor(model, op.inputs[1], "filter", "int8", constant=True)
+    y = _tensor(model, op.outputs[0], "output")
+    n, h, wd, c = _shape4(x.shape, "input")
+    if len(w.shape) != 4 or w.shape[0] != 1:
+        raise _Unsupported(f"filter has shape {w.shape}; 1HW(C*M) expected")
+    _, kh, kw, oc = w.shape
+    if oc % c:
+        raise _Unsupported(f"filter has {oc} channels, not a multiple of the input's {c}")
+    multiplier = oc // c
+    oh, ow, sh, sw, dh, dw, ph, pw = _spatial(op, h, wd, kh, kw)
+    _expect_shape(model, y.index, (n, oh, ow, oc), "output")
+    xs, xz = _per_tensor(x, "input")
+    ys, yz = _per_tensor(y, "output")
+    mult, shift = conv_multipliers(xs, _filter_scales(w, oc), ys)
+    lo, hi = _activation(op, ys, yz)
+    ints = [n, h, wd, c, oh, ow, oc, kh, kw, sh, sw, dh, dw, ph, pw, multiplier, -xz]
+    spec = (ints, _requant(mult, shift, 1, yz, lo, hi), None)
+    return spec, (x.index,), w.data, _bias(model, op, oc)
+
+
+def _fully_connected(model: Model, op: Operator) -> tuple:
+    x = _tensor(model, op.inputs[0], "input", constant=False)
+    w = _tensor(model, op.inputs[1], "weights", "int8", constant=True)
+    y = _tensor(model, op.outputs[0], "output")
+    if len(w.shape) != 2:
+        raise _Unsupported(f"weights have shape {w.shape}; [units, depth] expected")
+    if op.options.get("weights_format", 0) != 0:
+        raise _Unsupported("shuffled weights formats are not supported")
+    units, depth = w.shape
+    total = int(np.prod(x.shape))
+    if depth < 1 or total % depth:
+        raise _Unsupported(f"input of {total} values is not a whole number of {depth}-deep rows")
+    batches = total // depth
+    if int(np.prod(y.shape)) != batches * units:
+        raise _Unsupported(f"output shape {y.shape} does not hold {batches} x {units} values")
+    xs, xz = _per_tensor(x, "input")
+    ys, yz = _per_tensor(y, "output")
+    q = w.quantization
+    if q is None or not q.scale:
+        raise _Unsupported(f"weights tensor {w.index} has no quantisation")
+    per_channel = len(q.scale) > 1
+    if per_channel and len(q.scale) != units:
+        raise _Unsupported(f"weights have {len(q.scale)} scales for {units} units")
+    w_zp = int(q.zero_point[0]) if q.zero_point else 0
+    if per_channel and any(q.zero_point):
+        raise _Unsupported("per-channel weights with non-zero zero points are not supported")
+    if not -127 <= -w_zp <= 128:
+        raise _Unsupported(f"weights zero point {w_zp} is out of range")
+    scales = list(q.scale)
+    mult, shift = conv_multipliers(xs, scales, ys)
+    real_scale = [float(np.float32(xs)) * float(np.float32(s)) / float(np.float32(ys)) for s in scales]
+    lo, hi = _activation(op, ys, yz)
+    ints = [batches, depth, units, -xz, 0 if per_channel else -w_zp]
+    spec = (ints, _requant(mult, shift, 1 if per_channel else 0, yz, lo, hi), real_scale)
+    return spec, (x.index,), w.data, _bias(model, op, units)
+
+
+def _pool(model: Model, op: Operator) -> tuple:
+    x = _tensor(model, op.inputs[0], "input", constant=False)
+    y = _tensor(model, op.outputs[0], "output")
+    n, h, wd, c = _shape4(x.shape, "input")
+    kh, kw = int(op.options.get("filter_height", 1)), int(op.options.get("filter_width", 1))
+    options = dict(op.options, dilation_h_factor=1, dilation_w_factor=1)
+    oh, ow, sh, sw, _, _, ph, pw = _spatial(Operator(op.index, op.type, op.inputs, op.outputs, options),
+                                            h, wd, kh, kw)
+    _expect_shape(model, y.index, (n, oh, ow, c), "output")
+    xs, xz = _per_tensor(x, "input")
+    ys, yz = _per_tensor(y, "output")
+    if (xs, xz) != (ys, yz):
+        raise _Unsupported(f"input ({xs}, {xz}) and output ({ys}, {yz}) quantisation differ; "
+                           "TFLite requires them equal")
+    lo, hi = _activation(op, ys, yz)
+    return ([n, h, wd, c, oh, ow, kh, kw, sh, sw, ph, pw, lo, hi],), (x.index,), None, None
+
+
+def _broadcast_shapes(model: Model, op: Operator) -> Tuple[Tensor, Tensor, Tensor, List[int], List[int], List[int]]:
+    a = _tensor(model, op.inputs[0], "first input")
+    b = _tensor(model, op.inputs[1], "second input")
+    y = _tensor(model, op.outputs[0], "output")
+    sa, sb, sy = _shape4(a.shape, "first input"), _shape4(b.shape, "second input"), _shape4(y.shape, "output")
+    for d in range(4):
+        if sy[d] != max(sa[d], sb[d]) or sa[d] not in (1, sy[d]) or sb[d] not in (1, sy[d]):
+            raise _Unsupported(f"shapes {a.shape} and {b.shape} do not broadcast to {y.shape}")
+    return a, b, y, sa, sb, sy
+
+
+def _add(model: Model, op: Operator) -> tuple:
+    a, b, y, sa, sb, sy = _broadcast_shapes(model, op)
+    (s1, z1), (s2, z2), (so, zo) = _per_tensor(a, "first input"), _per_tensor(b, "second input"), _per_tensor(y, "output")
+    left_shift = 20
+    twice_max = 2.0 * float(max(np.float32(s1), np.float32(s2)))
+    m1, e1 = quantize_multiplier(s1 / twice_max)
+    m2, e2 = quantize_multiplier(s2 / twice_max)
+    mo, eo = quantize_multiplier(twice_max / float(np.float32((1 << left_shift) * np.float32(so))))
+    lo, hi = _activation(op, so, zo)
+    ints = sa + sb + sy + [-z1, -z2, zo, left_shift, m1, e1, m2, e2, mo, eo, lo, hi]
+    return (ints,), (a.index, b.index), None, None
+
+
+def _mul(model: Model, op: Operator) -> tuple:
+    a, b, y, sa, sb, sy = _broadcast_shapes(model, op)
+    (s1, z1), (s2, z2), (so, zo) = _per_tensor(a, "first input"), _per_tensor(b, "second input"), _per_tensor(y, "output")
+    mo, eo = quantize_multiplier(s1 * s2 / so)
+    lo, hi = _activation(op, so, zo)
+    ints = sa + sb + sy + [-z1, -z2, zo, mo, eo, lo, hi]
+    return (ints,), (a.index, b.index), None, None
+
+
+def _softmax(model: Model, op: Operator) -> tuple:
+    x = _tensor(model, op.inputs[0], "input", constant=False)
+    y = _tensor(model, op.outputs[0], "output")
+    xs, _ = _per_tensor(x, "input")
+    ys, yz = _per_tensor(y, "output")
+    if abs(ys - 1.0 / 256) > 0.001 / 256 or yz != -128:  # TFLite's own tolerance
+        raise _Unsupported(f"int8 softmax output must have scale 1/256 and zero point -128, "
+                           f"got {ys} and {yz}")
+    beta = float(op.options.get("beta", 1.0))
+    depth = int(x.shape[-1]) if x.shape else 1
+    outer = int(np.prod(x.shape[:-1])) if len(x.shape) > 1 else 1
+    real = min(beta * xs * float(1 << 26), float((1 << 31) - 1))
+    mult, left_shift = quantize_multiplier(real)
+    diff_min = -int(math.floor(31.0 * (1 << 26) / (1 << left_shift)))
+    return ([outer, depth, mult, left_shift, diff_min],), (x.index,), None, None
+
+
+def _reshape(model: Model, op: Operator) -> tuple:
+    x = _tensor(model, op.inputs[0], "input", None, constant=False)
+    y = _tensor(model, op.outputs[0], "output", None)
+    if x.nbytes != y.nbytes:
+        raise _Unsupported(f"input has {x.nbytes} bytes, output {y.nbytes}")
+    return (x.nbytes,), (x.index,), None, None
+
+
+def _quantize(model: Model, op: Operator) -> tuple:
+    x = _tensor(model, op.inputs[0], "input", None, constant=False)
+    y = _tensor(model, op.outputs[0], "output")
+    ys, yz = _per_tensor(y, "output")
+    count = int(np.prod(y.shape))
+    if x.dtype == "float32":
+        return (count, ys, yz), (x.index,), None, None
+    if x.dtype == "int8":
+        xs, xz = _per_tensor(x, "input")
+        m, e = quantize_multiplier(xs / ys)
+        return (count, xz, yz, m, e), (x.index,), None, None
+    raise _Unsupported(f"QUANTIZE from {x.dtype} is not supported (float32 and int8 are)")
+
+
+def _dequantize(model: Model, op: Operator) -> tuple:
+    x = _tensor(model, op.inputs[0], "input", constant=False)
+    y = _tensor(model, op.outputs[0], "output", "float32")
+    xs, xz = _per_tensor(x, "input")
+    return (int(np.prod(y.shape)), xs, xz), (x.index,), None, None
+
+
+def _concatenation(model: Model, op: Operator) -> tuple:
+    y = _tensor(model, op.outputs[0], "output")
+    rank = len(y.shape)
+    axis = int(op.options.get("axis", 0))
+    axis = axis + rank if axis < 0 else axis
+    if not 0 <= axis < rank:
+        raise _Unsupported(f"axis {op.options.get('axis')} is out of range for rank {rank}")
+    ys, yz = _per_tensor(y, "output")
+    ins = [_tensor(model, t, f"input {i}") for i, t in enumerate(op.inputs)]
+    if op.options.get("fused_activation_function", "NONE") != "NONE":
+        raise _Unsupported("a fused activation on CONCATENATION is not supported")
+    sizes, mults, shifts, zps = [], [], [], []
+    for t in ins:
+        if len(t.shape) != rank:
+            raise _Unsupported(f"input tensor {t.index} has rank {len(t.shape)}, the output {rank}")
+        sizes.append(int(t.shape[axis]))
+        s, z = _per_tensor(t, "input")
+        m, e = quantize_multiplier(s / ys)
+        mults.append(m)
+        shifts.append(e)
+        zps.append(z)
+    return ((_shape4(y.shape, "output"), axis + 4 - rank, sizes, mults, shifts, zps, yz),
+            tuple(t.index for t in ins), None, None)
+
+
+def _pad(model: Model, op: Operator) -> tuple:
+    x = _tensor(model, op.inputs[0], "input", constant=False)
+    p = _tensor(model, op.inputs[1], "paddings", None, constant=True)
+    y = _tensor(model, op.outputs[0], "output")
+    pads = np.asarray(p.data, dtype=np.int64).reshape(-1, 2)
+    if pads.shape[0] != len(x.shape) or (pads < 0).any():
+        raise _Unsupported(f"paddings {pads.tolist()} do not fit an input of rank {len(x.shape)}")
+    before = [0] * (4 - len(x.shape)) + [int(v) for v in pads[:, 0]]
+    after = [0] * (4 - len(x.shape)) + [int(v) for v in pads[:, 1]]
+    _, yz = _per_tensor(y, "output")
+    value = yz
+    if op.type == "PADV2" and len(op.inputs) > 2 and op.inputs[2] >= 0:
+        value = int(_tensor(model, op.inputs[2], "constant value", "int8", constant=True).data.reshape(-1)[0])
+    return (_shape4(x.shape, "input") + before + after + [value],), (x.index,), None, None
+
+
+def _mean(model: Model, op: Operator) -> tuple:
+    x = _tensor(model, op.inputs[0], "input", constant=False)
+    axes_t = _tensor(model, op.inputs[1], "axes", "int32", constant=True)
+    y = _tensor(model, op.outputs[0], "output")
+    axes = sorted(int(a) % 4 for a in axes_t.data.reshape(-1))
+    if len(x.shape) != 4 or axes != [1, 2]:
+        raise _Unsupported(f"MEAN over axes {axes} of a rank-{len(x.shape)} tensor; only H, W of "
+                           "4-D inputs is supported")
+    xs, xz = _per_tensor(x, "input")
+    ys, yz = _per_tensor(y, "output")
+    m, e = quantize_multiplier(xs / ys)
+    n, h, w, c = x.shape
+    return ([n, h, w, c, xz, yz, m, e],), (x.index,), None, None
+
+
+_LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
+    "CONV_2D": _conv2d, "DEPTHWISE_CONV_2D": _depthwise_conv2d, "FULLY_CONNECTED": _fully_connected,
+    "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool, "ADD": _add, "MUL": _mul, "SOFTMAX": _softmax,
+    "RESHAPE": _reshape, "SQUEEZE": _reshape, "EXPAND_DIMS": _reshape, "QUANTIZE": _quantize,
+    "DEQUANTIZE": _dequantize, "CONCATENATION": _concatenation, "PAD": _pad, "PADV2": _pad,
+    "MEAN": _mean,
+}
+
+
+def _code(op: Operator, spec: tuple) -> int:
+    if op.type in ALIASING_OPS:
+        return OP_CODES["RESHAPE"]
+    if op.type == "QUANTIZE" and len(spec) == 5:
+        return OP_CODES["REQUANTIZE"]
+    if op.type == "PADV2":
+        return OP_CODES["PAD"]
+    return OP_CODES[op.type]
+
+
+def lower_op(model: Model, op: Operator) -> OpKernel:
+    """Lower one op; raises UnsupportedModel naming the op if it cannot run."""
+    fn = _LOWER.get(op.type)
+    if fn is None:
+        raise UnsupportedModel(f"op {op.index} ({op.type}): no kernel for this op type; "
+                               f"arenaplan runs {', '.join(sorted(_LOWER))}")
+    try:
+        spec, inputs, weights, bias = fn(model, op)
+        code = _code(op, spec)
+        found = _core.kernel_variants(code, spec)
+    except _Unsupported as exc:
+        raise UnsupportedModel(f"op {op.index} ({op.type}): {exc}") from None
+    except ArenaplanError as exc:
+        raise UnsupportedModel(f"op {op.index} ({op.type}): {exc}") from None
+    variants = [Variant(name, kind, param, tuple((int(b), int(a)) for b, a in scratch), int(macs),
+                        bool(in_place))
+                for name, kind, param, scratch, macs, in_place in found]
+    return OpKernel(op.index, op.type, code, spec, tuple(inputs), op.outputs[0], variants,
+                    None if weights is None else np.ascontiguousarray(weights, dtype=np.int8), bias)
+
+
+def lower(model: Model) -> List[OpKernel]:
+    """Lower every op of ``model`` (raises UnsupportedModel at the first that cannot run)."""
+    return [lower_op(model, op) for op in model.operators]
+
+
+def unsupported_ops(model: Model) -> List[str]:
+    """Reasons, one per op that cannot run (empty when the whole model runs)."""
+    reasons = []
+    for op in model.operators:
+        try:
+            lower_op(model, op)
+        except UnsupportedModel as exc:
+            reasons.append(str(exc))
+    return reasons

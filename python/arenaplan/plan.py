@@ -1,0 +1,303 @@
+"""Plans for a model: which kernel variant each op runs and where every buffer lives.
+
+``plan(model, mode=...)`` lowers the model's ops to kernels, chooses one variant
+per op (``size``: the least scratch everywhere; ``speed``: the fastest
+everywhere), turns activations and the chosen variants' scratch requests into
+buffers with lifetimes, places them with the C planner, and returns a ``Plan``
+with the offsets, the arena size, the live-bytes lower bound and, for
+comparison, what TensorFlow Lite Micro's greedy planner would need for the same
+buffers. ``Plan.verify()`` re-checks the placement tensor by tensor,
+independently of the planner that made it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+
+from .buffers import OVERLAP_ALIAS, BufferPlan, BufferProblem, solve, verify_offsets
+from .errors import InvalidArgument, InvalidPlan, UnsupportedModel
+from .lifetimes import ModelBuffers, activation_buffers, tensor_lifetimes
+from .lowering import OpKernel, Variant, lower_op
+from .model import Model
+from .units import format_bytes, parse_bytes
+
+__all__ = ["MODES", "BufferRecord", "Plan", "plan", "fastest_variant"]
+
+MODES = ("size", "speed")
+
+
+@dataclass(frozen=True)
+class BufferRecord:
+    """One placed buffer of a model plan."""
+
+    name: str
+    kind: str                 # "activation" or "scratch"
+    op: Optional[int]         # the op that owns a scratch buffer; None for activations
+    pool: str
+    offset: int
+    size: int
+    first: int
+    last: int
+    tensors: Tuple[int, ...]  # tensors stored here (several when aliases were folded)
+    alignment: int = 16
+
+
+def fastest_variant(variants: List[Variant]) -> Variant:
+    """The variant expected to be fastest without a latency measurement: a GEMM on the
+    input itself where it applies, else the one with the most scratch (the list is
+    ordered least to most scratch, and more scratch buys fewer bounds checks and
+    better-blocked loops)."""
+    for v in variants:
+        if v.name == "gemm_1x1":
+            return v
+    return variants[-1]
+
+
+@dataclass
+class Plan:
+    """A placement of a model's buffers in an arena, with the figures to judge it."""
+
+    model: Model
+    buffers: List[BufferRecord]
+    arena_bytes: int
+    lower_bound_bytes: int
+    greedy_size_bytes: int     # TFLite Micro's GreedyMemoryPlanner on the same buffers
+    strategy: str
+    optimal: bool
+    alignment: int
+    mode: str = "size"
+    choices: List[Optional[str]] = field(default_factory=list)   # variant per op
+    variable_bytes: int = 0
+    elapsed_s: float = 0.0
+    unsupported: List[str] = field(default_factory=list)         # ops without a kernel
+    kernels: Optional[List[Optional[OpKernel]]] = field(default=None, repr=False)
+
+    # --- views ----------------------------------------------------------------
+    @property
+    def pool_bytes(self) -> Dict[str, int]:
+        return {"arena": self.arena_bytes}
+
+    @property
+    def scratch_bytes(self) -> int:
+        return sum(b.size for b in self.buffers if b.kind == "scratch")
+
+    @property
+    def tensor_offsets(self) -> Dict[int, int]:
+        """Arena offset of every activation tensor, by tensor index."""
+        return {t: b.offset for b in self.buffers for t in b.tensors}
+
+    @property
+    def runnable(self) -> bool:
+        return not self.unsupported
+
+    def live_bytes(self) -> List[int]:
+        """Aligned bytes live at each op (the lower bound is the max of these)."""
+        live = [0] * len(self.model.operators)
+        for b in self.buffers:
+            size = -(-b.size // b.alignment) * b.alignment
+            for k in range(b.first, b.last + 1):
+                live[k] += size
+        return live
+
+    # --- checks ---------------------------------------------------------------
+    def verify(self) -> bool:
+        """Independent check, tensor by tensor: alignment, no two live tensors or
+        scratch buffers sharing a byte unless declared aliases, scratch at least as
+        large as each chosen variant requests, the arena extent. Raises InvalidPlan."""
+        lifetimes = tensor_lifetimes(self.model)
+        offsets = self.tensor_offsets
+        missing = [t for t in lifetimes if t not in offsets]
+        if missing:
+            t = missing[0]
+            raise InvalidPlan(f"tensor {t} ({self.model.tensors[t].name!r}) has no place in the plan")
+        order = sorted(lifetimes)
+        index = {t: i for i, t in enumerate(order)}
+        align_of = {t: b.alignment for b in self.buffers for t in b.tensors}
+        sizes = [self.model.tensors[t].nbytes for t in order]
+        first = [lifetimes[t][0] for t in order]
+        last = [lifetimes[t][1] for t in order]
+        aligns = [align_of[t] for t in order]
+        offs = [offsets[t] for t in order]
+        scratch = [b for b in self.buffers if b.kind == "scratch"]
+        for b in scratch:
+            if b.first != b.op or b.last != b.op:
+                raise InvalidPlan(f"scratch buffer {b.name!r} lives [{b.first}, {b.last}], "
+                                  f"not only at its op {b.op}")
+            sizes.append(b.size)
+            first.append(b.first)
+            last.append(b.last)
+            aligns.append(b.alignment)
+            offs.append(b.offset)
+        self._verify_scratch_requests(scratch)
+        problem = BufferProblem.build(sizes, first, last, aligns)
+        overlaps = [(index[x], index[y], OVERLAP_ALIAS, 0)
+                    for b in self.buffers for x in b.tensors for y in b.tensors if x < y]
+        arena = verify_offsets(problem, offs, overlaps=overlaps)
+        if arena != self.arena_bytes:
+            raise InvalidPlan(f"plan claims an arena of {self.arena_bytes} bytes; "
+                              f"its buffers extend to {arena}")
+        return True
+
+    def _verify_scratch_requests(self, scratch: List[BufferRecord]) -> None:
+        if self.kernels is None:
+            return
+        for k, (kernel, choice) in enumerate(zip(self.kernels, self.choices)):
+            if kernel is None or choice is None:
+                continue
+            want = kernel.variant(choice).scratch
+            have = sorted((b for b in scratch if b.op == k), key=lambda b: b.name)
+            if len(have) != len(want):
+                raise InvalidPlan(f"op {k} ({kernel.type}) variant {choice} requests {len(want)} "
+                                  f"scratch buffers; the plan has {len(have)}")
+            for (bytes_, align), b in zip(want, have):
+                if b.size < bytes_ or b.offset % align:
+                    raise InvalidPlan(f"op {k} ({kernel.type}) scratch {b.name!r}: {b.size} bytes at "
+                                      f"offset {b.offset}, the variant requests {bytes_} aligned to {align}")
+
+    # --- display --------------------------------------------------------------
+    def summary(self) -> str:
+        """A readable table: ops with variants and live bytes, then the arena against the bounds."""
+        m = self.model
+        live = self.live_bytes()
+        peak = max(live) if live else 0
+        lines = [f"{m.name}: {len(m.operators)} ops, {len(self.buffers)} buffers, mode {self.mode}, "
+                 f"strategy {self.strategy}{' (proven optimal)' if self.optimal else ''}",
+                 f"{'op':>4}  {'type':<22}{'output shape':<18}{'variant':<18}{'scratch':>9}{'live bytes':>12}"]
+        for op in m.operators:
+            shape = "x".join(str(d) for d in m.tensors[op.outputs[0]].shape) if op.outputs else ""
+            scratch = sum(b.size for b in self.buffers if b.kind == "scratch" and b.op == op.index)
+            choice = (self.choices[op.index] if self.choices else None) or "-"
+            mark = "  <- peak" if live[op.index] == peak else ""
+            lines.append(f"{op.index:>4}  {op.type[:21]:<22}{shape:<18}{choice:<18}{scratch:>9,}"
+                         f"{live[op.index]:>12,}{mark}")
+        lines += [
+            "",
+            f"arena              {self.arena_bytes:>10,} B  ({format_bytes(self.arena_bytes)})",
+            f"lower bound        {self.lower_bound_bytes:>10,} B  (bytes live at the busiest op)",
+            f"TFLM greedy        {self.greedy_size_bytes:>10,} B  ({self._saving_vs_greedy()})",
+        ]
+        if self.scratch_bytes:
+            lines.append(f"scratch            {self.scratch_bytes:>10,} B  (sum of the chosen variants' requests)")
+        if self.variable_bytes:
+            lines.append(f"variable tensors   {self.variable_bytes:>10,} B  (persistent, outside the arena)")
+        for reason in self.unsupported:
+            lines.append(f"no kernel: {reason}")
+        return "\n".join(lines)
+
+    def _saving_vs_greedy(self) -> str:
+        if self.greedy_size_bytes == 0:
+            return "same"
+        saved = self.greedy_size_bytes - self.arena_bytes
+        return f"arenaplan saves {saved:,} B, {100.0 * saved / self.greedy_size_bytes:.1f} %"
+
+    def to_dict(self) -> dict:
+        """Plain data (for --json output)."""
+        return {
+            "model": self.model.name, "model_sha256": self.model.digest, "mode": self.mode,
+            "strategy": self.strategy, "optimal": self.optimal, "alignment": self.alignment,
+            "arena_bytes": self.arena_bytes, "lower_bound_bytes": self.lower_bound_bytes,
+            "greedy_size_bytes": self.greedy_size_bytes, "variable_bytes": self.variable_bytes,
+            "scratch_bytes": self.scratch_bytes, "live_bytes": self.live_bytes(),
+            "choices": list(self.choices), "unsupported": list(self.unsupported),
+            "ops": [{"index": op.index, "type": op.type} for op in self.model.operators],
+            "buffers": [dict(b.__dict__, tensors=list(b.tensors)) for b in self.buffers],
+        }
+
+    def __repr__(self) -> str:
+        return (f"Plan({self.model.name!r}, mode={self.mode!r}, arena={self.arena_bytes}, "
+                f"lower_bound={self.lower_bound_bytes}, strategy={self.strategy!r}, "
+                f"optimal={self.optimal})")
+
+
+def _kernels(model: Model, require_kernels: bool) -> Tuple[List[Optional[OpKernel]], List[str]]:
+    kernels: List[Optional[OpKernel]] = []
+    unsupported: List[str] = []
+    for op in model.operators:
+        try:
+            kernels.append(lower_op(model, op))
+        except UnsupportedModel as exc:
+            if require_kernels:
+                raise
+            kernels.append(None)
+            unsupported.append(str(exc))
+    return kernels, unsupported
+
+
+def _choose(kernels: List[Optional[OpKernel]], mode: str) -> List[Optional[Variant]]:
+    chosen: List[Optional[Variant]] = []
+    for k in kernels:
+        if k is None:
+            chosen.append(None)
+        elif mode == "size":
+            chosen.append(k.variants[0])
+        else:
+            chosen.append(fastest_variant(k.variants))
+    return chosen
+
+
+def _with_scratch(acts: ModelBuffers, chosen: List[Optional[Variant]],
+                  alignment: int) -> Tuple[BufferProblem, List[Tuple[str, int, int]]]:
+    """Activations plus one buffer per scratch request of the chosen variants."""
+    scratch: List[Tuple[str, int, int]] = []   # (name, op, alignment)
+    sizes, first, last = list(acts.sizes), list(acts.first), list(acts.last)
+    aligns = [alignment] * len(acts)
+    for k, v in enumerate(chosen):
+        if v is None:
+            continue
+        for i, (bytes_, align) in enumerate(v.scratch):
+            a = max(alignment, align)
+            scratch.append((f"op{k}/{v.name}/scratch{i}", k, a))
+            sizes.append(bytes_)
+            first.append(k)
+            last.append(k)
+            aligns.append(a)
+    return BufferProblem.build(sizes, first, last, aligns), scratch
+
+
+def plan(model: Model, mode: str = "size", strategy: str = "auto", alignment: int = 16,
+         time_limit_s: Optional[float] = None, seed: int = 0,
+         require_kernels: bool = True) -> Plan:
+    """Plan the arena of ``model``.
+
+    Args:
+        model: an ``ap.Model`` (``ap.load_tflite``, ``ap.zoo.load``, or built by hand).
+        mode: "size" (the least scratch everywhere: the smallest arena) or "speed" (the
+            fastest variant everywhere).
+        strategy: the buffer placement strategy (see ``arenaplan.STRATEGIES``).
+        alignment: byte alignment of every buffer (a power of two; TFLM uses 16).
+        time_limit_s, seed: passed to the search strategies.
+        require_kernels: raise UnsupportedModel (naming the op) if an op has no kernel;
+            with False such ops are planned for memory only and listed in ``unsupported``.
+    """
+    if not isinstance(model, Model):
+        raise InvalidArgument(f"plan() needs an arenaplan.Model, got {type(model).__name__}")
+    if mode not in MODES:
+        raise InvalidArgument(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+    alignment = parse_bytes(alignment, "alignment")
+    kernels, unsupported = _kernels(model, require_kernels)
+    chosen = _choose(kernels, mode)
+    acts = activation_buffers(model, alignment)
+    problem, scratch = _with_scratch(acts, chosen, alignment)
+    result: BufferPlan = solve(problem, strategy, time_limit_s, seed)
+    unfolded, _ = _with_scratch(activation_buffers(model, alignment, fold_aliases=False), chosen, alignment)
+    greedy = solve(unfolded, "greedy_size")
+    records = [
+        BufferRecord(name=acts.names[i], kind="activation", op=None, pool="arena",
+                     offset=int(result.offsets[i]), size=int(acts.sizes[i]),
+                     first=int(acts.first[i]), last=int(acts.last[i]),
+                     tensors=acts.tensors[i], alignment=alignment)
+        for i in range(len(acts))
+    ]
+    for j, (name, k, a) in enumerate(scratch):
+        i = len(acts) + j
+        records.append(BufferRecord(name=name, kind="scratch", op=k, pool="arena",
+                                    offset=int(result.offsets[i]), size=int(problem.sizes[i]),
+                                    first=k, last=k, tensors=(), alignment=a))
+    return Plan(model=model, buffers=records, arena_bytes=result.arena_bytes,
+                lower_bound_bytes=result.lower_bound_bytes, greedy_size_bytes=greedy.arena_bytes,
+                strategy=result.strategy, optimal=result.optimal, alignment=alignment, mode=mode,
+                choices=[None if v is None else v.name for v in chosen],
+                variable_bytes=acts.variable_bytes, elapsed_s=result.elapsed_s,
+                unsupported=unsupported, kernels=kernels)

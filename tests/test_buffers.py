@@ -1,0 +1,141 @@
+"""ap.plan_buffers: the planner through the Python API, its properties and its errors."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import arenaplan as ap
+
+ALL = list(ap.STRATEGIES)
+
+
+@st.composite
+def problems(draw, max_buffers=24, max_ops=12):
+    n = draw(st.integers(0, max_buffers))
+    sizes, first, last = [], [], []
+    for _ in range(n):
+        f = draw(st.integers(0, max_ops - 1))
+        sizes.append(draw(st.integers(0, 4096)))
+        first.append(f)
+        last.append(draw(st.integers(f, max_ops - 1)))
+    alignment = draw(st.sampled_from([1, 4, 16, 64]))
+    return sizes, first, last, alignment
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems())
+def test_every_strategy_verifies_and_respects_the_bound(problem):
+    sizes, first, last, alignment = problem
+    greedy = ap.plan_buffers(sizes, first, last, alignment, strategy="greedy_size")
+    for strategy in ALL:
+        bp = ap.plan_buffers(sizes, first, last, alignment, strategy=strategy, time_limit_s=0.2)
+        assert bp.verify()
+        assert bp.arena_bytes >= bp.lower_bound_bytes
+        assert all(int(o) % alignment == 0 for o in bp.offsets)
+        if strategy == "auto":
+            assert bp.arena_bytes <= greedy.arena_bytes
+        if bp.optimal:
+            assert bp.arena_bytes <= greedy.arena_bytes
+
+
+def test_greedy_size_reproduces_tflm_placement_of_equal_buffers():
+    bp = ap.plan_buffers([100, 100, 100], [0, 0, 0], [1, 1, 1], alignment=1, strategy="greedy_size")
+    assert bp.offsets.tolist() == [200, 100, 0]
+    assert bp.arena_bytes == 300 and bp.lower_bound_bytes == 300
+    assert bp.verify()
+
+
+def test_auto_finds_the_bound_where_greedy_fragments():
+    # Two long-lived buffers around short ones: largest-first leaves a hole.
+    sizes = [32, 64, 32, 96, 64]
+    first = [0, 0, 1, 2, 3]
+    last = [1, 2, 4, 4, 4]
+    auto = ap.plan_buffers(sizes, first, last, alignment=1, strategy="auto")
+    assert auto.verify()
+    assert auto.arena_bytes == auto.lower_bound_bytes
+    assert auto.optimal
+
+
+def test_lower_bound_is_aligned_live_bytes():
+    assert ap.lower_bound([10, 20, 30], [0, 1, 2], [1, 2, 2], alignment=16) == 32 + 32
+    assert ap.lower_bound([], [], []) == 0
+
+
+def test_empty_problem():
+    bp = ap.plan_buffers([], [], [])
+    assert bp.arena_bytes == 0 and bp.offsets.size == 0 and bp.verify()
+
+
+def test_tampered_plan_fails_verification():
+    bp = ap.plan_buffers([64, 64], [0, 0], [1, 1], alignment=16)
+    bad = dataclasses.replace(bp, offsets=np.array([0, 0], dtype=np.int64))
+    with pytest.raises(ap.InvalidPlan) as info:
+        bad.verify()
+    assert "buffer" in str(info.value)
+    misaligned = dataclasses.replace(bp, offsets=np.array([0, 72], dtype=np.int64))
+    with pytest.raises(ap.InvalidPlan):
+        misaligned.verify()
+
+
+def test_capacity_that_cannot_be_met_says_by_how_much():
+    with pytest.raises(ap.PlanDoesNotFit) as info:
+        ap.plan_buffers([100, 100], [0, 0], [0, 0], alignment=1, capacity=150)
+    assert info.value.available == 150
+    assert info.value.needed >= 200
+    ok = ap.plan_buffers([100, 100], [0, 0], [0, 0], alignment=1, capacity="1KiB")
+    assert ok.arena_bytes == 200 and ok.verify()
+
+
+@pytest.mark.parametrize("args, kwargs, words", [
+    (([1, 2], [0], [0]), {}, "same length"),
+    (([1, -2], [0, 0], [0, 0]), {}, "sizes[1] = -2"),
+    (([1, 2.5], [0, 0], [0, 0]), {}, "sizes[1] = 2.5"),
+    ((["a"], [0], [0]), {}, "sizes"),
+    (([1, 2], [0, 3], [0, 1]), {}, "first op 3 > last op 1"),
+    (([1], [-1], [0]), {}, "first[0] = -1"),
+    (([1], [0], [0]), {"alignment": 3}, "not a power of two"),
+    (([1], [0], [0]), {"alignment": 0}, "not a power of two"),
+    (([1], [0], [0]), {"strategy": "fastest"}, "unknown strategy 'fastest'"),
+    (([1], [0], [0]), {"time_limit_s": -1}, "time_limit_s"),
+    (([1], [0], [0]), {"seed": -3}, "seed"),
+    (([2 ** 64], [0], [0]), {}, "sizes[0]"),
+    (([[1, 2]], [0], [0]), {}, "one-dimensional"),
+])
+def test_bad_input_is_named(args, kwargs, words):
+    with pytest.raises(ValueError) as info:
+        ap.plan_buffers(*args, **kwargs)
+    assert isinstance(info.value, ap.ArenaplanError)
+    assert words in str(info.value)
+
+
+def test_sizes_whose_sum_overflows_64_bits():
+    big = 2 ** 63
+    with pytest.raises(ap.SizeOverflow) as info:
+        ap.plan_buffers([big, big, 16], [0, 0, 0], [0, 0, 0], alignment=16)
+    assert isinstance(info.value, ValueError)
+    with pytest.raises(ap.SizeOverflow):
+        ap.plan_buffers([2 ** 64 - 1], [0], [0], alignment=16)  # rounding up overflows
+
+
+def test_numpy_inputs_of_any_integer_dtype():
+    sizes = np.array([10, 20, 30], dtype=np.uint16)
+    first = np.array([0, 1, 2], dtype=np.int8)
+    last = np.array([1, 2, 2], dtype=np.int64)
+    bp = ap.plan_buffers(sizes, first, last, alignment=1, strategy="greedy_size")
+    assert bp.verify() and bp.offsets.dtype == np.int64
+
+
+def test_seeded_search_is_deterministic():
+    rng = np.random.default_rng(7)
+    n = 60
+    first = rng.integers(0, 30, n)
+    last = first + rng.integers(0, 10, n)
+    sizes = rng.integers(1, 2000, n)
+    a = ap.plan_buffers(sizes, first, last, strategy="anneal", time_limit_s=5, seed=3)
+    b = ap.plan_buffers(sizes, first, last, strategy="anneal", time_limit_s=5, seed=3)
+    assert a.offsets.tolist() == b.offsets.tolist()
+    assert a.verify()

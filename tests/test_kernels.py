@@ -1,0 +1,154 @@
+"""ap.kernels: every variant through the Python API, against the NumPy references."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import arenaplan as ap
+from reference import conv as ref_conv
+from reference import ops as ref_ops
+from reference.quant import quantize_multiplier
+
+SETTINGS = dict(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def conv_cases(draw, depthwise=False):
+    n = draw(st.integers(1, 2))
+    c = draw(st.sampled_from([1, 3, 7, 17]))
+    h, w = draw(st.integers(1, 12)), draw(st.integers(1, 12))
+    kh, kw = draw(st.sampled_from([(1, 1), (3, 3), (1, 3), (3, 1), (2, 2), (5, 5)]))
+    stride = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+    dilation = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
+    padding = draw(st.sampled_from(["SAME", "VALID"]))
+    if padding == "VALID" and (h < (kh - 1) * dilation[0] + 1 or w < (kw - 1) * dilation[1] + 1):
+        padding = "SAME"
+    mult = draw(st.integers(1, 3)) if depthwise else 1
+    oc = c * mult if depthwise else draw(st.sampled_from([1, 3, 8, 17]))
+    seed = draw(st.integers(0, 2 ** 31))
+    return n, h, w, c, kh, kw, oc, stride, dilation, padding, mult, seed
+
+
+def _quant(rng, oc):
+    return dict(input_scale=float(rng.uniform(0.01, 0.1)), input_zero_point=int(rng.integers(-128, 128)),
+                filter_scales=rng.uniform(0.001, 0.02, size=oc).astype(np.float32).tolist(),
+                output_scale=float(rng.uniform(0.05, 0.5)), output_zero_point=int(rng.integers(-128, 128)))
+
+
+def _fixed(q):
+    pairs = [quantize_multiplier(np.float32(q["input_scale"]).item() * np.float32(s).item()
+                                 / np.float32(q["output_scale"]).item()) for s in q["filter_scales"]]
+    return np.array([m for m, _ in pairs]), np.array([s for _, s in pairs])
+
+
+@settings(**SETTINGS)
+@given(conv_cases())
+def test_conv2d_every_variant_matches_reference(case):
+    n, h, w, c, kh, kw, oc, stride, dilation, padding, _, seed = case
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-128, 128, size=(n, h, w, c), dtype=np.int8)
+    wt = rng.integers(-127, 128, size=(oc, kh, kw, c), dtype=np.int8)
+    bias = rng.integers(-5000, 5000, size=oc, dtype=np.int32)
+    q = _quant(rng, oc)
+    oh, ow, ph, pw = ref_conv.conv_geometry((h, w), (kh, kw), stride, dilation, padding)
+    mult, shift = _fixed(q)
+    want = ref_conv.conv_per_channel(x, wt, bias, stride=stride, dilation=dilation, pad=(ph, pw),
+                                     out_hw=(oh, ow), input_offset=-q["input_zero_point"],
+                                     multiplier=mult, shift=shift, output_offset=q["output_zero_point"])
+    names = [v for v, _ in ap.kernels.variants("conv2d", x.shape, wt.shape, stride, padding, dilation)]
+    assert names[0] == "direct"
+    for name in names:
+        got = ap.kernels.conv2d(x, wt, bias, stride, padding.lower(), dilation, variant=name, **q)
+        np.testing.assert_array_equal(got, want, err_msg=name)
+    # The fixed-point form a firmware holds gives the same bits (VALID as explicit (0, 0)).
+    got = ap.kernels.conv2d(x, wt, bias, stride, (0, 0) if padding == "VALID" else padding,
+                            dilation, input_zero_point=q["input_zero_point"],
+                            output_zero_point=q["output_zero_point"], output_multiplier=mult,
+                            output_shift=shift)
+    np.testing.assert_array_equal(got, want)
+
+
+@settings(**SETTINGS)
+@given(conv_cases(depthwise=True))
+def test_depthwise_every_variant_matches_reference(case):
+    n, h, w, c, kh, kw, oc, stride, dilation, padding, mult_dm, seed = case
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-128, 128, size=(n, h, w, c), dtype=np.int8)
+    wt = rng.integers(-127, 128, size=(1, kh, kw, oc), dtype=np.int8)
+    bias = rng.integers(-5000, 5000, size=oc, dtype=np.int32)
+    q = _quant(rng, oc)
+    oh, ow, ph, pw = ref_conv.conv_geometry((h, w), (kh, kw), stride, dilation, padding)
+    mult, shift = _fixed(q)
+    want = ref_ops.depthwise_conv2d(x, wt, bias, stride=stride, dilation=dilation, pad=(ph, pw),
+                                    out_hw=(oh, ow), depth_multiplier=mult_dm,
+                                    input_offset=-q["input_zero_point"], multiplier=mult, shift=shift,
+                                    output_offset=q["output_zero_point"])
+    names = [v for v, _ in ap.kernels.variants("depthwise_conv2d", x.shape, wt.shape, stride, padding,
+                                               dilation, depth_multiplier=mult_dm)]
+    assert len(names) >= 1
+    for name in names:
+        got = ap.kernels.depthwise_conv2d(x, wt, bias, stride, padding, dilation, mult_dm, variant=name, **q)
+        np.testing.assert_array_equal(got, want, err_msg=name)
+
+
+@settings(**SETTINGS)
+@given(st.integers(1, 4), st.integers(1, 70), st.integers(1, 40), st.booleans(), st.integers(0, 2 ** 31))
+def test_fully_connected_matches_reference(batches, depth, units, per_channel, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-128, 128, size=(batches, depth), dtype=np.int8)
+    w = rng.integers(-127, 128, size=(units, depth), dtype=np.int8)
+    bias = rng.integers(-5000, 5000, size=units, dtype=np.int32)
+    q = _quant(rng, units if per_channel else 1)
+    real = [np.float32(q["input_scale"]).item() * np.float32(s).item() / np.float32(q["output_scale"]).item()
+            for s in q["filter_scales"]]
+    want = ref_ops.fully_connected(x, w, bias, input_offset=-q["input_zero_point"], real_scale=real,
+                                   output_offset=q["output_zero_point"])
+    np.testing.assert_array_equal(ap.kernels.fully_connected(x, w, bias, **q), want)
+    mult, shift = _fixed(q)
+    want_fixed = ref_ops.fully_connected(x, w, bias, input_offset=-q["input_zero_point"],
+                                         multiplier=mult, shift=shift, output_offset=q["output_zero_point"])
+    got = ap.kernels.fully_connected(x, w, bias, input_zero_point=q["input_zero_point"],
+                                     output_zero_point=q["output_zero_point"],
+                                     output_multiplier=mult, output_shift=shift)
+    np.testing.assert_array_equal(got, want_fixed)
+
+
+def test_variants_are_ordered_by_scratch():
+    v = ap.kernels.variants("conv2d", (1, 56, 56, 64), (64, 3, 3, 64))
+    scratch = [b for _, b in v]
+    assert scratch == sorted(scratch) and scratch[0] == 0
+    names = [n for n, _ in v]
+    assert names[0] == "direct" and "im2col" in names
+    assert sum(n.startswith("im2col_rows_") for n in names) >= 2   # a curve, not a switch
+    pointwise = [n for n, _ in ap.kernels.variants("conv2d", (1, 8, 8, 16), (32, 1, 1, 16))]
+    assert "gemm_1x1" in pointwise
+    dw = ap.kernels.variants("depthwise_conv2d", (1, 48, 48, 8), (1, 3, 3, 8))
+    assert dw[0] == ("direct", 0) and len(dw) >= 2
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    (dict(x=np.zeros((1, 4, 4, 3), np.float32)), "int8"),
+    (dict(x=np.zeros((4, 4, 3), np.int8)), "4 dimensions"),
+    (dict(w=np.zeros((2, 3, 3, 5), np.int8)), "input channels"),
+    (dict(bias=np.zeros(5, np.int32)), "bias has 5"),
+    (dict(stride=0), "stride"),
+    (dict(padding="full"), "padding"),
+    (dict(activation="TANH"), "TANH"),
+    (dict(variant="winograd"), "winograd"),
+    (dict(output_multiplier=[1 << 30] * 2), "not both"),
+    (dict(input_zero_point=300), "input_zero_point"),
+])
+def test_conv2d_bad_input_is_named(kwargs, words):
+    args = dict(x=np.zeros((1, 4, 4, 3), np.int8), w=np.zeros((2, 3, 3, 3), np.int8),
+                bias=np.zeros(2, np.int32), input_scale=0.1, filter_scales=[0.01, 0.01], output_scale=0.1)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=words):
+        ap.kernels.conv2d(**args)
+
+
+def test_filter_larger_than_valid_input():
+    with pytest.raises(ap.InvalidArgument, match="does not fit"):
+        ap.kernels.conv2d(np.zeros((1, 2, 2, 1), np.int8), np.zeros((1, 3, 3, 1), np.int8),
+                          padding="valid", input_scale=0.1, filter_scales=[0.1], output_scale=0.1)
