@@ -14,12 +14,15 @@ from .importers import load_tflite, parse_tflite
 from .model import Model, Operator, Quantization, Tensor
 from .interpreter import Interpreter, OpProfile
 from .plan import MODES, BufferRecord, Plan, plan
+from .latency import CostModel, HostLatency, LatencySource, TableLatency
+from .tradeoffs import Frontier, FrontierPoint, Gain, MultiPlan, frontier
 from .units import format_bytes, parse_bytes
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "ArenaplanError", "BufferPlan", "BufferRecord", "Interpreter", "InvalidArgument", "MODES",
+    "ArenaplanError", "BufferPlan", "CostModel", "Frontier", "FrontierPoint", "Gain", "HostLatency",
+    "LatencySource", "MultiPlan", "TableLatency", "frontier", "BufferRecord", "Interpreter", "InvalidArgument", "MODES",
     "OpProfile", "kernels", "InvalidPlan", "Model",
     "ModelError", "Operator", "Plan", "PlanDoesNotFit", "Quantization", "STRATEGIES", "SizeOverflow",
     "Tensor", "UnsupportedModel", "errors", "format_bytes", "lifetimes", "load_tflite",

@@ -1,8 +1,12 @@
-"""Command line: ``arenaplan plan [MODEL] [--strategy S] [--json]``.
+"""Command line: ``arenaplan plan|tradeoffs [MODEL ...]``.
+
+    arenaplan tradeoffs [MODEL ...] [--latency host|model:TARGET|FILE] [--budget B]
+                        [--plot out.png] [--json]
+    arenaplan plan [MODEL] [--mode size|speed|balanced] [--budget B] [--strategy S] [--json]
 
 MODEL is a ``.tflite`` file or the name of a built-in zoo model; without it the
-built-in ``ds_cnn`` keyword-spotting model is used, so the tool shows its main
-job at once.
+built-in ``ds_cnn`` keyword-spotting model is used, so ``arenaplan tradeoffs``
+shows the main job at once: what each extra byte of arena buys in latency.
 """
 from __future__ import annotations
 
@@ -18,6 +22,8 @@ from .errors import ArenaplanError
 from .importers import load_tflite
 from .model import Model
 from .plan import MODES, plan
+from .tradeoffs import frontier
+from .units import parse_bytes
 
 __all__ = ["main", "load_model"]
 
@@ -33,13 +39,45 @@ def load_model(spec: Optional[str]) -> Model:
 
 def _cmd_plan(args: argparse.Namespace) -> int:
     model = load_model(args.model)
+    latency = args.latency if args.latency or args.mode != "balanced" else "host"
     p = plan(model, mode=args.mode, strategy=args.strategy, alignment=args.alignment,
-             time_limit_s=args.time_limit, require_kernels=False)
+             time_limit_s=args.time_limit, require_kernels=args.mode != "size",
+             budget=args.budget, latency=latency)
     p.verify()
     if args.json:
         print(json.dumps(p.to_dict(), indent=2))
     else:
         print(p.summary())
+    return 0
+
+
+def _cmd_tradeoffs(args: argparse.Namespace) -> int:
+    models = [load_model(m) for m in args.models] if args.models else [load_model(None)]
+    f = frontier(models if len(models) > 1 else models[0], latency=args.latency or "host",
+                 alignment=args.alignment)
+    chosen = f.at(args.budget) if args.budget is not None else None
+    if args.plot:
+        f.plot(args.plot)
+    if args.json:
+        data = f.to_dict()
+        if chosen is not None:
+            data["budget"] = {"bytes": parse_bytes(args.budget, "budget"),
+                              "arena_bytes": chosen.arena_bytes, "latency_s": chosen.latency_s,
+                              "choices": chosen.choices}
+        print(json.dumps(data, indent=2))
+        return 0
+    print(f.table())
+    size, speed = f.points[0], f.points[-1]
+    print(f"\nsize end:  {size.arena_bytes:,} B, {size.latency_s * 1e3:.3f} ms; speed end: "
+          f"{speed.arena_bytes:,} B, {speed.latency_s * 1e3:.3f} ms "
+          f"({size.latency_s / speed.latency_s:.2f}x faster for {speed.arena_bytes - size.arena_bytes:,} more bytes)")
+    if chosen is not None:
+        b = parse_bytes(args.budget, "budget")
+        print(f"within {b:,} B: {chosen.arena_bytes:,} B, {chosen.latency_s * 1e3:.3f} ms")
+        if len(models) == 1 and b < speed.arena_bytes:
+            print(f.gain(speed.arena_bytes - b, from_budget=b))
+    if args.plot:
+        print(f"plot written to {args.plot}")
     return 0
 
 
@@ -49,12 +87,26 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("plan", help="plan a model's arena and compare it with the bounds")
     p.add_argument("model", nargs="?", help=f"a .tflite file or a zoo model ({', '.join(zoo.names())})")
     p.add_argument("--mode", default="size", choices=MODES,
-                   help="size: least scratch everywhere; speed: fastest variant everywhere")
+                   help="size: least scratch everywhere; speed: fastest variant everywhere; "
+                        "balanced: fastest within --budget")
+    p.add_argument("--budget", default=None, help="arena budget, e.g. 98304 or 96KiB")
+    p.add_argument("--latency", default=None,
+                   help="latency source: host, model:cortex-m4|cortex-m7|cortex-m55, or a CSV/JSON table")
     p.add_argument("--strategy", default="auto", choices=STRATEGIES)
     p.add_argument("--alignment", type=int, default=16, help="buffer alignment in bytes (default 16)")
     p.add_argument("--time-limit", type=float, default=None, help="seconds for the search strategies")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=_cmd_plan)
+    t = sub.add_parser("tradeoffs", help="the Pareto frontier of arena bytes against latency")
+    t.add_argument("models", nargs="*", help="one or more .tflite files or zoo models "
+                   "(several share one arena)")
+    t.add_argument("--latency", default=None,
+                   help="host (default), model:cortex-m4|cortex-m7|cortex-m55, or a CSV/JSON table")
+    t.add_argument("--budget", default=None, help="also show the best plan within this budget")
+    t.add_argument("--alignment", type=int, default=16, help="buffer alignment in bytes (default 16)")
+    t.add_argument("--plot", default=None, help="write a PNG of the frontier (needs matplotlib)")
+    t.add_argument("--json", action="store_true", help="machine-readable output")
+    t.set_defaults(func=_cmd_tradeoffs)
     return parser
 
 

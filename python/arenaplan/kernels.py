@@ -118,18 +118,19 @@ def _requant(channels: int, *, input_scale, filter_scales, output_scale, output_
 
 
 def _choose(code: int, spec: tuple, variant: Optional[str]) -> Tuple[int, int]:
-    found = _core.kernel_variants(code, spec)
+    from .lowering import Variant
+    from .plan import fastest_variant
+
+    found = [Variant(name, kind, param, tuple(scratch), macs, bool(in_place))
+             for name, kind, param, scratch, macs, in_place in _core.kernel_variants(code, spec)]
     if variant is None:
-        # Without a latency source, prefer the variants that are fastest on every CPU
-        # measured so far: a GEMM on the input itself, else the most scratch.
-        names = [v[0] for v in found]
-        pick = found[names.index("gemm_1x1")] if "gemm_1x1" in names else found[-1]
-        return pick[1], pick[2]
+        pick = fastest_variant(found)
+        return pick.kind, pick.param
     for v in found:
-        if v[0] == variant:
-            return v[1], v[2]
+        if v.name == variant:
+            return v.kind, v.param
     raise InvalidArgument(f"no variant {variant!r} for these shapes; "
-                          f"available: {', '.join(v[0] for v in found)}")
+                          f"available: {', '.join(v.name for v in found)}")
 
 
 def conv2d(x: np.ndarray, w: np.ndarray, bias: Optional[np.ndarray] = None,

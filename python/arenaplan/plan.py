@@ -25,7 +25,7 @@ from .units import format_bytes, parse_bytes
 
 __all__ = ["MODES", "BufferRecord", "Plan", "plan", "fastest_variant"]
 
-MODES = ("size", "speed")
+MODES = ("size", "speed", "balanced")
 
 
 @dataclass(frozen=True)
@@ -44,15 +44,27 @@ class BufferRecord:
     alignment: int = 16
 
 
+#: Scratch up to which a variant's buffer stays cache-resident on the hosts measured so far.
+FAST_SCRATCH_BYTES = 16 * 1024
+
+
 def fastest_variant(variants: List[Variant]) -> Variant:
-    """The variant expected to be fastest without a latency measurement: a GEMM on the
-    input itself where it applies, else the one with the most scratch (the list is
-    ordered least to most scratch, and more scratch buys fewer bounds checks and
-    better-blocked loops)."""
-    for v in variants:
-        if v.name == "gemm_1x1":
-            return v
-    return variants[-1]
+    """The variant expected to be fastest without a latency measurement.
+
+    A GEMM on the input itself (``gemm_1x1``) where it applies; otherwise, among the
+    variants that use scratch, the one with the most scratch that still fits
+    ``FAST_SCRATCH_BYTES`` (measured on x86 AVX2: a whole-image im2col is never faster
+    than a 48-row block, and a depthwise row buffer that leaves L1 slows down), else the
+    smallest of them; ``direct`` when no other variant applies.
+    """
+    names = [v.name for v in variants]
+    if "gemm_1x1" in names:
+        return variants[names.index("gemm_1x1")]
+    buffered = [v for v in variants if v.scratch]
+    if not buffered:
+        return variants[0]
+    fitting = [v for v in buffered if v.scratch_bytes <= FAST_SCRATCH_BYTES]
+    return fitting[-1] if fitting else buffered[0]
 
 
 @dataclass
@@ -73,6 +85,8 @@ class Plan:
     elapsed_s: float = 0.0
     unsupported: List[str] = field(default_factory=list)         # ops without a kernel
     kernels: Optional[List[Optional[OpKernel]]] = field(default=None, repr=False)
+    latency_s: Optional[float] = None          # predicted by the latency source, if any
+    latency_source: Optional[str] = None
 
     # --- views ----------------------------------------------------------------
     @property
@@ -225,16 +239,28 @@ def _kernels(model: Model, require_kernels: bool) -> Tuple[List[Optional[OpKerne
     return kernels, unsupported
 
 
-def _choose(kernels: List[Optional[OpKernel]], mode: str) -> List[Optional[Variant]]:
+def _least_scratch(kernels: List[Optional[OpKernel]],
+                   times: Optional[List[Dict[str, float]]] = None) -> List[Optional[Variant]]:
+    """Per op, the least scratch; among variants tied on it (``direct`` and ``gemm_1x1``
+    both need none), the fastest: free speed at no memory cost."""
     chosen: List[Optional[Variant]] = []
-    for k in kernels:
+    for i, k in enumerate(kernels):
         if k is None:
             chosen.append(None)
-        elif mode == "size":
-            chosen.append(k.variants[0])
-        else:
-            chosen.append(fastest_variant(k.variants))
+            continue
+        least = min(v.scratch_bytes for v in k.variants)
+        tied = [v for v in k.variants if v.scratch_bytes == least]
+        chosen.append(min(tied, key=lambda v: times[i][v.name]) if times is not None
+                      else fastest_variant(tied))
     return chosen
+
+
+def _fastest(kernels: List[Optional[OpKernel]], times: Optional[List[Dict[str, float]]]
+             ) -> List[Optional[Variant]]:
+    if times is None:
+        return [None if k is None else fastest_variant(k.variants) for k in kernels]
+    return [None if k is None else min(k.variants, key=lambda v: (times[i][v.name], v.scratch_bytes))
+            for i, k in enumerate(kernels)]
 
 
 def _with_scratch(acts: ModelBuffers, chosen: List[Optional[Variant]],
@@ -256,48 +282,129 @@ def _with_scratch(acts: ModelBuffers, chosen: List[Optional[Variant]],
     return BufferProblem.build(sizes, first, last, aligns), scratch
 
 
+@dataclass
+class PlanContext:
+    """What every plan of one model shares: kernels, activation buffers, latencies.
+
+    Building it lowers the model and measures (or models) latencies once; frontier
+    and balanced searches then make many plans from it cheaply.
+    """
+
+    model: Model
+    kernels: List[Optional[OpKernel]]
+    unsupported: List[str]
+    alignment: int
+    acts: ModelBuffers
+    acts_unfolded: ModelBuffers
+    times: Optional[List[Dict[str, float]]] = None
+    latency_name: Optional[str] = None
+
+    @classmethod
+    def build(cls, model: Model, alignment: int = 16, latency=None,
+              require_kernels: bool = True) -> "PlanContext":
+        if not isinstance(model, Model):
+            raise InvalidArgument(f"expected an arenaplan.Model, got {type(model).__name__}")
+        from .latency import resolve
+        alignment = parse_bytes(alignment, "alignment")
+        kernels, unsupported = _kernels(model, require_kernels)
+        source = resolve(latency)
+        times = source.op_times(model, kernels) if source is not None else None
+        return cls(model, kernels, unsupported, alignment, activation_buffers(model, alignment),
+                   activation_buffers(model, alignment, fold_aliases=False), times,
+                   None if source is None else source.name)
+
+    def latency_of(self, chosen: List[Optional[Variant]]) -> Optional[float]:
+        if self.times is None:
+            return None
+        return float(sum(self.times[i][v.name] for i, v in enumerate(chosen) if v is not None))
+
+    def activation_live(self) -> List[int]:
+        """Aligned activation bytes live at each op."""
+        live = [0] * len(self.model.operators)
+        a = self.alignment
+        for size, f, l_ in zip(self.acts.sizes, self.acts.first, self.acts.last):
+            aligned = -(-int(size) // a) * a
+            for k in range(int(f), int(l_) + 1):
+                live[k] += aligned
+        return live
+
+    def scratch_need(self, v: Variant) -> int:
+        """Arena bytes a variant's scratch takes at its op (each buffer aligned)."""
+        total = 0
+        for bytes_, align in v.scratch:
+            a = max(self.alignment, align)
+            total += -(-bytes_ // a) * a
+        return total
+
+    def make(self, chosen: List[Optional[Variant]], mode: str, strategy: str = "auto",
+             time_limit_s: Optional[float] = None, seed: int = 0,
+             with_greedy: bool = True) -> Plan:
+        """Place activations and the chosen variants' scratch; returns the Plan."""
+        acts = self.acts
+        problem, scratch = _with_scratch(acts, chosen, self.alignment)
+        result: BufferPlan = solve(problem, strategy, time_limit_s, seed)
+        greedy_bytes = 0
+        if with_greedy:
+            unfolded, _ = _with_scratch(self.acts_unfolded, chosen, self.alignment)
+            greedy_bytes = solve(unfolded, "greedy_size").arena_bytes
+        records = [
+            BufferRecord(name=acts.names[i], kind="activation", op=None, pool="arena",
+                         offset=int(result.offsets[i]), size=int(acts.sizes[i]),
+                         first=int(acts.first[i]), last=int(acts.last[i]),
+                         tensors=acts.tensors[i], alignment=self.alignment)
+            for i in range(len(acts))
+        ]
+        for j, (name, k, a) in enumerate(scratch):
+            i = len(acts) + j
+            records.append(BufferRecord(name=name, kind="scratch", op=k, pool="arena",
+                                        offset=int(result.offsets[i]), size=int(problem.sizes[i]),
+                                        first=k, last=k, tensors=(), alignment=a))
+        return Plan(model=self.model, buffers=records, arena_bytes=result.arena_bytes,
+                    lower_bound_bytes=result.lower_bound_bytes, greedy_size_bytes=greedy_bytes,
+                    strategy=result.strategy, optimal=result.optimal, alignment=self.alignment,
+                    mode=mode, choices=[None if v is None else v.name for v in chosen],
+                    variable_bytes=acts.variable_bytes, elapsed_s=result.elapsed_s,
+                    unsupported=list(self.unsupported), kernels=self.kernels,
+                    latency_s=self.latency_of(chosen), latency_source=self.latency_name)
+
+
 def plan(model: Model, mode: str = "size", strategy: str = "auto", alignment: int = 16,
-         time_limit_s: Optional[float] = None, seed: int = 0,
-         require_kernels: bool = True) -> Plan:
-    """Plan the arena of ``model``.
+         time_limit_s: Optional[float] = None, seed: int = 0, require_kernels: bool = True,
+         budget=None, latency=None) -> Plan:
+    """Plan the arena of ``model``: a variant per op and an offset per buffer.
 
     Args:
         model: an ``ap.Model`` (``ap.load_tflite``, ``ap.zoo.load``, or built by hand).
-        mode: "size" (the least scratch everywhere: the smallest arena) or "speed" (the
-            fastest variant everywhere).
+        mode: "size" (the least scratch everywhere: the smallest arena; among variants
+            tied on scratch, the fastest), "speed" (the
+            fastest variant everywhere) or "balanced" (the fastest plan within ``budget``).
+        budget: bytes (or "96KiB"); required for "balanced"; with "speed" the plan must fit
+            it or PlanDoesNotFit names the ops whose scratch does not fit.
+        latency: "host", "model:<profile>", a latency table, or a LatencySource. Without
+            one, "speed" uses a static ranking of variants and ``latency_s`` is None.
         strategy: the buffer placement strategy (see ``arenaplan.STRATEGIES``).
         alignment: byte alignment of every buffer (a power of two; TFLM uses 16).
         time_limit_s, seed: passed to the search strategies.
         require_kernels: raise UnsupportedModel (naming the op) if an op has no kernel;
             with False such ops are planned for memory only and listed in ``unsupported``.
     """
-    if not isinstance(model, Model):
-        raise InvalidArgument(f"plan() needs an arenaplan.Model, got {type(model).__name__}")
+    if isinstance(model, (list, tuple)):
+        from .tradeoffs import plan_many
+        return plan_many(model, budget=budget, latency=latency, alignment=alignment)
     if mode not in MODES:
         raise InvalidArgument(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
-    alignment = parse_bytes(alignment, "alignment")
-    kernels, unsupported = _kernels(model, require_kernels)
-    chosen = _choose(kernels, mode)
-    acts = activation_buffers(model, alignment)
-    problem, scratch = _with_scratch(acts, chosen, alignment)
-    result: BufferPlan = solve(problem, strategy, time_limit_s, seed)
-    unfolded, _ = _with_scratch(activation_buffers(model, alignment, fold_aliases=False), chosen, alignment)
-    greedy = solve(unfolded, "greedy_size")
-    records = [
-        BufferRecord(name=acts.names[i], kind="activation", op=None, pool="arena",
-                     offset=int(result.offsets[i]), size=int(acts.sizes[i]),
-                     first=int(acts.first[i]), last=int(acts.last[i]),
-                     tensors=acts.tensors[i], alignment=alignment)
-        for i in range(len(acts))
-    ]
-    for j, (name, k, a) in enumerate(scratch):
-        i = len(acts) + j
-        records.append(BufferRecord(name=name, kind="scratch", op=k, pool="arena",
-                                    offset=int(result.offsets[i]), size=int(problem.sizes[i]),
-                                    first=k, last=k, tensors=(), alignment=a))
-    return Plan(model=model, buffers=records, arena_bytes=result.arena_bytes,
-                lower_bound_bytes=result.lower_bound_bytes, greedy_size_bytes=greedy.arena_bytes,
-                strategy=result.strategy, optimal=result.optimal, alignment=alignment, mode=mode,
-                choices=[None if v is None else v.name for v in chosen],
-                variable_bytes=acts.variable_bytes, elapsed_s=result.elapsed_s,
-                unsupported=unsupported, kernels=kernels)
+    if mode == "balanced" and budget is None:
+        raise InvalidArgument("mode 'balanced' needs a budget (bytes, or a string like '96KiB')")
+    limit = None if budget is None else parse_bytes(budget, "budget")
+    if mode == "balanced" and latency is None:
+        latency = "host"
+    ctx = PlanContext.build(model, alignment, latency, require_kernels)
+    if mode == "balanced":
+        from .tradeoffs import balanced
+        return balanced(ctx, limit, strategy=strategy, time_limit_s=time_limit_s, seed=seed)
+    chosen = _least_scratch(ctx.kernels, ctx.times) if mode == "size" else _fastest(ctx.kernels, ctx.times)
+    p = ctx.make(chosen, mode, strategy, time_limit_s, seed)
+    if limit is not None and p.arena_bytes > limit:
+        from .tradeoffs import does_not_fit
+        raise does_not_fit(ctx, p, limit)
+    return p

@@ -87,6 +87,9 @@ def build():
     ffi.cdef(cdef_text())
     existing = list(build_dir.glob(name + "*.so"))
     if not existing:
+        # Objects go to a directory of this hash alone, so a sanitized and a plain build
+        # running at once never link each other's objects.
+        work_dir = build_dir / name
         ffi.set_source(
             name,
             '#include "arenaplan/arenaplan.h"',
@@ -96,8 +99,10 @@ def build():
             extra_link_args=ldflags,
             libraries=["m"],
         )
-        ffi.compile(tmpdir=str(build_dir), verbose=False)
-        existing = list(build_dir.glob(name + "*.so"))
+        built = ffi.compile(tmpdir=str(work_dir), verbose=False)
+        final = build_dir / Path(built).name
+        os.replace(built, final)  # atomic: a concurrent build sees a whole file or none
+        existing = [final]
     spec = importlib.util.spec_from_file_location(name, existing[0])
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -1,0 +1,421 @@
+"""Latency sources: how long each (op, variant) takes.
+
+One interface, three implementations:
+
+* ``HostLatency``  runs every variant of every op on this machine with the op's real
+  shapes (random inputs, several repeats, the median), cached on disk by kernel,
+  variant, shapes and a CPU fingerprint, so the second call is instant;
+* ``CostModel``    an analytic model of a target profile (cycles per MAC for each
+  variant family, cycles per byte of scratch traffic, a per-op overhead, the clock),
+  so a Cortex-M answer needs no board;
+* ``TableLatency`` a table a team measured on its own board (CSV or JSON rows of op
+  index or layer signature, variant, seconds or cycles), overriding another source.
+
+``resolve(spec)`` turns what a user passes as ``latency=`` into a source:
+``"host"``, ``"model:cortex-m4"``, a path to a CSV/JSON table, a mapping, or a source.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import math
+import os
+import platform
+import re
+import statistics
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _core
+from .errors import InvalidArgument
+from .lowering import OpKernel, Variant
+from .model import Model
+
+__all__ = ["LatencySource", "HostLatency", "CostModel", "TableLatency", "TargetProfile",
+           "PROFILES", "resolve", "layer_signature"]
+
+#: Per op: variant name -> seconds.
+OpTimes = Dict[str, float]
+
+
+class LatencySource:
+    """Maps each op's variants to seconds. Subclasses implement ``op_times``."""
+
+    name = "latency"
+
+    def op_times(self, model: Model, kernels: Sequence[Optional[OpKernel]]) -> List[OpTimes]:
+        """Seconds of every variant of every op (an empty dict for ops without a kernel)."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+
+def layer_signature(kernel: OpKernel) -> str:
+    """A stable text naming an op's kernel and shapes, independent of its position."""
+    return f"{kernel.type}:{hashlib.sha256(repr((kernel.code, kernel.spec)).encode()).hexdigest()[:16]}"
+
+
+# --- host measurement ------------------------------------------------------------------
+def _cpu_fingerprint() -> str:
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    level = _core.cpu_limit(1)  # also re-establishes the default dispatch ceiling
+    from . import __version__
+    return f"{model}|{platform.machine()}|simd{level}|arenaplan {__version__}"
+
+
+def _cache_dir() -> Path:
+    root = os.environ.get("ARENAPLAN_CACHE_DIR")
+    if root:
+        return Path(root)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "arenaplan"
+
+
+class HostLatency(LatencySource):
+    """Runs each (op, variant) on this machine; medians, cached on disk.
+
+    Args:
+        repeats: timed samples per variant (each sample repeats the kernel until it
+            lasts ``min_sample_s``); the median is kept.
+        cache: read and write the on-disk cache (``$ARENAPLAN_CACHE_DIR`` or
+            ``~/.cache/arenaplan``).
+        progress: show a progress bar while measuring (tqdm), None = when a terminal.
+    """
+
+    name = "host"
+
+    def __init__(self, repeats: int = 5, min_sample_s: float = 0.002, cache: bool = True,
+                 progress: Optional[bool] = None) -> None:
+        if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+            raise InvalidArgument(f"repeats must be a positive integer, got {repeats!r}")
+        self.repeats = repeats
+        self.min_sample_s = float(min_sample_s)
+        self.cache = cache
+        self.progress = progress
+        self._memory: Dict[str, float] = {}
+        self._fingerprint = _cpu_fingerprint()
+
+    def _key(self, kernel: OpKernel, variant: Variant) -> str:
+        text = repr((self._fingerprint, kernel.code, kernel.spec, variant.name))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def _cache_file(self) -> Path:
+        return _cache_dir() / "host_latency.json"
+
+    def _load(self) -> Dict[str, float]:
+        if not self.cache:
+            return {}
+        try:
+            data = json.loads(self._cache_file().read_text())
+            return {k: float(v) for k, v in data.items() if isinstance(v, (int, float)) and v > 0}
+        except (OSError, ValueError, AttributeError):
+            return {}
+
+    def _save(self, table: Dict[str, float]) -> None:
+        if not self.cache:
+            return
+        path = self._cache_file()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(table))
+            os.replace(tmp, path)
+        except OSError:
+            pass  # a read-only home only costs re-measuring
+
+    def measure(self, model: Model, kernel: OpKernel, variant: Variant) -> float:
+        """Median seconds of one run of ``variant`` on random inputs of the op's shapes."""
+        rng = np.random.default_rng(0)
+        inputs = []
+        for t in kernel.data_inputs:
+            tensor = model.tensors[t]
+            if tensor.is_constant:
+                inputs.append(np.ascontiguousarray(tensor.data))
+            elif tensor.dtype == "float32":
+                inputs.append(rng.standard_normal(tensor.shape).astype(np.float32))
+            else:
+                info = np.iinfo(np.dtype(tensor.dtype))
+                inputs.append(rng.integers(info.min, info.max, size=tensor.shape, dtype=np.dtype(tensor.dtype)))
+        out_t = model.tensors[kernel.output]
+        out = np.empty(out_t.shape, dtype=np.dtype(out_t.dtype))
+        prepared = kernel.prepared()
+        flat = [a.reshape(-1) for a in inputs]
+
+        def once() -> None:
+            _core.kernel_run(kernel.code, kernel.spec, prepared, (variant.kind, variant.param), flat, out)
+
+        t0 = time.perf_counter()
+        once()
+        single = max(time.perf_counter() - t0, 1e-7)
+        reps = max(1, int(self.min_sample_s / single))
+        samples = []
+        for _ in range(self.repeats):
+            t0 = time.perf_counter()
+            for _ in range(reps):
+                once()
+            samples.append((time.perf_counter() - t0) / reps)
+        return statistics.median(samples)
+
+    def op_times(self, model: Model, kernels: Sequence[Optional[OpKernel]]) -> List[OpTimes]:
+        table = self._load() if not self._memory else self._memory
+        todo = [(k, v) for k in kernels if k is not None for v in k.variants
+                if self._key(k, v) not in table]
+        if todo:
+            bar = None
+            show = self.progress if self.progress is not None else os.isatty(2)
+            if show and len(todo) > 3:
+                try:
+                    from tqdm import tqdm
+                    bar = tqdm(total=len(todo), desc=f"measuring {model.name}", unit="variant",
+                               leave=False)
+                except ImportError:  # pragma: no cover - tqdm is a dependency
+                    bar = None
+            for k, v in todo:
+                table[self._key(k, v)] = self.measure(model, k, v)
+                if bar is not None:
+                    bar.update(1)
+            if bar is not None:
+                bar.close()
+            self._save(table)
+        self._memory = table
+        return [{} if k is None else {v.name: table[self._key(k, v)] for v in k.variants}
+                for k in kernels]
+
+
+# --- analytic cost model ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class TargetProfile:
+    """Coefficients of the analytic cost model of one target.
+
+    cycles(op, variant) = overhead_cycles + macs * cycles_per_mac[family]
+                          + scratch_bytes * cycles_per_scratch_byte
+    where family is the variant family ("direct", "im2col", "gemm_1x1", "padded_rows",
+    "exp_cache", ...), falling back to "default".
+    """
+
+    name: str
+    clock_hz: float
+    cycles_per_mac: Mapping[str, float]
+    cycles_per_scratch_byte: float
+    overhead_cycles: float
+    source: str = ""
+
+    def family(self, variant: Variant) -> str:
+        """The variant's name without its block-size suffix ("im2col_rows_12" -> "im2col_rows")."""
+        return re.sub(r"_\d+$", "", variant.name)
+
+    def cycles(self, kernel: OpKernel, variant: Variant) -> float:
+        per_mac = self.cycles_per_mac.get(self.family(variant), self.cycles_per_mac["default"])
+        return (self.overhead_cycles + variant.macs * per_mac
+                + variant.scratch_bytes * self.cycles_per_scratch_byte)
+
+
+# Coefficients: starting estimates for int8 kernels written in portable C compiled for
+# each core (no hand-written DSP/Helium code), from the cores' published pipelines:
+# the M4 and M7 have single-cycle 32-bit multiply-accumulate and a dual 16-bit SMLAD
+# that a compiler uses in blocked GEMM loops (about 2 MACs per cycle at best, with
+# loads and requantisation ~1.5 cycles per MAC in practice), while a direct conv
+# pays per-tap address arithmetic and bounds checks (~4-6 cycles per MAC); the M7's
+# dual issue halves the per-element costs. The M55 row assumes the same C code without
+# Helium vectorisation. They are meant to rank variants, and are to be replaced by
+# measurements (TableLatency) or calibrated against instruction counts under emulation.
+PROFILES: Dict[str, TargetProfile] = {
+    "cortex-m4": TargetProfile(
+        "cortex-m4", 168e6,
+        {"direct": 5.0, "im2col": 1.6, "im2col_rows": 1.7, "gemm_1x1": 1.5, "padded_rows": 3.0,
+         "exp_cache": 20.0, "row_sums": 2.0, "default": 4.0},
+        cycles_per_scratch_byte=1.0, overhead_cycles=400.0,
+        source="estimates for compiled C on an in-order single-issue core with SMLAD"),
+    "cortex-m7": TargetProfile(
+        "cortex-m7", 480e6,
+        {"direct": 3.0, "im2col": 0.9, "im2col_rows": 1.0, "gemm_1x1": 0.85, "padded_rows": 1.8,
+         "exp_cache": 12.0, "row_sums": 1.2, "default": 2.5},
+        cycles_per_scratch_byte=0.6, overhead_cycles=300.0,
+        source="estimates for compiled C on a dual-issue core with SMLAD"),
+    "cortex-m55": TargetProfile(
+        "cortex-m55", 160e6,
+        {"direct": 3.5, "im2col": 1.1, "im2col_rows": 1.2, "gemm_1x1": 1.0, "padded_rows": 2.0,
+         "exp_cache": 15.0, "row_sums": 1.5, "default": 3.0},
+        cycles_per_scratch_byte=0.7, overhead_cycles=300.0,
+        source="estimates for compiled C without Helium vectorisation"),
+}
+
+
+class CostModel(LatencySource):
+    """Analytic latency of a target profile (see TargetProfile); no board needed."""
+
+    def __init__(self, profile: Union[str, TargetProfile], **overrides: object) -> None:
+        if isinstance(profile, str):
+            if profile not in PROFILES:
+                raise InvalidArgument(f"unknown target profile {profile!r}; "
+                                      f"choose one of {', '.join(PROFILES)}")
+            profile = PROFILES[profile]
+        if overrides:
+            unknown = set(overrides) - {"clock_hz", "cycles_per_mac", "cycles_per_scratch_byte",
+                                        "overhead_cycles"}
+            if unknown:
+                raise InvalidArgument(f"unknown cost model coefficient(s) {sorted(unknown)}")
+            if "cycles_per_mac" in overrides:
+                overrides["cycles_per_mac"] = {**profile.cycles_per_mac, **dict(overrides["cycles_per_mac"])}
+            profile = replace(profile, **overrides)
+        if not profile.clock_hz > 0:
+            raise InvalidArgument(f"clock_hz must be > 0, got {profile.clock_hz}")
+        self.profile = profile
+        self.name = f"model:{profile.name}"
+
+    def op_times(self, model: Model, kernels: Sequence[Optional[OpKernel]]) -> List[OpTimes]:
+        p = self.profile
+        return [{} if k is None else {v.name: p.cycles(k, v) / p.clock_hz for v in k.variants}
+                for k in kernels]
+
+
+# --- user tables -------------------------------------------------------------------------
+class TableLatency(LatencySource):
+    """Latencies a team measured (CSV or JSON), overriding a base source.
+
+    Rows: ``op`` (op index) or ``layer`` (a ``layer_signature``), ``variant``, and
+    ``seconds`` or ``cycles`` (then ``clock_hz`` is required, per row or for the table).
+    A JSON file holds ``{"model_sha256": optional, "clock_hz": optional, "rows": [...]}``
+    or just the list of rows. Without a base source every op and variant must be covered.
+    """
+
+    def __init__(self, table: Union[str, Path, Mapping, Sequence[Mapping]],
+                 base: Optional[LatencySource] = None, clock_hz: Optional[float] = None) -> None:
+        self.base = base
+        self.model_sha256: Optional[str] = None
+        rows, meta_clock, source = self._read(table)
+        self.source = source
+        self.name = f"table:{source}"
+        clock = clock_hz if clock_hz is not None else meta_clock
+        self.rows = [self._row(i, r, clock) for i, r in enumerate(rows)]
+
+    def _read(self, table) -> tuple:
+        if isinstance(table, (str, Path)):
+            path = Path(table)
+            try:
+                text = path.read_text()
+            except OSError as exc:
+                raise InvalidArgument(f"cannot read latency table {str(path)!r}: {exc.strerror or exc}") from None
+            if path.suffix.lower() == ".csv":
+                return list(csv.DictReader(text.splitlines())), None, path.name
+            try:
+                data = json.loads(text)
+            except ValueError as exc:
+                raise InvalidArgument(f"latency table {path.name}: not valid JSON ({exc})") from None
+            table, source = data, path.name
+        else:
+            source = "table"
+        if isinstance(table, Mapping):
+            self.model_sha256 = table.get("model_sha256")
+            rows = table.get("rows")
+            if not isinstance(rows, list):
+                raise InvalidArgument("a latency table mapping needs a 'rows' list")
+            return rows, table.get("clock_hz"), source
+        return list(table), None, source
+
+    @staticmethod
+    def _row(i: int, r: Mapping, clock: Optional[float]) -> dict:
+        if not isinstance(r, Mapping):
+            raise InvalidArgument(f"latency table row {i} is not a mapping: {r!r}")
+        where = {k: r[k] for k in ("op", "layer") if r.get(k) not in (None, "")}
+        if len(where) != 1:
+            raise InvalidArgument(f"latency table row {i}: give exactly one of 'op' or 'layer'")
+        variant = r.get("variant")
+        if not variant:
+            raise InvalidArgument(f"latency table row {i}: 'variant' is missing")
+        if r.get("seconds") not in (None, ""):
+            seconds = _number(r["seconds"], f"row {i} seconds")
+        elif r.get("cycles") not in (None, ""):
+            hz = r.get("clock_hz") or clock
+            if not hz:
+                raise InvalidArgument(f"latency table row {i}: cycles need a clock_hz")
+            seconds = _number(r["cycles"], f"row {i} cycles") / _number(hz, f"row {i} clock_hz")
+        else:
+            raise InvalidArgument(f"latency table row {i}: give 'seconds' or 'cycles'")
+        if seconds < 0:
+            raise InvalidArgument(f"latency table row {i}: negative time {seconds}")
+        op = where.get("op")
+        if op is not None:
+            try:
+                op = int(op)
+            except (TypeError, ValueError):
+                raise InvalidArgument(f"latency table row {i}: op {op!r} is not an integer") from None
+        return {"op": op, "layer": where.get("layer"), "variant": str(variant), "seconds": seconds}
+
+    def op_times(self, model: Model, kernels: Sequence[Optional[OpKernel]]) -> List[OpTimes]:
+        if self.model_sha256 and self.model_sha256 != model.digest:
+            raise InvalidArgument(f"latency table {self.source} was measured on model "
+                                  f"{self.model_sha256[:12]}…, not on {model.name} ({model.digest[:12]}…)")
+        base = self.base.op_times(model, kernels) if self.base is not None else [dict() for _ in kernels]
+        times = [dict(b) for b in base]
+        signatures = {layer_signature(k): i for i, k in enumerate(kernels) if k is not None}
+        for row in self.rows:
+            i = row["op"] if row["op"] is not None else signatures.get(row["layer"])
+            if i is None or not 0 <= i < len(kernels) or kernels[i] is None:
+                raise InvalidArgument(f"latency table {self.source}: no op "
+                                      f"{row['op'] if row['op'] is not None else row['layer']!r} "
+                                      f"with a kernel in {model.name}")
+            names = [v.name for v in kernels[i].variants]
+            if row["variant"] not in names:
+                raise InvalidArgument(f"latency table {self.source}: op {i} ({kernels[i].type}) has no "
+                                      f"variant {row['variant']!r}; it has {', '.join(names)}")
+            times[i][row["variant"]] = row["seconds"]
+        for i, k in enumerate(kernels):
+            if k is None:
+                continue
+            missing = [v.name for v in k.variants if v.name not in times[i]]
+            if missing:
+                raise InvalidArgument(f"latency table {self.source} has no time for op {i} ({k.type}) "
+                                      f"variant(s) {', '.join(missing)}, and no base source fills them")
+        return times
+
+
+def _number(value: object, what: str) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise InvalidArgument(f"latency table {what}: {value!r} is not a number") from None
+    if not math.isfinite(v):
+        raise InvalidArgument(f"latency table {what}: {value!r} is not finite")
+    return v
+
+
+LatencySpec = Union[None, str, Path, LatencySource, Mapping, Sequence]
+
+
+def resolve(spec: LatencySpec) -> Optional[LatencySource]:
+    """A latency source from ``"host"``, ``"model:<profile>"``, a table path, a mapping or rows."""
+    if spec is None or isinstance(spec, LatencySource):
+        return spec
+    if isinstance(spec, str):
+        if spec == "host":
+            return HostLatency()
+        if spec.startswith("model:"):
+            return CostModel(spec.split(":", 1)[1])
+        if spec in PROFILES:
+            return CostModel(spec)
+        path = Path(spec)
+        if path.suffix.lower() in (".csv", ".json"):
+            return TableLatency(path)
+        raise InvalidArgument(f"unknown latency source {spec!r}: use 'host', 'model:<profile>' "
+                              f"({', '.join(PROFILES)}) or a .csv/.json table")
+    if isinstance(spec, Path):
+        return TableLatency(spec)
+    if isinstance(spec, (Mapping, list, tuple)):
+        return TableLatency(spec)
+    raise InvalidArgument(f"latency must be 'host', 'model:<profile>', a table or a source, got "
+                          f"{type(spec).__name__}")

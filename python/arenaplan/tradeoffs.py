@@ -1,0 +1,370 @@
+"""Memory-latency trade-offs: the fastest plan within a budget, and the whole frontier.
+
+Scratch buffers live only at their op, so when the planner packs a plan down to its
+live-bytes bound the arena is max over ops of (activations live there + that op's
+scratch). The fastest plan within B bytes then picks, op by op, the fastest variant
+whose scratch fits the headroom B - live(op): exact for the latency model. The real
+planner checks the result; where fragmentation pushes it over B, the headroom is
+tightened by the overshoot and the choice repeated.
+
+``frontier`` evaluates that choice at every budget where some op's choice can change
+and keeps the strictly Pareto-optimal (bytes, latency) points: the answer to "what
+does X more bytes buy".
+"""
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple, Union
+
+from .errors import InvalidArgument, PlanDoesNotFit
+from .lowering import Variant
+from .model import Model
+from .plan import Plan, PlanContext, _fastest, _least_scratch
+from .units import format_bytes, parse_bytes
+
+__all__ = ["balanced", "frontier", "Frontier", "FrontierPoint", "Gain", "MultiPlan", "plan_many"]
+
+_REPAIR_ROUNDS = 32
+
+
+def _need_latency(ctx: PlanContext) -> None:
+    if ctx.times is None:
+        raise InvalidArgument("a latency source is needed (latency='host', 'model:<profile>' or a table)")
+
+
+def _choose_within(ctx: PlanContext, budget: int) -> Optional[List[Optional[Variant]]]:
+    """Per op, the fastest variant whose scratch fits beside the live activations."""
+    live = ctx.activation_live()
+    chosen: List[Optional[Variant]] = []
+    for k, kernel in enumerate(ctx.kernels):
+        if kernel is None:
+            chosen.append(None)
+            continue
+        head = budget - live[k]
+        fits = [v for v in kernel.variants if ctx.scratch_need(v) <= head]
+        if not fits:
+            return None
+        chosen.append(min(fits, key=lambda v: (ctx.times[k][v.name], v.scratch_bytes)))
+    return chosen
+
+
+def _peak_op(plan: Plan) -> int:
+    live = plan.live_bytes()
+    return max(range(len(live)), key=lambda k: live[k]) if live else 0
+
+
+def balanced(ctx: PlanContext, budget: int, strategy: str = "auto",
+             time_limit_s: Optional[float] = None, seed: int = 0) -> Plan:
+    """The lowest-latency plan whose arena fits ``budget`` bytes."""
+    _need_latency(ctx)
+    size_plan = ctx.make(_least_scratch(ctx.kernels, ctx.times), "balanced", strategy, time_limit_s, seed)
+    if size_plan.arena_bytes > budget:
+        op = _peak_op(size_plan)
+        raise PlanDoesNotFit(
+            f"{ctx.model.name} needs at least {size_plan.arena_bytes:,} bytes (its smallest plan, "
+            f"peak at op {op} {ctx.model.operators[op].type}); the budget of {budget:,} bytes is "
+            f"{size_plan.arena_bytes - budget:,} bytes short",
+            pool="arena", needed=size_plan.arena_bytes, available=budget, op=op)
+    target = budget
+    for _ in range(_REPAIR_ROUNDS):
+        chosen = _choose_within(ctx, target)
+        if chosen is None:
+            break
+        p = ctx.make(chosen, "balanced", strategy, time_limit_s, seed)
+        if p.arena_bytes <= budget:
+            return p
+        target -= p.arena_bytes - budget   # fragmentation: ask for that much less headroom
+    return size_plan
+
+
+def does_not_fit(ctx: PlanContext, plan: Plan, budget: int) -> PlanDoesNotFit:
+    """The error for a plan over budget, naming the ops whose scratch does not fit."""
+    live = ctx.activation_live()
+    parts = []
+    first_op = None
+    for k, choice in enumerate(plan.choices):
+        kernel = ctx.kernels[k]
+        if kernel is None or choice is None:
+            continue
+        need = ctx.scratch_need(kernel.variant(choice))
+        if need and live[k] + need > budget:
+            free = max(budget - live[k], 0)
+            parts.append(f"op {k} ({kernel.type}, {choice}) needs {need:,} bytes of scratch, "
+                         f"{free:,} are free beside {live[k]:,} bytes of live activations")
+            first_op = k if first_op is None else first_op
+    detail = "; ".join(parts) if parts else "the buffers fit op by op but not together (fragmentation)"
+    return PlanDoesNotFit(
+        f"the {plan.mode} plan of {ctx.model.name} needs {plan.arena_bytes:,} bytes, "
+        f"{plan.arena_bytes - budget:,} more than the budget of {budget:,}: {detail}",
+        pool="arena", needed=plan.arena_bytes, available=budget, op=first_op)
+
+
+# --- the frontier -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class FrontierPoint:
+    """One Pareto-optimal plan: no plan is both smaller and faster."""
+
+    arena_bytes: int
+    latency_s: float
+    plan: Union[Plan, "MultiPlan"]
+
+    @property
+    def choices(self):
+        return self.plan.choices
+
+
+@dataclass(frozen=True)
+class Gain:
+    """What ``extra_bytes`` buy from a starting budget."""
+
+    from_point: FrontierPoint
+    to_point: FrontierPoint
+    extra_bytes: int
+    changes: List[Tuple[int, str, str, str]]   # (op, type, from variant, to variant)
+
+    @property
+    def latency_saved_s(self) -> float:
+        return self.from_point.latency_s - self.to_point.latency_s
+
+    @property
+    def speedup(self) -> float:
+        return self.from_point.latency_s / self.to_point.latency_s if self.to_point.latency_s else 1.0
+
+    def __str__(self) -> str:
+        a, b = self.from_point, self.to_point
+        head = (f"{self.extra_bytes:,} more bytes ({a.arena_bytes:,} -> up to "
+                f"{a.arena_bytes + self.extra_bytes:,}) buy {self.latency_saved_s * 1e3:.3f} ms "
+                f"({a.latency_s * 1e3:.3f} -> {b.latency_s * 1e3:.3f} ms, {self.speedup:.2f}x)")
+        if not self.changes:
+            return head + ": nothing changes"
+        ops = ", ".join(f"op {k} {t} {f}->{to}" for k, t, f, to in self.changes)
+        return f"{head} by changing {ops}"
+
+
+def _changes(a: Plan, b: Plan) -> List[Tuple[int, str, str, str]]:
+    out = []
+    for k, (x, y) in enumerate(zip(a.choices, b.choices)):
+        if x != y:
+            out.append((k, a.model.operators[k].type, x, y))
+    return out
+
+
+class Frontier:
+    """Pareto-optimal (arena bytes, latency) plans of a model, smallest first."""
+
+    def __init__(self, points: List[FrontierPoint], name: str, latency_source: Optional[str]) -> None:
+        if not points:
+            raise InvalidArgument("a frontier needs at least one point")
+        self.points = points
+        self.name = name
+        self.latency_source = latency_source
+
+    @property
+    def size_point(self) -> FrontierPoint:
+        return self.points[0]
+
+    @property
+    def speed_point(self) -> FrontierPoint:
+        return self.points[-1]
+
+    def at(self, budget) -> Union[Plan, "MultiPlan"]:
+        """The fastest plan whose arena fits ``budget`` bytes (or "96KiB")."""
+        b = parse_bytes(budget, "budget")
+        fitting = [p for p in self.points if p.arena_bytes <= b]
+        if not fitting:
+            smallest = self.points[0].arena_bytes
+            raise PlanDoesNotFit(f"{self.name} needs at least {smallest:,} bytes; the budget of {b:,} "
+                                 f"bytes is {smallest - b:,} short", pool="arena", needed=smallest,
+                                 available=b)
+        return fitting[-1].plan
+
+    def _point_at(self, b: int) -> FrontierPoint:
+        self.at(b)
+        return [p for p in self.points if p.arena_bytes <= b][-1]
+
+    def gain(self, extra_bytes, from_budget=None) -> Gain:
+        """Latency saved by ``extra_bytes`` more than ``from_budget`` (default: the smallest plan)."""
+        extra = parse_bytes(extra_bytes, "extra_bytes")
+        start = self.points[0].arena_bytes if from_budget is None else parse_bytes(from_budget, "from_budget")
+        a = self._point_at(start)
+        b = self._point_at(start + extra)
+        changes = _changes(a.plan, b.plan) if isinstance(a.plan, Plan) else []
+        return Gain(a, b, extra, changes)
+
+    def rows(self) -> List[dict]:
+        base = self.points[0].latency_s
+        rows = []
+        prev = None
+        for p in self.points:
+            changed = [] if prev is None or not isinstance(p.plan, Plan) else _changes(prev.plan, p.plan)
+            rows.append({"arena_bytes": p.arena_bytes, "latency_s": p.latency_s,
+                         "speedup": base / p.latency_s if p.latency_s else 1.0,
+                         "changes": [f"op {k} {f}->{t}" for k, _, f, t in changed]})
+            prev = p
+        return rows
+
+    def table(self) -> str:
+        """Plain-text table: bytes, latency, speed-up over the size plan, ops that change."""
+        lines = [f"{self.name}: {len(self.points)} Pareto points (latency: {self.latency_source})",
+                 f"{'arena bytes':>12}  {'latency ms':>10}  {'speed-up':>8}  ops that change"]
+        for r in self.rows():
+            what = ", ".join(r["changes"]) if r["changes"] else "(size plan)" if r is self.rows()[0] else ""
+            lines.append(f"{r['arena_bytes']:>12,}  {r['latency_s'] * 1e3:>10.3f}  {r['speedup']:>7.2f}x  {what}")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        cells = "".join(
+            f"<tr><td>{r['arena_bytes']:,}</td><td>{r['latency_s'] * 1e3:.3f}</td>"
+            f"<td>{r['speedup']:.2f}x</td><td>{html.escape(', '.join(r['changes']))}</td></tr>"
+            for r in self.rows())
+        return (f"<b>{html.escape(self.name)}</b>: {len(self.points)} Pareto points<table>"
+                "<tr><th>arena bytes</th><th>latency ms</th><th>speed-up</th><th>ops that change</th></tr>"
+                f"{cells}</table>")
+
+    def __repr__(self) -> str:
+        return (f"Frontier({self.name!r}, {len(self.points)} points, "
+                f"{self.points[0].arena_bytes:,}..{self.points[-1].arena_bytes:,} bytes)")
+
+    def to_dict(self) -> dict:
+        return {"model": self.name, "latency_source": self.latency_source, "points": self.rows()}
+
+    def plot(self, path: Optional[str] = None):
+        """A step curve of latency against arena bytes (needs matplotlib: pip install
+        "arenaplan[plot]"). Saves to ``path`` when given; returns the Figure."""
+        try:
+            import matplotlib
+            if path is not None:
+                matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:
+            raise InvalidArgument("plotting needs matplotlib: pip install 'arenaplan[plot]'") from None
+        xs = [p.arena_bytes / 1024 for p in self.points]
+        ys = [p.latency_s * 1e3 for p in self.points]
+        fig, ax = plt.subplots(figsize=(6.4, 4.0))
+        ax.step(xs + [xs[-1] * 1.05], ys + [ys[-1]], where="post", color="tab:blue")
+        ax.plot(xs, ys, "o", color="tab:blue")
+        ax.annotate("size", (xs[0], ys[0]), textcoords="offset points", xytext=(6, 6))
+        ax.annotate("speed", (xs[-1], ys[-1]), textcoords="offset points", xytext=(6, 6))
+        ax.set_xlabel("arena (KiB)")
+        ax.set_ylabel(f"latency (ms, {self.latency_source})")
+        ax.set_title(f"{self.name}: what more memory buys")
+        ax.grid(True, alpha=0.3)
+        fig.tight_layout()
+        if path is not None:
+            fig.savefig(path, dpi=120)
+        return fig
+
+
+def _pareto(points: List[FrontierPoint]) -> List[FrontierPoint]:
+    best: List[FrontierPoint] = []
+    for p in sorted(points, key=lambda p: (p.arena_bytes, p.latency_s)):
+        if not best or p.latency_s < best[-1].latency_s:
+            best.append(p)
+    return best
+
+
+def _model_frontier(ctx: PlanContext, strategy: str, time_limit_s: Optional[float]) -> Frontier:
+    _need_latency(ctx)
+    live = ctx.activation_live()
+    candidates = {live[k] + ctx.scratch_need(v)
+                  for k, kernel in enumerate(ctx.kernels) if kernel is not None for v in kernel.variants}
+    plans = [ctx.make(_least_scratch(ctx.kernels, ctx.times), "size", strategy, time_limit_s,
+                      with_greedy=False),
+             ctx.make(_fastest(ctx.kernels, ctx.times), "speed", strategy, time_limit_s, with_greedy=False)]
+    floor = plans[0].arena_bytes
+    seen = {tuple(plans[0].choices), tuple(plans[1].choices)}
+    for b in sorted(c for c in candidates | {floor} if c >= floor):
+        chosen = _choose_within(ctx, b)
+        if chosen is None:
+            continue
+        key = tuple(None if v is None else v.name for v in chosen)
+        if key in seen:
+            continue
+        seen.add(key)
+        plans.append(ctx.make(chosen, "balanced", strategy, time_limit_s, with_greedy=False))
+    points = _pareto([FrontierPoint(p.arena_bytes, p.latency_s, p) for p in plans])
+    return Frontier(points, ctx.model.name, ctx.latency_name)
+
+
+# --- several models sharing one arena -----------------------------------------------------
+@dataclass
+class MultiPlan:
+    """Plans of models that run one at a time in one shared arena (the max of theirs)."""
+
+    plans: List[Plan]
+    weights: List[float] = field(default_factory=list)
+
+    @property
+    def arena_bytes(self) -> int:
+        return max(p.arena_bytes for p in self.plans)
+
+    @property
+    def latency_s(self) -> Optional[float]:
+        if any(p.latency_s is None for p in self.plans):
+            return None
+        return float(sum(w * p.latency_s for w, p in zip(self.weights, self.plans)))
+
+    @property
+    def choices(self) -> List[List[Optional[str]]]:
+        return [p.choices for p in self.plans]
+
+    def verify(self) -> bool:
+        return all(p.verify() for p in self.plans)
+
+    def __repr__(self) -> str:
+        return f"MultiPlan({[p.model.name for p in self.plans]}, arena={self.arena_bytes})"
+
+
+def _weights(models: Sequence[Model], weights: Optional[Sequence[float]]) -> List[float]:
+    if weights is None:
+        return [1.0] * len(models)
+    w = [float(x) for x in weights]
+    if len(w) != len(models) or any(not x >= 0 for x in w):
+        raise InvalidArgument(f"weights must be {len(models)} non-negative numbers, got {weights!r}")
+    return w
+
+
+def _multi_frontier(frontiers: List[Frontier], weights: List[float]) -> Frontier:
+    budgets = sorted({p.arena_bytes for f in frontiers for p in f.points})
+    floor = max(f.points[0].arena_bytes for f in frontiers)
+    points = []
+    for b in budgets:
+        if b < floor:
+            continue
+        chosen = [[p for p in f.points if p.arena_bytes <= b][-1] for f in frontiers]
+        mp = MultiPlan([p.plan for p in chosen], weights)
+        points.append(FrontierPoint(mp.arena_bytes, mp.latency_s, mp))
+    name = " + ".join(f.name for f in frontiers)
+    return Frontier(_pareto(points), name, frontiers[0].latency_source)
+
+
+def frontier(model: Union[Model, Sequence[Model]], latency="host", alignment: int = 16,
+             strategy: str = "auto", time_limit_s: Optional[float] = 0.05,
+             weights: Optional[Sequence[float]] = None) -> Frontier:
+    """Every Pareto-optimal (arena bytes, latency) plan, from the size plan to the speed plan.
+
+    ``model`` may be a list: models that run one at a time in one arena; the arena is the
+    max over them and the latency the (weighted) sum.
+    """
+    if latency is None:
+        raise InvalidArgument("a frontier needs a latency source (latency='host', "
+                              "'model:<profile>' or a table)")
+    if isinstance(model, (list, tuple)):
+        if not model:
+            raise InvalidArgument("frontier() needs at least one model")
+        w = _weights(model, weights)
+        fronts = [frontier(m, latency, alignment, strategy, time_limit_s) for m in model]
+        return _multi_frontier(fronts, w)
+    ctx = PlanContext.build(model, alignment, latency)
+    return _model_frontier(ctx, strategy, time_limit_s)
+
+
+def plan_many(models: Sequence[Model], budget=None, latency="host", alignment: int = 16,
+              weights: Optional[Sequence[float]] = None) -> MultiPlan:
+    """Plans for models sharing one arena: the lowest (weighted) total latency within
+    ``budget`` (or the speed plans when no budget is given)."""
+    if budget is None:
+        return _multi_frontier([frontier(m, latency, alignment) for m in models],
+                               _weights(models, weights)).points[-1].plan
+    return frontier(list(models), latency, alignment, weights=weights).at(budget)

@@ -1,0 +1,242 @@
+"""Latency sources, balanced plans, the frontier, several models in one arena."""
+from __future__ import annotations
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+
+import arenaplan as ap
+from arenaplan.cli import main
+from arenaplan.plan import PlanContext
+from arenaplan.zoo import GraphBuilder
+from conftest import model_path
+
+
+def tiny_model() -> ap.Model:
+    """conv 3x3 -> depthwise -> pointwise -> pool -> reshape -> fc -> softmax: few enough
+    variant combinations to enumerate every plan."""
+    g = GraphBuilder("tiny", seed=3)
+    x = g.input((1, 12, 12, 4), scale=0.05)
+    x = g.conv2d(x, 8, (3, 3), name="conv")
+    x = g.depthwise(x, (3, 3), name="dw")
+    x = g.conv2d(x, 8, (1, 1), name="pw")
+    x = g.avgpool(x, (12, 12))
+    x = g.reshape(x, (1, 8))
+    x = g.fully_connected(x, 4)
+    return g.build(g.softmax(x))
+
+
+def made_up_table(model: ap.Model, seed: int) -> list:
+    """Random latencies, faster for more scratch most of the time (but not always)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for k in PlanContext.build(model, latency=None).kernels:
+        for i, v in enumerate(k.variants):
+            rows.append({"op": k.index, "variant": v.name,
+                         "seconds": float(rng.uniform(1, 10) / (1 + 0.5 * i))})
+    return rows
+
+
+def every_plan(ctx: PlanContext):
+    for combo in itertools.product(*[k.variants for k in ctx.kernels]):
+        yield ctx.make(list(combo), "balanced", with_greedy=False)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_balanced_is_optimal_against_brute_force(seed):
+    m = tiny_model()
+    table = made_up_table(m, seed)
+    ctx = PlanContext.build(m, latency=table)
+    plans = list(every_plan(ctx))
+    budgets = sorted({p.arena_bytes for p in plans})
+    for b in budgets:
+        best = min(p.latency_s for p in plans if p.arena_bytes <= b)
+        got = ap.plan(m, mode="balanced", budget=b, latency=table)
+        assert got.verify() and got.arena_bytes <= b
+        assert got.latency_s == pytest.approx(best, rel=1e-12), b
+
+
+@pytest.mark.parametrize("seed", [0, 4])
+def test_frontier_is_the_pareto_set_of_every_plan(seed):
+    m = tiny_model()
+    table = made_up_table(m, seed)
+    f = ap.frontier(m, latency=table)
+    plans = list(every_plan(PlanContext.build(m, latency=table)))
+    pareto = []
+    for p in sorted(plans, key=lambda p: (p.arena_bytes, p.latency_s)):
+        if not pareto or p.latency_s < pareto[-1][1] - 1e-15:
+            pareto.append((p.arena_bytes, p.latency_s))
+    assert [(p.arena_bytes, pytest.approx(p.latency_s)) for p in f.points] == pareto
+
+
+@pytest.mark.parametrize("name", ["mlperf_tiny_ic_resnet8_int8", "mlperf_tiny_vww_mobilenetv1_025_int8",
+                                  "mlperf_tiny_kws_dscnn_int8"])
+@pytest.mark.parametrize("latency", ["model:cortex-m4", "model:cortex-m7"])
+def test_frontier_invariants(name, latency):
+    m = ap.load_tflite(model_path(name))
+    f = ap.frontier(m, latency=latency)
+    size = ap.plan(m, mode="size", latency=latency)
+    speed = ap.plan(m, mode="speed", latency=latency)
+    assert f.points[0].arena_bytes == size.arena_bytes
+    assert f.points[-1].latency_s == pytest.approx(speed.latency_s)
+    assert f.points[-1].arena_bytes <= speed.arena_bytes
+    for a, b in zip(f.points, f.points[1:]):
+        assert a.arena_bytes < b.arena_bytes and a.latency_s > b.latency_s
+    for p in f.points:
+        assert p.plan.verify() and p.plan.arena_bytes == p.arena_bytes
+    assert f.at(f.points[-1].arena_bytes + 1000) is f.points[-1].plan
+    g = f.gain(f.points[-1].arena_bytes - f.points[0].arena_bytes)
+    assert g.latency_saved_s == pytest.approx(f.points[0].latency_s - f.points[-1].latency_s)
+    assert "Pareto" in f.table() and "<table>" in f._repr_html_()
+
+
+def test_frontier_plans_run_bit_exactly():
+    name = "mlperf_tiny_ic_resnet8_int8"
+    m = ap.load_tflite(model_path(name))
+    f = ap.frontier(m, latency="model:cortex-m4")
+    x = np.random.default_rng(5).integers(-128, 128, size=(1, 32, 32, 3), dtype=np.int8)
+    outs = [ap.Interpreter(p.plan).run(x) for p in f.points]
+    litert = pytest.importorskip("ai_edge_litert.interpreter")
+    it = litert.Interpreter(model_path=str(model_path(name)),
+                            experimental_op_resolver_type=litert.OpResolverType.BUILTIN_REF)
+    it.allocate_tensors()
+    it.set_tensor(it.get_input_details()[0]["index"], x)
+    it.invoke()
+    want = it.get_tensor(it.get_output_details()[0]["index"])
+    for out in outs:
+        np.testing.assert_array_equal(out, want)
+
+
+def test_gain_names_the_ops_that_change():
+    m = ap.load_tflite(model_path("mlperf_tiny_ic_resnet8_int8"))
+    f = ap.frontier(m, latency="model:cortex-m4")
+    g = f.gain("16KiB")
+    assert g.extra_bytes == 16384 and g.latency_saved_s > 0
+    assert g.changes and all(len(c) == 4 for c in g.changes)
+    assert "more bytes" in str(g)
+
+
+def test_several_models_share_the_max_arena():
+    models = [ap.load_tflite(model_path(n)) for n in
+              ("mlperf_tiny_kws_dscnn_int8", "mlperf_tiny_ic_resnet8_int8")]
+    latency = "model:cortex-m4"
+    f = ap.frontier(models, latency=latency)
+    for p in f.points:
+        assert p.arena_bytes == max(q.arena_bytes for q in p.plan.plans)
+        assert p.latency_s == pytest.approx(sum(q.latency_s for q in p.plan.plans))
+        assert p.plan.verify()
+    mp = ap.plan(models, budget="64KiB", latency=latency)
+    assert mp.arena_bytes <= 65536
+    alone = [ap.plan(m, mode="balanced", budget="64KiB", latency=latency) for m in models]
+    assert mp.latency_s == pytest.approx(sum(p.latency_s for p in alone))
+
+
+def test_budget_below_the_size_plan_says_by_how_much():
+    m = ap.zoo.load("ds_cnn")
+    with pytest.raises(ap.PlanDoesNotFit) as info:
+        ap.plan(m, mode="balanced", budget=10000, latency="model:cortex-m4")
+    e = info.value
+    assert e.needed == 16000 and e.available == 10000 and e.short_by == 6000
+    assert "6,000 bytes short" in str(e)
+
+
+def test_speed_plan_over_budget_names_the_ops():
+    m = ap.load_tflite(model_path("mlperf_tiny_ic_resnet8_int8"))
+    with pytest.raises(ap.PlanDoesNotFit) as info:
+        ap.plan(m, mode="speed", budget="52KiB", latency="model:cortex-m4")
+    e = info.value
+    assert e.available == 52 * 1024 and e.needed > e.available
+    assert "op " in str(e) and "scratch" in str(e)
+
+
+@pytest.mark.parametrize("budget, words", [(-5, ">= 0"), (1.5, "whole"), ("lots", "cannot read")])
+def test_bad_budgets(budget, words):
+    with pytest.raises(ap.InvalidArgument, match=words):
+        ap.plan(ap.zoo.load("ds_cnn"), mode="balanced", budget=budget, latency="model:cortex-m4")
+
+
+def test_budget_strings_are_accepted():
+    p = ap.plan(ap.zoo.load("ds_cnn"), mode="balanced", budget="96KiB", latency="model:cortex-m4")
+    assert p.arena_bytes <= 96 * 1024 and p.verify()
+
+
+def test_unknown_latency_source():
+    with pytest.raises(ap.InvalidArgument, match="unknown latency source"):
+        ap.frontier(ap.zoo.load("ds_cnn"), latency="fast")
+    with pytest.raises(ap.InvalidArgument, match="unknown target profile"):
+        ap.frontier(ap.zoo.load("ds_cnn"), latency="model:z80")
+
+
+def test_bad_latency_tables(tmp_path):
+    m = tiny_model()
+    rows = made_up_table(m, 0)
+    with pytest.raises(ap.InvalidArgument, match="no time for op 0"):
+        ap.frontier(m, latency=[r for r in rows if r["op"] != 0])
+    with pytest.raises(ap.InvalidArgument, match="no variant 'winograd'"):
+        ap.frontier(m, latency=rows + [{"op": 0, "variant": "winograd", "seconds": 1.0}])
+    with pytest.raises(ap.InvalidArgument, match="negative"):
+        ap.frontier(m, latency=rows + [{"op": 0, "variant": "direct", "seconds": -1.0}])
+    with pytest.raises(ap.InvalidArgument, match="not on tiny"):
+        ap.frontier(m, latency={"model_sha256": "0" * 64, "rows": rows})
+    with pytest.raises(ap.InvalidArgument, match="no op 99"):
+        ap.frontier(m, latency=rows + [{"op": 99, "variant": "direct", "seconds": 1.0}])
+
+
+def test_latency_table_files_override_a_base(tmp_path):
+    m = tiny_model()
+    base = ap.CostModel("cortex-m4")
+    csv_path = tmp_path / "board.csv"
+    csv_path.write_text("op,variant,cycles,clock_hz\n0,direct,1000,1000000\n")
+    src = ap.TableLatency(csv_path, base=base)
+    times = src.op_times(m, PlanContext.build(m).kernels)
+    assert times[0]["direct"] == pytest.approx(0.001)
+    ctx = PlanContext.build(m)
+    assert times[1] == base.op_times(m, ctx.kernels)[1]
+    json_path = tmp_path / "board.json"
+    json_path.write_text(json.dumps({"model_sha256": m.digest, "rows": made_up_table(m, 1)}))
+    assert ap.frontier(m, latency=str(json_path)).points
+
+
+def test_host_latency_is_cached_on_disk(tmp_path, monkeypatch):
+    monkeypatch.setenv("ARENAPLAN_CACHE_DIR", str(tmp_path))
+    m = tiny_model()
+    kernels = PlanContext.build(m).kernels
+    first = ap.HostLatency(repeats=2, progress=False).op_times(m, kernels)
+    assert (tmp_path / "host_latency.json").exists()
+    assert all(t > 0 for op in first for t in op.values())
+
+    def no_measuring(*args, **kwargs):
+        raise AssertionError("measured again despite the cache")
+
+    monkeypatch.setattr(ap.HostLatency, "measure", no_measuring)
+    assert ap.HostLatency(repeats=2, progress=False).op_times(m, kernels) == first
+
+
+def test_cost_model_coefficients_can_be_overridden():
+    m = tiny_model()
+    kernels = PlanContext.build(m).kernels
+    slow = ap.CostModel("cortex-m4", clock_hz=84e6).op_times(m, kernels)
+    fast = ap.CostModel("cortex-m4").op_times(m, kernels)
+    assert slow[0]["direct"] == pytest.approx(2 * fast[0]["direct"])
+    with pytest.raises(ap.InvalidArgument, match="unknown cost model"):
+        ap.CostModel("cortex-m4", cycles_per_flop=1)
+
+
+def test_cli_tradeoffs(capsys, tmp_path):
+    assert main(["tradeoffs", "--latency", "model:cortex-m4"]) == 0
+    out = capsys.readouterr().out
+    assert "Pareto" in out and "speed end" in out
+    assert main(["tradeoffs", "resnet8", "--latency", "model:cortex-m7", "--budget", "64KiB", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["points"] and data["budget"]["arena_bytes"] <= 65536
+    assert main(["tradeoffs", "ds_cnn", "--latency", "model:cortex-m4", "--budget", "1KiB"]) == 2
+    assert "short" in capsys.readouterr().err
+
+
+def test_cli_tradeoffs_plot(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "f.png"
+    assert main(["tradeoffs", "resnet8", "--latency", "model:cortex-m4", "--plot", str(out)]) == 0
+    assert out.stat().st_size > 1000
