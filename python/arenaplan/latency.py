@@ -63,6 +63,7 @@ def layer_signature(kernel: OpKernel) -> str:
 
 # --- host measurement ------------------------------------------------------------------
 def _cpu_fingerprint() -> str:
+    """CPU model, SIMD level and a hash of the compiled core: a rebuilt kernel is re-measured."""
     model = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo") as f:
@@ -73,8 +74,11 @@ def _cpu_fingerprint() -> str:
     except OSError:
         pass
     level = _core.cpu_limit(1)  # also re-establishes the default dispatch ceiling
-    from . import __version__
-    return f"{model}|{platform.machine()}|simd{level}|arenaplan {__version__}"
+    try:
+        build = hashlib.sha256(Path(_core.__file__).read_bytes()).hexdigest()[:16]
+    except (OSError, AttributeError):
+        build = "unknown"
+    return f"{model}|{platform.machine()}|simd{level}|core {build}"
 
 
 def _cache_dir() -> Path:
@@ -138,37 +142,40 @@ class HostLatency(LatencySource):
             pass  # a read-only home only costs re-measuring
 
     def measure(self, model: Model, kernel: OpKernel, variant: Variant) -> float:
-        """Median seconds of one run of ``variant`` on random inputs of the op's shapes."""
+        """Median seconds of one run of ``variant`` on random inputs of the op's shapes,
+        timed inside C as the Interpreter's profile is (a one-node graph)."""
         rng = np.random.default_rng(0)
-        inputs = []
+        places, inputs, offset = [], [], 0
+
+        def slot(nbytes: int, align: int = 64) -> int:
+            nonlocal offset
+            offset = -(-offset // align) * align
+            start = offset
+            offset += nbytes
+            return start
+
         for t in kernel.data_inputs:
             tensor = model.tensors[t]
             if tensor.is_constant:
-                inputs.append(np.ascontiguousarray(tensor.data))
-            elif tensor.dtype == "float32":
-                inputs.append(rng.standard_normal(tensor.shape).astype(np.float32))
+                data = np.ascontiguousarray(tensor.data)
+                places.append((-1, 0, data.nbytes, data))
             else:
-                info = np.iinfo(np.dtype(tensor.dtype))
-                inputs.append(rng.integers(info.min, info.max, size=tensor.shape, dtype=np.dtype(tensor.dtype)))
+                places.append((0, slot(tensor.nbytes), tensor.nbytes, None))
+            inputs.append(len(places) - 1)
         out_t = model.tensors[kernel.output]
-        out = np.empty(out_t.shape, dtype=np.dtype(out_t.dtype))
-        prepared = kernel.prepared()
-        flat = [a.reshape(-1) for a in inputs]
-
-        def once() -> None:
-            _core.kernel_run(kernel.code, kernel.spec, prepared, (variant.kind, variant.param), flat, out)
-
-        t0 = time.perf_counter()
-        once()
-        single = max(time.perf_counter() - t0, 1e-7)
-        reps = max(1, int(self.min_sample_s / single))
-        samples = []
-        for _ in range(self.repeats):
-            t0 = time.perf_counter()
-            for _ in range(reps):
-                once()
-            samples.append((time.perf_counter() - t0) / reps)
-        return statistics.median(samples)
+        places.append((0, slot(out_t.nbytes), out_t.nbytes, None))
+        output = len(places) - 1
+        scratch = []
+        for bytes_, align in variant.scratch:
+            places.append((0, slot(bytes_, max(align, 64)), bytes_, None))
+            scratch.append(len(places) - 1)
+        arena = rng.integers(0, 256, size=offset + 64, dtype=np.uint8)
+        graph = _core.Graph(places, [(kernel.code, kernel.spec, kernel.prepared(),
+                                      (variant.kind, variant.param), inputs, output, scratch)],
+                            [offset + 64])
+        single = max(graph.profile([arena], 1)[0][0], 1e-8)
+        reps = max(self.repeats, int(self.min_sample_s * self.repeats / single))
+        return statistics.median(row[0] for row in graph.profile([arena], reps))
 
     def op_times(self, model: Model, kernels: Sequence[Optional[OpKernel]]) -> List[OpTimes]:
         table = self._load() if not self._memory else self._memory
