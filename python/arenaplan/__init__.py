@@ -6,7 +6,7 @@
     print(p.summary())
     bp = ap.plan_buffers(sizes, first, last, alignment=16, strategy="auto")
 """
-from . import errors, kernels, lifetimes, zoo
+from . import errors, kernels, lifetimes, targets, zoo
 from .buffers import STRATEGIES, BufferPlan, lower_bound, plan_buffers
 from .errors import (ArenaplanError, InvalidArgument, InvalidPlan, ModelError, PlanDoesNotFit,
                      SizeOverflow, UnsupportedModel)
@@ -16,15 +16,16 @@ from .interpreter import Interpreter, OpProfile
 from .plan import MODES, BufferRecord, Plan, plan
 from .latency import CostModel, HostLatency, LatencySource, TableLatency
 from .tradeoffs import Frontier, FrontierPoint, Gain, MultiPlan, frontier
+from .targets import Pool, Target
 from .units import format_bytes, parse_bytes
 
 __version__ = "0.1.0"
 
 __all__ = [
     "ArenaplanError", "BufferPlan", "CostModel", "Frontier", "FrontierPoint", "Gain", "HostLatency",
-    "LatencySource", "MultiPlan", "TableLatency", "frontier", "BufferRecord", "Interpreter", "InvalidArgument", "MODES",
+    "LatencySource", "MultiPlan", "Pool", "TableLatency", "Target", "frontier", "BufferRecord", "Interpreter", "InvalidArgument", "MODES",
     "OpProfile", "kernels", "InvalidPlan", "Model",
     "ModelError", "Operator", "Plan", "PlanDoesNotFit", "Quantization", "STRATEGIES", "SizeOverflow",
-    "Tensor", "UnsupportedModel", "errors", "format_bytes", "lifetimes", "load_tflite",
+    "Tensor", "UnsupportedModel", "errors", "targets", "format_bytes", "lifetimes", "load_tflite",
     "lower_bound", "parse_bytes", "parse_tflite", "plan", "plan_buffers", "zoo",
 ]

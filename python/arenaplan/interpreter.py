@@ -43,10 +43,18 @@ class Interpreter:
         plan.verify()
         self.plan = plan
         model = plan.model
-        self._storage = np.zeros(plan.arena_bytes + _ARENA_ALIGNMENT, dtype=np.uint8)
-        start = (-self._storage.ctypes.data) % _ARENA_ALIGNMENT
-        self.arena = self._storage[start:start + plan.arena_bytes]
-        offsets = plan.tensor_offsets
+        pool_names = list(plan.pool_bytes)
+        pool_index = {name: i for i, name in enumerate(pool_names)}
+        self._storage = []
+        self.pools: Dict[str, np.ndarray] = {}
+        for name, size in plan.pool_bytes.items():
+            storage = np.zeros(size + _ARENA_ALIGNMENT, dtype=np.uint8)
+            start = (-storage.ctypes.data) % _ARENA_ALIGNMENT
+            self._storage.append(storage)
+            self.pools[name] = storage[start:start + size]
+        #: The first pool (the whole arena of a plan made without a target).
+        self.arena = self.pools[pool_names[0]]
+        where = {t: (pool_index[p], o) for t, (p, o) in plan.tensor_places.items()}
         places: List[tuple] = []
         place_of: Dict[object, int] = {}
 
@@ -65,25 +73,26 @@ class Interpreter:
                     data = np.ascontiguousarray(tensor.data)
                     ins.append(place(("const", t), (-1, 0, data.nbytes, data)))
                 else:
-                    ins.append(place(t, (0, offsets[t], tensor.nbytes, None)))
+                    ins.append(place(t, (*where[t], tensor.nbytes, None)))
             out_t = kernel.output
-            out = place(out_t, (0, offsets[out_t], model.tensors[out_t].nbytes, None))
-            scratch = [place(("scratch", b.name), (0, b.offset, b.size, None))
+            out = place(out_t, (*where[out_t], model.tensors[out_t].nbytes, None))
+            scratch = [place(("scratch", b.name), (pool_index[b.pool], b.offset, b.size, None))
                        for b in sorted((b for b in plan.buffers if b.kind == "scratch" and b.op == kernel.index),
                                        key=lambda b: b.name)]
             v = kernel.variant(choice)
             nodes.append((kernel.code, kernel.spec, kernel.prepared(), (v.kind, v.param), ins, out, scratch))
-        self._graph = _core.Graph(places, nodes, [plan.arena_bytes])
-        self._pools = [self.arena]
+        self._graph = _core.Graph(places, nodes, list(plan.pool_bytes.values()))
+        self._pools = list(self.pools.values())
         self._inputs = [model.tensors[t] for t in model.inputs]
         self._outputs = [model.tensors[t] for t in model.outputs]
         # Typed views of the arena where inputs and outputs live: a run copies into and
         # out of them, nothing else happens in Python.
-        self._input_views = [self._view(t, offsets[t.index]) for t in self._inputs]
-        self._output_views = [self._view(t, offsets[t.index]) for t in self._outputs]
+        self._input_views = [self._view(t, plan.tensor_places[t.index]) for t in self._inputs]
+        self._output_views = [self._view(t, plan.tensor_places[t.index]) for t in self._outputs]
 
-    def _view(self, t, offset: int) -> np.ndarray:
-        return self.arena[offset:offset + t.nbytes].view(np.dtype(t.dtype)).reshape(t.shape)
+    def _view(self, t, where: tuple) -> np.ndarray:
+        pool, offset = where
+        return self.pools[pool][offset:offset + t.nbytes].view(np.dtype(t.dtype)).reshape(t.shape)
 
     # --- I/O --------------------------------------------------------------------
     def _write_inputs(self, x: Union[np.ndarray, Sequence[np.ndarray], Mapping[str, np.ndarray]]) -> None:
@@ -135,7 +144,7 @@ class Interpreter:
             raise InvalidArgument(f"repeats must be a positive integer, got {repeats!r}")
         if x is not None:
             self._write_inputs(x)
-        rows = np.array(self._graph.profile([self.arena], int(repeats)))
+        rows = np.array(self._graph.profile(self._pools, int(repeats)))
         medians = np.median(rows, axis=0)
         result = []
         for kernel, choice, seconds in zip(self.plan.kernels, self.plan.choices, medians):

@@ -87,11 +87,19 @@ class Plan:
     kernels: Optional[List[Optional[OpKernel]]] = field(default=None, repr=False)
     latency_s: Optional[float] = None          # predicted by the latency source, if any
     latency_source: Optional[str] = None
+    pool_sizes: Optional[Dict[str, int]] = None   # bytes per pool when planned over a target
+    target: Optional[object] = field(default=None, repr=False)   # the Target, if any
 
     # --- views ----------------------------------------------------------------
     @property
     def pool_bytes(self) -> Dict[str, int]:
-        return {"arena": self.arena_bytes}
+        """Bytes used in each pool, in the target's order (one "arena" without a target)."""
+        return dict(self.pool_sizes) if self.pool_sizes is not None else {"arena": self.arena_bytes}
+
+    @property
+    def tensor_places(self) -> Dict[int, Tuple[str, int]]:
+        """(pool, offset) of every activation tensor, by tensor index."""
+        return {t: (b.pool, b.offset) for b in self.buffers for t in b.tensors}
 
     @property
     def scratch_bytes(self) -> int:
@@ -145,13 +153,38 @@ class Plan:
             aligns.append(b.alignment)
             offs.append(b.offset)
         self._verify_scratch_requests(scratch)
-        problem = BufferProblem.build(sizes, first, last, aligns)
-        overlaps = [(index[x], index[y], OVERLAP_ALIAS, 0)
-                    for b in self.buffers for x in b.tensors for y in b.tensors if x < y]
-        arena = verify_offsets(problem, offs, overlaps=overlaps)
-        if arena != self.arena_bytes:
-            raise InvalidPlan(f"plan claims an arena of {self.arena_bytes} bytes; "
-                              f"its buffers extend to {arena}")
+        pool_of = {t: b.pool for b in self.buffers for t in b.tensors}
+        pools = [pool_of[t] for t in order] + [b.pool for b in scratch]
+        unknown = sorted(set(pools) - set(self.pool_bytes))
+        if unknown:
+            raise InvalidPlan(f"buffers name pool(s) {unknown} that the plan does not have "
+                              f"(its pools: {', '.join(self.pool_bytes)})")
+        alias = {(index[x], index[y]) for b in self.buffers for x in b.tensors for y in b.tensors if x < y}
+        for pool, capacity in self.pool_bytes.items():
+            members = [i for i, p in enumerate(pools) if p == pool]
+            local = {i: j for j, i in enumerate(members)}
+            problem = BufferProblem.build([sizes[i] for i in members], [first[i] for i in members],
+                                          [last[i] for i in members], [aligns[i] for i in members]
+                                          ) if members else None
+            if problem is None:
+                continue
+            overlaps = [(local[x], local[y], OVERLAP_ALIAS, 0) for x, y in alias
+                        if x in local and y in local]
+            extent = verify_offsets(problem, [offs[i] for i in members], overlaps=overlaps)
+            if extent > capacity:
+                raise InvalidPlan(f"pool {pool!r}: buffers extend to {extent:,} bytes, the plan "
+                                  f"gives the pool {capacity:,}")
+        if any(pool_of[x] != pool_of[y] for b in self.buffers for x in b.tensors for y in b.tensors):
+            raise InvalidPlan("aliased tensors are placed in different pools")
+        if self.pool_sizes is None:
+            extent = max((offs[i] + -(-sizes[i] // aligns[i]) * aligns[i] for i in range(len(sizes))),
+                         default=0)
+            if extent != self.arena_bytes:
+                raise InvalidPlan(f"plan claims an arena of {self.arena_bytes} bytes; "
+                                  f"its buffers extend to {extent}")
+        elif self.arena_bytes != sum(self.pool_sizes.values()):
+            raise InvalidPlan(f"plan claims {self.arena_bytes} bytes in all, its pools hold "
+                              f"{sum(self.pool_sizes.values())}")
         return True
 
     def _verify_scratch_requests(self, scratch: List[BufferRecord]) -> None:
@@ -215,9 +248,23 @@ class Plan:
             "greedy_size_bytes": self.greedy_size_bytes, "variable_bytes": self.variable_bytes,
             "scratch_bytes": self.scratch_bytes, "live_bytes": self.live_bytes(),
             "choices": list(self.choices), "unsupported": list(self.unsupported),
+            "pool_bytes": self.pool_bytes, "latency_s": self.latency_s,
+            "latency_source": self.latency_source,
             "ops": [{"index": op.index, "type": op.type} for op in self.model.operators],
             "buffers": [dict(b.__dict__, tensors=list(b.tensors)) for b in self.buffers],
         }
+
+    def to_json(self) -> str:
+        """The plan as versioned JSON (see plan_io): reload with ``Plan.from_json``."""
+        from .plan_io import plan_to_json
+        return plan_to_json(self)
+
+    @classmethod
+    def from_json(cls, text: str, model: Optional[Model] = None) -> "Plan":
+        """Load and validate a plan; ``model`` defaults to the one the file names (a zoo
+        model or a .tflite path). Raises InvalidPlan for a corrupted plan or another model's."""
+        from .plan_io import plan_from_json
+        return plan_from_json(text, model)
 
     def __repr__(self) -> str:
         return (f"Plan({self.model.name!r}, mode={self.mode!r}, arena={self.arena_bytes}, "

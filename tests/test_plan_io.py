@@ -1,0 +1,151 @@
+"""Plan files: round trips, and a loader that refuses what is wrong."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import arenaplan as ap
+from conftest import model_path
+
+
+@pytest.mark.parametrize("name", ["mlperf_tiny_kws_dscnn_int8", "mlperf_tiny_ic_resnet8_int8",
+                                  "tflm_micro_speech_int8"])
+@pytest.mark.parametrize("mode", ["size", "speed"])
+def test_round_trip_runs_bit_exactly(name, mode):
+    m = ap.load_tflite(model_path(name))
+    p = ap.plan(m, mode=mode)
+    q = ap.Plan.from_json(p.to_json())          # the model is found from the file's source
+    assert q.verify()
+    assert q.choices == p.choices and q.pool_bytes == p.pool_bytes
+    assert [(b.pool, b.offset) for b in q.buffers] == [(b.pool, b.offset) for b in p.buffers]
+    x = np.random.default_rng(1).integers(-128, 128, size=m.tensors[m.inputs[0]].shape, dtype=np.int8)
+    np.testing.assert_array_equal(ap.Interpreter(q).run(x), ap.Interpreter(p).run(x))
+
+
+def test_zoo_plan_round_trip_and_latency():
+    m = ap.zoo.load("resnet8")
+    p = ap.plan(m, mode="balanced", budget="64KiB", latency="model:cortex-m4")
+    q = ap.Plan.from_json(p.to_json())
+    assert q.latency_s == pytest.approx(p.latency_s) and q.mode == "balanced"
+
+
+def _plan_dict():
+    p = ap.plan(ap.zoo.load("ds_cnn"), mode="speed")
+    return p, json.loads(p.to_json())
+
+
+def _load(d, model=None):
+    return ap.Plan.from_json(json.dumps(d), model)
+
+
+def test_wrong_version():
+    _, d = _plan_dict()
+    d["schema_version"] = 99
+    with pytest.raises(ap.InvalidPlan, match="schema version 99"):
+        _load(d)
+
+
+@pytest.mark.parametrize("field", ["mode", "choices", "buffers", "pool_bytes", "arena_bytes", "model"])
+def test_missing_fields(field):
+    _, d = _plan_dict()
+    del d[field]
+    with pytest.raises(ap.InvalidPlan, match=field):
+        _load(d)
+
+
+def test_offset_outside_its_pool():
+    _, d = _plan_dict()
+    d["buffers"][0]["offset"] = d["pool_bytes"]["arena"]
+    with pytest.raises(ap.InvalidPlan, match="outside pool 'arena'"):
+        _load(d)
+
+
+def test_overlapping_live_buffers():
+    _, d = _plan_dict()
+    # op 1's input and output are live together; put them at the same offset.
+    conv_out = next(b for b in d["buffers"] if b["first"] == 0 and b["last"] == 1)
+    dw_out = next(b for b in d["buffers"] if b["first"] == 1 and b["kind"] == "activation")
+    dw_out["offset"] = conv_out["offset"]
+    with pytest.raises(ap.InvalidPlan):
+        _load(d)
+
+
+def test_plan_for_another_model():
+    p, d = _plan_dict()
+    with pytest.raises(ap.InvalidPlan, match="not for 'resnet8'"):
+        ap.Plan.from_json(p.to_json(), ap.zoo.load("resnet8"))
+    d["model"]["sha256"] = "0" * 64
+    with pytest.raises(ap.InvalidPlan, match="sha256 000000000000"):
+        _load(d)
+
+
+def test_changed_sizes_and_choices_are_caught():
+    _, d = _plan_dict()
+    d["buffers"][2]["size"] += 16
+    with pytest.raises(ap.InvalidPlan, match="size"):
+        _load(d)
+    _, d = _plan_dict()
+    d["choices"][1] = "winograd"
+    with pytest.raises(ap.InvalidPlan, match="winograd"):
+        _load(d)
+    _, d = _plan_dict()
+    d["choices"] = d["choices"][:-1]
+    with pytest.raises(ap.InvalidPlan, match="choices"):
+        _load(d)
+
+
+@pytest.mark.parametrize("text", ["", "[]", "{", "null", '{"format": "something else"}'])
+def test_not_a_plan(text):
+    with pytest.raises(ap.InvalidPlan):
+        ap.Plan.from_json(text)
+
+
+_JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers(-2 ** 70, 2 ** 70) | st.floats()
+                            | st.text(max_size=8), lambda c: st.lists(c, max_size=3)
+                            | st.dictionaries(st.text(max_size=5), c, max_size=3), max_leaves=6)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_fuzzed_plans_are_refused_cleanly(data):
+    p, d = _plan_dict()
+    model = p.model
+    for _ in range(data.draw(st.integers(1, 3))):
+        where = data.draw(st.sampled_from(["top", "buffer", "model"]))
+        if where == "top":
+            key = data.draw(st.sampled_from(sorted(d)))
+            d[key] = data.draw(_JSON_VALUES)
+        elif where == "buffer" and isinstance(d.get("buffers"), list) and d["buffers"]:
+            i = data.draw(st.integers(0, len(d["buffers"]) - 1))
+            if isinstance(d["buffers"][i], dict):
+                key = data.draw(st.sampled_from(sorted(d["buffers"][i]) or ["name"]))
+                d["buffers"][i][key] = data.draw(_JSON_VALUES)
+        elif isinstance(d.get("model"), dict):
+            key = data.draw(st.sampled_from(["name", "sha256", "source"]))
+            d["model"][key] = data.draw(_JSON_VALUES)
+    try:
+        q = ap.Plan.from_json(json.dumps(d), model)
+    except ap.InvalidPlan:
+        return
+    assert q.verify()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10 ** 6), st.integers(0, 255))
+def test_byte_corruption_is_refused_cleanly(pos, value):
+    p, _ = _plan_dict()
+    raw = bytearray(p.to_json().encode())
+    raw[pos % len(raw)] = value
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = raw.decode("latin-1")
+    try:
+        q = ap.Plan.from_json(text, p.model)
+    except ap.InvalidPlan:
+        return
+    assert q.verify()
