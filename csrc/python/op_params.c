@@ -24,41 +24,64 @@
 #include "arenaplan/shape_ops.h"
 #include "arenaplan/softmax.h"
 
-/* Copy a sequence of ints into int32 values; count_out gets the length. */
-static int32_t *ap_py_int32_array(ap_py_op_params *p, PyObject *seq, const char *what,
-                                  Py_ssize_t *count_out)
+/* Convert one item: 0, or -1 with a Python exception set. */
+typedef int (*ap_py_item_fn)(PyObject *item, void *out, const char *what, Py_ssize_t i);
+
+static int ap_py_item_int32(PyObject *item, void *out, const char *what, Py_ssize_t i)
+{
+    long long v = PyLong_AsLongLong(item);
+    if ((v == -1 && PyErr_Occurred()) || v < INT32_MIN || v > INT32_MAX) {
+        if (!PyErr_Occurred()) {
+            PyErr_Format(PyExc_OverflowError, "%s[%zd] = %lld is out of int32 range", what, i, v);
+        }
+        return -1;
+    }
+    *(int32_t *)out = (int32_t)v;
+    return 0;
+}
+
+static int ap_py_item_double(PyObject *item, void *out, const char *what, Py_ssize_t i)
+{
+    (void)what;
+    (void)i;
+    double v = PyFloat_AsDouble(item);
+    if (v == -1.0 && PyErr_Occurred()) {
+        return -1;
+    }
+    *(double *)out = v;
+    return 0;
+}
+
+/* Copy a sequence into a new array owned by `p` (freed by ap_py_op_params_release);
+   count_out (may be NULL) gets the length. Returns NULL with an exception set on error. */
+static void *ap_py_array(ap_py_op_params *p, PyObject *seq, const char *what, size_t item_size,
+                         ap_py_item_fn convert, Py_ssize_t *count_out)
 {
     int slot = 0;
     while (slot < AP_PY_PARAMS_ARRAYS && p->arrays[slot] != NULL) {
         slot++;
+    }
+    if (slot == AP_PY_PARAMS_ARRAYS) {
+        PyErr_SetString(PyExc_SystemError, "too many arrays in one params struct");
+        return NULL;
     }
     PyObject *fast = PySequence_Fast(seq, what);
     if (fast == NULL) {
         return NULL;
     }
     Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
-    if (slot == AP_PY_PARAMS_ARRAYS) {
-        Py_DECREF(fast);
-        PyErr_SetString(PyExc_SystemError, "too many arrays in one params struct");
-        return NULL;
-    }
-    int32_t *values = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
+    unsigned char *values = PyMem_Malloc((size_t)(n > 0 ? n : 1) * item_size);
     if (values == NULL) {
         Py_DECREF(fast);
         PyErr_NoMemory();
         return NULL;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        long long v = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fast, i));
-        if ((v == -1 && PyErr_Occurred()) || v < INT32_MIN || v > INT32_MAX) {
-            if (!PyErr_Occurred()) {
-                PyErr_Format(PyExc_OverflowError, "%s[%zd] = %lld is out of int32 range", what, i, v);
-            }
+        if (convert(PySequence_Fast_GET_ITEM(fast, i), values + (size_t)i * item_size, what, i) != 0) {
             PyMem_Free(values);
             Py_DECREF(fast);
             return NULL;
         }
-        values[i] = (int32_t)v;
     }
     Py_DECREF(fast);
     p->arrays[slot] = values;
@@ -68,35 +91,15 @@ static int32_t *ap_py_int32_array(ap_py_op_params *p, PyObject *seq, const char 
     return values;
 }
 
+static int32_t *ap_py_int32_array(ap_py_op_params *p, PyObject *seq, const char *what,
+                                  Py_ssize_t *count_out)
+{
+    return ap_py_array(p, seq, what, sizeof(int32_t), ap_py_item_int32, count_out);
+}
+
 static double *ap_py_double_array(ap_py_op_params *p, PyObject *seq, const char *what)
 {
-    int slot = 0;
-    while (slot < AP_PY_PARAMS_ARRAYS && p->arrays[slot] != NULL) {
-        slot++;
-    }
-    PyObject *fast = PySequence_Fast(seq, what);
-    if (fast == NULL) {
-        return NULL;
-    }
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
-    double *values = slot < AP_PY_PARAMS_ARRAYS ? PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(double))
-                                                : NULL;
-    if (values == NULL) {
-        Py_DECREF(fast);
-        PyErr_NoMemory();
-        return NULL;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        values[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, i));
-        if (values[i] == -1.0 && PyErr_Occurred()) {
-            PyMem_Free(values);
-            Py_DECREF(fast);
-            return NULL;
-        }
-    }
-    Py_DECREF(fast);
-    p->arrays[slot] = values;
-    return values;
+    return ap_py_array(p, seq, what, sizeof(double), ap_py_item_double, NULL);
 }
 
 /* Copy exactly `count` ints into the struct's leading int32 fields. */

@@ -149,10 +149,25 @@ def conv2d(x: np.ndarray, w: np.ndarray, bias: Optional[np.ndarray] = None,
     """
     x = _array(x, "x", np.int8, 4)
     w = _array(w, "w", np.int8, 4)
-    n, h, wd, c = x.shape
     oc, kh, kw, ic = w.shape
-    if ic != c:
-        raise InvalidArgument(f"w has {ic} input channels but x has {c}")
+    if ic != x.shape[3]:
+        raise InvalidArgument(f"w has {ic} input channels but x has {x.shape[3]}")
+    geometry, requant = _conv_setup(x, oc, (kh, kw), bias, stride, padding, dilation, input_zero_point,
+                                    dict(input_scale=input_scale, filter_scales=filter_scales,
+                                         output_scale=output_scale, output_zero_point=output_zero_point,
+                                         activation=activation, output_multiplier=output_multiplier,
+                                         output_shift=output_shift, activation_min=activation_min,
+                                         activation_max=activation_max))
+    ints = geometry + [-int(input_zero_point)]
+    n, out_h, out_w = x.shape[0], geometry[4], geometry[5]
+    return _run(_CONV, (ints, _lists(requant), None), w, bias, variant, x, (n, out_h, out_w, oc))
+
+
+def _conv_setup(x: np.ndarray, oc: int, k_hw: Tuple[int, int], bias: Optional[np.ndarray], stride,
+                padding: Padding, dilation, input_zero_point: int, quant: dict) -> Tuple[List[int], tuple]:
+    """Checks shared by conv and depthwise; returns the params' geometry ints
+    [n, h, w, c, out_h, out_w, oc, kh, kw, sh, sw, dh, dw, pad_h, pad_w] and the requant."""
+    n, h, wd, c = x.shape
     if bias is not None:
         bias = _array(bias, "bias", np.int32, 1)
         if bias.shape[0] != oc:
@@ -161,14 +176,9 @@ def conv2d(x: np.ndarray, w: np.ndarray, bias: Optional[np.ndarray] = None,
     dh, dw = _pair(dilation, "dilation")
     if not -128 <= int(input_zero_point) <= 127:
         raise InvalidArgument(f"input_zero_point = {input_zero_point} is outside [-128, 127]")
-    out_h, out_w, pad_h, pad_w = _spatial((h, wd), (kh, kw), (sh, sw), (dh, dw), padding)
-    requant = _requant(oc, input_scale=input_scale, filter_scales=filter_scales,
-                       output_scale=output_scale, output_zero_point=output_zero_point,
-                       activation=activation, output_multiplier=output_multiplier,
-                       output_shift=output_shift, activation_min=activation_min,
-                       activation_max=activation_max)
-    ints = [n, h, wd, c, out_h, out_w, oc, kh, kw, sh, sw, dh, dw, pad_h, pad_w, -int(input_zero_point)]
-    return _run(_CONV, (ints, _lists(requant), None), w, bias, variant, x, (n, out_h, out_w, oc))
+    out_h, out_w, pad_h, pad_w = _spatial((h, wd), k_hw, (sh, sw), (dh, dw), padding)
+    requant = _requant(oc, **quant)
+    return [n, h, wd, c, out_h, out_w, oc, k_hw[0], k_hw[1], sh, sw, dh, dw, pad_h, pad_w], requant
 
 
 def _lists(requant: tuple) -> tuple:
@@ -211,22 +221,14 @@ def depthwise_conv2d(x: np.ndarray, w: np.ndarray, bias: Optional[np.ndarray] = 
     if oc != c * int(depth_multiplier):
         raise InvalidArgument(f"w has {oc} channels; input channels {c} x depth_multiplier "
                               f"{depth_multiplier} = {c * int(depth_multiplier)}")
-    if bias is not None:
-        bias = _array(bias, "bias", np.int32, 1)
-        if bias.shape[0] != oc:
-            raise InvalidArgument(f"bias has {bias.shape[0]} entries for {oc} output channels")
-    sh, sw = _pair(stride, "stride")
-    dh, dw = _pair(dilation, "dilation")
-    if not -128 <= int(input_zero_point) <= 127:
-        raise InvalidArgument(f"input_zero_point = {input_zero_point} is outside [-128, 127]")
-    out_h, out_w, pad_h, pad_w = _spatial((h, wd), (kh, kw), (sh, sw), (dh, dw), padding)
-    requant = _requant(oc, input_scale=input_scale, filter_scales=filter_scales,
-                       output_scale=output_scale, output_zero_point=output_zero_point,
-                       activation=activation, output_multiplier=output_multiplier,
-                       output_shift=output_shift, activation_min=activation_min,
-                       activation_max=activation_max)
-    ints = [n, h, wd, c, out_h, out_w, oc, kh, kw, sh, sw, dh, dw, pad_h, pad_w, int(depth_multiplier),
-            -int(input_zero_point)]
+    geometry, requant = _conv_setup(x, oc, (kh, kw), bias, stride, padding, dilation, input_zero_point,
+                                    dict(input_scale=input_scale, filter_scales=filter_scales,
+                                         output_scale=output_scale, output_zero_point=output_zero_point,
+                                         activation=activation, output_multiplier=output_multiplier,
+                                         output_shift=output_shift, activation_min=activation_min,
+                                         activation_max=activation_max))
+    ints = geometry + [int(depth_multiplier), -int(input_zero_point)]
+    out_h, out_w = geometry[4], geometry[5]
     return _run(_DEPTHWISE, (ints, _lists(requant), None), w, bias, variant, x, (n, out_h, out_w, oc))
 
 
