@@ -6,6 +6,7 @@
 #include "binding.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* Views of the four vectors that describe buffers. */
 typedef struct ap_py_buffer_views {
@@ -224,6 +225,145 @@ static PyObject *ap_py_verify(PyObject *self, PyObject *args)
     return PyLong_FromUnsignedLongLong((unsigned long long)arena);
 }
 
+/* Pools from three vectors of one length (PyMem_Malloc'd; caller frees). */
+static ap_pool *ap_py_pools(PyObject *capacities, PyObject *alignments, PyObject *kinds,
+                            size_t *count_out)
+{
+    Py_buffer cap, align, kind;
+    if (ap_py_get_vector(capacities, "pool_capacities", 'u', 8, -1, &cap) != 0) {
+        return NULL;
+    }
+    Py_ssize_t n = cap.len / 8;
+    if (ap_py_get_vector(alignments, "pool_alignments", 'u', 8, n, &align) != 0) {
+        PyBuffer_Release(&cap);
+        return NULL;
+    }
+    if (ap_py_get_vector(kinds, "pool_kinds", 'i', 4, n, &kind) != 0) {
+        PyBuffer_Release(&cap);
+        PyBuffer_Release(&align);
+        return NULL;
+    }
+    ap_pool *pools = PyMem_Calloc((size_t)(n > 0 ? n : 1), sizeof(ap_pool));
+    if (pools == NULL) {
+        PyErr_NoMemory();
+    } else {
+        const uint64_t *c = cap.buf, *a = align.buf;
+        const int32_t *k = kind.buf;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (c[i] > (uint64_t)SIZE_MAX || a[i] > (uint64_t)SIZE_MAX) {
+                PyErr_Format(PyExc_OverflowError,
+                             "pool %zd: capacity or alignment does not fit this host's size_t", i);
+                PyMem_Free(pools);
+                pools = NULL;
+                break;
+            }
+            pools[i].capacity = (size_t)c[i];
+            pools[i].alignment = (size_t)a[i];
+            pools[i].kind = (ap_pool_kind)k[i];
+        }
+    }
+    PyBuffer_Release(&cap);
+    PyBuffer_Release(&align);
+    PyBuffer_Release(&kind);
+    *count_out = (size_t)n;
+    return pools;
+}
+
+static PyObject *ap_py_plan_pools(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *sizes, *alignments, *first, *last, *allowed_obj, *capacities, *pool_alignments,
+        *kinds;
+    int strategy;
+    double time_limit_s;
+    unsigned long long seed;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOidK", &sizes, &alignments, &first, &last, &allowed_obj,
+                          &capacities, &pool_alignments, &kinds, &strategy, &time_limit_s,
+                          &seed)) {
+        return NULL;
+    }
+    size_t n = 0, pool_count = 0;
+    ap_buffer *buffers = ap_py_buffers(sizes, alignments, first, last, &n);
+    if (buffers == NULL) {
+        return NULL;
+    }
+    ap_pool *pools = ap_py_pools(capacities, pool_alignments, kinds, &pool_count);
+    if (pools == NULL) {
+        PyMem_Free(buffers);
+        return NULL;
+    }
+    uint32_t *allowed = NULL;
+    if (allowed_obj != Py_None) {
+        Py_buffer view;
+        if (ap_py_get_vector(allowed_obj, "allowed", 'u', 4, (Py_ssize_t)n, &view) != 0) {
+            PyMem_Free(buffers);
+            PyMem_Free(pools);
+            return NULL;
+        }
+        allowed = PyMem_Calloc(n > 0 ? n : 1, sizeof(uint32_t));
+        if (allowed != NULL && n > 0) {
+            memcpy(allowed, view.buf, n * sizeof(uint32_t));
+        }
+        PyBuffer_Release(&view);
+        if (allowed == NULL) {
+            PyMem_Free(buffers);
+            PyMem_Free(pools);
+            return PyErr_NoMemory();
+        }
+    }
+    PyObject *pool_index = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * sizeof(uint32_t)));
+    PyObject *offsets_bytes = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * sizeof(uint64_t)));
+    size_t *offsets = PyMem_Calloc(n > 0 ? n : 1, sizeof(size_t));
+    size_t *pool_bytes = PyMem_Calloc(pool_count > 0 ? pool_count : 1, sizeof(size_t));
+    if (pool_index == NULL || offsets_bytes == NULL || offsets == NULL || pool_bytes == NULL) {
+        PyMem_Free(buffers);
+        PyMem_Free(pools);
+        PyMem_Free(allowed);
+        PyMem_Free(offsets);
+        PyMem_Free(pool_bytes);
+        Py_XDECREF(pool_index);
+        Py_XDECREF(offsets_bytes);
+        return PyErr_NoMemory();
+    }
+    ap_plan_options options = {(ap_strategy)strategy, time_limit_s, (uint64_t)seed, 0};
+    /* more than AP_MAX_POOLS (however many) is refused by ap_plan_pools */
+    uint32_t pools_arg = pool_count > UINT32_MAX ? UINT32_MAX : (uint32_t)pool_count;
+    ap_error error;
+    ap_error_clear(&error);
+    ap_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = ap_plan_pools(&options, buffers, allowed, n, pools, pools_arg,
+                           (uint32_t *)PyBytes_AS_STRING(pool_index), offsets, pool_bytes, &error);
+    Py_END_ALLOW_THREADS
+    PyMem_Free(buffers);
+    PyMem_Free(pools);
+    PyMem_Free(allowed);
+    PyObject *per_pool = NULL;
+    if (status == AP_OK) {
+        uint64_t *out = (uint64_t *)PyBytes_AS_STRING(offsets_bytes);
+        for (size_t i = 0; i < n; i++) {
+            out[i] = (uint64_t)offsets[i];
+        }
+        per_pool = PyTuple_New((Py_ssize_t)pool_count);
+        for (size_t p = 0; per_pool != NULL && p < pool_count; p++) {
+            PyObject *v = PyLong_FromUnsignedLongLong((unsigned long long)pool_bytes[p]);
+            if (v == NULL) {
+                Py_CLEAR(per_pool);
+                break;
+            }
+            PyTuple_SET_ITEM(per_pool, (Py_ssize_t)p, v);
+        }
+    }
+    PyMem_Free(offsets);
+    PyMem_Free(pool_bytes);
+    if (status != AP_OK || per_pool == NULL) {
+        Py_DECREF(pool_index);
+        Py_DECREF(offsets_bytes);
+        return status != AP_OK ? ap_py_raise(status, &error) : NULL;
+    }
+    return Py_BuildValue("(NNN)", pool_index, offsets_bytes, per_pool);
+}
+
 static PyObject *ap_py_strategy_names(PyObject *self, PyObject *unused)
 {
     (void)self;
@@ -247,6 +387,13 @@ PyMethodDef ap_py_planner_methods[] = {
      "lower_bound(sizes, alignments, first, last) -> bytes live at the busiest op"},
     {"verify", ap_py_verify, METH_VARARGS,
      "verify(sizes, alignments, first, last, offsets u64, overlaps, capacity) -> arena bytes"},
+    {"plan_pools", ap_py_plan_pools, METH_VARARGS,
+     "plan_pools(sizes u64, alignments u64, first i32, last i32, allowed u32 | None, "
+     "pool_capacities u64, pool_alignments u64, pool_kinds i32, strategy, time_limit_s, seed) "
+     "-> (pool_index bytes of u32, offsets bytes of u64 from each buffer's pool base, "
+     "pool_bytes tuple). allowed[i] bit p: buffer i may live in pool p; None: every non-const "
+     "pool. Pools fastest first; kinds 0 workspace, 1 stack, 2 const; capacity 0 = unusable. "
+     "Raises PlanDoesNotFit (.pool = index as str, .needed, .available, .op)."},
     {"strategy_names", ap_py_strategy_names, METH_NOARGS, "names of strategies by value"},
     {NULL, NULL, 0, NULL},
 };

@@ -271,6 +271,13 @@ class Plan:
                 f"lower_bound={self.lower_bound_bytes}, strategy={self.strategy!r}, "
                 f"optimal={self.optimal})")
 
+    def export_c(self, out_dir, name: Optional[str] = None,
+                 sections: Optional[Dict[str, str]] = None):
+        """Write ``<name>.h`` and ``<name>.c`` for a firmware build (see ``arenaplan.export``);
+        returns an ``ExportedC`` with the paths and sizes."""
+        from .export import export_c
+        return export_c(self, out_dir, name=name, sections=sections)
+
 
 def _kernels(model: Model, require_kernels: bool) -> Tuple[List[Optional[OpKernel]], List[str]]:
     kernels: List[Optional[OpKernel]] = []
@@ -345,20 +352,33 @@ class PlanContext:
     acts_unfolded: ModelBuffers
     times: Optional[List[Dict[str, float]]] = None
     latency_name: Optional[str] = None
+    target: Optional[object] = None          # a targets.Target: plan over its pools
+    io_pool: Optional[str] = None            # the pool graph inputs and outputs must live in
 
     @classmethod
     def build(cls, model: Model, alignment: int = 16, latency=None,
-              require_kernels: bool = True) -> "PlanContext":
+              require_kernels: bool = True, target=None, io_pool: Optional[str] = None) -> "PlanContext":
         if not isinstance(model, Model):
             raise InvalidArgument(f"expected an arenaplan.Model, got {type(model).__name__}")
         from .latency import resolve
+        from .targets import resolve as resolve_target
         alignment = parse_bytes(alignment, "alignment")
+        target = resolve_target(target)
+        if io_pool is not None:
+            if target is None:
+                raise InvalidArgument("io_pool names a pool of a target; give target= too")
+            target.pool(io_pool)
         kernels, unsupported = _kernels(model, require_kernels)
         source = resolve(latency)
         times = source.op_times(model, kernels) if source is not None else None
         return cls(model, kernels, unsupported, alignment, activation_buffers(model, alignment),
                    activation_buffers(model, alignment, fold_aliases=False), times,
-                   None if source is None else source.name)
+                   None if source is None else source.name, target, io_pool)
+
+    @property
+    def capacity(self) -> Optional[int]:
+        """Bytes the target's pools offer planned buffers (None without a target)."""
+        return None if self.target is None else self.target.capacity
 
     def latency_of(self, chosen: List[Optional[Variant]]) -> Optional[float]:
         if self.times is None:
@@ -389,13 +409,18 @@ class PlanContext:
         """Place activations and the chosen variants' scratch; returns the Plan."""
         acts = self.acts
         problem, scratch = _with_scratch(acts, chosen, self.alignment)
-        result: BufferPlan = solve(problem, strategy, time_limit_s, seed)
+        if self.target is not None:
+            from .pool_planning import place_over_pools
+            result, pools, pool_sizes = place_over_pools(self, problem, scratch, strategy, time_limit_s, seed)
+        else:
+            result = solve(problem, strategy, time_limit_s, seed)
+            pools, pool_sizes = ["arena"] * len(problem), None
         greedy_bytes = 0
         if with_greedy:
             unfolded, _ = _with_scratch(self.acts_unfolded, chosen, self.alignment)
             greedy_bytes = solve(unfolded, "greedy_size").arena_bytes
         records = [
-            BufferRecord(name=acts.names[i], kind="activation", op=None, pool="arena",
+            BufferRecord(name=acts.names[i], kind="activation", op=None, pool=pools[i],
                          offset=int(result.offsets[i]), size=int(acts.sizes[i]),
                          first=int(acts.first[i]), last=int(acts.last[i]),
                          tensors=acts.tensors[i], alignment=self.alignment)
@@ -403,7 +428,7 @@ class PlanContext:
         ]
         for j, (name, k, a) in enumerate(scratch):
             i = len(acts) + j
-            records.append(BufferRecord(name=name, kind="scratch", op=k, pool="arena",
+            records.append(BufferRecord(name=name, kind="scratch", op=k, pool=pools[i],
                                         offset=int(result.offsets[i]), size=int(problem.sizes[i]),
                                         first=k, last=k, tensors=(), alignment=a))
         return Plan(model=self.model, buffers=records, arena_bytes=result.arena_bytes,
@@ -412,12 +437,13 @@ class PlanContext:
                     mode=mode, choices=[None if v is None else v.name for v in chosen],
                     variable_bytes=acts.variable_bytes, elapsed_s=result.elapsed_s,
                     unsupported=list(self.unsupported), kernels=self.kernels,
-                    latency_s=self.latency_of(chosen), latency_source=self.latency_name)
+                    latency_s=self.latency_of(chosen), latency_source=self.latency_name,
+                    pool_sizes=pool_sizes, target=self.target)
 
 
 def plan(model: Model, mode: str = "size", strategy: str = "auto", alignment: int = 16,
          time_limit_s: Optional[float] = None, seed: int = 0, require_kernels: bool = True,
-         budget=None, latency=None) -> Plan:
+         budget=None, latency=None, target=None, io_pool: Optional[str] = None) -> Plan:
     """Plan the arena of ``model``: a variant per op and an offset per buffer.
 
     Args:
@@ -434,18 +460,24 @@ def plan(model: Model, mode: str = "size", strategy: str = "auto", alignment: in
         time_limit_s, seed: passed to the search strategies.
         require_kernels: raise UnsupportedModel (naming the op) if an op has no kernel;
             with False such ops are planned for memory only and listed in ``unsupported``.
+        target: a Target (or preset name / file): buffers go to its pools, fastest first,
+            each pool under its capacity; the pools' capacities are then the budget.
+        io_pool: with a target, the pool the model's inputs and outputs must live in.
     """
     if isinstance(model, (list, tuple)):
         from .tradeoffs import plan_many
         return plan_many(model, budget=budget, latency=latency, alignment=alignment)
     if mode not in MODES:
         raise InvalidArgument(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
-    if mode == "balanced" and budget is None:
-        raise InvalidArgument("mode 'balanced' needs a budget (bytes, or a string like '96KiB')")
+    if mode == "balanced" and budget is None and target is None:
+        raise InvalidArgument("mode 'balanced' needs a budget (bytes, or a string like '96KiB') "
+                              "or a target")
     limit = None if budget is None else parse_bytes(budget, "budget")
     if mode == "balanced" and latency is None:
         latency = "host"
-    ctx = PlanContext.build(model, alignment, latency, require_kernels)
+    ctx = PlanContext.build(model, alignment, latency, require_kernels, target, io_pool)
+    if limit is None and ctx.target is not None:
+        limit = ctx.capacity
     if mode == "balanced":
         from .tradeoffs import balanced
         return balanced(ctx, limit, strategy=strategy, time_limit_s=time_limit_s, seed=seed)

@@ -71,7 +71,11 @@ def balanced(ctx: PlanContext, budget: int, strategy: str = "auto",
         chosen = _choose_within(ctx, target)
         if chosen is None:
             break
-        p = ctx.make(chosen, "balanced", strategy, time_limit_s, seed)
+        try:
+            p = ctx.make(chosen, "balanced", strategy, time_limit_s, seed)
+        except PlanDoesNotFit as exc:       # a pool of the target overflows
+            target -= max(exc.short_by or 0, ctx.alignment)
+            continue
         if p.arena_bytes <= budget:
             return p
         target -= p.arena_bytes - budget   # fragmentation: ask for that much less headroom
@@ -270,10 +274,14 @@ def _model_frontier(ctx: PlanContext, strategy: str, time_limit_s: Optional[floa
     candidates = {live[k] + ctx.scratch_need(v)
                   for k, kernel in enumerate(ctx.kernels) if kernel is not None for v in kernel.variants}
     plans = [ctx.make(_least_scratch(ctx.kernels, ctx.times), "size", strategy, time_limit_s,
-                      with_greedy=False),
-             ctx.make(_fastest(ctx.kernels, ctx.times), "speed", strategy, time_limit_s, with_greedy=False)]
+                      with_greedy=False)]
+    try:
+        plans.append(ctx.make(_fastest(ctx.kernels, ctx.times), "speed", strategy, time_limit_s,
+                              with_greedy=False))
+    except PlanDoesNotFit:
+        pass    # the speed plan does not fit the target: the frontier ends before it
     floor = plans[0].arena_bytes
-    seen = {tuple(plans[0].choices), tuple(plans[1].choices)}
+    seen = {tuple(p.choices) for p in plans}
     for b in sorted(c for c in candidates | {floor} if c >= floor):
         chosen = _choose_within(ctx, b)
         if chosen is None:
@@ -282,7 +290,10 @@ def _model_frontier(ctx: PlanContext, strategy: str, time_limit_s: Optional[floa
         if key in seen:
             continue
         seen.add(key)
-        plans.append(ctx.make(chosen, "balanced", strategy, time_limit_s, with_greedy=False))
+        try:
+            plans.append(ctx.make(chosen, "balanced", strategy, time_limit_s, with_greedy=False))
+        except PlanDoesNotFit:
+            break   # over a target: every larger budget overflows its pools too
     points = _pareto([FrontierPoint(p.arena_bytes, p.latency_s, p) for p in plans])
     return Frontier(points, ctx.model.name, ctx.latency_name)
 
@@ -341,11 +352,14 @@ def _multi_frontier(frontiers: List[Frontier], weights: List[float]) -> Frontier
 
 def frontier(model: Union[Model, Sequence[Model]], latency="host", alignment: int = 16,
              strategy: str = "auto", time_limit_s: Optional[float] = 0.05,
-             weights: Optional[Sequence[float]] = None) -> Frontier:
+             weights: Optional[Sequence[float]] = None, target=None,
+             io_pool: Optional[str] = None) -> Frontier:
     """Every Pareto-optimal (arena bytes, latency) plan, from the size plan to the speed plan.
 
     ``model`` may be a list: models that run one at a time in one arena; the arena is the
-    max over them and the latency the (weighted) sum.
+    max over them and the latency the (weighted) sum. With a ``target`` the plans spread
+    over its pools (bytes = the sum over pools) and the frontier stops where they no
+    longer fit.
     """
     if latency is None:
         raise InvalidArgument("a frontier needs a latency source (latency='host', "
@@ -354,9 +368,10 @@ def frontier(model: Union[Model, Sequence[Model]], latency="host", alignment: in
         if not model:
             raise InvalidArgument("frontier() needs at least one model")
         w = _weights(model, weights)
-        fronts = [frontier(m, latency, alignment, strategy, time_limit_s) for m in model]
+        fronts = [frontier(m, latency, alignment, strategy, time_limit_s, target=target, io_pool=io_pool)
+                  for m in model]
         return _multi_frontier(fronts, w)
-    ctx = PlanContext.build(model, alignment, latency)
+    ctx = PlanContext.build(model, alignment, latency, target=target, io_pool=io_pool)
     return _model_frontier(ctx, strategy, time_limit_s)
 
 

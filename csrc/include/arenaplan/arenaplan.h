@@ -7,6 +7,7 @@
 
 #include "arenaplan/status.h"
 #include "arenaplan/planner.h"
+#include "arenaplan/pools.h"
 #include "arenaplan/kernel.h"
 #include "arenaplan/quant.h"
 #include "arenaplan/conv2d.h"

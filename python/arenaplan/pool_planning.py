@@ -1,0 +1,83 @@
+"""Placing a model's buffers over a target's pools (the C core's ap_plan_pools).
+
+Which pools each buffer may use: every workspace pool with room; a stack pool only for
+scratch buffers up to the target's ``stack_scratch_limit`` (stack frames are small and
+short-lived); never a const pool; and only the ``io_pool`` for buffers that hold the
+model's inputs or outputs when one is named. Pools are tried fastest first.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Tuple
+
+import numpy as np
+
+from . import _core
+from .buffers import STRATEGIES, BufferPlan, BufferProblem, _time_limit
+from .errors import InvalidArgument, PlanDoesNotFit
+from .targets import POOL_KINDS
+
+__all__ = ["allowed_pools", "place_over_pools"]
+
+
+def allowed_pools(ctx, problem: BufferProblem, scratch: List[Tuple[str, int, int]]) -> np.ndarray:
+    """A bit mask per buffer: bit p set = the buffer may live in pool p."""
+    target = ctx.target
+    n_acts = len(ctx.acts)
+    io = set(ctx.model.inputs) | set(ctx.model.outputs)
+    masks = np.zeros(len(problem), dtype=np.uint32)
+    for i in range(len(problem)):
+        is_scratch = i >= n_acts
+        holds_io = not is_scratch and any(t in io for t in ctx.acts.tensors[i])
+        size = int(problem.sizes[i])
+        for p, pool in enumerate(target.pools):
+            if pool.kind == "const" or pool.capacity == 0:
+                continue
+            if pool.kind == "stack" and not (is_scratch and size <= target.stack_scratch_limit):
+                continue
+            if holds_io and ctx.io_pool is not None and pool.name != ctx.io_pool:
+                continue
+            masks[i] |= np.uint32(1 << p)
+        if not masks[i]:
+            what = scratch[i - n_acts][0] if is_scratch else ctx.acts.names[i]
+            raise InvalidArgument(f"buffer {what!r} ({size:,} bytes) may live in no pool of target "
+                                  f"{target.name!r}")
+    return masks
+
+
+def place_over_pools(ctx, problem: BufferProblem, scratch, strategy: str, time_limit_s, seed: int
+                     ) -> Tuple[BufferPlan, List[str], Dict[str, int]]:
+    """Pools and offsets for ``problem``; raises PlanDoesNotFit naming the pool, the bytes
+    short and the op where that pool peaks."""
+    target = ctx.target
+    masks = allowed_pools(ctx, problem, scratch)
+    pools = target.pools
+    if strategy not in STRATEGIES:
+        raise InvalidArgument(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
+    try:
+        raw_pool, raw_offsets, used = _core.plan_pools(
+            *problem.core_args(), masks,
+            np.array([p.capacity for p in pools], dtype=np.uint64),
+            np.array([p.alignment for p in pools], dtype=np.uint64),
+            np.array([POOL_KINDS.index(p.kind) for p in pools], dtype=np.int32),
+            STRATEGIES.index(strategy), _time_limit(time_limit_s), int(seed))
+    except PlanDoesNotFit as exc:
+        index = int(exc.pool) if exc.pool is not None and str(exc.pool).isdigit() else None
+        name = pools[index].name if index is not None and index < len(pools) else exc.pool
+        op = exc.op
+        where = (f" at op {op} ({ctx.model.operators[op].type})"
+                 if op is not None and 0 <= op < len(ctx.model.operators) else "")
+        short = exc.short_by
+        raise PlanDoesNotFit(
+            f"{ctx.model.name} does not fit target {target.name!r}: pool {name!r} would need "
+            f"{exc.needed:,} bytes{where}, it has {exc.available:,}"
+            + (f" ({short:,} bytes short)" if short is not None else ""),
+            pool=name, needed=exc.needed, available=exc.available, op=op) from None
+    pool_index = np.frombuffer(raw_pool, dtype=np.uint32)
+    offsets = np.frombuffer(raw_offsets, dtype=np.uint64).astype(np.int64)
+    names = [pools[int(i)].name for i in pool_index]
+    pool_sizes = {p.name: int(b) for p, b in zip(pools, used)}
+    # The live-bytes bound of all buffers together: what one pool as large as needed would take.
+    bound = int(_core.lower_bound(*problem.core_args()))
+    result = BufferPlan(problem, offsets, int(sum(pool_sizes.values())), bound, strategy,
+                        False, 0.0, 0, strategy)
+    return result, names, pool_sizes
