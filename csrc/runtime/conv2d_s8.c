@@ -17,6 +17,7 @@
 
 #include "conv2d_s8_internal.h"
 #include "fixedpoint.h"
+#include "message.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Errors and checked sizes                                                                    */
@@ -33,7 +34,7 @@ static ap_status ap_conv2d_fail(ap_error *error, ap_status status, ap_subject su
         error->needed = needed;
         error->available = available;
         va_start(args, format);
-        vsnprintf(error->message, sizeof(error->message), format, args);
+        ap_message_vformat(error->message, sizeof(error->message), format, args);
         va_end(args);
     }
     return status;
@@ -189,6 +190,19 @@ static ap_status ap_conv2d_check_requant(const ap_conv2d_params *p, ap_error *er
                               (int)q->per_channel);
     }
     n = q->per_channel ? p->output_c : 1;
+    {
+        /* Checked at every run: a branch-free min/max pass (vectorised by the compiler)
+           first, the loop that names the offending entry only when it fails. */
+        int32_t min_mult = 0, min_shift = 0, max_shift = 0;
+        for (i = 0; i < n; ++i) {
+            min_mult = q->multiplier[i] < min_mult ? q->multiplier[i] : min_mult;
+            min_shift = q->shift[i] < min_shift ? q->shift[i] : min_shift;
+            max_shift = q->shift[i] > max_shift ? q->shift[i] : max_shift;
+        }
+        if (min_mult >= 0 && min_shift >= -31 && max_shift <= 30) {
+            n = 0;
+        }
+    }
     for (i = 0; i < n; ++i) {
         if (q->multiplier[i] < 0) {
             return ap_conv2d_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
@@ -850,6 +864,13 @@ ap_status ap_conv2d_s8_run(const ap_conv2d_params *params, const ap_variant *var
     level = ap_conv2d_select_level();
     total = (size_t)params->batches * g.pixels;
 
+#if AP_CONV2D_HAVE_AVX2
+    /* Small layers on AVX2: one kernel serves every variant (it gathers im2col rows itself,
+       so the im2col scratch, still checked above, is not needed there). */
+    if (level.rows == ap_conv2d_s8_rows_avx2 && ap_conv2d_s8_lanes_avx2(&c, total)) {
+        return AP_OK;
+    }
+#endif
     switch (variant->kind) {
     case AP_CONV2D_DIRECT: level.direct(&c, level.rows, 0, total); break;
     case AP_CONV2D_GEMM_1X1: ap_conv2d_run_gemm_1x1(&c, &level, total); break;

@@ -335,6 +335,462 @@ AP_AVX2 void ap_conv2d_s8_rows_avx2(const ap_conv2d_ctx *c, const int8_t *const 
     }
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* The "lanes" kernel: one int32 lane per output channel.                                      */
+/*
+ * For convs whose weights are small (k_pairs * oc rounded to 8 <= AP_LANES_W_PAIRS, i.e. at
+ * most 32 KiB as int16), this replaces the 3 x 12 tile above. The weights are widened once per
+ * run into a stack copy laid out [k pair][channel][2] (int16); each im2col row is gathered
+ * straight from the input into an int16 panel row; then one vpbroadcastd of a row's k pair
+ * times one weight vector is a vpmaddwd whose 8 lanes are 8 output channels. So there is no
+ * sign extension in the loop, no horizontal reduction, and the accumulators are requantised
+ * where they are: the small layers (first convs with k <= 27, pointwise convs with 8..64
+ * channels) were bound by exactly those overheads (vww's first conv and 8 -> 16 pointwise conv
+ * ran 2-2.5x faster this way, resnet8's 16 -> 16 3x3 conv 1.8x). Tiles are 12 rows x 8
+ * channels or 6 rows x 16 channels (12 accumulators + weights + broadcast + product in 16
+ * ymm). Pointwise convs (1x1, stride 1, no padding) widen a block's rows in one go.
+ * The requantisation constants (bias, multiplier, shifts, rounding masks) are expanded per
+ * channel once per run.
+ */
+
+enum {
+    AP_LANES_MR = 12,          /* panel rows (output pixels) per gather */
+    AP_LANES_W_PAIRS = 8192,   /* k_pairs * oc8 * 8 int16 pairs: 32 KiB of stack */
+    AP_LANES_MAX_K = 576,      /* panel rows of k + 32 int16: 14.3 KiB of stack at most */
+    AP_LANES_MAX_OC = 256      /* per-channel constants: 7 KiB of stack */
+};
+
+typedef struct ap_lanes {
+    const ap_conv2d_ctx *c;
+    const int16_t *w16;        /* [kp2][oc8 * 8][2] */
+    size_t kp2;                /* k pairs: ceil(k / 2) */
+    size_t nv;                 /* 8-channel vectors: ceil(oc / 8) */
+    size_t ps;                 /* panel row stride (int16) */
+    /* per channel, nv * 8 entries (padding channels: zero multiplier) */
+    const int32_t *bias, *mult, *mult_odd, *left, *right, *mask, *half;
+    int32_t output_offset, act_min, act_max;
+} ap_lanes;
+
+AP_AVX2_INLINE __m256i ap_lanes_load(const int32_t *p)
+{
+    return _mm256_loadu_si256((const __m256i *)(const void *)p);
+}
+
+/* MultiplyByQuantizedMultiplier of 8 channels from `ch` (a multiple of 8), with
+   the per-channel constants ap_lanes_run expands (see ap_avx2_mbqm above for why
+   bits 31..62 of x * m + 2^30 are SaturatingRoundingDoublingHighMul for m >= 0).
+   `left` is a compile-time flag: no channel shifts left (the usual case) saves a vpsllvd. */
+AP_AVX2_INLINE __m256i ap_lanes_requant(const ap_lanes *L, __m256i x, size_t ch, const int left)
+{
+    const __m256i nudge = _mm256_set1_epi64x((long long)1 << 30);
+    __m256i even, odd, y, q, threshold;
+    if (left) {
+        x = _mm256_sllv_epi32(x, ap_lanes_load(L->left + ch));
+    }
+    even = _mm256_mul_epi32(x, ap_lanes_load(L->mult + ch));
+    odd = _mm256_mul_epi32(_mm256_srli_epi64(x, 32), ap_lanes_load(L->mult_odd + ch));
+    even = _mm256_srli_epi64(_mm256_add_epi64(even, nudge), 31);
+    odd = _mm256_slli_epi64(_mm256_add_epi64(odd, nudge), 1);
+    y = _mm256_blend_epi32(even, odd, 0xAA);
+    /* RoundingDivideByPOT: + 1 where the remainder exceeds half (half + 1 when y < 0). */
+    threshold = _mm256_sub_epi32(ap_lanes_load(L->half + ch), _mm256_srai_epi32(y, 31));
+    q = _mm256_srav_epi32(y, ap_lanes_load(L->right + ch));
+    return _mm256_sub_epi32(q, _mm256_cmpgt_epi32(_mm256_and_si256(y, ap_lanes_load(L->mask + ch)), threshold));
+}
+
+/* Store n <= 16 bytes (fixed-size pieces: a variable memcpy would be a libc call). */
+AP_AVX2_INLINE void ap_lanes_store(int8_t *out, __m128i b, size_t n)
+{
+    if (n >= 16) {
+        _mm_storeu_si128((__m128i *)(void *)out, b);
+        return;
+    }
+    if (n >= 8) {
+        _mm_storel_epi64((__m128i *)(void *)out, b);
+        b = _mm_srli_si128(b, 8);
+        out += 8;
+        n -= 8;
+    }
+    {
+        int8_t rest[8];
+        size_t i;
+        _mm_storel_epi64((__m128i *)(void *)rest, b);
+        for (i = 0; i < n; ++i) {
+            out[i] = rest[i];
+        }
+    }
+}
+
+/* acc += madd(a, w) in place (see AP_AVX2_MAC). */
+#define AP_LANES_MAC(acc, a, w) AP_AVX2_MAC(acc, a, w)
+
+/* Requantise and store rows[0..mr) of a tile whose sums are acc[r][0..NV). */
+AP_AVX2_INLINE void ap_lanes_finish(const ap_lanes *L, __m256i (*acc)[2], size_t mr, size_t v0,
+                                    int8_t *out, const int NV, const int left)
+{
+    const size_t oc = L->c->oc;
+    const size_t ch = 8 * v0;
+    const size_t n = oc - ch < (size_t)(8 * NV) ? oc - ch : (size_t)(8 * NV);
+    size_t r;
+    const __m256i offset = _mm256_set1_epi16((int16_t)L->output_offset);
+    const __m128i lo = _mm_set1_epi8((char)L->act_min), hi = _mm_set1_epi8((char)L->act_max);
+    for (r = 0; r < mr; ++r) {
+        __m256i q0 = ap_lanes_requant(L, acc[r][0], ch, left);
+        __m256i q1 = NV > 1 ? ap_lanes_requant(L, acc[r][1], ch + 8, left) : q0;
+        /* The output offset and the clamp after saturating packs: int32 -> int16
+           [q0 0-3, q1 0-3 | q0 4-7, q1 4-7], + offset, -> [q0 | q1] -> int8, clamp. Values
+           that saturate lie beyond [-128, 127] either way, so this equals adding in int32
+           and clamping (and it does not wrap where the int32 sum would overflow). */
+        __m256i h = _mm256_adds_epi16(_mm256_packs_epi32(q0, q1), offset);
+        __m128i b;
+        h = _mm256_permute4x64_epi64(h, 0xD8);
+        b = _mm_packs_epi16(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+        b = _mm_min_epi8(_mm_max_epi8(b, lo), hi);
+        ap_lanes_store(out + r * oc + ch, b, n);
+    }
+}
+
+/* The k-pair broadcast of panel row r. */
+#define AP_LANES_ROW(r) \
+    _mm256_set1_epi32(ap_lanes_pair(rows[r] + 2 * p))
+
+static inline int32_t ap_lanes_pair(const int16_t *x)
+{
+    int32_t pair;
+    memcpy(&pair, x, 4);
+    return pair;
+}
+
+/* 12 rows x 8 channels from 8 v0: 12 accumulators, named so that they stay in registers. */
+AP_AVX2_INLINE void ap_lanes_tile_12x1(const ap_lanes *L, const int16_t *const *rows, size_t mr,
+                                       size_t v0, int8_t *out, const int left)
+{
+    const size_t wstep = L->nv * 16;
+    const int16_t *w = L->w16 + v0 * 16;
+    const __m256i init = ap_lanes_load(L->bias + 8 * v0);
+    __m256i a0 = init, a1 = init, a2 = init, a3 = init, a4 = init, a5 = init;
+    __m256i a6 = init, a7 = init, a8 = init, a9 = init, a10 = init, a11 = init;
+    __m256i acc[AP_LANES_MR][2];
+    size_t p;
+    for (p = 0; p < L->kp2; ++p, w += wstep) {
+        const __m256i wv = _mm256_loadu_si256((const __m256i *)(const void *)w);
+        AP_LANES_MAC(a0, AP_LANES_ROW(0), wv);
+        AP_LANES_MAC(a1, AP_LANES_ROW(1), wv);
+        AP_LANES_MAC(a2, AP_LANES_ROW(2), wv);
+        AP_LANES_MAC(a3, AP_LANES_ROW(3), wv);
+        AP_LANES_MAC(a4, AP_LANES_ROW(4), wv);
+        AP_LANES_MAC(a5, AP_LANES_ROW(5), wv);
+        AP_LANES_MAC(a6, AP_LANES_ROW(6), wv);
+        AP_LANES_MAC(a7, AP_LANES_ROW(7), wv);
+        AP_LANES_MAC(a8, AP_LANES_ROW(8), wv);
+        AP_LANES_MAC(a9, AP_LANES_ROW(9), wv);
+        AP_LANES_MAC(a10, AP_LANES_ROW(10), wv);
+        AP_LANES_MAC(a11, AP_LANES_ROW(11), wv);
+    }
+    acc[0][0] = a0, acc[1][0] = a1, acc[2][0] = a2, acc[3][0] = a3, acc[4][0] = a4;
+    acc[5][0] = a5, acc[6][0] = a6, acc[7][0] = a7, acc[8][0] = a8, acc[9][0] = a9;
+    acc[10][0] = a10, acc[11][0] = a11;
+    ap_lanes_finish(L, acc, mr, v0, out, 1, left);
+}
+
+/* 6 rows x 16 channels from 8 v0. */
+AP_AVX2_INLINE void ap_lanes_tile_6x2(const ap_lanes *L, const int16_t *const *rows, size_t mr,
+                                      size_t v0, int8_t *out, const int left)
+{
+    const size_t wstep = L->nv * 16;
+    const int16_t *w = L->w16 + v0 * 16;
+    const __m256i i0 = ap_lanes_load(L->bias + 8 * v0), i1 = ap_lanes_load(L->bias + 8 * v0 + 8);
+    __m256i a0 = i0, a1 = i0, a2 = i0, a3 = i0, a4 = i0, a5 = i0;
+    __m256i b0 = i1, b1 = i1, b2 = i1, b3 = i1, b4 = i1, b5 = i1;
+    __m256i acc[AP_LANES_MR][2];
+    size_t p;
+    for (p = 0; p < L->kp2; ++p, w += wstep) {
+        const __m256i w0 = _mm256_loadu_si256((const __m256i *)(const void *)w);
+        const __m256i w1 = _mm256_loadu_si256((const __m256i *)(const void *)(w + 16));
+        __m256i x;
+        x = AP_LANES_ROW(0);
+        AP_LANES_MAC(a0, x, w0);
+        AP_LANES_MAC(b0, x, w1);
+        x = AP_LANES_ROW(1);
+        AP_LANES_MAC(a1, x, w0);
+        AP_LANES_MAC(b1, x, w1);
+        x = AP_LANES_ROW(2);
+        AP_LANES_MAC(a2, x, w0);
+        AP_LANES_MAC(b2, x, w1);
+        x = AP_LANES_ROW(3);
+        AP_LANES_MAC(a3, x, w0);
+        AP_LANES_MAC(b3, x, w1);
+        x = AP_LANES_ROW(4);
+        AP_LANES_MAC(a4, x, w0);
+        AP_LANES_MAC(b4, x, w1);
+        x = AP_LANES_ROW(5);
+        AP_LANES_MAC(a5, x, w0);
+        AP_LANES_MAC(b5, x, w1);
+    }
+    acc[0][0] = a0, acc[1][0] = a1, acc[2][0] = a2, acc[3][0] = a3, acc[4][0] = a4, acc[5][0] = a5;
+    acc[0][1] = b0, acc[1][1] = b1, acc[2][1] = b2, acc[3][1] = b3, acc[4][1] = b4, acc[5][1] = b5;
+    ap_lanes_finish(L, acc, mr, v0, out, 2, left);
+}
+
+AP_AVX2 static void ap_lanes_tile_12x1_plain(const ap_lanes *L, const int16_t *const *rows,
+                                             size_t mr, size_t v0, int8_t *out)
+{
+    ap_lanes_tile_12x1(L, rows, mr, v0, out, 0);
+}
+
+AP_AVX2 static void ap_lanes_tile_6x2_plain(const ap_lanes *L, const int16_t *const *rows,
+                                            size_t mr, size_t v0, int8_t *out)
+{
+    ap_lanes_tile_6x2(L, rows, mr, v0, out, 0);
+}
+
+AP_AVX2 static void ap_lanes_tile_12x1_left(const ap_lanes *L, const int16_t *const *rows,
+                                            size_t mr, size_t v0, int8_t *out)
+{
+    ap_lanes_tile_12x1(L, rows, mr, v0, out, 1);
+}
+
+AP_AVX2 static void ap_lanes_tile_6x2_left(const ap_lanes *L, const int16_t *const *rows,
+                                           size_t mr, size_t v0, int8_t *out)
+{
+    ap_lanes_tile_6x2(L, rows, mr, v0, out, 1);
+}
+
+/* dst[0..n) = src[0..n) widened; may write up to 15 int16 past n; reads src[0..n) only
+   unless `end` (one past the last readable input byte) leaves 16 bytes to read. */
+AP_AVX2_INLINE void ap_lanes_widen(int16_t *dst, const int8_t *src, size_t n, const int8_t *end)
+{
+    size_t i = 0;
+    for (; i < n; i += 16) {
+        __m128i bytes;
+        if ((size_t)(end - (src + i)) >= 16) {
+            bytes = _mm_loadu_si128((const __m128i *)(const void *)(src + i));
+        } else {
+            int8_t tmp[16] = {0};
+            memcpy(tmp, src + i, n - i < 16 ? n - i : 16);
+            bytes = _mm_loadu_si128((const __m128i *)(const void *)tmp);
+        }
+        _mm256_storeu_si256((__m256i *)(void *)(dst + i), _mm256_cvtepi8_epi16(bytes));
+    }
+}
+
+AP_AVX2_INLINE void ap_lanes_fill(int16_t *dst, int16_t value, size_t n)
+{
+    const __m256i v = _mm256_set1_epi16(value);
+    size_t i;
+    for (i = 0; i < n; i += 16) {
+        _mm256_storeu_si256((__m256i *)(void *)(dst + i), v);
+    }
+}
+
+/* The im2col row of output pixel (image, oy, ox) as int16, into dst (ps elements; values at
+   k and beyond are left as anything: their weights are zero). Pieces are written in order of
+   increasing k, each possibly spilling up to 15 elements that the next piece overwrites. */
+AP_AVX2_INLINE void ap_lanes_gather(const ap_conv2d_ctx *c, const int8_t *img, const int8_t *end,
+                                    int32_t oy, int32_t ox, int16_t *dst)
+{
+    const ap_conv2d_params *p = c->p;
+    const size_t ic = (size_t)p->input_c;
+    const size_t seg = (size_t)p->filter_w * ic;
+    const size_t in_row = (size_t)p->input_w * ic;
+    const int32_t iy0 = oy * p->stride_h - p->pad_h;
+    const int32_t ix0 = ox * p->stride_w - p->pad_w;
+    const int32_t ix_last = ix0 + (p->filter_w - 1) * p->dilation_w;
+    const int32_t iy_last = iy0 + (p->filter_h - 1) * p->dilation_h;
+    const int inside_x = ix0 >= 0 && ix_last < p->input_w;
+    int32_t fy, fx;
+    if (inside_x && iy0 >= 0 && iy_last < p->input_h && p->dilation_w == 1) {
+        /* Interior pixel: filter_h contiguous runs of seg bytes. Reading whole 16-byte
+           pieces is safe unless the last run ends within 16 bytes of the input's end. */
+        const int8_t *src = img + (size_t)iy0 * in_row + (size_t)ix0 * ic;
+        const size_t dy = (size_t)p->dilation_h * in_row;
+        const size_t pieces = (seg + 15) / 16;
+        if ((size_t)(end - (src + (size_t)(p->filter_h - 1) * dy)) >= pieces * 16) {
+            for (fy = 0; fy < p->filter_h; ++fy, dst += seg, src += dy) {
+                size_t i;
+                for (i = 0; i < pieces; ++i) {
+                    _mm256_storeu_si256((__m256i *)(void *)(dst + 16 * i),
+                                        _mm256_cvtepi8_epi16(_mm_loadu_si128(
+                                            (const __m128i *)(const void *)(src + 16 * i))));
+                }
+            }
+            return;
+        }
+    }
+    for (fy = 0; fy < p->filter_h; ++fy, dst += seg) {
+        const int32_t iy = iy0 + fy * p->dilation_h;
+        const int8_t *row;
+        if (iy < 0 || iy >= p->input_h) {
+            ap_lanes_fill(dst, (int16_t)c->pad_value, seg);
+            continue;
+        }
+        row = img + (size_t)iy * in_row;
+        if (inside_x && p->dilation_w == 1) {
+            ap_lanes_widen(dst, row + (size_t)ix0 * ic, seg, end);
+            continue;
+        }
+        for (fx = 0; fx < p->filter_w; ++fx) {
+            const int32_t ix = ix0 + fx * p->dilation_w;
+            if (ix < 0 || ix >= p->input_w) {
+                ap_lanes_fill(dst + (size_t)fx * ic, (int16_t)c->pad_value, ic);
+            } else {
+                ap_lanes_widen(dst + (size_t)fx * ic, row + (size_t)ix * ic, ic, end);
+            }
+        }
+    }
+}
+
+typedef void (*ap_lanes_tile_fn)(const ap_lanes *L, const int16_t *const *rows, size_t mr,
+                                 size_t v0, int8_t *out);
+
+/* Expand per-channel constants and widen the weights, then run every output pixel. */
+AP_AVX2 static void ap_lanes_run(const ap_conv2d_ctx *c, int16_t *w16, int32_t *consts,
+                                 int16_t *panel, size_t total)
+{
+    const ap_conv2d_params *p = c->p;
+    ap_lanes L;
+    const size_t nv = (c->oc + 7) / 8, chans = nv * 8;
+    const size_t kp2 = (c->k + 1) / 2;
+    const int8_t *end = c->input + (size_t)p->batches * c->in_image;
+    int32_t *bias = consts, *mult = consts + chans, *mult_odd = consts + 2 * chans;
+    int32_t *left = consts + 3 * chans, *right = consts + 4 * chans;
+    int32_t *mask = consts + 5 * chans, *half = consts + 6 * chans;
+    int any_left = 0;
+    size_t ch, first, r, v;
+    const int16_t *rows[AP_LANES_MR];
+    ap_lanes_tile_fn tile1, tile2;
+    int32_t oy = 0, ox = 0;
+    size_t image = 0;
+    const int pointwise = p->filter_h == 1 && p->filter_w == 1 && p->stride_h == 1 &&
+                          p->stride_w == 1 && p->pad_h == 0 && p->pad_w == 0 &&
+                          p->output_h == p->input_h && p->output_w == p->input_w;
+
+    /* Per-channel constants, 8 channels at a time (a scalar loop here costs as much as a
+       small layer's multiply-adds). Padding channels get zeros. */
+    for (ch = 0; ch < chans; ch += 8) {
+        const size_t n = c->oc - ch < 8 ? c->oc - ch : 8;
+        const __m256i valid = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n),
+                                                  _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+        const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1);
+        __m256i m, sh, e, mk;
+        if (c->per_channel) {
+            m = _mm256_maskload_epi32((const int *)(c->multiplier + ch), valid);
+            sh = _mm256_maskload_epi32((const int *)(c->shift + ch), valid);
+        } else {
+            m = _mm256_and_si256(_mm256_set1_epi32(c->multiplier[0]), valid);
+            sh = _mm256_and_si256(_mm256_set1_epi32(c->shift[0]), valid);
+        }
+        e = _mm256_max_epi32(_mm256_sub_epi32(zero, sh), zero);
+        mk = _mm256_sub_epi32(_mm256_sllv_epi32(one, e), one);
+        _mm256_storeu_si256((__m256i *)(void *)(bias + ch),
+                            _mm256_maskload_epi32((const int *)(c->bias + ch), valid));
+        _mm256_storeu_si256((__m256i *)(void *)(mult + ch), m);
+        _mm256_storeu_si256((__m256i *)(void *)(mult_odd + ch), _mm256_srli_epi64(m, 32));
+        _mm256_storeu_si256((__m256i *)(void *)(left + ch), _mm256_max_epi32(sh, zero));
+        _mm256_storeu_si256((__m256i *)(void *)(right + ch), e);
+        _mm256_storeu_si256((__m256i *)(void *)(mask + ch), mk);
+        _mm256_storeu_si256((__m256i *)(void *)(half + ch), _mm256_srli_epi32(mk, 1));
+        any_left |= _mm256_movemask_epi8(_mm256_cmpgt_epi32(sh, zero)) != 0;
+    }
+    /* Weights: packed [oc/4][k/4][4 oc][4 k] int8 -> [k pair][channel][2] int16. One packed
+       group (4 channels x 4 k) widens to 16 int16 whose 32-bit pairs 0,2,4,6 are k pair 2g of
+       the 4 channels and 1,3,5,7 k pair 2g + 1. Channels past oc_pad stay zero. */
+    {
+        const __m256i order = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+        const size_t groups = c->k_pad / AP_CONV2D_KB;
+        size_t b, g;
+        memset(w16, 0, kp2 * chans * 2 * sizeof(int16_t));
+        for (b = 0; b < c->oc_pad / AP_CONV2D_OB; ++b) {
+            const int8_t *src = c->weights + b * c->w_block_stride;
+            for (g = 0; g < groups; ++g, src += 16) {
+                const __m256i v = _mm256_permutevar8x32_epi32(
+                    _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)src)), order);
+                int16_t *dst = w16 + (2 * g * chans + b * AP_CONV2D_OB) * 2;
+                _mm_storeu_si128((__m128i *)(void *)dst, _mm256_castsi256_si128(v));
+                if (2 * g + 1 < kp2) {
+                    _mm_storeu_si128((__m128i *)(void *)(dst + 2 * chans), _mm256_extracti128_si256(v, 1));
+                }
+            }
+        }
+    }
+    L.c = c;
+    L.w16 = w16;
+    L.kp2 = kp2;
+    L.nv = nv;
+    L.ps = (c->k + 16 + 15) & ~(size_t)15;
+    L.bias = bias;
+    L.mult = mult;
+    L.mult_odd = mult_odd;
+    L.left = left;
+    L.right = right;
+    L.mask = mask;
+    L.half = half;
+    L.output_offset = c->output_offset;
+    L.act_min = c->act_min;
+    L.act_max = c->act_max;
+    tile1 = any_left ? ap_lanes_tile_12x1_left : ap_lanes_tile_12x1_plain;
+    tile2 = any_left ? ap_lanes_tile_6x2_left : ap_lanes_tile_6x2_plain;
+    /* Stale panel values past k meet zero weights, but must not be uninitialised. */
+    memset(panel, 0, AP_LANES_MR * L.ps * sizeof(int16_t));
+
+    for (first = 0; first < total; first += AP_LANES_MR) {
+        const size_t mr = total - first < AP_LANES_MR ? total - first : AP_LANES_MR;
+        int8_t *out = c->output + first * c->oc;
+        if (pointwise) {
+            /* 1x1, stride 1, no padding: the block's rows are mr * k contiguous input bytes,
+               widened in one go; row r starts k elements after row r - 1 (a pair that
+               straddles two rows meets a zero weight in its second half). */
+            ap_lanes_widen(panel, c->input + first * c->k, mr * c->k, end);
+            for (r = 0; r < AP_LANES_MR; ++r) {
+                rows[r] = panel + (r < mr ? r : mr - 1) * c->k;
+            }
+        } else {
+            for (r = 0; r < mr; ++r) {
+                ap_lanes_gather(c, c->input + image * c->in_image, end, oy, ox, panel + r * L.ps);
+                if (++ox == p->output_w) {
+                    ox = 0;
+                    if (++oy == p->output_h) {
+                        oy = 0;
+                        ++image;
+                    }
+                }
+            }
+            for (r = 0; r < AP_LANES_MR; ++r) {
+                rows[r] = panel + (r < mr ? r : mr - 1) * L.ps;
+            }
+        }
+        for (v = 0; v + 2 <= nv; v += 2) {
+            tile2(&L, rows, mr < 6 ? mr : 6, v, out);
+            if (mr > 6) {
+                tile2(&L, rows + 6, mr - 6, v, out + 6 * c->oc);
+            }
+        }
+        if (v < nv) {
+            tile1(&L, rows, mr, v, out);
+        }
+    }
+}
+
+AP_AVX2 int ap_conv2d_s8_lanes_avx2(const ap_conv2d_ctx *c, size_t total)
+{
+    int16_t w16[2 * AP_LANES_W_PAIRS];
+    int32_t consts[7 * AP_LANES_MAX_OC];
+    int16_t panel[AP_LANES_MR * (AP_LANES_MAX_K + 32)];
+    const size_t chans = (c->oc + 7) / 8 * 8;
+    const size_t kp2 = (c->k + 1) / 2;
+    if (c->k > AP_LANES_MAX_K || chans > AP_LANES_MAX_OC || kp2 * chans > AP_LANES_W_PAIRS) {
+        return 0;
+    }
+    /* Widening the weights costs about as much as multiplying them with a few rows: past
+       16 KiB of them, the lanes kernel pays off only from a few dozen output pixels on
+       (measured: 128 -> 128 channels, 1x1, loses at 15 and 24 pixels, wins at 36). */
+    if (kp2 * chans > AP_LANES_W_PAIRS / 2 && total < 32) {
+        return 0;
+    }
+    ap_lanes_run(c, w16, consts, panel, total);
+    return 1;
+}
+
 #else
 /* ISO C forbids an empty translation unit. */
 typedef int ap_conv2d_s8_avx2_unused;

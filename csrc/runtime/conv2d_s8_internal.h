@@ -64,6 +64,13 @@ void ap_conv2d_s8_gather(const ap_conv2d_ctx *ctx, size_t pixel, int8_t *dst);
    Uses up to 13 KiB of stack. */
 void ap_conv2d_s8_rows_avx2(const ap_conv2d_ctx *ctx, const int8_t *const *a, size_t mr,
                             int8_t *out);
+
+/* The whole conv (every output pixel of every image) with the AVX2 "lanes" kernel, for
+   layers whose int16 weights fit its stack copy (k <= 576, output_c <= 256, ceil(k / 2) *
+   round_up(output_c, 8) <= 4096 pairs, or <= 8192 with 32 output pixels or more): returns 1.
+   Otherwise returns 0 having done nothing. Call only when ap_cpu_detect() >= AP_CPU_AVX2.
+   Uses up to 56 KiB of stack. */
+int ap_conv2d_s8_lanes_avx2(const ap_conv2d_ctx *ctx, size_t total);
 #endif
 
 #endif

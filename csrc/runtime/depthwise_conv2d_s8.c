@@ -9,7 +9,7 @@
 
 #define DW_OP "depthwise_conv2d"
 #define DW_MAGIC 0x57444141u /* "AADW" */
-#define DW_VERSION 1u
+#define DW_VERSION 2u
 #define DW_MAX_TAPS 65536
 /* Tap offsets of the padded-buffer inner loop live on the stack up to this many taps;
    larger filters use the portable loop, which needs no table. */
@@ -121,6 +121,19 @@ static size_t dw_rows_needed(const ap_depthwise_conv2d_params *p, int32_t rows_o
     return (size_t)(rows_out - 1) * (size_t)p->stride_h + (size_t)(p->filter_h - 1) * (size_t)p->dilation_h + 1;
 }
 
+/* Where channel c's weights sit within a tap pair of the int16 filter copy: channels in
+   whole blocks of 16 are stored in the order 0-3, 8-11, 4-7, 12-15, the order in which
+   vpunpck{l,h}wd pairs up two taps' 16 channels within 128-bit lanes; the remaining
+   channels (oc % 16) in order. A fixed layout (it does not depend on the CPU). */
+static size_t dw_pair_slot(size_t c, size_t oc)
+{
+    const size_t j = c % 16;
+    if (c >= oc / 16 * 16) {
+        return c;
+    }
+    return c - j + ((j & 12) == 4 ? j + 4 : ((j & 12) == 8 ? j - 4 : j));
+}
+
 /* Does (kind, param) apply to these shapes? Shared by _variants and _run. */
 static int dw_variant_applies(const ap_depthwise_conv2d_params *p, int32_t kind, int32_t param)
 {
@@ -141,8 +154,10 @@ static ap_status dw_variant_scratch(const ap_depthwise_conv2d_params *p, int32_t
     *count = 0;
     if (kind == AP_DEPTHWISE_CONV2D_PADDED_ROWS) {
         size_t n;
+        /* int16 elements: the input is sign-extended once when a row is copied in, not at
+           every tap (each input value is read filter_h * filter_w times). */
         if (!ap_ops_mul(dw_rows_needed(p, param), dw_padded_w(p), &n) ||
-            !ap_ops_mul(n, (size_t)p->output_c, &n)) {
+            !ap_ops_mul(n, (size_t)p->output_c, &n) || !ap_ops_mul(n, sizeof(int16_t), &n)) {
             return AP_OPS_OVERFLOW(error, DW_OP ": padded_rows_%d scratch size overflows", (int)param);
         }
         bytes[0] = n;
@@ -279,8 +294,9 @@ ap_status ap_depthwise_conv2d_s8_prepare(const ap_depthwise_conv2d_params *param
     for (size_t pr = 0; pr < l.pairs; ++pr) {
         for (size_t c = 0; c < oc; ++c) {
             size_t t0 = 2 * pr, t1 = 2 * pr + 1;
-            w16p[(pr * oc + c) * 2] = filter[t0 * oc + c];
-            w16p[(pr * oc + c) * 2 + 1] = t1 < l.taps ? filter[t1 * oc + c] : 0;
+            size_t slot = dw_pair_slot(c, oc);
+            w16p[(pr * oc + slot) * 2] = filter[t0 * oc + c];
+            w16p[(pr * oc + slot) * 2 + 1] = t1 < l.taps ? filter[t1 * oc + c] : 0;
         }
     }
     return AP_OK;
@@ -342,15 +358,36 @@ static void dw_direct_portable(const ap_depthwise_conv2d_params *p, const int32_
     }
 }
 
+/* dst[0..n) = src[0..n) sign-extended to int16. */
+static void dw_widen(int16_t *dst, const int8_t *src, size_t n, int use_avx2)
+{
+    if (use_avx2) {
+#if AP_OPS_HAVE_AVX2
+        ap_dw_widen_avx2(dst, src, n);
+        return;
+#endif
+    }
+    for (size_t i = 0; i < n; ++i) {
+        dst[i] = src[i];
+    }
+}
+
+static void dw_fill16(int16_t *dst, int16_t value, size_t n)
+{
+    for (size_t i = 0; i < n; ++i) {
+        dst[i] = value;
+    }
+}
+
 /* Copy input rows [row0, row0 + rows) (row0 may be negative) into the padded,
-   channel-expanded buffer; positions outside the image get the zero point. */
+   channel-expanded int16 buffer; positions outside the image get the zero point. */
 static void dw_fill_rows(const ap_depthwise_conv2d_params *p, const int8_t *in_b, int32_t row0, size_t rows,
-                         int8_t *buf)
+                         int16_t *buf, int use_avx2)
 {
     const size_t padded_w = dw_padded_w(p);
     const size_t oc = (size_t)p->output_c, ic = (size_t)p->input_c, mult = (size_t)p->depth_multiplier;
     const size_t row_stride = padded_w * oc;
-    const int8_t zp = (int8_t)(-p->input_offset);
+    const int16_t zp = (int16_t)(-p->input_offset);
     /* Columns [x_begin, x_end) of the buffer map to input columns x - pad_w. */
     size_t x_begin = (size_t)p->pad_w < padded_w ? (size_t)p->pad_w : padded_w;
     size_t x_end = (size_t)p->pad_w + (size_t)p->input_w;
@@ -359,44 +396,44 @@ static void dw_fill_rows(const ap_depthwise_conv2d_params *p, const int8_t *in_b
     }
     for (size_t r = 0; r < rows; ++r) {
         const int64_t iy = (int64_t)row0 + (int64_t)r;
-        int8_t *dst = buf + r * row_stride;
+        int16_t *dst = buf + r * row_stride;
         if (iy < 0 || iy >= p->input_h || x_begin >= x_end) {
-            memset(dst, zp, row_stride);
+            dw_fill16(dst, zp, row_stride);
             continue;
         }
         const int8_t *src = in_b + (size_t)iy * (size_t)p->input_w * ic;
-        memset(dst, zp, x_begin * oc);
+        dw_fill16(dst, zp, x_begin * oc);
         if (mult == 1) {
-            memcpy(dst + x_begin * oc, src, (x_end - x_begin) * oc);
+            dw_widen(dst + x_begin * oc, src + (x_begin - (size_t)p->pad_w) * ic, (x_end - x_begin) * oc, use_avx2);
         } else {
             const int8_t *s = src + (x_begin - (size_t)p->pad_w) * ic;
-            int8_t *d = dst + x_begin * oc;
+            int16_t *d = dst + x_begin * oc;
             for (size_t i = 0; i < (x_end - x_begin) * ic; ++i) {
-                const int8_t v = s[i];
+                const int16_t v = s[i];
                 for (size_t m = 0; m < mult; ++m) {
                     *d++ = v;
                 }
             }
         }
-        memset(dst + x_end * oc, zp, (padded_w - x_end) * oc);
+        dw_fill16(dst + x_end * oc, zp, (padded_w - x_end) * oc);
     }
 }
 
 /* Portable inner loop of "padded_rows" for one output row. */
-static void dw_padded_row_portable(const ap_depthwise_conv2d_params *p, const int8_t *base, size_t row_stride,
+static void dw_padded_row_portable(const ap_depthwise_conv2d_params *p, const int16_t *base, size_t row_stride,
                                    const int32_t *bias_folded, const int8_t *w8, int8_t *out)
 {
     const int32_t oc = p->output_c, fh = p->filter_h, fw = p->filter_w;
     const size_t dy = (size_t)p->dilation_h * row_stride, dx = (size_t)p->dilation_w * (size_t)oc;
     int32_t acc[DW_CHUNK];
     for (int32_t ox = 0; ox < p->output_w; ++ox) {
-        const int8_t *px = base + (size_t)ox * (size_t)p->stride_w * (size_t)oc;
+        const int16_t *px = base + (size_t)ox * (size_t)p->stride_w * (size_t)oc;
         for (int32_t c0 = 0; c0 < oc; c0 += DW_CHUNK) {
             const int32_t n = oc - c0 < DW_CHUNK ? oc - c0 : DW_CHUNK;
             memset(acc, 0, sizeof(acc));
             for (int32_t ky = 0; ky < fh; ++ky) {
                 for (int32_t kx = 0; kx < fw; ++kx) {
-                    const int8_t *x = px + (size_t)ky * dy + (size_t)kx * dx + c0;
+                    const int16_t *x = px + (size_t)ky * dy + (size_t)kx * dx + c0;
                     const int8_t *w = w8 + ((size_t)ky * fw + kx) * oc + c0;
                     for (int32_t j = 0; j < n; ++j) {
                         acc[j] += x[j] * w[j];
@@ -505,12 +542,17 @@ ap_status ap_depthwise_conv2d_s8_run(const ap_depthwise_conv2d_params *params,
     const int32_t rows_per_block = variant->param;
     const size_t padded_w = dw_padded_w(params);
     const size_t row_stride = padded_w * (size_t)params->output_c;
-    int8_t *buf = (int8_t *)scratch[0].data;
+    if (((uintptr_t)scratch[0].data & 1u) != 0) {
+        return AP_OPS_INVALID(error_out, DW_OP ": scratch 0 must be 2-byte aligned (it holds int16)");
+    }
+    int16_t *buf = (int16_t *)scratch[0].data;
     /* The AVX2 loop keeps tap offsets in int32. */
     const size_t last_tap = (size_t)(params->filter_h - 1) * (size_t)params->dilation_h * row_stride +
                             (size_t)(params->filter_w - 1) * (size_t)params->dilation_w * (size_t)params->output_c;
     const int fast = use_avx2 && l.taps <= DW_STACK_TAPS && last_tap <= (size_t)INT32_MAX &&
-                     (size_t)params->stride_w * (size_t)params->output_c <= (size_t)INT32_MAX;
+                     (size_t)params->stride_w * (size_t)params->output_c <= (size_t)INT32_MAX &&
+                     (size_t)params->stride_h * row_stride <= (size_t)INT32_MAX;
+    const size_t row_step = (size_t)params->stride_h * row_stride;
     int32_t tap_offset[DW_STACK_TAPS + 1];
     if (fast) {
         for (size_t t = 0; t < l.taps; ++t) {
@@ -524,31 +566,40 @@ ap_status ap_depthwise_conv2d_s8_run(const ap_depthwise_conv2d_params *params,
         const int8_t *in_b = input + (size_t)b * in_batch;
         for (int32_t oy0 = 0; oy0 < params->output_h; oy0 += rows_per_block) {
             int32_t rows_out = params->output_h - oy0 < rows_per_block ? params->output_h - oy0 : rows_per_block;
-            dw_fill_rows(params, in_b, oy0 * params->stride_h - params->pad_h, dw_rows_needed(params, rows_out), buf);
+            dw_fill_rows(params, in_b, oy0 * params->stride_h - params->pad_h, dw_rows_needed(params, rows_out), buf,
+                         use_avx2);
+            if (fast) {
+#if AP_OPS_HAVE_AVX2
+                /* All rows of the block in one call (the AVX2 loop expands its per-channel
+                   constants once per call). A 1-wide output (the 1-D convs of audio models)
+                   runs as one row whose pixels are the block's rows. */
+                const int column = params->output_w == 1;
+                ap_dw_row row;
+                row.base = buf;
+                row.tap_offset = tap_offset;
+                row.taps = (int32_t)l.taps;
+                row.pairs = (int32_t)l.pairs;
+                row.is_3x3 = params->filter_h == 3 && params->filter_w == 3;
+                row.output_w = column ? rows_out : params->output_w;
+                row.rows = column ? 1 : rows_out;
+                row.row_step = (int32_t)row_step;
+                row.channels = params->output_c;
+                row.pixel_step = column ? (int32_t)row_step : params->stride_w * params->output_c;
+                row.bias = bias_folded;
+                row.w8 = w8;
+                row.w16p = w16p;
+                row.requant = &params->requant;
+                row.out = output + (size_t)b * out_batch +
+                          (size_t)oy0 * (size_t)params->output_w * (size_t)params->output_c;
+                ap_dw_padded_row_avx2(&row);
+#endif
+                continue;
+            }
             for (int32_t r = 0; r < rows_out; ++r) {
-                const int8_t *row_base = buf + (size_t)r * (size_t)params->stride_h * row_stride;
+                const int16_t *row_base = buf + (size_t)r * row_step;
                 int8_t *out = output + (size_t)b * out_batch +
                               (size_t)(oy0 + r) * (size_t)params->output_w * (size_t)params->output_c;
-                if (fast) {
-#if AP_OPS_HAVE_AVX2
-                    ap_dw_row row;
-                    row.base = row_base;
-                    row.tap_offset = tap_offset;
-                    row.taps = (int32_t)l.taps;
-                    row.pairs = (int32_t)l.pairs;
-                    row.output_w = params->output_w;
-                    row.channels = params->output_c;
-                    row.pixel_step = params->stride_w * params->output_c;
-                    row.bias = bias_folded;
-                    row.w8 = w8;
-                    row.w16p = w16p;
-                    row.requant = &params->requant;
-                    row.out = out;
-                    ap_dw_padded_row_avx2(&row);
-#endif
-                } else {
-                    dw_padded_row_portable(params, row_base, row_stride, bias_folded, w8, out);
-                }
+                dw_padded_row_portable(params, row_base, row_stride, bias_folded, w8, out);
             }
         }
     }

@@ -13,6 +13,8 @@
 #include "arenaplan/shape_ops.h"
 #include "arenaplan/softmax.h"
 
+#include "message.h"
+
 static ap_status ap_exec_fail(ap_error *error, ap_status status, int64_t node, int64_t place,
                               uint64_t needed, uint64_t available, const char *what)
 {
@@ -24,7 +26,7 @@ static ap_status ap_exec_fail(ap_error *error, ap_status status, int64_t node, i
         error->index = place;
         error->needed = needed;
         error->available = available;
-        snprintf(error->message, sizeof(error->message), "node %lld: %s", (long long)node, what);
+        ap_message_format(error->message, sizeof(error->message), "node %lld: %s", (long long)node, what);
     }
     return status;
 }

@@ -9,10 +9,13 @@
 
 #define FC_OP "fully_connected"
 #define FC_MAGIC 0x43464141u /* "AAFC" */
-#define FC_VERSION 1u
+#define FC_VERSION 2u
 #define FC_MAX_DEPTH 65536
 #define FC_ROWS 8   /* output rows per packed block */
-#define FC_DEPTH 16 /* depth per packed chunk */
+#define FC_DEPTH 4  /* depth per packed group: [block][group][8 rows][4 depth] */
+/* header.flags: every weight is within [-127, 127] (TFLite's int8 weight range), so
+   |x| * (sign(x) * w) pairs fit vpmaddubsw's int16 without saturating. */
+#define FC_FLAG_NO_MIN_WEIGHT 1u
 
 typedef struct fc_header {
     uint32_t magic;
@@ -21,7 +24,8 @@ typedef struct fc_header {
     int32_t output_depth;
     int32_t input_offset;
     int32_t filter_offset;
-    uint32_t reserved[2];
+    uint32_t flags;
+    uint32_t reserved;
 } fc_header;
 
 typedef struct fc_layout {
@@ -73,6 +77,16 @@ static ap_status fc_check_requant(const ap_fully_connected_params *p, ap_error *
                               (int)rq->output_offset, (int)rq->activation_min, (int)rq->activation_max);
     }
     const int32_t n = rq->per_channel ? p->output_depth : 1;
+    /* Checked at every run: a branch-free pass first (NaN fails `v >= 0`), the loop that
+       names the offending entry only when it fails. */
+    int all_ok = 1;
+    for (int32_t i = 0; i < n; ++i) {
+        const double v = p->real_scale[i];
+        all_ok &= (v >= 0.0) & (v <= 1e300);
+    }
+    if (all_ok) {
+        return AP_OK;
+    }
     for (int32_t i = 0; i < n; ++i) {
         const double v = p->real_scale[i];
         if (!(v >= 0.0) || v > 1e300) {
@@ -187,6 +201,13 @@ ap_status ap_fully_connected_s8_prepare(const ap_fully_connected_params *params,
     h.output_depth = params->output_depth;
     h.input_offset = params->input_offset;
     h.filter_offset = params->filter_offset;
+    h.flags = FC_FLAG_NO_MIN_WEIGHT;
+    for (size_t i = 0; i < (size_t)params->output_depth * (size_t)params->input_depth; ++i) {
+        if (filter[i] == INT8_MIN) {
+            h.flags = 0;
+            break;
+        }
+    }
     memcpy(base, &h, sizeof(h));
     int32_t *bias_folded = (int32_t *)(void *)(base + l.bias);
     int8_t *packed = (int8_t *)(base + l.packed);
@@ -214,15 +235,10 @@ static void fc_row_portable(const ap_fc_row *r)
     const ap_requant *rq = r->requant;
     const size_t dp = (size_t)r->depth_padded;
     for (int32_t o = 0; o < r->output_depth; ++o) {
-        const int8_t *block = r->packed + (size_t)(o / FC_ROWS) * FC_ROWS * dp + (size_t)(o % FC_ROWS) * FC_DEPTH;
+        const int8_t *w = r->packed + (size_t)(o / FC_ROWS) * FC_ROWS * dp + (size_t)(o % FC_ROWS) * FC_DEPTH;
         int32_t acc = 0;
-        for (int32_t d0 = 0; d0 < r->input_depth; d0 += FC_DEPTH) {
-            const int8_t *w = block + (size_t)(d0 / FC_DEPTH) * FC_ROWS * FC_DEPTH;
-            const int8_t *x = r->input + d0;
-            const int32_t n = r->input_depth - d0 < FC_DEPTH ? r->input_depth - d0 : FC_DEPTH;
-            for (int32_t j = 0; j < n; ++j) {
-                acc += x[j] * w[j];
-            }
+        for (int32_t d = 0; d < r->input_depth; ++d) {
+            acc += r->input[d] * w[(size_t)(d / FC_DEPTH) * FC_ROWS * FC_DEPTH + (size_t)(d % FC_DEPTH)];
         }
         acc = ap_ops_wrap_add(ap_ops_wrap_add(acc, r->row_term), r->bias[o]);
         const int32_t i = rq->per_channel ? o : 0;
@@ -301,6 +317,7 @@ ap_status ap_fully_connected_s8_run(const ap_fully_connected_params *params,
         }
         r.requant = &params->requant;
         r.real_scale = params->real_scale;
+        r.no_min_weight = (h.flags & FC_FLAG_NO_MIN_WEIGHT) != 0;
         r.out = output + (size_t)b * (size_t)params->output_depth;
         if (use_avx2) {
 #if AP_OPS_HAVE_AVX2

@@ -99,4 +99,52 @@ AP_AVX2_INLINE __m256i ap_avx2_requant(__m256i acc, __m256i multiplier, __m256i 
     return _mm256_min_epi32(_mm256_max_epi32(r, act_min), act_max);
 }
 
+/* MultiplyByQuantizedMultiplier constants of 8 lanes, expanded once and reused for many
+   accumulators (about 13 vector ops per 8 lanes instead of 22 when derived every time). */
+typedef struct ap_avx2_rq8 {
+    __m256i mult;       /* multiplier (>= 0) */
+    __m256i mult_odd;   /* multiplier of lane 2i + 1 in lane 2i (what vpmuldq reads) */
+    __m256i left;       /* max(shift, 0) */
+    __m256i right;      /* max(-shift, 0) */
+    __m256i mask;       /* (1 << right) - 1 */
+    __m256i half;       /* mask >> 1 */
+} ap_avx2_rq8;
+
+AP_AVX2_INLINE ap_avx2_rq8 ap_avx2_rq8_make(__m256i multiplier, __m256i shift)
+{
+    const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1);
+    ap_avx2_rq8 q;
+    q.mult = multiplier;
+    q.mult_odd = _mm256_srli_epi64(multiplier, 32);
+    q.left = _mm256_max_epi32(shift, zero);
+    q.right = _mm256_max_epi32(_mm256_sub_epi32(zero, shift), zero);
+    q.mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, q.right), one);
+    q.half = _mm256_srli_epi32(q.mask, 1);
+    return q;
+}
+
+/* MultiplyByQuantizedMultiplier(x) with expanded constants, exact (see the top of this file).
+   `left` is a compile-time flag: 0 when no lane shifts left (saves a vpsllvd). */
+AP_AVX2_INLINE __m256i ap_avx2_rq8_mbqm(const ap_avx2_rq8 *q, __m256i x, const int left)
+{
+    const __m256i nudge = _mm256_set1_epi64x((long long)1 << 30);
+    __m256i even, odd, y, r, threshold;
+    if (left) {
+        x = _mm256_sllv_epi32(x, q->left);
+    }
+    even = _mm256_add_epi64(_mm256_mul_epi32(x, q->mult), nudge);
+    odd = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), q->mult_odd), nudge);
+    y = _mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(odd, 1), 0xAA);
+    /* RoundingDivideByPOT: + 1 where the remainder exceeds half (half + 1 when y < 0). */
+    threshold = _mm256_sub_epi32(q->half, _mm256_srai_epi32(y, 31));
+    r = _mm256_srav_epi32(y, q->right);
+    return _mm256_sub_epi32(r, _mm256_cmpgt_epi32(_mm256_and_si256(y, q->mask), threshold));
+}
+
+/* Does any lane of an expanded constant set shift left? */
+AP_AVX2_INLINE int ap_avx2_rq8_any_left(const ap_avx2_rq8 *q)
+{
+    return _mm256_movemask_epi8(_mm256_cmpgt_epi32(q->left, _mm256_setzero_si256())) != 0;
+}
+
 #endif

@@ -15,6 +15,7 @@
 
 #include "arenaplan/kernel.h"
 #include "arenaplan/status.h"
+#include "message.h"
 
 /* AVX2 code is compiled (with a per-function target attribute, never a global
    flag) only where GCC-style x86 intrinsics exist; elsewhere the portable C
@@ -39,7 +40,7 @@ static inline ap_status ap_ops_fail(ap_error *error, ap_status status, ap_subjec
         error->needed = needed;
         error->available = available;
         va_start(args, format);
-        vsnprintf(error->message, sizeof(error->message), format, args);
+        ap_message_vformat(error->message, sizeof(error->message), format, args);
         va_end(args);
     }
     return status;
@@ -134,6 +135,17 @@ static inline ap_status ap_ops_check_requant(const ap_requant *rq, int32_t chann
                               "with min <= max", op, (int)rq->activation_min, (int)rq->activation_max);
     }
     int32_t n = rq->per_channel ? channels : 1;
+    /* Every run checks the arrays: a branch-free min/max pass (which the compiler
+       vectorises) first, the loop that names the offending entry only when it fails. */
+    int32_t min_mult = 0, min_shift = 0, max_shift = 0;
+    for (int32_t i = 0; i < n; ++i) {
+        min_mult = rq->multiplier[i] < min_mult ? rq->multiplier[i] : min_mult;
+        min_shift = rq->shift[i] < min_shift ? rq->shift[i] : min_shift;
+        max_shift = rq->shift[i] > max_shift ? rq->shift[i] : max_shift;
+    }
+    if (min_mult >= 0 && min_shift >= -31 && max_shift <= 31) {
+        return AP_OK;
+    }
     for (int32_t i = 0; i < n; ++i) {
         if (rq->multiplier[i] < 0) {
             return ap_ops_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, i, 0, 0,

@@ -12,21 +12,24 @@
 
 #include "arenaplan/kernel.h"
 
-/* One output row of the depthwise "padded_rows" variant: every tap read from a
-   channel-expanded, zero-point-padded buffer, no bounds checks. */
+/* Output rows of the depthwise "padded_rows" variant: every tap read from a
+   channel-expanded, zero-point-padded int16 buffer, no bounds checks. */
 typedef struct ap_dw_row {
-    const int8_t *base;          /* buffer position of output pixel 0's tap 0 */
-    const int32_t *tap_offset;   /* taps + 1 entries, bytes from `base` (last repeats the previous) */
+    const int16_t *base;         /* buffer position of output pixel 0's tap 0 */
+    const int32_t *tap_offset;   /* taps + 1 entries, elements from `base` (last repeats the previous) */
     int32_t taps;
     int32_t pairs;               /* ceil(taps / 2) */
+    int32_t is_3x3;              /* 3x3 filter: tap t at (t / 3) * tap_offset[3] + (t % 3) * tap_offset[1] */
     int32_t output_w;
+    int32_t rows;                /* output rows of this call (>= 1) */
+    int32_t row_step;            /* elements between consecutive output rows' tap 0 in the buffer */
     int32_t channels;            /* output channels */
-    int32_t pixel_step;          /* bytes between consecutive output pixels' tap 0 (stride_w * channels) */
+    int32_t pixel_step;          /* elements between consecutive output pixels' tap 0 (stride_w * channels) */
     const int32_t *bias;         /* folded bias: bias + input_offset * sum(w) */
     const int8_t *w8;            /* [taps][channels] */
-    const int16_t *w16p;         /* [pairs][channels][2] */
+    const int16_t *w16p;         /* [pairs][channel slot][2], see dw_pair_slot */
     const ap_requant *requant;
-    int8_t *out;                 /* output_w * channels bytes */
+    int8_t *out;                 /* rows * output_w * channels bytes */
 } ap_dw_row;
 
 /* One output pixel range of the depthwise "direct" variant for depth multiplier 1. */
@@ -43,15 +46,18 @@ typedef struct ap_dw_direct {
 } ap_dw_direct;
 
 void ap_dw_padded_row_avx2(const ap_dw_row *row);
+/* dst[0..n) = src[0..n) sign-extended (reads exactly n bytes). */
+void ap_dw_widen_avx2(int16_t *dst, const int8_t *src, size_t n);
 void ap_dw_direct_avx2(const ap_dw_direct *args);
 
 /* Fully connected: one batch row against the 8-row-blocked packed filter. */
 typedef struct ap_fc_row {
     const int8_t *input;          /* input_depth bytes */
     int32_t input_depth;
-    int32_t depth_padded;         /* multiple of 16 */
+    int32_t depth_padded;         /* multiple of 4 */
     int32_t output_depth;
-    const int8_t *packed;         /* [ceil(out/8)][depth_padded/16][8][16] */
+    int32_t no_min_weight;        /* 1: no weight is -128 (see FC_FLAG_NO_MIN_WEIGHT) */
+    const int8_t *packed;         /* [ceil(out/8)][depth_padded/4][8][4] */
     const int32_t *bias;          /* folded bias, output_depth entries (padded to 8) */
     int32_t row_term;             /* filter_offset * sum(input), added to every output */
     const ap_requant *requant;

@@ -1,8 +1,9 @@
-"""Command line: ``arenaplan plan|tradeoffs [MODEL ...]``.
+"""Command line: ``arenaplan plan|tradeoffs|export [MODEL ...]``.
 
     arenaplan tradeoffs [MODEL ...] [--latency host|model:TARGET|FILE] [--budget B]
                         [--plot out.png] [--json]
     arenaplan plan [MODEL] [--mode size|speed|balanced] [--budget B] [--strategy S] [--json]
+    arenaplan export [MODEL] -o DIR [--target T] [--budget B] [--mode M] [--section POOL=SEC]
 
 MODEL is a ``.tflite`` file or the name of a built-in zoo model; without it the
 built-in ``ds_cnn`` keyword-spotting model is used, so ``arenaplan tradeoffs``
@@ -81,6 +82,35 @@ def _cmd_tradeoffs(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_export(args: argparse.Namespace) -> int:
+    import inspect
+    from .errors import InvalidArgument
+    from .export import export_c
+    model = load_model(args.model)
+    mode = args.mode or ("balanced" if args.budget is not None else "size")
+    kwargs = {}
+    if args.target is not None:
+        from . import targets
+        target = targets.get(args.target)   # an unknown target fails here, by name
+        if "target" in inspect.signature(plan).parameters:
+            kwargs["target"] = target
+    sections = {}
+    for item in args.section:
+        pool, sep, section = item.partition("=")
+        if not sep or not pool or not section:
+            raise InvalidArgument(f"--section wants POOL=SECTION (e.g. arena=.dtcm), got {item!r}")
+        sections[pool] = section
+    p = plan(model, mode=mode, budget=args.budget, alignment=args.alignment,
+             latency=args.latency, **kwargs)
+    if args.target is not None and getattr(p, "target", None) is None:
+        p.target = args.target   # recorded in the files' banner; pools come with the target
+    out = export_c(p, args.output, name=args.name, sections=sections)
+    pools = ", ".join(f"{name} {size:,} B" for name, size in out.pool_bytes.items())
+    print(f"wrote {out.header} and {out.source}: pools {pools}; constants {out.const_bytes:,} B; "
+          f"entry point {out.name}_invoke")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="arenaplan", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -107,6 +137,21 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--plot", default=None, help="write a PNG of the frontier (needs matplotlib)")
     t.add_argument("--json", action="store_true", help="machine-readable output")
     t.set_defaults(func=_cmd_tradeoffs)
+    e = sub.add_parser("export", help="write a plan as C (header + source) for a firmware build")
+    e.add_argument("model", nargs="?", help=f"a .tflite file or a zoo model ({', '.join(zoo.names())})")
+    e.add_argument("-o", "--output", required=True, help="directory for <name>.h and <name>.c")
+    e.add_argument("--target", default=None, help="target preset (recorded in the files)")
+    e.add_argument("--budget", default=None, help="arena budget, e.g. 98304 or 96KiB "
+                   "(without --mode: the fastest plan within it)")
+    e.add_argument("--mode", default=None, choices=MODES,
+                   help="size (default without --budget), speed or balanced")
+    e.add_argument("--latency", default=None,
+                   help="latency source for balanced/speed: host, model:TARGET, or a table")
+    e.add_argument("--name", default=None, help="C prefix of the symbols (default: the model's name)")
+    e.add_argument("--section", action="append", default=[], metavar="POOL=SECTION",
+                   help="linker section of a pool's array, e.g. arena=.dtcm (repeatable)")
+    e.add_argument("--alignment", type=int, default=16, help="buffer alignment in bytes (default 16)")
+    e.set_defaults(func=_cmd_export)
     return parser
 
 

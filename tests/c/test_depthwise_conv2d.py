@@ -17,7 +17,7 @@ class Case:
 
     def __init__(self, ffi, lib, *, n=1, h=5, w=5, c=3, mult=1, kh=3, kw=3, stride=(1, 1),
                  dilation=(1, 1), pad=None, out_hw=None, seed=0, input_zp=None, output_zp=None,
-                 act=None, per_channel=1, with_bias=True):
+                 act=None, per_channel=1, with_bias=True, scales=(1e-4, 2e-2)):
         rng = np.random.default_rng(seed)
         self.ffi, self.lib = ffi, lib
         oc = c * mult
@@ -36,7 +36,7 @@ class Case:
         self.in_zp = int(rng.integers(-128, 128)) if input_zp is None else input_zp
         self.out_zp = int(rng.integers(-128, 128)) if output_zp is None else output_zp
         nm = oc if per_channel else 1
-        self.mult_arr, self.shift_arr = random_multipliers(rng, nm, 1e-4, 2e-2)
+        self.mult_arr, self.shift_arr = random_multipliers(rng, nm, *scales)
         lo, hi = (-128, 127) if act is None else act
         self.act = (lo, hi)
         self.out_shape = (n, out_hw[0], out_hw[1], oc)
@@ -146,6 +146,16 @@ def test_random_layers_every_variant_and_cpu_path(ffi, lib, s):
     dict(h=11, w=13, c=24, mult=2, kh=5, kw=3, dilation=(2, 3), stride=(1, 2)),
     dict(h=4, w=4, c=3, mult=1, kh=3, kw=3, pad=(3, 3), out_hw=(5, 5)),  # windows fully in padding
     dict(h=3, w=40, c=16, mult=1, kh=13, kw=13),              # 169 taps: beyond the stack table
+    # AVX2 paths: blocks of 16 (lane-permuted weights), then 8, then single channels
+    dict(h=7, w=6, c=29, mult=1),
+    dict(h=5, w=9, c=48, mult=1, stride=(2, 2)),
+    dict(h=6, w=7, c=8, mult=1),                              # 8 channels: pixel pairs, odd width
+    dict(h=6, w=7, c=4, mult=2, kh=3, kw=2),                  # 8 output channels from a multiplier
+    dict(h=9, w=1, c=40, mult=1, kh=3, kw=1, pad=(0, 0)),     # 1-wide output: rows as one column
+    dict(h=12, w=1, c=24, mult=1, kh=5, kw=1, pad=(0, 0), stride=(2, 1)),
+    dict(h=5, w=5, c=24, mult=1, scales=(0.3, 6.0)),          # left shifts (scales above 0.5)
+    dict(h=5, w=8, c=8, mult=1, scales=(0.3, 6.0)),
+    dict(h=5, w=8, c=16, mult=1, per_channel=0, scales=(1.5, 3.0)),
 ])
 def test_named_layers(ffi, lib, cfg):
     check_all(Case(ffi, lib, **cfg))
@@ -161,7 +171,8 @@ def test_variant_list_and_scratch_formula(ffi, lib):
     for v in vs[1:]:
         r = v.param
         rows = (r - 1) * p.stride_h + (p.filter_h - 1) * p.dilation_h + 1
-        assert v.scratch_count == 1 and v.scratch[0].bytes == rows * padded_w * p.output_c
+        # int16 elements: the buffer holds the input sign-extended once
+        assert v.scratch_count == 1 and v.scratch[0].bytes == 2 * rows * padded_w * p.output_c
         assert v.scratch[0].alignment == 16
     sizes = [v.scratch[0].bytes if v.scratch_count else 0 for v in vs]
     assert sizes == sorted(sizes)
@@ -195,6 +206,13 @@ def test_bad_input(ffi, lib):
     assert run(inp=ffi.NULL) == lib.AP_ERR_INVALID_ARGUMENT
     assert run(s=ffi.NULL, n=0) == lib.AP_ERR_INVALID_ARGUMENT
     assert "needs 1 scratch" in message(ffi, err)
+    # the padded buffer holds int16: an odd address is refused, not read misaligned
+    odd_buf = Guarded(ffi, int(v.scratch[0].bytes) + 1)
+    odd = ffi.new("ap_scratch[1]")
+    odd[0].data = ffi.cast("char *", odd_buf.ptr) + 1
+    odd[0].bytes = v.scratch[0].bytes
+    assert run(s=odd) == lib.AP_ERR_INVALID_ARGUMENT and "2-byte aligned" in message(ffi, err)
+    assert odd_buf.intact()
     bad_variant = ffi.new("ap_variant *", v[0])
     bad_variant.param = p.output_h + 1
     assert run(variant=bad_variant) == lib.AP_ERR_INVALID_ARGUMENT

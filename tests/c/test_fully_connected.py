@@ -14,13 +14,23 @@ from reference import ops
 
 class Case:
     def __init__(self, ffi, lib, *, batches=1, depth=16, out=8, per_channel=1, seed=0, filter_zp=0,
-                 act=None, with_bias=True, double=False):
+                 act=None, with_bias=True, double=False, wmin=-128, wfill=None, bias_values=None,
+                 real_scales=None, output_zp=None):
         rng = np.random.default_rng(seed)
         self.ffi, self.lib = ffi, lib
         self.x = rng.integers(-128, 128, size=(batches, depth), dtype=np.int8)
-        self.wt = rng.integers(-128, 128, size=(out, depth), dtype=np.int8)
+        # wmin=-127: TFLite's weight range, which takes the AVX2 vpmaddubsw path
+        self.wt = rng.integers(wmin, 128, size=(out, depth), dtype=np.int8)
+        if wmin == -128:
+            self.wt.reshape(-1)[0] = -128
+        if wfill is not None:
+            self.wt[:] = wfill
         self.bias = rng.integers(-20000, 20000, size=out, dtype=np.int32) if with_bias else None
+        if bias_values is not None:
+            self.bias = np.asarray(bias_values, dtype=np.int32)
         in_zp, out_zp = int(rng.integers(-128, 128)), int(rng.integers(-128, 128))
+        if output_zp is not None:
+            out_zp = output_zp
         m, s = random_multipliers(rng, out if per_channel else 1, 1e-5, 5e-3)
         lo, hi = act or (-128, 127)
         self.kw = dict(input_offset=-in_zp, filter_offset=-filter_zp, multiplier=m, shift=s,
@@ -29,6 +39,8 @@ class Case:
         self.real = None
         if double:
             scales = np.exp(rng.uniform(np.log(1e-5), np.log(5e-3), size=out if per_channel else 1))
+            if real_scales is not None:
+                scales = np.asarray(real_scales, dtype=np.float64)
             self.kw = dict(self.kw, multiplier=None, shift=None, real_scale=scales)
             self.real = ffi.new("double[]", [float(v) for v in scales])
         p = ffi.new("ap_fully_connected_params *")
@@ -46,7 +58,7 @@ class Case:
         size = ffi.new("size_t *")
         err = ffi.new("ap_error *")
         assert lib.ap_fully_connected_s8_prepared_size(p, size, err) == lib.AP_OK
-        assert size[0] == 32 + 4 * (-(-out // 8) * 8) + (-(-out // 8) * 8) * (-(-depth // 16) * 16)
+        assert size[0] == 32 + 4 * (-(-out // 8) * 8) + (-(-out // 8) * 8) * (-(-depth // 4) * 4)
         self.prepared = Guarded(ffi, size[0])
         bias = ffi.NULL if self.bias is None else ffi.from_buffer("int32_t[]", self.bias)
         assert lib.ap_fully_connected_s8_prepare(p, ffi.from_buffer("int8_t[]", self.wt), bias,
@@ -87,12 +99,13 @@ def check_all(case):
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(batches=st.integers(1, 4), depth=st.integers(1, 70), out=st.integers(1, 40),
        per_channel=st.sampled_from([0, 1]), filter_zp=st.sampled_from([0, 0, 3, -128, 127]),
-       relu=st.booleans(), bias=st.booleans(), double=st.booleans(), seed=st.integers(0, 2 ** 31))
+       relu=st.booleans(), bias=st.booleans(), double=st.booleans(), seed=st.integers(0, 2 ** 31),
+       wmin=st.sampled_from([-128, -127]))
 def test_random_layers_both_cpu_paths(ffi, lib, batches, depth, out, per_channel, filter_zp, relu,
-                                      bias, double, seed):
+                                      bias, double, seed, wmin):
     check_all(Case(ffi, lib, batches=batches, depth=depth, out=out, per_channel=per_channel,
                    seed=seed, filter_zp=filter_zp, act=(0, 127) if relu else None, with_bias=bias,
-                   double=double))
+                   double=double, wmin=wmin))
 
 
 def test_double_requant_rounds_half_away_and_saturates(ffi, lib):
@@ -113,10 +126,45 @@ def test_double_requant_rounds_half_away_and_saturates(ffi, lib):
     dict(depth=1, out=1),
     dict(depth=17, out=3, batches=7, per_channel=0),
     dict(depth=65536, out=9, batches=1),  # largest supported depth
+    dict(depth=37, out=1037, batches=2),  # more outputs than one stack chunk of sums (512)
 ])
 @pytest.mark.parametrize("double", [False, True])
-def test_named_layers(ffi, lib, cfg, double):
-    check_all(Case(ffi, lib, double=double, **cfg))
+@pytest.mark.parametrize("wmin", [-128, -127])
+def test_named_layers(ffi, lib, cfg, double, wmin):
+    check_all(Case(ffi, lib, double=double, wmin=wmin, **cfg))
+
+
+def test_double_requant_next_to_halves(ffi, lib):
+    """acc * scale a few ulps either side of k + 0.5 (and of -(k + 0.5)) for many k: the
+    vectorised rounding must agree with round-half-away on every one of them."""
+    rng = np.random.default_rng(12)
+    out = 96
+    acc = rng.integers(1, 4000, size=out) * rng.choice([-1, 1], size=out)
+    k = rng.integers(0, 300, size=out)
+    k[:16] = 0                  # +-0.5: where x + 0.5 itself rounds up
+    steps = rng.integers(-3, 4, size=out)
+    steps[:16] = np.arange(-8, 8)
+    scales = []
+    for a, kk, st_ in zip(acc, k, steps):
+        s = (kk + 0.5) / abs(int(a))
+        for _ in range(abs(int(st_))):
+            s = np.nextafter(s, np.inf if st_ > 0 else -np.inf)
+        scales.append(s)
+    for i, a in enumerate([1, -1, 2, -2, 4, -4, 8, -8]):
+        acc[i] = a                  # a * scale = +-nextafter(0.5, 0) exactly: x + 0.5 rounds to 1
+        scales[i] = np.nextafter(0.5 / abs(a), 0.0)
+    # zero weights: each output's accumulator is its bias
+    check_all(Case(ffi, lib, depth=1, out=out, per_channel=1, double=True, wmin=-127, wfill=0, seed=4,
+                   bias_values=acc, real_scales=scales, output_zp=0))
+
+
+def test_signed_byte_products_at_their_bound(ffi, lib):
+    """Weights in [-127, 127] take vpmaddubsw(|x|, sign(x) * w): x = -128 and w = +-127
+    everywhere make every pair 2 * 128 * 127 = 32512, the largest it can be."""
+    for w in (-127, 127):
+        case = Case(ffi, lib, depth=259, out=21, wmin=-127, wfill=w, seed=9, double=w > 0)
+        case.x[:] = -128
+        check_all(case)
 
 
 def test_extreme_values_are_exact(ffi, lib):

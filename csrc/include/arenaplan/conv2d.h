@@ -121,7 +121,11 @@ ap_status ap_conv2d_s8_prepare(const ap_conv2d_params *params, const int8_t *fil
  * Run one variant. Never allocates; writes nothing but `output` and the scratch buffers, and
  * nothing at all when it fails. Uses the best SIMD level ap_cpu_detect() allows; every level
  * gives the same bits. Stack: under 1 KiB on the portable level; on the AVX2 level (x86 hosts
- * only) up to 13 KiB, and 25 KiB for "direct" (its im2col rows live on the stack).
+ * only) up to 56 KiB: layers whose weights are small (k * output_c up to 16384 int16 pairs,
+ * k <= 576, output_c <= 256) run one kernel for every variant, with an int16 copy of the
+ * weights and the im2col rows it gathers itself on the stack (the im2col scratch is then
+ * checked but not used); larger ones use the scratch as described above, with up to 13 KiB
+ * (25 KiB for "direct") of stack.
  * params: as given to prepare (shapes and input_offset must match the blob) plus requant.
  * variant: one of ap_conv2d_s8_variants()'s entries (kind and param are read; the scratch
  *          sizes are recomputed, not trusted).

@@ -15,10 +15,12 @@
  * Variants (least to most scratch; all give bit-identical output):
  *   "direct"         kind AP_DEPTHWISE_CONV2D_DIRECT, param 0, no scratch.
  *   "padded_rows_R"  kind AP_DEPTHWISE_CONV2D_PADDED_ROWS, param R (output rows per block):
- *                    one scratch buffer (alignment 16) holding the input rows that R output
- *                    rows read, padded with the input zero point and with each input channel
- *                    repeated depth_multiplier times, so the inner loop has no bounds checks:
- *                      bytes = ((R-1)*stride_h + (filter_h-1)*dilation_h + 1)
+ *                    one scratch buffer (alignment 16; run requires at least 2) holding the
+ *                    input rows that R output rows read as int16, padded with the input zero
+ *                    point and with each input channel repeated depth_multiplier times, so the
+ *                    inner loop has no bounds checks and sign-extends nothing (each input
+ *                    value is read filter_h * filter_w times but widened once):
+ *                      bytes = 2 * ((R-1)*stride_h + (filter_h-1)*dilation_h + 1)
  *                            * ((output_w-1)*stride_w + (filter_w-1)*dilation_w + 1) * output_c
  *                    Offered for R = 1, R = 4 (when output_h > 4) and R = output_h
  *                    (the whole padded input, each input row copied once).
@@ -74,7 +76,10 @@ ap_status ap_depthwise_conv2d_s8_variants(const ap_depthwise_conv2d_params *para
 
 /**
  * Bytes of the prepared constants for `params` (header, folded and plain bias,
- * filter in TFLite order and in tap-pair-interleaved int16 order).
+ * filter in TFLite order and in tap-pair-interleaved int16 order: [tap pair][channel][2],
+ * where within each whole block of 16 channels the channels are stored in the order 0-3,
+ * 8-11, 4-7, 12-15, the order in which two taps' 16 channels interleave within the 128-bit
+ * halves of an AVX2 register; the layout is the same on every CPU).
  * Returns AP_OK or the shape errors of _variants.
  */
 ap_status ap_depthwise_conv2d_s8_prepared_size(const ap_depthwise_conv2d_params *params,
@@ -97,7 +102,8 @@ ap_status ap_depthwise_conv2d_s8_prepare(const ap_depthwise_conv2d_params *param
  * Run one variant. variant: a record from _variants for the same params (kind and param
  * are used). prepared: from _prepare with the same params. input / output: NHWC int8,
  * must not overlap. scratch: `scratch_count` buffers, at least the variant's requests
- * (checked; AP_ERR_SCRATCH_TOO_SMALL names the buffer, needed and available bytes).
+ * (checked; AP_ERR_SCRATCH_TOO_SMALL names the buffer, needed and available bytes; the
+ * padded_rows buffer must be at least 2-byte aligned, else AP_ERR_INVALID_ARGUMENT).
  * Never allocates. Chooses the AVX2 path when ap_cpu_detect() allows; results are identical.
  * Returns AP_OK, AP_ERR_INVALID_ARGUMENT, AP_ERR_UNSUPPORTED, AP_ERR_OVERFLOW,
  * AP_ERR_SCRATCH_TOO_SMALL.

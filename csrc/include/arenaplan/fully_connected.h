@@ -9,8 +9,9 @@
  *
  * Variants:
  *   "direct"  kind AP_FULLY_CONNECTED_DIRECT, param 0, no scratch; reads the filter
- *             repacked at prepare time in blocks of 8 output rows x 16 depth (zero padded)
- *             with sum(x * w) in int32 and the offsets folded:
+ *             repacked at prepare time in blocks of 8 output rows, within a block groups of
+ *             4 depth, within a group [8 rows][4 depth] (zero padded), so one 32-byte load
+ *             holds 4 depth values of 8 outputs; sum(x * w) in int32 and the offsets folded:
  *             sum((w + fo)(x + io)) = sum(x w) + io * sum(w) + fo * sum(x) + depth * fo * io,
  *             everything but fo * sum(x) (per batch row, computed at run time) in the bias.
  * MACs: batches * output_depth * input_depth.
@@ -71,9 +72,10 @@ ap_status ap_fully_connected_s8_variants(const ap_fully_connected_params *params
                                          uint32_t *count_out, ap_error *error_out);
 
 /**
- * Bytes of the prepared constants: a 32-byte header, the folded bias
- * (4 * round_up(output_depth, 8)) and the packed filter
- * (round_up(output_depth, 8) * round_up(input_depth, 16)).
+ * Bytes of the prepared constants: a 32-byte header (which also records whether every
+ * weight is within [-127, 127], TFLite's int8 weight range: the AVX2 path then multiplies
+ * bytes without widening them), the folded bias (4 * round_up(output_depth, 8)) and the
+ * packed filter (round_up(output_depth, 8) * round_up(input_depth, 4)).
  */
 ap_status ap_fully_connected_s8_prepared_size(const ap_fully_connected_params *params,
                                               size_t *bytes_out, ap_error *error_out);

@@ -1,0 +1,796 @@
+"""C export of a plan for a firmware build: ``export_c(plan, out_dir)``.
+
+Writes ``<name>.h`` and ``<name>.c``. Compiled with ``csrc/runtime/*.c`` (and
+nothing else but libc's ``memcpy``/``memset``), they run the plan exactly as
+``ap.Interpreter`` runs it on the host: the same graph tables (places, nodes,
+operands) that the interpreter hands the C executor, written as const data, and
+the same prepared constants (repacked weights, folded biases) as const arrays.
+
+- one statically sized, aligned array per pool (``<name>_pool_<pool>``), each
+  with an optional section attribute (``sections={"arena": ".dtcm"}``), behind
+  ``<NAME>_SECTION``/``<NAME>_ALIGNED`` macros that expand to GCC/Clang
+  attributes and to nothing elsewhere (define them yourself for another compiler);
+- const tables and op params structs (designated initialisers), requantisation
+  arrays, prepared blobs and constant tensors: all ``static const``, so a
+  firmware link puts them in flash;
+- ``int <name>_invoke(const void *const *inputs, void *const *outputs)``: inputs
+  and outputs in the model's order; copies the inputs to their place in the
+  pools, runs ``ap_graph_invoke`` and copies the outputs out; returns 0 or the
+  ``ap_status``. ``<name>_invoke_ex`` also fills an ``ap_error``.
+- in the header: ``<NAME>_POOL_<POOL>_BYTES``, ``<NAME>_INPUT<i>_BYTES``,
+  ``<NAME>_OUTPUT<i>_BYTES`` (and scale/zero point of quantised inputs and outputs).
+
+``stack_usage`` bounds the stack of the exported entry point from GCC's
+``-fstack-usage``/``-fcallgraph-info=su`` output of a firmware build.
+"""
+from __future__ import annotations
+
+import math
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from .errors import ArenaplanError, InvalidArgument, UnsupportedModel
+
+__all__ = ["ExportedC", "export_c", "c_identifier", "StackReport", "stack_usage"]
+
+#: Alignment of every constant array (prepared blobs need 4; 16 suits any SIMD load).
+CONST_ALIGNMENT = 16
+#: Least alignment of a pool array (raised to the largest buffer alignment in the pool).
+POOL_ALIGNMENT = 16
+
+_OP_ENUM = {
+    0: "AP_OP_CONV2D", 1: "AP_OP_DEPTHWISE_CONV2D", 2: "AP_OP_FULLY_CONNECTED",
+    3: "AP_OP_AVERAGE_POOL2D", 4: "AP_OP_MAX_POOL2D", 5: "AP_OP_ADD", 6: "AP_OP_MUL",
+    7: "AP_OP_SOFTMAX", 8: "AP_OP_RESHAPE", 9: "AP_OP_QUANTIZE", 10: "AP_OP_DEQUANTIZE",
+    11: "AP_OP_REQUANTIZE", 12: "AP_OP_CONCATENATION", 13: "AP_OP_PAD", 14: "AP_OP_MEAN",
+}
+_STRUCT = {
+    0: "ap_conv2d_params", 1: "ap_depthwise_conv2d_params", 2: "ap_fully_connected_params",
+    3: "ap_pool2d_params", 4: "ap_pool2d_params", 5: "ap_add_params", 6: "ap_mul_params",
+    7: "ap_softmax_params", 8: "ap_reshape_params", 9: "ap_affine_quant_params",
+    10: "ap_affine_quant_params", 11: "ap_requantize_params", 12: "ap_concatenation_params",
+    13: "ap_pad_params", 14: "ap_mean_params",
+}
+_HEADERS = ("conv2d", "depthwise_conv2d", "elementwise", "fully_connected", "pooling",
+            "quantize", "shape_ops", "softmax")
+
+_CONV = ("batches", "input_h", "input_w", "input_c", "output_h", "output_w", "output_c",
+         "filter_h", "filter_w", "stride_h", "stride_w", "dilation_h", "dilation_w", "pad_h", "pad_w")
+_SHAPES3 = (("input1_shape", 4), ("input2_shape", 4), ("output_shape", 4))
+#: The int32 fields each spec's ``ints`` fill, in order (see csrc/python/op_params.c);
+#: (name, n) is an array of n.
+_INT_FIELDS: Dict[int, tuple] = {
+    0: _CONV + ("input_offset",),
+    1: _CONV + ("depth_multiplier", "input_offset"),
+    2: ("batches", "input_depth", "output_depth", "input_offset", "filter_offset"),
+    3: ("batches", "input_h", "input_w", "channels", "output_h", "output_w", "filter_h",
+        "filter_w", "stride_h", "stride_w", "pad_h", "pad_w", "activation_min", "activation_max"),
+    5: _SHAPES3 + ("input1_offset", "input2_offset", "output_offset", "left_shift",
+                   "input1_multiplier", "input1_shift", "input2_multiplier", "input2_shift",
+                   "output_multiplier", "output_shift", "activation_min", "activation_max"),
+    6: _SHAPES3 + ("input1_offset", "input2_offset", "output_offset", "output_multiplier",
+                   "output_shift", "activation_min", "activation_max"),
+    7: ("outer_size", "depth", "input_beta_multiplier", "input_beta_left_shift", "diff_min"),
+    13: (("input_shape", 4), ("pad_before", 4), ("pad_after", 4), "pad_value"),
+    14: ("batches", "input_h", "input_w", "channels", "input_zero_point", "output_zero_point",
+         "multiplier", "shift"),
+}
+_INT_FIELDS[4] = _INT_FIELDS[3]
+
+_C_TYPES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "uint16": "uint16_t",
+            "int32": "int32_t", "uint32": "uint32_t", "float32": "float", "bool": "uint8_t"}
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class ExportedC:
+    """What ``export_c`` wrote, with the sizes a linker map will show."""
+
+    name: str
+    header: Path
+    source: Path
+    pool_bytes: Dict[str, int]        # RAM: one static array per pool
+    const_bytes: int                  # flash: prepared blobs, requant arrays, constant tensors
+    input_bytes: Tuple[int, ...]
+    output_bytes: Tuple[int, ...]
+
+
+# --- formatting helpers ----------------------------------------------------------------
+def c_identifier(text: str) -> str:
+    """``text`` made a C identifier: lower case, runs of other characters become ``_``."""
+    ident = re.sub(r"[^0-9a-zA-Z]+", "_", str(text)).strip("_").lower()
+    if not ident:
+        ident = "model"
+    return "m_" + ident if ident[0].isdigit() else ident
+
+
+def _comment(text: str, limit: int = 72) -> str:
+    text = str(text).replace("*/", "* /").replace("\n", " ")
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _i32(v: int) -> str:
+    v = int(v)
+    if not -2**31 <= v < 2**31:
+        raise InvalidArgument(f"value {v} does not fit int32_t")
+    return "(-2147483647 - 1)" if v == -2**31 else str(v)
+
+
+def _size(v: int, what: str) -> str:
+    v = int(v)
+    if not 0 <= v <= 0xFFFFFFFF:
+        raise InvalidArgument(f"{what} = {v} does not fit a 32-bit size_t")
+    return f"{v}u"
+
+
+def _float(v: float, suffix: str) -> str:
+    v = float(v)
+    if not math.isfinite(v):
+        raise InvalidArgument(f"constant {v} is not finite; C has no literal for it")
+    text = v.hex()            # C99 hexadecimal literal: exact
+    mantissa, _, exponent = text.partition("p")
+    if "." in mantissa:
+        mantissa = mantissa.rstrip("0").rstrip(".")
+    return f"{mantissa}p{exponent}{suffix}"
+
+
+def _rows(items: Sequence[str], per_line: int, indent: str = "    ") -> str:
+    lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+    return (",\n" + indent).join(lines)
+
+
+class _Source:
+    """Collects the definitions of the .c file, naming each array once."""
+
+    def __init__(self, name: str, upper: str) -> None:
+        self.name = name
+        self.upper = upper
+        self.parts: List[str] = []
+        self.const_bytes = 0
+
+    def array(self, suffix: str, ctype: str, values: Sequence[str], nbytes: int,
+              aligned: bool = False, comment: Optional[str] = None) -> str:
+        symbol = f"{self.name}_{suffix}"
+        attr = f" {self.upper}_ALIGNED({CONST_ALIGNMENT})" if aligned else ""
+        text = f"static const {ctype} {symbol}[{len(values)}]{attr} = {{\n    {_rows(values, 12)}\n}};"
+        if comment:
+            text = f"/* {_comment(comment)} */\n" + text
+        self.parts.append(text)
+        self.const_bytes += nbytes
+        return symbol
+
+    def int32s(self, suffix: str, values: Iterable[int]) -> str:
+        vals = [_i32(v) for v in values]
+        return self.array(suffix, "int32_t", vals, 4 * len(vals))
+
+    def blob(self, suffix: str, data: bytes, comment: str) -> str:
+        """Bytes as little-endian uint32 words: the runtime reads int32 fields of a
+        prepared blob (allowed through uint32_t) and int8 weights (through char types)."""
+        raw = bytes(data) + b"\0" * (-len(data) % 4)
+        words = np.frombuffer(raw, dtype="<u4")
+        return self.array(suffix, "uint32_t", [f"0x{int(w):08x}" for w in words], len(raw),
+                          aligned=True, comment=comment)
+
+
+# --- params structs ----------------------------------------------------------------------
+def _int_fields(fields: tuple, ints: Sequence[int], what: str) -> List[str]:
+    ints = list(ints)
+    want = sum(f[1] if isinstance(f, tuple) else 1 for f in fields)
+    if len(ints) != want:
+        raise InvalidArgument(f"{what}: the params spec has {len(ints)} ints, the C struct {want}")
+    out, i = [], 0
+    for f in fields:
+        if isinstance(f, tuple):
+            name, n = f
+            out.append(f".{name} = {{{', '.join(_i32(v) for v in ints[i:i + n])}}}")
+            i += n
+        else:
+            out.append(f".{f} = {_i32(ints[i])}")
+            i += 1
+    return out
+
+
+def _params(src: _Source, k: int, code: int, spec: tuple, what: str) -> str:
+    """Define the op's params struct (and the arrays it points to); returns its symbol."""
+    pre = f"op{k}"
+    if code in (0, 1, 2):
+        ints, requant, real_scale = spec
+        fields = _int_fields(_INT_FIELDS[code], ints, what)
+        mult, shift, per_channel, out_offset, lo, hi = requant
+        m = src.int32s(f"{pre}_multiplier", mult)
+        s = src.int32s(f"{pre}_shift", shift)
+        fields.append(f".requant = {{ .multiplier = {m}, .shift = {s}, .per_channel = {_i32(per_channel)}, "
+                      f".output_offset = {_i32(out_offset)}, .activation_min = {_i32(lo)}, "
+                      f".activation_max = {_i32(hi)} }}")
+        if real_scale is not None:
+            if code != 2:
+                raise InvalidArgument(f"{what}: only FULLY_CONNECTED takes real_scale")
+            vals = [_float(v, "") for v in real_scale]
+            rs = src.array(f"{pre}_real_scale", "double", vals, 8 * len(vals))
+            fields.append(f".real_scale = {rs}")
+    elif code in _INT_FIELDS:
+        fields = _int_fields(_INT_FIELDS[code], spec[0], what)
+    elif code == 8:
+        fields = [f".bytes = {_size(spec[0], 'reshape bytes')}"]
+    elif code in (9, 10):
+        count, scale, zp = spec
+        fields = [f".count = {_size(count, 'count')}", f".scale = {_float(np.float32(scale), 'f')}",
+                  f".zero_point = {_i32(zp)}"]
+    elif code == 11:
+        count, in_zp, out_zp, mult, shift = spec
+        fields = [f".count = {_size(count, 'count')}", f".input_zero_point = {_i32(in_zp)}",
+                  f".output_zero_point = {_i32(out_zp)}", f".multiplier = {_i32(mult)}",
+                  f".shift = {_i32(shift)}"]
+    elif code == 12:
+        shape, axis, sizes, mults, shifts, zps, out_zp = spec
+        fields = [f".output_shape = {{{', '.join(_i32(v) for v in shape)}}}", f".axis = {_i32(axis)}",
+                  f".input_count = {len(sizes)}u",
+                  f".input_axis_sizes = {src.int32s(f'{pre}_axis_sizes', sizes)}"]
+        for field_name, values, tag in (("input_multipliers", mults, "multipliers"),
+                                        ("input_shifts", shifts, "shifts"),
+                                        ("input_zero_points", zps, "zero_points")):
+            fields.append(f".{field_name} = " +
+                          ("NULL" if values is None else src.int32s(f"{pre}_{tag}", values)))
+        fields.append(f".output_zero_point = {_i32(out_zp)}")
+    else:
+        raise InvalidArgument(f"{what}: op code {code} has no C export")
+    symbol = f"{src.name}_{pre}_params"
+    src.parts.append(f"static const {_STRUCT[code]} {symbol} = {{\n    " + _rows(fields, 6) + "\n};")
+    return symbol
+
+
+def _constant(src: _Source, index: int, tensor) -> str:
+    data = np.ascontiguousarray(tensor.data)
+    dtype = str(data.dtype)
+    ctype = _C_TYPES.get(dtype)
+    if ctype is None:
+        raise InvalidArgument(f"constant tensor {index} ({tensor.name!r}) is {dtype}; "
+                              f"the C export writes {', '.join(sorted(_C_TYPES))}")
+    flat = data.reshape(-1)
+    if dtype == "float32":
+        values = [_float(v, "f") for v in flat]
+    elif dtype == "int32":
+        values = [_i32(v) for v in flat]
+    elif dtype == "uint32":
+        values = [f"{int(v)}u" for v in flat]
+    else:
+        values = [str(int(v)) for v in flat]
+    if not values:
+        values = ["0"]
+    return src.array(f"const{index}", ctype, values, data.nbytes, aligned=True,
+                     comment=f"tensor {index} {tensor.name!r}: {dtype} {list(tensor.shape)}")
+
+
+# --- the export ----------------------------------------------------------------------------
+def _tables(plan) -> Tuple[list, list, Dict[int, Tuple[str, int]]]:
+    """Places and nodes exactly as ``ap.Interpreter`` builds them (pools by name)."""
+    model = plan.model
+    where = {t: (b.pool, b.offset) for b in plan.buffers for t in b.tensors}
+    places: List[tuple] = []
+    place_of: Dict[object, int] = {}
+
+    def place(key: object, entry: tuple) -> int:
+        if key not in place_of:
+            place_of[key] = len(places)
+            places.append(entry)
+        return place_of[key]
+
+    def activation(t: int) -> int:
+        if t not in where:
+            raise InvalidArgument(f"tensor {t} ({model.tensors[t].name!r}) has no place in the plan")
+        return place(t, (*where[t], model.tensors[t].nbytes, None, t))
+
+    nodes = []
+    for kernel, choice in zip(plan.kernels, plan.choices):
+        ins = []
+        for t in kernel.data_inputs:
+            if model.tensors[t].is_constant:
+                data = np.ascontiguousarray(model.tensors[t].data)
+                ins.append(place(("const", t), (None, 0, data.nbytes, data, t)))
+            else:
+                ins.append(activation(t))
+        out = activation(kernel.output)
+        scratch = [place(("scratch", b.name), (b.pool, b.offset, b.size, None, b.name))
+                   for b in sorted((b for b in plan.buffers if b.kind == "scratch" and b.op == kernel.index),
+                                   key=lambda b: b.name)]
+        nodes.append((kernel, kernel.variant(choice), ins, out, scratch))
+    return places, nodes, where
+
+
+def _check_with_core(plan, places: list, nodes: list, pool_index: Dict[str, int]) -> None:
+    """Run ap_graph_check (through the extension) on the very tables being written."""
+    from . import _core
+    core_places = [(-1, 0, nbytes, data) if pool is None else (pool_index[pool], offset, nbytes, None)
+                   for pool, offset, nbytes, data, _ in places]
+    core_nodes = [(k.code, k.spec, k.prepared(), (v.kind, v.param), ins, out, scratch)
+                  for k, v, ins, out, scratch in nodes]
+    _core.Graph(core_places, core_nodes, list(plan.pool_bytes.values()))
+
+
+def export_c(plan, out_dir: Union[str, Path], name: Optional[str] = None,
+             sections: Optional[Mapping[str, str]] = None) -> ExportedC:
+    """Write ``<name>.h`` and ``<name>.c`` for ``plan`` into ``out_dir`` (created if missing).
+
+    Args:
+        plan: an ``ap.Plan`` whose every op has a kernel.
+        out_dir: directory for the two files.
+        name: C prefix of every symbol (an identifier); default: the model's name.
+        sections: pool name -> linker section of that pool's array, e.g. {"arena": ".dtcm"}.
+    Raises UnsupportedModel for a plan with ops without kernels, InvalidPlan if it does
+    not verify, InvalidArgument for a bad name, section or unwritable ``out_dir``.
+    """
+    from .plan import Plan
+    if not isinstance(plan, Plan):
+        raise InvalidArgument(f"export_c needs an arenaplan.Plan, got {type(plan).__name__}")
+    if plan.unsupported or plan.kernels is None or any(k is None for k in plan.kernels):
+        raise UnsupportedModel("cannot export a plan with ops without kernels: " +
+                               "; ".join(plan.unsupported or ["kernels missing"]))
+    plan.verify()
+    model = plan.model
+    if name is None:
+        name = c_identifier(model.name)
+    if not isinstance(name, str) or not _IDENT.match(name):
+        raise InvalidArgument(f"name {name!r} is not a C identifier ([A-Za-z_][A-Za-z0-9_]*)")
+    upper = name.upper()
+    pool_bytes = dict(plan.pool_bytes)
+    pool_names = list(pool_bytes)
+    pool_index = {p: i for i, p in enumerate(pool_names)}
+    pool_ident = {p: c_identifier(p) for p in pool_names}
+    if len(set(pool_ident.values())) != len(pool_ident):
+        raise InvalidArgument(f"pool names {pool_names} are not distinct as C identifiers")
+    sections = dict(sections or {})
+    unknown = sorted(set(sections) - set(pool_names))
+    if unknown:
+        raise InvalidArgument(f"sections name pool(s) {unknown}; the plan's pools are {pool_names}")
+    for pool, sec in sections.items():
+        if not isinstance(sec, str) or not re.match(r"^[A-Za-z0-9_.$]+$", sec):
+            raise InvalidArgument(f"section {sec!r} of pool {pool!r} is not a plain section name "
+                                  "(letters, digits, '_', '.', '$')")
+    target_pools = {tp.name: tp for tp in getattr(getattr(plan, "target", None), "pools", None) or []}
+    pool_align = {p: max([POOL_ALIGNMENT, int(getattr(target_pools.get(p), "alignment", 1))] +
+                         [b.alignment for b in plan.buffers if b.pool == p])
+                  for p in pool_names}
+    # where each pool's bytes live: a static array, a local array of the entry point
+    # (a target's "stack" pool), or nowhere (an empty pool: C has no zero-length arrays)
+    storage = {p: "none" if int(pool_bytes[p]) == 0 else
+               "stack" if getattr(target_pools.get(p), "kind", None) == "stack" else "static"
+               for p in pool_names}
+    misplaced = sorted(p for p in sections if storage[p] != "static")
+    if misplaced:
+        raise InvalidArgument(f"pool(s) {misplaced} have no static array to place in a section "
+                              "(empty, or a stack pool)")
+
+    places, nodes, where = _tables(plan)
+    _check_with_core(plan, places, nodes, pool_index)
+
+    src = _Source(name, upper)
+    # constants first: params structs and blobs that the tables point to
+    const_symbol: Dict[int, str] = {}
+    for pool, _, _, data, key in places:
+        if pool is None:
+            const_symbol[key] = _constant(src, key, model.tensors[key])
+    node_rows, operands = [], []
+    for k, (kernel, variant, ins, out, scratch) in enumerate(nodes):
+        what = f"op {kernel.index} ({kernel.type})"
+        params = _params(src, k, kernel.code, kernel.spec, what)
+        prepared = kernel.prepared()
+        prep = "NULL"
+        if prepared is not None:
+            prep = src.blob(f"op{k}_prepared", bytes(prepared),
+                            f"op {kernel.index} {kernel.type}: prepared constants "
+                            f"({len(prepared)} bytes: repacked weights, folded bias)")
+        inputs_at = len(operands)
+        operands += ins
+        scratch_at = len(operands)
+        operands += scratch
+        requests = ", ".join(f"{{ .bytes = {_size(b, 'scratch bytes')}, .alignment = {_size(a, 'alignment')} }}"
+                             for b, a in variant.scratch) or "{ 0u, 0u }"
+        node_rows.append(
+            f"    {{ /* {k}: {_comment(kernel.type)} -> {_comment(model.tensors[kernel.output].name)} */\n"
+            f"        .op = {_OP_ENUM[kernel.code]}, .params = &{params}, .prepared = {prep},\n"
+            f"        .variant = {{ .kind = {_i32(variant.kind)}, .param = {_i32(variant.param)}, "
+            f".name = \"{variant.name}\", .scratch_count = {len(variant.scratch)}u,\n"
+            f"                     .scratch = {{ {requests} }}, .macs = {int(variant.macs)}ull, "
+            f".in_place = {int(variant.in_place)} }},\n"
+            f"        .inputs_at = {inputs_at}u, .input_count = {len(ins)}u, .output = {out}u, "
+            f".scratch_at = {scratch_at}u, .scratch_count = {len(scratch)}u }}")
+    place_rows = []
+    for i, (pool, offset, nbytes, data, key) in enumerate(places):
+        if pool is None:
+            place_rows.append(f"    {{ -1, 0u, {_size(nbytes, 'bytes')}, {const_symbol[key]} }}, "
+                              f"/* {i}: constant tensor {key} */")
+        else:
+            label = (f"tensor {key} {model.tensors[key].name!r}" if isinstance(key, int)
+                     else f"scratch {key}")
+            place_rows.append(f"    {{ {pool_index[pool]}, {_size(offset, 'offset')}, "
+                              f"{_size(nbytes, 'bytes')}, NULL }}, /* {i}: {_comment(label)} */")
+
+    ins_t = [model.tensors[t] for t in model.inputs]
+    outs_t = [model.tensors[t] for t in model.outputs]
+    for t in ins_t + outs_t:
+        if t.index not in where:
+            raise InvalidArgument(f"model input/output tensor {t.index} ({t.name!r}) has no place in the plan")
+
+    header = _header(plan, name, upper, pool_names, pool_ident, pool_bytes, pool_align, storage,
+                     ins_t, outs_t, src.const_bytes)
+    source = _source(plan, name, upper, src, pool_names, pool_ident, pool_align, storage, sections,
+                     place_rows, operands, node_rows, ins_t, outs_t, where)
+    out = Path(out_dir)
+    h_path, c_path = out / f"{name}.h", out / f"{name}.c"
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        h_path.write_text(header)
+        c_path.write_text(source)
+    except OSError as exc:
+        raise InvalidArgument(f"cannot write the C export to {str(out)!r}: "
+                              f"{exc.strerror or exc}") from exc
+    return ExportedC(name, h_path, c_path, pool_bytes, src.const_bytes,
+                     tuple(t.nbytes for t in ins_t), tuple(t.nbytes for t in outs_t))
+
+
+def _banner(plan) -> str:
+    from . import __version__
+    m = plan.model
+    target = getattr(plan, "target", None)
+    target_name = getattr(target, "name", target)
+    return (f"/*\n * Generated by arenaplan {__version__}: do not edit.\n"
+            f" * model {_comment(m.name)} (sha256 {m.digest}), {len(m.operators)} ops; "
+            f"mode {plan.mode}" + (f", target {_comment(target_name)}" if target_name else "") + ".\n"
+            f" * pools: " + ", ".join(f"{p} {b} B" for p, b in plan.pool_bytes.items()) +
+            f"; lower bound {plan.lower_bound_bytes} B.\n"
+            f" * variants: " + ", ".join(f"{i}:{c}" for i, c in enumerate(plan.choices)) + "\n */\n")
+
+
+def _quant_macros(prefix: str, t) -> List[str]:
+    q = t.quantization
+    if q is None or len(q.scale) != 1:
+        return []
+    return [f"#define {prefix}_SCALE {_float(np.float32(q.scale[0]), 'f')} /* {float(np.float32(q.scale[0])):.9g} */",
+            f"#define {prefix}_ZERO_POINT {int(q.zero_point[0]) if q.zero_point else 0}"]
+
+
+def _header(plan, name, upper, pool_names, pool_ident, pool_bytes, pool_align, storage,
+            ins_t, outs_t, const_bytes) -> str:
+    lines = [_banner(plan), f"#ifndef {upper}_H", f"#define {upper}_H", "",
+             "#include <stddef.h>", "#include <stdint.h>", "", '#include "arenaplan/status.h"', "",
+             "#ifdef __cplusplus", 'extern "C" {', "#endif", "",
+             f"/** Pools, {upper}_POOL_<POOL>_BYTES each: a static array (RAM), or for a stack",
+             f"    pool a local array of {name}_invoke_ex (on the caller's stack). */",
+             f"#define {upper}_POOL_COUNT {len(pool_names)}"]
+    where = {"static": "static array", "stack": "on the stack of the entry point", "none": "empty"}
+    for p in pool_names:
+        lines.append(f"#define {upper}_POOL_{pool_ident[p].upper()}_BYTES {int(pool_bytes[p])}u "
+                     f"/* pool {_comment(p)!r}: {where[storage[p]]}, aligned to {pool_align[p]} */")
+    lines += ["", f"/** Flash taken by the constants (prepared weights, requant arrays, constant tensors). */",
+              f"#define {upper}_CONST_BYTES {const_bytes}u", "",
+              f"/** Model inputs and outputs, in the model's order (bytes of each buffer). */",
+              f"#define {upper}_INPUT_COUNT {len(ins_t)}"]
+    for kind, tensors in (("INPUT", ins_t), ("OUTPUT", outs_t)):
+        if kind == "OUTPUT":
+            lines.append(f"#define {upper}_OUTPUT_COUNT {len(outs_t)}")
+        for i, t in enumerate(tensors):
+            lines.append(f"#define {upper}_{kind}{i}_BYTES {t.nbytes}u /* {_comment(t.name)!r}: "
+                         f"{t.dtype} {list(t.shape)} */")
+            lines += _quant_macros(f"{upper}_{kind}{i}", t)
+    lines += [""]
+    for p in pool_names:
+        if storage[p] == "static":
+            lines.append(f"extern uint8_t {name}_pool_{pool_ident[p]}[{upper}_POOL_{pool_ident[p].upper()}_BYTES];")
+    lines += ["",
+              "/**",
+              " * Run the model once. inputs[i] points to INPUT<i>_BYTES bytes (the model's input i),",
+              " * outputs[i] to OUTPUT<i>_BYTES writable bytes; both arrays in the model's order.",
+              " * Uses only the static pools and the stack (no allocation). Not reentrant: one run",
+              " * at a time (the pools are shared). Returns 0, or the ap_status of the failure.",
+              " */",
+              f"int {name}_invoke(const void *const *inputs, void *const *outputs);",
+              "",
+              f"/** {name}_invoke, filling *error_out (if not NULL) with what failed: which op, bytes. */",
+              f"int {name}_invoke_ex(const void *const *inputs, void *const *outputs, ap_error *error_out);",
+              "", "#ifdef __cplusplus", "}", "#endif", "#endif", ""]
+    return "\n".join(lines)
+
+
+def _source(plan, name, upper, src, pool_names, pool_ident, pool_align, storage, sections, place_rows,
+            operands, node_rows, ins_t, outs_t, where) -> str:
+    lines = [_banner(plan), f'#include "{name}.h"', "", "#include <string.h>", "",
+             '#include "arenaplan/executor.h"']
+    lines += [f'#include "arenaplan/{h}.h"' for h in _HEADERS]
+    lines += ["",
+              "#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \\",
+              "    __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__",
+              "#error \"the prepared constants were made on a little-endian host\"",
+              "#endif", "",
+              "/* Placement attributes: GCC/Clang spellings; predefine these for another compiler. */",
+              f"#ifndef {upper}_ALIGNED",
+              "#if defined(__GNUC__) || defined(__clang__)",
+              f"#define {upper}_ALIGNED(n) __attribute__((aligned(n)))",
+              "#else",
+              f"#define {upper}_ALIGNED(n)",
+              "#endif", "#endif",
+              f"#ifndef {upper}_SECTION",
+              "#if defined(__GNUC__) || defined(__clang__)",
+              f"#define {upper}_SECTION(s) __attribute__((section(s)))",
+              "#else",
+              f"#define {upper}_SECTION(s)",
+              "#endif", "#endif", "",
+              "/* ---- pools (RAM) ---- */"]
+    def array(p: str) -> str:
+        return (f"uint8_t {name}_pool_{pool_ident[p]}[{upper}_POOL_{pool_ident[p].upper()}_BYTES] "
+                f"{upper}_ALIGNED({pool_align[p]})")
+
+    for p in pool_names:
+        if storage[p] == "static":
+            sec = f" {upper}_SECTION(\"{sections[p]}\")" if p in sections else ""
+            lines.append(array(p) + sec + ";")
+    lines += ["", "/* ---- constants (flash) ---- */"] + src.parts
+    lines += ["", "/* ---- graph tables ---- */",
+              f"static const ap_place {name}_places[{len(place_rows)}] = {{", *place_rows, "};",
+              f"static const uint32_t {name}_operands[{max(len(operands), 1)}] = {{",
+              "    " + _rows([f"{o}u" for o in operands] or ["0u"], 16), "};",
+              f"static const ap_node {name}_nodes[{len(node_rows)}] = {{", ",\n".join(node_rows), "};",
+              f"static const ap_graph {name}_graph = {{ {name}_nodes, {len(node_rows)}u, {name}_places, "
+              f"{len(place_rows)}u, {name}_operands, {len(operands)}u }};",
+              f"static const size_t {name}_pool_bytes[{upper}_POOL_COUNT] = {{ " +
+              ", ".join(f"{upper}_POOL_{pool_ident[p].upper()}_BYTES" for p in pool_names) + " };",
+              f"static const size_t {name}_pool_alignment[{upper}_POOL_COUNT] = {{ " +
+              ", ".join(f"{pool_align[p]}u" for p in pool_names) + " };", ""]
+
+    def at(t) -> str:
+        pool, offset = where[t.index]
+        return f"{name}_pool_{pool_ident[pool]} + {offset}u"
+
+    body = [f"int {name}_invoke_ex(const void *const *inputs, void *const *outputs, ap_error *error_out)",
+            "{",
+            *[f"    {array(p)};" for p in pool_names if storage[p] == "stack"],
+            f"    void *pools[{upper}_POOL_COUNT];",
+            "    ap_status status;",
+            "    uint32_t p;",
+            *[f"    pools[{i}] = " + ("NULL;" if storage[p] == "none" else f"{name}_pool_{pool_ident[p]};")
+              for i, p in enumerate(pool_names)],
+            "    if (inputs == NULL || outputs == NULL) {",
+            "        return (int)AP_ERR_INVALID_ARGUMENT;",
+            "    }",
+            "    /* A compiler without the alignment attribute may misplace a pool: refuse, never fault. */",
+            f"    for (p = 0; p < {upper}_POOL_COUNT; p++) {{",
+            f"        if (((uintptr_t)pools[p] & ({name}_pool_alignment[p] - 1u)) != 0) {{",
+            "            return (int)AP_ERR_INVALID_ARGUMENT;",
+            "        }",
+            "    }",
+            f"    status = ap_graph_check(&{name}_graph, {name}_pool_bytes, {upper}_POOL_COUNT, error_out);",
+            "    if (status != AP_OK) {",
+            "        return (int)status;",
+            "    }"]
+    for i, t in enumerate(ins_t):
+        body += [f"    if (inputs[{i}] == NULL) {{", "        return (int)AP_ERR_INVALID_ARGUMENT;", "    }",
+                 f"    memcpy({at(t)}, inputs[{i}], {upper}_INPUT{i}_BYTES);"]
+    body += [f"    status = ap_graph_invoke(&{name}_graph, pools, {upper}_POOL_COUNT, error_out);",
+             "    if (status != AP_OK) {", "        return (int)status;", "    }"]
+    for i, t in enumerate(outs_t):
+        body += [f"    if (outputs[{i}] != NULL) {{",
+                 f"        memcpy(outputs[{i}], {at(t)}, {upper}_OUTPUT{i}_BYTES);", "    }"]
+    body += ["    return 0;", "}", "",
+             f"int {name}_invoke(const void *const *inputs, void *const *outputs)",
+             "{", f"    return {name}_invoke_ex(inputs, outputs, NULL);", "}", ""]
+    return "\n".join(lines + body)
+
+
+# --- stack bound ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class StackReport:
+    """Worst stack of one entry point's static call graph."""
+
+    entry: str
+    bytes: int                        # the bound: sum of frames along the deepest path
+    path: Tuple[Tuple[str, int], ...]  # (function, frame bytes) from the entry down
+    library_frames: Dict[str, int] = field(default_factory=dict)   # frames read off the ELF
+    indirect_sites: int = 0           # indirect calls, resolved to their file's functions
+
+    def describe(self) -> str:
+        return f"{self.bytes} B: " + " -> ".join(f"{f} ({b})" for f, b in self.path)
+
+
+_NODE = re.compile(r'node: \{ title: "([^"]+)" label: "([^"]*)"')
+_EDGE = re.compile(r'edge: \{ sourcename: "([^"]+)" targetname: "([^"]+)"')
+_FRAME = re.compile(r"(\d+) bytes \(([a-z,]+)\)")
+_INDIRECT = "__indirect_call"
+
+
+def _short(title: str) -> str:
+    return title.rsplit(":", 1)[-1]
+
+
+class _ElfFrames:
+    """Frames (bytes pushed or subtracted from sp) and direct callees of functions outside
+    GCC's call graph (libc, libgcc helpers like __aeabi_ldivmod), read off the linked ELF's
+    Thumb disassembly on first use. A frame is the sum of every sp decrement in the body:
+    an over-estimate where several paths each push."""
+
+    def __init__(self, elf: Optional[Path], objdump: str) -> None:
+        self.elf = elf
+        self.objdump = objdump
+        self._funcs: Optional[Dict[str, List[str]]] = None
+        self.frames: Dict[str, int] = {}
+        self.calls: Dict[str, set] = {}
+
+    def _disassembly(self) -> Dict[str, List[str]]:
+        if self._funcs is None:
+            text = subprocess.run([self.objdump, "-d", "--no-show-raw-insn", str(self.elf)], check=True,
+                                  capture_output=True, text=True).stdout
+            funcs: Dict[str, List[str]] = {}
+            at: Dict[int, str] = {}
+            current = None
+            for line in text.splitlines():
+                m = re.match(r"^([0-9a-f]+) <([^>]+)>:$", line)
+                if m:
+                    current = m.group(2)
+                    funcs.setdefault(current, [])
+                    at[int(m.group(1), 16)] = current
+                elif current is not None and "\t" in line:
+                    funcs[current].append(line.split("\t", 1)[1].strip())
+            # aliases (__aeabi_dadd is __adddf3): objdump labels an address with one name
+            nm = Path(self.objdump).name.replace("objdump", "nm")
+            symbols = subprocess.run([str(Path(self.objdump).with_name(nm)) if "/" in self.objdump else nm,
+                                      str(self.elf)], check=True, capture_output=True, text=True).stdout
+            for line in symbols.splitlines():
+                parts = line.split()
+                if len(parts) == 3 and parts[1] in "TtWw" and parts[2] not in funcs:
+                    label = at.get(int(parts[0], 16) & ~1)
+                    if label is not None:
+                        funcs[parts[2]] = funcs[label]
+            self._funcs = funcs
+        return self._funcs
+
+    def has(self, f: str) -> bool:
+        return self.elf is not None and f in self._disassembly()
+
+    def frame(self, f: str) -> int:
+        if f not in self.frames:
+            body = self._disassembly()[f]
+            frame, callees = 0, set()
+            for ins in body:
+                op, _, args = ins.partition("\t")
+                op = op.strip()
+                args = re.split(r"[;@]", args)[0].strip()   # drop "@ 0x68" comments
+                if op in ("push", "push.w") or (op in ("stmdb", "stmdb.w") and args.startswith("sp!")):
+                    frame += 4 * _register_count(args)
+                elif op.startswith("vpush"):
+                    frame += (8 if re.search(r"\bd\d", args) else 4) * _register_count(args)
+                elif op.startswith("sub") and re.match(r"^sp,\s*(sp,\s*)?#\d+", args):
+                    frame += int(args.rsplit("#", 1)[1])
+                elif re.search(r"\[sp,\s*#-(\d+)\]!", args):
+                    frame += int(re.search(r"\[sp,\s*#-(\d+)\]!", args).group(1))
+                elif op in ("bl", "blx", "b", "b.w", "b.n") and "<" in args:
+                    # bl/blx: calls; a plain branch to another function's start: a tail call
+                    target = re.search(r"<([^>+]+)(\+0x[0-9a-f]+)?>", args)
+                    if target and target.group(1) != f and (op in ("bl", "blx") or not target.group(2)):
+                        callees.add(target.group(1))
+            self.frames[f] = frame
+            self.calls[f] = callees
+        return self.frames[f]
+
+
+def _register_count(args: str) -> int:
+    regs = re.search(r"\{([^}]*)\}", args)
+    if not regs:
+        return 0
+    count = 0
+    for part in regs.group(1).split(","):
+        part = part.strip()
+        if "-" in part:
+            a, b = part.split("-")
+            count += int(re.sub(r"\D", "", b)) - int(re.sub(r"\D", "", a)) + 1
+        elif part:
+            count += 1
+    return count
+
+
+def stack_usage(ci_files: Sequence[Union[str, Path]], entry: str, elf: Optional[Union[str, Path]] = None,
+                objdump: str = "arm-none-eabi-objdump",
+                objects: Sequence[Union[str, Path]] = ()) -> StackReport:
+    """Worst stack of ``entry``: the largest sum of frames along a path of the static call graph.
+
+    ci_files: GCC's ``-fcallgraph-info=su`` output (frames from ``-fstack-usage``) of the
+    files to analyse (the export and csrc/runtime); objects: the matching .o files. From
+    the objects' relocations come the calls the compiler emits without a call-graph edge
+    (libgcc's ``__aeabi_*``) and the functions whose address is taken: an indirect call
+    may reach any of those (conservative). Functions outside the call graph (libc,
+    libgcc) get their frames from the Thumb disassembly of ``elf``; functions the linker
+    dropped are never targets. Raises ArenaplanError on recursion, dynamic frames or a
+    callee it cannot bound.
+    """
+    frames: Dict[str, int] = {}
+    edges: Dict[str, set] = {}
+    by_name: Dict[str, List[str]] = {}
+    local: Dict[Tuple[str, str], str] = {}
+    units: Dict[Path, str] = {}
+    for ci in ci_files:
+        text = Path(ci).read_text()
+        unit = str(ci)
+        units[Path(ci).with_suffix(".o")] = unit
+        for title, label in _NODE.findall(text):
+            m = _FRAME.search(label)
+            if m is None:
+                continue
+            if m.group(2) not in ("static", "dynamic,bounded"):
+                raise ArenaplanError(f"stack bound: {title} has a {m.group(2)} frame")
+            frames[title] = int(m.group(1))
+            by_name.setdefault(_short(title), []).append(title)
+            local[(unit, _short(title))] = title
+        for src_, dst in _EDGE.findall(text):
+            edges.setdefault(src_, set()).add(dst)
+    address_taken: set = set()
+    for obj in objects:
+        obj = Path(obj)
+        unit = units.get(obj)
+        if unit is None:
+            continue
+        dump = subprocess.run([objdump, "-r", str(obj)], check=True, capture_output=True,
+                              text=True).stdout
+        owner = None
+        for line in dump.splitlines():
+            m = re.match(r"^RELOCATION RECORDS FOR \[\.text\.([^\]]+)\]:", line)
+            if m or line.startswith("RELOCATION RECORDS FOR"):
+                owner = local.get((unit, m.group(1))) if m else None
+                continue
+            r = re.match(r"^[0-9a-f]+\s+(R_ARM_\w+)\s+([^+\s]+)", line)
+            if r is None:
+                continue
+            kind, target = r.groups()
+            resolved = local.get((unit, target)) or (by_name.get(target) or [target])[0]
+            if kind in ("R_ARM_THM_CALL", "R_ARM_THM_JUMP24", "R_ARM_THM_JUMP19", "R_ARM_CALL"):
+                if owner is not None:
+                    edges.setdefault(owner, set()).add(resolved)
+            elif resolved in frames:
+                address_taken.add(resolved)
+    indirect_sites = sum(1 for d in edges.values() for t in d if t == _INDIRECT)
+    lib = _ElfFrames(None if elf is None else Path(elf), objdump)
+    if indirect_sites and not address_taken:
+        raise ArenaplanError("stack bound: indirect calls, but no objects to find their targets in")
+
+    def callees(f: str) -> List[str]:
+        if f not in frames:
+            lib.frame(f)
+            return sorted(lib.calls[f])
+        out = set()
+        for d in edges.get(f, ()):
+            if d == _INDIRECT:   # a function the linker dropped cannot be the target
+                out |= {g for g in address_taken if elf is None or lib.has(_short(g))}
+            else:
+                out.add(d)
+        out.discard(f)
+        return sorted(out)
+
+    memo: Dict[str, Tuple[int, Tuple[Tuple[str, int], ...]]] = {}
+
+    def worst(f: str, stack: Tuple[str, ...]) -> Tuple[int, Tuple[Tuple[str, int], ...]]:
+        if f in memo:
+            return memo[f]
+        if f in frames:
+            own = frames[f]
+        elif lib.has(f):
+            own = lib.frame(f)
+        else:
+            raise ArenaplanError(f"stack bound: no frame known for {f}" +
+                                 ("" if elf is not None else "; pass the linked ELF to read library frames"))
+        best: Tuple[int, Tuple[Tuple[str, int], ...]] = (0, ())
+        for g in callees(f):
+            if g in stack:
+                raise ArenaplanError("stack bound: recursion " +
+                                     " -> ".join(_short(x) for x in stack + (f, g)))
+            cand = worst(g, stack + (f,))
+            if cand[0] > best[0]:
+                best = cand
+        memo[f] = (own + best[0], ((_short(f), own),) + best[1])
+        return memo[f]
+
+    entry_title = entry if entry in frames else next((t for t in frames if _short(t) == entry), None)
+    if entry_title is None:
+        raise ArenaplanError(f"stack bound: {entry} is not in the call graph")
+    total, path = worst(entry_title, ())
+    return StackReport(entry, total, path, dict(lib.frames), indirect_sites)

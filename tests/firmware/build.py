@@ -1,0 +1,247 @@
+"""Build and run exported models: on the host with gcc, on a Cortex-M under QEMU.
+
+Used by tests/test_export.py. The runtime (csrc/runtime/*.c) is compiled once per
+toolchain into objects that every model's program links; each program is the export
+(<name>.c), a generated io.c (sizes, entry point, embedded samples) and a main:
+host_main.c (samples from a file) or arm_main.c + startup.c + cortex_m.ld (samples in
+the image, results through semihosting).
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Sequence
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+RUNTIME = ROOT / "csrc" / "runtime"
+INCLUDE = ROOT / "csrc" / "include"
+
+HOST_CC = os.environ.get("CC", "gcc")
+HOST_FLAGS = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-O2"]
+
+ARM_CC = "arm-none-eabi-gcc"
+ARM_COMMON = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-O2", "-mthumb", "-ffunction-sections",
+              "-fdata-sections", "-fstack-usage", "-fcallgraph-info=su", "-DAP_NO_ERROR_MESSAGES"]
+
+
+@dataclass(frozen=True)
+class ArmCpu:
+    name: str
+    flags: tuple
+    machine: str
+
+
+ARM_CPUS = {
+    "cortex-m4": ArmCpu("cortex-m4", ("-mcpu=cortex-m4", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"),
+                        "mps2-an386"),
+    "cortex-m7": ArmCpu("cortex-m7", ("-mcpu=cortex-m7", "-mfloat-abi=hard", "-mfpu=fpv5-d16"),
+                        "mps2-an500"),
+}
+
+
+def missing_arm_tools() -> List[str]:
+    """Names of the cross tools that are not on PATH (empty when all are)."""
+    tools = [ARM_CC, "arm-none-eabi-size", "arm-none-eabi-objdump", "qemu-system-arm"]
+    return [t for t in tools if shutil.which(t) is None]
+
+
+def _run(cmd: Sequence[str], **kw) -> subprocess.CompletedProcess:
+    proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
+    if proc.returncode != 0:
+        raise RuntimeError(f"command failed ({proc.returncode}): {' '.join(map(str, cmd))}\n"
+                           f"{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def compile_all(cc: str, flags: Sequence[str], sources: Sequence[Path], out_dir: Path,
+                includes: Sequence[Path]) -> List[Path]:
+    """Compile sources to objects in out_dir, in parallel; returns the objects."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    inc = [f"-I{p}" for p in includes]
+
+    def one(src: Path) -> Path:
+        obj = out_dir / (src.stem + ".o")
+        _run([cc, *flags, *inc, "-c", src, "-o", obj], cwd=out_dir)
+        return obj
+
+    with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 2)) as pool:
+        return list(pool.map(one, sources))
+
+
+def runtime_sources() -> List[Path]:
+    return sorted(RUNTIME.glob("*.c"))
+
+
+def write_io(exported, out_dir: Path, samples: Sequence[Sequence[np.ndarray]] = (),
+             report_errors: bool = True) -> Path:
+    """io.c for an export: sizes, the entry point and the embedded samples. With
+    report_errors the entry point calls <name>_invoke_ex and prints a failure's op and
+    message; without, it calls <name>_invoke alone (its stack is what the firmware
+    measures against the bound)."""
+    upper = exported.name.upper()
+    data = b"".join(np.ascontiguousarray(x).tobytes() for sample in samples for x in sample)
+    body = ", ".join(str(b) for b in data) or "0"
+    n_in, n_out = len(exported.input_bytes), len(exported.output_bytes)
+    text = "\n".join([
+        '#include "io.h"',
+        f'#include "{exported.name}.h"',
+        f"const unsigned ap_io_input_count = {upper}_INPUT_COUNT;",
+        f"const unsigned ap_io_output_count = {upper}_OUTPUT_COUNT;",
+        f"const size_t ap_io_input_bytes[{n_in}] = {{"
+        + ", ".join(f"{upper}_INPUT{i}_BYTES" for i in range(n_in)) + "};",
+        f"const size_t ap_io_output_bytes[{n_out}] = {{"
+        + ", ".join(f"{upper}_OUTPUT{i}_BYTES" for i in range(n_out)) + "};",
+        f"const unsigned ap_io_samples = {len(samples)}u;",
+        f"const uint8_t ap_io_sample_data[{max(len(data), 1)}] = {{{body}}};",
+        "int ap_io_invoke(const void *const *inputs, void *const *outputs)",
+        "{",
+        *([f"    return {exported.name}_invoke(inputs, outputs);"] if not report_errors else [
+            "    ap_error error;",
+            f"    int status = {exported.name}_invoke_ex(inputs, outputs, &error);",
+            "    if (status != 0) {",
+            "        ap_io_report(status, error.op, error.message);",
+            "    }",
+            "    return status;"]),
+        "}", ""])
+    path = out_dir / "io.c"
+    path.write_text(text)
+    return path
+
+
+# --- host ----------------------------------------------------------------------------------
+def build_host(exported, runtime_objects: Sequence[Path], out_dir: Path) -> Path:
+    io = write_io(exported, out_dir)
+    objs = compile_all(HOST_CC, HOST_FLAGS, [exported.source, io, HERE / "host_main.c"],
+                       out_dir / "obj", [INCLUDE, HERE, exported.source.parent])
+    exe = out_dir / "prog"
+    _run([HOST_CC, *HOST_FLAGS, *objs, *runtime_objects, "-lm", "-o", exe])
+    return exe
+
+
+def run_host(exe: Path, samples: Sequence[Sequence[np.ndarray]], output_specs, work: Path
+             ) -> List[List[np.ndarray]]:
+    """Run the host program on samples; returns outputs per sample as arrays."""
+    inp, outp = work / "inputs.bin", work / "outputs.bin"
+    inp.write_bytes(b"".join(np.ascontiguousarray(x).tobytes() for s in samples for x in s))
+    _run([exe, inp, outp], timeout=120)
+    return _split(outp.read_bytes(), len(samples), output_specs)
+
+
+def _split(raw: bytes, count: int, output_specs) -> List[List[np.ndarray]]:
+    per = sum(np.dtype(d).itemsize * int(np.prod(s)) for d, s in output_specs)
+    if len(raw) != per * count:
+        raise RuntimeError(f"expected {per * count} output bytes, got {len(raw)}")
+    result = []
+    for i in range(count):
+        at, outs = i * per, []
+        for dtype, shape in output_specs:
+            n = np.dtype(dtype).itemsize * int(np.prod(shape))
+            outs.append(np.frombuffer(raw[at:at + n], dtype=dtype).reshape(shape))
+            at += n
+        result.append(outs)
+    return result
+
+
+# --- Cortex-M under QEMU -----------------------------------------------------------------------
+def arm_flags(cpu: ArmCpu) -> List[str]:
+    return [*ARM_COMMON, *cpu.flags]
+
+
+@dataclass
+class Firmware:
+    elf: Path
+    cpu: ArmCpu
+    ci_files: List[Path]
+    objects: List[Path]
+    sizes: Dict[str, int] = field(default_factory=dict)       # the whole image
+    footprint: Dict[str, int] = field(default_factory=dict)   # the export + runtime only
+
+
+def build_arm(exported, cpu: ArmCpu, runtime_objects: Sequence[Path], out_dir: Path,
+              samples: Sequence[Sequence[np.ndarray]]) -> Firmware:
+    io = write_io(exported, out_dir, samples, report_errors=False)
+    objs = compile_all(ARM_CC, arm_flags(cpu), [exported.source, io, HERE / "arm_main.c",
+                                                 HERE / "startup.c"],
+                       out_dir / "obj", [INCLUDE, HERE, exported.source.parent])
+    elf = out_dir / "prog.elf"
+    _run([ARM_CC, *arm_flags(cpu), "--specs=rdimon.specs",
+          "-Wl,--gc-sections", f"-Wl,-T,{HERE / 'cortex_m.ld'}", f"-Wl,-Map,{out_dir / 'prog.map'}",
+          *objs, *runtime_objects, "-Wl,--start-group", "-lc", "-lrdimon", "-lgcc", "-lm",
+          "-Wl,--end-group", "-lrdimon", "-o", elf])
+    # the stack bound covers the export and the runtime (not this harness)
+    analysed = [objs[0]] + list(runtime_objects)
+    ci = [o.with_suffix(".ci") for o in analysed if o.with_suffix(".ci").exists()]
+    return Firmware(elf, cpu, ci, analysed, image_size(elf), footprint(out_dir / "prog.map", analysed))
+
+
+def image_size(elf: Path) -> Dict[str, int]:
+    """Berkeley sizes of an ELF: text (code + constants), data, bss."""
+    out = _run(["arm-none-eabi-size", "-B", elf]).stdout.splitlines()
+    text, data, bss = (int(v) for v in out[1].split()[:3])
+    return {"text": text, "data": data, "bss": bss}
+
+
+def footprint(map_path: Path, objects: Sequence[Path]) -> Dict[str, int]:
+    """Bytes the given objects put in the image (sections the linker kept), read off
+    the GNU ld map: text (code and constants), data, bss."""
+    names = {str(o) for o in objects}
+    sizes = {"text": 0, "data": 0, "bss": 0}
+    text = map_path.read_text()
+    body = text[text.index("Linker script and memory map"):]
+    pending = None
+    for line in body.splitlines():
+        m = re.match(r"^ (\.[\w.$]+)\s*$", line)
+        if m:
+            pending = m.group(1)
+            continue
+        m = re.match(r"^ (\.[\w.$]+)?\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S+)$", line)
+        if m:
+            section = m.group(1) or pending
+            pending = None
+            if m.group(4) not in names or section is None or int(m.group(2), 16) == 0:
+                continue
+            size = int(m.group(3), 16)
+            if section.startswith((".text", ".rodata")):
+                sizes["text"] += size
+            elif section.startswith(".data"):
+                sizes["data"] += size
+            elif section.startswith((".bss", "COMMON")):
+                sizes["bss"] += size
+        else:
+            pending = None
+    return sizes
+
+
+@dataclass
+class QemuRun:
+    outputs: List[bytes]
+    ticks: List[int]
+    stack_bytes: int
+    log: str
+
+
+def run_qemu(fw: Firmware, icount: bool = True, timeout: float = 300) -> QemuRun:
+    cmd = ["qemu-system-arm", "-M", fw.cpu.machine, "-nographic", "-semihosting-config",
+           "enable=on,target=native", "-kernel", fw.elf, "-monitor", "none", "-serial", "none"]
+    if icount:
+        cmd += ["-icount", "shift=0"]
+    proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, timeout=timeout)
+    log = proc.stdout + proc.stderr
+    if proc.returncode != 0 or "done" not in proc.stdout:
+        raise RuntimeError(f"firmware failed (exit {proc.returncode}):\n{log}")
+    outs = [bytes.fromhex(m) for m in re.findall(r"^out \d+ ([0-9a-f]*)$", proc.stdout, re.M)]
+    ticks = [int(t) for t in re.findall(r"^ticks \d+ (\d+)$", proc.stdout, re.M)]
+    stack = int(re.search(r"^stack (\d+)$", proc.stdout, re.M).group(1))
+    return QemuRun(outs, ticks, stack, log)
+
+
+def split_outputs(raw: bytes, output_specs) -> List[np.ndarray]:
+    return _split(raw, 1, output_specs)[0]

@@ -1,0 +1,290 @@
+"""C export: the written files build with the host gcc and, cross-compiled, run on a
+Cortex-M under QEMU; both give ap.Interpreter's outputs bit for bit.
+
+The runtime is compiled once per toolchain and flags (cached in pytest's cache dir,
+keyed by the sources), each model's program links it. The Cortex-M tests print the
+image sizes, the stack bound and the measured stack, and the instruction count
+(run with -s to see them).
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import arenaplan as ap
+from arenaplan.cli import main as cli_main
+from arenaplan.errors import ArenaplanError, InvalidArgument, UnsupportedModel
+from arenaplan.export import export_c, stack_usage
+from conftest import ROOT, model_path
+
+sys.path.insert(0, str(ROOT / "tests" / "firmware"))
+import build as fw  # noqa: E402
+
+HOST_MODELS = ["mlperf_tiny_kws_dscnn_int8", "mlperf_tiny_ic_resnet8_int8",
+               "mlperf_tiny_ad_autoencoder_int8", "tflm_micro_speech_int8"]
+#: (cpu, model, mode) built and run under QEMU.
+ARM_CASES = [("cortex-m4", "mlperf_tiny_kws_dscnn_int8", "speed"),
+             ("cortex-m4", "mlperf_tiny_kws_dscnn_int8", "target"),   # planned over the preset's pools
+             ("cortex-m4", "mlperf_tiny_ic_resnet8_int8", "size"),
+             ("cortex-m4", "mlperf_tiny_ad_autoencoder_int8", "speed"),
+             ("cortex-m7", "mlperf_tiny_kws_dscnn_int8", "size")]
+
+
+def samples(model, count, seed=0):
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        xs = []
+        for t in model.inputs:
+            tensor = model.tensors[t]
+            info = np.iinfo(tensor.dtype)
+            xs.append(rng.integers(info.min, info.max + 1, size=tensor.shape, dtype=tensor.dtype))
+        out.append(xs)
+    return out
+
+
+def output_specs(model):
+    return [(model.tensors[t].dtype, model.tensors[t].shape) for t in model.outputs]
+
+
+def expected(plan, xs):
+    it = ap.Interpreter(plan)
+    out = it.run(xs if len(xs) > 1 else xs[0])
+    return out if isinstance(out, list) else [out]
+
+
+_plans = {}
+
+
+def has_targets():
+    import inspect
+    return hasattr(ap, "targets") and "target" in inspect.signature(ap.plan).parameters
+
+
+def plan_of(name, mode, target=None):
+    if (name, mode, target) not in _plans:
+        kwargs = {}
+        if target is not None:
+            if not has_targets():
+                pytest.skip("plans over targets' pools are not in this version")
+            kwargs["target"] = ap.targets.get(target)
+        _plans[(name, mode, target)] = ap.plan(ap.load_tflite(model_path(name)), mode=mode, **kwargs)
+    return _plans[(name, mode, target)]
+
+
+def _cached_runtime(request, cc, flags, tag):
+    """Runtime objects for (compiler, flags), compiled once and kept in pytest's cache."""
+    version = subprocess.run([cc, "--version"], capture_output=True, text=True).stdout
+    h = hashlib.sha256(version.encode() + " ".join(flags).encode())
+    for path in sorted((ROOT / "csrc" / "runtime").iterdir()) + sorted((ROOT / "csrc" / "include").rglob("*.h")):
+        if path.is_file():
+            h.update(path.name.encode() + path.read_bytes())
+    cache = Path(request.config.cache.mkdir(f"arenaplan-export-{tag}-{h.hexdigest()[:16]}"))
+    sources = fw.runtime_sources()
+    objects = [cache / (s.stem + ".o") for s in sources]
+    if not (cache / "complete").exists():
+        objects = fw.compile_all(cc, flags, sources, cache, [fw.INCLUDE])
+        (cache / "complete").write_text("ok")
+    return objects
+
+
+@pytest.fixture(scope="session")
+def host_runtime(request):
+    return _cached_runtime(request, fw.HOST_CC, fw.HOST_FLAGS, "host")
+
+
+_arm_runtimes = {}
+
+
+def arm_runtime(request, cpu):
+    missing = fw.missing_arm_tools()
+    if missing:
+        pytest.skip(f"Cortex-M toolchain not installed ({', '.join(missing)}); "
+                    "apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm")
+    if cpu.name not in _arm_runtimes:
+        _arm_runtimes[cpu.name] = _cached_runtime(request, fw.ARM_CC, fw.arm_flags(cpu), cpu.name)
+    return _arm_runtimes[cpu.name]
+
+
+# --- host build ------------------------------------------------------------------------------
+@pytest.mark.parametrize("mode", ["size", "speed"])
+@pytest.mark.parametrize("name", HOST_MODELS)
+def test_host_build_is_bit_exact(name, mode, host_runtime, tmp_path):
+    p = plan_of(name, mode)
+    out = p.export_c(tmp_path, name="net")
+    exe = fw.build_host(out, host_runtime, tmp_path)
+    xs = samples(p.model, 3)
+    got = fw.run_host(exe, xs, output_specs(p.model), tmp_path)
+    for x, outs in zip(xs, got):
+        for g, want in zip(outs, expected(p, x)):
+            assert g.dtype == want.dtype and g.shape == want.shape
+            np.testing.assert_array_equal(g, want)
+
+
+@pytest.mark.parametrize("target", ["cortex-m4", "cortex-m7", "dual-m7-m4"])
+def test_target_plans_build_and_run(target, host_runtime, tmp_path):
+    p = plan_of("mlperf_tiny_kws_dscnn_int8", "size", target)
+    out = p.export_c(tmp_path, name="net")
+    assert out.pool_bytes == p.pool_bytes and len(p.pool_bytes) > 1
+    exe = fw.build_host(out, host_runtime, tmp_path)
+    xs = samples(p.model, 2)
+    for x, outs in zip(xs, fw.run_host(exe, xs, output_specs(p.model), tmp_path)):
+        np.testing.assert_array_equal(outs[0], expected(p, x)[0])
+
+
+def test_export_files(tmp_path):
+    p = plan_of("mlperf_tiny_kws_dscnn_int8", "speed")
+    out = export_c(p, tmp_path / "new" / "dir", sections={"arena": ".dtcm"})
+    assert out.name == "mlperf_tiny_kws_dscnn_int8"
+    h, c = out.header.read_text(), out.source.read_text()
+    assert f"#define MLPERF_TINY_KWS_DSCNN_INT8_POOL_ARENA_BYTES {p.arena_bytes}u" in h
+    assert "#define MLPERF_TINY_KWS_DSCNN_INT8_INPUT0_BYTES 490u" in h
+    assert "#define MLPERF_TINY_KWS_DSCNN_INT8_OUTPUT0_BYTES 12u" in h
+    assert "int mlperf_tiny_kws_dscnn_int8_invoke(const void *const *inputs, void *const *outputs);" in h
+    assert 'MLPERF_TINY_KWS_DSCNN_INT8_SECTION(".dtcm")' in c
+    assert "malloc" not in c and "printf" not in c
+    # one pool array; every other array is const (flash)
+    arrays = [line for line in c.splitlines() if "[" in line and "=" in line and "static" in line]
+    assert arrays and all(line.startswith("static const") or line.startswith("static void *const")
+                          for line in arrays)
+    assert out.const_bytes > sum(k.prepared().__len__() for k in p.kernels if k.weighted) - 1
+    assert out.pool_bytes == p.pool_bytes
+
+
+@pytest.mark.parametrize("kind", ["workspace", "stack"])
+def test_several_pools_build_and_run(kind, host_runtime, tmp_path):
+    """Scratch moved to a second pool (all at offset 0: each lives only at its op), plus an
+    empty third pool; a "stack" pool becomes a local array of the entry point."""
+    if "pool_sizes" not in {f.name for f in dataclasses.fields(ap.Plan)}:
+        pytest.skip("plans have one pool in this version")
+    p = plan_of("mlperf_tiny_kws_dscnn_int8", "speed")
+    buffers = [dataclasses.replace(b, pool="scratch", offset=0) if b.kind == "scratch" else b
+               for b in p.buffers]
+    arena = max(-(-(b.offset + b.size) // 16) * 16 for b in buffers if b.kind == "activation")
+    scratch = max(-(-b.size // 16) * 16 for b in buffers if b.kind == "scratch")
+    target = SimpleNamespace(name="test-board", pools=[
+        SimpleNamespace(name="arena", alignment=16, kind="workspace"),
+        SimpleNamespace(name="scratch", alignment=32, kind=kind),
+        SimpleNamespace(name="spare", alignment=16, kind="workspace")])
+    two = dataclasses.replace(p, buffers=buffers, arena_bytes=arena + scratch, target=target,
+                              pool_sizes={"arena": arena, "scratch": scratch, "spare": 0})
+    two.verify()
+    sections = {"arena": ".sram1"} if kind == "stack" else {"scratch": ".sram2"}
+    out = two.export_c(tmp_path, name="two", sections=sections)
+    h, c = out.header.read_text(), out.source.read_text()
+    assert "#define TWO_POOL_COUNT 3" in h and f"#define TWO_POOL_SCRATCH_BYTES {scratch}u" in h
+    assert "#define TWO_POOL_SPARE_BYTES 0u" in h and "two_pool_spare[" not in c
+    local = f"    uint8_t two_pool_scratch[TWO_POOL_SCRATCH_BYTES] TWO_ALIGNED(32);"
+    assert (local in c) == (kind == "stack")
+    exe = fw.build_host(out, host_runtime, tmp_path)
+    xs = samples(two.model, 2)
+    for x, outs in zip(xs, fw.run_host(exe, xs, output_specs(two.model), tmp_path)):
+        np.testing.assert_array_equal(outs[0], expected(p, x)[0])
+
+
+# --- Cortex-M under QEMU -----------------------------------------------------------------------
+@pytest.mark.parametrize("cpu,name,mode", ARM_CASES)
+def test_cortex_m_under_qemu_is_bit_exact(cpu, name, mode, request, tmp_path):
+    arch = fw.ARM_CPUS[cpu]
+    runtime = arm_runtime(request, arch)
+    p = plan_of(name, "size", cpu) if mode == "target" else plan_of(name, mode)
+    out = p.export_c(tmp_path, name="net")
+    xs = samples(p.model, 2, seed=1)
+    firmware = fw.build_arm(out, arch, runtime, tmp_path, xs)
+    run = fw.run_qemu(firmware, timeout=300)
+    assert len(run.outputs) == len(xs)
+    for raw, x in zip(run.outputs, xs):
+        got = fw.split_outputs(raw, output_specs(p.model))
+        for g, want in zip(got, expected(p, x)):
+            np.testing.assert_array_equal(g, want)
+    stack = stack_usage(firmware.ci_files, "net_invoke", firmware.elf, objects=firmware.objects)
+    # the static bound holds what the run touched (painted stack, measured from the call)
+    assert 0 < run.stack_bytes <= stack.bytes
+    # the deterministic instruction count repeats for the same work (icount: 40 per tick)
+    assert all(t > 0 for t in run.ticks)
+    # the runtime reaches no printf family with AP_NO_ERROR_MESSAGES
+    assert not any("printf" in f for f in stack.library_frames)
+    print(f"\n{cpu} {name} {mode}: image text {firmware.sizes['text']} data {firmware.sizes['data']} "
+          f"bss {firmware.sizes['bss']}; export+runtime text {firmware.footprint['text']} "
+          f"data {firmware.footprint['data']} bss {firmware.footprint['bss']}; "
+          f"stack bound {stack.bytes} B, measured {run.stack_bytes} B; "
+          f"instructions per inference ~{40 * min(run.ticks):,}\n  worst path: {stack.describe()}")
+
+
+# --- bad input -----------------------------------------------------------------------------------
+def test_plan_with_ops_without_kernels_is_refused(tmp_path):
+    m = ap.load_tflite(model_path("tflm_mnist_lstm_int8"))
+    p = ap.plan(m, require_kernels=False)
+    assert p.unsupported
+    with pytest.raises(UnsupportedModel, match="UNIDIRECTIONAL_SEQUENCE_LSTM"):
+        p.export_c(tmp_path)
+    assert not list(tmp_path.iterdir())
+
+
+def test_unwritable_output_dir(tmp_path):
+    p = plan_of("tflm_micro_speech_int8", "size")
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    with pytest.raises(InvalidArgument, match="cannot write the C export") as info:
+        p.export_c(blocker / "out")
+    assert isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"name": "3net"}, "not a C identifier"),
+    ({"name": "a-b"}, "not a C identifier"),
+    ({"sections": {"sram": ".dtcm"}}, "sections name pool"),
+    ({"sections": {"arena": ".dtcm\"); x"}}, "not a plain section name"),
+    ({"name": "net", "sections": {"arena": ".dtcm", "sram": ".x"}}, "sections name pool"),
+])
+def test_bad_names_and_sections(kwargs, match, tmp_path):
+    p = plan_of("tflm_micro_speech_int8", "size")
+    with pytest.raises(InvalidArgument, match=match):
+        p.export_c(tmp_path, **kwargs)
+
+
+def test_export_needs_a_plan(tmp_path):
+    with pytest.raises(InvalidArgument, match="needs an arenaplan.Plan"):
+        export_c("plan", tmp_path)
+
+
+def test_stack_usage_reports_what_it_cannot_bound(tmp_path):
+    ci = tmp_path / "a.ci"
+    ci.write_text('graph: { title: "a.c"\n'
+                  'node: { title: "f" label: "f\\na.c:1:1\\n16 bytes (static)" }\n'
+                  'node: { title: "g" label: "g\\na.c:2:1\\n8 bytes (static)" }\n'
+                  'edge: { sourcename: "f" targetname: "g" }\n'
+                  'edge: { sourcename: "g" targetname: "f" }\n}\n')
+    with pytest.raises(ArenaplanError, match="recursion"):
+        stack_usage([ci], "f")
+    ci.write_text('graph: { title: "a.c"\n'
+                  'node: { title: "f" label: "f\\na.c:1:1\\n16 bytes (static)" }\n'
+                  'node: { title: "g" label: "g\\na.c:2:1\\n8 bytes (static)" }\n'
+                  'edge: { sourcename: "f" targetname: "g" }\n}\n')
+    report = stack_usage([ci], "f")
+    assert report.bytes == 24 and [f for f, _ in report.path] == ["f", "g"]
+    with pytest.raises(ArenaplanError, match="not in the call graph"):
+        stack_usage([ci], "h")
+
+
+# --- command line ------------------------------------------------------------------------------
+def test_cli_export(tmp_path, capsys):
+    path = str(model_path("mlperf_tiny_kws_dscnn_int8"))
+    rc = cli_main(["export", path, "--mode", "size", "--name", "kws", "--section", "arena=.dtcm",
+                   "-o", str(tmp_path)])
+    assert rc == 0
+    assert (tmp_path / "kws.h").exists() and (tmp_path / "kws.c").exists()
+    assert "kws_invoke" in capsys.readouterr().out
+    assert cli_main(["export", path, "--section", "arena", "-o", str(tmp_path)]) == 2
+    assert "POOL=SECTION" in capsys.readouterr().err
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert cli_main(["export", path, "-o", str(blocker / "out")]) == 2
+    assert "cannot write the C export" in capsys.readouterr().err
