@@ -35,6 +35,7 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Uni
 import numpy as np
 
 from .errors import ArenaplanError, InvalidArgument, UnsupportedModel
+from .graph import core_graph, graph_tables
 
 __all__ = ["ExportedC", "export_c", "c_identifier", "StackReport", "stack_usage"]
 
@@ -267,51 +268,6 @@ def _constant(src: _Source, index: int, tensor) -> str:
 
 
 # --- the export ----------------------------------------------------------------------------
-def _tables(plan) -> Tuple[list, list, Dict[int, Tuple[str, int]]]:
-    """Places and nodes exactly as ``ap.Interpreter`` builds them (pools by name)."""
-    model = plan.model
-    where = {t: (b.pool, b.offset) for b in plan.buffers for t in b.tensors}
-    places: List[tuple] = []
-    place_of: Dict[object, int] = {}
-
-    def place(key: object, entry: tuple) -> int:
-        if key not in place_of:
-            place_of[key] = len(places)
-            places.append(entry)
-        return place_of[key]
-
-    def activation(t: int) -> int:
-        if t not in where:
-            raise InvalidArgument(f"tensor {t} ({model.tensors[t].name!r}) has no place in the plan")
-        return place(t, (*where[t], model.tensors[t].nbytes, None, t))
-
-    nodes = []
-    for kernel, choice in zip(plan.kernels, plan.choices):
-        ins = []
-        for t in kernel.data_inputs:
-            if model.tensors[t].is_constant:
-                data = np.ascontiguousarray(model.tensors[t].data)
-                ins.append(place(("const", t), (None, 0, data.nbytes, data, t)))
-            else:
-                ins.append(activation(t))
-        out = activation(kernel.output)
-        scratch = [place(("scratch", b.name), (b.pool, b.offset, b.size, None, b.name))
-                   for b in sorted((b for b in plan.buffers if b.kind == "scratch" and b.op == kernel.index),
-                                   key=lambda b: b.name)]
-        nodes.append((kernel, kernel.variant(choice), ins, out, scratch))
-    return places, nodes, where
-
-
-def _check_with_core(plan, places: list, nodes: list, pool_index: Dict[str, int]) -> None:
-    """Run ap_graph_check (through the extension) on the very tables being written."""
-    from . import _core
-    core_places = [(-1, 0, nbytes, data) if pool is None else (pool_index[pool], offset, nbytes, None)
-                   for pool, offset, nbytes, data, _ in places]
-    core_nodes = [(k.code, k.spec, k.prepared(), (v.kind, v.param), ins, out, scratch)
-                  for k, v, ins, out, scratch in nodes]
-    _core.Graph(core_places, core_nodes, list(plan.pool_bytes.values()))
-
-
 def export_c(plan, out_dir: Union[str, Path], name: Optional[str] = None,
              sections: Optional[Mapping[str, str]] = None) -> ExportedC:
     """Write ``<name>.h`` and ``<name>.c`` for ``plan`` into ``out_dir`` (created if missing).
@@ -365,8 +321,8 @@ def export_c(plan, out_dir: Union[str, Path], name: Optional[str] = None,
         raise InvalidArgument(f"pool(s) {misplaced} have no static array to place in a section "
                               "(empty, or a stack pool)")
 
-    places, nodes, where = _tables(plan)
-    _check_with_core(plan, places, nodes, pool_index)
+    places, nodes, where = graph_tables(plan)
+    core_graph(plan, (places, nodes, where))
 
     src = _Source(name, upper)
     # constants first: params structs and blobs that the tables point to

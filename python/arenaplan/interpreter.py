@@ -12,7 +12,7 @@ from typing import Dict, List, Mapping, Sequence, Union
 
 import numpy as np
 
-from . import _core
+from .graph import core_graph
 from .errors import InvalidArgument, UnsupportedModel
 from .plan import Plan
 
@@ -44,7 +44,6 @@ class Interpreter:
         self.plan = plan
         model = plan.model
         pool_names = list(plan.pool_bytes)
-        pool_index = {name: i for i, name in enumerate(pool_names)}
         self._storage = []
         self.pools: Dict[str, np.ndarray] = {}
         for name, size in plan.pool_bytes.items():
@@ -54,34 +53,7 @@ class Interpreter:
             self.pools[name] = storage[start:start + size]
         #: The first pool (the whole arena of a plan made without a target).
         self.arena = self.pools[pool_names[0]]
-        where = {t: (pool_index[p], o) for t, (p, o) in plan.tensor_places.items()}
-        places: List[tuple] = []
-        place_of: Dict[object, int] = {}
-
-        def place(key: object, entry: tuple) -> int:
-            if key not in place_of:
-                place_of[key] = len(places)
-                places.append(entry)
-            return place_of[key]
-
-        nodes = []
-        for kernel, choice in zip(plan.kernels, plan.choices):
-            ins = []
-            for t in kernel.data_inputs:
-                tensor = model.tensors[t]
-                if tensor.is_constant:
-                    data = np.ascontiguousarray(tensor.data)
-                    ins.append(place(("const", t), (-1, 0, data.nbytes, data)))
-                else:
-                    ins.append(place(t, (*where[t], tensor.nbytes, None)))
-            out_t = kernel.output
-            out = place(out_t, (*where[out_t], model.tensors[out_t].nbytes, None))
-            scratch = [place(("scratch", b.name), (pool_index[b.pool], b.offset, b.size, None))
-                       for b in sorted((b for b in plan.buffers if b.kind == "scratch" and b.op == kernel.index),
-                                       key=lambda b: b.name)]
-            v = kernel.variant(choice)
-            nodes.append((kernel.code, kernel.spec, kernel.prepared(), (v.kind, v.param), ins, out, scratch))
-        self._graph = _core.Graph(places, nodes, list(plan.pool_bytes.values()))
+        self._graph = core_graph(plan)
         self._pools = list(self.pools.values())
         self._inputs = [model.tensors[t] for t in model.inputs]
         self._outputs = [model.tensors[t] for t in model.outputs]
