@@ -8,6 +8,9 @@ measured with Interpreter.profile (per-op medians timed in C, summed; the plans
 interleaved round by round): the measured ordering must match the predicted one and the
 error of the host source is reported.
 
+The host source's cache starts empty in each run (a temporary directory), so the
+predictions are measured in the same run as the plans they are compared with.
+
 Targets (issue 4): frontier of any shared model in under 1 s with a warm cache;
 predicted vs measured host latency within 15 % for each plan.
 
@@ -55,6 +58,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
+    # Predictions measured in this run, minutes before the plans are timed: on a shared
+    # machine whose speed drifts, figures cached hours ago would measure the drift.
+    import tempfile
+    os.environ["ARENAPLAN_CACHE_DIR"] = tempfile.mkdtemp(prefix="arenaplan-bench-")
     rounds, repeats = (3, 10) if args.quick else (9, 30)
     rows = []
     print(f"{'model':<38}{'points':>7}{'size B':>9}{'size ms':>9}{'speed B':>9}{'speed ms':>9}"

@@ -3,8 +3,9 @@
 One interface, three implementations:
 
 * ``HostLatency``  runs every variant of every op on this machine with the op's real
-  shapes (random inputs, several repeats, the median), cached on disk by kernel,
-  variant, shapes and a CPU fingerprint, so the second call is instant;
+  shapes inside the whole model (one profiled plan per variant rank, random inputs,
+  the median of many runs), cached on disk by kernel, variant, shapes and a CPU
+  fingerprint, so the second call is instant;
 * ``CostModel``    an analytic model of a target profile (cycles per MAC for each
   variant family, cycles per byte of scratch traffic, a per-op overhead, the clock),
   so a Cortex-M answer needs no board;
@@ -78,7 +79,8 @@ def _cpu_fingerprint() -> str:
         build = hashlib.sha256(Path(_core.__file__).read_bytes()).hexdigest()[:16]
     except (OSError, AttributeError):
         build = "unknown"
-    return f"{model}|{platform.machine()}|simd{level}|core {build}"
+    # "in-graph": how the figures were taken; another method's figures are not reused
+    return f"{model}|{platform.machine()}|simd{level}|core {build}|in-graph"
 
 
 def _cache_dir() -> Path:
@@ -177,10 +179,50 @@ class HostLatency(LatencySource):
         reps = max(self.repeats, int(self.min_sample_s * self.repeats / single))
         return statistics.median(row[0] for row in graph.profile([arena], reps))
 
+    def measure_in_graph(self, model: Model, kernels: Sequence[Optional[OpKernel]]) -> Dict[str, float]:
+        """Seconds of every (op, variant), timed where it runs: inside the whole model.
+
+        One plan per variant rank (every op runs its j-th variant, or its last when it has
+        fewer) is profiled by the Interpreter, so each op sees the cache its neighbours
+        leave behind, as it will in any plan. Needs every op to have a kernel.
+        """
+        from .interpreter import Interpreter
+        from .plan import PlanContext
+
+        ctx = PlanContext.build(model, latency=None)
+        rng = np.random.default_rng(0)
+        x = []
+        for t in model.inputs:
+            tensor = model.tensors[t]
+            if tensor.dtype == "float32":
+                x.append(rng.standard_normal(tensor.shape).astype(np.float32))
+            else:
+                info = np.iinfo(np.dtype(tensor.dtype))
+                x.append(rng.integers(info.min, info.max, size=tensor.shape, dtype=np.dtype(tensor.dtype)))
+        ranks = max(len(k.variants) for k in ctx.kernels)
+        found: Dict[str, float] = {}
+        for j in range(ranks):
+            chosen = [k.variants[min(j, len(k.variants) - 1)] for k in ctx.kernels]
+            it = Interpreter(ctx.make(chosen, "size", strategy="greedy_size", with_greedy=False))
+            it.run(x)
+            t0 = time.perf_counter()
+            it.profile(repeats=1, x=x)
+            once = max(time.perf_counter() - t0, 1e-7)
+            # about 50 samples' worth of time per rank: ~0.1 s with the default min_sample_s
+            repeats = max(self.repeats, min(10000, int(50 * self.min_sample_s / once)))
+            for record, kernel, variant in zip(it.profile(repeats=repeats, x=x),
+                                               kernels, chosen):
+                found[self._key(kernel, kernel.variant(variant.name))] = record.seconds
+        return found
+
     def op_times(self, model: Model, kernels: Sequence[Optional[OpKernel]]) -> List[OpTimes]:
         table = self._load() if not self._memory else self._memory
         todo = [(k, v) for k in kernels if k is not None for v in k.variants
                 if self._key(k, v) not in table]
+        if todo and all(k is not None for k in kernels):
+            table.update(self.measure_in_graph(model, kernels))
+            self._save(table)
+            todo = []
         if todo:
             bar = None
             show = self.progress if self.progress is not None else os.isatty(2)
