@@ -602,3 +602,16 @@ double ap_pl_rng_unit(ap_pl_rng *rng)
 {
     return (double)(ap_pl_rng_next(rng) >> 11) * (1.0 / 9007199254740992.0);
 }
+
+ap_status ap_pl_check_options(const ap_plan_options *options, ap_error *error)
+{
+    if (options == NULL) {
+        return ap_pl_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1,
+                          "options is NULL");
+    }
+    if (ap_strategy_str(options->strategy) == NULL) {
+        return ap_pl_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1,
+                          "unknown strategy %d", (int)options->strategy);
+    }
+    return AP_OK;
+}

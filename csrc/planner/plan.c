@@ -417,13 +417,9 @@ ap_status ap_plan_buffers(const ap_plan_options *options, const ap_buffer *buffe
     int infeasible = 0;
 
     ap_error_clear(error_out);
-    if (options == NULL) {
-        return ap_pl_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1,
-                          "options is NULL");
-    }
-    if (ap_strategy_str(options->strategy) == NULL) {
-        return ap_pl_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1,
-                          "unknown strategy %d", (int)options->strategy);
+    st = ap_pl_check_options(options, error_out);
+    if (st != AP_OK) {
+        return st;
     }
     if (count > 0 && offsets_out == NULL) {
         return ap_pl_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1,

@@ -25,6 +25,10 @@
 ap_status ap_pl_fail(ap_error *error, ap_status status, ap_subject subject, int64_t index,
                      const char *format, ...);
 
+/* Check the options every planning entry point takes: non-NULL, a known strategy.
+   Returns AP_OK or AP_ERR_INVALID_ARGUMENT (error filled). */
+ap_status ap_pl_check_options(const ap_plan_options *options, ap_error *error);
+
 /* ---- checked size arithmetic ------------------------------------------- */
 
 /* *out = a + b; returns 0 on overflow (and leaves *out untouched). */

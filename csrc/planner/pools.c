@@ -643,13 +643,9 @@ ap_status ap_plan_pools(const ap_plan_options *options, const ap_buffer *buffers
     size_t n = count;
 
     ap_error_clear(error_out);
-    if (options == NULL) {
-        return ap_pl_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1,
-                          "options is NULL");
-    }
-    if (ap_strategy_str(options->strategy) == NULL) {
-        return ap_pl_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1,
-                          "unknown strategy %d", (int)options->strategy);
+    st = ap_pl_check_options(options, error_out);
+    if (st != AP_OK) {
+        return st;
     }
     if (pool_count == 0 || pool_count > AP_MAX_POOLS) {
         return ap_pl_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1,
