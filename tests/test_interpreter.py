@@ -161,3 +161,15 @@ def test_quantisation_tflite_rejects_is_named():
     y.quantization = ap.Quantization((0.5,), (0,))
     with pytest.raises(ap.UnsupportedModel, match=r"op 12 \(SOFTMAX\).*1/256"):
         ap.plan(m)
+
+
+def test_one_call_run_checks_its_buffers():
+    m = ap.zoo.load("ds_cnn")
+    it = ap.Interpreter(ap.plan(m))
+    x = random_inputs(m, 1, seed=3)[0]
+    slow = it.run(np.asfortranarray(x))          # not C-contiguous: the general path
+    np.testing.assert_array_equal(it.run(x), slow)
+    with pytest.raises(ValueError, match="bytes"):
+        it._graph.run(it._pools, [x[..., :0]], [np.empty((1, 12), np.int8)])
+    with pytest.raises(ValueError, match="1 inputs and 1 outputs"):
+        it._graph.run(it._pools, [x, x], [np.empty((1, 12), np.int8)])

@@ -26,6 +26,8 @@ typedef struct ap_py_graph {
     Py_ssize_t view_count;
     size_t *pool_bytes;
     uint32_t pool_count;
+    ap_place *io;           /* set_io: model inputs, then outputs (pool, offset, bytes) */
+    uint32_t input_count, output_count;
 } ap_py_graph;
 
 static void ap_py_graph_dealloc(ap_py_graph *self)
@@ -44,6 +46,7 @@ static void ap_py_graph_dealloc(ap_py_graph *self)
     PyMem_Free(self->places);
     PyMem_Free(self->operands);
     PyMem_Free(self->pool_bytes);
+    PyMem_Free(self->io);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -285,6 +288,141 @@ static PyObject *ap_py_graph_invoke(ap_py_graph *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* set_io([(pool, offset, bytes)] inputs, [...] outputs): where run() copies to and from. */
+static PyObject *ap_py_graph_set_io(ap_py_graph *self, PyObject *args)
+{
+    PyObject *lists[2];
+    if (!PyArg_ParseTuple(args, "OO", &lists[0], &lists[1])) {
+        return NULL;
+    }
+    PyObject *fast[2] = {NULL, NULL};
+    ap_place *io = NULL;
+    Py_ssize_t counts[2] = {0, 0};
+    for (int l = 0; l < 2; l++) {
+        fast[l] = PySequence_Fast(lists[l], "set_io takes two sequences of (pool, offset, bytes)");
+        if (fast[l] == NULL) {
+            goto fail;
+        }
+        counts[l] = PySequence_Fast_GET_SIZE(fast[l]);
+    }
+    if (counts[0] > 64 || counts[1] > 64) {
+        PyErr_SetString(PyExc_ValueError, "at most 64 inputs and 64 outputs");
+        goto fail;
+    }
+    io = PyMem_Calloc((size_t)(counts[0] + counts[1]) + 1, sizeof(ap_place));
+    if (io == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (int l = 0, at = 0; l < 2; l++) {
+        for (Py_ssize_t i = 0; i < counts[l]; i++, at++) {
+            unsigned int pool;
+            unsigned long long offset, bytes;
+            if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast[l], i), "IKK", &pool, &offset, &bytes)) {
+                goto fail;
+            }
+            if (pool >= self->pool_count || offset > self->pool_bytes[pool] ||
+                bytes > self->pool_bytes[pool] - offset) {
+                PyErr_Format(PyExc_ValueError, "%s %zd: [%llu, +%llu) is outside pool %u",
+                             l ? "output" : "input", i, offset, bytes, pool);
+                goto fail;
+            }
+            io[at] = (ap_place){(int32_t)pool, (size_t)offset, (size_t)bytes, NULL};
+        }
+    }
+    PyMem_Free(self->io);
+    self->io = io;
+    self->input_count = (uint32_t)counts[0];
+    self->output_count = (uint32_t)counts[1];
+    Py_DECREF(fast[0]);
+    Py_DECREF(fast[1]);
+    Py_RETURN_NONE;
+fail:
+    PyMem_Free(io);
+    Py_XDECREF(fast[0]);
+    Py_XDECREF(fast[1]);
+    return NULL;
+}
+
+/* run(pools, [inputs], [outputs]): copy the inputs in, run every node, copy the outputs
+   out; one crossing from Python, the GIL released for all of it. */
+static PyObject *ap_py_graph_run(ap_py_graph *self, PyObject *args)
+{
+    PyObject *pools_obj, *ins_obj, *outs_obj;
+    if (!PyArg_ParseTuple(args, "OOO", &pools_obj, &ins_obj, &outs_obj)) {
+        return NULL;
+    }
+    if (self->io == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "run() needs set_io() first");
+        return NULL;
+    }
+    PyObject *ins = PySequence_Fast(ins_obj, "inputs must be a sequence of buffers");
+    PyObject *outs = ins ? PySequence_Fast(outs_obj, "outputs must be a sequence of buffers") : NULL;
+    if (outs == NULL) {
+        Py_XDECREF(ins);
+        return NULL;
+    }
+    Py_buffer pool_views[64], io_views[128];
+    void *bases[64];
+    Py_ssize_t held = 0;
+    PyObject *result = NULL;
+    if ((uint32_t)PySequence_Fast_GET_SIZE(ins) != self->input_count ||
+        (uint32_t)PySequence_Fast_GET_SIZE(outs) != self->output_count) {
+        PyErr_Format(PyExc_ValueError, "run takes %u inputs and %u outputs", self->input_count,
+                     self->output_count);
+        goto done;
+    }
+    if (ap_py_graph_bind(self, pools_obj, pool_views, bases) != 0) {
+        goto done;
+    }
+    for (uint32_t i = 0; i < self->input_count + self->output_count; i++, held++) {
+        int is_out = i >= self->input_count;
+        PyObject *obj = is_out ? PySequence_Fast_GET_ITEM(outs, i - self->input_count)
+                               : PySequence_Fast_GET_ITEM(ins, i);
+        if (PyObject_GetBuffer(obj, &io_views[i], PyBUF_C_CONTIGUOUS | (is_out ? PyBUF_WRITABLE : 0)) != 0) {
+            goto release;
+        }
+        if ((size_t)io_views[i].len != self->io[i].bytes) {
+            PyErr_Format(PyExc_ValueError, "%s %u has %zd bytes, the model's has %zu",
+                         is_out ? "output" : "input", is_out ? i - self->input_count : i,
+                         io_views[i].len, self->io[i].bytes);
+            held++;
+            goto release;
+        }
+    }
+    ap_error error;
+    ap_error_clear(&error);
+    ap_status status;
+    Py_BEGIN_ALLOW_THREADS
+    for (uint32_t i = 0; i < self->input_count; i++) {
+        memcpy((unsigned char *)bases[self->io[i].pool] + self->io[i].offset, io_views[i].buf,
+               self->io[i].bytes);
+    }
+    status = ap_graph_invoke(&self->graph, bases, self->pool_count, &error);
+    for (uint32_t i = self->input_count; status == AP_OK && i < self->input_count + self->output_count; i++) {
+        memcpy(io_views[i].buf, (unsigned char *)bases[self->io[i].pool] + self->io[i].offset,
+               self->io[i].bytes);
+    }
+    Py_END_ALLOW_THREADS
+    if (status != AP_OK) {
+        ap_py_raise(status, &error);
+    } else {
+        result = Py_None;
+        Py_INCREF(result);
+    }
+release:
+    for (Py_ssize_t i = 0; i < held; i++) {
+        PyBuffer_Release(&io_views[i]);
+    }
+    for (uint32_t i = 0; i < self->pool_count; i++) {
+        PyBuffer_Release(&pool_views[i]);
+    }
+done:
+    Py_DECREF(ins);
+    Py_DECREF(outs);
+    return result;
+}
+
 static double ap_py_now(void)
 {
     struct timespec ts;
@@ -360,6 +498,10 @@ static PyMethodDef ap_py_graph_methods[] = {
     {"invoke", (PyCFunction)ap_py_graph_invoke, METH_VARARGS,
      "invoke(pools[, first, end]) -> None: run nodes [first, end) (default all); pools are "
      "writable buffers, one per pool"},
+    {"set_io", (PyCFunction)ap_py_graph_set_io, METH_VARARGS,
+     "set_io([(pool, offset, bytes)] inputs, [...] outputs): where run() copies"},
+    {"run", (PyCFunction)ap_py_graph_run, METH_VARARGS,
+     "run(pools, [inputs], [outputs]) -> None: copy in, invoke, copy out, in one call"},
     {"profile", (PyCFunction)ap_py_graph_profile, METH_VARARGS,
      "profile(pools, repeats) -> [[seconds per node] per repeat]"},
     {NULL, NULL, 0, NULL},

@@ -61,6 +61,12 @@ class Interpreter:
         # out of them, nothing else happens in Python.
         self._input_views = [self._view(t, plan.tensor_places[t.index]) for t in self._inputs]
         self._output_views = [self._view(t, plan.tensor_places[t.index]) for t in self._outputs]
+        index = {name: i for i, name in enumerate(self.pools)}
+
+        def io(t) -> tuple:
+            pool, offset = plan.tensor_places[t.index]
+            return (index[pool], offset, t.nbytes)
+        self._graph.set_io([io(t) for t in self._inputs], [io(t) for t in self._outputs])
 
     def _view(self, t, where: tuple) -> np.ndarray:
         pool, offset = where
@@ -102,12 +108,14 @@ class Interpreter:
         Returns the output array (a list when the model has several)."""
         views = self._input_views
         if type(x) is np.ndarray and len(views) == 1 and x.dtype == views[0].dtype \
-                and x.shape == views[0].shape:
-            np.copyto(views[0], x)   # the common case, without the general checks
+                and x.shape == views[0].shape and x.flags.c_contiguous:
+            # The common case: copy in, run and copy out in one call into C.
+            outs = [np.empty(v.shape, v.dtype) for v in self._output_views]
+            self._graph.run(self._pools, [x], outs)
         else:
             self._write_inputs(x)
-        self._graph.invoke(self._pools)
-        outs = self._read_outputs()
+            self._graph.invoke(self._pools)
+            outs = self._read_outputs()
         return outs[0] if len(outs) == 1 else outs
 
     def profile(self, repeats: int = 20, x: Union[np.ndarray, None] = None) -> List[OpProfile]:
