@@ -11,56 +11,20 @@
  */
 #include "arenaplan/conv2d.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "conv2d_s8_internal.h"
 #include "fixedpoint.h"
 #include "message.h"
+#include "ops_s8_common.h"
 
 /* ------------------------------------------------------------------------------------------ */
-/* Errors and checked sizes                                                                    */
-
-static ap_status ap_conv2d_fail(ap_error *error, ap_status status, ap_subject subject,
-                                int64_t index, uint64_t needed, uint64_t available,
-                                const char *format, ...)
-{
-    if (error != NULL) {
-        va_list args;
-        error->status = status;
-        error->subject = subject;
-        error->index = index;
-        error->needed = needed;
-        error->available = available;
-        va_start(args, format);
-        ap_message_vformat(error->message, sizeof(error->message), format, args);
-        va_end(args);
-    }
-    return status;
-}
-
-static int ap_conv2d_mul(size_t a, size_t b, size_t *out)
-{
-    if (a != 0 && b > SIZE_MAX / a) {
-        return 0;
-    }
-    *out = a * b;
-    return 1;
-}
-
-static int ap_conv2d_add(size_t a, size_t b, size_t *out)
-{
-    if (b > SIZE_MAX - a) {
-        return 0;
-    }
-    *out = a + b;
-    return 1;
-}
+/* Checked sizes (errors and checked add/multiply: ops_s8_common.h)                             */
 
 static int ap_conv2d_round4(size_t a, size_t *out)
 {
-    if (!ap_conv2d_add(a, 3, out)) {
+    if (!ap_ops_add(a, 3, out)) {
         return 0;
     }
     *out &= ~(size_t)3;
@@ -83,19 +47,19 @@ static ap_status ap_conv2d_check_axis(const char *axis, int32_t in, int32_t out,
     int64_t effective = ((int64_t)filter - 1) * dilation + 1;
     /* Coordinates y * stride - pad + f * dilation stay within [-effective, in + effective]. */
     if (effective > INT32_MAX || (int64_t)in + 2 * effective > INT32_MAX) {
-        return ap_conv2d_fail(error, AP_ERR_OVERFLOW, AP_SUBJECT_ARGUMENT, -1, 0, 0,
+        return ap_ops_fail(error, AP_ERR_OVERFLOW, AP_SUBJECT_ARGUMENT, -1, 0, 0,
                               "conv2d: input_%s %d with dilated filter_%s %lld exceeds int32 coordinates",
                               axis, (int)in, axis, (long long)effective);
     }
     if (pad >= effective) {
-        return ap_conv2d_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
+        return ap_ops_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
                               "conv2d: pad_%s %d must be below the dilated filter_%s %lld",
                               axis, (int)pad, axis, (long long)effective);
     }
     {
         int64_t bottom = ((int64_t)out - 1) * stride + effective - in - pad;
         if (bottom < 1 - (int64_t)stride || bottom > effective - 1) {
-            return ap_conv2d_fail(
+            return ap_ops_fail(
                 error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
                 "conv2d: output_%s %d does not match input_%s %d, dilated filter %lld, stride %d, "
                 "pad %d (implied far padding %lld, must be in [%lld, %lld])",
@@ -116,7 +80,7 @@ static ap_status ap_conv2d_check_shapes(const ap_conv2d_params *p, ap_conv2d_geo
     size_t t;
     memset(g, 0, sizeof(*g));
     if (p == NULL) {
-        return ap_conv2d_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 0, 0, 0,
+        return ap_ops_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 0, 0, 0,
                               "conv2d: params is NULL");
     }
     {
@@ -126,14 +90,14 @@ static ap_status ap_conv2d_check_shapes(const ap_conv2d_params *p, ap_conv2d_geo
         size_t i;
         for (i = 0; i < sizeof(values) / sizeof(values[0]); ++i) {
             if (values[i] < 1) {
-                return ap_conv2d_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0,
+                return ap_ops_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0,
                                       0, "conv2d: %s must be >= 1 (got %d)", names[i],
                                       (int)values[i]);
             }
         }
     }
     if (p->pad_h < 0 || p->pad_w < 0) {
-        return ap_conv2d_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
+        return ap_ops_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
                               "conv2d: pad_h and pad_w must be >= 0 (got %d, %d)",
                               (int)p->pad_h, (int)p->pad_w);
     }
@@ -147,19 +111,19 @@ static ap_status ap_conv2d_check_shapes(const ap_conv2d_params *p, ap_conv2d_geo
     if (status != AP_OK) {
         return status;
     }
-    if (!ap_conv2d_mul((size_t)p->filter_h, (size_t)p->filter_w, &t) ||
-        !ap_conv2d_mul(t, (size_t)p->input_c, &g->k) || !ap_conv2d_round4(g->k, &g->k_pad) ||
+    if (!ap_ops_mul((size_t)p->filter_h, (size_t)p->filter_w, &t) ||
+        !ap_ops_mul(t, (size_t)p->input_c, &g->k) || !ap_conv2d_round4(g->k, &g->k_pad) ||
         !ap_conv2d_round4((size_t)p->output_c, &g->oc_pad) ||
-        !ap_conv2d_mul((size_t)p->output_h, (size_t)p->output_w, &g->pixels) ||
-        !ap_conv2d_mul((size_t)p->input_h, (size_t)p->input_w, &t) ||
-        !ap_conv2d_mul(t, (size_t)p->input_c, &g->in_image) ||
-        !ap_conv2d_mul(g->in_image, (size_t)p->batches, &g->input_bytes) ||
-        !ap_conv2d_mul(g->pixels, (size_t)p->output_c, &t) ||
-        !ap_conv2d_mul(t, (size_t)p->batches, &g->output_bytes) ||
-        !ap_conv2d_mul(g->oc_pad, g->k_pad + 4, &t) ||
-        !ap_conv2d_add(t, AP_CONV2D_PREPARED_HEADER_BYTES, &g->prepared_bytes) ||
-        !ap_conv2d_mul(g->output_bytes, g->k, &t)) {
-        return ap_conv2d_fail(error, AP_ERR_OVERFLOW, AP_SUBJECT_ARGUMENT, -1, 0, 0,
+        !ap_ops_mul((size_t)p->output_h, (size_t)p->output_w, &g->pixels) ||
+        !ap_ops_mul((size_t)p->input_h, (size_t)p->input_w, &t) ||
+        !ap_ops_mul(t, (size_t)p->input_c, &g->in_image) ||
+        !ap_ops_mul(g->in_image, (size_t)p->batches, &g->input_bytes) ||
+        !ap_ops_mul(g->pixels, (size_t)p->output_c, &t) ||
+        !ap_ops_mul(t, (size_t)p->batches, &g->output_bytes) ||
+        !ap_ops_mul(g->oc_pad, g->k_pad + 4, &t) ||
+        !ap_ops_add(t, AP_CONV2D_PREPARED_HEADER_BYTES, &g->prepared_bytes) ||
+        !ap_ops_mul(g->output_bytes, g->k, &t)) {
+        return ap_ops_fail(error, AP_ERR_OVERFLOW, AP_SUBJECT_ARGUMENT, -1, 0, 0,
                               "conv2d: tensor or weight sizes overflow size_t");
     }
     g->macs = (uint64_t)t;
@@ -169,7 +133,7 @@ static ap_status ap_conv2d_check_shapes(const ap_conv2d_params *p, ap_conv2d_geo
 static ap_status ap_conv2d_check_input_offset(const ap_conv2d_params *p, ap_error *error)
 {
     if (p->input_offset < -127 || p->input_offset > 128) {
-        return ap_conv2d_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
+        return ap_ops_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
                               "conv2d: input_offset %d is not minus an int8 zero point ([-127, 128])",
                               (int)p->input_offset);
     }
@@ -181,11 +145,11 @@ static ap_status ap_conv2d_check_requant(const ap_conv2d_params *p, ap_error *er
     const ap_requant *q = &p->requant;
     int32_t i, n;
     if (q->multiplier == NULL || q->shift == NULL) {
-        return ap_conv2d_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
+        return ap_ops_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
                               "conv2d: requant.multiplier and requant.shift must not be NULL");
     }
     if (q->per_channel != 0 && q->per_channel != 1) {
-        return ap_conv2d_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
+        return ap_ops_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
                               "conv2d: requant.per_channel must be 0 or 1 (got %d)",
                               (int)q->per_channel);
     }
@@ -205,24 +169,24 @@ static ap_status ap_conv2d_check_requant(const ap_conv2d_params *p, ap_error *er
     }
     for (i = 0; i < n; ++i) {
         if (q->multiplier[i] < 0) {
-            return ap_conv2d_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
+            return ap_ops_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
                                   "conv2d: requant.multiplier[%d] = %ld must be >= 0", (int)i,
                                   (long)q->multiplier[i]);
         }
         if (q->shift[i] < -31 || q->shift[i] > 30) {
-            return ap_conv2d_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
+            return ap_ops_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
                                   "conv2d: requant.shift[%d] = %ld must be in [-31, 30]", (int)i,
                                   (long)q->shift[i]);
         }
     }
     if (q->output_offset < -128 || q->output_offset > 127) {
-        return ap_conv2d_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
+        return ap_ops_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
                               "conv2d: requant.output_offset %d is outside [-128, 127]",
                               (int)q->output_offset);
     }
     if (q->activation_min < -128 || q->activation_max > 127 ||
         q->activation_min > q->activation_max) {
-        return ap_conv2d_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
+        return ap_ops_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
                               "conv2d: activation range [%d, %d] must satisfy -128 <= min <= max <= 127",
                               (int)q->activation_min, (int)q->activation_max);
     }
@@ -268,8 +232,8 @@ static int ap_conv2d_scratch_bytes(const ap_conv2d_geom *g, int32_t kind, int32_
                                    size_t *bytes_out)
 {
     switch (kind) {
-    case AP_CONV2D_IM2COL_ROWS: return ap_conv2d_mul((size_t)param, g->k_pad, bytes_out);
-    case AP_CONV2D_IM2COL: return ap_conv2d_mul(g->pixels, g->k_pad, bytes_out);
+    case AP_CONV2D_IM2COL_ROWS: return ap_ops_mul((size_t)param, g->k_pad, bytes_out);
+    case AP_CONV2D_IM2COL: return ap_ops_mul(g->pixels, g->k_pad, bytes_out);
     default: *bytes_out = 0; return 1;
     }
 }
@@ -292,7 +256,7 @@ static ap_status ap_conv2d_describe(const ap_conv2d_geom *g, int32_t kind, int32
     default: snprintf(v->name, sizeof(v->name), "im2col"); break;
     }
     if (!ap_conv2d_scratch_bytes(g, kind, param, &bytes)) {
-        return ap_conv2d_fail(error, AP_ERR_OVERFLOW, AP_SUBJECT_ARGUMENT, -1, 0, 0,
+        return ap_ops_fail(error, AP_ERR_OVERFLOW, AP_SUBJECT_ARGUMENT, -1, 0, 0,
                               "conv2d: scratch size of %s overflows size_t", v->name);
     }
     if (bytes > 0) {
@@ -315,7 +279,7 @@ ap_status ap_conv2d_s8_variants(const ap_conv2d_params *params, ap_variant *vari
     int64_t rows;
     ap_error_clear(error_out);
     if (count_out == NULL) {
-        return ap_conv2d_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 3, 0, 0,
+        return ap_ops_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 3, 0, 0,
                               "conv2d: count_out is NULL");
     }
     *count_out = 0;
@@ -347,7 +311,7 @@ ap_status ap_conv2d_s8_variants(const ap_conv2d_params *params, ap_variant *vari
         return AP_OK;
     }
     if (variants_out == NULL || capacity < n) {
-        return ap_conv2d_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 1, 0, 0,
+        return ap_ops_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 1, 0, 0,
                               "conv2d: %u variants apply but variants_out holds %u",
                               (unsigned)n, variants_out == NULL ? 0u : (unsigned)capacity);
     }
@@ -389,7 +353,7 @@ ap_status ap_conv2d_s8_prepared_size(const ap_conv2d_params *params, size_t *byt
     ap_status status;
     ap_error_clear(error_out);
     if (bytes_out == NULL) {
-        return ap_conv2d_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 1, 0, 0,
+        return ap_ops_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 1, 0, 0,
                               "conv2d: bytes_out is NULL");
     }
     status = ap_conv2d_check_shapes(params, &g, error_out);
@@ -421,17 +385,17 @@ ap_status ap_conv2d_s8_prepare(const ap_conv2d_params *params, const int8_t *fil
         return status;
     }
     if (filter == NULL || prepared_out == NULL) {
-        return ap_conv2d_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT,
+        return ap_ops_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT,
                               filter == NULL ? 1 : 3, 0, 0, "conv2d: %s is NULL",
                               filter == NULL ? "filter" : "prepared_out");
     }
     if ((uintptr_t)prepared_out % AP_CONV2D_PREPARED_ALIGNMENT != 0) {
-        return ap_conv2d_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 3, 0, 0,
+        return ap_ops_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 3, 0, 0,
                               "conv2d: prepared_out must be %d-byte aligned",
                               (int)AP_CONV2D_PREPARED_ALIGNMENT);
     }
     if (prepared_bytes < g.prepared_bytes) {
-        return ap_conv2d_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 4,
+        return ap_ops_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 4,
                               g.prepared_bytes, prepared_bytes,
                               "conv2d: prepared buffer has %llu bytes, needs %llu",
                               (unsigned long long)prepared_bytes,
@@ -775,7 +739,7 @@ ap_status ap_conv2d_s8_run(const ap_conv2d_params *params, const ap_variant *var
         return status;
     }
     if (variant == NULL || prepared == NULL || input == NULL || output == NULL) {
-        return ap_conv2d_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT,
+        return ap_ops_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT,
                               variant == NULL ? 1 : prepared == NULL ? 2 : input == NULL ? 3 : 4,
                               0, 0, "conv2d: %s is NULL",
                               variant == NULL    ? "variant"
@@ -791,34 +755,34 @@ ap_status ap_conv2d_s8_run(const ap_conv2d_params *params, const ap_variant *var
         return status;
     }
     if ((uintptr_t)prepared % AP_CONV2D_PREPARED_ALIGNMENT != 0) {
-        return ap_conv2d_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 2, 0, 0,
+        return ap_ops_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 2, 0, 0,
                               "conv2d: prepared must be %d-byte aligned",
                               (int)AP_CONV2D_PREPARED_ALIGNMENT);
     }
     ap_conv2d_header(params, &g, expected);
     memcpy(header, prepared, sizeof(header));
     if (memcmp(header, expected, sizeof(header)) != 0) {
-        return ap_conv2d_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 2, 0, 0,
+        return ap_ops_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 2, 0, 0,
                               "conv2d: prepared data was not made by ap_conv2d_s8_prepare for "
                               "these shapes and input_offset");
     }
     if (variant->kind < AP_CONV2D_DIRECT || variant->kind > AP_CONV2D_GEMM_1X1) {
-        return ap_conv2d_fail(error_out, AP_ERR_UNSUPPORTED, AP_SUBJECT_ARGUMENT, 1, 0, 0,
+        return ap_ops_fail(error_out, AP_ERR_UNSUPPORTED, AP_SUBJECT_ARGUMENT, 1, 0, 0,
                               "conv2d: unknown variant kind %d", (int)variant->kind);
     }
     if (!ap_conv2d_applies(params, &g, variant->kind, variant->param)) {
-        return ap_conv2d_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 1, 0, 0,
+        return ap_ops_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 1, 0, 0,
                               "conv2d: variant kind %d param %d does not apply to these shapes",
                               (int)variant->kind, (int)variant->param);
     }
     if (!ap_conv2d_scratch_bytes(&g, variant->kind, variant->param, &scratch_bytes)) {
-        return ap_conv2d_fail(error_out, AP_ERR_OVERFLOW, AP_SUBJECT_ARGUMENT, 1, 0, 0,
+        return ap_ops_fail(error_out, AP_ERR_OVERFLOW, AP_SUBJECT_ARGUMENT, 1, 0, 0,
                               "conv2d: scratch size overflows size_t");
     }
     if (scratch_bytes > 0) {
         size_t have = scratch_count >= 1 && scratch != NULL ? scratch[0].bytes : 0;
         if (have < scratch_bytes) {
-            return ap_conv2d_fail(error_out, AP_ERR_SCRATCH_TOO_SMALL, AP_SUBJECT_BUFFER, 0,
+            return ap_ops_fail(error_out, AP_ERR_SCRATCH_TOO_SMALL, AP_SUBJECT_BUFFER, 0,
                                   scratch_bytes, have,
                                   "conv2d: scratch 0 has %llu bytes, variant kind %d param %d "
                                   "needs %llu",
@@ -826,17 +790,17 @@ ap_status ap_conv2d_s8_run(const ap_conv2d_params *params, const ap_variant *var
                                   (int)variant->param, (unsigned long long)scratch_bytes);
         }
         if (scratch[0].data == NULL) {
-            return ap_conv2d_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_BUFFER, 0,
+            return ap_ops_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_BUFFER, 0,
                                   scratch_bytes, 0, "conv2d: scratch 0 data is NULL");
         }
         if (ap_conv2d_overlaps(scratch[0].data, scratch_bytes, output, g.output_bytes) ||
             ap_conv2d_overlaps(scratch[0].data, scratch_bytes, input, g.input_bytes)) {
-            return ap_conv2d_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_BUFFER, 0, 0, 0,
+            return ap_ops_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_BUFFER, 0, 0, 0,
                                   "conv2d: scratch 0 overlaps the input or the output");
         }
     }
     if (ap_conv2d_overlaps(input, g.input_bytes, output, g.output_bytes)) {
-        return ap_conv2d_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 4, 0, 0,
+        return ap_ops_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 4, 0, 0,
                               "conv2d: output overlaps input (no variant runs in place)");
     }
 
