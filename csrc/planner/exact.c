@@ -97,6 +97,7 @@ typedef struct ex_ctx {
     uint32_t *pre;         /* items grouped by part, ordered by the heuristic */
     uint32_t *rank;        /* item -> position in `pre` */
     const char *heuristic;
+    const size_t *base;    /* NULL or per buffer: lowest offset allowed */
     /* search state */
     size_t cap;
     size_t *off;           /* NONE while unplaced */
@@ -780,13 +781,25 @@ static int ex_decide(ex_ctx *c, size_t cap)
     c->cap = cap;
     for (i = 0; i < c->m; ++i) {
         c->off[i] = NONE;
-        c->minoff[i] = 0;
+        c->minoff[i] = c->base != NULL ? c->base[c->item_buf[i]] : 0;
     }
     for (i = 0; i < c->sections; ++i) {
-        c->floor[i] = 0;
+        size_t low = c->base != NULL ? NONE : 0, k;
+        if (c->base != NULL) {
+            /* the buffers of the section start no lower than their smallest base */
+            for (k = c->sec_start[i]; k < c->sec_start[i + 1]; ++k) {
+                if (c->minoff[c->sec_items[k]] < low) {
+                    low = c->minoff[c->sec_items[k]];
+                }
+            }
+            if (low == NONE) {
+                low = 0;
+            }
+        }
+        c->floor[i] = low;
         c->sec_total[i] = c->sec_total0[i];
         c->cut[i] = c->cut0[i];
-        if (c->sec_total[i] > cap) {
+        if (low > cap || c->sec_total[i] > cap - low) {
             return EX_INFEASIBLE;
         }
     }
@@ -906,6 +919,7 @@ ap_status ap_pl_exact(const ap_pl_problem *p, size_t *offsets, size_t *arena,
         return AP_ERR_OUT_OF_MEMORY;
     }
     c.deadline = search->deadline;
+    c.base = search->base;
     base = 2u * (uint64_t)c.m + 256u;
     ap_pl_rng_seed(&rng, search->seed);
 

@@ -5,7 +5,8 @@
  * built); stop if the best reaches the lower bound (then it is optimal). Else
  * the exact search gets the first part of the remaining time (it proves the
  * bound reachable, or finds a plan within it, quickly on network-shaped graphs)
- * and annealing the rest (above AUTO_ANNEAL_MAX_BUFFERS buffers, exact gets it
+ * and the large neighbourhood search of lns.c the rest (annealing instead when
+ * a capacity is given; above AUTO_ANNEAL_MAX_BUFFERS buffers, exact gets it
  * all). The best plan is returned; greedy_size runs first and only a strictly
  * smaller arena replaces it, so auto is never worse than it.
  *
@@ -361,6 +362,21 @@ out:
     return st;
 }
 
+static ap_status run_lns(plan_run *run, double deadline, uint64_t seed)
+{
+    ap_pl_search search;
+    ap_status st;
+    memset(&search, 0, sizeof(search));
+    search.deadline = deadline;
+    search.seed = seed;
+    st = ap_pl_lns(run->p, run->best, &run->best_arena, &search);
+    run->steps += search.steps;
+    if (search.improved) {
+        run->best_strategy = AP_STRATEGY_ANNEAL;
+    }
+    return st;
+}
+
 static ap_status run_anneal(plan_run *run, double deadline, size_t capacity, uint64_t seed)
 {
     ap_pl_search search;
@@ -495,7 +511,11 @@ ap_status ap_plan_buffers(const ap_plan_options *options, const ap_buffer *buffe
                 break;
             }
         }
-        st = soft(run_anneal(&run, deadline, capacity, options->seed));
+        if (capacity == 0) {
+            st = soft(run_lns(&run, deadline, options->seed));
+        } else {
+            st = soft(run_anneal(&run, deadline, capacity, options->seed));
+        }
         break;
     }
     }

@@ -192,6 +192,9 @@ typedef struct ap_pl_search {
     int proven;            /* out: 1 if the returned arena is proven minimal */
     int infeasible;        /* out (capacity mode): 1 if no plan within capacity exists */
     int improved;          /* out: 1 if the search replaced the incumbent */
+    /* exact only: NULL, or per buffer the lowest offset it may take (a multiple of
+       its alignment, at most the capacity): the top of buffers fixed below it */
+    const size_t *base;
 } ap_pl_search;
 
 /*
@@ -209,5 +212,13 @@ ap_status ap_pl_anneal(const ap_pl_problem *problem, const uint32_t *order, size
  */
 ap_status ap_pl_exact(const ap_pl_problem *problem, size_t *offsets, size_t *arena,
                       ap_pl_search *search);
+
+/*
+ * Large neighbourhood search: improve the incumbent `offsets` / *arena in place
+ * by freeing the buffers in random windows of ops x addresses and placing them
+ * again around the others (see lns.c). Stops at the deadline or the bound.
+ */
+ap_status ap_pl_lns(const ap_pl_problem *problem, size_t *offsets, size_t *arena,
+                    ap_pl_search *search);
 
 #endif

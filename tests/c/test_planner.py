@@ -475,6 +475,20 @@ def test_auto_finds_perfect_packings_of_small_cut_rectangles(ffi, lib):
         assert p.arena == 8192 and p.optimal == 1
 
 
+def test_auto_neighbourhood_search_on_larger_cut_rectangles(ffi, lib):
+    # Large enough that the exact phases leave auto's last quarter to the large
+    # neighbourhood search (lns.c); mixed alignments exercise its band moves'
+    # aligned bases. Every plan is verified by plan().
+    for seed in range(3):
+        sizes, first, last = rectangle_cut(200, seed, width=65536, steps=64)
+        aligns = [random.Random(seed * 1000 + i).choice([16, 32, 64]) for i in range(len(sizes))]
+        for alignment in (16, aligns):
+            g = plan(ffi, lib, sizes, first, last, alignment, strategy="greedy_size")
+            a = plan(ffi, lib, sizes, first, last, alignment, strategy="auto", time_limit=0.6)
+            assert a.status == lib.AP_OK
+            assert a.lower_bound <= a.arena <= g.arena
+
+
 def test_ten_thousand_buffers(ffi, lib):
     rng = random.Random(1)
     n = 10_000
