@@ -48,6 +48,16 @@ class BufferRecord:
 FAST_SCRATCH_BYTES = 16 * 1024
 
 
+def live_per_op(op_count: int, buffers) -> List[int]:
+    """Aligned bytes live at each op, from (size, alignment, first, last) rows."""
+    live = [0] * op_count
+    for size, alignment, first, last in buffers:
+        aligned = -(-size // alignment) * alignment
+        for k in range(first, last + 1):
+            live[k] += aligned
+    return live
+
+
 def fastest_variant(variants: List[Variant]) -> Variant:
     """The variant expected to be fastest without a latency measurement.
 
@@ -116,12 +126,8 @@ class Plan:
 
     def live_bytes(self) -> List[int]:
         """Aligned bytes live at each op (the lower bound is the max of these)."""
-        live = [0] * len(self.model.operators)
-        for b in self.buffers:
-            size = -(-b.size // b.alignment) * b.alignment
-            for k in range(b.first, b.last + 1):
-                live[k] += size
-        return live
+        return live_per_op(len(self.model.operators),
+                           ((b.size, b.alignment, b.first, b.last) for b in self.buffers))
 
     # --- checks ---------------------------------------------------------------
     def verify(self) -> bool:
@@ -354,6 +360,7 @@ class PlanContext:
     latency_name: Optional[str] = None
     target: Optional[object] = None          # a targets.Target: plan over its pools
     io_pool: Optional[str] = None            # the pool graph inputs and outputs must live in
+    _activation_live: Optional[List[int]] = field(default=None, repr=False)
 
     @classmethod
     def build(cls, model: Model, alignment: int = 16, latency=None,
@@ -386,14 +393,13 @@ class PlanContext:
         return float(sum(self.times[i][v.name] for i, v in enumerate(chosen) if v is not None))
 
     def activation_live(self) -> List[int]:
-        """Aligned activation bytes live at each op."""
-        live = [0] * len(self.model.operators)
-        a = self.alignment
-        for size, f, l_ in zip(self.acts.sizes, self.acts.first, self.acts.last):
-            aligned = -(-int(size) // a) * a
-            for k in range(int(f), int(l_) + 1):
-                live[k] += aligned
-        return live
+        """Aligned activation bytes live at each op (computed once: a frontier asks per budget)."""
+        if self._activation_live is None:
+            self._activation_live = live_per_op(
+                len(self.model.operators),
+                ((int(s), self.alignment, int(f), int(l_))
+                 for s, f, l_ in zip(self.acts.sizes, self.acts.first, self.acts.last)))
+        return list(self._activation_live)
 
     def scratch_need(self, v: Variant) -> int:
         """Arena bytes a variant's scratch takes at its op (each buffer aligned)."""
