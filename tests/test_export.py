@@ -26,14 +26,17 @@ from conftest import ROOT, model_path
 
 sys.path.insert(0, str(ROOT / "tests" / "firmware"))
 import build as fw  # noqa: E402
+import svdf_models  # noqa: E402
 
 HOST_MODELS = ["mlperf_tiny_kws_dscnn_int8", "mlperf_tiny_ic_resnet8_int8",
-               "mlperf_tiny_ad_autoencoder_int8", "tflm_micro_speech_int8"]
+               "mlperf_tiny_ad_autoencoder_int8", "tflm_micro_speech_int8",
+               "tflm_keyword_scrambled_int8"]   # SVDF: state carried from sample to sample
 #: (cpu, model, mode) built and run under QEMU.
 ARM_CASES = [("cortex-m4", "mlperf_tiny_kws_dscnn_int8", "speed"),
              ("cortex-m4", "mlperf_tiny_kws_dscnn_int8", "target"),   # planned over the preset's pools
              ("cortex-m4", "mlperf_tiny_ic_resnet8_int8", "size"),
              ("cortex-m4", "mlperf_tiny_ad_autoencoder_int8", "speed"),
+             ("cortex-m4", "svdf_chain", "size"),                     # state carried on the board
              ("cortex-m7", "mlperf_tiny_kws_dscnn_int8", "size")]
 
 
@@ -54,10 +57,15 @@ def output_specs(model):
     return [(model.tensors[t].dtype, model.tensors[t].shape) for t in model.outputs]
 
 
-def expected(plan, xs):
+def expected(plan, samples_):
+    """The Interpreter's outputs for samples run in order by one interpreter (as the test
+    programs run them: a stateful model's variable tensors carry over)."""
     it = ap.Interpreter(plan)
-    out = it.run(xs if len(xs) > 1 else xs[0])
-    return out if isinstance(out, list) else [out]
+    outs = []
+    for xs in samples_:
+        out = it.run(xs if len(xs) > 1 else xs[0])
+        outs.append(out if isinstance(out, list) else [out])
+    return outs
 
 
 _plans = {}
@@ -69,13 +77,15 @@ def has_targets():
 
 
 def plan_of(name, mode, target=None):
+    """A plan of a shared model, or of "svdf_chain" (tests/svdf_models.py)."""
     if (name, mode, target) not in _plans:
         kwargs = {}
         if target is not None:
             if not has_targets():
                 pytest.skip("plans over targets' pools are not in this version")
             kwargs["target"] = ap.targets.get(target)
-        _plans[(name, mode, target)] = ap.plan(ap.load_tflite(model_path(name)), mode=mode, **kwargs)
+        model = svdf_models.svdf_chain() if name == "svdf_chain" else ap.load_tflite(model_path(name))
+        _plans[(name, mode, target)] = ap.plan(model, mode=mode, **kwargs)
     return _plans[(name, mode, target)]
 
 
@@ -122,10 +132,43 @@ def test_host_build_is_bit_exact(name, mode, host_runtime, tmp_path):
     exe = fw.build_host(out, host_runtime, tmp_path)
     xs = samples(p.model, 3)
     got = fw.run_host(exe, xs, output_specs(p.model), tmp_path)
-    for x, outs in zip(xs, got):
-        for g, want in zip(outs, expected(p, x)):
+    assert len(got) == len(xs)
+    for outs, wants in zip(got, expected(p, xs)):
+        for g, want in zip(outs, wants):
             assert g.dtype == want.dtype and g.shape == want.shape
             np.testing.assert_array_equal(g, want)
+
+
+@pytest.mark.parametrize("mode", ["size", "speed"])
+def test_stateful_export_carries_state_and_resets(mode, host_runtime, tmp_path):
+    """Two SVDFs and an int8 variable tensor (zero point -3): the export's static state pool
+    carries over between invokes exactly as the Interpreter's, and matches the NumPy
+    reference of TFLite's SVDF; its int8 state starts at the zero point."""
+    p = plan_of("svdf_chain", mode)
+    out = p.export_c(tmp_path, name="net", sections={"state": ".state_ram"})
+    h, c = out.header.read_text(), out.source.read_text()
+    assert f"#define NET_STATE_BYTES {p.state_bytes}u" in h and "void net_reset_state(void);" in h
+    assert out.state_bytes == p.state_bytes == 240
+    assert 'uint8_t net_state[NET_STATE_BYTES] NET_ALIGNED(16) NET_SECTION(".state_ram") = {' in c
+    fill = next(b for b in p.state_buffers if b.fill)
+    assert fill.fill == 0xFD and f"memset(net_state + {fill.offset}u, 253, 4u);" in c
+    exe = fw.build_host(out, host_runtime, tmp_path)
+    xs = [[x] for x in svdf_models.inputs(p.model, 6)]
+    got = fw.run_host(exe, xs, output_specs(p.model), tmp_path)
+    reference = svdf_models.reference_outputs(p.model, [x[0] for x in xs])
+    for outs, wants, ref in zip(got, expected(p, xs), reference):
+        np.testing.assert_array_equal(outs[0], wants[0])
+        np.testing.assert_array_equal(outs[0], ref)
+    assert len({o[0].tobytes() for o in got}) == len(xs)    # the state makes each step differ
+
+
+def test_state_section_name_is_checked(tmp_path):
+    p = plan_of("svdf_chain", "size")
+    with pytest.raises(InvalidArgument, match="state pool is not a plain section name"):
+        p.export_c(tmp_path, sections={"state": "a b"})
+    stateless = plan_of("tflm_micro_speech_int8", "size")
+    with pytest.raises(InvalidArgument, match="sections name pool"):
+        stateless.export_c(tmp_path, sections={"state": ".x"})
 
 
 @pytest.mark.parametrize("target", ["cortex-m4", "cortex-m7", "dual-m7-m4"])
@@ -135,8 +178,8 @@ def test_target_plans_build_and_run(target, host_runtime, tmp_path):
     assert out.pool_bytes == p.pool_bytes and len(p.pool_bytes) > 1
     exe = fw.build_host(out, host_runtime, tmp_path)
     xs = samples(p.model, 2)
-    for x, outs in zip(xs, fw.run_host(exe, xs, output_specs(p.model), tmp_path)):
-        np.testing.assert_array_equal(outs[0], expected(p, x)[0])
+    for outs, wants in zip(fw.run_host(exe, xs, output_specs(p.model), tmp_path), expected(p, xs)):
+        np.testing.assert_array_equal(outs[0], wants[0])
 
 
 def test_export_files(tmp_path):
@@ -185,8 +228,8 @@ def test_several_pools_build_and_run(kind, host_runtime, tmp_path):
     assert (local in c) == (kind == "stack")
     exe = fw.build_host(out, host_runtime, tmp_path)
     xs = samples(two.model, 2)
-    for x, outs in zip(xs, fw.run_host(exe, xs, output_specs(two.model), tmp_path)):
-        np.testing.assert_array_equal(outs[0], expected(p, x)[0])
+    for outs, wants in zip(fw.run_host(exe, xs, output_specs(two.model), tmp_path), expected(p, xs)):
+        np.testing.assert_array_equal(outs[0], wants[0])
 
 
 # --- Cortex-M under QEMU -----------------------------------------------------------------------
@@ -200,9 +243,9 @@ def test_cortex_m_under_qemu_is_bit_exact(cpu, name, mode, request, tmp_path):
     firmware = fw.build_arm(out, arch, runtime, tmp_path, xs)
     run = fw.run_qemu(firmware, timeout=300)
     assert len(run.outputs) == len(xs)
-    for raw, x in zip(run.outputs, xs):
+    for raw, wants in zip(run.outputs, expected(p, xs)):
         got = fw.split_outputs(raw, output_specs(p.model))
-        for g, want in zip(got, expected(p, x)):
+        for g, want in zip(got, wants):
             np.testing.assert_array_equal(g, want)
     stack = stack_usage(firmware.ci_files, "net_invoke", firmware.elf, objects=firmware.objects)
     # the static bound holds what the run touched (painted stack, measured from the call)

@@ -16,31 +16,44 @@ RUNNABLE = [
     "tflm_person_detect_int8",
     "tflm_micro_speech_int8",
     "tflm_hello_world_int8",
+    "tflm_keyword_scrambled_int8",
 ]
+KEYWORD = "tflm_keyword_scrambled_int8"   # SVDF: seven int16 state tensors
 
 
-def litert_reference(path, inputs):
-    """Outputs of LiteRT with its reference kernels (BUILTIN_REF), one per input."""
+def litert_interpreter(path, preserve=False):
+    """LiteRT with its reference kernels (BUILTIN_REF)."""
     litert = pytest.importorskip("ai_edge_litert.interpreter",
                                  reason="ai-edge-litert is not installable on this platform")
     from reference.litert_layers import _patched_model
     # person_detect's 1-D biases declare quantized_dimension 3, which LiteRT's loader
     # rejects (TFLite Micro accepts it; no kernel reads it): LiteRT gets them reset to 0.
     it = litert.Interpreter(model_content=_patched_model(path),
-                            experimental_op_resolver_type=litert.OpResolverType.BUILTIN_REF)
+                            experimental_op_resolver_type=litert.OpResolverType.BUILTIN_REF,
+                            experimental_preserve_all_tensors=preserve)
     it.allocate_tensors()
-    outs = []
-    for x in inputs:
-        it.set_tensor(it.get_input_details()[0]["index"], x)
-        it.invoke()
-        outs.append(it.get_tensor(it.get_output_details()[0]["index"]).copy())
-    return outs
+    return it
+
+
+def litert_step(it, x):
+    it.set_tensor(it.get_input_details()[0]["index"], x)
+    it.invoke()
+    return it.get_tensor(it.get_output_details()[0]["index"]).copy()
+
+
+def litert_reference(path, inputs):
+    """Outputs of LiteRT's reference kernels, one per input, run in order by one interpreter
+    (a stateful model's variable tensors carry over, as in ap.Interpreter)."""
+    it = litert_interpreter(path)
+    return [litert_step(it, x) for x in inputs]
 
 
 def random_inputs(model, count, seed=0):
     rng = np.random.default_rng(seed)
     t = model.tensors[model.inputs[0]]
-    return [rng.integers(-128, 128, size=t.shape, dtype=np.int8) for _ in range(count)]
+    info = np.iinfo(np.dtype(t.dtype))
+    return [rng.integers(info.min, info.max, size=t.shape, dtype=np.dtype(t.dtype), endpoint=True)
+            for _ in range(count)]
 
 
 @pytest.mark.parametrize("name", RUNNABLE)
@@ -59,6 +72,85 @@ def test_bit_exact_with_litert_reference(name, mode):
         np.testing.assert_array_equal(got, want)
 
 
+def keyword_inputs(model, count, seed):
+    """int16 inputs whose int8 requantisation spans the whole range (the model's first op
+    maps [0, ~24000] onto int8; wider inputs only saturate)."""
+    rng = np.random.default_rng(seed)
+    t = model.tensors[model.inputs[0]]
+    return [rng.integers(-2000, 26000, size=t.shape).astype(np.int16) for _ in range(count)]
+
+
+@pytest.mark.parametrize("mode", ["size", "speed"])
+def test_keyword_model_state_carries_bit_exactly(mode):
+    """Seven SVDFs keep their int16 state across runs: outputs and every state tensor equal
+    LiteRT's after each of 6 runs of one interpreter; reset_state starts over as a fresh
+    LiteRT interpreter does."""
+    path = model_path(KEYWORD)
+    m = ap.load_tflite(path)
+    p = ap.plan(m, mode=mode)
+    assert p.verify() and len(p.state_buffers) == 7 and p.state_bytes == 10240
+    variables = m.variable_tensors()
+    it = ap.Interpreter(p)
+    ref = litert_interpreter(path, preserve=True)
+    xs = keyword_inputs(m, 6, seed=4)
+    for step, x in enumerate(xs):
+        got, want = it.run(x), litert_step(ref, x)
+        assert got.dtype == np.int32 and got.shape == (1, 2)
+        np.testing.assert_array_equal(got, want)
+        for t in variables:
+            np.testing.assert_array_equal(it.state_tensor(t), ref.get_tensor(t), err_msg=f"state {t}, run {step}")
+    assert all(it.state_tensor(t).any() for t in variables)
+    it.reset_state()
+    assert not it.state.any()
+    fresh = litert_interpreter(path, preserve=True)
+    for step, x in enumerate(xs[3:] + xs[:2]):
+        np.testing.assert_array_equal(it.run(x), litert_step(fresh, x))
+        for t in variables:
+            np.testing.assert_array_equal(it.state_tensor(t), fresh.get_tensor(t), err_msg=f"state {t}, run {step}")
+
+
+def test_keyword_model_every_op_output_bit_exact():
+    """Op by op over 5 runs: every intermediate tensor (QUANTIZE int16 -> int8, SVDF, FC,
+    SOFTMAX int8 -> int16, QUANTIZE int16 -> int32) equals LiteRT's."""
+    path = model_path(KEYWORD)
+    m = ap.load_tflite(path)
+    p = ap.plan(m, mode="speed")
+    it = ap.Interpreter(p)
+    ref = litert_interpreter(path, preserve=True)
+    places = p.tensor_places
+
+    def tensor(t):
+        pool, offset = places[t]
+        info = m.tensors[t]
+        return it.pools[pool][offset:offset + info.nbytes].view(np.dtype(info.dtype)).reshape(info.shape)
+
+    distinct = set()
+    for x in keyword_inputs(m, 5, seed=5):
+        litert_step(ref, x)
+        it._write_inputs(x)
+        for op in m.operators:
+            it._graph.invoke(it._pools, op.index, op.index + 1)
+            np.testing.assert_array_equal(tensor(op.outputs[0]), ref.get_tensor(op.outputs[0]),
+                                          err_msg=f"op {op.index} ({op.type})")
+            distinct.add((op.index, tensor(op.outputs[0]).tobytes()))
+    # the runs differ from one another at the input QUANTIZE and at every SVDF (the model's
+    # scrambled weights leave its FULLY_CONNECTED outputs, and so its output, constant)
+    varied = [op.index for op in m.operators if op.type == "SVDF"] + [0]
+    assert all(len({v for k, v in distinct if k == op}) == 5 for op in varied)
+
+
+def test_reset_state_and_state_tensor_errors():
+    m = ap.load_tflite(model_path(KEYWORD))
+    it = ap.Interpreter(ap.plan(m))
+    with pytest.raises(ap.InvalidArgument, match="not a variable tensor"):
+        it.state_tensor(0)
+    plain = ap.Interpreter(ap.plan(ap.zoo.load("ds_cnn")))
+    assert plain.state.size == 0
+    plain.reset_state()           # nothing to reset: no error
+    with pytest.raises(ap.InvalidArgument, match=r"variable tensors are \[\]"):
+        plain.state_tensor(0)
+
+
 @pytest.mark.parametrize("name", ap.zoo.names())
 def test_zoo_models_give_the_same_bits_in_every_mode(name):
     m = ap.zoo.load(name)
@@ -74,14 +166,18 @@ def test_zoo_models_give_the_same_bits_in_every_mode(name):
     assert len(np.unique(np.concatenate([r.reshape(-1) for r in results["size"]]))) > 1
 
 
-@pytest.mark.parametrize("name", ["mlperf_tiny_kws_dscnn_int8", "mlperf_tiny_ic_resnet8_int8"])
+@pytest.mark.parametrize("name", ["mlperf_tiny_kws_dscnn_int8", "mlperf_tiny_ic_resnet8_int8", KEYWORD])
 def test_no_op_writes_outside_its_output_and_scratch(name):
+    """Every op in turn runs in a poisoned arena (only its inputs hold real values): it writes
+    its output, its scratch and its own state buffers, nothing else, and reads no byte it
+    does not own (its output equals the one of an unpoisoned run)."""
     m = ap.load_tflite(model_path(name))
     p = ap.plan(m, mode="speed")
     it = ap.Interpreter(p)
     x = random_inputs(m, 1, seed=2)[0]
-    it.run(x)  # fill every activation with real values
-    state = it.arena.copy()
+    it.run(x)  # fill every activation with real values, and move the state off zero
+    it.run(random_inputs(m, 1, seed=3)[0])
+    arena, state = it.arena.copy(), it.state.copy()
     graph = it._graph
     for op in m.operators:
         allowed = np.zeros(p.arena_bytes, dtype=bool)
@@ -92,15 +188,38 @@ def test_no_op_writes_outside_its_output_and_scratch(name):
                 allowed[span] = True
             elif any(t in op.inputs for t in b.tensors):
                 keep[span] = True
-        poisoned = np.where(keep, state, np.uint8(0xA5))
+        own_state = np.zeros(p.state_bytes, dtype=bool)
+        for b in p.state_buffers:
+            if b.tensor in op.inputs:
+                own_state[b.offset:b.offset + b.size] = True
+        poisoned = np.where(keep, arena, np.uint8(0xA5))
+        # another op's state is poisoned too: a kernel reading it would change its output
+        state_in = np.where(own_state, state, np.uint8(0x5A))
         it.arena[:] = poisoned
-        graph.invoke([it.arena], op.index, op.index + 1)
+        it.state[:] = state_in
+        graph.invoke(it._pools, op.index, op.index + 1)
         changed = np.flatnonzero((it.arena != poisoned) & ~allowed)
         assert changed.size == 0, f"op {op.index} ({op.type}) wrote at offsets {changed[:8]}"
+        changed = np.flatnonzero((it.state != state_in) & ~own_state)
+        assert changed.size == 0, f"op {op.index} ({op.type}) wrote another op's state at {changed[:8]}"
         # The op's inputs are intact (it only reads them) unless it is an in-place alias.
         if op.type != "RESHAPE":
-            assert np.array_equal(it.arena[keep], state[keep]), f"op {op.index} changed its input"
-        state = np.where(allowed, it.arena, state)
+            assert np.array_equal(it.arena[keep], arena[keep]), f"op {op.index} changed its input"
+        # the same step on unpoisoned memory gives the same output and state: the op read
+        # no byte it does not own
+        poisoned_run, poisoned_state = it.arena.copy(), it.state.copy()
+        it.arena[:] = arena
+        it.state[:] = state
+        graph.invoke(it._pools, op.index, op.index + 1)
+        out = next(b for b in p.buffers if op.outputs[0] in b.tensors)
+        span = slice(out.offset, out.offset + out.size)
+        if op.type != "RESHAPE":    # an aliased reshape's input is its output: it runs nothing
+            assert np.array_equal(it.arena[span], poisoned_run[span]), \
+                f"op {op.index} ({op.type}) read poisoned bytes"
+        assert np.array_equal(it.state[own_state], poisoned_state[own_state]), \
+            f"op {op.index} ({op.type}) read another op's state"
+        arena = np.where(allowed, it.arena, arena)
+        state = it.state.copy()
 
 
 def test_profile_reports_every_op():

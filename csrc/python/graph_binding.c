@@ -5,7 +5,8 @@
  *
  *   Graph(places, nodes, pool_bytes)
  *     places: [(pool, offset, bytes, data | None)]       data: a buffer for constants
- *     nodes:  [(op, spec, prepared | None, (kind, param), [inputs], output, [scratch])]
+ *     nodes:  [(op, spec, prepared | None, (kind, param), [inputs], output, [scratch][, [state]])]
+ *             state: places the op reads and updates in place (persistent between runs)
  *     pool_bytes: [bytes of pool 0, ...]
  */
 #include "binding.h"
@@ -119,7 +120,7 @@ static int ap_py_graph_init(ap_py_graph *self, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_ValueError, "graph too large");
         goto done;
     }
-    size_t max_operands = (size_t)n_nodes * (AP_CONCAT_MAX_INPUTS + AP_MAX_SCRATCH);
+    size_t max_operands = (size_t)n_nodes * (AP_CONCAT_MAX_INPUTS + AP_MAX_SCRATCH + AP_MAX_STATE);
     self->places = PyMem_Calloc((size_t)n_places + 1, sizeof(ap_place));
     self->nodes = PyMem_Calloc((size_t)n_nodes + 1, sizeof(ap_node));
     self->params = PyMem_Calloc((size_t)n_nodes + 1, sizeof(ap_py_op_params));
@@ -168,9 +169,9 @@ static int ap_py_graph_init(ap_py_graph *self, PyObject *args, PyObject *kwds)
     for (Py_ssize_t k = 0; k < n_nodes; k++) {
         int op, kind, param;
         unsigned long output;
-        PyObject *spec, *prepared, *ins, *scratch;
-        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(nodes, k), "iOO(ii)OkO", &op, &spec, &prepared,
-                              &kind, &param, &ins, &output, &scratch)) {
+        PyObject *spec, *prepared, *ins, *scratch, *state = NULL;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(nodes, k), "iOO(ii)OkO|O", &op, &spec, &prepared,
+                              &kind, &param, &ins, &output, &scratch, &state)) {
             goto done;
         }
         ap_node *n = &self->nodes[k];
@@ -198,6 +199,12 @@ static int ap_py_graph_init(ap_py_graph *self, PyObject *args, PyObject *kwds)
             goto done;
         }
         used += n->scratch_count;
+        n->state_at = used;
+        if (state != NULL && ap_py_index_list(state, self->operands + used, &n->state_count, AP_MAX_STATE,
+                                              "state") != 0) {
+            goto done;
+        }
+        used += n->state_count;
         n->output = (uint32_t)output;
     }
     self->graph.nodes = self->nodes;

@@ -115,38 +115,52 @@ static PyObject *ap_py_kernel_prepare(PyObject *self, PyObject *args)
     return blob;
 }
 
-/* kernel_run(op, spec, prepared | None, (kind, param), [inputs], output) -> None */
+/* kernel_run(op, spec, prepared | None, (kind, param), [inputs], output[, [state]]) -> None
+   state: writable buffers the op reads and updates in place (SVDF's variable tensor). */
 static PyObject *ap_py_kernel_run(PyObject *self, PyObject *args)
 {
     (void)self;
     int op, kind, param;
-    PyObject *spec, *prepared_obj, *inputs_obj, *output_obj;
-    if (!PyArg_ParseTuple(args, "iOO(ii)OO", &op, &spec, &prepared_obj, &kind, &param, &inputs_obj,
-                          &output_obj)) {
+    PyObject *spec, *prepared_obj, *inputs_obj, *output_obj, *state_obj = NULL;
+    if (!PyArg_ParseTuple(args, "iOO(ii)OO|O", &op, &spec, &prepared_obj, &kind, &param, &inputs_obj,
+                          &output_obj, &state_obj)) {
         return NULL;
     }
     PyObject *inputs = PySequence_Fast(inputs_obj, "inputs must be a sequence of buffers");
     if (inputs == NULL) {
         return NULL;
     }
-    Py_ssize_t n_in = PySequence_Fast_GET_SIZE(inputs);
-    if (n_in < 1 || n_in > AP_CONCAT_MAX_INPUTS) {
+    PyObject *states = state_obj == NULL ? PyTuple_New(0)
+                                         : PySequence_Fast(state_obj, "state must be a sequence of buffers");
+    if (states == NULL) {
         Py_DECREF(inputs);
-        PyErr_Format(PyExc_ValueError, "a kernel takes 1 to %d inputs, got %zd", AP_CONCAT_MAX_INPUTS, n_in);
+        return NULL;
+    }
+    Py_ssize_t n_in = PySequence_Fast_GET_SIZE(inputs);
+    Py_ssize_t n_state = PySequence_Fast_GET_SIZE(states);
+    if (n_in < 1 || n_in > AP_CONCAT_MAX_INPUTS || n_state > AP_MAX_STATE) {
+        Py_DECREF(inputs);
+        Py_DECREF(states);
+        PyErr_Format(PyExc_ValueError, "a kernel takes 1 to %d inputs and at most %d state buffers, got %zd "
+                     "and %zd", AP_CONCAT_MAX_INPUTS, AP_MAX_STATE, n_in, n_state);
         return NULL;
     }
     ap_py_op_params params;
     if (ap_py_op_params_fill((ap_op)op, spec, &params) != 0) {
         Py_DECREF(inputs);
+        Py_DECREF(states);
         return NULL;
     }
     ap_node node;
     memset(&node, 0, sizeof(node));
     PyObject *result = NULL;
-    Py_buffer views[AP_CONCAT_MAX_INPUTS + 2];
+    Py_buffer views[AP_CONCAT_MAX_INPUTS + 2 + AP_MAX_STATE];
     Py_ssize_t held = 0;
-    ap_place places[AP_CONCAT_MAX_INPUTS + 1 + AP_MAX_SCRATCH];
-    uint32_t operands[AP_CONCAT_MAX_INPUTS + AP_MAX_SCRATCH];
+    ap_place places[AP_CONCAT_MAX_INPUTS + 1 + AP_MAX_SCRATCH + AP_MAX_STATE];
+    uint32_t operands[AP_CONCAT_MAX_INPUTS + AP_MAX_SCRATCH + AP_MAX_STATE];
+    /* pools: 0 the output, 1 the scratch, 2 + i state buffer i */
+    size_t pool_bytes[2 + AP_MAX_STATE];
+    void *pools[2 + AP_MAX_STATE];
     unsigned char *scratch = NULL;
     if (ap_py_op_find_variant(&params, kind, param, &node.variant) != 0) {
         goto done;
@@ -188,6 +202,20 @@ static PyObject *ap_py_kernel_run(PyObject *self, PyObject *args)
         }
         node.prepared = views[held++].buf;
     }
+    uint32_t place_count = (uint32_t)(n_in + 1 + node.variant.scratch_count);
+    uint32_t operand_count = (uint32_t)(n_in + node.variant.scratch_count);
+    node.state_at = operand_count;
+    for (Py_ssize_t i = 0; i < n_state; i++) {
+        if (PyObject_GetBuffer(PySequence_Fast_GET_ITEM(states, i), &views[held],
+                               PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) != 0) {
+            goto done;
+        }
+        pool_bytes[2 + i] = (size_t)views[held].len;
+        pools[2 + i] = views[held].buf;
+        held++;
+        places[place_count] = (ap_place){(int32_t)(2 + i), 0, pool_bytes[2 + i], NULL};
+        operands[operand_count++] = place_count++;
+    }
     node.op = (ap_op)op;
     node.params = params.storage.bytes;
     node.inputs_at = 0;
@@ -195,16 +223,19 @@ static PyObject *ap_py_kernel_run(PyObject *self, PyObject *args)
     node.output = (uint32_t)n_in;
     node.scratch_at = (uint32_t)n_in;
     node.scratch_count = node.variant.scratch_count;
-    ap_graph graph = {&node, 1, places, (uint32_t)(n_in + 1 + node.variant.scratch_count), operands,
-                      (uint32_t)(n_in + node.variant.scratch_count)};
-    size_t pool_bytes[2] = {(size_t)out->len, scratch_total};
-    void *pools[2] = {out->buf, scratch_base};
+    node.state_count = (uint32_t)n_state;
+    ap_graph graph = {&node, 1, places, place_count, operands, operand_count};
+    pool_bytes[0] = (size_t)out->len;
+    pool_bytes[1] = scratch_total;
+    pools[0] = out->buf;
+    pools[1] = scratch_base;
+    uint32_t pool_count = (uint32_t)(2 + n_state);
     ap_error error;
     ap_error_clear(&error);
-    ap_status status = ap_graph_check(&graph, pool_bytes, 2, &error);
+    ap_status status = ap_graph_check(&graph, pool_bytes, pool_count, &error);
     if (status == AP_OK) {
         Py_BEGIN_ALLOW_THREADS
-        status = ap_graph_invoke(&graph, pools, 2, &error);
+        status = ap_graph_invoke(&graph, pools, pool_count, &error);
         Py_END_ALLOW_THREADS
     }
     if (status != AP_OK) {
@@ -220,6 +251,7 @@ done:
     PyMem_Free(scratch);
     ap_py_op_params_release(&params);
     Py_DECREF(inputs);
+    Py_DECREF(states);
     return result;
 }
 
@@ -259,7 +291,7 @@ PyMethodDef ap_py_kernel_methods[] = {
     {"kernel_prepare", ap_py_kernel_prepare, METH_VARARGS,
      "kernel_prepare(op, spec, filter i8, bias i32 | None) -> bytearray"},
     {"kernel_run", ap_py_kernel_run, METH_VARARGS,
-     "kernel_run(op, spec, prepared | None, (kind, param), [inputs], output) -> None"},
+     "kernel_run(op, spec, prepared | None, (kind, param), [inputs], output[, [state]]) -> None"},
     {"quantize_multiplier", ap_py_quantize_multiplier, METH_VARARGS,
      "quantize_multiplier(real) -> (multiplier, shift), TFLite QuantizeMultiplier"},
     {"cpu_limit", ap_py_cpu_limit, METH_VARARGS, "cpu_limit(level) -> level in force"},

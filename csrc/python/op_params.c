@@ -3,10 +3,12 @@
  *   CONV2D, DEPTHWISE_CONV2D, FULLY_CONNECTED:
  *       (ints, (multipliers, shifts, per_channel, output_offset, act_min, act_max), real_scale)
  *       ints: the struct's leading int32 fields in order; real_scale: floats or None (FC only)
- *   AVERAGE_POOL2D, MAX_POOL2D, ADD, MUL, SOFTMAX, PAD, MEAN: (ints,) all int32 fields in order
+ *   AVERAGE_POOL2D, MAX_POOL2D, ADD, MUL, SOFTMAX, PAD, MEAN, SVDF: (ints,) all int32 fields
+ *       in order
  *   RESHAPE: (bytes,)
  *   QUANTIZE, DEQUANTIZE: (count, scale, zero_point)
- *   REQUANTIZE: (count, input_zero_point, output_zero_point, multiplier, shift)
+ *   REQUANTIZE: (count, input_zero_point, output_zero_point, multiplier, shift
+ *                [, input_type, output_type])   types: ap_dtype, int8 when left out
  *   CONCATENATION: (output_shape[4], axis, axis_sizes, multipliers|None, shifts|None,
  *                   zero_points|None, output_zero_point)
  */
@@ -23,6 +25,7 @@
 #include "arenaplan/quantize.h"
 #include "arenaplan/shape_ops.h"
 #include "arenaplan/softmax.h"
+#include "arenaplan/svdf.h"
 
 /* Convert one item: 0, or -1 with a Python exception set. */
 typedef int (*ap_py_item_fn)(PyObject *item, void *out, const char *what, Py_ssize_t i);
@@ -256,6 +259,9 @@ int ap_py_op_params_fill(ap_op op, PyObject *spec, ap_py_op_params *out)
     case AP_OP_MEAN:
         rc = ap_py_fill_ints(out, first, sizeof(ap_mean_params) / 4, "mean params");
         break;
+    case AP_OP_SVDF:
+        rc = ap_py_fill_ints(out, first, sizeof(ap_svdf_params) / 4, "svdf params");
+        break;
     case AP_OP_RESHAPE: {
         ap_reshape_params *r = (ap_reshape_params *)out->storage.bytes;
         unsigned long long bytes;
@@ -278,13 +284,16 @@ int ap_py_op_params_fill(ap_op op, PyObject *spec, ap_py_op_params *out)
     case AP_OP_REQUANTIZE: {
         ap_requantize_params *q = (ap_requantize_params *)out->storage.bytes;
         unsigned long long count;
-        int in_zp, out_zp, mult, shift;
-        rc = PyArg_ParseTuple(spec, "Kiiii", &count, &in_zp, &out_zp, &mult, &shift) ? 0 : -1;
+        int in_zp, out_zp, mult, shift, in_type = AP_DTYPE_INT8, out_type = AP_DTYPE_INT8;
+        rc = PyArg_ParseTuple(spec, "Kiiii|ii", &count, &in_zp, &out_zp, &mult, &shift, &in_type,
+                              &out_type) ? 0 : -1;
         q->count = (size_t)count;
         q->input_zero_point = in_zp;
         q->output_zero_point = out_zp;
         q->multiplier = mult;
         q->shift = shift;
+        q->input_type = in_type;
+        q->output_type = out_type;
         break;
     }
     case AP_OP_CONCATENATION:
@@ -328,6 +337,7 @@ ap_status ap_py_op_variants(const ap_py_op_params *p, ap_variant *v, uint32_t ca
     case AP_OP_CONCATENATION: return ap_concatenation_s8_variants(s, v, cap, n, e);
     case AP_OP_PAD: return ap_pad_s8_variants(s, v, cap, n, e);
     case AP_OP_MEAN: return ap_mean_s8_variants(s, v, cap, n, e);
+    case AP_OP_SVDF: return ap_svdf_s8_variants(s, v, cap, n, e);
     }
     return AP_ERR_UNSUPPORTED;
 }

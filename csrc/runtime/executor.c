@@ -12,6 +12,7 @@
 #include "arenaplan/quantize.h"
 #include "arenaplan/shape_ops.h"
 #include "arenaplan/softmax.h"
+#include "arenaplan/svdf.h"
 
 #include "message.h"
 
@@ -31,18 +32,95 @@ static ap_status ap_exec_fail(ap_error *error, ap_status status, int64_t node, i
     return status;
 }
 
-/* Inputs each op takes: exact count, or 0 for "one or more" (concatenation). */
-static uint32_t ap_exec_input_count(ap_op op)
+/* Inputs each op takes: [*min, *max]. */
+static void ap_exec_input_range(ap_op op, uint32_t *min, uint32_t *max)
 {
     switch (op) {
     case AP_OP_ADD:
     case AP_OP_MUL:
-        return 2;
+        *min = *max = 2;
+        return;
     case AP_OP_CONCATENATION:
-        return 0;
+        *min = 1;
+        *max = AP_CONCAT_MAX_INPUTS;
+        return;
+    case AP_OP_SVDF:
+        *min = 3;   /* input, weights_feature, weights_time */
+        *max = 4;   /* and the optional bias */
+        return;
     default:
-        return 1;
+        *min = *max = 1;
+        return;
     }
+}
+
+/* State operands each op takes, and the bytes each must hold (state_bytes[count]). */
+static ap_status ap_exec_state_needs(const ap_node *n, uint32_t *count, size_t *state_bytes,
+                                     ap_error *error)
+{
+    *count = 0;
+    if (n->op == AP_OP_SVDF) {
+        *count = 1;
+        return ap_svdf_s8_state_bytes(n->params, &state_bytes[0], error);
+    }
+    return AP_OK;
+}
+
+/* 1 if two places share a byte of the same pool. */
+static int ap_exec_overlap(const ap_place *a, const ap_place *b)
+{
+    return a->pool >= 0 && a->pool == b->pool && a->bytes > 0 && b->bytes > 0 &&
+           a->offset < b->offset + b->bytes && b->offset < a->offset + a->bytes;
+}
+
+/* The state operands of node k: in a pool, large enough, apart from its output and inputs. */
+static ap_status ap_exec_check_state(const ap_graph *g, uint32_t k, ap_error *error)
+{
+    const ap_node *n = &g->nodes[k];
+    size_t need[AP_MAX_STATE] = {0};
+    uint32_t want = 0;
+    ap_status st = ap_exec_state_needs(n, &want, need, error);
+    if (st != AP_OK) {
+        if (error != NULL) {
+            error->op = k;
+        }
+        return st;
+    }
+    if (n->state_count != want) {
+        return ap_exec_fail(error, AP_ERR_INVALID_ARGUMENT, k, -1, want, n->state_count,
+                            "wrong number of state operands for the op");
+    }
+    if (n->state_at > g->operand_count || n->state_count > g->operand_count - n->state_at) {
+        return ap_exec_fail(error, AP_ERR_INVALID_ARGUMENT, k, -1, 0, 0,
+                            "state operand range outside the operand table");
+    }
+    for (uint32_t s = 0; s < n->state_count; s++) {
+        uint32_t at = g->operands[n->state_at + s];
+        if (at >= g->place_count) {
+            return ap_exec_fail(error, AP_ERR_INVALID_ARGUMENT, k, at, 0, 0,
+                                "a state operand names a place that does not exist");
+        }
+        const ap_place *pl = &g->places[at];
+        if (pl->pool < 0) {
+            return ap_exec_fail(error, AP_ERR_INVALID_ARGUMENT, k, at, 0, 0,
+                                "a state place is constant; state is written");
+        }
+        if (pl->bytes < need[s]) {
+            return ap_exec_fail(error, AP_ERR_INVALID_ARGUMENT, k, at, need[s], pl->bytes,
+                                "a state place is smaller than the op's state");
+        }
+        if (ap_exec_overlap(pl, &g->places[n->output])) {
+            return ap_exec_fail(error, AP_ERR_INVALID_ARGUMENT, k, at, 0, 0,
+                                "a state place overlaps the node's output");
+        }
+        for (uint32_t i = 0; i < n->input_count; i++) {
+            if (ap_exec_overlap(pl, &g->places[g->operands[n->inputs_at + i]])) {
+                return ap_exec_fail(error, AP_ERR_INVALID_ARGUMENT, k, at, 0, 0,
+                                    "a state place overlaps one of the node's inputs");
+            }
+        }
+    }
+    return AP_OK;
 }
 
 static int ap_exec_needs_prepared(ap_op op)
@@ -91,10 +169,10 @@ ap_status ap_graph_check(const ap_graph *graph, const size_t *pool_bytes, uint32
             return ap_exec_fail(error_out, AP_ERR_INVALID_ARGUMENT, k, -1, 0, 0,
                                 "a weighted op has no prepared constants");
         }
-        uint32_t want = ap_exec_input_count(n->op);
-        if ((want != 0 && n->input_count != want) || n->input_count == 0 ||
-            n->input_count > AP_CONCAT_MAX_INPUTS) {
-            return ap_exec_fail(error_out, AP_ERR_INVALID_ARGUMENT, k, -1, want, n->input_count,
+        uint32_t min_inputs, max_inputs;
+        ap_exec_input_range(n->op, &min_inputs, &max_inputs);
+        if (n->input_count < min_inputs || n->input_count > max_inputs) {
+            return ap_exec_fail(error_out, AP_ERR_INVALID_ARGUMENT, k, -1, min_inputs, n->input_count,
                                 "wrong number of inputs for the op");
         }
         if (n->scratch_count > AP_MAX_SCRATCH || n->scratch_count < n->variant.scratch_count) {
@@ -127,6 +205,10 @@ ap_status ap_graph_check(const ap_graph *graph, const size_t *pool_bytes, uint32
                                     pl->bytes, "a scratch place is smaller than its request");
             }
         }
+        ap_status st = ap_exec_check_state(graph, k, error_out);
+        if (st != AP_OK) {
+            return st;
+        }
     }
     return AP_OK;
 }
@@ -153,6 +235,10 @@ static ap_status ap_exec_node(const ap_graph *g, const ap_node *n, void *const *
         scratch[s].data = ap_exec_pointer(pl, pools);
         scratch[s].bytes = pl->bytes;
     }
+    void *state[AP_MAX_STATE] = {NULL};
+    for (uint32_t s = 0; s < n->state_count && s < AP_MAX_STATE; s++) {
+        state[s] = ap_exec_pointer(&g->places[g->operands[n->state_at + s]], pools);
+    }
     const ap_variant *v = &n->variant;
     const ap_scratch *sc = n->scratch_count ? scratch : NULL;
     uint32_t ns = n->scratch_count;
@@ -172,6 +258,9 @@ static ap_status ap_exec_node(const ap_graph *g, const ap_node *n, void *const *
     case AP_OP_MUL:
         return ap_mul_s8_run(n->params, v, in[0], in[1], out, sc, ns, error);
     case AP_OP_SOFTMAX:
+        if (((const ap_softmax_params *)n->params)->output_type == AP_DTYPE_INT16) {
+            return ap_softmax_s8_s16_run(n->params, v, in[0], out, sc, ns, error);
+        }
         return ap_softmax_s8_run(n->params, v, in[0], out, sc, ns, error);
     case AP_OP_RESHAPE:
         /* An aliased reshape shares its input's bytes: nothing to move. */
@@ -181,13 +270,16 @@ static ap_status ap_exec_node(const ap_graph *g, const ap_node *n, void *const *
     case AP_OP_DEQUANTIZE:
         return ap_dequantize_s8_run(n->params, v, in[0], out, sc, ns, error);
     case AP_OP_REQUANTIZE:
-        return ap_requantize_s8_run(n->params, v, in[0], out, sc, ns, error);
+        return ap_requantize_run(n->params, v, in[0], out, sc, ns, error);
     case AP_OP_CONCATENATION:
         return ap_concatenation_s8_run(n->params, v, (const int8_t *const *)in, out, sc, ns, error);
     case AP_OP_PAD:
         return ap_pad_s8_run(n->params, v, in[0], out, sc, ns, error);
     case AP_OP_MEAN:
         return ap_mean_s8_run(n->params, v, in[0], out, sc, ns, error);
+    case AP_OP_SVDF:
+        return ap_svdf_s8_run(n->params, v, in[0], in[1], in[2], n->input_count > 3 ? in[3] : NULL,
+                              state[0], out, sc, ns, error);
     }
     return AP_ERR_UNSUPPORTED;
 }

@@ -129,6 +129,48 @@ ap_status ap_dequantize_s8_run(const ap_affine_quant_params *params, const ap_va
     return AP_OK;
 }
 
+/* Bytes of one element of a requantisation type; 0 for a type it does not take. */
+static size_t requant_type_size(int32_t type)
+{
+    switch (type) {
+    case AP_DTYPE_INT8: return 1;
+    case AP_DTYPE_INT16: return 2;
+    case AP_DTYPE_INT32: return 4;
+    default: return 0;
+    }
+}
+
+static const char *requant_type_name(int32_t type)
+{
+    switch (type) {
+    case AP_DTYPE_INT8: return "int8";
+    case AP_DTYPE_INT16: return "int16";
+    case AP_DTYPE_INT32: return "int32";
+    default: return "unknown";
+    }
+}
+
+/* The pairs TFLite's QUANTIZE requantises between (uint8 aside). */
+static int requant_pair_supported(int32_t in, int32_t out)
+{
+    switch (in) {
+    case AP_DTYPE_INT8: return out == AP_DTYPE_INT8;
+    case AP_DTYPE_INT16: return out == AP_DTYPE_INT8 || out == AP_DTYPE_INT16 || out == AP_DTYPE_INT32;
+    case AP_DTYPE_INT32: return out == AP_DTYPE_INT8 || out == AP_DTYPE_INT16;
+    default: return 0;
+    }
+}
+
+/* [lo, hi] of a type's values (int64 so that int32's range is representable). */
+static void requant_type_range(int32_t type, int64_t *lo, int64_t *hi)
+{
+    switch (type) {
+    case AP_DTYPE_INT8: *lo = INT8_MIN; *hi = INT8_MAX; break;
+    case AP_DTYPE_INT16: *lo = INT16_MIN; *hi = INT16_MAX; break;
+    default: *lo = INT32_MIN; *hi = INT32_MAX; break;
+    }
+}
+
 static ap_status requant_check(const ap_requantize_params *p, ap_error *error)
 {
     if (p == NULL) {
@@ -137,13 +179,30 @@ static ap_status requant_check(const ap_requantize_params *p, ap_error *error)
     if (p->count < 1) {
         return AP_OPS_INVALID(error, "requantize: count must be >= 1");
     }
-    if (!ap_ops_int8_range(p->input_zero_point) || !ap_ops_int8_range(p->output_zero_point)) {
-        return AP_OPS_INVALID(error, "requantize: zero points (%d, %d) outside [-128, 127]",
-                              (int)p->input_zero_point, (int)p->output_zero_point);
+    if (!requant_pair_supported(p->input_type, p->output_type)) {
+        return AP_OPS_INVALID(error, "requantize: %s (type %d) -> %s (type %d) is not supported (int8 -> int8, "
+                              "int16 -> int8/int16/int32, int32 -> int8/int16 are)",
+                              requant_type_name(p->input_type), (int)p->input_type,
+                              requant_type_name(p->output_type), (int)p->output_type);
+    }
+    int64_t in_lo, in_hi, out_lo, out_hi;
+    requant_type_range(p->input_type, &in_lo, &in_hi);
+    requant_type_range(p->output_type, &out_lo, &out_hi);
+    if (p->input_zero_point < in_lo || p->input_zero_point > in_hi || p->output_zero_point < out_lo ||
+        p->output_zero_point > out_hi) {
+        return AP_OPS_INVALID(error, "requantize: zero points (%d, %d) outside the %s and %s ranges",
+                              (int)p->input_zero_point, (int)p->output_zero_point,
+                              requant_type_name(p->input_type), requant_type_name(p->output_type));
     }
     if (p->multiplier < 0 || p->shift < -31 || p->shift > 31) {
         return AP_OPS_INVALID(error, "requantize: multiplier %d must be >= 0 and shift %d in [-31, 31]",
                               (int)p->multiplier, (int)p->shift);
+    }
+    size_t bytes;
+    if (!ap_ops_mul(p->count, requant_type_size(p->input_type) > requant_type_size(p->output_type)
+                                  ? requant_type_size(p->input_type) : requant_type_size(p->output_type),
+                    &bytes)) {
+        return AP_OPS_OVERFLOW(error, "requantize: count * element size overflows");
     }
     return AP_OK;
 }
@@ -152,23 +211,77 @@ ap_status ap_requantize_s8_variants(const ap_requantize_params *params, ap_varia
                                     uint32_t capacity, uint32_t *count_out, ap_error *error_out)
 {
     ap_status st = requant_check(params, error_out);
-    return st != AP_OK ? st : q_variants(params->count, 1, variants_out, capacity, count_out, "requantize", error_out);
+    if (st != AP_OK) {
+        return st;
+    }
+    const int32_t in_place = requant_type_size(params->output_type) <= requant_type_size(params->input_type);
+    return q_variants(params->count, in_place, variants_out, capacity, count_out, "requantize", error_out);
 }
 
-ap_status ap_requantize_s8_run(const ap_requantize_params *params, const ap_variant *variant,
-                               const int8_t *input, int8_t *output, const ap_scratch *scratch,
-                               uint32_t scratch_count, ap_error *error_out)
+/* Load element i of a requantisation buffer as int32. */
+static inline int32_t requant_load(const void *data, int32_t type, size_t i)
+{
+    switch (type) {
+    case AP_DTYPE_INT8: return ((const int8_t *)data)[i];
+    case AP_DTYPE_INT16: return ((const int16_t *)data)[i];
+    default: return ((const int32_t *)data)[i];
+    }
+}
+
+static inline void requant_store(void *data, int32_t type, size_t i, int32_t v)
+{
+    switch (type) {
+    case AP_DTYPE_INT8: ((int8_t *)data)[i] = (int8_t)ap_ops_clamp(v, INT8_MIN, INT8_MAX); break;
+    case AP_DTYPE_INT16: ((int16_t *)data)[i] = (int16_t)ap_ops_clamp(v, INT16_MIN, INT16_MAX); break;
+    default: ((int32_t *)data)[i] = v; break;
+    }
+}
+
+ap_status ap_requantize_run(const ap_requantize_params *params, const ap_variant *variant,
+                            const void *input, void *output, const ap_scratch *scratch,
+                            uint32_t scratch_count, ap_error *error_out)
 {
     ap_status st = requant_check(params, error_out);
     if (st != AP_OK ||
         (st = q_run_checks(variant, input, output, scratch, scratch_count, "requantize", error_out)) != AP_OK) {
         return st;
     }
+    const size_t in_size = requant_type_size(params->input_type);
+    const size_t out_size = requant_type_size(params->output_type);
+    if (((uintptr_t)input & (in_size - 1)) != 0 || ((uintptr_t)output & (out_size - 1)) != 0) {
+        return AP_OPS_INVALID(error_out, "requantize: input and output must be aligned to their element sizes "
+                              "(%u and %u bytes)", (unsigned)in_size, (unsigned)out_size);
+    }
+    const int32_t in_type = params->input_type, out_type = params->output_type;
+    const int32_t in_zp = params->input_zero_point, out_zp = params->output_zero_point;
+    if (in_type == AP_DTYPE_INT8 && out_type == AP_DTYPE_INT8) {
+        const int8_t *x = input;
+        int8_t *y = output;
+        for (size_t i = 0; i < params->count; ++i) {
+            const int32_t v = ap_fp_multiply_by_quantized_multiplier((int32_t)x[i] - in_zp, params->multiplier,
+                                                                      params->shift);
+            y[i] = (int8_t)ap_ops_clamp(ap_ops_wrap_add(v, out_zp), -128, 127);
+        }
+        return AP_OK;
+    }
+    /* Element i is read before it (or any later element) is written, so an output no wider
+       than the input may start at the input. */
     for (size_t i = 0; i < params->count; ++i) {
-        const int32_t v = ap_fp_multiply_by_quantized_multiplier((int32_t)input[i] - params->input_zero_point,
-                                                                  params->multiplier, params->shift) +
-                          params->output_zero_point;
-        output[i] = (int8_t)ap_ops_clamp(v, -128, 127);
+        const int32_t x = (int32_t)((uint32_t)requant_load(input, in_type, i) - (uint32_t)in_zp);
+        const int32_t v = ap_fp_multiply_by_quantized_multiplier(x, params->multiplier, params->shift);
+        requant_store(output, out_type, i, ap_ops_wrap_add(v, out_zp));
     }
     return AP_OK;
+}
+
+ap_status ap_requantize_s8_run(const ap_requantize_params *params, const ap_variant *variant,
+                               const int8_t *input, int8_t *output, const ap_scratch *scratch,
+                               uint32_t scratch_count, ap_error *error_out)
+{
+    if (params != NULL && (params->input_type != AP_DTYPE_INT8 || params->output_type != AP_DTYPE_INT8)) {
+        return AP_OPS_INVALID(error_out, "requantize: ap_requantize_s8_run takes int8 -> int8 params; "
+                              "use ap_requantize_run for types %d -> %d", (int)params->input_type,
+                              (int)params->output_type);
+    }
+    return ap_requantize_run(params, variant, input, output, scratch, scratch_count, error_out);
 }

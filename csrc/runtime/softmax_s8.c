@@ -1,4 +1,4 @@
-/* SOFTMAX int8 -> int8, TFLite reference_ops::Softmax with gemmlowp fixed point. */
+/* SOFTMAX int8 -> int8 | int16, TFLite reference_ops::Softmax with gemmlowp fixed point. */
 #include "arenaplan/softmax.h"
 
 #include <string.h>
@@ -26,6 +26,10 @@ static ap_status sm_check(const ap_softmax_params *p, ap_error *error)
     }
     if (p->diff_min > 0) {
         return AP_OPS_INVALID(error, SM_OP ": diff_min %d must be <= 0", (int)p->diff_min);
+    }
+    if (p->output_type != AP_DTYPE_INT8 && p->output_type != AP_DTYPE_INT16) {
+        return AP_OPS_INVALID(error, SM_OP ": output_type %d is neither int8 (%d) nor int16 (%d)",
+                              (int)p->output_type, (int)AP_DTYPE_INT8, (int)AP_DTYPE_INT16);
     }
     size_t n;
     if (!ap_ops_mul((size_t)p->outer_size, (size_t)p->depth, &n)) {
@@ -82,16 +86,25 @@ static inline int32_t sm_exp(int32_t diff, const ap_softmax_params *p)
     return ap_fpx_exp_on_negative_values(rescaled, SM_SCALED_DIFF_INTEGER_BITS);
 }
 
-ap_status ap_softmax_s8_run(const ap_softmax_params *params, const ap_variant *variant,
-                            const int8_t *input, int8_t *output, const ap_scratch *scratch,
-                            uint32_t scratch_count, ap_error *error_out)
+/* Both output types: `want` says which; out8 or out16 is the output, the other NULL. */
+static ap_status sm_run(const ap_softmax_params *params, const ap_variant *variant, const int8_t *input,
+                        int32_t want, int8_t *out8, int16_t *out16, const ap_scratch *scratch,
+                        uint32_t scratch_count, ap_error *error_out)
 {
     ap_status st = sm_check(params, error_out);
     if (st != AP_OK || (st = ap_ops_check_variant_ptr(variant, SM_OP, error_out)) != AP_OK) {
         return st;
     }
-    if (input == NULL || output == NULL) {
+    if (input == NULL || (out8 == NULL && out16 == NULL)) {
         return AP_OPS_INVALID(error_out, SM_OP ": input and output must not be NULL");
+    }
+    if (params->output_type != want) {
+        return AP_OPS_INVALID(error_out, SM_OP ": params output_type %d, but this entry point writes %s "
+                              "(ap_softmax_s8_run: int8, ap_softmax_s8_s16_run: int16)",
+                              (int)params->output_type, want == AP_DTYPE_INT16 ? "int16" : "int8");
+    }
+    if (out16 != NULL && ((uintptr_t)out16 & 1u) != 0) {
+        return AP_OPS_INVALID(error_out, SM_OP ": an int16 output must be 2-byte aligned");
     }
     if (!sm_variant_applies(variant->kind, variant->param)) {
         return AP_OPS_INVALID(error_out, SM_OP ": variant kind %d param %d does not apply", (int)variant->kind,
@@ -107,9 +120,13 @@ ap_status ap_softmax_s8_run(const ap_softmax_params *params, const ap_variant *v
     }
     int32_t *cache = need_count > 0 ? (int32_t *)scratch[0].data : NULL;
     const size_t depth = (size_t)params->depth;
+    /* TFLite: exponent = num_bits_over_unit + 31 - bits of the output type; output + its min. */
+    const int out_bits = out16 != NULL ? 16 : 8;
+    const int32_t out_min = out16 != NULL ? INT16_MIN : INT8_MIN;
+    const int32_t out_max = out16 != NULL ? INT16_MAX : INT8_MAX;
     for (int32_t row = 0; row < params->outer_size; ++row) {
         const int8_t *x = input + (size_t)row * depth;
-        int8_t *out = output + (size_t)row * depth;
+        const size_t at = (size_t)row * depth;
         int32_t max_in_row = -128;
         for (size_t c = 0; c < depth; ++c) {
             max_in_row = x[c] > max_in_row ? x[c] : max_in_row;
@@ -129,9 +146,10 @@ ap_status ap_softmax_s8_run(const ap_softmax_params *params, const ap_variant *v
         int num_bits_over_unit = 0;
         const int32_t shifted_scale =
             ap_fpx_get_reciprocal(sum_of_exps, SM_ACCUMULATION_INTEGER_BITS, &num_bits_over_unit);
-        const int exponent = num_bits_over_unit + 31 - 8;
+        const int exponent = num_bits_over_unit + 31 - out_bits;
         for (size_t c = 0; c < depth; ++c) {
             const int32_t diff = (int32_t)x[c] - max_in_row;
+            int32_t v = out_min;
             if (diff >= params->diff_min) {
                 const int32_t e = cache != NULL ? cache[c] : sm_exp(diff, params);
                 /* exponent is in [0, 31] whenever sum_of_exps >= 1.0 (the row max adds
@@ -139,11 +157,28 @@ ap_status ap_softmax_s8_run(const ap_softmax_params *params, const ap_variant *v
                 const int32_t prod = ap_fp_saturating_rounding_doubling_high_mul(shifted_scale, e);
                 const int32_t unsat = exponent >= 0 && exponent <= 31 ? ap_fp_rounding_divide_by_pot(prod, exponent)
                                                                       : 0;
-                out[c] = (int8_t)ap_ops_clamp(unsat - 128, -128, 127);
+                v = ap_ops_clamp(ap_ops_wrap_add(unsat, out_min), out_min, out_max);
+            }
+            if (out16 != NULL) {
+                out16[at + c] = (int16_t)v;
             } else {
-                out[c] = -128;
+                out8[at + c] = (int8_t)v;
             }
         }
     }
     return AP_OK;
+}
+
+ap_status ap_softmax_s8_run(const ap_softmax_params *params, const ap_variant *variant,
+                            const int8_t *input, int8_t *output, const ap_scratch *scratch,
+                            uint32_t scratch_count, ap_error *error_out)
+{
+    return sm_run(params, variant, input, AP_DTYPE_INT8, output, NULL, scratch, scratch_count, error_out);
+}
+
+ap_status ap_softmax_s8_s16_run(const ap_softmax_params *params, const ap_variant *variant,
+                                const int8_t *input, int16_t *output, const ap_scratch *scratch,
+                                uint32_t scratch_count, ap_error *error_out)
+{
+    return sm_run(params, variant, input, AP_DTYPE_INT16, NULL, output, scratch, scratch_count, error_out);
 }

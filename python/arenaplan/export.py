@@ -10,6 +10,10 @@ the same prepared constants (repacked weights, folded biases) as const arrays.
   with an optional section attribute (``sections={"arena": ".dtcm"}``), behind
   ``<NAME>_SECTION``/``<NAME>_ALIGNED`` macros that expand to GCC/Clang
   attributes and to nothing elsewhere (define them yourself for another compiler);
+- for a model with variable tensors, ``<name>_state``: the state pool, a static array
+  that starts as TFLite's variable tensors do (zero: in .bss; an int8 tensor at its
+  zero point: initialised data) and keeps its bytes from one invoke to the next;
+  ``<name>_reset_state()`` returns it to that start (``sections={"state": ...}`` places it);
 - const tables and op params structs (designated initialisers), requantisation
   arrays, prepared blobs and constant tensors: all ``static const``, so a
   firmware link puts them in flash;
@@ -17,7 +21,7 @@ the same prepared constants (repacked weights, folded biases) as const arrays.
   and outputs in the model's order; copies the inputs to their place in the
   pools, runs ``ap_graph_invoke`` and copies the outputs out; returns 0 or the
   ``ap_status``. ``<name>_invoke_ex`` also fills an ``ap_error``.
-- in the header: ``<NAME>_POOL_<POOL>_BYTES``, ``<NAME>_INPUT<i>_BYTES``,
+- in the header: ``<NAME>_POOL_<POOL>_BYTES``, ``<NAME>_STATE_BYTES``, ``<NAME>_INPUT<i>_BYTES``,
   ``<NAME>_OUTPUT<i>_BYTES`` (and scale/zero point of quantised inputs and outputs).
 
 ``stack_usage`` bounds the stack of the exported entry point from GCC's
@@ -36,6 +40,7 @@ import numpy as np
 
 from .errors import ArenaplanError, InvalidArgument, UnsupportedModel
 from .graph import core_graph, graph_tables
+from .state import STATE_POOL
 
 __all__ = ["ExportedC", "export_c", "c_identifier", "StackReport", "stack_usage"]
 
@@ -49,16 +54,19 @@ _OP_ENUM = {
     3: "AP_OP_AVERAGE_POOL2D", 4: "AP_OP_MAX_POOL2D", 5: "AP_OP_ADD", 6: "AP_OP_MUL",
     7: "AP_OP_SOFTMAX", 8: "AP_OP_RESHAPE", 9: "AP_OP_QUANTIZE", 10: "AP_OP_DEQUANTIZE",
     11: "AP_OP_REQUANTIZE", 12: "AP_OP_CONCATENATION", 13: "AP_OP_PAD", 14: "AP_OP_MEAN",
+    15: "AP_OP_SVDF",
 }
 _STRUCT = {
     0: "ap_conv2d_params", 1: "ap_depthwise_conv2d_params", 2: "ap_fully_connected_params",
     3: "ap_pool2d_params", 4: "ap_pool2d_params", 5: "ap_add_params", 6: "ap_mul_params",
     7: "ap_softmax_params", 8: "ap_reshape_params", 9: "ap_affine_quant_params",
     10: "ap_affine_quant_params", 11: "ap_requantize_params", 12: "ap_concatenation_params",
-    13: "ap_pad_params", 14: "ap_mean_params",
+    13: "ap_pad_params", 14: "ap_mean_params", 15: "ap_svdf_params",
 }
 _HEADERS = ("conv2d", "depthwise_conv2d", "elementwise", "fully_connected", "pooling",
-            "quantize", "shape_ops", "softmax")
+            "quantize", "shape_ops", "softmax", "svdf")
+#: The name ``sections=`` gives the state pool (not a pool of the plan).
+STATE_SECTION_KEY = "state"
 
 _CONV = ("batches", "input_h", "input_w", "input_c", "output_h", "output_w", "output_c",
          "filter_h", "filter_w", "stride_h", "stride_w", "dilation_h", "dilation_w", "pad_h", "pad_w")
@@ -76,10 +84,13 @@ _INT_FIELDS: Dict[int, tuple] = {
                    "output_multiplier", "output_shift", "activation_min", "activation_max"),
     6: _SHAPES3 + ("input1_offset", "input2_offset", "output_offset", "output_multiplier",
                    "output_shift", "activation_min", "activation_max"),
-    7: ("outer_size", "depth", "input_beta_multiplier", "input_beta_left_shift", "diff_min"),
+    7: ("outer_size", "depth", "input_beta_multiplier", "input_beta_left_shift", "diff_min",
+        "output_type"),
     13: (("input_shape", 4), ("pad_before", 4), ("pad_after", 4), "pad_value"),
     14: ("batches", "input_h", "input_w", "channels", "input_zero_point", "output_zero_point",
          "multiplier", "shift"),
+    15: ("batches", "input_size", "filters", "memory", "rank", "input_zero_point", "output_zero_point",
+         "feature_multiplier", "feature_shift", "time_multiplier", "time_shift"),
 }
 _INT_FIELDS[4] = _INT_FIELDS[3]
 
@@ -99,6 +110,7 @@ class ExportedC:
     const_bytes: int                  # flash: prepared blobs, requant arrays, constant tensors
     input_bytes: Tuple[int, ...]
     output_bytes: Tuple[int, ...]
+    state_bytes: int = 0              # RAM: the state pool (variable tensors), 0 without one
 
 
 # --- formatting helpers ----------------------------------------------------------------
@@ -223,10 +235,11 @@ def _params(src: _Source, k: int, code: int, spec: tuple, what: str) -> str:
         fields = [f".count = {_size(count, 'count')}", f".scale = {_float(np.float32(scale), 'f')}",
                   f".zero_point = {_i32(zp)}"]
     elif code == 11:
-        count, in_zp, out_zp, mult, shift = spec
+        count, in_zp, out_zp, mult, shift, in_type, out_type = (tuple(spec) + (0, 0))[:7]
         fields = [f".count = {_size(count, 'count')}", f".input_zero_point = {_i32(in_zp)}",
                   f".output_zero_point = {_i32(out_zp)}", f".multiplier = {_i32(mult)}",
-                  f".shift = {_i32(shift)}"]
+                  f".shift = {_i32(shift)}", f".input_type = {_i32(in_type)}",
+                  f".output_type = {_i32(out_type)}"]
     elif code == 12:
         shape, axis, sizes, mults, shifts, zps, out_zp = spec
         fields = [f".output_shape = {{{', '.join(_i32(v) for v in shape)}}}", f".axis = {_i32(axis)}",
@@ -276,7 +289,8 @@ def export_c(plan, out_dir: Union[str, Path], name: Optional[str] = None,
         plan: an ``ap.Plan`` whose every op has a kernel.
         out_dir: directory for the two files.
         name: C prefix of every symbol (an identifier); default: the model's name.
-        sections: pool name -> linker section of that pool's array, e.g. {"arena": ".dtcm"}.
+        sections: pool name -> linker section of that pool's array, e.g. {"arena": ".dtcm"};
+            "state" names the state pool's (a model with variable tensors).
     Raises UnsupportedModel for a plan with ops without kernels, InvalidPlan if it does
     not verify, InvalidArgument for a bad name, section or unwritable ``out_dir``.
     """
@@ -300,9 +314,21 @@ def export_c(plan, out_dir: Union[str, Path], name: Optional[str] = None,
     if len(set(pool_ident.values())) != len(pool_ident):
         raise InvalidArgument(f"pool names {pool_names} are not distinct as C identifiers")
     sections = dict(sections or {})
+    has_state = bool(plan.state_buffers)
+    state_section = None
+    if has_state and STATE_SECTION_KEY in sections:
+        if STATE_SECTION_KEY in pool_names:
+            raise InvalidArgument(f"sections[{STATE_SECTION_KEY!r}] could mean the plan's pool "
+                                  f"{STATE_SECTION_KEY!r} or the state pool; rename the pool")
+        state_section = sections.pop(STATE_SECTION_KEY)
     unknown = sorted(set(sections) - set(pool_names))
     if unknown:
-        raise InvalidArgument(f"sections name pool(s) {unknown}; the plan's pools are {pool_names}")
+        known = pool_names + ([STATE_SECTION_KEY] if has_state else [])
+        raise InvalidArgument(f"sections name pool(s) {unknown}; the plan's pools are {known}")
+    if state_section is not None and (not isinstance(state_section, str) or
+                                      not re.match(r"^[A-Za-z0-9_.$]+$", state_section)):
+        raise InvalidArgument(f"section {state_section!r} of the state pool is not a plain section name "
+                              "(letters, digits, '_', '.', '$')")
     for pool, sec in sections.items():
         if not isinstance(sec, str) or not re.match(r"^[A-Za-z0-9_.$]+$", sec):
             raise InvalidArgument(f"section {sec!r} of pool {pool!r} is not a plain section name "
@@ -331,7 +357,7 @@ def export_c(plan, out_dir: Union[str, Path], name: Optional[str] = None,
         if pool is None:
             const_symbol[key] = _constant(src, key, model.tensors[key])
     node_rows, operands = [], []
-    for k, (kernel, variant, ins, out, scratch) in enumerate(nodes):
+    for k, (kernel, variant, ins, out, scratch, states) in enumerate(nodes):
         what = f"op {kernel.index} ({kernel.type})"
         params = _params(src, k, kernel.code, kernel.spec, what)
         prepared = kernel.prepared()
@@ -344,6 +370,8 @@ def export_c(plan, out_dir: Union[str, Path], name: Optional[str] = None,
         operands += ins
         scratch_at = len(operands)
         operands += scratch
+        state_at = len(operands)
+        operands += states
         requests = ", ".join(f"{{ .bytes = {_size(b, 'scratch bytes')}, .alignment = {_size(a, 'alignment')} }}"
                              for b, a in variant.scratch) or "{ 0u, 0u }"
         node_rows.append(
@@ -354,15 +382,18 @@ def export_c(plan, out_dir: Union[str, Path], name: Optional[str] = None,
             f"                     .scratch = {{ {requests} }}, .macs = {int(variant.macs)}ull, "
             f".in_place = {int(variant.in_place)} }},\n"
             f"        .inputs_at = {inputs_at}u, .input_count = {len(ins)}u, .output = {out}u, "
-            f".scratch_at = {scratch_at}u, .scratch_count = {len(scratch)}u }}")
+            f".scratch_at = {scratch_at}u, .scratch_count = {len(scratch)}u,\n"
+            f"        .state_at = {state_at}u, .state_count = {len(states)}u }}")
     place_rows = []
+    pool_index = dict(pool_index, **{STATE_POOL: len(pool_names)})
     for i, (pool, offset, nbytes, data, key) in enumerate(places):
         if pool is None:
             place_rows.append(f"    {{ -1, 0u, {_size(nbytes, 'bytes')}, {const_symbol[key]} }}, "
                               f"/* {i}: constant tensor {key} */")
         else:
-            label = (f"tensor {key} {model.tensors[key].name!r}" if isinstance(key, int)
-                     else f"scratch {key}")
+            label = (f"scratch {key}" if not isinstance(key, int) else
+                     f"state of tensor {key} {model.tensors[key].name!r}" if pool == STATE_POOL else
+                     f"tensor {key} {model.tensors[key].name!r}")
             place_rows.append(f"    {{ {pool_index[pool]}, {_size(offset, 'offset')}, "
                               f"{_size(nbytes, 'bytes')}, NULL }}, /* {i}: {_comment(label)} */")
 
@@ -375,7 +406,7 @@ def export_c(plan, out_dir: Union[str, Path], name: Optional[str] = None,
     header = _header(plan, name, upper, pool_names, pool_ident, pool_bytes, pool_align, storage,
                      ins_t, outs_t, src.const_bytes)
     source = _source(plan, name, upper, src, pool_names, pool_ident, pool_align, storage, sections,
-                     place_rows, operands, node_rows, ins_t, outs_t, where)
+                     place_rows, operands, node_rows, ins_t, outs_t, where, state_section)
     out = Path(out_dir)
     h_path, c_path = out / f"{name}.h", out / f"{name}.c"
     try:
@@ -386,7 +417,7 @@ def export_c(plan, out_dir: Union[str, Path], name: Optional[str] = None,
         raise InvalidArgument(f"cannot write the C export to {str(out)!r}: "
                               f"{exc.strerror or exc}") from exc
     return ExportedC(name, h_path, c_path, pool_bytes, src.const_bytes,
-                     tuple(t.nbytes for t in ins_t), tuple(t.nbytes for t in outs_t))
+                     tuple(t.nbytes for t in ins_t), tuple(t.nbytes for t in outs_t), plan.state_bytes)
 
 
 def _banner(plan) -> str:
@@ -422,6 +453,10 @@ def _header(plan, name, upper, pool_names, pool_ident, pool_bytes, pool_align, s
     for p in pool_names:
         lines.append(f"#define {upper}_POOL_{pool_ident[p].upper()}_BYTES {int(pool_bytes[p])}u "
                      f"/* pool {_comment(p)!r}: {where[storage[p]]}, aligned to {pool_align[p]} */")
+    if plan.state_buffers:
+        lines += ["", f"/** The state pool: {len(plan.state_buffers)} variable tensors that persist between "
+                  "invokes (RAM). */",
+                  f"#define {upper}_STATE_BYTES {int(plan.state_bytes)}u"]
     lines += ["", f"/** Flash taken by the constants (prepared weights, requant arrays, constant tensors). */",
               f"#define {upper}_CONST_BYTES {const_bytes}u", "",
               f"/** Model inputs and outputs, in the model's order (bytes of each buffer). */",
@@ -437,23 +472,54 @@ def _header(plan, name, upper, pool_names, pool_ident, pool_bytes, pool_align, s
     for p in pool_names:
         if storage[p] == "static":
             lines.append(f"extern uint8_t {name}_pool_{pool_ident[p]}[{upper}_POOL_{pool_ident[p].upper()}_BYTES];")
+    if plan.state_buffers:
+        lines.append(f"extern uint8_t {name}_state[{upper}_STATE_BYTES];")
     lines += ["",
               "/**",
               " * Run the model once. inputs[i] points to INPUT<i>_BYTES bytes (the model's input i),",
               " * outputs[i] to OUTPUT<i>_BYTES writable bytes; both arrays in the model's order.",
               " * Uses only the static pools and the stack (no allocation). Not reentrant: one run",
               " * at a time (the pools are shared). Returns 0, or the ap_status of the failure.",
+              *([" * The variable tensors (the state pool) carry over from one invoke to the next."]
+                if plan.state_buffers else []),
               " */",
               f"int {name}_invoke(const void *const *inputs, void *const *outputs);",
               "",
               f"/** {name}_invoke, filling *error_out (if not NULL) with what failed: which op, bytes. */",
               f"int {name}_invoke_ex(const void *const *inputs, void *const *outputs, ap_error *error_out);",
-              "", "#ifdef __cplusplus", "}", "#endif", "#endif", ""]
+              ""]
+    if plan.state_buffers:
+        lines += [f"/** Return every variable tensor to its start (TFLite: 0, an int8 tensor its zero point),",
+                  "    as at power-up: the next invoke starts a new sequence. */",
+                  f"void {name}_reset_state(void);", ""]
+    lines += ["#ifdef __cplusplus", "}", "#endif", "#endif", ""]
     return "\n".join(lines)
 
 
+def _state_source(plan, name: str, upper: str, state_section: Optional[str]) -> List[str]:
+    """The state pool's array and its reset function."""
+    align = max([POOL_ALIGNMENT] + [b.alignment for b in plan.state_buffers])
+    sec = f" {upper}_SECTION(\"{state_section}\")" if state_section else ""
+    decl = f"uint8_t {name}_state[{upper}_STATE_BYTES] {upper}_ALIGNED({align}){sec}"
+    lines = ["", "/* ---- state: variable tensors, persistent between invokes (RAM) ---- */"]
+    if all(b.fill == 0 for b in plan.state_buffers):
+        lines.append(decl + ";")
+    else:
+        image = bytearray(plan.state_bytes)
+        for b in plan.state_buffers:
+            image[b.offset:b.offset + b.size] = bytes([b.fill]) * b.size
+        lines.append(decl + " = {\n    " + _rows([str(v) for v in image], 24) + "\n};")
+    lines += ["", f"void {name}_reset_state(void)", "{"]
+    lines += [f"    memset({name}_state + {b.offset}u, {b.fill}, {b.size}u); /* {_comment(b.name, 48)} */"
+              for b in plan.state_buffers]
+    lines += ["}"]
+    return lines
+
+
 def _source(plan, name, upper, src, pool_names, pool_ident, pool_align, storage, sections, place_rows,
-            operands, node_rows, ins_t, outs_t, where) -> str:
+            operands, node_rows, ins_t, outs_t, where, state_section=None) -> str:
+    has_state = bool(plan.state_buffers)
+    graph_pools = len(pool_names) + (1 if has_state else 0)
     lines = [_banner(plan), f'#include "{name}.h"', "", "#include <string.h>", "",
              '#include "arenaplan/executor.h"']
     lines += [f'#include "arenaplan/{h}.h"' for h in _HEADERS]
@@ -484,6 +550,8 @@ def _source(plan, name, upper, src, pool_names, pool_ident, pool_align, storage,
         if storage[p] == "static":
             sec = f" {upper}_SECTION(\"{sections[p]}\")" if p in sections else ""
             lines.append(array(p) + sec + ";")
+    if has_state:
+        lines += _state_source(plan, name, upper, state_section)
     lines += ["", "/* ---- constants (flash) ---- */"] + src.parts
     lines += ["", "/* ---- graph tables ---- */",
               f"static const ap_place {name}_places[{len(place_rows)}] = {{", *place_rows, "};",
@@ -492,8 +560,9 @@ def _source(plan, name, upper, src, pool_names, pool_ident, pool_align, storage,
               f"static const ap_node {name}_nodes[{len(node_rows)}] = {{", ",\n".join(node_rows), "};",
               f"static const ap_graph {name}_graph = {{ {name}_nodes, {len(node_rows)}u, {name}_places, "
               f"{len(place_rows)}u, {name}_operands, {len(operands)}u }};",
-              f"static const size_t {name}_pool_bytes[{upper}_POOL_COUNT] = {{ " +
-              ", ".join(f"{upper}_POOL_{pool_ident[p].upper()}_BYTES" for p in pool_names) + " };",
+              f"static const size_t {name}_pool_bytes[{graph_pools}] = {{ " +
+              ", ".join([f"{upper}_POOL_{pool_ident[p].upper()}_BYTES" for p in pool_names] +
+                        ([f"{upper}_STATE_BYTES"] if has_state else [])) + " };",
               f"static const size_t {name}_pool_alignment[{upper}_POOL_COUNT] = {{ " +
               ", ".join(f"{pool_align[p]}u" for p in pool_names) + " };", ""]
 
@@ -504,11 +573,12 @@ def _source(plan, name, upper, src, pool_names, pool_ident, pool_align, storage,
     body = [f"int {name}_invoke_ex(const void *const *inputs, void *const *outputs, ap_error *error_out)",
             "{",
             *[f"    {array(p)};" for p in pool_names if storage[p] == "stack"],
-            f"    void *pools[{upper}_POOL_COUNT];",
+            f"    void *pools[{graph_pools}];",
             "    ap_status status;",
             "    uint32_t p;",
             *[f"    pools[{i}] = " + ("NULL;" if storage[p] == "none" else f"{name}_pool_{pool_ident[p]};")
               for i, p in enumerate(pool_names)],
+            *([f"    pools[{len(pool_names)}] = {name}_state; /* the state pool */"] if has_state else []),
             "    if (inputs == NULL || outputs == NULL) {",
             "        return (int)AP_ERR_INVALID_ARGUMENT;",
             "    }",
@@ -518,14 +588,14 @@ def _source(plan, name, upper, src, pool_names, pool_ident, pool_align, storage,
             "            return (int)AP_ERR_INVALID_ARGUMENT;",
             "        }",
             "    }",
-            f"    status = ap_graph_check(&{name}_graph, {name}_pool_bytes, {upper}_POOL_COUNT, error_out);",
+            f"    status = ap_graph_check(&{name}_graph, {name}_pool_bytes, {graph_pools}u, error_out);",
             "    if (status != AP_OK) {",
             "        return (int)status;",
             "    }"]
     for i, t in enumerate(ins_t):
         body += [f"    if (inputs[{i}] == NULL) {{", "        return (int)AP_ERR_INVALID_ARGUMENT;", "    }",
                  f"    memcpy({at(t)}, inputs[{i}], {upper}_INPUT{i}_BYTES);"]
-    body += [f"    status = ap_graph_invoke(&{name}_graph, pools, {upper}_POOL_COUNT, error_out);",
+    body += [f"    status = ap_graph_invoke(&{name}_graph, pools, {graph_pools}u, error_out);",
              "    if (status != AP_OK) {", "        return (int)status;", "    }"]
     for i, t in enumerate(outs_t):
         body += [f"    if (outputs[{i}] != NULL) {{",

@@ -4,6 +4,10 @@ The interpreter owns one NumPy arena of the plan's size and hands the C
 executor a graph whose every tensor and scratch buffer sits at the plan's
 offset in it: what runs here is what the plan says a target would run, byte
 for byte. One call crosses into C per run, with the GIL released.
+
+A model with variable tensors (SVDF's state) also gets a state pool of its own:
+zeroed when the interpreter is made (an int8 tensor at its zero point, as TensorFlow
+Lite resets them), carried from one ``run`` to the next, and reset by ``reset_state``.
 """
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ import numpy as np
 from .graph import core_graph
 from .errors import InvalidArgument, UnsupportedModel
 from .plan import Plan
+from .state import fill_state
 
 __all__ = ["Interpreter", "OpProfile"]
 
@@ -47,14 +52,14 @@ class Interpreter:
         self._storage = []
         self.pools: Dict[str, np.ndarray] = {}
         for name, size in plan.pool_bytes.items():
-            storage = np.zeros(size + _ARENA_ALIGNMENT, dtype=np.uint8)
-            start = (-storage.ctypes.data) % _ARENA_ALIGNMENT
-            self._storage.append(storage)
-            self.pools[name] = storage[start:start + size]
+            self.pools[name] = self._aligned(size)
         #: The first pool (the whole arena of a plan made without a target).
         self.arena = self.pools[pool_names[0]]
+        #: The state pool (variable tensors; empty for a model without them).
+        self.state = self._aligned(plan.state_bytes)
+        fill_state(self.state, plan.state_buffers)
         self._graph = core_graph(plan)
-        self._pools = list(self.pools.values())
+        self._pools = list(self.pools.values()) + ([self.state] if plan.state_buffers else [])
         self._inputs = [model.tensors[t] for t in model.inputs]
         self._outputs = [model.tensors[t] for t in model.outputs]
         # Typed views of the arena where inputs and outputs live: a run copies into and
@@ -67,6 +72,27 @@ class Interpreter:
             pool, offset = plan.tensor_places[t.index]
             return (index[pool], offset, t.nbytes)
         self._graph.set_io([io(t) for t in self._inputs], [io(t) for t in self._outputs])
+
+    def _aligned(self, size: int) -> np.ndarray:
+        storage = np.zeros(size + _ARENA_ALIGNMENT, dtype=np.uint8)
+        start = (-storage.ctypes.data) % _ARENA_ALIGNMENT
+        self._storage.append(storage)
+        return storage[start:start + size]
+
+    # --- state --------------------------------------------------------------------
+    def reset_state(self) -> None:
+        """Return every variable tensor to its starting value (TFLite: zero, an int8 tensor
+        its zero point), as a fresh interpreter has it."""
+        fill_state(self.state, self.plan.state_buffers)
+
+    def state_tensor(self, tensor: int) -> np.ndarray:
+        """A copy of variable tensor ``tensor`` (its index in the model) as it is now."""
+        for b in self.plan.state_buffers:
+            if b.tensor == tensor:
+                t = self.plan.model.tensors[tensor]
+                return self.state[b.offset:b.offset + b.size].view(np.dtype(t.dtype)).reshape(t.shape).copy()
+        raise InvalidArgument(f"tensor {tensor!r} is not a variable tensor of the model; its variable "
+                              f"tensors are {[b.tensor for b in self.plan.state_buffers]}")
 
     def _view(self, t, where: tuple) -> np.ndarray:
         pool, offset = where
@@ -105,7 +131,8 @@ class Interpreter:
     def run(self, x: Union[np.ndarray, Sequence[np.ndarray], Mapping[str, np.ndarray]]
             ) -> Union[np.ndarray, List[np.ndarray]]:
         """Run once. ``x``: an array (one input), a list in input order, or {name: array}.
-        Returns the output array (a list when the model has several)."""
+        Returns the output array (a list when the model has several). Variable tensors
+        keep what this run left in them for the next (``reset_state`` to start over)."""
         views = self._input_views
         if type(x) is np.ndarray and len(views) == 1 and x.dtype == views[0].dtype \
                 and x.shape == views[0].shape and x.flags.c_contiguous:

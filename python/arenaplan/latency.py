@@ -171,9 +171,14 @@ class HostLatency(LatencySource):
         for bytes_, align in variant.scratch:
             places.append((0, slot(bytes_, max(align, 64)), bytes_, None))
             scratch.append(len(places) - 1)
+        states = []
+        for t in kernel.states:
+            nbytes = model.tensors[t].nbytes
+            places.append((0, slot(nbytes), nbytes, None))
+            states.append(len(places) - 1)
         arena = rng.integers(0, 256, size=offset + 64, dtype=np.uint8)
         graph = _core.Graph(places, [(kernel.code, kernel.spec, kernel.prepared(),
-                                      (variant.kind, variant.param), inputs, output, scratch)],
+                                      (variant.kind, variant.param), inputs, output, scratch, states)],
                             [offset + 64])
         single = max(graph.profile([arena], 1)[0][0], 1e-8)
         reps = max(self.repeats, int(self.min_sample_s * self.repeats / single))

@@ -20,14 +20,17 @@ from .errors import ArenaplanError, UnsupportedModel
 from .model import ALIASING_OPS, Model, Operator, Tensor
 from .quantize import activation_range, conv_multipliers, conv_output_size, quantize_multiplier, same_padding
 
-__all__ = ["OP_CODES", "Variant", "OpKernel", "lower", "lower_op"]
+__all__ = ["OP_CODES", "DTYPE_CODES", "Variant", "OpKernel", "lower", "lower_op"]
 
 #: Executor op codes (the C enum ap_op).
 OP_CODES = {
     "CONV_2D": 0, "DEPTHWISE_CONV_2D": 1, "FULLY_CONNECTED": 2, "AVERAGE_POOL_2D": 3,
     "MAX_POOL_2D": 4, "ADD": 5, "MUL": 6, "SOFTMAX": 7, "RESHAPE": 8, "QUANTIZE": 9,
-    "DEQUANTIZE": 10, "REQUANTIZE": 11, "CONCATENATION": 12, "PAD": 13, "MEAN": 14,
+    "DEQUANTIZE": 10, "REQUANTIZE": 11, "CONCATENATION": 12, "PAD": 13, "MEAN": 14, "SVDF": 15,
 }
+
+#: Integer element types of kernels that take several (the C enum ap_dtype).
+DTYPE_CODES = {"int8": 0, "int16": 1, "int32": 2}
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,7 @@ class OpKernel:
     variants: List[Variant]
     weights: Optional[np.ndarray] = None  # filter of weighted ops
     bias: Optional[np.ndarray] = None
+    states: Tuple[int, ...] = ()          # variable tensors the kernel reads and updates in place
     _prepared: Optional[bytearray] = field(default=None, repr=False)
 
     @property
@@ -102,19 +106,33 @@ def _tensor(model: Model, index: int, what: str, dtype: Optional[str] = "int8",
     return t
 
 
+_INT_RANGES = {"int8": (-128, 127), "int16": (-32768, 32767), "int32": (-2 ** 31, 2 ** 31 - 1)}
+
+
 def _per_tensor(t: Tensor, what: str) -> Tuple[float, int]:
     q = t.quantization
     if q is None or not q.scale:
         raise _Unsupported(f"{what} tensor {t.index} ({t.name!r}) has no quantisation")
-    if len(set(q.scale)) != 1 or len(set(q.zero_point)) != 1:
+    if len(set(q.scale)) != 1 or len(set(q.zero_point or (0,))) != 1:
         raise _Unsupported(f"{what} tensor {t.index} ({t.name!r}) must be per-tensor quantised")
     scale = float(np.float32(q.scale[0]))
-    zp = int(q.zero_point[0])
+    zp = int(q.zero_point[0]) if q.zero_point else 0
     if not scale > 0 or not math.isfinite(scale):
         raise _Unsupported(f"{what} tensor {t.index} ({t.name!r}) has scale {scale}; it must be > 0")
-    if not -128 <= zp <= 127:
-        raise _Unsupported(f"{what} tensor {t.index} ({t.name!r}) has zero point {zp} outside [-128, 127]")
+    lo, hi = _INT_RANGES.get(t.dtype, _INT_RANGES["int8"])
+    if not lo <= zp <= hi:
+        raise _Unsupported(f"{what} tensor {t.index} ({t.name!r}) has zero point {zp} outside "
+                           f"[{lo}, {hi}]")
     return scale, zp
+
+
+def _symmetric(t: Tensor, what: str) -> float:
+    """The scale of a per-tensor quantised tensor whose zero point must be 0."""
+    scale, zp = _per_tensor(t, what)
+    if zp != 0:
+        raise _Unsupported(f"{what} tensor {t.index} ({t.name!r}) has zero point {zp}; TFLite's integer "
+                           "kernel ignores it, so only 0 is supported")
+    return scale
 
 
 def _shape4(shape: Sequence[int], what: str) -> List[int]:
@@ -316,19 +334,24 @@ def _mul(model: Model, op: Operator) -> tuple:
 
 def _softmax(model: Model, op: Operator) -> tuple:
     x = _tensor(model, op.inputs[0], "input", constant=False)
-    y = _tensor(model, op.outputs[0], "output")
+    y = _tensor(model, op.outputs[0], "output", None)
     xs, _ = _per_tensor(x, "input")
+    if y.dtype not in ("int8", "int16"):
+        raise _Unsupported(f"output tensor {y.index} is {y.dtype}; an int8 softmax writes int8 or int16")
     ys, yz = _per_tensor(y, "output")
-    if abs(ys - 1.0 / 256) > 0.001 / 256 or yz != -128:  # TFLite's own tolerance
-        raise _Unsupported(f"int8 softmax output must have scale 1/256 and zero point -128, "
-                           f"got {ys} and {yz}")
+    levels, out_zp = (256, -128) if y.dtype == "int8" else (65536, -32768)
+    if abs(ys - 1.0 / levels) > 0.001 / levels or yz != out_zp:  # TFLite's own tolerance
+        raise _Unsupported(f"an int8 softmax's {y.dtype} output must have scale 1/{levels} and zero "
+                           f"point {out_zp}, got {ys} and {yz}")
+    if int(np.prod(y.shape)) != int(np.prod(x.shape)):
+        raise _Unsupported(f"output shape {y.shape} differs from the input's {x.shape}")
     beta = float(op.options.get("beta", 1.0))
     depth = int(x.shape[-1]) if x.shape else 1
     outer = int(np.prod(x.shape[:-1])) if len(x.shape) > 1 else 1
     real = min(beta * xs * float(1 << 26), float((1 << 31) - 1))
     mult, left_shift = quantize_multiplier(real)
     diff_min = -int(math.floor(31.0 * (1 << 26) / (1 << left_shift)))
-    return ([outer, depth, mult, left_shift, diff_min],), (x.index,), None, None
+    return ([outer, depth, mult, left_shift, diff_min, DTYPE_CODES[y.dtype]],), (x.index,), None, None
 
 
 def _reshape(model: Model, op: Operator) -> tuple:
@@ -339,18 +362,32 @@ def _reshape(model: Model, op: Operator) -> tuple:
     return (x.nbytes,), (x.index,), None, None
 
 
+#: QUANTIZE between integer types: the pairs TFLite's Prepare accepts (uint8 aside).
+_REQUANTIZE_PAIRS = (("int8", "int8"), ("int16", "int8"), ("int16", "int16"), ("int16", "int32"),
+                     ("int32", "int8"), ("int32", "int16"))
+
+
 def _quantize(model: Model, op: Operator) -> tuple:
     x = _tensor(model, op.inputs[0], "input", None, constant=False)
-    y = _tensor(model, op.outputs[0], "output")
-    ys, yz = _per_tensor(y, "output")
+    y = _tensor(model, op.outputs[0], "output", None)
     count = int(np.prod(y.shape))
+    if int(np.prod(x.shape)) != count:
+        raise _Unsupported(f"input shape {x.shape} and output shape {y.shape} differ in size")
     if x.dtype == "float32":
+        if y.dtype != "int8":
+            raise _Unsupported(f"QUANTIZE float32 -> {y.dtype} is not supported (float32 -> int8 is)")
+        ys, yz = _per_tensor(y, "output")
         return (count, ys, yz), (x.index,), None, None
-    if x.dtype == "int8":
-        xs, xz = _per_tensor(x, "input")
-        m, e = quantize_multiplier(xs / ys)
-        return (count, xz, yz, m, e), (x.index,), None, None
-    raise _Unsupported(f"QUANTIZE from {x.dtype} is not supported (float32 and int8 are)")
+    if (x.dtype, y.dtype) not in _REQUANTIZE_PAIRS:
+        raise _Unsupported(f"QUANTIZE {x.dtype} -> {y.dtype} is not supported (float32 -> int8 and "
+                           + ", ".join(f"{a} -> {b}" for a, b in _REQUANTIZE_PAIRS) + " are)")
+    xs, xz = _per_tensor(x, "input")
+    ys, yz = _per_tensor(y, "output")
+    if x.dtype == y.dtype == "int16" and (xz or yz):
+        raise _Unsupported(f"int16 -> int16 requantisation needs zero points 0 (TFLite's check), "
+                           f"got {xz} and {yz}")
+    m, e = quantize_multiplier(xs / ys)
+    return ((count, xz, yz, m, e, DTYPE_CODES[x.dtype], DTYPE_CODES[y.dtype]), (x.index,), None, None)
 
 
 def _dequantize(model: Model, op: Operator) -> tuple:
@@ -416,19 +453,80 @@ def _mean(model: Model, op: Operator) -> tuple:
     return ([n, h, w, c, xz, yz, m, e],), (x.index,), None, None
 
 
+def _svdf(model: Model, op: Operator) -> tuple:
+    """SVDF with TFLite's Prepare and Eval checks for the integer path (int8 input and
+    output, int16 time weights and state)."""
+    if len(op.inputs) != 5:
+        raise _Unsupported(f"SVDF takes 5 inputs (input, weights_feature, weights_time, bias, state), "
+                           f"got {len(op.inputs)}")
+    x = _tensor(model, op.inputs[0], "input", "int8", constant=False)
+    wf = _tensor(model, op.inputs[1], "weights_feature", "int8", constant=True)
+    wt = _tensor(model, op.inputs[2], "weights_time", "int16", constant=True)
+    state = _tensor(model, op.inputs[4], "state", "int16", constant=False)
+    y = _tensor(model, op.outputs[0], "output", "int8")
+    if not state.is_variable:
+        raise _Unsupported(f"state tensor {state.index} ({state.name!r}) is not a variable tensor; "
+                           "TFLite keeps SVDF's state in one")
+    for t, what in ((x, "input"), (wf, "weights_feature"), (wt, "weights_time"), (state, "state")):
+        if len(t.shape) != 2:
+            raise _Unsupported(f"{what} tensor {t.index} has shape {tuple(t.shape)}; 2-D expected")
+    rank = op.options.get("rank", 0)
+    if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or rank < 1:
+        raise _Unsupported(f"rank {rank!r} must be a positive integer")
+    batches, input_size = (int(d) for d in x.shape)
+    filters, wf_depth = (int(d) for d in wf.shape)
+    wt_filters, memory = (int(d) for d in wt.shape)
+    if min(batches, input_size, filters, memory) < 1:
+        raise _Unsupported(f"empty tensors: input {tuple(x.shape)}, weights_feature {tuple(wf.shape)}, "
+                           f"weights_time {tuple(wt.shape)}")
+    if filters % rank:
+        raise _Unsupported(f"rank {rank} does not divide the {filters} filters")
+    units = filters // int(rank)
+    if wf_depth != input_size:
+        raise _Unsupported(f"weights_feature has depth {wf_depth}, the input {input_size}")
+    if wt_filters != filters:
+        raise _Unsupported(f"weights_time has {wt_filters} filters, weights_feature {filters}")
+    if tuple(int(d) for d in state.shape) != (batches, filters * memory):
+        raise _Unsupported(f"state tensor {state.index} has shape {tuple(state.shape)}; TFLite requires "
+                           f"[batches, memory * filters] = {(batches, filters * memory)}")
+    _expect_shape(model, y.index, (batches, units), "output")
+    inputs = [x.index, wf.index, wt.index]
+    if op.inputs[3] >= 0:
+        b = _tensor(model, op.inputs[3], "bias", "int32", constant=True)
+        if b.data.size != units:
+            raise _Unsupported(f"bias tensor {b.index} has {b.data.size} values for {units} units")
+        inputs.append(b.index)
+    act = op.options.get("fused_activation_function", "NONE")
+    if act != "RELU":
+        raise _Unsupported(f"fused activation {act}: TFLite's integer SVDF runs only with RELU "
+                           "(and applies no clamp for it)")
+    xs, xz = _per_tensor(x, "input")
+    ys, yz = _per_tensor(y, "output")
+    wfs = _symmetric(wf, "weights_feature")
+    wts = _symmetric(wt, "weights_time")
+    ss = _symmetric(state, "state")
+    # TFLite's Prepare multiplies and divides the float32 scales in float32, then widens to
+    # double (a double product gives other multipliers: checked against LiteRT).
+    f32 = np.float32
+    m1, e1 = quantize_multiplier(float(f32(xs) * f32(wfs) / f32(ss)))
+    m2, e2 = quantize_multiplier(float(f32(ss) * f32(wts) / f32(ys)))
+    ints = [batches, input_size, filters, memory, int(rank), xz, yz, m1, e1, m2, e2]
+    return (ints,), tuple(inputs), None, None, (state.index,)
+
+
 _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
     "CONV_2D": _conv2d, "DEPTHWISE_CONV_2D": _depthwise_conv2d, "FULLY_CONNECTED": _fully_connected,
     "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool, "ADD": _add, "MUL": _mul, "SOFTMAX": _softmax,
     "RESHAPE": _reshape, "SQUEEZE": _reshape, "EXPAND_DIMS": _reshape, "QUANTIZE": _quantize,
     "DEQUANTIZE": _dequantize, "CONCATENATION": _concatenation, "PAD": _pad, "PADV2": _pad,
-    "MEAN": _mean,
+    "MEAN": _mean, "SVDF": _svdf,
 }
 
 
 def _code(op: Operator, spec: tuple) -> int:
     if op.type in ALIASING_OPS:
         return OP_CODES["RESHAPE"]
-    if op.type == "QUANTIZE" and len(spec) == 5:
+    if op.type == "QUANTIZE" and len(spec) == 7:
         return OP_CODES["REQUANTIZE"]
     if op.type == "PADV2":
         return OP_CODES["PAD"]
@@ -442,7 +540,9 @@ def lower_op(model: Model, op: Operator) -> OpKernel:
         raise UnsupportedModel(f"op {op.index} ({op.type}): no kernel for this op type; "
                                f"arenaplan runs {', '.join(sorted(_LOWER))}")
     try:
-        spec, inputs, weights, bias = fn(model, op)
+        lowered = fn(model, op)
+        spec, inputs, weights, bias = lowered[:4]
+        states = tuple(lowered[4]) if len(lowered) > 4 else ()
         code = _code(op, spec)
         found = _core.kernel_variants(code, spec)
     except _Unsupported as exc:
@@ -453,7 +553,8 @@ def lower_op(model: Model, op: Operator) -> OpKernel:
                         bool(in_place))
                 for name, kind, param, scratch, macs, in_place in found]
     return OpKernel(op.index, op.type, code, spec, tuple(inputs), op.outputs[0], variants,
-                    None if weights is None else np.ascontiguousarray(weights, dtype=np.int8), bias)
+                    None if weights is None else np.ascontiguousarray(weights, dtype=np.int8), bias,
+                    states)
 
 
 def lower(model: Model) -> List[OpKernel]:

@@ -21,6 +21,7 @@ from .errors import InvalidArgument, InvalidPlan, UnsupportedModel
 from .lifetimes import ModelBuffers, activation_buffers, tensor_lifetimes
 from .lowering import OpKernel, Variant, lower_op
 from .model import Model
+from .state import StateBuffer, state_layout, verify_state
 from .units import format_bytes, parse_bytes
 
 __all__ = ["MODES", "BufferRecord", "Plan", "plan", "fastest_variant"]
@@ -99,6 +100,9 @@ class Plan:
     latency_source: Optional[str] = None
     pool_sizes: Optional[Dict[str, int]] = None   # bytes per pool when planned over a target
     target: Optional[object] = field(default=None, repr=False)   # the Target, if any
+    #: Variable tensors in the state pool: persistent, outside the planned pools (see state.py).
+    state_buffers: List[StateBuffer] = field(default_factory=list)
+    state_bytes: int = 0
 
     # --- views ----------------------------------------------------------------
     @property
@@ -191,6 +195,7 @@ class Plan:
         elif self.arena_bytes != sum(self.pool_sizes.values()):
             raise InvalidPlan(f"plan claims {self.arena_bytes} bytes in all, its pools hold "
                               f"{sum(self.pool_sizes.values())}")
+        verify_state(self.model, self.state_buffers, self.state_bytes)
         return True
 
     def _verify_scratch_requests(self, scratch: List[BufferRecord]) -> None:
@@ -233,8 +238,9 @@ class Plan:
         ]
         if self.scratch_bytes:
             lines.append(f"scratch            {self.scratch_bytes:>10,} B  (sum of the chosen variants' requests)")
-        if self.variable_bytes:
-            lines.append(f"variable tensors   {self.variable_bytes:>10,} B  (persistent, outside the arena)")
+        if self.state_buffers:
+            lines.append(f"state              {self.state_bytes:>10,} B  ({len(self.state_buffers)} variable "
+                         f"tensors, {self.variable_bytes:,} B: persistent, outside the arena)")
         for reason in self.unsupported:
             lines.append(f"no kernel: {reason}")
         return "\n".join(lines)
@@ -252,6 +258,8 @@ class Plan:
             "strategy": self.strategy, "optimal": self.optimal, "alignment": self.alignment,
             "arena_bytes": self.arena_bytes, "lower_bound_bytes": self.lower_bound_bytes,
             "greedy_size_bytes": self.greedy_size_bytes, "variable_bytes": self.variable_bytes,
+            "state_bytes": self.state_bytes,
+            "state_buffers": [dict(b.__dict__) for b in self.state_buffers],
             "scratch_bytes": self.scratch_bytes, "live_bytes": self.live_bytes(),
             "choices": list(self.choices), "unsupported": list(self.unsupported),
             "pool_bytes": self.pool_bytes, "latency_s": self.latency_s,
@@ -360,6 +368,8 @@ class PlanContext:
     latency_name: Optional[str] = None
     target: Optional[object] = None          # a targets.Target: plan over its pools
     io_pool: Optional[str] = None            # the pool graph inputs and outputs must live in
+    state: List[StateBuffer] = field(default_factory=list)   # the state pool's layout
+    state_bytes: int = 0
     _activation_live: Optional[List[int]] = field(default=None, repr=False)
 
     @classmethod
@@ -378,9 +388,10 @@ class PlanContext:
         kernels, unsupported = _kernels(model, require_kernels)
         source = resolve(latency)
         times = source.op_times(model, kernels) if source is not None else None
+        state, state_bytes = state_layout(model, alignment)
         return cls(model, kernels, unsupported, alignment, activation_buffers(model, alignment),
                    activation_buffers(model, alignment, fold_aliases=False), times,
-                   None if source is None else source.name, target, io_pool)
+                   None if source is None else source.name, target, io_pool, state, state_bytes)
 
     @property
     def capacity(self) -> Optional[int]:
@@ -444,7 +455,8 @@ class PlanContext:
                     variable_bytes=acts.variable_bytes, elapsed_s=result.elapsed_s,
                     unsupported=list(self.unsupported), kernels=self.kernels,
                     latency_s=self.latency_of(chosen), latency_source=self.latency_name,
-                    pool_sizes=pool_sizes, target=self.target)
+                    pool_sizes=pool_sizes, target=self.target, state_buffers=list(self.state),
+                    state_bytes=self.state_bytes)
 
 
 def plan(model: Model, mode: str = "size", strategy: str = "auto", alignment: int = 16,

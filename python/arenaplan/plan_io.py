@@ -2,12 +2,17 @@
 
 The file records the model's identity (name, sha256, where it came from), the target,
 the mode, the variant of every op, every buffer's pool, offset, size and lifetime, the
-bytes per pool and the predicted latency. Loading re-derives from the model everything
+bytes per pool, the state pool (each variable tensor's offset, size and reset byte) and
+the predicted latency. Loading re-derives from the model everything
 that is not a decision (which buffers exist, their sizes and lifetimes, the scratch each
 chosen variant requests), checks the file against it field by field, then verifies the
 placement independently. A plan for another model, a corrupted or truncated file, a
 wrong schema version, offsets outside a pool or overlapping live buffers raise
 InvalidPlan naming what is wrong.
+
+Schema versions: 2 adds the state pool (``state_bytes``, ``state_buffers``). A version 1
+file, written before variable tensors had a place, still loads: its state pool is the
+one the model implies (``state.state_layout``).
 """
 from __future__ import annotations
 
@@ -18,12 +23,16 @@ from typing import Any, Dict, List, Mapping, Optional
 from .errors import ArenaplanError, InvalidPlan
 from .model import Model
 from .plan import BufferRecord, Plan, PlanContext
+from .state import StateBuffer
 
 __all__ = ["SCHEMA_VERSION", "plan_to_json", "plan_from_json"]
 
 FORMAT = "arenaplan-plan"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: Versions the loader reads (1: no state pool in the file).
+READABLE_VERSIONS = (1, 2)
 _BUFFER_FIELDS = ("name", "kind", "op", "pool", "offset", "size", "first", "last", "tensors", "alignment")
+_STATE_FIELDS = ("name", "tensor", "offset", "size", "alignment", "fill")
 
 
 def plan_to_json(plan: Plan) -> str:
@@ -47,6 +56,8 @@ def plan_to_json(plan: Plan) -> str:
         "choices": list(plan.choices),
         "buffers": [{f: (list(b.tensors) if f == "tensors" else getattr(b, f)) for f in _BUFFER_FIELDS}
                     for b in plan.buffers],
+        "state_bytes": plan.state_bytes,
+        "state_buffers": [{f: getattr(b, f) for f in _STATE_FIELDS} for b in plan.state_buffers],
     }, indent=1)
 
 
@@ -99,8 +110,9 @@ def plan_from_json(text: str, model: Optional[Model] = None) -> Plan:
     if data.get("format") != FORMAT:
         raise InvalidPlan(f"not a plan file: format is {data.get('format')!r}, expected {FORMAT!r}")
     version = data.get("schema_version")
-    if version != SCHEMA_VERSION:
-        raise InvalidPlan(f"plan schema version {version!r}; this arenaplan reads version {SCHEMA_VERSION}")
+    if isinstance(version, bool) or version not in READABLE_VERSIONS:
+        raise InvalidPlan(f"plan schema version {version!r}; this arenaplan reads versions "
+                          f"{', '.join(map(str, READABLE_VERSIONS))}")
     model = _model_for(_field(data, "model", dict), model)
     mode = _field(data, "mode", str)
     alignment = _field(data, "alignment", int)
@@ -168,6 +180,9 @@ def plan_from_json(text: str, model: Optional[Model] = None) -> Plan:
                               f"of {pool_bytes[pool]:,} bytes")
         buffers.append(BufferRecord(want.name, want.kind, want.op, pool, offset, want.size, want.first,
                                     want.last, want.tensors, want.alignment))
+    state, state_bytes = list(ctx.state), ctx.state_bytes
+    if version >= 2:
+        state, state_bytes = _state_from(data, ctx)
     arena = _field(data, "arena_bytes", int)
     latency = data.get("latency_s")
     if latency is not None and (not isinstance(latency, (int, float)) or isinstance(latency, bool)
@@ -180,8 +195,34 @@ def plan_from_json(text: str, model: Optional[Model] = None) -> Plan:
                 alignment=alignment, mode=mode, choices=[None if v is None else v.name for v in chosen],
                 variable_bytes=ctx.acts.variable_bytes, unsupported=list(ctx.unsupported),
                 kernels=ctx.kernels, latency_s=latency, latency_source=data.get("latency_source"),
-                pool_sizes=dict(pool_bytes) if multi else None, target=target)
+                pool_sizes=dict(pool_bytes) if multi else None, target=target,
+                state_buffers=state, state_bytes=state_bytes)
     if not multi and list(pool_bytes) != ["arena"]:
         raise InvalidPlan(f"a single-arena plan has pools {list(pool_bytes)}")
     plan.verify()
     return plan
+
+
+def _state_from(data: Mapping, ctx: PlanContext) -> tuple:
+    """The file's state pool: which tensors, their sizes, alignments and reset bytes must be
+    what the model implies; offsets and the pool's size come from the file (plan.verify
+    then checks them)."""
+    state_bytes = _field(data, "state_bytes", int)
+    records = _field(data, "state_buffers", list)
+    if state_bytes < 0:
+        raise InvalidPlan(f"state_bytes {state_bytes} must be >= 0")
+    if len(records) != len(ctx.state):
+        raise InvalidPlan(f"the plan lists {len(records)} state buffers; the model has {len(ctx.state)} "
+                          "variable tensors")
+    state: List[StateBuffer] = []
+    for i, (rec, want) in enumerate(zip(records, ctx.state)):
+        if not isinstance(rec, dict):
+            raise InvalidPlan(f"state buffer {i} is not an object")
+        where = f"state buffer {i} ({want.name!r})"
+        for f in ("name", "tensor", "size", "alignment", "fill"):
+            got = rec.get(f, "<missing>")
+            if got != getattr(want, f) or isinstance(got, bool):
+                raise InvalidPlan(f"{where}: {f} is {got!r}, the model gives {getattr(want, f)!r}")
+        offset = _field(rec, "offset", int, where)
+        state.append(StateBuffer(want.name, want.tensor, offset, want.size, want.alignment, want.fill))
+    return state, state_bytes

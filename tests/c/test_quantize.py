@@ -125,3 +125,95 @@ def test_litert_quantize_dequantize_requantize(ffi, lib):
         r = L.run_single_op(model, [q])[0]
         m, s = quantize_multiplier(float(np.float64(sc) / np.float64(so)))
         np.testing.assert_array_equal(call(ffi, lib, "requantize_s8", requant(ffi, n, zp, zo, m, s), q, np.int8), r)
+
+
+# ---- requantisation between integer types (QUANTIZE int16 -> int8 | int16 | int32, ...) ----
+
+PAIRS = [(np.int8, np.int8), (np.int16, np.int8), (np.int16, np.int16), (np.int16, np.int32),
+         (np.int32, np.int8), (np.int32, np.int16)]
+_DTYPE = {np.int8: "AP_DTYPE_INT8", np.int16: "AP_DTYPE_INT16", np.int32: "AP_DTYPE_INT32"}
+
+
+def typed(ffi, lib, count, zin, zout, m, s, tin, tout):
+    p = requant(ffi, count, zin, zout, m, s)
+    p.input_type, p.output_type = getattr(lib, _DTYPE[tin]), getattr(lib, _DTYPE[tout])
+    return p
+
+
+def call_typed(ffi, lib, p, x, out_dtype, out_alias=False):
+    inp = guarded_from(ffi, x)
+    out = inp if out_alias else Guarded(ffi, x.size * np.dtype(out_dtype).itemsize, fill=0x3C)
+    vs = variants(ffi, lib, lib.ap_requantize_s8_variants, p)
+    assert [variant_name(ffi, v) for v in vs] == ["direct"] and vs[0].scratch_count == 0
+    assert vs[0].in_place == (np.dtype(out_dtype).itemsize <= x.dtype.itemsize) and vs[0].macs == x.size
+    err = ffi.new("ap_error *")
+    status = lib.ap_requantize_run(p, vs[0], inp.ptr, out.ptr, ffi.NULL, 0, err)
+    assert status == lib.AP_OK, message(ffi, err)
+    assert inp.intact() and out.intact()
+    return out.view(out_dtype)[:x.size].copy()
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pair=st.sampled_from(PAIRS), n=st.integers(1, 200), ratio=st.floats(1e-6, 1e3),
+       seed=st.integers(0, 2 ** 31), data=st.data())
+def test_requantize_between_types(ffi, lib, pair, n, ratio, seed, data):
+    tin, tout = pair
+    i_in, i_out = np.iinfo(tin), np.iinfo(tout)
+    zin = data.draw(st.integers(int(i_in.min), int(i_in.max)))
+    zout = data.draw(st.integers(int(i_out.min), int(i_out.max)))
+    rng = np.random.default_rng(seed)
+    x = rng.integers(i_in.min, i_in.max, n, dtype=tin, endpoint=True)
+    x[: min(n, 4)] = np.array([i_in.min, i_in.max, 0, zin], dtype=np.int64)[: min(n, 4)].astype(tin)
+    m, s = quantize_multiplier(ratio)
+    expected = ops.requantize_int(x, zin, zout, m, s, tout)
+    p = typed(ffi, lib, n, zin, zout, m, s, tin, tout)
+    np.testing.assert_array_equal(call_typed(ffi, lib, p, x, tout), expected)
+    if np.dtype(tout).itemsize <= np.dtype(tin).itemsize:
+        np.testing.assert_array_equal(call_typed(ffi, lib, p, x, tout, out_alias=True), expected)
+
+
+def test_requantize_types_bad_input(ffi, lib):
+    err = ffi.new("ap_error *")
+    p = typed(ffi, lib, 4, 0, 0, 1 << 30, 0, np.int16, np.int8)
+    v = variants(ffi, lib, lib.ap_requantize_s8_variants, p)[0]
+    buf = ffi.new("int32_t[]", 8)
+    assert lib.ap_requantize_run(p, v, buf, buf, ffi.NULL, 0, err) == lib.AP_OK
+    # int8 -> int8 only through the typed entry point
+    assert lib.ap_requantize_s8_run(p, v, ffi.cast("int8_t *", buf), ffi.cast("int8_t *", buf), ffi.NULL, 0,
+                                    err) == lib.AP_ERR_INVALID_ARGUMENT
+    assert "ap_requantize_run" in message(ffi, err)
+    odd = ffi.cast("char *", buf) + 1
+    assert lib.ap_requantize_run(p, v, odd, buf, ffi.NULL, 0, err) == lib.AP_ERR_INVALID_ARGUMENT
+    assert "aligned" in message(ffi, err)
+    for bad, words in [(typed(ffi, lib, 4, 0, 0, 1, 0, np.int8, np.int16), "int8 (type 0) -> int16"),
+                       (typed(ffi, lib, 4, 0, 0, 1, 0, np.int8, np.int32), "not supported"),
+                       (typed(ffi, lib, 4, 40000, 0, 1, 0, np.int16, np.int8), "zero points"),
+                       (typed(ffi, lib, 4, 0, 200, 1, 0, np.int16, np.int8), "zero points")]:
+        assert lib.ap_requantize_run(bad, v, buf, buf, ffi.NULL, 0, err) == lib.AP_ERR_INVALID_ARGUMENT
+        assert words in message(ffi, err), message(ffi, err)
+    bad = typed(ffi, lib, 4, 0, 0, 1, 0, np.int16, np.int8)
+    bad.input_type = 7
+    n = ffi.new("uint32_t *")
+    assert lib.ap_requantize_s8_variants(bad, ffi.NULL, 0, n, err) == lib.AP_ERR_INVALID_ARGUMENT
+
+
+@pytest.mark.skipif(_LITERT is not None, reason=str(_LITERT))
+def test_litert_requantize_between_types(ffi, lib):
+    rng = np.random.default_rng(23)
+    names = {np.int8: "int8", np.int16: "int16", np.int32: "int32"}
+    for tin, tout in PAIRS[1:] * 3:
+        n = int(rng.integers(1, 120))
+        si, so = (float(np.float32(np.exp(rng.uniform(-9, 1)))) for _ in range(2))
+        i_in, i_out = np.iinfo(tin), np.iinfo(tout)
+        zi = 0 if tin == tout == np.int16 else int(rng.integers(max(i_in.min, -40000), min(i_in.max, 40000)))
+        zo = 0 if tin == tout == np.int16 else int(rng.integers(max(i_out.min, -40000), min(i_out.max, 40000)))
+        x = rng.integers(i_in.min, i_in.max, n, dtype=tin, endpoint=True)
+        model = L.single_op_model("QUANTIZE", [dict(shape=(n,), dtype=names[tin], scale=si, zero_point=zi),
+                                               dict(shape=(n,), dtype=names[tout], scale=so, zero_point=zo)],
+                                  [0], [1])
+        want = L.run_single_op(model, [x])[0]
+        m, s = quantize_multiplier(float(np.float64(si) / np.float64(so)))
+        np.testing.assert_array_equal(ops.requantize_int(x, zi, zo, m, s, tout), want,
+                                      err_msg=f"{tin} -> {tout}")
+        got = call_typed(ffi, lib, typed(ffi, lib, n, zi, zo, m, s, tin, tout), x, tout)
+        np.testing.assert_array_equal(got, want, err_msg=f"{tin} -> {tout}")

@@ -124,12 +124,97 @@ _LITERT = L.unavailable_reason()
 def test_litert_layers_bit_exact(ffi, lib):
     layers = L.layers({"SOFTMAX"})
     assert len(layers) >= 6
+    assert any(layer.outputs[0].dtype == np.int16 for layer in layers)   # the keyword model's
     for layer in layers:
         x, y = layer.inputs[0], layer.outputs[0]
-        assert L.zero_point_of(layer.output_q[0]) == -128
+        assert L.zero_point_of(layer.output_q[0]) == (-128 if y.dtype == np.int8 else -32768)
         fields = ops.softmax_params(layer.options.Beta(), L.scale_of(layer.input_q[0]))
         x2 = x.reshape(-1, x.shape[-1])
-        np.testing.assert_array_equal(ops.softmax(x2, fields), y.reshape(x2.shape),
+        np.testing.assert_array_equal(ops.softmax(x2, fields, y.dtype), y.reshape(x2.shape),
                                       err_msg=f"reference vs LiteRT {layer.name}")
-        got = check(ffi, lib, x2, layer.options.Beta(), L.scale_of(layer.input_q[0]))
+        check_out = check16 if y.dtype == np.int16 else check
+        got = check_out(ffi, lib, x2, layer.options.Beta(), L.scale_of(layer.input_q[0]))
         np.testing.assert_array_equal(got, y.reshape(x2.shape), err_msg=layer.name)
+
+
+# ---- int8 -> int16 output ----
+
+def run16(ffi, lib, p, x, v, short=None):
+    inp = guarded_from(ffi, x)
+    out = Guarded(ffi, 2 * x.size, fill=0x42)
+    scr, bufs = scratch_for(ffi, v, short)
+    err = ffi.new("ap_error *")
+    status = lib.ap_softmax_s8_s16_run(p, v, ffi.cast("int8_t *", inp.ptr), ffi.cast("int16_t *", out.ptr), scr,
+                                       v.scratch_count, err)
+    assert inp.intact() and out.intact() and all(b.intact() for b in bufs)
+    return status, out.view(np.int16).reshape(x.shape).copy(), err
+
+
+def check16(ffi, lib, x, beta, scale):
+    fields = dict(ops.softmax_params(beta, scale), output_type=lib.AP_DTYPE_INT16)
+    p = make(ffi, int(np.prod(x.shape[:-1])), x.shape[-1], fields)
+    expected = ops.softmax(x, fields, np.int16)
+    vs = variants(ffi, lib, lib.ap_softmax_s8_variants, p)
+    assert [variant_name(ffi, v) for v in vs] == ["direct", "exp_cache"]
+    for level in cpu_levels(lib):
+        with cpu(lib, level):
+            for v in vs:
+                status, got, err = run16(ffi, lib, p, x, v)
+                assert status == lib.AP_OK, message(ffi, err)
+                np.testing.assert_array_equal(got, expected)
+    status, _, err = run16(ffi, lib, p, x, vs[1], short=0)
+    assert status == lib.AP_ERR_SCRATCH_TOO_SMALL
+    return expected
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(outer=st.integers(1, 4), depth=st.integers(1, 40), beta=st.sampled_from([1.0, 0.5, 2.0]),
+       scale=st.floats(1e-3, 1.0), seed=st.integers(0, 2 ** 31))
+def test_int16_output_random_rows(ffi, lib, outer, depth, beta, scale, seed):
+    x = np.random.default_rng(seed).integers(-128, 128, size=(outer, depth)).astype(np.int8)
+    out = check16(ffi, lib, x, beta, scale)
+    probs = (out.astype(np.float64) + 32768) / 65536
+    xi = x.astype(np.int64)
+    exact = np.exp(np.float32(scale) * beta * (xi - xi.max(axis=-1, keepdims=True)))
+    exact /= exact.sum(axis=-1, keepdims=True)
+    assert np.abs(probs - exact).max() <= 2e-3
+
+
+def test_int16_output_entry_points_check_the_type(ffi, lib):
+    fields = ops.softmax_params(1.0, 0.1)
+    p8 = make(ffi, 1, 4, fields)
+    p16 = make(ffi, 1, 4, dict(fields, output_type=lib.AP_DTYPE_INT16))
+    v = variants(ffi, lib, lib.ap_softmax_s8_variants, p8)[0]
+    err = ffi.new("ap_error *")
+    x = ffi.new("int8_t[]", 4)
+    out8 = ffi.new("int8_t[]", 4)
+    out16 = ffi.new("int16_t[]", 4)
+    assert lib.ap_softmax_s8_s16_run(p16, v, x, out16, ffi.NULL, 0, err) == lib.AP_OK
+    assert lib.ap_softmax_s8_run(p16, v, x, out8, ffi.NULL, 0, err) == lib.AP_ERR_INVALID_ARGUMENT
+    assert "output_type" in message(ffi, err)
+    assert lib.ap_softmax_s8_s16_run(p8, v, x, out16, ffi.NULL, 0, err) == lib.AP_ERR_INVALID_ARGUMENT
+    odd = ffi.cast("int16_t *", ffi.cast("char *", out16) + 1)
+    assert lib.ap_softmax_s8_s16_run(p16, v, x, odd, ffi.NULL, 0, err) == lib.AP_ERR_INVALID_ARGUMENT
+    assert lib.ap_softmax_s8_s16_run(p16, v, x, ffi.NULL, ffi.NULL, 0, err) == lib.AP_ERR_INVALID_ARGUMENT
+    bad = make(ffi, 1, 4, dict(fields, output_type=2))
+    n = ffi.new("uint32_t *")
+    assert lib.ap_softmax_s8_variants(bad, ffi.NULL, 0, n, err) == lib.AP_ERR_INVALID_ARGUMENT
+    assert "output_type 2" in message(ffi, err)
+
+
+@pytest.mark.skipif(_LITERT is not None, reason=str(_LITERT))
+def test_litert_int16_output_single_op(ffi, lib):
+    from ai_edge_litert import schema_py_generated as S
+    rng = np.random.default_rng(29)
+    for trial in range(8):
+        shape = (int(rng.integers(1, 4)), int(rng.integers(1, 300)))
+        scale, beta = float(np.float32(rng.uniform(0.005, 0.5))), float(rng.choice([1.0, 0.5, 2.0]))
+        opts = S.SoftmaxOptionsT()
+        opts.beta = beta
+        model = L.single_op_model("SOFTMAX", [dict(shape=shape, dtype="int8", scale=scale,
+                                                   zero_point=int(rng.integers(-128, 128))),
+                                              dict(shape=shape, dtype="int16", scale=1 / 65536, zero_point=-32768)],
+                                  [0], [1], "SoftmaxOptions", opts)
+        x = rng.integers(-128, 128, size=shape, dtype=np.int8)
+        want = L.run_single_op(model, [x])[0]
+        np.testing.assert_array_equal(check16(ffi, lib, x, beta, scale), want)

@@ -1,7 +1,6 @@
 """Real layers of the shared .tflite models, run through LiteRT's reference kernels.
 
-`layers(op_names)` runs each model (except the audio preprocessor and the LSTM / SVDF
-models) with `OpResolverType.BUILTIN_REF` and `experimental_preserve_all_tensors=True`
+`layers(op_names)` runs each model (except the audio preprocessor and the LSTM model) with `OpResolverType.BUILTIN_REF` and `experimental_preserve_all_tensors=True`
 on random int8 inputs, and returns every op of the requested types with its actual input
 and output tensors, the per-tensor / per-channel quantisation and the op's builtin options
 read from the flatbuffer with the `tflite` package. Results are cached per process.
@@ -22,7 +21,7 @@ from . import ops
 from .quant import quantize_multiplier
 
 MODELS_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "models"
-SKIP = ("tflm_audio_preprocessor_int8", "tflm_mnist_lstm_int8", "tflm_keyword_scrambled_int8")
+SKIP = ("tflm_audio_preprocessor_int8", "tflm_mnist_lstm_int8")
 SEEDS = (0, 1)
 ACTIVATIONS = {0: None, 1: "relu", 2: "relu_n1_to_1", 3: "relu6"}
 
@@ -88,7 +87,7 @@ def _options(op, name: str):
     classes = {"DEPTHWISE_CONV_2D": "DepthwiseConv2DOptions", "FULLY_CONNECTED": "FullyConnectedOptions",
                "AVERAGE_POOL_2D": "Pool2DOptions", "MAX_POOL_2D": "Pool2DOptions", "ADD": "AddOptions",
                "MUL": "MulOptions", "SOFTMAX": "SoftmaxOptions", "CONCATENATION": "ConcatenationOptions",
-               "MEAN": "ReducerOptions"}
+               "MEAN": "ReducerOptions", "SVDF": "SVDFOptions"}
     cls = classes.get(name)
     table = op.BuiltinOptions()
     if cls is None or table is None:
@@ -198,15 +197,16 @@ def padding_of(padding: int, in_size: int, filter_size: int, stride: int, dilati
 
 # ---- single-op models (ops the shared models do not contain) ---------------------------
 
-_NP_TO_TFL = {"int8": "INT8", "int32": "INT32", "float32": "FLOAT32"}
+_NP_TO_TFL = {"int8": "INT8", "int16": "INT16", "int32": "INT32", "float32": "FLOAT32"}
 
 
 def single_op_model(op: str, tensors: list, inputs: list, outputs: list, options_type: str | None = None,
                     options=None, version: int = 2) -> bytes:
-    """A one-op .tflite flatbuffer. tensors: dicts with shape, dtype ('int8' | 'int32' |
-    'float32'), optional scale / zero_point (scalars or per-axis lists) and optional constant
-    `data` (np.ndarray). inputs / outputs: tensor indices of the op; graph inputs are the
-    non-constant op inputs."""
+    """A one-op .tflite flatbuffer. tensors: dicts with shape, dtype ('int8' | 'int16' |
+    'int32' | 'float32'), optional scale / zero_point (scalars or per-axis lists), optional
+    constant `data` (np.ndarray) and `variable` (a state tensor, e.g. SVDF's). inputs /
+    outputs: tensor indices of the op (-1: an omitted optional input); graph inputs are the
+    op inputs that are neither constant nor variable."""
     import flatbuffers
     from ai_edge_litert import schema_py_generated as S
     model = S.ModelT()
@@ -224,6 +224,7 @@ def single_op_model(op: str, tensors: list, inputs: list, outputs: list, options
         tt.shape = list(t["shape"])
         tt.type = getattr(S.TensorType, _NP_TO_TFL[t["dtype"]])
         tt.name = f"t{i}"
+        tt.isVariable = bool(t.get("variable", False))
         if t.get("scale") is not None:
             q = S.QuantizationParametersT()
             q.scale = [float(v) for v in np.atleast_1d(t["scale"])]
@@ -236,7 +237,8 @@ def single_op_model(op: str, tensors: list, inputs: list, outputs: list, options
         model.buffers.append(buf)
         tt.buffer = len(model.buffers) - 1
         sg.tensors.append(tt)
-    sg.inputs = [i for i in inputs if tensors[i].get("data") is None]
+    sg.inputs = [i for i in inputs if i >= 0 and tensors[i].get("data") is None
+                 and not tensors[i].get("variable", False)]
     sg.outputs = list(outputs)
     o = S.OperatorT()
     o.opcodeIndex = 0
@@ -253,10 +255,23 @@ def single_op_model(op: str, tensors: list, inputs: list, outputs: list, options
 
 def run_single_op(content: bytes, feeds: list) -> list:
     """Invoke a model from single_op_model with BUILTIN_REF; feeds in graph-input order."""
+    return run_sequence(content, [feeds])[0][0]
+
+
+def run_sequence(content: bytes, sequence: list, tensors: tuple = ()) -> tuple:
+    """Invoke a model once per entry of ``sequence`` (feeds in graph-input order) with one
+    BUILTIN_REF interpreter, so variable tensors carry over. Returns (outputs per step,
+    {tensor index: value per step} for ``tensors``, e.g. variable tensors)."""
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
-    interp = Interpreter(model_content=content, experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+    interp = Interpreter(model_content=content, experimental_op_resolver_type=OpResolverType.BUILTIN_REF,
+                         experimental_preserve_all_tensors=True)
     interp.allocate_tensors()
-    for d, x in zip(interp.get_input_details(), feeds):
-        interp.set_tensor(d["index"], np.asarray(x, dtype=d["dtype"]).reshape(d["shape"]))
-    interp.invoke()
-    return [np.array(interp.get_tensor(d["index"])) for d in interp.get_output_details()]
+    outputs, seen = [], {t: [] for t in tensors}
+    for feeds in sequence:
+        for d, x in zip(interp.get_input_details(), feeds):
+            interp.set_tensor(d["index"], np.asarray(x, dtype=d["dtype"]).reshape(d["shape"]))
+        interp.invoke()
+        outputs.append([np.array(interp.get_tensor(d["index"])) for d in interp.get_output_details()])
+        for t in tensors:
+            seen[t].append(np.array(interp.get_tensor(t)))
+    return outputs, seen

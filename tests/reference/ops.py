@@ -21,7 +21,7 @@ from .quant import (INT32_MAX, INT32_MIN, multiply_by_quantized_multiplier, quan
 __all__ = [
     "same_padding", "activation_range", "depthwise_conv2d", "fully_connected", "average_pool2d",
     "max_pool2d", "add_params", "add", "mul_params", "mul", "softmax_params", "softmax",
-    "quantize", "dequantize", "requantize_s8", "concatenation", "pad", "mean_hw",
+    "quantize", "dequantize", "requantize_s8", "requantize_int", "concatenation", "pad", "mean_hw",
 ]
 
 
@@ -277,11 +277,14 @@ def softmax_params(beta: float, input_scale: float) -> dict:
     return dict(input_beta_multiplier=m, input_beta_left_shift=left, diff_min=-radius)
 
 
-def softmax(x, p: dict) -> np.ndarray:
-    """reference_ops::Softmax<int8_t, int8_t> over the last axis (output scale 1/256, zp -128)."""
+def softmax(x, p: dict, out_dtype=np.int8) -> np.ndarray:
+    """reference_ops::Softmax<int8_t, int8_t | int16_t> over the last axis (int8 output: scale
+    1/256, zp -128; int16: scale 1/65536, zp -32768)."""
     x = np.asarray(x, dtype=np.int64)
     rows = x.reshape(-1, x.shape[-1])
-    out = np.empty(rows.shape, dtype=np.int8)
+    info = np.iinfo(out_dtype)
+    bits = 8 * np.dtype(out_dtype).itemsize
+    out = np.empty(rows.shape, dtype=out_dtype)
     m, left, diff_min = p["input_beta_multiplier"], p["input_beta_left_shift"], p["diff_min"]
     for i, row in enumerate(rows.tolist()):
         mx = max(row)
@@ -295,14 +298,14 @@ def softmax(x, p: dict) -> np.ndarray:
                 total = _wrap32(total + _rdbpot(e, 12))
             else:
                 exps.append(None)
-        scale, bits = _get_reciprocal(total, 12)
-        exponent = bits + 31 - 8
+        scale, over = _get_reciprocal(total, 12)
+        exponent = over + 31 - bits
         for j, e in enumerate(exps):
             if e is None:
-                out[i, j] = -128
+                out[i, j] = info.min
             else:
-                r = _rdbpot(_srdhm(scale, e), exponent) - 128
-                out[i, j] = min(max(r, -128), 127)
+                r = _rdbpot(_srdhm(scale, e), exponent) + info.min
+                out[i, j] = min(max(r, info.min), info.max)
     return out.reshape(x.shape)
 
 
@@ -335,6 +338,18 @@ def requantize_s8(x, input_zero_point: int, output_zero_point: int, multiplier: 
     v = np.asarray(x, dtype=np.int64) - input_zero_point
     out = multiply_by_quantized_multiplier(v, multiplier, shift) + output_zero_point
     return np.clip(out, -128, 127).astype(np.int8)
+
+
+def requantize_int(x, input_zero_point: int, output_zero_point: int, multiplier: int, shift: int,
+                   out_dtype) -> np.ndarray:
+    """reference_ops::Requantize between integer types (QUANTIZE with an integer input): the
+    clamp is the output type's range; int32 sums wrap as TFLite's C++ does on x86."""
+    def wrap(v):
+        return ((v + (1 << 31)) % (1 << 32)) - (1 << 31)
+    v = wrap(np.asarray(x, dtype=np.int64) - input_zero_point)
+    out = wrap(multiply_by_quantized_multiplier(v, multiplier, shift) + output_zero_point)
+    info = np.iinfo(out_dtype)
+    return np.clip(out, info.min, info.max).astype(out_dtype)
 
 
 def concatenation(inputs, axis: int, requant=None, output_zero_point: int = 0) -> np.ndarray:

@@ -7,6 +7,12 @@
  * operand index array. The executor never allocates: the caller passes the base
  * pointer of each pool. ap_graph_check validates every table against the pool
  * sizes once, so ap_graph_invoke only resolves pointers and calls kernels.
+ *
+ * State (a model's variable tensors, e.g. SVDF's activation state) is a node operand
+ * like the others, listed apart: a place the kernel reads and updates in place, that
+ * keeps its bytes between invocations. The caller owns it (typically a pool of its own
+ * that it zeroes once and never hands to the planner) and passes that pool's base with
+ * the others.
  */
 #ifndef ARENAPLAN_EXECUTOR_H
 #define ARENAPLAN_EXECUTOR_H
@@ -30,17 +36,22 @@ typedef enum ap_op {
     AP_OP_MAX_POOL2D = 4,        /* ap_pool2d_params */
     AP_OP_ADD = 5,               /* ap_add_params, two inputs */
     AP_OP_MUL = 6,               /* ap_mul_params, two inputs */
-    AP_OP_SOFTMAX = 7,           /* ap_softmax_params */
+    AP_OP_SOFTMAX = 7,           /* ap_softmax_params, int8 in, int8 or int16 out (output_type) */
     AP_OP_RESHAPE = 8,           /* ap_reshape_params; nothing to do when output aliases input */
     AP_OP_QUANTIZE = 9,          /* ap_affine_quant_params, float32 in, int8 out */
     AP_OP_DEQUANTIZE = 10,       /* ap_affine_quant_params, int8 in, float32 out */
-    AP_OP_REQUANTIZE = 11,       /* ap_requantize_params, int8 in, int8 out */
+    AP_OP_REQUANTIZE = 11,       /* ap_requantize_params, integer in and out (its types) */
     AP_OP_CONCATENATION = 12,    /* ap_concatenation_params, input_count inputs */
     AP_OP_PAD = 13,              /* ap_pad_params */
-    AP_OP_MEAN = 14              /* ap_mean_params */
+    AP_OP_MEAN = 14,             /* ap_mean_params */
+    AP_OP_SVDF = 15              /* ap_svdf_params; inputs: input, weights_feature, weights_time
+                                    [, bias]; one state operand (int16 [batches, filters*memory]) */
 } ap_op;
 
-enum { AP_OP_COUNT = 15 };
+enum { AP_OP_COUNT = 16 };
+
+/** Most state operands one node may have. */
+enum { AP_MAX_STATE = 4 };
 
 /** Where a tensor or scratch buffer lives. */
 typedef struct ap_place {
@@ -61,6 +72,8 @@ typedef struct ap_node {
     uint32_t output;        /* place index of the output */
     uint32_t scratch_at;    /* first scratch place in operands */
     uint32_t scratch_count; /* <= AP_MAX_SCRATCH */
+    uint32_t state_at;      /* first state place in operands (read and written, persistent) */
+    uint32_t state_count;   /* exactly as many as the op takes (SVDF: 1, others: 0) */
 } ap_node;
 
 typedef struct ap_graph {
@@ -76,7 +89,9 @@ typedef struct ap_graph {
  * Validate the tables against pools of `pool_bytes[pool_count]` bytes: every operand index
  * in range, every place inside its pool (checked arithmetic) or constant with data, every
  * node's op known with params, operand counts right for the op, scratch places at least as
- * large as the variant requests. Call once after building a graph; invoke trusts it.
+ * large as the variant requests, state places in a pool, as large as the op's state and
+ * sharing no byte with the node's output or inputs. Call once after building a graph;
+ * invoke trusts it.
  * Returns AP_OK, AP_ERR_INVALID_ARGUMENT (error->op names the node, error->index the place),
  * AP_ERR_OVERFLOW or AP_ERR_SCRATCH_TOO_SMALL.
  */

@@ -58,6 +58,16 @@ typedef struct ap_requant {
     int32_t activation_max;
 } ap_requant;
 
+/**
+ * Integer element types of the tensors a kernel reads or writes where an op takes more than
+ * one (stable values; 0 is int8, so a zero-initialised params struct means int8).
+ */
+typedef enum ap_dtype {
+    AP_DTYPE_INT8 = 0,
+    AP_DTYPE_INT16 = 1,
+    AP_DTYPE_INT32 = 2
+} ap_dtype;
+
 /** CPU features the kernels may dispatch on. */
 typedef enum ap_cpu_feature {
     AP_CPU_PORTABLE = 0,

@@ -8,10 +8,16 @@
  *                     y = (float)((double)scale * (q - zero_point))
  *   ap_requantize_s8  int8 -> int8      (QUANTIZE with an int8 input: reference_ops::Requantize)
  *                     q = clamp(MBQM(x - input_zero_point, multiplier, shift) + output_zero_point)
+ *   ap_requantize     the same for the integer type pairs TFLite's QUANTIZE requantises:
+ *                     int8 -> int8, int16 -> int8 | int16 | int32, int32 -> int8 | int16
+ *                     (types in the params); the clamp is the output type's range. Where
+ *                     TFLite's int32 arithmetic would overflow (x - zero point of an int32
+ *                     input, + output zero point of an int32 output) the result wraps.
  *
  * Variants: one each, "direct", kind AP_QUANTIZE_DIRECT, param 0, no scratch.
- * in_place: 1 for ap_requantize_s8 (same size; the output may be the input buffer),
- * 0 for the float conversions. MACs reported: count.
+ * in_place: 1 for requantisation to a type no wider than the input's (each output element
+ * is written after the input elements it covers were read), 0 for the float conversions and
+ * widening requantisation. MACs reported: count.
  *
  * Non-finite or out-of-int32-range quotients in ap_quantize_s8 (undefined in TFLite's C++)
  * are defined here: NaN -> zero_point, +-large -> 127 / -128.
@@ -46,9 +52,10 @@ typedef struct ap_affine_quant_params {
 } ap_affine_quant_params;
 
 /**
- * int8 -> int8 requantisation (TFLite quantize.cc Prepare for int8 input):
+ * Integer requantisation (TFLite quantize.cc Prepare for an integer input):
  * (multiplier, shift) = QuantizeMultiplier((double)input_scale / (double)output_scale);
- * multiplier >= 0, shift in [-31, 31]; zero points in [-128, 127].
+ * multiplier >= 0, shift in [-31, 31]; each zero point within its tensor type's range.
+ * input_type / output_type: ap_dtype values (0, 0: int8 -> int8).
  */
 typedef struct ap_requantize_params {
     size_t count;
@@ -56,6 +63,8 @@ typedef struct ap_requantize_params {
     int32_t output_zero_point;
     int32_t multiplier;
     int32_t shift;
+    int32_t input_type;
+    int32_t output_type;
 } ap_requantize_params;
 
 /** Variants of QUANTIZE float32 -> int8; convention as ap_depthwise_conv2d_s8_variants. */
@@ -80,14 +89,26 @@ ap_status ap_dequantize_s8_run(const ap_affine_quant_params *params, const ap_va
                                const int8_t *input, float *output, const ap_scratch *scratch,
                                uint32_t scratch_count, ap_error *error_out);
 
-/** Variants of int8 -> int8 requantisation; convention as ap_depthwise_conv2d_s8_variants. */
+/** Variants of requantisation (any supported type pair); convention as
+    ap_depthwise_conv2d_s8_variants. */
 ap_status ap_requantize_s8_variants(const ap_requantize_params *params, ap_variant *variants_out,
                                     uint32_t capacity, uint32_t *count_out, ap_error *error_out);
 
-/** Run int8 -> int8 requantisation (output may equal input); statuses as ap_quantize_s8_run. */
+/** Run int8 -> int8 requantisation (output may equal input; params types must be int8);
+    statuses as ap_quantize_s8_run. */
 ap_status ap_requantize_s8_run(const ap_requantize_params *params, const ap_variant *variant,
                                const int8_t *input, int8_t *output, const ap_scratch *scratch,
                                uint32_t scratch_count, ap_error *error_out);
+
+/**
+ * Run requantisation of the params' type pair. input: count elements of input_type;
+ * output: count elements of output_type, each aligned to its element size; the output may
+ * start at the input when it is no wider. Statuses as ap_quantize_s8_run (an unsupported
+ * type pair or misaligned buffer is AP_ERR_INVALID_ARGUMENT).
+ */
+ap_status ap_requantize_run(const ap_requantize_params *params, const ap_variant *variant,
+                            const void *input, void *output, const ap_scratch *scratch,
+                            uint32_t scratch_count, ap_error *error_out);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,75 @@
+"""A stateful model built in code, for tests that need outputs that vary with the state
+(the shared keyword model's scrambled weights give a constant output).
+
+``svdf_chain(seed)``: int8 [1, 24] -> SVDF (16 filters, rank 2, memory 4, bias) -> int8 [1, 8]
+-> SVDF (8 filters, rank 1, memory 6, no bias) -> int8 [1, 8]; plus an int8 variable tensor
+no op reads, with zero point -3 (the state pool must start it, and reset it, at 0xFD, as
+TFLite resets int8 variable tensors). ``reference_outputs(model, xs)`` runs it through
+the NumPy reference of TFLite's SVDF.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import arenaplan as ap
+from reference.svdf import svdf, svdf_params
+
+SPECS = [  # (filters, rank, memory, bias)
+    (16, 2, 4, True),
+    (8, 1, 6, False),
+]
+
+
+def svdf_chain(seed: int = 0) -> ap.Model:
+    rng = np.random.default_rng(seed)
+    tensors = []
+
+    def add(shape, dtype, scale=None, zp=0, data=None, variable=False):
+        q = None if scale is None else ap.Quantization((float(np.float32(scale)),), (int(zp),))
+        tensors.append(ap.Tensor(len(tensors), f"t{len(tensors)}", tuple(shape), dtype, q, data, variable))
+        return len(tensors) - 1
+
+    x_scale, x = 0.05, add((1, 24), "int8", 0.05, 5)
+    ops = []
+    for k, (filters, rank, memory, bias) in enumerate(SPECS):
+        n = tensors[x].shape[1]
+        units = filters // rank
+        feature, time = 1.5 / np.sqrt(n), 3e-7 / np.sqrt(memory * rank)   # effective scales
+        wf_scale, y_scale = 0.01, 0.1
+        state_scale = x_scale * wf_scale / feature
+        wt_scale = time * y_scale / state_scale
+        wf = add((filters, n), "int8", wf_scale, 0, rng.integers(-128, 128, (filters, n), dtype=np.int8))
+        wt = add((filters, memory), "int16", wt_scale, 0,
+                 rng.integers(-32768, 32768, (filters, memory), dtype=np.int16))
+        b = add((units,), "int32", x_scale * wf_scale, 0,
+                rng.integers(-10 ** 7, 10 ** 7, units).astype(np.int32)) if bias else -1
+        state = add((1, filters * memory), "int16", state_scale, 0, variable=True)
+        y = add((1, units), "int8", y_scale, int(rng.integers(-20, 20)))
+        ops.append(ap.Operator(k, "SVDF", (x, wf, wt, b, state), (y,),
+                               {"rank": rank, "fused_activation_function": "RELU"}))
+        x, x_scale = y, y_scale
+    add((1, 4), "int8", 0.1, -3, variable=True)
+    return ap.Model("svdf_chain", tensors, ops, (0,), (x,), source="test:svdf_chain")
+
+
+def reference_outputs(model: ap.Model, xs) -> list:
+    """The model's outputs for inputs run in order from a zero state, by the NumPy reference."""
+    states = {op.index: np.zeros(model.tensors[op.inputs[4]].shape, np.int16) for op in model.operators}
+    outs = []
+    for x in xs:
+        for op in model.operators:
+            t = [model.tensors[i] if i >= 0 else None for i in op.inputs]
+            y = model.tensors[op.outputs[0]]
+            s = [t_.quantization.scale[0] for t_ in (t[0], t[1], t[4], t[2], y)]
+            x, states[op.index] = svdf(
+                x, t[1].data, t[2].data, None if t[3] is None else t[3].data, states[op.index],
+                rank=op.options["rank"], input_zero_point=t[0].quantization.zero_point[0],
+                output_zero_point=y.quantization.zero_point[0], **svdf_params(*s))
+        outs.append(x)
+    return outs
+
+
+def inputs(model: ap.Model, count: int, seed: int = 1) -> list:
+    rng = np.random.default_rng(seed)
+    return [rng.integers(-128, 128, size=model.tensors[model.inputs[0]].shape, dtype=np.int8)
+            for _ in range(count)]
