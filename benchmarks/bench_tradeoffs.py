@@ -38,8 +38,16 @@ RESULTS = ROOT / "benchmarks" / "results" / "bench_tradeoffs.json"
 RUNNABLE = [
     "mlperf_tiny_ad_autoencoder_int8", "mlperf_tiny_ic_resnet8_int8", "mlperf_tiny_kws_dscnn_int8",
     "mlperf_tiny_sww_dscnn_int8", "mlperf_tiny_vww_mobilenetv1_025_int8", "tflm_person_detect_int8",
-    "tflm_micro_speech_int8", "tflm_hello_world_int8",
+    "tflm_micro_speech_int8", "tflm_hello_world_int8", "tflm_keyword_scrambled_int8",
 ]
+
+
+def sample_input(model, seed: int = 0) -> np.ndarray:
+    """A random input of the model's first input tensor, over its integer type's range."""
+    t = model.tensors[model.inputs[0]]
+    info = np.iinfo(np.dtype(t.dtype))
+    return np.random.default_rng(seed).integers(info.min, info.max, size=t.shape, dtype=np.dtype(t.dtype),
+                                                endpoint=True)
 
 
 def measured_latency(plans, x, rounds: int, repeats: int) -> list:
@@ -77,7 +85,7 @@ def main() -> int:
         warm = time.perf_counter() - t0
         picks = [f.points[0]] + ([f.points[len(f.points) // 2]] if len(f.points) > 2 else []) + \
             ([f.points[-1]] if len(f.points) > 1 else [])
-        x = np.random.default_rng(0).integers(-128, 128, size=m.tensors[m.inputs[0]].shape, dtype=np.int8)
+        x = sample_input(m)
         measured = measured_latency([p.plan for p in picks], x, rounds, repeats)
         predicted = [p.latency_s for p in picks]
         errors = [(pr - me) / me for pr, me in zip(predicted, measured)]

@@ -152,3 +152,67 @@ def test_filter_larger_than_valid_input():
     with pytest.raises(ap.InvalidArgument, match="does not fit"):
         ap.kernels.conv2d(np.zeros((1, 2, 2, 1), np.int8), np.zeros((1, 3, 3, 1), np.int8),
                           padding="valid", input_scale=0.1, filter_scales=[0.1], output_scale=0.1)
+
+
+# ---- SVDF: a stateful kernel; the state array is updated in place ----
+
+from reference import svdf as ref_svdf  # noqa: E402
+
+
+@settings(**SETTINGS)
+@given(batches=st.integers(1, 3), input_size=st.integers(1, 30), units=st.integers(1, 8),
+       rank=st.integers(1, 3), memory=st.integers(1, 8), bias=st.booleans(), fixed=st.booleans(),
+       seed=st.integers(0, 2 ** 31))
+def test_svdf_sequence_matches_reference(batches, input_size, units, rank, memory, bias, fixed, seed):
+    rng = np.random.default_rng(seed)
+    c = ref_svdf.random_case(rng, batches, input_size, units * rank, memory, rank, bias)
+    sx, swf, sst, swt, sy = c["scales"]
+    quant = (dict(feature_multiplier=c["feature_multiplier"], feature_shift=c["feature_shift"],
+                  time_multiplier=c["time_multiplier"], time_shift=c["time_shift"]) if fixed else
+             dict(input_scale=sx, weights_feature_scale=swf, state_scale=sst, weights_time_scale=swt,
+                  output_scale=sy))
+    state = np.zeros((batches, units * rank * memory), dtype=np.int16)
+    want_state = state.copy()
+    for _ in range(4):
+        x = rng.integers(-128, 128, size=(batches, input_size), dtype=np.int8)
+        got = ap.kernels.svdf(x, c["wf"], c["wt"], c["bias"], state, rank=rank,
+                              input_zero_point=c["input_zero_point"],
+                              output_zero_point=c["output_zero_point"], variant="direct", **quant)
+        want, want_state = ref_svdf.step(c, x, want_state)
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(state, want_state)
+
+
+def test_svdf_without_state_runs_one_step_from_zero():
+    rng = np.random.default_rng(4)
+    c = ref_svdf.random_case(rng, 1, 10, 6, 3, 2)
+    x = rng.integers(-128, 128, size=(1, 10), dtype=np.int8)
+    kwargs = dict(rank=2, input_zero_point=c["input_zero_point"], output_zero_point=c["output_zero_point"],
+                  feature_multiplier=c["feature_multiplier"], feature_shift=c["feature_shift"],
+                  time_multiplier=c["time_multiplier"], time_shift=c["time_shift"])
+    want, _ = ref_svdf.step(c, x, np.zeros((1, 18), np.int16))
+    np.testing.assert_array_equal(ap.kernels.svdf(x, c["wf"], c["wt"], c["bias"], **kwargs), want)
+
+
+@pytest.mark.parametrize("change,match", [
+    (dict(rank=4), "rank must be a positive divisor"),
+    (dict(state=np.zeros((1, 17), np.int16)), "state must be"),
+    (dict(state=np.zeros((1, 18), np.int32)), "state must be"),
+    (dict(state=np.zeros((1, 36), np.int16)[:, ::2]), "state must be"),
+    (dict(bias=np.zeros(4, np.int32)), "bias has 4 entries for 3 units"),
+    (dict(weights_feature=np.zeros((6, 9), np.int8)), "weights_feature has shape"),
+    (dict(input_zero_point=200), "input_zero_point"),
+    (dict(feature_multiplier=None), "go together"),
+    (dict(input_scale=0.1), "not both"),
+    (dict(feature_multiplier=-5), "multipliers"),
+])
+def test_svdf_bad_input(change, match):
+    rng = np.random.default_rng(6)
+    c = ref_svdf.random_case(rng, 1, 10, 6, 3, 2)
+    kwargs = dict(x=rng.integers(-128, 128, size=(1, 10), dtype=np.int8), weights_feature=c["wf"],
+                  weights_time=c["wt"], bias=c["bias"], state=np.zeros((1, 18), np.int16), rank=2,
+                  feature_multiplier=c["feature_multiplier"], feature_shift=c["feature_shift"],
+                  time_multiplier=c["time_multiplier"], time_shift=c["time_shift"])
+    kwargs.update(change)
+    with pytest.raises(ap.InvalidArgument, match=match):
+        ap.kernels.svdf(**kwargs)

@@ -13,7 +13,7 @@ from conftest import model_path
 
 
 @pytest.mark.parametrize("name", ["mlperf_tiny_kws_dscnn_int8", "mlperf_tiny_ic_resnet8_int8",
-                                  "tflm_micro_speech_int8"])
+                                  "tflm_micro_speech_int8", "tflm_keyword_scrambled_int8"])
 @pytest.mark.parametrize("mode", ["size", "speed"])
 def test_round_trip_runs_bit_exactly(name, mode):
     m = ap.load_tflite(model_path(name))
@@ -22,7 +22,9 @@ def test_round_trip_runs_bit_exactly(name, mode):
     assert q.verify()
     assert q.choices == p.choices and q.pool_bytes == p.pool_bytes
     assert [(b.pool, b.offset) for b in q.buffers] == [(b.pool, b.offset) for b in p.buffers]
-    x = np.random.default_rng(1).integers(-128, 128, size=m.tensors[m.inputs[0]].shape, dtype=np.int8)
+    assert q.state_bytes == p.state_bytes and q.state_buffers == p.state_buffers
+    t = m.tensors[m.inputs[0]]
+    x = np.random.default_rng(1).integers(-128, 128, size=t.shape).astype(t.dtype)
     np.testing.assert_array_equal(ap.Interpreter(q).run(x), ap.Interpreter(p).run(x))
 
 
@@ -149,3 +151,76 @@ def test_byte_corruption_is_refused_cleanly(pos, value):
     except ap.InvalidPlan:
         return
     assert q.verify()
+
+
+# ---- the state pool (variable tensors) ----
+
+import svdf_models  # noqa: E402
+
+
+def _state_plan():
+    m = svdf_models.svdf_chain()
+    p = ap.plan(m, mode="speed")
+    return m, p, json.loads(p.to_json())
+
+
+def test_state_pool_round_trip_runs_the_same_sequence():
+    m, p, d = _state_plan()
+    assert d["schema_version"] == 2 and d["state_bytes"] == 240
+    assert [b["tensor"] for b in d["state_buffers"]] == m.variable_tensors()
+    assert [b["fill"] for b in d["state_buffers"]] == [0, 0, 0xFD]
+    q = _load(d, m)
+    assert q.state_buffers == p.state_buffers
+    a, b = ap.Interpreter(p), ap.Interpreter(q)
+    for x in svdf_models.inputs(m, 4):
+        np.testing.assert_array_equal(a.run(x), b.run(x))
+
+
+def test_state_offsets_are_the_files_and_are_verified():
+    m, p, d = _state_plan()
+    # a layout with a gap is another valid decision: it loads, and runs the same
+    d["state_bytes"] = 512
+    d["state_buffers"][2]["offset"] = 496
+    q = _load(d, m)
+    assert q.state_buffers[2].offset == 496
+    x = svdf_models.inputs(m, 1)[0]
+    np.testing.assert_array_equal(ap.Interpreter(q).run(x), ap.Interpreter(p).run(x))
+    for change, match in [(("offset", 1, 0), r"state buffers '\w+' and '\w+' share bytes"),
+                          (("offset", 1, 4), "not aligned to 16"),
+                          (("offset", 2, 496 + 16), "outside the state pool"),
+                          (("tensor", 0, 5), "tensor is 5, the model gives"),
+                          (("size", 0, 4), "size is 4"),
+                          (("fill", 2, 0), "fill is 0, the model gives 253"),
+                          (("alignment", 0, 2), "alignment is 2")]:
+        field, i, value = change
+        e = json.loads(json.dumps(d))
+        e["state_buffers"][i][field] = value
+        with pytest.raises(ap.InvalidPlan, match=match):
+            _load(e, m)
+
+
+@pytest.mark.parametrize("field", ["state_bytes", "state_buffers"])
+def test_missing_state_fields(field):
+    m, _, d = _state_plan()
+    del d[field]
+    with pytest.raises(ap.InvalidPlan, match=field):
+        _load(d, m)
+
+
+def test_state_buffer_count_must_match_the_model():
+    m, _, d = _state_plan()
+    d["state_buffers"] = d["state_buffers"][:2]
+    with pytest.raises(ap.InvalidPlan, match="2 state buffers; the model has 3 variable tensors"):
+        _load(d, m)
+
+
+def test_version_1_files_still_load():
+    """Files written before the state pool: the loader lays the state out as the model implies."""
+    m, p, d = _state_plan()
+    d["schema_version"] = 1
+    del d["state_bytes"], d["state_buffers"]
+    q = _load(d, m)
+    assert q.state_buffers == p.state_buffers and q.state_bytes == p.state_bytes
+    _, d = _plan_dict()
+    d["schema_version"] = 1
+    assert _load(d).state_buffers == []

@@ -73,7 +73,7 @@ static int ap_exec_overlap(const ap_place *a, const ap_place *b)
            a->offset < b->offset + b->bytes && b->offset < a->offset + a->bytes;
 }
 
-/* The state operands of node k: in a pool, large enough, apart from its output and inputs. */
+/* The state operands of node k: in a pool, large enough, apart from the node's other operands. */
 static ap_status ap_exec_check_state(const ap_graph *g, uint32_t k, ap_error *error)
 {
     const ap_node *n = &g->nodes[k];
@@ -117,6 +117,18 @@ static ap_status ap_exec_check_state(const ap_graph *g, uint32_t k, ap_error *er
             if (ap_exec_overlap(pl, &g->places[g->operands[n->inputs_at + i]])) {
                 return ap_exec_fail(error, AP_ERR_INVALID_ARGUMENT, k, at, 0, 0,
                                     "a state place overlaps one of the node's inputs");
+            }
+        }
+        for (uint32_t i = 0; i < n->scratch_count; i++) {
+            if (ap_exec_overlap(pl, &g->places[g->operands[n->scratch_at + i]])) {
+                return ap_exec_fail(error, AP_ERR_INVALID_ARGUMENT, k, at, 0, 0,
+                                    "a state place overlaps the node's scratch");
+            }
+        }
+        for (uint32_t t = 0; t < s; t++) {
+            if (ap_exec_overlap(pl, &g->places[g->operands[n->state_at + t]])) {
+                return ap_exec_fail(error, AP_ERR_INVALID_ARGUMENT, k, at, 0, 0,
+                                    "two state places of the node overlap");
             }
         }
     }

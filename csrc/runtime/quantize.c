@@ -218,22 +218,50 @@ ap_status ap_requantize_s8_variants(const ap_requantize_params *params, ap_varia
     return q_variants(params->count, in_place, variants_out, capacity, count_out, "requantize", error_out);
 }
 
-/* Load element i of a requantisation buffer as int32. */
-static inline int32_t requant_load(const void *data, int32_t type, size_t i)
+/* One requantised element before the output clamp: MBQM(x - in_zp) + out_zp, wrapping where
+   TFLite's int32 arithmetic would overflow. */
+static inline int32_t requant_one(int32_t x, const ap_requantize_params *p)
 {
-    switch (type) {
-    case AP_DTYPE_INT8: return ((const int8_t *)data)[i];
-    case AP_DTYPE_INT16: return ((const int16_t *)data)[i];
-    default: return ((const int32_t *)data)[i];
+    const int32_t v = ap_fp_multiply_by_quantized_multiplier((int32_t)((uint32_t)x - (uint32_t)p->input_zero_point),
+                                                             p->multiplier, p->shift);
+    return ap_ops_wrap_add(v, p->output_zero_point);
+}
+
+/* The loops of one input type, each output type its own loop (no per-element dispatch).
+   Element i is read before it (or any later element) is written, so an output no wider
+   than the input may start at the input. */
+static void requant_from_s16(const ap_requantize_params *p, const int16_t *x, void *output)
+{
+    if (p->output_type == AP_DTYPE_INT8) {
+        int8_t *y = output;
+        for (size_t i = 0; i < p->count; ++i) {
+            y[i] = (int8_t)ap_ops_clamp(requant_one(x[i], p), INT8_MIN, INT8_MAX);
+        }
+    } else if (p->output_type == AP_DTYPE_INT16) {
+        int16_t *y = output;
+        for (size_t i = 0; i < p->count; ++i) {
+            y[i] = (int16_t)ap_ops_clamp(requant_one(x[i], p), INT16_MIN, INT16_MAX);
+        }
+    } else {
+        int32_t *y = output;
+        for (size_t i = 0; i < p->count; ++i) {
+            y[i] = requant_one(x[i], p);
+        }
     }
 }
 
-static inline void requant_store(void *data, int32_t type, size_t i, int32_t v)
+static void requant_from_s32(const ap_requantize_params *p, const int32_t *x, void *output)
 {
-    switch (type) {
-    case AP_DTYPE_INT8: ((int8_t *)data)[i] = (int8_t)ap_ops_clamp(v, INT8_MIN, INT8_MAX); break;
-    case AP_DTYPE_INT16: ((int16_t *)data)[i] = (int16_t)ap_ops_clamp(v, INT16_MIN, INT16_MAX); break;
-    default: ((int32_t *)data)[i] = v; break;
+    if (p->output_type == AP_DTYPE_INT8) {
+        int8_t *y = output;
+        for (size_t i = 0; i < p->count; ++i) {
+            y[i] = (int8_t)ap_ops_clamp(requant_one(x[i], p), INT8_MIN, INT8_MAX);
+        }
+    } else {
+        int16_t *y = output;
+        for (size_t i = 0; i < p->count; ++i) {
+            y[i] = (int16_t)ap_ops_clamp(requant_one(x[i], p), INT16_MIN, INT16_MAX);
+        }
     }
 }
 
@@ -264,12 +292,10 @@ ap_status ap_requantize_run(const ap_requantize_params *params, const ap_variant
         }
         return AP_OK;
     }
-    /* Element i is read before it (or any later element) is written, so an output no wider
-       than the input may start at the input. */
-    for (size_t i = 0; i < params->count; ++i) {
-        const int32_t x = (int32_t)((uint32_t)requant_load(input, in_type, i) - (uint32_t)in_zp);
-        const int32_t v = ap_fp_multiply_by_quantized_multiplier(x, params->multiplier, params->shift);
-        requant_store(output, out_type, i, ap_ops_wrap_add(v, out_zp));
+    if (in_type == AP_DTYPE_INT16) {
+        requant_from_s16(params, input, output);
+    } else {
+        requant_from_s32(params, input, output);
     }
     return AP_OK;
 }

@@ -100,15 +100,23 @@ ap_status ap_svdf_s8_state_bytes(const ap_svdf_params *params, size_t *bytes_out
     return AP_OK;
 }
 
-/* The feature dot product of one filter row with one input row, zero point subtracted.
-   Wraps like TFLite's int32 sum would (its overflow is undefined). */
-static int32_t svdf_feature_dot(const int8_t *w, const int8_t *x, int32_t n, int32_t zero_point)
+/* Input elements per block of the feature step: |w * (x - zp)| <= 128 * 255, so an int32
+   sum over a block cannot overflow (and compiles to multiply-add vector code); blocks add
+   up with wrap-around, as TFLite's int32 sum would (its overflow is undefined). */
+#define SVDF_BLOCK 256
+
+/* acc[f] += sum_c weights[f][c] * xz[c] over one block of the input, every filter. */
+static void svdf_feature_block(const int8_t *weights, int32_t n_input, int32_t filters, const int16_t *xz,
+                               int32_t block, uint32_t *acc)
 {
-    uint32_t acc = 0;
-    for (int32_t c = 0; c < n; ++c) {
-        acc += (uint32_t)((int32_t)w[c] * ((int32_t)x[c] - zero_point));
+    for (int32_t f = 0; f < filters; ++f) {
+        const int8_t *w = weights + (size_t)f * (size_t)n_input;
+        int32_t sum = 0;
+        for (int32_t c = 0; c < block; ++c) {
+            sum += (int32_t)w[c] * (int32_t)xz[c];
+        }
+        acc[f] += (uint32_t)sum;
     }
-    return (int32_t)acc;
 }
 
 /* The time dot product of one filter's weights with its state row (int16 x int16 fits int32). */
@@ -162,13 +170,24 @@ ap_status ap_svdf_s8_run(const ap_svdf_params *params, const ap_variant *variant
     /* The whole state moves one element left (across filter rows, as TFLite's std::copy
        does); each row's last element is overwritten by the feature step below. */
     memmove(state, state + 1, (s.state - 1) * sizeof(int16_t));
+    /* The feature sums go to the time step's scratch first (one per batch and filter), which
+       the time step then overwrites. */
+    uint32_t *feature = (uint32_t *)scratch[0].data;
+    int16_t xz[SVDF_BLOCK];
     for (int32_t b = 0; b < batches; ++b) {
         const int8_t *x = input + (size_t)b * (size_t)n_input;
+        uint32_t *acc = feature + (size_t)b * (size_t)filters;
+        memset(acc, 0, (size_t)filters * sizeof(uint32_t));
+        for (int32_t c0 = 0; c0 < n_input; c0 += SVDF_BLOCK) {
+            const int32_t block = n_input - c0 < SVDF_BLOCK ? n_input - c0 : SVDF_BLOCK;
+            for (int32_t c = 0; c < block; ++c) {
+                xz[c] = (int16_t)((int32_t)x[c0 + c] - params->input_zero_point);
+            }
+            svdf_feature_block(weights_feature + c0, n_input, filters, xz, block, acc);
+        }
         int16_t *newest = state + (size_t)b * row + (size_t)(memory - 1);
         for (int32_t f = 0; f < filters; ++f) {
-            const int32_t acc = svdf_feature_dot(weights_feature + (size_t)f * (size_t)n_input, x, n_input,
-                                                 params->input_zero_point);
-            const int32_t v = ap_fp_multiply_by_quantized_multiplier(acc, params->feature_multiplier,
+            const int32_t v = ap_fp_multiply_by_quantized_multiplier((int32_t)acc[f], params->feature_multiplier,
                                                                      params->feature_shift);
             newest[(size_t)f * (size_t)memory] = (int16_t)ap_ops_clamp(v, INT16_MIN, INT16_MAX);
         }

@@ -15,11 +15,11 @@ import numpy as np
 
 from . import _core
 from .errors import InvalidArgument
-from .quantize import activation_range, conv_multipliers, conv_output_size, same_padding
+from .quantize import activation_range, conv_multipliers, conv_output_size, quantize_multiplier, same_padding
 
-__all__ = ["conv2d", "depthwise_conv2d", "fully_connected", "variants", "variant_details"]
+__all__ = ["conv2d", "depthwise_conv2d", "fully_connected", "svdf", "variants", "variant_details"]
 
-_CONV, _DEPTHWISE, _FC = 0, 1, 2  # executor op codes (ap_op)
+_CONV, _DEPTHWISE, _FC, _SVDF = 0, 1, 2, 15  # executor op codes (ap_op)
 
 Padding = Union[str, Tuple[int, int]]
 
@@ -282,6 +282,79 @@ def fully_connected(x: np.ndarray, w: np.ndarray, bias: Optional[np.ndarray] = N
     ints = [batches, depth, units, -int(input_zero_point), 0]
     spec = (ints, (mult, shift, per_channel, zp, lo, hi), real_scale)
     return _run(_FC, spec, w, bias, variant, x, (batches, units))
+
+
+def svdf(x: np.ndarray, weights_feature: np.ndarray, weights_time: np.ndarray,
+         bias: Optional[np.ndarray] = None, state: Optional[np.ndarray] = None, *, rank: int = 1,
+         input_scale: Optional[float] = None, input_zero_point: int = 0,
+         weights_feature_scale: Optional[float] = None, state_scale: Optional[float] = None,
+         weights_time_scale: Optional[float] = None, output_scale: Optional[float] = None,
+         output_zero_point: int = 0, feature_multiplier: Optional[int] = None,
+         feature_shift: Optional[int] = None, time_multiplier: Optional[int] = None,
+         time_shift: Optional[int] = None, variant: Optional[str] = None) -> np.ndarray:
+    """One step of int8 SVDF with an int16 state, bit-exact with TFLite's integer SVDF.
+
+    x: int8 [batches, input_size]; weights_feature: int8 [filters, input_size];
+    weights_time: int16 [filters, memory]; bias: int32 [filters / rank] or None;
+    state: int16 [batches, filters * memory], C-contiguous, read and updated in place (the
+    variable tensor: zeros before the first step; None runs one step from zeros).
+    Quantisation: the five scales (input, weights_feature, state, weights_time, output), or
+    the fixed-point form TFLite's Prepare derives from them (feature_multiplier /
+    feature_shift, time_multiplier / time_shift). Returns int8 [batches, filters / rank].
+    """
+    x = _array(x, "x", np.int8, 2)
+    wf = _array(weights_feature, "weights_feature", np.int8, 2)
+    wt = _array(weights_time, "weights_time", np.int16, 2)
+    batches, input_size = x.shape
+    filters, memory = wt.shape
+    if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or rank < 1 or filters % rank:
+        raise InvalidArgument(f"rank must be a positive divisor of the {filters} filters, got {rank!r}")
+    units = filters // int(rank)
+    if wf.shape != (filters, input_size):
+        raise InvalidArgument(f"weights_feature has shape {wf.shape}; [filters, input_size] = "
+                              f"{(filters, input_size)} expected")
+    inputs = [x.reshape(-1), wf.reshape(-1), wt.reshape(-1)]
+    if bias is not None:
+        bias = _array(bias, "bias", np.int32, 1)
+        if bias.shape[0] != units:
+            raise InvalidArgument(f"bias has {bias.shape[0]} entries for {units} units")
+        inputs.append(bias)
+    if state is None:
+        state = np.zeros((batches, filters * memory), dtype=np.int16)
+    if not isinstance(state, np.ndarray) or state.dtype != np.int16 or \
+            state.shape != (batches, filters * memory) or not state.flags.c_contiguous or \
+            not state.flags.writeable:
+        raise InvalidArgument(f"state must be a writable C-contiguous int16 array of shape "
+                              f"{(batches, filters * memory)} (it is updated in place), got "
+                              f"{getattr(state, 'dtype', type(state).__name__)} {getattr(state, 'shape', '')}")
+    for name, zp in (("input_zero_point", input_zero_point), ("output_zero_point", output_zero_point)):
+        if not -128 <= int(zp) <= 127:
+            raise InvalidArgument(f"{name} = {zp} is outside [-128, 127]")
+    fixed = (feature_multiplier, feature_shift, time_multiplier, time_shift)
+    scales = (input_scale, weights_feature_scale, state_scale, weights_time_scale, output_scale)
+    if any(v is not None for v in fixed) and any(v is not None for v in scales):
+        raise InvalidArgument("give either the five scales or feature_/time_multiplier and _shift, not both")
+    if any(v is not None for v in fixed):
+        if any(v is None for v in fixed):
+            raise InvalidArgument("feature_multiplier, feature_shift, time_multiplier and time_shift go together")
+        m1, s1, m2, s2 = (int(v) for v in fixed)
+    else:
+        if any(v is None for v in scales):
+            raise InvalidArgument("give input_scale, weights_feature_scale, state_scale, weights_time_scale "
+                                  "and output_scale (or the fixed-point form)")
+        f = [np.float32(v) for v in scales]
+        if not all(v > 0 and np.isfinite(v) for v in f):
+            raise InvalidArgument(f"scales must be finite and > 0, got {scales}")
+        # TFLite's Prepare: float32 products, widened to double
+        m1, s1 = quantize_multiplier(float(f[0] * f[1] / f[2]))
+        m2, s2 = quantize_multiplier(float(f[2] * f[3] / f[4]))
+    ints = [batches, input_size, filters, memory, int(rank), int(input_zero_point), int(output_zero_point),
+            m1, s1, m2, s2]
+    spec = (ints,)
+    kind_param = _choose(_SVDF, spec, variant)
+    out = np.empty((batches, units), dtype=np.int8)
+    _core.kernel_run(_SVDF, spec, None, kind_param, inputs, out, [state.reshape(-1)])
+    return out
 
 
 def _variant_spec(op: str, input_shape: Sequence[int], filter_shape: Sequence[int], stride, padding,

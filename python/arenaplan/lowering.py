@@ -92,10 +92,15 @@ class _Unsupported(Exception):
 
 # --- helpers -------------------------------------------------------------------------
 def _tensor(model: Model, index: int, what: str, dtype: Optional[str] = "int8",
-            constant: Optional[bool] = None) -> Tensor:
+            constant: Optional[bool] = None, variable: bool = False) -> Tensor:
+    """Operand ``index`` checked: present, of ``dtype``, constant or not; a variable (state)
+    tensor only where the op keeps state (``variable=True``)."""
     if index < 0:
         raise _Unsupported(f"the {what} operand is missing")
     t = model.tensors[index]
+    if t.is_variable and not variable:
+        raise _Unsupported(f"{what} tensor {index} ({t.name!r}) is a variable (state) tensor; "
+                           "this op keeps no state")
     if dtype is not None and t.dtype != dtype:
         raise _Unsupported(f"{what} tensor {index} ({t.name!r}) is {t.dtype}, expected {dtype}")
     if constant is True and not t.is_constant:
@@ -462,7 +467,7 @@ def _svdf(model: Model, op: Operator) -> tuple:
     x = _tensor(model, op.inputs[0], "input", "int8", constant=False)
     wf = _tensor(model, op.inputs[1], "weights_feature", "int8", constant=True)
     wt = _tensor(model, op.inputs[2], "weights_time", "int16", constant=True)
-    state = _tensor(model, op.inputs[4], "state", "int16", constant=False)
+    state = _tensor(model, op.inputs[4], "state", "int16", constant=False, variable=True)
     y = _tensor(model, op.outputs[0], "output", "int8")
     if not state.is_variable:
         raise _Unsupported(f"state tensor {state.index} ({state.name!r}) is not a variable tensor; "

@@ -117,6 +117,11 @@ class FrontierPoint:
     def choices(self):
         return self.plan.choices
 
+    @property
+    def state_bytes(self) -> int:
+        """The persistent state pool beside the arena (variable tensors), the same at every point."""
+        return self.plan.state_bytes
+
 
 @dataclass(frozen=True)
 class Gain:
@@ -202,7 +207,7 @@ class Frontier:
         prev = None
         for p in self.points:
             changed = [] if prev is None or not isinstance(p.plan, Plan) else _changes(prev.plan, p.plan)
-            rows.append({"arena_bytes": p.arena_bytes, "latency_s": p.latency_s,
+            rows.append({"arena_bytes": p.arena_bytes, "state_bytes": p.state_bytes, "latency_s": p.latency_s,
                          "speedup": base / p.latency_s if p.latency_s else 1.0,
                          "changes": [f"op {k} {f}->{t}" for k, _, f, t in changed]})
             prev = p
@@ -210,7 +215,10 @@ class Frontier:
 
     def table(self) -> str:
         """Plain-text table: bytes, latency, speed-up over the size plan, ops that change."""
-        lines = [f"{self.name}: {len(self.points)} Pareto points (latency: {self.latency_source})",
+        state = self.points[0].state_bytes
+        lines = [f"{self.name}: {len(self.points)} Pareto points (latency: {self.latency_source})"
+                 + (f"; plus {state:,} bytes of persistent state outside the arena at every point"
+                    if state else ""),
                  f"{'arena bytes':>12}  {'latency ms':>10}  {'speed-up':>8}  ops that change"]
         for r in self.rows():
             what = ", ".join(r["changes"]) if r["changes"] else "(size plan)" if r is self.rows()[0] else ""
@@ -319,6 +327,11 @@ class MultiPlan:
     @property
     def choices(self) -> List[List[Optional[str]]]:
         return [p.choices for p in self.plans]
+
+    @property
+    def state_bytes(self) -> int:
+        """Each model keeps its own state between runs: the sum, outside the shared arena."""
+        return sum(p.state_bytes for p in self.plans)
 
     def verify(self) -> bool:
         return all(p.verify() for p in self.plans)

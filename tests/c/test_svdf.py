@@ -10,50 +10,19 @@ from hypothesis import strategies as st
 
 from ops_harness import Guarded, guarded_from, message, scratch_for, variant_name, variants
 from reference import litert_layers as L
-from reference.svdf import svdf, svdf_params
+from reference.svdf import PARAM_FIELDS, random_case, step, svdf_params
 
 _LITERT = L.unavailable_reason()
 
-FIELDS = ("batches", "input_size", "filters", "memory", "rank", "input_zero_point", "output_zero_point",
-          "feature_multiplier", "feature_shift", "time_multiplier", "time_shift")
-
-
 def make(ffi, **fields):
     p = ffi.new("ap_svdf_params *")
-    for k in FIELDS:
+    for k in PARAM_FIELDS:
         setattr(p, k, int(fields[k]))
     return p
 
 
-def scales_for(rng, input_size, memory, rank, gain=1.0):
-    """Tensor scales whose effective scales keep the state and the output in range (gain
-    > 1 drives both into saturation): (input, weights_feature, state, weights_time, output)."""
-    feature = 1.5 / np.sqrt(input_size) * gain
-    time = 3e-7 / np.sqrt(memory * rank) * gain
-    x, wf, y = (float(rng.uniform(lo, hi)) for lo, hi in ((0.01, 0.1), (0.002, 0.02), (0.02, 0.3)))
-    state = x * wf / feature
-    return x, wf, state, time * y / state, y
-
-
-def case(rng, batches, input_size, filters, memory, rank, bias=True, gain=1.0):
-    """Random tensors and params of one SVDF (a dict)."""
-    scales = scales_for(rng, input_size, memory, rank, gain)
-    units = filters // rank
-    c = dict(batches=batches, input_size=input_size, filters=filters, memory=memory, rank=rank,
-             input_zero_point=int(rng.integers(-128, 128)), output_zero_point=int(rng.integers(-128, 128)),
-             **svdf_params(*scales))
-    c["scales"] = scales
-    c["wf"] = rng.integers(-128, 128, size=(filters, input_size), dtype=np.int8)
-    c["wt"] = rng.integers(-32768, 32768, size=(filters, memory), dtype=np.int16)
-    c["bias"] = rng.integers(-10 ** 8, 10 ** 8, size=units).astype(np.int32) if bias else None
-    return c
-
-
-def reference_step(c, x, state):
-    return svdf(x, c["wf"], c["wt"], c["bias"], state, rank=c["rank"], input_zero_point=c["input_zero_point"],
-                output_zero_point=c["output_zero_point"], feature_multiplier=c["feature_multiplier"],
-                feature_shift=c["feature_shift"], time_multiplier=c["time_multiplier"],
-                time_shift=c["time_shift"])
+case = random_case
+reference_step = step
 
 
 class Runner:
@@ -152,6 +121,19 @@ def test_saturation_and_extremes(ffi, lib):
         run_sequence(ffi, lib, c, xs)
 
 
+@pytest.mark.parametrize("input_size", [255, 256, 257, 700])
+def test_long_inputs_cross_the_kernels_blocks(ffi, lib, input_size):
+    """The feature sums run in blocks of 256 inputs; extreme values at every block boundary."""
+    rng = np.random.default_rng(input_size)
+    c = case(rng, 2, input_size, 6, 3, 3)
+    c["input_zero_point"] = 127
+    c["wf"][:] = -128
+    xs = [np.full((2, input_size), -128, dtype=np.int8),
+          rng.integers(-128, 128, size=(2, input_size), dtype=np.int8),
+          np.full((2, input_size), 127, dtype=np.int8)]
+    run_sequence(ffi, lib, c, xs)
+
+
 def test_scratch_exact_and_one_byte_short(ffi, lib):
     rng = np.random.default_rng(1)
     c = case(rng, 2, 9, 6, 4, 2)
@@ -192,7 +174,7 @@ def test_bad_input(ffi, lib):
     wrong = ffi.new("ap_variant *", v[0])
     wrong.kind = 3
     assert run(variant=wrong) == lib.AP_ERR_INVALID_ARGUMENT
-    good = {k: getattr(p, k) for k in FIELDS}
+    good = {k: getattr(p, k) for k in PARAM_FIELDS}
     for field, value, words in [("rank", 3, "does not divide"), ("rank", 0, ">= 1"), ("memory", 0, ">= 1"),
                                 ("batches", -1, ">= 1"), ("input_zero_point", 128, "zero points"),
                                 ("output_zero_point", -129, "zero points"), ("feature_shift", 32, "shifts"),

@@ -15,7 +15,12 @@ import numpy as np
 
 from .quant import multiply_by_quantized_multiplier, quantize_multiplier
 
-__all__ = ["svdf_params", "svdf", "wrap32"]
+__all__ = ["PARAM_FIELDS", "svdf_params", "svdf", "wrap32", "random_case", "step"]
+
+#: The int32 fields of ap_svdf_params, in order.
+PARAM_FIELDS = ("batches", "input_size", "filters", "memory", "rank", "input_zero_point",
+                "output_zero_point", "feature_multiplier", "feature_shift", "time_multiplier",
+                "time_shift")
 
 
 def wrap32(v) -> np.ndarray:
@@ -61,3 +66,36 @@ def svdf(x, weights_feature, weights_time, bias, state, *, rank: int, input_zero
     out = multiply_by_quantized_multiplier(wrap32(total), time_multiplier, time_shift)
     out = np.clip(wrap32(out + output_zero_point), -128, 127).astype(np.int8)
     return out, shifted.reshape(batches, filters * memory).astype(np.int16)
+
+
+def scales_for(rng, input_size: int, memory: int, rank: int, gain: float = 1.0) -> tuple:
+    """Tensor scales whose effective scales keep the state and the output in range (gain
+    > 1 drives both into saturation): (input, weights_feature, state, weights_time, output)."""
+    feature = 1.5 / np.sqrt(input_size) * gain
+    time = 3e-7 / np.sqrt(memory * rank) * gain
+    x, wf, y = (float(rng.uniform(lo, hi)) for lo, hi in ((0.01, 0.1), (0.002, 0.02), (0.02, 0.3)))
+    state = x * wf / feature
+    return x, wf, state, time * y / state, y
+
+
+def random_case(rng, batches: int, input_size: int, filters: int, memory: int, rank: int,
+                bias: bool = True, gain: float = 1.0) -> dict:
+    """Random tensors and params of one SVDF: the PARAM_FIELDS, "scales", "wf", "wt", "bias"."""
+    scales = scales_for(rng, input_size, memory, rank, gain)
+    units = filters // rank
+    c = dict(batches=batches, input_size=input_size, filters=filters, memory=memory, rank=rank,
+             input_zero_point=int(rng.integers(-128, 128)), output_zero_point=int(rng.integers(-128, 128)),
+             **svdf_params(*scales))
+    c["scales"] = scales
+    c["wf"] = rng.integers(-128, 128, size=(filters, input_size), dtype=np.int8)
+    c["wt"] = rng.integers(-32768, 32768, size=(filters, memory), dtype=np.int16)
+    c["bias"] = rng.integers(-10 ** 8, 10 ** 8, size=units).astype(np.int32) if bias else None
+    return c
+
+
+def step(c: dict, x, state) -> tuple[np.ndarray, np.ndarray]:
+    """svdf() with the params and tensors of a random_case."""
+    return svdf(x, c["wf"], c["wt"], c["bias"], state, rank=c["rank"], input_zero_point=c["input_zero_point"],
+                output_zero_point=c["output_zero_point"], feature_multiplier=c["feature_multiplier"],
+                feature_shift=c["feature_shift"], time_multiplier=c["time_multiplier"],
+                time_shift=c["time_shift"])

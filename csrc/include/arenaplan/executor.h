@@ -90,8 +90,8 @@ typedef struct ap_graph {
  * in range, every place inside its pool (checked arithmetic) or constant with data, every
  * node's op known with params, operand counts right for the op, scratch places at least as
  * large as the variant requests, state places in a pool, as large as the op's state and
- * sharing no byte with the node's output or inputs. Call once after building a graph;
- * invoke trusts it.
+ * sharing no byte with the node's output, inputs, scratch or other state. Call once after
+ * building a graph; invoke trusts it.
  * Returns AP_OK, AP_ERR_INVALID_ARGUMENT (error->op names the node, error->index the place),
  * AP_ERR_OVERFLOW or AP_ERR_SCRATCH_TOO_SMALL.
  */
