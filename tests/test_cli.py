@@ -24,6 +24,16 @@ def test_plan_tflite_json(capsys):
     assert len(data["live_bytes"]) == 31
 
 
+def test_stateful_model_plan_and_export(capsys, tmp_path):
+    path = str(model_path("tflm_keyword_scrambled_int8"))
+    assert main(["plan", path, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["state_bytes"] == 10240 and data["arena_bytes"] == 416 and len(data["state_buffers"]) == 7
+    assert main(["export", path, "--section", "state=.sram2", "--name", "kw", "-o", str(tmp_path)]) == 0
+    assert "state 10,240 B (persistent)" in capsys.readouterr().out
+    assert 'KW_SECTION(".sram2")' in (tmp_path / "kw.c").read_text()
+
+
 def test_plan_with_strategy(capsys):
     assert main(["plan", "resnet8", "--strategy", "greedy_size"]) == 0
     assert "greedy_size" in capsys.readouterr().out

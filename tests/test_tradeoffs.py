@@ -11,6 +11,7 @@ import arenaplan as ap
 from arenaplan.cli import main
 from arenaplan.plan import PlanContext
 from arenaplan.zoo import GraphBuilder
+import svdf_models
 from conftest import model_path
 
 
@@ -131,6 +132,17 @@ def test_several_models_share_the_max_arena():
     assert mp.arena_bytes <= 65536
     alone = [ap.plan(m, mode="balanced", budget="64KiB", latency=latency) for m in models]
     assert mp.latency_s == pytest.approx(sum(p.latency_s for p in alone))
+
+
+def test_frontier_reports_state_apart_from_the_arena():
+    m = ap.load_tflite(model_path("tflm_keyword_scrambled_int8"))
+    f = ap.frontier(m, latency="model:cortex-m4")
+    assert all(p.state_bytes == 10240 and p.arena_bytes < 10240 for p in f.points)
+    assert "plus 10,240 bytes of persistent state outside the arena" in f.table()
+    assert all(r["state_bytes"] == 10240 for r in f.rows())
+    both = ap.frontier([m, svdf_models.svdf_chain()], latency="model:cortex-m4")
+    assert both.points[0].state_bytes == 10240 + 240      # each model keeps its own state
+    assert both.points[0].arena_bytes == max(q.arena_bytes for q in both.points[0].plan.plans)
 
 
 def test_budget_below_the_size_plan_says_by_how_much():

@@ -106,7 +106,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
         p.target = args.target   # recorded in the files' banner; pools come with the target
     out = export_c(p, args.output, name=args.name, sections=sections)
     pools = ", ".join(f"{name} {size:,} B" for name, size in out.pool_bytes.items())
-    print(f"wrote {out.header} and {out.source}: pools {pools}; constants {out.const_bytes:,} B; "
+    state = f"; state {out.state_bytes:,} B (persistent)" if out.state_bytes else ""
+    print(f"wrote {out.header} and {out.source}: pools {pools}{state}; constants {out.const_bytes:,} B; "
           f"entry point {out.name}_invoke")
     return 0
 
@@ -149,7 +150,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="latency source for balanced/speed: host, model:TARGET, or a table")
     e.add_argument("--name", default=None, help="C prefix of the symbols (default: the model's name)")
     e.add_argument("--section", action="append", default=[], metavar="POOL=SECTION",
-                   help="linker section of a pool's array, e.g. arena=.dtcm (repeatable)")
+                   help="linker section of a pool's array, e.g. arena=.dtcm; state=SECTION places the "
+                        "state pool of a model with variable tensors (repeatable)")
     e.add_argument("--alignment", type=int, default=16, help="buffer alignment in bytes (default 16)")
     e.set_defaults(func=_cmd_export)
     return parser
