@@ -19,5 +19,6 @@
 #include "arenaplan/softmax.h"
 #include "arenaplan/quantize.h"
 #include "arenaplan/shape_ops.h"
+#include "arenaplan/lstm.h"
 
 #endif
