@@ -71,7 +71,11 @@ class LstmQuantParams:
 
 @dataclass(frozen=True)
 class LstmOperands:
-    """What the kernel needs from one LSTM op of a model."""
+    """What the kernel needs from one LSTM op of a model.
+
+    The state tensors start (and TFLite resets them) as: output state filled with its zero
+    point (-params.output_state_offset), cell state 0.
+    """
 
     batches: int
     time_steps: int

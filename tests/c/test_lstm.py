@@ -263,6 +263,37 @@ def test_generated_models_bit_exact_with_litert(ffi, lib, seed):
 
 
 @needs_litert
+def test_litert_initial_state_is_the_output_state_zero_point(ffi, lib):
+    """What a caller must start from: LiteRT resets an int8 variable tensor to its zero point
+    (the int16 cell state to 0); the kernel matches LiteRT from that state, not from zeros."""
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+    from reference.litert_lstm import CELL_STATE, OUTPUT, OUTPUT_STATE, lstm_model
+    rng = np.random.default_rng(5)
+    wx, wh, biases, s = random_layer(rng, 3, 4, clip=0.0)
+    s["output_state_zero_point"] = s["hidden_zero_point"] = 57
+    content = lstm_model(batches=2, time_steps=1, input_weights=wx, recurrent_weights=wh, biases=biases,
+                         input_scale=s["input_scale"], input_zero_point=s["input_zero_point"],
+                         weight_scales=s["input_weight_scales"] + s["recurrent_weight_scales"],
+                         output_state_scale=s["output_state_scale"], output_state_zero_point=57,
+                         cell_scale_log2=int(np.log2(s["cell_state_scale"])),
+                         hidden_scale=s["hidden_scale"], hidden_zero_point=57)
+    interp = Interpreter(model_content=content, experimental_op_resolver_type=OpResolverType.BUILTIN_REF,
+                         experimental_preserve_all_tensors=True)
+    interp.allocate_tensors()
+    interp.reset_all_variables()
+    assert np.all(interp.get_tensor(OUTPUT_STATE) == 57) and np.all(interp.get_tensor(CELL_STATE) == 0)
+    x = rng.integers(-128, 128, (2, 1, 3), dtype=np.int8)
+    interp.set_tensor(0, x)
+    interp.invoke()
+    want = interp.get_tensor(OUTPUT)
+    case = Case(ffi, lib, batches=2, time_steps=1, wx=wx, wh=wh, biases=biases, quant=lstm_quant_params(**s))
+    h, c = case.zero_state()
+    assert np.all(h == 57) and np.all(c == 0)
+    np.testing.assert_array_equal(case.run(x, h, c)[1], want)
+    assert not np.array_equal(case.run(x, np.zeros_like(h), c)[1], want)
+
+
+@needs_litert
 @pytest.mark.parametrize("cell_scale", [-15, -12, -9])
 def test_activation_sweep_bit_exact_with_litert(ffi, lib, cell_scale):
     """The sweep above as a model: input and weight scales 2^-6 make the effective gate scale

@@ -22,7 +22,8 @@
  * Life of an LSTM op: _variants and _prepared_size / _prepare once at plan time (the blob
  * holds the folded biases and the weights, so a target ships it as const data); _run once per
  * inference, reading and writing the output state and cell state the caller keeps between
- * runs (TFLite's variable tensors; zero them to start a sequence from the zero state).
+ * runs (TFLite's variable tensors). TFLite's initial state (ResetVariableTensor) is the output
+ * state filled with its zero point (-output_state_offset), not with 0, and the cell state 0.
  *
  * Layouts: input [batches][time_steps][input_size] (time_major 0, TFLite's default) or
  * [time_steps][batches][input_size] (time_major 1); output the same with cell_size last;
