@@ -6,12 +6,14 @@
 #include "fixedpoint.h"
 #include "fixedpoint_int16.h"
 #include "ops_s8_common.h"
+#include "ops_s8_dispatch.h"
 
 #define LSTM_OP "lstm"
 #define LSTM_MAGIC 0x4D544C41u /* "ALTM" */
 #define LSTM_VERSION 1u
 #define LSTM_MAX_SIZE 65536 /* input_size, cell_size: keeps every dot product within int32 */
 #define LSTM_GATES 4
+#define LSTM_BLOCK 16 /* cells whose activations run together (one AVX2 vector of int16) */
 #define LSTM_CELL_SCALE_MIN (-15)
 #define LSTM_CELL_SCALE_MAX (-9)
 
@@ -255,44 +257,89 @@ static int32_t lstm_dot(const int8_t *a, const int8_t *b, int32_t n)
     return acc;
 }
 
-/* One step of one batch row: every cell's gates, its cell state and its new hidden value. */
-static void lstm_step_portable(const lstm_step *s)
+/* The activations of one block of cells, in place on LSTM_BLOCK int16 values (unused lanes
+   hold zeros): the AVX2 path does all lanes at once, the portable one the first n. */
+static void lstm_sigmoid_block(int16_t *v, int32_t n, int use_avx2)
+{
+#if AP_OPS_HAVE_AVX2
+    if (use_avx2) {
+        ap_lstm_sigmoid16_avx2(v);
+        return;
+    }
+#endif
+    (void)use_avx2;
+    for (int32_t j = 0; j < n; ++j) {
+        v[j] = ap_fp16_sigmoid_q3(v[j]);
+    }
+}
+
+static void lstm_tanh_block(int16_t *v, int32_t n, int integer_bits, int use_avx2)
+{
+#if AP_OPS_HAVE_AVX2
+    if (use_avx2) {
+        ap_lstm_tanh16_avx2(v, integer_bits);
+        return;
+    }
+#endif
+    (void)use_avx2;
+    for (int32_t j = 0; j < n; ++j) {
+        v[j] = ap_fp16_tanh(v[j], integer_bits);
+    }
+}
+
+/* One step of one batch row, LSTM_BLOCK cells at a time: each cell's gate pre-activations, the
+   block's activations, each cell's new cell state, the block's tanh of it, each new hidden value. */
+static void lstm_step_run(const lstm_step *s, int use_avx2)
 {
     const ap_lstm_params *p = s->p;
     const int32_t n_in = p->input_size, n_cell = p->cell_size;
     const int cell_bits = 15 + p->cell_scale_log2;   /* integer bits of the cell state */
     const int gate_product_shift = 30 + p->cell_scale_log2;
     const int32_t clip = p->cell_clip;
-    for (int32_t k = 0; k < n_cell; ++k) {
-        const int8_t *w = s->weights + (size_t)k * s->cell_block;
-        const int32_t *bias = s->bias + 8 * (size_t)k;
-        int32_t gate[LSTM_GATES];
-        for (int g = 0; g < LSTM_GATES; ++g) {
-            /* MatrixBatchVectorMultiplyAccumulate twice: each term requantised and clamped alone */
-            int32_t acc = ap_ops_wrap_add(lstm_dot(s->x, w + (size_t)g * (size_t)n_in, n_in), bias[g]);
-            const int32_t from_input = ap_fp16_sat(
-                ap_fp_multiply_by_quantized_multiplier(acc, p->input_multiplier[g], p->input_shift[g]));
-            acc = ap_ops_wrap_add(lstm_dot(s->h, w + LSTM_GATES * (size_t)n_in + (size_t)g * (size_t)n_cell,
-                                           n_cell), bias[4 + g]);
-            gate[g] = ap_fp16_sat(ap_ops_wrap_add(
-                ap_fp_multiply_by_quantized_multiplier(acc, p->recurrent_multiplier[g], p->recurrent_shift[g]),
-                from_input));
+    for (int32_t k0 = 0; k0 < n_cell; k0 += LSTM_BLOCK) {
+        const int32_t n = n_cell - k0 < LSTM_BLOCK ? n_cell - k0 : LSTM_BLOCK;
+        int16_t gate[LSTM_GATES][LSTM_BLOCK];
+        int16_t cell[LSTM_BLOCK];
+        memset(gate, 0, sizeof(gate));
+        memset(cell, 0, sizeof(cell));
+        for (int32_t j = 0; j < n; ++j) {
+            const int8_t *w = s->weights + (size_t)(k0 + j) * s->cell_block;
+            const int32_t *bias = s->bias + 8 * (size_t)(k0 + j);
+            for (int g = 0; g < LSTM_GATES; ++g) {
+                /* MatrixBatchVectorMultiplyAccumulate twice: each term requantised, clamped alone */
+                int32_t acc = ap_ops_wrap_add(lstm_dot(s->x, w + (size_t)g * (size_t)n_in, n_in), bias[g]);
+                const int32_t from_input = ap_fp16_sat(
+                    ap_fp_multiply_by_quantized_multiplier(acc, p->input_multiplier[g], p->input_shift[g]));
+                acc = ap_ops_wrap_add(
+                    lstm_dot(s->h, w + LSTM_GATES * (size_t)n_in + (size_t)g * (size_t)n_cell, n_cell),
+                    bias[4 + g]);
+                gate[g][j] = (int16_t)ap_fp16_sat(ap_ops_wrap_add(
+                    ap_fp_multiply_by_quantized_multiplier(acc, p->recurrent_multiplier[g], p->recurrent_shift[g]),
+                    from_input));
+            }
         }
-        const int32_t in_gate = ap_fp16_sigmoid_q3(gate[0]);
-        const int32_t forget_gate = ap_fp16_sigmoid_q3(gate[1]);
-        const int32_t cell_gate = ap_fp16_tanh(gate[2], 3);
-        const int32_t out_gate = ap_fp16_sigmoid_q3(gate[3]);
-        /* UpdateLstmCellInteger: CwiseMul casts to int16 (wrapping), CwiseAdd saturates */
-        int32_t c = ap_fp16_wrap(ap_fp_rounding_divide_by_pot(forget_gate * s->c[k], 15));
-        c = ap_fp16_sat(c + ap_fp16_wrap(ap_fp_rounding_divide_by_pot(in_gate * cell_gate, gate_product_shift)));
-        if (clip > 0) {
-            c = ap_ops_clamp(c, -clip, clip);
+        lstm_sigmoid_block(gate[0], n, use_avx2);   /* input gate */
+        lstm_sigmoid_block(gate[1], n, use_avx2);   /* forget gate */
+        lstm_tanh_block(gate[2], n, 3, use_avx2);   /* cell gate: Q3.12 in */
+        lstm_sigmoid_block(gate[3], n, use_avx2);   /* output gate */
+        for (int32_t j = 0; j < n; ++j) {
+            /* UpdateLstmCellInteger: CwiseMul casts to int16 (wrapping), CwiseAdd saturates */
+            int32_t c = ap_fp16_wrap(ap_fp_rounding_divide_by_pot(gate[1][j] * s->c[k0 + j], 15));
+            c = ap_fp16_sat(c + ap_fp16_wrap(ap_fp_rounding_divide_by_pot(gate[0][j] * gate[2][j],
+                                                                          gate_product_shift)));
+            if (clip > 0) {
+                c = ap_ops_clamp(c, -clip, clip);
+            }
+            s->c[k0 + j] = (int16_t)c;
+            cell[j] = (int16_t)c;
         }
-        s->c[k] = (int16_t)c;
-        /* CalculateLstmOutputInteger8x8_16 without projection */
-        const int32_t hidden = ap_fp_multiply_by_quantized_multiplier(
-            out_gate * (int32_t)ap_fp16_tanh(c, cell_bits), p->hidden_multiplier, p->hidden_shift);
-        s->out[k] = (int8_t)ap_ops_clamp(ap_ops_wrap_add(hidden, p->hidden_zero_point), -128, 127);
+        lstm_tanh_block(cell, n, cell_bits, use_avx2);
+        for (int32_t j = 0; j < n; ++j) {
+            /* CalculateLstmOutputInteger8x8_16 without projection */
+            const int32_t hidden = ap_fp_multiply_by_quantized_multiplier(
+                gate[3][j] * cell[j], p->hidden_multiplier, p->hidden_shift);
+            s->out[k0 + j] = (int8_t)ap_ops_clamp(ap_ops_wrap_add(hidden, p->hidden_zero_point), -128, 127);
+        }
     }
 }
 
@@ -356,6 +403,7 @@ ap_status ap_lstm_s8_run(const ap_lstm_params *params, const ap_variant *variant
     s.bias = (const int32_t *)(const void *)(base + l.bias);
     s.weights = (const int8_t *)(base + l.weights);
     s.cell_block = l.cell_block;
+    const int use_avx2 = AP_OPS_HAVE_AVX2 && ap_cpu_detect() >= AP_CPU_AVX2;
     /* Batch rows are independent; each runs its whole sequence (TFLite's batch-major order). */
     for (size_t b = 0; b < batches; ++b) {
         int8_t *h = output_state + b * n_cell;
@@ -365,7 +413,7 @@ ap_status ap_lstm_s8_run(const ap_lstm_params *params, const ap_variant *variant
             const size_t row = params->time_major ? t * batches + b : b * steps + t;
             s.x = input + row * n_in;
             s.out = output + row * n_cell;
-            lstm_step_portable(&s);
+            lstm_step_run(&s, use_avx2);
             memcpy(h, s.out, n_cell);
         }
     }

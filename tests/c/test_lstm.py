@@ -5,13 +5,18 @@ reference kernels (with the variable state carried from one invocation to the ne
 bad parameters."""
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arenaplan.lstm_params import lstm_operands, lstm_quant_params
-from ops_harness import Guarded, guarded_from, message, variant_name, variants
+from ops_harness import Guarded, cpu, cpu_levels, guarded_from, message, variant_name, variants
 from reference import lstm as R
 from reference import litert_layers as L
 
@@ -109,11 +114,24 @@ class Case:
                 hs.view(np.int8).reshape(self.batches, self.n_cell).copy(),
                 cs.view(np.int16).reshape(self.batches, self.n_cell).copy(), err)
 
+    def run_levels(self, x, h, c):
+        """Run on every CPU dispatch level (portable, AVX2 when present); all must agree.
+        Returns (output, output_state, cell_state)."""
+        results = []
+        for level in cpu_levels(self.lib):
+            with cpu(self.lib, level):
+                status, out, h2, c2, err = self.run(x, h, c)
+            assert status == self.lib.AP_OK, message(self.ffi, err)
+            results.append((out, h2, c2))
+        for other in results[1:]:
+            for a, b in zip(results[0], other):
+                np.testing.assert_array_equal(a, b, err_msg="portable and AVX2 paths differ")
+        return results[0]
+
     def check(self, x, h, c):
-        """Run and compare everything with the reference; returns the new state."""
+        """Run (every CPU level) and compare everything with the reference; returns the new state."""
         want_out, want_h, want_c = self.reference(x, h, c)
-        status, out, h2, c2, err = self.run(x, h, c)
-        assert status == self.lib.AP_OK, message(self.ffi, err)
+        out, h2, c2 = self.run_levels(x, h, c)
         np.testing.assert_array_equal(out, want_out)
         np.testing.assert_array_equal(h2, want_h)
         np.testing.assert_array_equal(c2, want_c)
@@ -220,6 +238,33 @@ def test_gate_activations_over_the_int16_range(ffi, lib, cell_scale, clip):
     case.check(x, h, c)
 
 
+def test_activations_of_every_int16_input(tmp_path):
+    """sigmoid (Q3.12) and tanh (0..6 integer bits) of all 65536 int16 inputs, the portable C and
+    (when this CPU has it) the AVX2 version, against the NumPy reference, itself checked against
+    LiteRT below. A small C program prints the tables (tests/c/lstm_activations_main.c)."""
+    import cbuild
+    cc = os.environ.get("CC", "gcc")
+    if shutil.which(cc) is None:
+        pytest.skip(f"no C compiler {cc!r} to build the activation table program")
+    here = Path(__file__).resolve().parent
+    runtime = cbuild.ROOT / "csrc" / "runtime"
+    cflags, ldflags = cbuild.compile_flags()
+    exe = tmp_path / "lstm_activations"
+    subprocess.run([cc, *cflags, "-I", str(cbuild.INCLUDE), "-I", str(runtime),
+                    str(here / "lstm_activations_main.c"), str(runtime / "lstm_s8_avx2.c"), str(runtime / "cpu.c"),
+                    "-o", str(exe), *ldflags], check=True)
+    raw = subprocess.run([str(exe)], capture_output=True, check=True).stdout
+    has_avx2 = int(np.frombuffer(raw[:4], np.int32)[0])
+    tables = np.frombuffer(raw[4:], np.int16).reshape(1 + has_avx2, 8, 65536)
+    x = np.arange(-32768, 32768)
+    want = [R.sigmoid_q3(x)] + [R.tanh_q(x, ib) for ib in range(7)]
+    names = ["sigmoid"] + [f"tanh Q{ib}" for ib in range(7)]
+    for level, got in zip(("portable", "avx2"), tables):
+        for name, g, w in zip(names, got, want):
+            bad = np.flatnonzero(g != w)
+            assert bad.size == 0, f"{level} {name}: {bad.size} inputs differ, first {x[bad[:5]]}"
+
+
 @pytest.mark.parametrize("n_input,n_cell", [(1, 1), (65536, 1), (1, 300)])
 def test_extreme_sizes(ffi, lib, n_input, n_cell):
     rng = np.random.default_rng(n_input + n_cell)
@@ -255,8 +300,7 @@ def test_generated_models_bit_exact_with_litert(ffi, lib, seed):
     xs = [rng.integers(-128, 128, case.out_shape()[:2] + (n_input,), dtype=np.int8) for _ in range(3)]
     h, c = case.zero_state()
     for k, (x, (want, want_h, want_c)) in enumerate(zip(xs, run_lstm(content, xs))):
-        status, out, h, c, err = case.run(x, h, c)
-        assert status == lib.AP_OK, message(ffi, err)
+        out, h, c = case.run_levels(x, h, c)
         np.testing.assert_array_equal(out, want, err_msg=f"invocation {k}")
         np.testing.assert_array_equal(h, want_h.reshape(h.shape), err_msg=f"output state, invocation {k}")
         np.testing.assert_array_equal(c, want_c.reshape(c.shape), err_msg=f"cell state, invocation {k}")
@@ -316,8 +360,7 @@ def test_activation_sweep_bit_exact_with_litert(ffi, lib, cell_scale):
     x = np.zeros((1, 4, 1), np.int8)
     (want, want_h, want_c), = run_lstm(content, [x])
     h, c = case.zero_state()
-    status, out, h, c, err = case.run(x, h, c)
-    assert status == lib.AP_OK, message(ffi, err)
+    out, h, c = case.run_levels(x, h, c)
     np.testing.assert_array_equal(out, want)
     np.testing.assert_array_equal(c, want_c.reshape(c.shape))
     assert len(np.unique(c)) > 500 and len(np.unique(out)) > 100   # the sweep really spreads
@@ -349,8 +392,7 @@ def test_mnist_lstm_bit_exact_with_litert(ffi, lib):
             x = rng.integers(-128, 128, (1, 28, 28), dtype=np.int8)
             interp.set_tensor(in_index, x)
             interp.invoke()
-            status, out, h, c, err = case.run(x, h, c)
-            assert status == lib.AP_OK, message(ffi, err)
+            out, h, c = case.run_levels(x, h, c)
             where = f"input {k}, invocation {invocation}"
             np.testing.assert_array_equal(out, interp.get_tensor(out_index), err_msg=where)
             np.testing.assert_array_equal(h, interp.get_tensor(ops.output_state).reshape(h.shape), err_msg=where)
