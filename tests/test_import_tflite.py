@@ -86,6 +86,28 @@ def test_variable_tensors_are_reported():
     assert sum(lstm.tensors[t].nbytes for t in lstm.variable_tensors()) == 60
 
 
+def test_op_intermediates_are_kept():
+    """The integer LSTM's five intermediates (its Prepare reads the fifth one's scale)."""
+    m = ap.load_tflite(model_path("tflm_mnist_lstm_int8"))
+    lstm = m.operators[0]
+    assert len(lstm.intermediates) == 5
+    names = [m.tensors[t].name for t in lstm.intermediates]
+    assert names[0].startswith("input_to_input") and names[4].startswith("effective_hidden_scale")
+    hidden = m.tensors[lstm.intermediates[4]]
+    assert hidden.shape == (0,) and hidden.nbytes == 0 and hidden.quantization.scale[0] > 0
+    assert all(op.intermediates == () for op in m.operators[1:])
+    assert not set(lstm.intermediates) & set(m.activation_tensors())
+
+
+def test_intermediate_out_of_range_is_rejected():
+    m = ap.load_tflite(model_path("tflm_mnist_lstm_int8"))
+    ops = list(m.operators)
+    ops[0] = ap.Operator(0, ops[0].type, ops[0].inputs, ops[0].outputs, ops[0].options,
+                         intermediates=(len(m.tensors),))
+    with pytest.raises(ap.ModelError, match="intermediate names tensor"):
+        ap.Model("bad", m.tensors, ops, m.inputs, m.outputs)
+
+
 def test_missing_file(tmp_path):
     with pytest.raises(ap.ModelError) as info:
         ap.load_tflite(tmp_path / "nope.tflite")

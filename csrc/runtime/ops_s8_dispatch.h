@@ -85,4 +85,9 @@ typedef struct ap_mul_row_params {
 size_t ap_mul_row_avx2(const ap_mul_row_params *p, const int8_t *a, int stride_a, const int8_t *b,
                        int stride_b, int8_t *out, size_t n);
 
+/* LSTM gate activations on 16 int16 values in place, Q0.15 out (fixedpoint_int16.h):
+   gemmlowp logistic of Q3.12, tanh of Q(integer_bits).(15 - integer_bits), integer_bits 0..6. */
+void ap_lstm_sigmoid16_avx2(int16_t *values);
+void ap_lstm_tanh16_avx2(int16_t *values, int integer_bits);
+
 #endif

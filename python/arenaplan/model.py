@@ -72,6 +72,9 @@ class Operator:
     outputs: Tuple[int, ...]
     options: Dict[str, Any] = field(default_factory=dict)
     custom_code: Optional[str] = None
+    # Tensors an op only reads quantisation from (TFLite's integer LSTM keeps the scales of
+    # its gate and hidden intermediates there); they hold no data and take no memory.
+    intermediates: Tuple[int, ...] = ()
 
     @property
     def is_custom(self) -> bool:
@@ -125,6 +128,10 @@ class Model:
                     if not 0 <= t < n:
                         raise ModelError(f"op {k} ({op.type}) {role} names tensor {t}, "
                                          f"but the model has {n} tensors")
+            for t in op.intermediates:
+                if not 0 <= t < n:
+                    raise ModelError(f"op {k} ({op.type}) intermediate names tensor {t}, "
+                                     f"but the model has {n} tensors")
             for t in op.outputs:
                 if t in written:
                     raise ModelError(f"tensor {t} ({self.tensors[t].name!r}) is written by op "

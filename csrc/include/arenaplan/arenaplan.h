@@ -20,5 +20,6 @@
 #include "arenaplan/quantize.h"
 #include "arenaplan/shape_ops.h"
 #include "arenaplan/svdf.h"
+#include "arenaplan/lstm.h"
 
 #endif

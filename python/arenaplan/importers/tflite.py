@@ -109,7 +109,9 @@ class _Reader:
                 index=k, type=op_type,
                 inputs=tuple(int(v) for v in self._ints(op.InputsAsNumpy(), op.InputsLength(), "op inputs")),
                 outputs=tuple(int(v) for v in self._ints(op.OutputsAsNumpy(), op.OutputsLength(), "op outputs")),
-                options=self._options(op), custom_code=custom))
+                options=self._options(op), custom_code=custom,
+                intermediates=tuple(int(v) for v in self._ints(
+                    op.IntermediatesAsNumpy(), op.IntermediatesLength(), "op intermediates"))))
         inputs = tuple(int(v) for v in self._ints(graph.InputsAsNumpy(), graph.InputsLength(), "inputs"))
         outputs = tuple(int(v) for v in self._ints(graph.OutputsAsNumpy(), graph.OutputsLength(), "outputs"))
         return Model(self.name, tensors, ops, inputs, outputs, source=self.source,
