@@ -17,8 +17,10 @@ RUNNABLE = [
     "tflm_micro_speech_int8",
     "tflm_hello_world_int8",
     "tflm_keyword_scrambled_int8",
+    "tflm_mnist_lstm_int8",
 ]
 KEYWORD = "tflm_keyword_scrambled_int8"   # SVDF: seven int16 state tensors
+LSTM = "tflm_mnist_lstm_int8"             # LSTM: int8 output state, int16 cell state
 
 
 def litert_interpreter(path, preserve=False):
@@ -109,6 +111,36 @@ def test_keyword_model_state_carries_bit_exactly(mode):
             np.testing.assert_array_equal(it.state_tensor(t), fresh.get_tensor(t), err_msg=f"state {t}, run {step}")
 
 
+def test_lstm_model_state_carries_bit_exactly():
+    """The LSTM's output state (int8, starting at its zero point) and cell state (int16)
+    equal LiteRT's after each of 4 runs of one interpreter, in the size and speed plans, and
+    so does the LSTM's whole output sequence; reset_state starts over as a fresh interpreter."""
+    path = model_path(LSTM)
+    m = ap.load_tflite(path)
+    lstm = m.operators[0]
+    variables = m.variable_tensors()
+    assert lstm.type == "UNIDIRECTIONAL_SEQUENCE_LSTM" and len(variables) == 2
+    xs = random_inputs(m, 4, seed=6)
+    for mode in ("size", "speed"):
+        p = ap.plan(m, mode=mode)
+        assert p.verify() and p.choices[0] == "direct"
+        it = ap.Interpreter(p)
+        ref = litert_interpreter(path, preserve=True)
+        pool, offset = p.tensor_places[lstm.outputs[0]]
+        seq = m.tensors[lstm.outputs[0]]
+        for step, x in enumerate(xs):
+            np.testing.assert_array_equal(it.run(x), litert_step(ref, x))
+            got_seq = it.pools[pool][offset:offset + seq.nbytes].view(np.int8).reshape(seq.shape)
+            np.testing.assert_array_equal(got_seq, ref.get_tensor(lstm.outputs[0]), err_msg=f"run {step}")
+            for t in variables:
+                np.testing.assert_array_equal(it.state_tensor(t), ref.get_tensor(t),
+                                              err_msg=f"state {t}, run {step}")
+        assert all(it.state_tensor(t).any() for t in variables)
+        it.reset_state()
+        fresh = litert_interpreter(path)
+        np.testing.assert_array_equal(it.run(xs[2]), litert_step(fresh, xs[2]))
+
+
 def test_keyword_model_every_op_output_bit_exact():
     """Op by op over 5 runs: every intermediate tensor (QUANTIZE int16 -> int8, SVDF, FC,
     SOFTMAX int8 -> int16, QUANTIZE int16 -> int32) equals LiteRT's."""
@@ -166,7 +198,7 @@ def test_zoo_models_give_the_same_bits_in_every_mode(name):
     assert len(np.unique(np.concatenate([r.reshape(-1) for r in results["size"]]))) > 1
 
 
-@pytest.mark.parametrize("name", ["mlperf_tiny_kws_dscnn_int8", "mlperf_tiny_ic_resnet8_int8", KEYWORD])
+@pytest.mark.parametrize("name", ["mlperf_tiny_kws_dscnn_int8", "mlperf_tiny_ic_resnet8_int8", KEYWORD, LSTM])
 def test_no_op_writes_outside_its_output_and_scratch(name):
     """Every op in turn runs in a poisoned arena (only its inputs hold real values): it writes
     its output, its scratch and its own state buffers, nothing else, and reads no byte it

@@ -165,3 +165,59 @@ def test_int16_softmax_output_quantisation():
     _retensor(m, y, dtype="int32", quantization=ap.Quantization((1 / 65536,), (0,)))
     with pytest.raises(ap.UnsupportedModel, match=r"op 13 \(SOFTMAX\): output tensor 51 is int32"):
         ap.plan(m)
+
+
+# --- UNIDIRECTIONAL_SEQUENCE_LSTM ------------------------------------------------------------
+LSTM = "tflm_mnist_lstm_int8"
+
+
+def test_lstm_model_lowers_to_one_weighted_kernel_with_two_states():
+    m = ap.load_tflite(model_path(LSTM))
+    kernel = lower(m)[0]
+    op = m.operators[0]
+    assert kernel.code == OP_CODES["UNIDIRECTIONAL_SEQUENCE_LSTM"] and kernel.weighted
+    assert kernel.data_inputs == (op.inputs[0],) and kernel.states == (op.inputs[18], op.inputs[19])
+    batches, steps, n_input, n_cell, time_major = kernel.spec[0][:5]
+    assert (batches, steps, n_input, n_cell, time_major) == (1, 28, 28, 20, 0)
+    # the eight matrices in operand order (input-to-gate 1..4, recurrent-to-gate 5..8)
+    want = np.concatenate([m.tensors[op.inputs[k]].data.reshape(-1) for k in range(1, 9)])
+    np.testing.assert_array_equal(kernel.weights, want)
+    np.testing.assert_array_equal(kernel.bias, np.concatenate([m.tensors[op.inputs[k]].data
+                                                               for k in range(12, 16)]))
+    assert [v.name for v in kernel.variants] == ["direct"] and kernel.variants[0].macs == 28 * 4 * 20 * 48
+    assert len(kernel.prepared()) > kernel.weights.size
+
+
+def _lstm_error(mutate, match):
+    m = ap.load_tflite(model_path(LSTM))
+    mutate(m)
+    with pytest.raises(ap.UnsupportedModel, match=r"op 0 \(UNIDIRECTIONAL_SEQUENCE_LSTM\): " + match):
+        ap.plan(m)
+
+
+def test_lstm_bad_forms_are_named_when_the_plan_is_made():
+    _lstm_error(lambda m: _op(m, 0).options.update(fused_activation_function="RELU"),
+                "fused activation RELU: the integer LSTM kernel runs TANH only")
+    _lstm_error(lambda m: _op(m, 0).options.update(diagonal_recurrent_tensors=True),
+                "diagonal recurrent weights")
+    # a peephole weight present
+    def peephole(m):
+        op = _op(m, 0)
+        op.inputs = (*op.inputs[:9], op.inputs[12], *op.inputs[10:])
+    _lstm_error(peephole, r"uses peephole \(operands \[9\]\)")
+    # the output state no longer a variable tensor
+    _lstm_error(lambda m: _retensor(m, _op(m, 0).inputs[18], is_variable=False),
+                "output state .* must be a variable int8 tensor")
+    # an output tensor of the wrong size
+    _lstm_error(lambda m: _retensor(m, _op(m, 0).outputs[0], shape=(1, 28, 21)),
+                r"output tensor \d+ has shape \(1, 28, 21\), the op computes \(1, 28, 20\)")
+
+
+def test_lstm_prepare_refuses_constants_of_the_wrong_size():
+    m = ap.load_tflite(model_path(LSTM))
+    kernel = lower(m)[0]
+    from arenaplan import _core
+    with pytest.raises(ValueError, match="filter: expected a 1-D array .* of the right length"):
+        _core.kernel_prepare(kernel.code, kernel.spec, kernel.weights[:-1], kernel.bias)
+    with pytest.raises(ValueError, match="bias: expected a 1-D array .* of the right length"):
+        _core.kernel_prepare(kernel.code, kernel.spec, kernel.weights, kernel.bias[:-4])

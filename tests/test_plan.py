@@ -11,8 +11,8 @@ from conftest import MLPERF_TINY, MODEL_NAMES, model_path
 
 @pytest.mark.parametrize("name", MODEL_NAMES)
 def test_every_shared_model_plans_and_verifies(name):
-    # Models with ops arenaplan has no kernel for (custom audio ops, LSTM) still plan for
-    # memory, activations only; variable tensors (SVDF's, the LSTM's) get the state pool.
+    # Models with ops arenaplan has no kernel for (the audio preprocessor's custom ops) still
+    # plan for memory, activations only; variable tensors (SVDF's, the LSTM's) get the state pool.
     p = ap.plan(ap.load_tflite(model_path(name)), require_kernels=False)
     assert p.verify()
     assert p.lower_bound_bytes <= p.arena_bytes <= p.greedy_size_bytes
@@ -78,9 +78,10 @@ def test_state_is_reported_apart_from_the_arena():
     data = p.to_dict()
     assert data["state_bytes"] == 10240 and data["arena_bytes"] == 416
     assert [b["tensor"] for b in data["state_buffers"]] == m.variable_tensors()
-    # the LSTM model has no kernel yet, but its variable tensors already have a place
-    lstm = ap.plan(ap.load_tflite(model_path("tflm_mnist_lstm_int8")), require_kernels=False)
+    # the LSTM's two state tensors (int8 output state, int16 cell state) each get a place
+    lstm = ap.plan(ap.load_tflite(model_path("tflm_mnist_lstm_int8")))
     assert lstm.verify() and lstm.state_bytes == sum(-(-b.size // 16) * 16 for b in lstm.state_buffers)
+    assert sorted(b.size for b in lstm.state_buffers) == [20, 40]
 
 
 def test_verify_checks_the_state_pool():

@@ -83,12 +83,14 @@ static PyObject *ap_py_kernel_prepare(PyObject *self, PyObject *args)
         return ap_py_raise(status, &error);
     }
     Py_buffer filter, bias;
-    if (ap_py_get_vector(filter_obj, "filter", 'i', 1, -1, &filter) != 0) {
+    Py_ssize_t filter_count = 0, bias_count = 0;
+    if (ap_py_op_constant_counts(&params, &filter_count, &bias_count) != 0 ||
+        ap_py_get_vector(filter_obj, "filter", 'i', 1, filter_count, &filter) != 0) {
         ap_py_op_params_release(&params);
         return NULL;
     }
     int has_bias = bias_obj != Py_None;
-    if (has_bias && ap_py_get_vector(bias_obj, "bias", 'i', 4, -1, &bias) != 0) {
+    if (has_bias && ap_py_get_vector(bias_obj, "bias", 'i', 4, bias_count, &bias) != 0) {
         PyBuffer_Release(&filter);
         ap_py_op_params_release(&params);
         return NULL;

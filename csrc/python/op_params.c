@@ -3,8 +3,8 @@
  *   CONV2D, DEPTHWISE_CONV2D, FULLY_CONNECTED:
  *       (ints, (multipliers, shifts, per_channel, output_offset, act_min, act_max), real_scale)
  *       ints: the struct's leading int32 fields in order; real_scale: floats or None (FC only)
- *   AVERAGE_POOL2D, MAX_POOL2D, ADD, MUL, SOFTMAX, PAD, MEAN, SVDF: (ints,) all int32 fields
- *       in order
+ *   AVERAGE_POOL2D, MAX_POOL2D, ADD, MUL, SOFTMAX, PAD, MEAN, SVDF,
+ *   UNIDIRECTIONAL_SEQUENCE_LSTM: (ints,) all int32 fields in order
  *   RESHAPE: (bytes,)
  *   QUANTIZE, DEQUANTIZE: (count, scale, zero_point)
  *   REQUANTIZE: (count, input_zero_point, output_zero_point, multiplier, shift
@@ -21,6 +21,7 @@
 #include "arenaplan/depthwise_conv2d.h"
 #include "arenaplan/elementwise.h"
 #include "arenaplan/fully_connected.h"
+#include "arenaplan/lstm.h"
 #include "arenaplan/pooling.h"
 #include "arenaplan/quantize.h"
 #include "arenaplan/shape_ops.h"
@@ -262,6 +263,9 @@ int ap_py_op_params_fill(ap_op op, PyObject *spec, ap_py_op_params *out)
     case AP_OP_SVDF:
         rc = ap_py_fill_ints(out, first, sizeof(ap_svdf_params) / 4, "svdf params");
         break;
+    case AP_OP_UNIDIRECTIONAL_SEQUENCE_LSTM:
+        rc = ap_py_fill_ints(out, first, sizeof(ap_lstm_params) / 4, "lstm params");
+        break;
     case AP_OP_RESHAPE: {
         ap_reshape_params *r = (ap_reshape_params *)out->storage.bytes;
         unsigned long long bytes;
@@ -338,6 +342,7 @@ ap_status ap_py_op_variants(const ap_py_op_params *p, ap_variant *v, uint32_t ca
     case AP_OP_PAD: return ap_pad_s8_variants(s, v, cap, n, e);
     case AP_OP_MEAN: return ap_mean_s8_variants(s, v, cap, n, e);
     case AP_OP_SVDF: return ap_svdf_s8_variants(s, v, cap, n, e);
+    case AP_OP_UNIDIRECTIONAL_SEQUENCE_LSTM: return ap_lstm_s8_variants(s, v, cap, n, e);
     }
     return AP_ERR_UNSUPPORTED;
 }
@@ -366,7 +371,66 @@ int ap_py_op_find_variant(const ap_py_op_params *params, int kind, int param, ap
 
 int ap_py_op_is_weighted(ap_op op)
 {
-    return op == AP_OP_CONV2D || op == AP_OP_DEPTHWISE_CONV2D || op == AP_OP_FULLY_CONNECTED;
+    return op == AP_OP_CONV2D || op == AP_OP_DEPTHWISE_CONV2D || op == AP_OP_FULLY_CONNECTED ||
+           op == AP_OP_UNIDIRECTIONAL_SEQUENCE_LSTM;
+}
+
+/* n = product of dims, 0 when a dim is negative or the product overflows Py_ssize_t. */
+static Py_ssize_t ap_py_count(const int32_t *dims, int rank)
+{
+    Py_ssize_t n = 1;
+    for (int i = 0; i < rank; i++) {
+        if (dims[i] < 0 || (dims[i] != 0 && n > PY_SSIZE_T_MAX / dims[i])) {
+            return 0;
+        }
+        n *= dims[i];
+    }
+    return n;
+}
+
+int ap_py_op_constant_counts(const ap_py_op_params *p, Py_ssize_t *filter_count, Py_ssize_t *bias_count)
+{
+    const void *s = p->storage.bytes;
+    switch (p->op) {
+    case AP_OP_CONV2D: {
+        const ap_conv2d_params *c = s;
+        const int32_t dims[] = {c->output_c, c->filter_h, c->filter_w, c->input_c};
+        *filter_count = ap_py_count(dims, 4);
+        *bias_count = c->output_c;
+        break;
+    }
+    case AP_OP_DEPTHWISE_CONV2D: {
+        const ap_depthwise_conv2d_params *c = s;
+        const int32_t dims[] = {c->filter_h, c->filter_w, c->output_c};
+        *filter_count = ap_py_count(dims, 3);
+        *bias_count = c->output_c;
+        break;
+    }
+    case AP_OP_FULLY_CONNECTED: {
+        const ap_fully_connected_params *c = s;
+        const int32_t dims[] = {c->output_depth, c->input_depth};
+        *filter_count = ap_py_count(dims, 2);
+        *bias_count = c->output_depth;
+        break;
+    }
+    case AP_OP_UNIDIRECTIONAL_SEQUENCE_LSTM: {
+        /* The four input-to-gate matrices, then the four recurrent ones; four gate biases. */
+        const ap_lstm_params *c = s;
+        const int32_t dims[] = {4, c->cell_size, c->input_size + c->cell_size};
+        const int32_t bias_dims[] = {4, c->cell_size};
+        *filter_count = c->input_size > INT32_MAX - c->cell_size ? 0 : ap_py_count(dims, 3);
+        *bias_count = ap_py_count(bias_dims, 2);
+        break;
+    }
+    default:
+        PyErr_Format(PyExc_ValueError, "op %d has no constants to prepare", (int)p->op);
+        return -1;
+    }
+    if (*filter_count <= 0 || *bias_count <= 0) {
+        PyErr_SetString(PyExc_ValueError, "the params' shapes give no valid constant sizes");
+        return -1;
+    }
+    return 0;
 }
 
 ap_status ap_py_op_prepared_size(const ap_py_op_params *p, size_t *bytes_out, ap_error *e)
@@ -376,6 +440,7 @@ ap_status ap_py_op_prepared_size(const ap_py_op_params *p, size_t *bytes_out, ap
     case AP_OP_CONV2D: return ap_conv2d_s8_prepared_size(s, bytes_out, e);
     case AP_OP_DEPTHWISE_CONV2D: return ap_depthwise_conv2d_s8_prepared_size(s, bytes_out, e);
     case AP_OP_FULLY_CONNECTED: return ap_fully_connected_s8_prepared_size(s, bytes_out, e);
+    case AP_OP_UNIDIRECTIONAL_SEQUENCE_LSTM: return ap_lstm_s8_prepared_size(s, bytes_out, e);
     default: return AP_ERR_UNSUPPORTED;
     }
 }
@@ -391,6 +456,20 @@ ap_status ap_py_op_prepare(const ap_py_op_params *p, const int8_t *filter, const
         return ap_depthwise_conv2d_s8_prepare(s, filter, bias, prepared_out, prepared_bytes, e);
     case AP_OP_FULLY_CONNECTED:
         return ap_fully_connected_s8_prepare(s, filter, bias, prepared_out, prepared_bytes, e);
+    case AP_OP_UNIDIRECTIONAL_SEQUENCE_LSTM: {
+        /* filter and bias hold the matrices and biases in the order ap_py_op_constant_counts
+           gives; the sizes were checked against the shapes by the caller. */
+        const ap_lstm_params *c = s;
+        const size_t in_matrix = (size_t)c->cell_size * (size_t)c->input_size;
+        const size_t rec_matrix = (size_t)c->cell_size * (size_t)c->cell_size;
+        ap_lstm_weights w;
+        for (int g = 0; g < 4; g++) {
+            w.input_to_gate[g] = filter + (size_t)g * in_matrix;
+            w.recurrent_to_gate[g] = filter + 4 * in_matrix + (size_t)g * rec_matrix;
+            w.gate_bias[g] = bias != NULL ? bias + (size_t)g * (size_t)c->cell_size : NULL;
+        }
+        return ap_lstm_s8_prepare(c, &w, prepared_out, prepared_bytes, e);
+    }
     default:
         return AP_ERR_UNSUPPORTED;
     }

@@ -38,8 +38,13 @@ ap_status ap_py_op_variants(const ap_py_op_params *params, ap_variant *variants_
 /** Find the variant with (kind, param); returns 0, or -1 with a Python exception set. */
 int ap_py_op_find_variant(const ap_py_op_params *params, int kind, int param, ap_variant *out);
 
-/** 1 for ops with prepared constants (conv, depthwise, fully connected). */
+/** 1 for ops with prepared constants (conv, depthwise, fully connected, LSTM). */
 int ap_py_op_is_weighted(ap_op op);
+
+/** Elements the params' shapes give the filter (int8) and bias (int32) a weighted op's prepare
+    reads; returns 0, or -1 with a Python exception set. */
+int ap_py_op_constant_counts(const ap_py_op_params *params, Py_ssize_t *filter_count,
+                             Py_ssize_t *bias_count);
 
 /** Prepared-size and prepare of a weighted op. */
 ap_status ap_py_op_prepared_size(const ap_py_op_params *params, size_t *bytes_out, ap_error *error_out);

@@ -8,6 +8,7 @@
 #include "arenaplan/depthwise_conv2d.h"
 #include "arenaplan/elementwise.h"
 #include "arenaplan/fully_connected.h"
+#include "arenaplan/lstm.h"
 #include "arenaplan/pooling.h"
 #include "arenaplan/quantize.h"
 #include "arenaplan/shape_ops.h"
@@ -62,6 +63,10 @@ static ap_status ap_exec_state_needs(const ap_node *n, uint32_t *count, size_t *
     if (n->op == AP_OP_SVDF) {
         *count = 1;
         return ap_svdf_s8_state_bytes(n->params, &state_bytes[0], error);
+    }
+    if (n->op == AP_OP_UNIDIRECTIONAL_SEQUENCE_LSTM) {
+        *count = 2;
+        return ap_lstm_s8_state_bytes(n->params, &state_bytes[0], &state_bytes[1], error);
     }
     return AP_OK;
 }
@@ -137,7 +142,8 @@ static ap_status ap_exec_check_state(const ap_graph *g, uint32_t k, ap_error *er
 
 static int ap_exec_needs_prepared(ap_op op)
 {
-    return op == AP_OP_CONV2D || op == AP_OP_DEPTHWISE_CONV2D || op == AP_OP_FULLY_CONNECTED;
+    return op == AP_OP_CONV2D || op == AP_OP_DEPTHWISE_CONV2D || op == AP_OP_FULLY_CONNECTED ||
+           op == AP_OP_UNIDIRECTIONAL_SEQUENCE_LSTM;
 }
 
 ap_status ap_graph_check(const ap_graph *graph, const size_t *pool_bytes, uint32_t pool_count,
@@ -292,6 +298,8 @@ static ap_status ap_exec_node(const ap_graph *g, const ap_node *n, void *const *
     case AP_OP_SVDF:
         return ap_svdf_s8_run(n->params, v, in[0], in[1], in[2], n->input_count > 3 ? in[3] : NULL,
                               state[0], out, sc, ns, error);
+    case AP_OP_UNIDIRECTIONAL_SEQUENCE_LSTM:
+        return ap_lstm_s8_run(n->params, v, n->prepared, in[0], out, state[0], state[1], sc, ns, error);
     }
     return AP_ERR_UNSUPPORTED;
 }

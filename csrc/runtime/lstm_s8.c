@@ -173,6 +173,22 @@ ap_status ap_lstm_s8_prepared_size(const ap_lstm_params *params, size_t *bytes_o
     return st;
 }
 
+ap_status ap_lstm_s8_state_bytes(const ap_lstm_params *params, size_t *output_state_bytes,
+                                 size_t *cell_state_bytes, ap_error *error_out)
+{
+    ap_status st = lstm_check_shape(params, error_out);
+    if (st != AP_OK) {
+        return st;
+    }
+    if (output_state_bytes == NULL || cell_state_bytes == NULL) {
+        return AP_OPS_INVALID(error_out, LSTM_OP ": the state byte counts must not be NULL");
+    }
+    /* lstm_check_shape proved batches * cell_size * 2 fits in size_t. */
+    *output_state_bytes = (size_t)params->batches * (size_t)params->cell_size;
+    *cell_state_bytes = *output_state_bytes * sizeof(int16_t);
+    return AP_OK;
+}
+
 /* Sum of one weight row, exact in int64. */
 static int64_t lstm_row_sum(const int8_t *row, size_t n)
 {

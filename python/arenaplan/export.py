@@ -54,17 +54,17 @@ _OP_ENUM = {
     3: "AP_OP_AVERAGE_POOL2D", 4: "AP_OP_MAX_POOL2D", 5: "AP_OP_ADD", 6: "AP_OP_MUL",
     7: "AP_OP_SOFTMAX", 8: "AP_OP_RESHAPE", 9: "AP_OP_QUANTIZE", 10: "AP_OP_DEQUANTIZE",
     11: "AP_OP_REQUANTIZE", 12: "AP_OP_CONCATENATION", 13: "AP_OP_PAD", 14: "AP_OP_MEAN",
-    15: "AP_OP_SVDF",
+    15: "AP_OP_SVDF", 16: "AP_OP_UNIDIRECTIONAL_SEQUENCE_LSTM",
 }
 _STRUCT = {
     0: "ap_conv2d_params", 1: "ap_depthwise_conv2d_params", 2: "ap_fully_connected_params",
     3: "ap_pool2d_params", 4: "ap_pool2d_params", 5: "ap_add_params", 6: "ap_mul_params",
     7: "ap_softmax_params", 8: "ap_reshape_params", 9: "ap_affine_quant_params",
     10: "ap_affine_quant_params", 11: "ap_requantize_params", 12: "ap_concatenation_params",
-    13: "ap_pad_params", 14: "ap_mean_params", 15: "ap_svdf_params",
+    13: "ap_pad_params", 14: "ap_mean_params", 15: "ap_svdf_params", 16: "ap_lstm_params",
 }
 _HEADERS = ("conv2d", "depthwise_conv2d", "elementwise", "fully_connected", "pooling",
-            "quantize", "shape_ops", "softmax", "svdf")
+            "quantize", "shape_ops", "softmax", "svdf", "lstm")
 #: The name ``sections=`` gives the state pool (not a pool of the plan).
 STATE_SECTION_KEY = "state"
 
@@ -91,6 +91,10 @@ _INT_FIELDS: Dict[int, tuple] = {
          "multiplier", "shift"),
     15: ("batches", "input_size", "filters", "memory", "rank", "input_zero_point", "output_zero_point",
          "feature_multiplier", "feature_shift", "time_multiplier", "time_shift"),
+    16: ("batches", "time_steps", "input_size", "cell_size", "time_major", "input_offset",
+         "output_state_offset", "hidden_zero_point", ("input_multiplier", 4), ("input_shift", 4),
+         ("recurrent_multiplier", 4), ("recurrent_shift", 4), "hidden_multiplier", "hidden_shift",
+         "cell_scale_log2", "cell_clip"),
 }
 _INT_FIELDS[4] = _INT_FIELDS[3]
 

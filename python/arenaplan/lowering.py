@@ -17,6 +17,7 @@ import numpy as np
 
 from . import _core
 from .errors import ArenaplanError, UnsupportedModel
+from .lstm_params import lstm_operands
 from .model import ALIASING_OPS, Model, Operator, Tensor
 from .quantize import activation_range, conv_multipliers, conv_output_size, quantize_multiplier, same_padding
 
@@ -27,6 +28,7 @@ OP_CODES = {
     "CONV_2D": 0, "DEPTHWISE_CONV_2D": 1, "FULLY_CONNECTED": 2, "AVERAGE_POOL_2D": 3,
     "MAX_POOL_2D": 4, "ADD": 5, "MUL": 6, "SOFTMAX": 7, "RESHAPE": 8, "QUANTIZE": 9,
     "DEQUANTIZE": 10, "REQUANTIZE": 11, "CONCATENATION": 12, "PAD": 13, "MEAN": 14, "SVDF": 15,
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": 16,
 }
 
 #: Integer element types of kernels that take several (the C enum ap_dtype).
@@ -67,7 +69,7 @@ class OpKernel:
 
     @property
     def weighted(self) -> bool:
-        return self.code in (0, 1, 2)
+        return self.code in (0, 1, 2, OP_CODES["UNIDIRECTIONAL_SEQUENCE_LSTM"])
 
     def variant(self, name: str) -> Variant:
         for v in self.variants:
@@ -519,12 +521,46 @@ def _svdf(model: Model, op: Operator) -> tuple:
     return (ints,), tuple(inputs), None, None, (state.index,)
 
 
+def _lstm(model: Model, op: Operator) -> tuple:
+    """The int8 "8x8_16" UNIDIRECTIONAL_SEQUENCE_LSTM (lstm_params.lstm_operands checks the
+    form and derives the integers as TFLite's Prepare does). Its constants travel as one
+    filter (the four input-to-gate matrices, then the four recurrent ones) and one bias array
+    (the four gate biases), which the kernel's prepare regroups per cell."""
+    act = op.options.get("fused_activation_function", "TANH")
+    if act != "TANH":
+        raise _Unsupported(f"fused activation {act}: the integer LSTM kernel runs TANH only")
+    if op.options.get("diagonal_recurrent_tensors", False):
+        raise _Unsupported("diagonal recurrent weights are not supported")
+    try:
+        ops = lstm_operands(model, op)
+    except ArenaplanError as exc:
+        # lstm_operands names the op itself; lower_op names it too.
+        message, prefix = str(exc), f"op {op.index} ({op.type})"
+        if message.startswith(prefix):
+            message = message[len(prefix):].lstrip(": ")
+        raise _Unsupported(message) from None
+    y = _tensor(model, op.outputs[0], "output", "int8", constant=False)
+    want = ((ops.time_steps, ops.batches) if ops.time_major else (ops.batches, ops.time_steps)) \
+        + (ops.cell_size,)
+    if len(model.tensors[op.inputs[0]].shape) == 2:
+        want = (ops.batches, ops.cell_size)
+    _expect_shape(model, y.index, want, "output")
+    q = ops.params
+    ints = [ops.batches, ops.time_steps, ops.input_size, ops.cell_size, int(ops.time_major),
+            q.input_offset, q.output_state_offset, q.hidden_zero_point,
+            *q.input_multiplier, *q.input_shift, *q.recurrent_multiplier, *q.recurrent_shift,
+            q.hidden_multiplier, q.hidden_shift, q.cell_scale_log2, q.cell_clip]
+    weights = np.concatenate([w.reshape(-1) for w in ops.input_weights + ops.recurrent_weights])
+    bias = np.concatenate(ops.biases).astype(np.int32)
+    return (ints,), (op.inputs[0],), weights, bias, (ops.output_state, ops.cell_state)
+
+
 _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
     "CONV_2D": _conv2d, "DEPTHWISE_CONV_2D": _depthwise_conv2d, "FULLY_CONNECTED": _fully_connected,
     "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool, "ADD": _add, "MUL": _mul, "SOFTMAX": _softmax,
     "RESHAPE": _reshape, "SQUEEZE": _reshape, "EXPAND_DIMS": _reshape, "QUANTIZE": _quantize,
     "DEQUANTIZE": _dequantize, "CONCATENATION": _concatenation, "PAD": _pad, "PADV2": _pad,
-    "MEAN": _mean, "SVDF": _svdf,
+    "MEAN": _mean, "SVDF": _svdf, "UNIDIRECTIONAL_SEQUENCE_LSTM": _lstm,
 }
 
 

@@ -44,11 +44,15 @@ typedef enum ap_op {
     AP_OP_CONCATENATION = 12,    /* ap_concatenation_params, input_count inputs */
     AP_OP_PAD = 13,              /* ap_pad_params */
     AP_OP_MEAN = 14,             /* ap_mean_params */
-    AP_OP_SVDF = 15              /* ap_svdf_params; inputs: input, weights_feature, weights_time
+    AP_OP_SVDF = 15,             /* ap_svdf_params; inputs: input, weights_feature, weights_time
                                     [, bias]; one state operand (int16 [batches, filters*memory]) */
+    AP_OP_UNIDIRECTIONAL_SEQUENCE_LSTM = 16
+                                 /* ap_lstm_params, prepared blob required (weights and biases);
+                                    one input; two state operands: output state (int8
+                                    [batches, cell_size]) then cell state (int16, same shape) */
 } ap_op;
 
-enum { AP_OP_COUNT = 16 };
+enum { AP_OP_COUNT = 17 };
 
 /** Most state operands one node may have. */
 enum { AP_MAX_STATE = 4 };
@@ -73,7 +77,7 @@ typedef struct ap_node {
     uint32_t scratch_at;    /* first scratch place in operands */
     uint32_t scratch_count; /* <= AP_MAX_SCRATCH */
     uint32_t state_at;      /* first state place in operands (read and written, persistent) */
-    uint32_t state_count;   /* exactly as many as the op takes (SVDF: 1, others: 0) */
+    uint32_t state_count;   /* exactly as many as the op takes (SVDF 1, LSTM 2, others 0) */
 } ap_node;
 
 typedef struct ap_graph {

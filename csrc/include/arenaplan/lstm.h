@@ -123,6 +123,15 @@ ap_status ap_lstm_s8_prepared_size(const ap_lstm_params *params, size_t *bytes_o
                                    ap_error *error_out);
 
 /**
+ * Bytes of the two state operands the caller keeps between runs: output_state_bytes =
+ * batches * cell_size (int8), cell_state_bytes = 2 * batches * cell_size (int16).
+ * Returns AP_OK, AP_ERR_INVALID_ARGUMENT (bad shapes, NULL outputs), AP_ERR_UNSUPPORTED or
+ * AP_ERR_OVERFLOW.
+ */
+ap_status ap_lstm_s8_state_bytes(const ap_lstm_params *params, size_t *output_state_bytes,
+                                 size_t *cell_state_bytes, ap_error *error_out);
+
+/**
  * Build the prepared blob (host side, once per plan). Reads params' shapes, input_offset and
  * output_state_offset (the blob records them; run checks they match). The effective biases
  * wrap mod 2^32 as TFLite's int32 arithmetic does.
