@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import arenaplan as ap
+from arenaplan import latency
 from arenaplan.cli import main
 from arenaplan.plan import PlanContext
 from arenaplan.zoo import GraphBuilder
@@ -199,19 +200,104 @@ def test_latency_table_files_override_a_base(tmp_path):
     assert ap.frontier(m, latency=str(json_path)).points
 
 
+def quick_host(**kwargs) -> ap.HostLatency:
+    """A host source that measures briefly: these tests check bookkeeping, not speed."""
+    return ap.HostLatency(repeats=2, window_s=0.01, max_window_s=0.01, progress=False, **kwargs)
+
+
+def no_measuring(*args, **kwargs):
+    raise AssertionError("measured again despite the cache")
+
+
 def test_host_latency_is_cached_on_disk(tmp_path, monkeypatch):
     monkeypatch.setenv("ARENAPLAN_CACHE_DIR", str(tmp_path))
     m = tiny_model()
     kernels = PlanContext.build(m).kernels
-    first = ap.HostLatency(repeats=2, progress=False).op_times(m, kernels)
-    assert (tmp_path / "host_latency.json").exists()
-    assert all(t > 0 for op in first for t in op.values())
+    first = quick_host().op_times(m, kernels)
+    saved = json.loads((tmp_path / "host_latency.json").read_text())
+    # the speed probe's fastest run is remembered beside the op times
+    assert sum(key.startswith("speed probe|") for key in saved) == 1
+    assert all(t >= 0 for op in first for t in op.values())
+    assert sum(t for op in first for t in op.values()) > 0
+    monkeypatch.setattr(ap.HostLatency, "measure_in_graph", no_measuring)
+    monkeypatch.setattr(ap.HostLatency, "measure_isolated", no_measuring)
+    assert quick_host().op_times(m, kernels) == first
 
-    def no_measuring(*args, **kwargs):
-        raise AssertionError("measured again despite the cache")
 
-    monkeypatch.setattr(ap.HostLatency, "measure", no_measuring)
-    assert ap.HostLatency(repeats=2, progress=False).op_times(m, kernels) == first
+def test_host_latency_keeps_zero_times_and_drops_bad_entries(tmp_path, monkeypatch):
+    """An op cheaper than the clock's jitter measures 0 s: that is a figure, not a gap."""
+    monkeypatch.setenv("ARENAPLAN_CACHE_DIR", str(tmp_path))
+    m = tiny_model()
+    kernels = PlanContext.build(m).kernels
+    src = quick_host()
+    keys = [src._key(k, v) for k in kernels for v in k.variants]
+    table = {key: 0.0 if i == 0 else 1e-6 * i for i, key in enumerate(keys)}
+    (tmp_path / "host_latency.json").write_text(json.dumps({**table, "bad": -1.0, "worse": "x"}))
+    monkeypatch.setattr(ap.HostLatency, "measure_in_graph", no_measuring)
+    times = src.op_times(m, kernels)
+    assert [t for op in times for t in op.values()] == [table[k] for k in keys]
+
+
+def test_host_latency_warns_when_measured_in_a_slow_spell(tmp_path, monkeypatch):
+    monkeypatch.setenv("ARENAPLAN_CACHE_DIR", str(tmp_path))
+    m = tiny_model()
+    kernels = PlanContext.build(m).kernels
+    src = quick_host()
+    # a record no window can meet: the machine looks a thousand times slower than normal
+    (tmp_path / "host_latency.json").write_text(json.dumps({f"speed probe|{src._fingerprint}": 1e-9}))
+    with pytest.warns(RuntimeWarning, match=r"ran \d+\.\d+x slower than its normal speed"):
+        src.op_times(m, kernels)
+    assert src.last_window["probe_vs_record"] > 100 and src.last_window["seconds"] > 0
+    assert json.loads((tmp_path / "host_latency.json").read_text())[f"speed probe|{src._fingerprint}"] == 1e-9
+
+
+def test_host_latency_figures_of_another_method_are_not_reused(tmp_path, monkeypatch):
+    monkeypatch.setenv("ARENAPLAN_CACHE_DIR", str(tmp_path))
+    m = tiny_model()
+    kernels = PlanContext.build(m).kernels
+    src = quick_host()
+    old = quick_host()
+    old._fingerprint = src._fingerprint.replace(latency._METHOD, "in-graph")   # medians, before
+    (tmp_path / "host_latency.json").write_text(json.dumps(
+        {old._key(k, v): 1.0 for k in kernels for v in k.variants}))
+    assert all(t < 1.0 for op in src.op_times(m, kernels) for t in op.values())
+
+
+def test_host_latency_measures_ops_one_by_one_when_the_model_cannot_run():
+    m = tiny_model()
+    kernels = PlanContext.build(m).kernels
+    src = quick_host(cache=False)
+    todo = [(k, v) for k in kernels for v in k.variants]
+    found = src.measure_isolated(m, todo)
+    assert set(found) == {src._key(k, v) for k, v in todo}
+    conv = [found[src._key(k, v)] for k, v in todo if k.type == "CONV_2D"]
+    assert all(t > 0 for t in conv)
+
+
+def test_host_latency_arguments_are_checked():
+    for kwargs, words in (({"repeats": 0}, "repeats"), ({"window_s": -1}, "window_s"),
+                          ({"min_sample_s": float("nan")}, "min_sample_s")):
+        with pytest.raises(ap.InvalidArgument, match=words):
+            ap.HostLatency(**kwargs)
+
+
+def test_host_check_predicts_and_measures_each_plan_in_one_window(tmp_path, monkeypatch):
+    monkeypatch.setenv("ARENAPLAN_CACHE_DIR", str(tmp_path))
+    m = tiny_model()
+    src = quick_host()
+    size = ap.plan(m, mode="size", latency=src)
+    speed = ap.plan(m, mode="speed", latency=src)
+    checks = src.check([size, speed], window_s=0.01)
+    assert len(checks) == 2
+    for c, p in zip(checks, (size, speed)):
+        assert c.predicted_s > 0 and c.measured_s == c.profile.total_s > 0
+        assert [op.variant for op in c.profile] == p.choices
+        assert c.error == pytest.approx((c.predicted_s - c.measured_s) / c.measured_s)
+    other = ap.plan(ap.zoo.load("ds_cnn"))
+    with pytest.raises(ap.InvalidArgument, match="one model"):
+        src.check([size, other])
+    with pytest.raises(ap.InvalidArgument, match="non-empty"):
+        src.check([])
 
 
 def test_cost_model_coefficients_can_be_overridden():
