@@ -130,6 +130,10 @@ def test_speed_probe_tells_normal_speed_from_a_slow_spell():
     assert speed_probe.at_normal_speed(1.0, math.inf)          # no record yet
     assert speed_probe.at_normal_speed(1.05, 1.0, tolerance=0.1)
     assert not speed_probe.at_normal_speed(1.3, 1.0, tolerance=0.1)
+    # its speed is the lower quartile of its whole runs, net of the timer
+    t = Timings(3).add(rows_of(np.full((100, 1), 1e-6), whole=np.linspace(1e-6, 2e-6, 100),
+                               empty=np.full(100, 1e-8)))
+    assert speed_probe.speed_of(t) == pytest.approx(1.25e-6 - 1e-8, rel=0.01)
     it, x = speed_probe.probe()
     again, x2 = speed_probe.probe()
     np.testing.assert_array_equal(x, x2)

@@ -67,7 +67,7 @@ def layer_signature(kernel: OpKernel) -> str:
 # --- host measurement ------------------------------------------------------------------
 #: The measurement method, part of every cache key: in the whole model, the rank plans
 #: profiled together repeat by repeat, the 1st percentile net of the timed empty call.
-_METHOD = "in-graph, together repeat by repeat, 1st percentile net of the timer, v2"
+_METHOD = "in-graph, together repeat by repeat, 1st percentile net of the timer, v3"
 
 
 def _cpu_fingerprint() -> str:
@@ -223,7 +223,7 @@ class HostLatency(LatencySource):
         probe, probe_x = speed_probe.probe()
 
         def ready(timings: List[Timings]) -> bool:
-            return speed_probe.at_normal_speed(timings[-1].summary().total_s, record)
+            return speed_probe.at_normal_speed(speed_probe.speed_of(timings[-1]), record)
 
         window = self.window_s if window_s is None else window_s
         start = time.perf_counter()
@@ -234,7 +234,7 @@ class HostLatency(LatencySource):
         finally:
             if bar is not None:
                 bar.close()
-        probe_s = timings[-1].summary().total_s
+        probe_s = speed_probe.speed_of(timings[-1])
         slow = probe_s / record if math.isfinite(record) and record > 0 else 1.0
         self.last_window = {"seconds": time.perf_counter() - start, "probe_vs_record": slow}
         if not speed_probe.at_normal_speed(probe_s, record):
