@@ -76,6 +76,9 @@ def test_settled_compares_now_with_half_the_time_ago():
     assert not _settled([(0.1, [5.0, 10.0]), (0.2, [5.0, 10.0]), (0.4, [5.0, 8.0])], 0.01)
     # the first round is the reference until half the time lies behind it
     assert _settled([(0.3, [5.0]), (0.4, [5.0])], 0.01)
+    # a change within the clock's resolution is no change
+    assert _settled([(0.1, [2.0e-7]), (0.2, [1.8e-7])], 0.01)
+    assert not _settled([(0.1, [2.0e-6]), (0.2, [1.8e-6])], 0.01)
 
 
 def test_profile_rounds_accumulates_every_interpreter():

@@ -290,9 +290,11 @@ def test_host_check_predicts_and_measures_each_plan_in_one_window(tmp_path, monk
     checks = src.check([size, speed], window_s=0.01)
     assert len(checks) == 2
     for c, p in zip(checks, (size, speed)):
-        assert c.predicted_s > 0 and c.measured_s == c.profile.total_s > 0
+        assert c.predicted_s > 0 and c.measured_s == pytest.approx(sum(op.seconds for op in c.profile))
+        assert c.measured_whole_s == c.profile.total_s > 0
         assert [op.variant for op in c.profile] == p.choices
         assert c.error == pytest.approx((c.predicted_s - c.measured_s) / c.measured_s)
+        assert c.whole_error == pytest.approx((c.predicted_s - c.measured_whole_s) / c.measured_whole_s)
     other = ap.plan(ap.zoo.load("ds_cnn"))
     with pytest.raises(ap.InvalidArgument, match="one model"):
         src.check([size, other])

@@ -100,16 +100,29 @@ def _cache_dir() -> Path:
 
 @dataclass(frozen=True)
 class PlanCheck:
-    """One plan's predicted and measured host latency, taken in the same window."""
+    """One plan's predicted and measured host latency, taken in the same window.
+
+    ``measured_s`` is the sum of the plan's own op times in its Interpreter.profile (the
+    ops timed where they run in the plan, the same statistic the source predicts them
+    with); ``measured_whole_s`` the plan's whole runs timed in one piece, which also
+    checks that the op times add up (it needs a whole run in a quiet moment, so on a
+    busy machine it is the noisier of the two)."""
 
     predicted_s: float
     measured_s: float
+    measured_whole_s: float
     profile: Profile
 
     @property
     def error(self) -> float:
         """(predicted - measured) / measured."""
         return (self.predicted_s - self.measured_s) / self.measured_s if self.measured_s else 0.0
+
+    @property
+    def whole_error(self) -> float:
+        """(predicted - measured whole run) / measured whole run."""
+        return ((self.predicted_s - self.measured_whole_s) / self.measured_whole_s
+                if self.measured_whole_s else 0.0)
 
 
 class HostLatency(LatencySource):
@@ -308,8 +321,8 @@ class HostLatency(LatencySource):
 
         This source's rank plans and the given plans are profiled together, repeat by
         repeat, so the prediction (the plan's variants' op times from this window) and
-        the measurement (the plan's fastest whole runs, Interpreter.profile's ``total_s``)
-        see the same load. Nothing is written to the cache.
+        the measurement (the plan's Interpreter.profile: the sum of its op times, and its
+        whole runs) see the same load. Nothing is written to the cache.
         """
         from .interpreter import Interpreter
         from .plan import Plan
@@ -330,7 +343,7 @@ class HostLatency(LatencySource):
         result = []
         for plan, profile in zip(plans, profiles[len(ranks):]):
             predicted = sum(times[self._key(k, k.variant(c))] for k, c in zip(plan.kernels, plan.choices))
-            result.append(PlanCheck(float(predicted), profile.total_s, profile))
+            result.append(PlanCheck(float(predicted), profile.ops_total_s, profile.total_s, profile))
         return result
 
     def op_times(self, model: Model, kernels: Sequence[Optional[OpKernel]]) -> List[OpTimes]:

@@ -174,13 +174,18 @@ def profile_together(timed: Sequence, repeats: int) -> List[np.ndarray]:
     return [np.array(r) for r in rows]
 
 
+#: Changes below this many seconds are the clock's resolution (about 10 ns here), not news.
+_CLOCK_S = 5e-8
+
+
 def _settled(history: List[tuple], settle: float) -> bool:
     """Whether the running figures in ``history`` ((elapsed, figures) per round) improved
-    by at most ``settle`` (relative) over the second half of the elapsed time."""
+    by at most ``settle`` (relative, or the clock's resolution) over the second half of
+    the elapsed time."""
     now, latest = history[-1]
     then = next(f for t, f in reversed(history) if t <= now / 2) if history[0][0] <= now / 2 \
         else history[0][1]
-    return all(b <= 0 or (b - a) <= settle * b for a, b in zip(latest, then))
+    return all(b - a <= settle * b + _CLOCK_S for a, b in zip(latest, then))
 
 
 def profile_rounds(interpreters: Sequence, window_s: float, min_rounds: int = 3,
