@@ -145,8 +145,10 @@ def test_budget_below_the_size_plan_says_by_how_much():
 
 def test_speed_plan_over_budget_names_the_ops():
     m = ap.load_tflite(model_path("mlperf_tiny_ic_resnet8_int8"))
+    # a cost model in which the whole-image im2col is the fastest conv (its scratch is big)
+    latency = ap.CostModel("cortex-m4", cycles_per_mac={"CONV_2D:im2col": 3.0})
     with pytest.raises(ap.PlanDoesNotFit) as info:
-        ap.plan(m, mode="speed", budget="52KiB", latency="model:cortex-m4")
+        ap.plan(m, mode="speed", budget="52KiB", latency=latency)
     e = info.value
     assert e.available == 52 * 1024 and e.needed > e.available
     assert "op " in str(e) and "scratch" in str(e)
@@ -300,6 +302,31 @@ def test_host_check_predicts_and_measures_each_plan_in_one_window(tmp_path, monk
         src.check([size, other])
     with pytest.raises(ap.InvalidArgument, match="non-empty"):
         src.check([])
+
+
+def test_cost_model_keys_by_op_type_then_family():
+    m = tiny_model()
+    kernels = PlanContext.build(m).kernels
+    model = ap.CostModel("cortex-m4", cycles_per_mac={"direct": 100.0, "CONV_2D:direct": 1.0,
+                                                     "default": 50.0})
+    profile = model.profile
+    by_type = {k.type: k for k in kernels}
+    conv, dw, soft = by_type["CONV_2D"], by_type["DEPTHWISE_CONV_2D"], by_type["SOFTMAX"]
+    assert profile.per_mac(conv, conv.variant("direct")) == 1.0           # op type and family
+    # a family given bare replaces that family's figures for every op type
+    assert profile.per_mac(dw, dw.variant("direct")) == 100.0
+    assert profile.per_mac(soft, soft.variant("direct")) == 100.0
+    # the rest stays the profile's
+    assert profile.per_mac(soft, soft.variant("exp_cache")) == latency.PROFILES["cortex-m4"].cycles_per_mac["SOFTMAX:exp_cache"]
+    padded = next(v for v in dw.variants if v.name.startswith("padded_rows"))
+    assert profile.per_mac(dw, padded) == latency.PROFILES["cortex-m4"].cycles_per_mac["DEPTHWISE_CONV_2D:padded_rows"]
+    # the calibrated profiles: counted instructions times the core's cycles per instruction
+    for name, counted in (("cortex-m4", "cortex-m4"), ("cortex-m7", "cortex-m7"), ("cortex-m55", "cortex-m4")):
+        p = latency.PROFILES[name]
+        cpi = latency._CYCLES_PER_INSTRUCTION[name]
+        assert p.cycles_per_mac["CONV_2D:im2col"] == pytest.approx(
+            latency._INSTRUCTIONS_PER_MAC[counted]["CONV_2D:im2col"] * cpi, rel=1e-3)
+        assert p.overhead_cycles == pytest.approx(latency._INSTRUCTIONS_PER_OP * cpi)
 
 
 def test_cost_model_coefficients_can_be_overridden():

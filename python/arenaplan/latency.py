@@ -253,7 +253,7 @@ class HostLatency(LatencySource):
         if not speed_probe.at_normal_speed(probe_s, record):
             warnings.warn(f"host latency of {model.name} measured while this machine ran {slow:.2f}x "
                           f"slower than its normal speed (speed probe) for {self.last_window['seconds']:.1f} s; "
-                          f"its figures are likely that much too high", RuntimeWarning, stacklevel=3)
+                          f"its figures may be up to that much too high", RuntimeWarning, stacklevel=3)
         table[probe_key] = min(record, probe_s)
         return [t._profile_result(s.summary()) for t, s in zip(timed, timings)]
 
@@ -410,10 +410,12 @@ class _NodeTimer:
 class TargetProfile:
     """Coefficients of the analytic cost model of one target.
 
-    cycles(op, variant) = overhead_cycles + macs * cycles_per_mac[family]
+    cycles(op, variant) = overhead_cycles + macs * cycles_per_mac[key]
                           + scratch_bytes * cycles_per_scratch_byte
-    where family is the variant family ("direct", "im2col", "gemm_1x1", "padded_rows",
-    "exp_cache", ...), falling back to "default".
+    where key is "<op type>:<variant family>" ("CONV_2D:im2col"), else the family alone
+    ("direct", "im2col", "gemm_1x1", "padded_rows", "exp_cache", ...), else "default".
+    A variant's family is its name without the block-size suffix; its MACs are the
+    multiply-accumulates (elements for element-wise ops and SOFTMAX).
     """
 
     name: str
@@ -427,40 +429,73 @@ class TargetProfile:
         """The variant's name without its block-size suffix ("im2col_rows_12" -> "im2col_rows")."""
         return re.sub(r"_\d+$", "", variant.name)
 
+    def per_mac(self, kernel: OpKernel, variant: Variant) -> float:
+        """Cycles per MAC of ``variant`` of ``kernel``'s op (see the class docstring)."""
+        family = self.family(variant)
+        for key in (f"{kernel.type}:{family}", family, "default"):
+            if key in self.cycles_per_mac:
+                return self.cycles_per_mac[key]
+        raise InvalidArgument(f"cost model {self.name!r} has no 'default' cycles per MAC")
+
     def cycles(self, kernel: OpKernel, variant: Variant) -> float:
-        per_mac = self.cycles_per_mac.get(self.family(variant), self.cycles_per_mac["default"])
+        per_mac = self.per_mac(kernel, variant)
         return (self.overhead_cycles + variant.macs * per_mac
                 + variant.scratch_bytes * self.cycles_per_scratch_byte)
 
 
-# Coefficients: starting estimates for int8 kernels written in portable C compiled for
-# each core (no hand-written DSP/Helium code), from the cores' published pipelines:
-# the M4 and M7 have single-cycle 32-bit multiply-accumulate and a dual 16-bit SMLAD
-# that a compiler uses in blocked GEMM loops (about 2 MACs per cycle at best, with
-# loads and requantisation ~1.5 cycles per MAC in practice), while a direct conv
-# pays per-tap address arithmetic and bounds checks (~4-6 cycles per MAC); the M7's
-# dual issue halves the per-element costs. The M55 row assumes the same C code without
-# Helium vectorisation. They are meant to rank variants, and are to be replaced by
-# measurements (TableLatency) or calibrated against instruction counts under emulation.
+# Coefficients: what each core executes, measured; how fast it executes it, estimated.
+#
+# Measured: instructions per MAC (per element for ADD and SOFTMAX) of this project's
+# portable C kernels (csrc/runtime, arm-none-eabi-gcc -O2, no hand-written DSP or
+# Helium code), per op type and variant family, counted by benchmarks/calibrate_cortex_m.py
+# (results/calibrate_cortex_m.json): one-op models at two sizes, exported, built with
+# the firmware harness and run under qemu-system-arm -icount (one SysTick tick per 40
+# instructions); the slope between the two sizes is the figure below, the intercepts
+# (call, set-up, per-op constants) are ~800-3,500 instructions, about 1,500 typically.
+# The im2col rows variants cost the same instructions whatever their block size (within
+# 0.1 %) and the padded-row depthwise ones within 5 %: the scratch buffer costs nothing
+# by itself (its filling is in the per-MAC figure), so cycles_per_scratch_byte is 0 and
+# ties go to the smaller scratch.
+#   Not measured (no one-op model builder for them yet): MUL, MAX_POOL_2D, MEAN,
+#   QUANTIZE, DEQUANTIZE, CONCATENATION, PAD ("default", set between the pooling and the
+#   element-wise figures); a 1x1 CONV_2D "direct" measured 8.2 instructions per MAC
+#   against 6.4 for 3x3, the figure used for both.
+# Estimated: cycles per instruction. Cortex-M4: single issue, loads 2 cycles unless
+# pipelined back to back, taken branches 1 + 2 refill; these loops are about a third
+# loads, so ~1.3. Cortex-M7: dual issue, ~1.45x the M4's work per clock on CoreMark
+# (about 5.0 against 3.4 per MHz) for the same instructions, so ~0.9. Cortex-M55 (the
+# scalar pipeline; the kernels do not use Helium): ~1.1, between the two, with the
+# M4's instruction counts (no QEMU Cortex-M55 build in the harness). A board's own
+# figures (TableLatency) replace all of this.
+_INSTRUCTIONS_PER_MAC = {
+    "cortex-m4": {"CONV_2D:direct": 6.41, "CONV_2D:im2col": 4.29, "CONV_2D:im2col_rows": 4.29,
+                  "CONV_2D:gemm_1x1": 6.14, "DEPTHWISE_CONV_2D:direct": 18.5,
+                  "DEPTHWISE_CONV_2D:padded_rows": 19.6, "FULLY_CONNECTED:direct": 11.0,
+                  "AVERAGE_POOL_2D:direct": 6.9, "ADD:direct": 129.0, "SOFTMAX:direct": 458.0,
+                  "SOFTMAX:exp_cache": 267.0, "default": 20.0},
+    "cortex-m7": {"CONV_2D:direct": 6.37, "CONV_2D:im2col": 4.40, "CONV_2D:im2col_rows": 4.41,
+                  "CONV_2D:gemm_1x1": 6.28, "DEPTHWISE_CONV_2D:direct": 18.0,
+                  "DEPTHWISE_CONV_2D:padded_rows": 24.8, "FULLY_CONNECTED:direct": 11.0,
+                  "AVERAGE_POOL_2D:direct": 6.9, "ADD:direct": 133.0, "SOFTMAX:direct": 464.0,
+                  "SOFTMAX:exp_cache": 270.0, "default": 20.0},
+}
+_INSTRUCTIONS_PER_OP = 1500.0
+_CYCLES_PER_INSTRUCTION = {"cortex-m4": 1.3, "cortex-m7": 0.9, "cortex-m55": 1.1}
+
+
+def _calibrated(name: str, clock_hz: float, counted_on: str) -> TargetProfile:
+    cpi = _CYCLES_PER_INSTRUCTION[name]
+    return TargetProfile(
+        name, clock_hz, {k: round(v * cpi, 3) for k, v in _INSTRUCTIONS_PER_MAC[counted_on].items()},
+        cycles_per_scratch_byte=0.0, overhead_cycles=_INSTRUCTIONS_PER_OP * cpi,
+        source=f"instructions counted under QEMU ({counted_on} build) x {cpi} cycles per "
+               f"instruction (estimated)")
+
+
 PROFILES: Dict[str, TargetProfile] = {
-    "cortex-m4": TargetProfile(
-        "cortex-m4", 168e6,
-        {"direct": 5.0, "im2col": 1.6, "im2col_rows": 1.7, "gemm_1x1": 1.5, "padded_rows": 3.0,
-         "exp_cache": 20.0, "row_sums": 2.0, "default": 4.0},
-        cycles_per_scratch_byte=1.0, overhead_cycles=400.0,
-        source="estimates for compiled C on an in-order single-issue core with SMLAD"),
-    "cortex-m7": TargetProfile(
-        "cortex-m7", 480e6,
-        {"direct": 3.0, "im2col": 0.9, "im2col_rows": 1.0, "gemm_1x1": 0.85, "padded_rows": 1.8,
-         "exp_cache": 12.0, "row_sums": 1.2, "default": 2.5},
-        cycles_per_scratch_byte=0.6, overhead_cycles=300.0,
-        source="estimates for compiled C on a dual-issue core with SMLAD"),
-    "cortex-m55": TargetProfile(
-        "cortex-m55", 160e6,
-        {"direct": 3.5, "im2col": 1.1, "im2col_rows": 1.2, "gemm_1x1": 1.0, "padded_rows": 2.0,
-         "exp_cache": 15.0, "row_sums": 1.5, "default": 3.0},
-        cycles_per_scratch_byte=0.7, overhead_cycles=300.0,
-        source="estimates for compiled C without Helium vectorisation"),
+    "cortex-m4": _calibrated("cortex-m4", 168e6, "cortex-m4"),
+    "cortex-m7": _calibrated("cortex-m7", 480e6, "cortex-m7"),
+    "cortex-m55": _calibrated("cortex-m55", 160e6, "cortex-m4"),
 }
 
 
@@ -479,7 +514,12 @@ class CostModel(LatencySource):
             if unknown:
                 raise InvalidArgument(f"unknown cost model coefficient(s) {sorted(unknown)}")
             if "cycles_per_mac" in overrides:
-                overrides["cycles_per_mac"] = {**profile.cycles_per_mac, **dict(overrides["cycles_per_mac"])}
+                given = dict(overrides["cycles_per_mac"])
+                # a bare family ("direct") given replaces that family for every op type
+                families = {k for k in given if ":" not in k}
+                base = {k: v for k, v in profile.cycles_per_mac.items()
+                        if k.split(":", 1)[-1] not in families or ":" not in k}
+                overrides["cycles_per_mac"] = {**base, **given}
             profile = replace(profile, **overrides)
         if not profile.clock_hz > 0:
             raise InvalidArgument(f"clock_hz must be > 0, got {profile.clock_hz}")
