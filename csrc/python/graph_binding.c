@@ -437,7 +437,48 @@ static double ap_py_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* profile(pools, repeats) -> [[seconds of node 0..n-1] for each repeat] */
+enum { AP_PY_EMPTY_CALLS = 8 };
+
+/* One profiled repeat: every node timed on its own, then the whole graph timed once, then
+   an empty timed call (nodes [0, 0); the fastest of AP_PY_EMPTY_CALLS), all under the same
+   load. Each node's sample also holds
+   what the empty call measures (two clock reads and one call into the executor), so that is
+   what a node's own time is net of; the whole run holds it once. Writes n + 2 seconds.
+   warm: run the graph once, untimed, first, so that the timed runs find the caches as the
+   graph's previous run leaves them (as back-to-back runs do), not as another graph did. */
+static ap_status ap_py_graph_profile_once(const ap_graph *graph, void *const *bases,
+                                          uint32_t pool_count, int warm, double *row,
+                                          ap_error *error)
+{
+    uint32_t n = graph->node_count;
+    ap_status status = AP_OK;
+    if (warm) {
+        status = ap_graph_invoke_range(graph, 0, n, bases, pool_count, error);
+    }
+    for (uint32_t k = 0; k < n && status == AP_OK; k++) {
+        double t0 = ap_py_now();
+        status = ap_graph_invoke_range(graph, k, k + 1, bases, pool_count, error);
+        row[k] = ap_py_now() - t0;
+    }
+    if (status == AP_OK) {
+        double t0 = ap_py_now();
+        status = ap_graph_invoke_range(graph, 0, n, bases, pool_count, error);
+        row[n] = ap_py_now() - t0;
+    }
+    /* the fastest of a few empty calls: one of them may be the one the scheduler
+       interrupts, and this figure is subtracted from every other */
+    row[n + 1] = 1e300;
+    for (int i = 0; i < AP_PY_EMPTY_CALLS && status == AP_OK; i++) {
+        double t0 = ap_py_now();
+        status = ap_graph_invoke_range(graph, 0, 0, bases, pool_count, error);
+        double t = ap_py_now() - t0;
+        row[n + 1] = t < row[n + 1] ? t : row[n + 1];
+    }
+    return status;
+}
+
+/* profile(pools, repeats) -> one row per repeat:
+   [seconds of node 0, ..., node n-1, seconds of the whole graph, seconds of an empty call] */
 static PyObject *ap_py_graph_profile(ap_py_graph *self, PyObject *args)
 {
     PyObject *pools_obj;
@@ -449,8 +490,8 @@ static PyObject *ap_py_graph_profile(ap_py_graph *self, PyObject *args)
         PyErr_Format(PyExc_ValueError, "repeats must be in [1, 100000], got %d", repeats);
         return NULL;
     }
-    uint32_t n = self->graph.node_count;
-    double *times = PyMem_Calloc((size_t)repeats * n + 1, sizeof(double));
+    uint32_t width = self->graph.node_count + 2;
+    double *times = PyMem_Calloc((size_t)repeats * width, sizeof(double));
     if (times == NULL) {
         return PyErr_NoMemory();
     }
@@ -465,11 +506,8 @@ static PyObject *ap_py_graph_profile(ap_py_graph *self, PyObject *args)
     ap_status status = AP_OK;
     Py_BEGIN_ALLOW_THREADS
     for (int r = 0; r < repeats && status == AP_OK; r++) {
-        for (uint32_t k = 0; k < n && status == AP_OK; k++) {
-            double t0 = ap_py_now();
-            status = ap_graph_invoke_range(&self->graph, k, k + 1, bases, self->pool_count, &error);
-            times[(size_t)r * n + k] = ap_py_now() - t0;
-        }
+        status = ap_py_graph_profile_once(&self->graph, bases, self->pool_count, 0,
+                                          times + (size_t)r * width, &error);
     }
     Py_END_ALLOW_THREADS
     for (uint32_t i = 0; i < self->pool_count; i++) {
@@ -481,17 +519,143 @@ static PyObject *ap_py_graph_profile(ap_py_graph *self, PyObject *args)
     }
     PyObject *result = PyList_New(repeats);
     for (int r = 0; result != NULL && r < repeats; r++) {
-        PyObject *row = PyList_New(n);
+        PyObject *row = PyList_New(width);
         if (row == NULL) {
             Py_CLEAR(result);
             break;
         }
-        for (uint32_t k = 0; k < n; k++) {
-            PyList_SET_ITEM(row, k, PyFloat_FromDouble(times[(size_t)r * n + k]));
-        }
         PyList_SET_ITEM(result, r, row);
+        for (uint32_t k = 0; k < width; k++) {
+            PyObject *value = PyFloat_FromDouble(times[(size_t)r * width + k]);
+            if (value == NULL) {
+                Py_CLEAR(result);
+                break;
+            }
+            PyList_SET_ITEM(row, k, value);
+        }
     }
     PyMem_Free(times);
+    return result;
+}
+
+/* profile_together([(graph, pools), ...], repeats) -> [rows of each graph, as profile gives]
+   Each repeat profiles every graph once, in turn, after an untimed warm-up run of it (see
+   ap_py_graph_profile_once), so all of them sample the same moments of the machine, a
+   repeat apart, not a call apart. */
+static PyObject *ap_py_graph_profile_together(PyObject *cls, PyObject *args)
+{
+    (void)cls;
+    PyObject *items_obj;
+    int repeats;
+    if (!PyArg_ParseTuple(args, "Oi", &items_obj, &repeats)) {
+        return NULL;
+    }
+    if (repeats < 1 || repeats > 100000) {
+        PyErr_Format(PyExc_ValueError, "repeats must be in [1, 100000], got %d", repeats);
+        return NULL;
+    }
+    PyObject *items = PySequence_Fast(items_obj, "profile_together takes a sequence of (graph, pools)");
+    if (items == NULL) {
+        return NULL;
+    }
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(items);
+    if (count < 1 || count > 256) {
+        Py_DECREF(items);
+        PyErr_Format(PyExc_ValueError, "profile_together takes 1 to 256 graphs, got %zd", count);
+        return NULL;
+    }
+    ap_py_graph **graphs = PyMem_Calloc((size_t)count, sizeof(ap_py_graph *));
+    size_t *row_at = PyMem_Calloc((size_t)count + 1, sizeof(size_t));
+    Py_buffer *views = PyMem_Calloc((size_t)count * 64, sizeof(Py_buffer));
+    void **bases = PyMem_Calloc((size_t)count * 64, sizeof(void *));
+    double *times = NULL;
+    PyObject *result = NULL;
+    Py_ssize_t bound = 0;
+    if (graphs == NULL || row_at == NULL || views == NULL || bases == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t g = 0; g < count; g++) {
+        PyObject *graph, *pools;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(items, g), "O!O;each item is (graph, pools)",
+                              &ap_py_graph_type, &graph, &pools)) {
+            goto done;
+        }
+        if (ap_py_graph_bind((ap_py_graph *)graph, pools, views + g * 64, bases + g * 64) != 0) {
+            goto done;
+        }
+        /* held for the call: the list may change while the GIL is released */
+        Py_INCREF(graph);
+        graphs[g] = (ap_py_graph *)graph;
+        bound = g + 1;
+        /* every repeat of graph g: its node count + 2 seconds */
+        size_t width = (size_t)graphs[g]->graph.node_count + 2;
+        if (width > (SIZE_MAX / sizeof(double) - row_at[g]) / (size_t)repeats) {
+            PyErr_SetString(PyExc_OverflowError, "profile_together: too many timings");
+            goto done;
+        }
+        row_at[g + 1] = row_at[g] + width * (size_t)repeats;
+    }
+    times = PyMem_Calloc(row_at[count] + 1, sizeof(double));
+    if (times == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    ap_error error;
+    ap_error_clear(&error);
+    ap_status status = AP_OK;
+    Py_BEGIN_ALLOW_THREADS
+    for (int r = 0; r < repeats && status == AP_OK; r++) {
+        for (Py_ssize_t g = 0; g < count && status == AP_OK; g++) {
+            size_t width = (size_t)graphs[g]->graph.node_count + 2;
+            status = ap_py_graph_profile_once(&graphs[g]->graph, bases + g * 64, graphs[g]->pool_count,
+                                              1, times + row_at[g] + (size_t)r * width, &error);
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (status != AP_OK) {
+        ap_py_raise(status, &error);
+        goto done;
+    }
+    result = PyList_New(count);
+    for (Py_ssize_t g = 0; result != NULL && g < count; g++) {
+        size_t width = (size_t)graphs[g]->graph.node_count + 2;
+        PyObject *rows = PyList_New(repeats);
+        if (rows == NULL) {
+            Py_CLEAR(result);
+            break;
+        }
+        PyList_SET_ITEM(result, g, rows);
+        for (int r = 0; result != NULL && r < repeats; r++) {
+            PyObject *row = PyList_New((Py_ssize_t)width);
+            if (row == NULL) {
+                Py_CLEAR(result);
+                break;
+            }
+            PyList_SET_ITEM(rows, r, row);
+            for (size_t k = 0; k < width; k++) {
+                PyObject *value = PyFloat_FromDouble(times[row_at[g] + (size_t)r * width + k]);
+                if (value == NULL) {
+                    Py_CLEAR(result);
+                    break;
+                }
+                PyList_SET_ITEM(row, (Py_ssize_t)k, value);
+            }
+        }
+    }
+done:
+    for (Py_ssize_t g = 0; g < bound; g++) {
+        for (uint32_t i = 0; i < graphs[g]->pool_count; i++) {
+            PyBuffer_Release(&views[g * 64 + i]);
+        }
+        Py_DECREF(graphs[g]);
+    }
+    PyMem_Free(times);
+    PyMem_Free(bases);
+    PyMem_Free(views);
+    PyMem_Free(row_at);
+    PyMem_Free(graphs);
+    Py_DECREF(items);
     return result;
 }
 
@@ -510,7 +674,10 @@ static PyMethodDef ap_py_graph_methods[] = {
     {"run", (PyCFunction)ap_py_graph_run, METH_VARARGS,
      "run(pools, [inputs], [outputs]) -> None: copy in, invoke, copy out, in one call"},
     {"profile", (PyCFunction)ap_py_graph_profile, METH_VARARGS,
-     "profile(pools, repeats) -> [[seconds per node] per repeat]"},
+     "profile(pools, repeats) -> per repeat [seconds per node..., whole graph, empty call]"},
+    {"profile_together", (PyCFunction)ap_py_graph_profile_together, METH_VARARGS | METH_STATIC,
+     "profile_together([(graph, pools), ...], repeats) -> per graph its profile rows; each "
+     "repeat profiles every graph in turn"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -12,7 +12,7 @@ from .errors import (ArenaplanError, InvalidArgument, InvalidPlan, ModelError, P
                      SizeOverflow, UnsupportedModel)
 from .importers import load_tflite, parse_tflite
 from .model import Model, Operator, Quantization, Tensor
-from .interpreter import Interpreter, OpProfile
+from .interpreter import Interpreter, OpProfile, Profile
 from .plan import MODES, BufferRecord, Plan, plan
 from .latency import CostModel, HostLatency, LatencySource, TableLatency
 from .tradeoffs import Frontier, FrontierPoint, Gain, MultiPlan, frontier
@@ -24,7 +24,7 @@ __version__ = "0.1.0"
 __all__ = [
     "ArenaplanError", "BufferPlan", "CostModel", "Frontier", "FrontierPoint", "Gain", "HostLatency",
     "LatencySource", "MultiPlan", "Pool", "TableLatency", "Target", "frontier", "BufferRecord", "Interpreter", "InvalidArgument", "MODES",
-    "OpProfile", "kernels", "InvalidPlan", "Model",
+    "OpProfile", "Profile", "kernels", "InvalidPlan", "Model",
     "ModelError", "Operator", "Plan", "PlanDoesNotFit", "Quantization", "STRATEGIES", "SizeOverflow",
     "Tensor", "UnsupportedModel", "errors", "targets", "format_bytes", "lifetimes", "load_tflite",
     "lower_bound", "parse_bytes", "parse_tflite", "plan", "plan_buffers", "zoo",

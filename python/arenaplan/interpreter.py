@@ -11,7 +11,6 @@ Lite resets them), carried from one ``run`` to the next, and reset by ``reset_st
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Dict, List, Mapping, Sequence, Union
 
 import numpy as np
@@ -19,22 +18,12 @@ import numpy as np
 from .graph import core_graph
 from .errors import InvalidArgument, UnsupportedModel
 from .plan import Plan
+from .profiling import OpProfile, Profile, Summary, summarise
 from .state import fill_state
 
-__all__ = ["Interpreter", "OpProfile"]
+__all__ = ["Interpreter", "OpProfile", "Profile"]
 
 _ARENA_ALIGNMENT = 64
-
-
-@dataclass(frozen=True)
-class OpProfile:
-    """Measured time of one op: the median over repeats."""
-
-    index: int
-    type: str
-    variant: str
-    seconds: float
-    scratch_bytes: int
 
 
 class Interpreter:
@@ -145,19 +134,36 @@ class Interpreter:
             outs = self._read_outputs()
         return outs[0] if len(outs) == 1 else outs
 
-    def profile(self, repeats: int = 20, x: Union[np.ndarray, None] = None) -> List[OpProfile]:
-        """Median time of every op over ``repeats`` runs (timed inside C, op by op)."""
+    def profile(self, repeats: int = 20, x: Union[np.ndarray, None] = None) -> Profile:
+        """Time every op, and the whole graph, over ``repeats`` runs (timed inside C).
+
+        Returns a Profile: one OpProfile per op (``seconds``: its fastest runs, the 1st
+        percentile of the repeats, which is the fastest one below 200 repeats;
+        ``median_s``: its median), and the whole run's ``total_s`` (fastest runs) and
+        ``total_median_s``; every figure is net of the timer's own cost (see
+        arenaplan.profiling).
+        """
         if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
             raise InvalidArgument(f"repeats must be a positive integer, got {repeats!r}")
+        if repeats > 100000:
+            raise InvalidArgument(f"repeats must be at most 100000, got {repeats}")
         if x is not None:
             self._write_inputs(x)
-        rows = np.array(self._graph.profile(self._pools, int(repeats)))
-        medians = np.median(rows, axis=0)
-        result = []
-        for kernel, choice, seconds in zip(self.plan.kernels, self.plan.choices, medians):
+        return self._profile_result(summarise(np.array(self._graph.profile(self._pools, int(repeats)))))
+
+    # --- profiling several interpreters together (arenaplan.profiling) ------------------
+    def _profile_handle(self) -> tuple:
+        """(graph, pools): what ``_core.Graph.profile_together`` takes for this plan."""
+        return self._graph, self._pools
+
+    def _profile_result(self, s: Summary) -> Profile:
+        """The Profile of this plan's timing statistics."""
+        ops = []
+        for kernel, choice, fastest, median in zip(self.plan.kernels, self.plan.choices,
+                                                    s.op_s, s.op_median_s):
             scratch = sum(b.size for b in self.plan.buffers if b.kind == "scratch" and b.op == kernel.index)
-            result.append(OpProfile(kernel.index, kernel.type, choice, float(seconds), scratch))
-        return result
+            ops.append(OpProfile(kernel.index, kernel.type, choice, float(fastest), scratch, float(median)))
+        return Profile(ops, s.total_s, s.total_median_s, s.timer_s, s.repeats)
 
     def __repr__(self) -> str:
         return f"Interpreter({self.plan!r})"

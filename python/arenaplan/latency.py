@@ -4,8 +4,9 @@ One interface, three implementations:
 
 * ``HostLatency``  runs every variant of every op on this machine with the op's real
   shapes inside the whole model (one profiled plan per variant rank, random inputs,
-  the median of many runs), cached on disk by kernel, variant, shapes and a CPU
-  fingerprint, so the second call is instant;
+  the plans profiled together, repeat by repeat; the fastest runs (1st percentile),
+  net of the timer's cost), cached on disk by kernel, variant, shapes and a CPU fingerprint, so the second
+  call is instant;
 * ``CostModel``    an analytic model of a target profile (cycles per MAC for each
   variant family, cycles per byte of scratch traffic, a per-op overhead, the clock),
   so a Cortex-M answer needs no board;
@@ -24,20 +25,21 @@ import math
 import os
 import platform
 import re
-import statistics
 import time
+import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
-from . import _core
+from . import _core, speed_probe
 from .errors import InvalidArgument
 from .lowering import OpKernel, Variant
 from .model import Model
+from .profiling import OpProfile, Profile, Summary, Timings, profile_rounds, summarise
 
-__all__ = ["LatencySource", "HostLatency", "CostModel", "TableLatency", "TargetProfile",
+__all__ = ["LatencySource", "HostLatency", "PlanCheck", "CostModel", "TableLatency", "TargetProfile",
            "PROFILES", "resolve", "layer_signature"]
 
 #: Per op: variant name -> seconds.
@@ -63,6 +65,11 @@ def layer_signature(kernel: OpKernel) -> str:
 
 
 # --- host measurement ------------------------------------------------------------------
+#: The measurement method, part of every cache key: in the whole model, the rank plans
+#: profiled together repeat by repeat, the 1st percentile net of the timed empty call.
+_METHOD = "in-graph, together repeat by repeat, 1st percentile net of the timer, v3"
+
+
 def _cpu_fingerprint() -> str:
     """CPU model, SIMD level and a hash of the compiled core: a rebuilt kernel is re-measured."""
     model = platform.processor() or platform.machine()
@@ -79,8 +86,8 @@ def _cpu_fingerprint() -> str:
         build = hashlib.sha256(Path(_core.__file__).read_bytes()).hexdigest()[:16]
     except (OSError, AttributeError):
         build = "unknown"
-    # "in-graph": how the figures were taken; another method's figures are not reused
-    return f"{model}|{platform.machine()}|simd{level}|core {build}|in-graph"
+    # how the figures were taken: another method's figures are not reused
+    return f"{model}|{platform.machine()}|simd{level}|core {build}|{_METHOD}"
 
 
 def _cache_dir() -> Path:
@@ -91,12 +98,50 @@ def _cache_dir() -> Path:
     return Path(base) / "arenaplan"
 
 
+@dataclass(frozen=True)
+class PlanCheck:
+    """One plan's predicted and measured host latency, taken in the same window.
+
+    ``measured_s`` is the sum of the plan's own op times in its Interpreter.profile (the
+    ops timed where they run in the plan, the same statistic the source predicts them
+    with); ``measured_whole_s`` the plan's whole runs timed in one piece, which also
+    checks that the op times add up (it needs a whole run in a quiet moment, so on a
+    busy machine it is the noisier of the two)."""
+
+    predicted_s: float
+    measured_s: float
+    measured_whole_s: float
+    profile: Profile
+
+    @property
+    def error(self) -> float:
+        """(predicted - measured) / measured."""
+        return (self.predicted_s - self.measured_s) / self.measured_s if self.measured_s else 0.0
+
+    @property
+    def whole_error(self) -> float:
+        """(predicted - measured whole run) / measured whole run."""
+        return ((self.predicted_s - self.measured_whole_s) / self.measured_whole_s
+                if self.measured_whole_s else 0.0)
+
+
 class HostLatency(LatencySource):
-    """Runs each (op, variant) on this machine; medians, cached on disk.
+    """Runs each (op, variant) on this machine, inside the whole model; cached on disk.
+
+    Every op's time is its fastest runs (the 1st percentile of its repeats) net of the
+    timer's own cost (see arenaplan.profiling): on a shared machine whose speed flips
+    with the load of other tenants, that is the op's own cost, and it is what
+    ``Interpreter.profile`` reports as ``seconds`` and ``total_s``. The plans that carry
+    the variants are profiled together, repeat by repeat, for ``window_s`` or longer
+    (until the figures settle and the speed probe has run at this machine's normal
+    speed, at most four times the window), so all of them sample the same moments.
 
     Args:
-        repeats: timed samples per variant (each sample repeats the kernel until it
-            lasts ``min_sample_s``); the median is kept.
+        repeats: at least this many rounds.
+        min_sample_s: each round lasts about this long per plan.
+        window_s: the least time spent measuring (per model).
+        max_window_s: the most time spent measuring (per model) while the figures are
+            still improving or the machine runs slower than its normal speed.
         cache: read and write the on-disk cache (``$ARENAPLAN_CACHE_DIR`` or
             ``~/.cache/arenaplan``).
         progress: show a progress bar while measuring (tqdm), None = when a terminal.
@@ -105,14 +150,24 @@ class HostLatency(LatencySource):
     name = "host"
 
     def __init__(self, repeats: int = 5, min_sample_s: float = 0.002, cache: bool = True,
-                 progress: Optional[bool] = None) -> None:
+                 progress: Optional[bool] = None, window_s: float = 1.0,
+                 max_window_s: float = 6.0) -> None:
         if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
             raise InvalidArgument(f"repeats must be a positive integer, got {repeats!r}")
+        for what, value in (("min_sample_s", min_sample_s), ("window_s", window_s),
+                            ("max_window_s", max_window_s)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                    or not math.isfinite(value) or value < 0:
+                raise InvalidArgument(f"{what} must be a non-negative number of seconds, got {value!r}")
         self.repeats = repeats
         self.min_sample_s = float(min_sample_s)
+        self.window_s = float(window_s)
+        self.max_window_s = float(max_window_s)
+        #: The last measuring window: seconds spent, the speed probe against its record.
+        self.last_window: Optional[Dict[str, float]] = None
         self.cache = cache
         self.progress = progress
-        self._memory: Dict[str, float] = {}
+        self._memory: Optional[Dict[str, float]] = None   # the cache, once read
         self._fingerprint = _cpu_fingerprint()
 
     def _key(self, kernel: OpKernel, variant: Variant) -> str:
@@ -127,7 +182,9 @@ class HostLatency(LatencySource):
             return {}
         try:
             data = json.loads(self._cache_file().read_text())
-            return {k: float(v) for k, v in data.items() if isinstance(v, (int, float)) and v > 0}
+            # zero is a real figure: an aliased RESHAPE costs less than the clock's jitter
+            return {k: float(v) for k, v in data.items()
+                    if isinstance(v, (int, float)) and math.isfinite(v) and v >= 0}
         except (OSError, ValueError, AttributeError):
             return {}
 
@@ -143,10 +200,170 @@ class HostLatency(LatencySource):
         except OSError:
             pass  # a read-only home only costs re-measuring
 
-    def measure(self, model: Model, kernel: OpKernel, variant: Variant) -> float:
-        """Median seconds of one run of ``variant`` on random inputs of the op's shapes,
-        timed inside C as the Interpreter's profile is (a one-node graph)."""
+    def _table(self) -> Dict[str, float]:
+        if self._memory is None:
+            self._memory = self._load()
+        return self._memory
+
+    def _rounds(self, timed: Sequence, model: Model, x: Optional[list],
+                window_s: Optional[float] = None) -> List[Profile]:
+        """The Profile of each of ``timed``, profiled together over rounds, with a bar.
+
+        The speed probe runs in every round too; the rounds go on (up to
+        ``max_window_s``) until it has run at its recorded speed, so the window holds a
+        stretch of this machine's normal speed (see arenaplan.speed_probe). When it has
+        not, the figures are kept but a warning says how much slower the machine ran.
+        ``last_window`` records the seconds spent and the probe's speed against its
+        record (1.0: normal).
+        """
+        show = self.progress if self.progress is not None else os.isatty(2)
+        bar = None
+        if show:
+            try:
+                from tqdm import tqdm
+                bar = tqdm(desc=f"measuring {model.name}", unit="round", leave=False)
+            except ImportError:  # pragma: no cover - tqdm is a dependency
+                bar = None
+
+        def tick(done: int, total: int) -> None:
+            if bar is not None:
+                bar.total = total
+                bar.update(done - bar.n)
+
+        table = self._table()
+        probe_key = f"speed probe|{self._fingerprint}"
+        record = table.get(probe_key, math.inf)
+        probe, probe_x = speed_probe.probe()
+
+        def ready(timings: List[Timings]) -> bool:
+            return speed_probe.at_normal_speed(speed_probe.speed_of(timings[-1]), record)
+
+        window = self.window_s if window_s is None else window_s
+        start = time.perf_counter()
+        try:
+            timings = profile_rounds(list(timed) + [probe], window, self.repeats, self.min_sample_s,
+                                     x=list(x or [None] * len(timed)) + [probe_x], progress=tick,
+                                     ready=ready, max_window_s=max(self.max_window_s, window))
+        finally:
+            if bar is not None:
+                bar.close()
+        probe_s = speed_probe.speed_of(timings[-1])
+        slow = probe_s / record if math.isfinite(record) and record > 0 else 1.0
+        self.last_window = {"seconds": time.perf_counter() - start, "probe_vs_record": slow}
+        if not speed_probe.at_normal_speed(probe_s, record):
+            warnings.warn(f"host latency of {model.name} measured while this machine ran {slow:.2f}x "
+                          f"slower than its normal speed (speed probe) for {self.last_window['seconds']:.1f} s; "
+                          f"its figures may be up to that much too high", RuntimeWarning, stacklevel=3)
+        table[probe_key] = min(record, probe_s)
+        return [t._profile_result(s.summary()) for t, s in zip(timed, timings)]
+
+    def measure_isolated(self, model: Model, todo: Sequence[tuple]) -> Dict[str, float]:
+        """Seconds of each (kernel, variant) in ``todo``, each on its own one-node graph
+        (random inputs of the op's shapes), profiled together. For models with
+        ops that have no kernel, where the whole model cannot run."""
+        timed = [_NodeTimer(model, k, v) for k, v in todo]
+        return {self._key(k, v): best[0].seconds
+                for (k, v), best in zip(todo, self._rounds(timed, model, None))}
+
+    def _rank_plans(self, model: Model, kernels: Sequence[OpKernel]) -> tuple:
+        """The variant of every op in each rank plan (every op runs its j-th variant, or
+        its last when it has fewer), their Interpreters, and random inputs."""
+        from .interpreter import Interpreter
+        from .plan import PlanContext
+
+        ctx = PlanContext.build(model, latency=None)
+        # Time the very kernels (and prepared weights) the plans will run: where weights
+        # sit in memory moves some layers' times by tens of percent.
+        ctx.kernels = list(kernels)
         rng = np.random.default_rng(0)
+        x = []
+        for t in model.inputs:
+            tensor = model.tensors[t]
+            if tensor.dtype == "float32":
+                x.append(rng.standard_normal(tensor.shape).astype(np.float32))
+            else:
+                info = np.iinfo(np.dtype(tensor.dtype))
+                x.append(rng.integers(info.min, info.max, size=tensor.shape, dtype=np.dtype(tensor.dtype)))
+        ranks = max(len(k.variants) for k in ctx.kernels)
+        chosen = [[k.variants[min(j, len(k.variants) - 1)] for k in ctx.kernels] for j in range(ranks)]
+        # placed as the plans themselves are (the default strategy): the size plan is the
+        # first rank plan, byte for byte, and no placement effect hides in the prediction
+        interpreters = [Interpreter(ctx.make(c, "size", with_greedy=False)) for c in chosen]
+        return chosen, interpreters, x
+
+    def _times_of(self, kernels: Sequence[OpKernel], chosen: Sequence[Sequence[Variant]],
+                  profiles: Sequence[Profile]) -> Dict[str, float]:
+        """Cache entries from the rank plans' profiles. A variant is read from its own
+        rank only (the j-th variant from plan j), though an op with fewer variants runs
+        its last one in the later plans as well: the fastest of more samples would be
+        lower than a plan's own figure, which has the samples of one plan."""
+        found: Dict[str, float] = {}
+        for j, (variants, best) in enumerate(zip(chosen, profiles)):
+            for record, kernel, variant in zip(best, kernels, variants):
+                if j < len(kernel.variants):
+                    found[self._key(kernel, kernel.variant(variant.name))] = record.seconds
+        return found
+
+    def measure_in_graph(self, model: Model, kernels: Sequence[Optional[OpKernel]]) -> Dict[str, float]:
+        """Seconds of every (op, variant), timed where it runs: inside the whole model.
+
+        One plan per variant rank (every op runs its j-th variant, or its last when it has
+        fewer) is profiled by the Interpreter, the plans together, repeat by repeat, so
+        each op sees the cache its neighbours leave behind, as it will in any plan, and
+        every plan sees the same stretch of the machine's load. Needs every op to have a
+        kernel.
+        """
+        chosen, interpreters, x = self._rank_plans(model, kernels)
+        return self._times_of(kernels, chosen, self._rounds(interpreters, model, [x] * len(chosen)))
+
+    def check(self, plans: Sequence, window_s: Optional[float] = None) -> List["PlanCheck"]:
+        """Predicted against measured latency of ``plans`` (of one model), side by side.
+
+        This source's rank plans and the given plans are profiled together, repeat by
+        repeat, so the prediction (the plan's variants' op times from this window) and
+        the measurement (the plan's Interpreter.profile: the sum of its op times, and its
+        whole runs) see the same load. Nothing is written to the cache.
+        """
+        from .interpreter import Interpreter
+        from .plan import Plan
+
+        plans = list(plans)
+        if not plans or not all(isinstance(p, Plan) for p in plans):
+            raise InvalidArgument("check needs a non-empty list of arenaplan.Plan")
+        model = plans[0].model
+        if any(p.model.digest != model.digest for p in plans):
+            raise InvalidArgument("check compares plans of one model; these plans are of several")
+        kernels = plans[0].kernels
+        if kernels is None or any(k is None for k in kernels):
+            raise InvalidArgument(f"{model.name} has ops without kernels: its plans cannot run here")
+        chosen, ranks, x = self._rank_plans(model, kernels)
+        runs = [Interpreter(p) for p in plans]
+        profiles = self._rounds(ranks + runs, model, [x] * (len(ranks) + len(runs)), window_s)
+        times = self._times_of(kernels, chosen, profiles[:len(ranks)])
+        result = []
+        for plan, profile in zip(plans, profiles[len(ranks):]):
+            predicted = sum(times[self._key(k, k.variant(c))] for k, c in zip(plan.kernels, plan.choices))
+            result.append(PlanCheck(float(predicted), profile.ops_total_s, profile.total_s, profile))
+        return result
+
+    def op_times(self, model: Model, kernels: Sequence[Optional[OpKernel]]) -> List[OpTimes]:
+        table = self._table()
+        todo = [(k, v) for k in kernels if k is not None for v in k.variants
+                if self._key(k, v) not in table]
+        if todo:
+            if all(k is not None for k in kernels):
+                table.update(self.measure_in_graph(model, kernels))
+            else:
+                table.update(self.measure_isolated(model, todo))
+            self._save(table)
+        return [{} if k is None else {v.name: table[self._key(k, v)] for v in k.variants}
+                for k in kernels]
+
+
+class _NodeTimer:
+    """One (op, variant) on a one-node graph over random bytes, profiled like a plan."""
+
+    def __init__(self, model: Model, kernel: OpKernel, variant: Variant) -> None:
         places, inputs, offset = [], [], 0
 
         def slot(nbytes: int, align: int = 64) -> int:
@@ -176,81 +393,22 @@ class HostLatency(LatencySource):
             nbytes = model.tensors[t].nbytes
             places.append((0, slot(nbytes), nbytes, None))
             states.append(len(places) - 1)
-        arena = rng.integers(0, 256, size=offset + 64, dtype=np.uint8)
-        graph = _core.Graph(places, [(kernel.code, kernel.spec, kernel.prepared(),
-                                      (variant.kind, variant.param), inputs, output, scratch, states)],
-                            [offset + 64])
-        single = max(graph.profile([arena], 1)[0][0], 1e-8)
-        reps = max(self.repeats, int(self.min_sample_s * self.repeats / single))
-        return statistics.median(row[0] for row in graph.profile([arena], reps))
+        self._arena = np.random.default_rng(0).integers(0, 256, size=offset + 64, dtype=np.uint8)
+        self._graph = _core.Graph(places, [(kernel.code, kernel.spec, kernel.prepared(),
+                                            (variant.kind, variant.param), inputs, output, scratch,
+                                            states)],
+                                  [offset + 64])
+        self._label = (kernel.index, kernel.type, variant.name, variant.scratch_bytes)
 
-    def measure_in_graph(self, model: Model, kernels: Sequence[Optional[OpKernel]]) -> Dict[str, float]:
-        """Seconds of every (op, variant), timed where it runs: inside the whole model.
+    def profile(self, repeats: int) -> Profile:
+        return self._profile_result(summarise(np.array(self._graph.profile([self._arena], int(repeats)))))
 
-        One plan per variant rank (every op runs its j-th variant, or its last when it has
-        fewer) is profiled by the Interpreter, so each op sees the cache its neighbours
-        leave behind, as it will in any plan. Needs every op to have a kernel.
-        """
-        from .interpreter import Interpreter
-        from .plan import PlanContext
+    def _profile_handle(self) -> tuple:
+        return self._graph, [self._arena]
 
-        ctx = PlanContext.build(model, latency=None)
-        # Time the very kernels (and prepared weights) the plans will run: where weights
-        # sit in memory moves some layers' times by tens of percent.
-        ctx.kernels = list(kernels)
-        rng = np.random.default_rng(0)
-        x = []
-        for t in model.inputs:
-            tensor = model.tensors[t]
-            if tensor.dtype == "float32":
-                x.append(rng.standard_normal(tensor.shape).astype(np.float32))
-            else:
-                info = np.iinfo(np.dtype(tensor.dtype))
-                x.append(rng.integers(info.min, info.max, size=tensor.shape, dtype=np.dtype(tensor.dtype)))
-        ranks = max(len(k.variants) for k in ctx.kernels)
-        found: Dict[str, float] = {}
-        for j in range(ranks):
-            chosen = [k.variants[min(j, len(k.variants) - 1)] for k in ctx.kernels]
-            it = Interpreter(ctx.make(chosen, "size", strategy="greedy_size", with_greedy=False))
-            it.run(x)
-            t0 = time.perf_counter()
-            it.profile(repeats=1, x=x)
-            once = max(time.perf_counter() - t0, 1e-7)
-            # about 50 samples' worth of time per rank: ~0.1 s with the default min_sample_s
-            repeats = max(self.repeats, min(10000, int(50 * self.min_sample_s / once)))
-            for record, kernel, variant in zip(it.profile(repeats=repeats, x=x),
-                                               kernels, chosen):
-                found[self._key(kernel, kernel.variant(variant.name))] = record.seconds
-        return found
-
-    def op_times(self, model: Model, kernels: Sequence[Optional[OpKernel]]) -> List[OpTimes]:
-        table = self._load() if not self._memory else self._memory
-        todo = [(k, v) for k in kernels if k is not None for v in k.variants
-                if self._key(k, v) not in table]
-        if todo and all(k is not None for k in kernels):
-            table.update(self.measure_in_graph(model, kernels))
-            self._save(table)
-            todo = []
-        if todo:
-            bar = None
-            show = self.progress if self.progress is not None else os.isatty(2)
-            if show and len(todo) > 3:
-                try:
-                    from tqdm import tqdm
-                    bar = tqdm(total=len(todo), desc=f"measuring {model.name}", unit="variant",
-                               leave=False)
-                except ImportError:  # pragma: no cover - tqdm is a dependency
-                    bar = None
-            for k, v in todo:
-                table[self._key(k, v)] = self.measure(model, k, v)
-                if bar is not None:
-                    bar.update(1)
-            if bar is not None:
-                bar.close()
-            self._save(table)
-        self._memory = table
-        return [{} if k is None else {v.name: table[self._key(k, v)] for v in k.variants}
-                for k in kernels]
+    def _profile_result(self, s: Summary) -> Profile:
+        op = OpProfile(*self._label[:3], float(s.op_s[0]), self._label[3], float(s.op_median_s[0]))
+        return Profile([op], s.total_s, s.total_median_s, s.timer_s, s.repeats)
 
 
 # --- analytic cost model ---------------------------------------------------------------------
@@ -258,10 +416,12 @@ class HostLatency(LatencySource):
 class TargetProfile:
     """Coefficients of the analytic cost model of one target.
 
-    cycles(op, variant) = overhead_cycles + macs * cycles_per_mac[family]
+    cycles(op, variant) = overhead_cycles + macs * cycles_per_mac[key]
                           + scratch_bytes * cycles_per_scratch_byte
-    where family is the variant family ("direct", "im2col", "gemm_1x1", "padded_rows",
-    "exp_cache", ...), falling back to "default".
+    where key is "<op type>:<variant family>" ("CONV_2D:im2col"), else the family alone
+    ("direct", "im2col", "gemm_1x1", "padded_rows", "exp_cache", ...), else "default".
+    A variant's family is its name without the block-size suffix; its MACs are the
+    multiply-accumulates (elements for element-wise ops and SOFTMAX).
     """
 
     name: str
@@ -275,40 +435,73 @@ class TargetProfile:
         """The variant's name without its block-size suffix ("im2col_rows_12" -> "im2col_rows")."""
         return re.sub(r"_\d+$", "", variant.name)
 
+    def per_mac(self, kernel: OpKernel, variant: Variant) -> float:
+        """Cycles per MAC of ``variant`` of ``kernel``'s op (see the class docstring)."""
+        family = self.family(variant)
+        for key in (f"{kernel.type}:{family}", family, "default"):
+            if key in self.cycles_per_mac:
+                return self.cycles_per_mac[key]
+        raise InvalidArgument(f"cost model {self.name!r} has no 'default' cycles per MAC")
+
     def cycles(self, kernel: OpKernel, variant: Variant) -> float:
-        per_mac = self.cycles_per_mac.get(self.family(variant), self.cycles_per_mac["default"])
+        per_mac = self.per_mac(kernel, variant)
         return (self.overhead_cycles + variant.macs * per_mac
                 + variant.scratch_bytes * self.cycles_per_scratch_byte)
 
 
-# Coefficients: starting estimates for int8 kernels written in portable C compiled for
-# each core (no hand-written DSP/Helium code), from the cores' published pipelines:
-# the M4 and M7 have single-cycle 32-bit multiply-accumulate and a dual 16-bit SMLAD
-# that a compiler uses in blocked GEMM loops (about 2 MACs per cycle at best, with
-# loads and requantisation ~1.5 cycles per MAC in practice), while a direct conv
-# pays per-tap address arithmetic and bounds checks (~4-6 cycles per MAC); the M7's
-# dual issue halves the per-element costs. The M55 row assumes the same C code without
-# Helium vectorisation. They are meant to rank variants, and are to be replaced by
-# measurements (TableLatency) or calibrated against instruction counts under emulation.
+# Coefficients: what each core executes, measured; how fast it executes it, estimated.
+#
+# Measured: instructions per MAC (per element for ADD and SOFTMAX) of this project's
+# portable C kernels (csrc/runtime, arm-none-eabi-gcc -O2, no hand-written DSP or
+# Helium code), per op type and variant family, counted by benchmarks/calibrate_cortex_m.py
+# (results/calibrate_cortex_m.json): one-op models at two sizes, exported, built with
+# the firmware harness and run under qemu-system-arm -icount (one SysTick tick per 40
+# instructions); the slope between the two sizes is the figure below, the intercepts
+# (call, set-up, per-op constants) are ~800-3,500 instructions, about 1,500 typically.
+# The im2col rows variants cost the same instructions whatever their block size (within
+# 0.1 %) and the padded-row depthwise ones within 5 %: the scratch buffer costs nothing
+# by itself (its filling is in the per-MAC figure), so cycles_per_scratch_byte is 0 and
+# ties go to the smaller scratch.
+#   Not measured (no one-op model builder for them yet): MUL, MAX_POOL_2D, MEAN,
+#   QUANTIZE, DEQUANTIZE, CONCATENATION, PAD ("default", set between the pooling and the
+#   element-wise figures); a 1x1 CONV_2D "direct" measured 8.2 instructions per MAC
+#   against 6.4 for 3x3, the figure used for both.
+# Estimated: cycles per instruction. Cortex-M4: single issue, loads 2 cycles unless
+# pipelined back to back, taken branches 1 + 2 refill; these loops are about a third
+# loads, so ~1.3. Cortex-M7: dual issue, ~1.45x the M4's work per clock on CoreMark
+# (about 5.0 against 3.4 per MHz) for the same instructions, so ~0.9. Cortex-M55 (the
+# scalar pipeline; the kernels do not use Helium): ~1.1, between the two, with the
+# M4's instruction counts (no QEMU Cortex-M55 build in the harness). A board's own
+# figures (TableLatency) replace all of this.
+_INSTRUCTIONS_PER_MAC = {
+    "cortex-m4": {"CONV_2D:direct": 6.41, "CONV_2D:im2col": 4.29, "CONV_2D:im2col_rows": 4.29,
+                  "CONV_2D:gemm_1x1": 6.14, "DEPTHWISE_CONV_2D:direct": 18.5,
+                  "DEPTHWISE_CONV_2D:padded_rows": 19.6, "FULLY_CONNECTED:direct": 11.0,
+                  "AVERAGE_POOL_2D:direct": 6.9, "ADD:direct": 129.0, "SOFTMAX:direct": 458.0,
+                  "SOFTMAX:exp_cache": 267.0, "default": 20.0},
+    "cortex-m7": {"CONV_2D:direct": 6.37, "CONV_2D:im2col": 4.40, "CONV_2D:im2col_rows": 4.41,
+                  "CONV_2D:gemm_1x1": 6.28, "DEPTHWISE_CONV_2D:direct": 18.0,
+                  "DEPTHWISE_CONV_2D:padded_rows": 24.8, "FULLY_CONNECTED:direct": 11.0,
+                  "AVERAGE_POOL_2D:direct": 6.9, "ADD:direct": 133.0, "SOFTMAX:direct": 464.0,
+                  "SOFTMAX:exp_cache": 270.0, "default": 20.0},
+}
+_INSTRUCTIONS_PER_OP = 1500.0
+_CYCLES_PER_INSTRUCTION = {"cortex-m4": 1.3, "cortex-m7": 0.9, "cortex-m55": 1.1}
+
+
+def _calibrated(name: str, clock_hz: float, counted_on: str) -> TargetProfile:
+    cpi = _CYCLES_PER_INSTRUCTION[name]
+    return TargetProfile(
+        name, clock_hz, {k: round(v * cpi, 3) for k, v in _INSTRUCTIONS_PER_MAC[counted_on].items()},
+        cycles_per_scratch_byte=0.0, overhead_cycles=_INSTRUCTIONS_PER_OP * cpi,
+        source=f"instructions counted under QEMU ({counted_on} build) x {cpi} cycles per "
+               f"instruction (estimated)")
+
+
 PROFILES: Dict[str, TargetProfile] = {
-    "cortex-m4": TargetProfile(
-        "cortex-m4", 168e6,
-        {"direct": 5.0, "im2col": 1.6, "im2col_rows": 1.7, "gemm_1x1": 1.5, "padded_rows": 3.0,
-         "exp_cache": 20.0, "row_sums": 2.0, "default": 4.0},
-        cycles_per_scratch_byte=1.0, overhead_cycles=400.0,
-        source="estimates for compiled C on an in-order single-issue core with SMLAD"),
-    "cortex-m7": TargetProfile(
-        "cortex-m7", 480e6,
-        {"direct": 3.0, "im2col": 0.9, "im2col_rows": 1.0, "gemm_1x1": 0.85, "padded_rows": 1.8,
-         "exp_cache": 12.0, "row_sums": 1.2, "default": 2.5},
-        cycles_per_scratch_byte=0.6, overhead_cycles=300.0,
-        source="estimates for compiled C on a dual-issue core with SMLAD"),
-    "cortex-m55": TargetProfile(
-        "cortex-m55", 160e6,
-        {"direct": 3.5, "im2col": 1.1, "im2col_rows": 1.2, "gemm_1x1": 1.0, "padded_rows": 2.0,
-         "exp_cache": 15.0, "row_sums": 1.5, "default": 3.0},
-        cycles_per_scratch_byte=0.7, overhead_cycles=300.0,
-        source="estimates for compiled C without Helium vectorisation"),
+    "cortex-m4": _calibrated("cortex-m4", 168e6, "cortex-m4"),
+    "cortex-m7": _calibrated("cortex-m7", 480e6, "cortex-m7"),
+    "cortex-m55": _calibrated("cortex-m55", 160e6, "cortex-m4"),
 }
 
 
@@ -327,7 +520,12 @@ class CostModel(LatencySource):
             if unknown:
                 raise InvalidArgument(f"unknown cost model coefficient(s) {sorted(unknown)}")
             if "cycles_per_mac" in overrides:
-                overrides["cycles_per_mac"] = {**profile.cycles_per_mac, **dict(overrides["cycles_per_mac"])}
+                given = dict(overrides["cycles_per_mac"])
+                # a bare family ("direct") given replaces that family for every op type
+                families = {k for k in given if ":" not in k}
+                base = {k: v for k, v in profile.cycles_per_mac.items()
+                        if k.split(":", 1)[-1] not in families or ":" not in k}
+                overrides["cycles_per_mac"] = {**base, **given}
             profile = replace(profile, **overrides)
         if not profile.clock_hz > 0:
             raise InvalidArgument(f"clock_hz must be > 0, got {profile.clock_hz}")

@@ -1,0 +1,151 @@
+"""Instruction counts of every kernel variant on a Cortex-M4 and a Cortex-M7, under QEMU.
+
+Each case is a one-op model built in code with shapes like the shared models' layers, at
+two sizes. Every variant of its op is planned, exported (``plan.export_c``), built with
+the firmware harness of tests/firmware (the runtime compiled for the core, -O2) and run
+under ``qemu-system-arm -icount shift=0``, where SysTick counts one tick per 40
+instructions: the count is of instructions executed by one invoke, exact to 40, not of
+cycles (QEMU models no pipeline).
+
+Per (op type, variant family) a line through the two sizes gives the instructions per
+MAC (the slope) and per op (the intercept: the call, the I/O copies, per-op set-up).
+These are the measured half of the Cortex-M cost model's coefficients (CostModel
+PROFILES in python/arenaplan/latency.py); the cycles per instruction of each core are
+the estimated half (see there).
+
+    python benchmarks/calibrate_cortex_m.py        # needs arm-none-eabi-gcc, qemu-system-arm
+
+Writes benchmarks/results/calibrate_cortex_m.json.
+"""
+from __future__ import annotations
+
+import json
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+import arenaplan as ap
+from arenaplan.plan import PlanContext
+from arenaplan.zoo import GraphBuilder
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "firmware"))
+import build as fw  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results" / "calibrate_cortex_m.json"
+CPUS = ["cortex-m4", "cortex-m7"]
+
+
+def conv3x3(size):
+    return (1, size, size, 16), lambda g, x: g.conv2d(x, 16, (3, 3), name="op")
+
+
+def conv1x1(size):
+    return (1, size, size, 32), lambda g, x: g.conv2d(x, 16, (1, 1), name="op")
+
+
+def depthwise3x3(size):
+    return (1, size, size, 16), lambda g, x: g.depthwise(x, (3, 3), name="op")
+
+
+def fully_connected(size):
+    return (1, 16 * size), lambda g, x: g.fully_connected(x, 32, name="op")
+
+
+def average_pool(size):
+    return (1, size, size, 32), lambda g, x: g.avgpool(x, (size, size))
+
+
+def add(size):
+    return (1, size, size, 16), lambda g, x: g.add(x, x)
+
+
+def softmax(size):
+    return (1, 4 * size), lambda g, x: g.softmax(x)
+
+
+#: case -> the two sizes it is built at
+#: (outputs stay within the harness's 4 KiB output buffer)
+CASES = {"conv 3x3 16->16": (conv3x3, (6, 12)), "conv 1x1 32->16": (conv1x1, (6, 12)),
+         "depthwise 3x3 x16": (depthwise3x3, (6, 12)), "fully connected ->32": (fully_connected, (8, 32)),
+         "average pool x32": (average_pool, (6, 12)), "add x16": (add, (6, 12)),
+         "softmax": (softmax, (4, 16))}
+
+
+def one_op_model(case: str, size: int) -> ap.Model:
+    shape, op = CASES[case][0](size)
+    g = GraphBuilder(f"{case} {size}", seed=7)
+    return g.build(op(g, g.input(shape, scale=0.05)))
+
+
+def family(variant: str) -> str:
+    return re.sub(r"_\d+$", "", variant)
+
+
+def instructions(plan, cpu, runtime, work: Path) -> int:
+    """Instructions one invoke of ``plan`` executes on ``cpu`` (fewest over two samples)."""
+    work.mkdir(parents=True, exist_ok=True)
+    out = plan.export_c(work, name="net")
+    rng = np.random.default_rng(0)
+    xs = [[rng.integers(-128, 128, size=plan.model.tensors[t].shape, dtype=np.int8)
+           for t in plan.model.inputs] for _ in range(2)]
+    run = fw.run_qemu(fw.build_arm(out, cpu, runtime, work, xs), timeout=600)
+    return 40 * min(run.ticks)
+
+
+def main() -> int:
+    missing = fw.missing_arm_tools()
+    if missing:
+        print(f"needs {', '.join(missing)}")
+        return 1
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="arenaplan-calibrate-") as tmp:
+        tmp = Path(tmp)
+        runtimes = {}
+        for name in CPUS:
+            cpu = fw.ARM_CPUS[name]
+            runtimes[name] = fw.compile_all(fw.ARM_CC, fw.arm_flags(cpu), fw.runtime_sources(),
+                                            tmp / f"runtime-{name}", [fw.INCLUDE])
+        for case, (_, sizes) in CASES.items():
+            for size in sizes:
+                m = one_op_model(case, size)
+                ctx = PlanContext.build(m)
+                k = next(i for i, kern in enumerate(ctx.kernels) if kern is not None and kern.type != "RESHAPE")
+                for v in ctx.kernels[k].variants:
+                    chosen = [v if i == k else kern.variants[0] for i, kern in enumerate(ctx.kernels)]
+                    plan = ctx.make(chosen, "size", with_greedy=False)
+                    counts = {name: instructions(plan, fw.ARM_CPUS[name], runtimes[name],
+                                                 tmp / f"{case}-{size}-{v.name}-{name}".replace(" ", "_"))
+                              for name in CPUS}
+                    rows.append({"case": case, "size": size, "op": ctx.kernels[k].type, "variant": v.name,
+                                 "family": family(v.name), "macs": v.macs, "scratch_bytes": v.scratch_bytes,
+                                 "instructions": counts})
+                    print(f"{case:<22}{size:>4} {v.name:<18}{v.macs:>9,} MACs  "
+                          + "  ".join(f"{n} {c:>10,}" for n, c in counts.items()), flush=True)
+    fits = {}
+    for key in sorted({(r["op"], r["family"]) for r in rows}):
+        pts = [r for r in rows if (r["op"], r["family"]) == key]
+        fit = {}
+        for name in CPUS:
+            macs = np.array([r["macs"] for r in pts], dtype=float)
+            inst = np.array([r["instructions"][name] for r in pts], dtype=float)
+            if len(set(macs)) < 2:
+                continue
+            slope, intercept = np.polyfit(macs, inst, 1)
+            fit[name] = {"instructions_per_mac": float(slope), "instructions_per_op": float(intercept)}
+        fits[f"{key[0]}:{key[1]}"] = fit
+    print(f"\n{'op:family':<32}" + "".join(f"{n + ' instr/MAC':>20}{'instr/op':>10}" for n in CPUS))
+    for key, fit in fits.items():
+        print(f"{key:<32}" + "".join(f"{fit[n]['instructions_per_mac']:>20.2f}{fit[n]['instructions_per_op']:>10,.0f}"
+                                      if n in fit else f"{'':>30}" for n in CPUS))
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps({"rows": rows, "fits": fits}, indent=2))
+    print(f"wrote {RESULTS}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
