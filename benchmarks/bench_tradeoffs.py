@@ -36,21 +36,13 @@ import os
 import platform
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
 import arenaplan as ap
+from shared_models import MODELS, ROOT, RUNNABLE
 
-ROOT = Path(__file__).resolve().parents[1]
-MODELS = Path(os.environ.get("ARENAPLAN_MODELS", ROOT.parent / "shared" / "models"))
 RESULTS = ROOT / "benchmarks" / "results" / "bench_tradeoffs.json"
-RUNNABLE = [
-    "mlperf_tiny_ad_autoencoder_int8", "mlperf_tiny_ic_resnet8_int8", "mlperf_tiny_kws_dscnn_int8",
-    "mlperf_tiny_sww_dscnn_int8", "mlperf_tiny_vww_mobilenetv1_025_int8", "tflm_person_detect_int8",
-    "tflm_micro_speech_int8", "tflm_hello_world_int8", "tflm_keyword_scrambled_int8",
-    "tflm_mnist_lstm_int8",
-]
 
 
 def call_overhead(plan, x, rounds: int = 20, calls: int = 20) -> float:
