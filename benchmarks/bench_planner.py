@@ -45,11 +45,11 @@ MODELS = ROOT.parent / "shared" / "models"
 RESULTS = ROOT / "benchmarks" / "results" / "bench_planner.json"
 ALIGN = 16
 GREEDY = ["greedy_size", "greedy_size_best_fit", "greedy_conflicts", "greedy_conflicts_best_fit"]
-SEARCH = ["anneal", "exact", "auto"]
+SEARCH = ["anneal", "exact", "lns", "auto"]
 STRATEGIES = GREEDY + SEARCH
 SHORT = {"greedy_size": "g_size", "greedy_size_best_fit": "g_size_bf",
          "greedy_conflicts": "g_conf", "greedy_conflicts_best_fit": "g_conf_bf",
-         "anneal": "anneal", "exact": "exact", "auto": "auto"}
+         "anneal": "anneal", "exact": "exact", "lns": "lns", "auto": "auto"}
 
 
 # ----------------------------------------------------------------------------- problems

@@ -102,6 +102,10 @@ def test_capacity_that_cannot_be_met_says_by_how_much():
     (([1], [0], [0]), {"strategy": "fastest"}, "unknown strategy 'fastest'"),
     (([1], [0], [0]), {"time_limit_s": -1}, "time_limit_s"),
     (([1], [0], [0]), {"seed": -3}, "seed"),
+    (([1], [0], [0]), {"step_limit": 0}, "step_limit"),
+    (([1], [0], [0]), {"step_limit": -5}, "step_limit"),
+    (([1], [0], [0]), {"step_limit": True}, "step_limit"),
+    (([1], [0], [0]), {"step_limit": 2.5}, "step_limit"),
     (([2 ** 64], [0], [0]), {}, "sizes[0]"),
     (([[1, 2]], [0], [0]), {}, "one-dimensional"),
 ])
@@ -139,3 +143,46 @@ def test_seeded_search_is_deterministic():
     b = ap.plan_buffers(sizes, first, last, strategy="anneal", time_limit_s=5, seed=3)
     assert a.offsets.tolist() == b.offsets.tolist()
     assert a.verify()
+
+
+def cut_rectangle(n, seed, width=65536, steps=64, grain=16):
+    """A width x steps rectangle cut at random into n buffers: the bound is the optimum."""
+    rng = np.random.default_rng(seed)
+    pieces = [(0, width // grain, 0, steps)]
+    while len(pieces) < n:
+        k = int(rng.integers(len(pieces)))
+        x0, x1, t0, t1 = pieces[k]
+        if x1 - x0 >= 2 and (t1 - t0 < 2 or rng.random() < 0.5):
+            c = int(rng.integers(x0 + 1, x1))
+            pieces[k:k + 1] = [(x0, c, t0, t1), (c, x1, t0, t1)]
+        elif t1 - t0 >= 2:
+            c = int(rng.integers(t0 + 1, t1))
+            pieces[k:k + 1] = [(x0, x1, t0, c), (x0, x1, c, t1)]
+    return ([(p[1] - p[0]) * grain for p in pieces], [p[2] for p in pieces],
+            [p[3] - 1 for p in pieces])
+
+
+def test_lns_is_a_strategy_of_its_own():
+    assert "lns" in ap.STRATEGIES
+    assert ap.STRATEGIES.index("lns") == 7  # the C enum's value; the older names keep theirs
+    assert ap.STRATEGIES[:7] == ("auto", "greedy_size", "greedy_size_best_fit",
+                                 "greedy_conflicts", "greedy_conflicts_best_fit", "anneal",
+                                 "exact")
+    sizes, first, last = cut_rectangle(150, 3)
+    greedy = min(ap.plan_buffers(sizes, first, last, strategy=g).arena_bytes
+                 for g in ap.STRATEGIES if g.startswith("greedy"))
+    bp = ap.plan_buffers(sizes, first, last, strategy="lns", time_limit_s=30, step_limit=100_000)
+    assert bp.verify()
+    assert bp.arena_bytes <= greedy
+    assert bp.strategy in ("lns",) + tuple(g for g in ap.STRATEGIES if g.startswith("greedy"))
+    assert bp.search_steps <= 100_000
+
+
+def test_step_limit_gives_the_same_plan_whatever_the_time_limit():
+    sizes, first, last = cut_rectangle(250, 1)
+    runs = [ap.plan_buffers(sizes, first, last, strategy="auto", time_limit_s=limit, seed=4,
+                            step_limit=60_000) for limit in (30, 45)]
+    assert runs[0].offsets.tolist() == runs[1].offsets.tolist()
+    assert runs[0].search_steps == runs[1].search_steps <= 60_000
+    assert runs[0].strategy == runs[1].strategy
+    assert all(r.verify() for r in runs)

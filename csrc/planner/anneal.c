@@ -13,7 +13,10 @@
  * accepted with probability exp(-delta / T), T falling linearly to zero at the
  * deadline; after a long stretch without a new best the search restarts from
  * the best order. The move sequence depends only on the seed (our own PRNG, no
- * global state); how far it gets depends on the time limit.
+ * global state); how far it gets depends on the time limit, or on the step
+ * limit (search->max_steps, one step a move) when that comes first: then the
+ * temperature falls with the moves instead of the clock and the plan is the
+ * same on every machine.
  */
 #include "planner_internal.h"
 
@@ -114,10 +117,15 @@ ap_status ap_pl_anneal(const ap_pl_problem *p, const uint32_t *start_order, size
         {
             /* a move can cost milliseconds on big problems: read the clock every time */
             double now = ap_pl_now();
-            if (now >= search->deadline) {
+            if (now >= search->deadline ||
+                (search->max_steps > 0 && moves >= search->max_steps)) {
                 break;
             }
-            temp = temp0 * (1.0 - (now - start) / budget);
+            /* with a step limit the schedule follows the steps, so that the path
+               does not depend on the machine's speed */
+            temp = search->max_steps > 0
+                       ? temp0 * (1.0 - (double)moves / (double)search->max_steps)
+                       : temp0 * (1.0 - (now - start) / budget);
         }
         ++moves;
         ++since_best;

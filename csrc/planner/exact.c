@@ -38,7 +38,9 @@
  * Within one part the search is an explicit-stack loop; parts nest through a
  * call, at most MAX_LEVEL deep (deeper splits are simply not taken, which
  * costs pruning, not correctness), so the C stack stays small. All changes are
- * undone from trails; the clock is read every few hundred nodes.
+ * undone from trails; the clock is read every few hundred nodes. A step limit
+ * (search->max_steps) ends the search like the clock, but at the same node on
+ * every machine.
  */
 #include "planner_internal.h"
 
@@ -106,6 +108,8 @@ typedef struct ex_ctx {
     size_t *sec_total;
     size_t *cut;
     uint32_t *stamp;       /* per section: marks "affected" in one placement */
+    uint32_t *witness;     /* per section: an item last seen unplaced at or below the
+                              floor (a hint, checked before use): the floor cannot rise */
     uint32_t stamp_now;
     uint32_t *affected;    /* sections touched by one placement */
     ex_change *minoff_trail;
@@ -125,8 +129,9 @@ typedef struct ex_ctx {
     /* budget */
     double deadline;
     uint64_t nodes;
-    uint64_t node_limit;
-    int timed_out;
+    uint64_t node_limit;   /* of the current attempt, at most step_cap */
+    uint64_t step_cap;     /* nodes of the whole call (search->max_steps, or no limit) */
+    int timed_out;         /* the clock or step_cap ended the search */
 } ex_ctx;
 
 static void ex_free(ex_ctx *c)
@@ -156,6 +161,7 @@ static void ex_free(ex_ctx *c)
     free(c->sec_total);
     free(c->cut);
     free(c->stamp);
+    free(c->witness);
     free(c->affected);
     free(c->minoff_trail);
     free(c->floor_trail);
@@ -295,10 +301,11 @@ static ap_status ex_init(ex_ctx *c, const ap_pl_problem *p)
     c->cut0 = (size_t *)ap_pl_zalloc(c->sections + 2, sizeof(size_t));
     c->cut = (size_t *)ap_pl_zalloc(c->sections + 2, sizeof(size_t));
     c->stamp = (uint32_t *)ap_pl_zalloc(c->sections + 1, sizeof(uint32_t));
+    c->witness = (uint32_t *)ap_pl_alloc(c->sections + 1, sizeof(uint32_t));
     c->affected = (uint32_t *)ap_pl_alloc(c->sections + 1, sizeof(uint32_t));
     c->part_sec = (uint32_t *)ap_pl_alloc(c->sections + 2, sizeof(uint32_t));
     if (!c->sec_total0 || !c->floor || !c->sec_total || !c->sec_start || !c->cut0 || !c->cut ||
-        !c->stamp || !c->affected || !c->part_sec) {
+        !c->stamp || !c->witness || !c->affected || !c->part_sec) {
         goto out;
     }
     for (i = 0; i < m; ++i) {
@@ -483,10 +490,20 @@ static int ex_place(ex_ctx *c, uint32_t u, size_t o, size_t s_lo, size_t s_hi,
         if (c->sec_total[s] == 0) {
             continue;
         }
+        {
+            uint32_t w = c->witness[s];
+            if (w != UINT32_MAX && c->off[w] == NONE && c->minoff[w] <= c->floor[s]) {
+                continue;
+            }
+        }
         for (k = c->sec_start[s]; k < c->sec_start[s + 1]; ++k) {
             uint32_t v = c->sec_items[k];
             if (c->off[v] == NONE && c->minoff[v] < low) {
                 low = c->minoff[v];
+                if (low <= c->floor[s]) {
+                    c->witness[s] = v; /* the floor cannot rise: no need to look further */
+                    break;
+                }
             }
         }
         if (low != NONE && low > c->floor[s]) {
@@ -713,6 +730,9 @@ static int ex_search(ex_ctx *c, uint32_t *items, size_t k, size_t s_lo, size_t s
             continue;
         }
         if (++c->nodes >= c->node_limit) {
+            if (c->nodes >= c->step_cap) {
+                c->timed_out = 1;
+            }
             result = EX_ABORTED;
             break;
         }
@@ -797,6 +817,7 @@ static int ex_decide(ex_ctx *c, size_t cap)
             }
         }
         c->floor[i] = low;
+        c->witness[i] = UINT32_MAX;
         c->sec_total[i] = c->sec_total0[i];
         c->cut[i] = c->cut0[i];
         if (low > cap || c->sec_total[i] > cap - low) {
@@ -881,6 +902,13 @@ static uint64_t luby(uint64_t i)
     }
 }
 
+/* Node limit of the next attempt: `nodes` more, within the step cap. */
+static uint64_t attempt_limit(const ex_ctx *c, uint64_t nodes)
+{
+    uint64_t left = c->step_cap - c->nodes;
+    return c->nodes + (nodes < left ? nodes : left);
+}
+
 ap_status ap_pl_exact(const ap_pl_problem *p, size_t *offsets, size_t *arena,
                       ap_pl_search *search)
 {
@@ -919,6 +947,7 @@ ap_status ap_pl_exact(const ap_pl_problem *p, size_t *offsets, size_t *arena,
         return AP_ERR_OUT_OF_MEMORY;
     }
     c.deadline = search->deadline;
+    c.step_cap = search->max_steps > 0 ? search->max_steps : UINT64_MAX;
     c.base = search->base;
     base = 2u * (uint64_t)c.m + 256u;
     ap_pl_rng_seed(&rng, search->seed);
@@ -929,7 +958,7 @@ ap_status ap_pl_exact(const ap_pl_problem *p, size_t *offsets, size_t *arena,
         for (attempt = 0; !c.timed_out; ++attempt) {
             int r;
             ex_attempt_order(&c, attempt, &rng, tmp);
-            c.node_limit = c.nodes + base * luby(attempt + 1);
+            c.node_limit = attempt_limit(&c, base * luby(attempt + 1));
             r = ex_decide(&c, cap);
             if (r == EX_FOUND) {
                 *arena = ex_store(&c, offsets);
@@ -961,7 +990,7 @@ ap_status ap_pl_exact(const ap_pl_problem *p, size_t *offsets, size_t *arena,
             }
             }
             ex_attempt_order(&c, attempt / 3, &rng, tmp);
-            c.node_limit = c.nodes + base * luby(attempt / 3 + 1);
+            c.node_limit = attempt_limit(&c, base * luby(attempt / 3 + 1));
             r = ex_decide(&c, cap);
             if (r == EX_FOUND) {
                 best = ex_store(&c, offsets);

@@ -4,9 +4,9 @@
  * - Band (one move in 16): free the buffers in a top band of addresses, keep
  *   the rest, and ask the exact search (capacity mode, each freed buffer
  *   starting no lower than the top of its fixed conflicts) for a placement of
- *   the freed ones within arena - granule; 0.2 s at most per move. The band
- *   grows after a proof that no such placement exists and shrinks after a
- *   time-out.
+ *   the freed ones within arena - granule, LNS_BAND_NODES nodes at most per
+ *   move. The band grows after a proof that no such placement exists and
+ *   shrinks when a move runs out of nodes.
  * - Window: free the buffers that overlap a random window of ops x addresses
  *   (centred on a buffer, usually one that touches the peak) and place them again, in a random order
  * (sizes first with noise, or shuffled), by first or best fit into the gaps
@@ -16,8 +16,11 @@
  * otherwise the freed buffers go back. Each move costs O(n) for the window
  * scan plus the decode of the freed buffers against their conflicts.
  *
- * Our own PRNG, seeded from the seed; no global state. The band moves stop at a
- * time limit, so the path, not only its length, depends on the machine's speed.
+ * Our own PRNG, seeded from the seed; no global state. Every move is bounded by
+ * counts, not by the clock, so the path depends only on the input and the seed;
+ * the deadline only decides how far along it the search gets. A step limit
+ * (search->max_steps: a move is a step, and so is every node of a band move's
+ * exact search) stops it at the same point on every machine.
  */
 #include "planner_internal.h"
 
@@ -57,8 +60,9 @@ static size_t lns_measure(const lns_state *s, double *excess)
     return arena;
 }
 
-/* Time given to one band move's exact search (s). */
-#define LNS_BAND_TIME 0.2
+/* Nodes given to one band move's exact search: about 0.2 s on this kind of
+   machine for a few hundred buffers. */
+#define LNS_BAND_NODES 100000u
 
 typedef struct lns_band {
     ap_pl_keyed *by_off;   /* nonempty entries */
@@ -75,13 +79,13 @@ typedef struct lns_band {
  * extended down to every buffer touching the peak), keep the others, and ask
  * the exact search for a placement of the freed ones above the fixed ones
  * (each freed buffer's base is the top of its fixed conflicts) within
- * arena - granule. Returns 1 if it found one (offsets updated), 0 if there is
- * none (or the move was skipped), 2 if the search ran out of time, -1 on out of
- * memory.
+ * arena - granule, within `max_nodes` nodes (and the deadline). Returns 1 if it
+ * found one (offsets updated), 0 if there is none (or the move was skipped), 2
+ * if the search ran out of nodes or time, -1 on out of memory.
  */
 static int lns_band_move(const ap_pl_problem *p, lns_band *w, size_t *offsets,
                          const uint32_t *nonempty, size_t m, size_t arena, size_t want,
-                         double deadline, uint64_t seed, uint64_t *steps)
+                         double deadline, uint64_t max_nodes, uint64_t seed, uint64_t *steps)
 {
     size_t i, k = 0, a0, g = p->granule, sub_arena = 0, fixed_top = 0;
     ap_pl_problem sp;
@@ -144,6 +148,7 @@ static int lns_band_move(const ap_pl_problem *p, lns_band *w, size_t *offsets,
     if (fixed_top <= arena - g && ap_pl_problem_init(&sp, w->sub, k, NULL) == AP_OK) {
         memset(&search, 0, sizeof(search));
         search.deadline = deadline;
+        search.max_steps = max_nodes;
         search.capacity = arena - g;
         search.seed = seed;
         search.base = w->sub_base;
@@ -155,7 +160,7 @@ static int lns_band_move(const ap_pl_problem *p, lns_band *w, size_t *offsets,
             }
             result = 1;
         } else if (!search.infeasible) {
-            result = 2; /* out of time: the band was too large */
+            result = 2; /* out of nodes or time: the band was too large */
         }
         *steps += search.steps;
         ap_pl_problem_free(&sp);
@@ -190,7 +195,7 @@ ap_status ap_pl_lns(const ap_pl_problem *p, size_t *offsets, size_t *arena, ap_p
     int64_t t_lo = INT64_MAX, t_hi = INT64_MIN;
     double cur_excess;
     size_t band_want = 16;
-    uint64_t moves = 0;
+    uint64_t moves = 0, used = 0; /* moves, and moves plus band nodes */
     ap_status st;
 
     search->improved = 0;
@@ -242,7 +247,7 @@ ap_status ap_pl_lns(const ap_pl_problem *p, size_t *offsets, size_t *arena, ap_p
     ap_pl_rng_seed(&rng, search->seed ^ UINT64_C(0x6c6e73));
     cur_arena = lns_measure(&s, &cur_excess);
 
-    while (cur_arena > s.bound) {
+    while (cur_arena > s.bound && !(search->capacity > 0 && cur_arena <= search->capacity)) {
         size_t npeak = 0, k = 0, from, new_arena, band, seen = 0;
         int64_t w0, w1, span = t_hi - t_lo + 1;
         size_t a0, a1;
@@ -252,16 +257,25 @@ ap_status ap_pl_lns(const ap_pl_problem *p, size_t *offsets, size_t *arena, ap_p
         if ((moves & 63u) == 0 && ap_pl_now() > search->deadline) {
             break;
         }
+        if (search->max_steps > 0 && used >= search->max_steps) {
+            break;
+        }
         ++moves;
+        ++used;
         if ((moves & 15u) == 1) {
             /* every 16 moves: re-solve a top band exactly; the band grows after a
-               proof that it cannot shrink the arena, shrinks after a time-out */
-            double now = ap_pl_now();
-            double until = now + LNS_BAND_TIME < search->deadline ? now + LNS_BAND_TIME
-                                                                  : search->deadline;
+               proof that it cannot shrink the arena, shrinks after running out of
+               nodes */
+            uint64_t nodes = LNS_BAND_NODES, band_steps = 0;
             size_t want = band_want / 2 + ap_pl_rng_below(&rng, (uint32_t)band_want);
-            int r = lns_band_move(p, &w, offsets, nonempty, m, cur_arena, want, until,
-                                  ap_pl_rng_next(&rng), &search->steps);
+            int r;
+            if (search->max_steps > 0 && search->max_steps - used < nodes) {
+                nodes = search->max_steps - used;
+            }
+            r = lns_band_move(p, &w, offsets, nonempty, m, cur_arena, want, search->deadline,
+                              nodes > 0 ? nodes : 1, ap_pl_rng_next(&rng), &band_steps);
+            used += band_steps;
+            search->steps += band_steps;
             if (r < 0) {
                 st = AP_ERR_OUT_OF_MEMORY;
                 break;

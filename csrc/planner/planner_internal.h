@@ -186,6 +186,8 @@ double ap_pl_rng_unit(ap_pl_rng *rng);
 /* Shared by the search strategies. */
 typedef struct ap_pl_search {
     double deadline;       /* ap_pl_now() value at which to stop */
+    uint64_t max_steps;    /* 0: no limit; else stop once this call has taken this many
+                              steps (the clock still stops it first if it runs out) */
     size_t capacity;       /* 0: minimise; else stop at the first plan within it */
     uint64_t seed;
     uint64_t steps;        /* out: nodes or moves examined */
@@ -216,7 +218,8 @@ ap_status ap_pl_exact(const ap_pl_problem *problem, size_t *offsets, size_t *are
 /*
  * Large neighbourhood search: improve the incumbent `offsets` / *arena in place
  * by freeing the buffers in random windows of ops x addresses and placing them
- * again around the others (see lns.c). Stops at the deadline or the bound.
+ * again around the others (see lns.c). Stops at the deadline, the step limit,
+ * the bound, or (capacity mode) at the first plan within the capacity.
  */
 ap_status ap_pl_lns(const ap_pl_problem *problem, size_t *offsets, size_t *arena,
                     ap_pl_search *search);

@@ -394,6 +394,7 @@ static ap_status place_members(pools_run *r, uint32_t p, size_t m, uint32_t usab
         opts.strategy = r->options->strategy;
         opts.time_limit_s = slice > MIN_SLICE_S ? slice : MIN_SLICE_S;
         opts.seed = r->options->seed;
+        opts.step_limit = r->options->step_limit;
         /* Minimise first: the smallest footprint leaves the rest of the pool to the
            firmware. Only when that plan does not fit, search for any plan within it. */
         opts.capacity = 0;

@@ -77,9 +77,9 @@ static PyObject *ap_py_plan_buffers(PyObject *self, PyObject *args)
     PyObject *sizes, *alignments, *first, *last;
     int strategy;
     double time_limit_s;
-    unsigned long long seed, capacity;
-    if (!PyArg_ParseTuple(args, "OOOOidKK", &sizes, &alignments, &first, &last, &strategy,
-                          &time_limit_s, &seed, &capacity)) {
+    unsigned long long seed, capacity, step_limit = 0;
+    if (!PyArg_ParseTuple(args, "OOOOidKK|K", &sizes, &alignments, &first, &last, &strategy,
+                          &time_limit_s, &seed, &capacity, &step_limit)) {
         return NULL;
     }
     size_t n = 0;
@@ -95,7 +95,8 @@ static PyObject *ap_py_plan_buffers(PyObject *self, PyObject *args)
         Py_XDECREF(offsets_bytes);
         return PyErr_NoMemory();
     }
-    ap_plan_options options = {(ap_strategy)strategy, time_limit_s, (uint64_t)seed, (size_t)capacity};
+    ap_plan_options options = {(ap_strategy)strategy, time_limit_s, (uint64_t)seed, (size_t)capacity,
+                               (uint64_t)step_limit};
     ap_plan_stats stats = {0};
     ap_error error;
     ap_error_clear(&error);
@@ -325,7 +326,7 @@ static PyObject *ap_py_plan_pools(PyObject *self, PyObject *args)
         Py_XDECREF(offsets_bytes);
         return PyErr_NoMemory();
     }
-    ap_plan_options options = {(ap_strategy)strategy, time_limit_s, (uint64_t)seed, 0};
+    ap_plan_options options = {(ap_strategy)strategy, time_limit_s, (uint64_t)seed, 0, 0};
     /* more than AP_MAX_POOLS (however many) is refused by ap_plan_pools */
     uint32_t pools_arg = pool_count > UINT32_MAX ? UINT32_MAX : (uint32_t)pool_count;
     ap_error error;
@@ -382,7 +383,8 @@ static PyObject *ap_py_strategy_names(PyObject *self, PyObject *unused)
 PyMethodDef ap_py_planner_methods[] = {
     {"plan_buffers", ap_py_plan_buffers, METH_VARARGS,
      "plan_buffers(sizes u64, alignments u64, first i32, last i32, strategy, time_limit_s, seed, "
-     "capacity) -> (offsets bytes of u64, (arena, lower_bound, optimal, strategy, elapsed_s, steps))"},
+     "capacity[, step_limit]) -> (offsets bytes of u64, (arena, lower_bound, optimal, strategy, "
+     "elapsed_s, steps))"},
     {"lower_bound", ap_py_lower_bound, METH_VARARGS,
      "lower_bound(sizes, alignments, first, last) -> bytes live at the busiest op"},
     {"verify", ap_py_verify, METH_VARARGS,

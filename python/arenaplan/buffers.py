@@ -206,11 +206,22 @@ def _time_limit(time_limit_s: Optional[float]) -> float:
     return value
 
 
+def _step_limit(step_limit: Optional[int]) -> int:
+    if step_limit is None:
+        return 0
+    if (isinstance(step_limit, bool) or not isinstance(step_limit, (int, np.integer))
+            or not 1 <= step_limit <= _U64_MAX):
+        raise InvalidArgument(f"step_limit must be an integer in [1, 2**64), got {step_limit!r}")
+    return int(step_limit)
+
+
 def solve(problem: BufferProblem, strategy: str = "auto", time_limit_s: Optional[float] = None,
-          seed: int = 0, capacity: Optional[int] = None) -> BufferPlan:
+          seed: int = 0, capacity: Optional[int] = None,
+          step_limit: Optional[int] = None) -> BufferPlan:
     """Plan a validated problem (see plan_buffers)."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed <= _U64_MAX:
         raise InvalidArgument(f"seed must be an integer in [0, 2**64), got {seed!r}")
+    steps = _step_limit(step_limit)
     cap = 0 if capacity is None else parse_bytes(capacity, "capacity")
     if capacity is not None and cap == 0 and len(problem):
         cap = 0  # a capacity of 0 only fits zero-size buffers; the C side treats 0 as "no limit"
@@ -219,7 +230,7 @@ def solve(problem: BufferProblem, strategy: str = "auto", time_limit_s: Optional
             raise PlanDoesNotFit("capacity 0 bytes cannot hold any non-empty buffer",
                                  needed=int(problem.aligned_sizes().max()), available=0)
     raw, stats = _core.plan_buffers(*problem.core_args(), _strategy_value(strategy),
-                                    _time_limit(time_limit_s), int(seed), cap)
+                                    _time_limit(time_limit_s), int(seed), cap, steps)
     arena, bound, optimal, used, elapsed, steps = stats
     offsets = np.frombuffer(raw, dtype=np.uint64).astype(np.int64)
     return BufferPlan(problem, offsets, int(arena), int(bound), used, bool(optimal),
@@ -228,7 +239,8 @@ def solve(problem: BufferProblem, strategy: str = "auto", time_limit_s: Optional
 
 def plan_buffers(sizes: ArrayLike, first: ArrayLike, last: ArrayLike, alignment: Union[int, ArrayLike] = 16,
                  strategy: str = "auto", time_limit_s: Optional[float] = None, seed: int = 0,
-                 capacity: Optional[Union[int, str]] = None) -> BufferPlan:
+                 capacity: Optional[Union[int, str]] = None,
+                 step_limit: Optional[int] = None) -> BufferPlan:
     """Place buffers with lifetimes in one arena.
 
     Args:
@@ -237,18 +249,24 @@ def plan_buffers(sizes: ArrayLike, first: ArrayLike, last: ArrayLike, alignment:
         alignment: a power of two for all buffers, or one per buffer; sizes are
             rounded up to it, as TensorFlow Lite Micro does.
         strategy: one of ``STRATEGIES`` ("auto", "greedy_size", "greedy_size_best_fit",
-            "greedy_conflicts", "greedy_conflicts_best_fit", "anneal", "exact").
+            "greedy_conflicts", "greedy_conflicts_best_fit", "anneal", "exact", "lns").
+            ``strategy`` of the result names the one whose placement was returned;
+            "lns" when auto's large-neighbourhood search improved it.
         time_limit_s: bound on the search strategies (default: about a second).
         seed: makes randomised search deterministic.
         capacity: stop at the first plan within this many bytes (``"96KiB"`` accepted);
             raises PlanDoesNotFit if none is found.
+        step_limit: also stop the search strategies after about this many search steps
+            (``search_steps`` of the result). A search that ends on its steps rather
+            than on the clock returns the same plan for the same input and seed on any
+            machine; leave the time limit generous for that.
 
     Returns:
         BufferPlan with ``offsets``, ``arena_bytes``, ``lower_bound_bytes``,
         ``strategy``, ``optimal`` and ``verify()``.
     """
     problem = BufferProblem.build(sizes, first, last, alignment)
-    return solve(problem, strategy, time_limit_s, seed, capacity)
+    return solve(problem, strategy, time_limit_s, seed, capacity, step_limit)
 
 
 def lower_bound(sizes: ArrayLike, first: ArrayLike, last: ArrayLike,

@@ -24,6 +24,7 @@ STRATEGIES = {
     "greedy_conflicts_best_fit": 4,
     "anneal": 5,
     "exact": 6,
+    "lns": 7,
 }
 
 # --------------------------------------------------------------------------- helpers
@@ -57,7 +58,7 @@ class Plan:
 
 
 def plan(ffi, lib, sizes, first, last, alignment=1, strategy="greedy_size", time_limit=0.05,
-         capacity=0, seed=0, verify=True):
+         capacity=0, seed=0, verify=True, step_limit=0):
     n = len(sizes)
     buffers = make_buffers(ffi, sizes, first, last, alignment)
     options = ffi.new("ap_plan_options *")
@@ -65,6 +66,7 @@ def plan(ffi, lib, sizes, first, last, alignment=1, strategy="greedy_size", time
     options.time_limit_s = time_limit
     options.capacity = capacity
     options.seed = seed
+    options.step_limit = step_limit
     offsets = ffi.new("size_t[]", max(n, 1))
     stats = ffi.new("ap_plan_stats *")
     error = ffi.new("ap_error *")
@@ -364,6 +366,8 @@ def test_every_strategy_verifies_and_respects_the_bound(ffi, lib, problem):
     assert arenas["auto"].arena <= arenas["greedy_size"].arena
     assert arenas["exact"].arena <= arenas["greedy_size"].arena
     assert arenas["anneal"].arena <= arenas["greedy_size"].arena
+    # lns starts from the best of the four greedy plans
+    assert arenas["lns"].arena <= min(arenas[g].arena for g in STRATEGIES if g.startswith("greedy"))
     for p in arenas.values():
         if p.optimal:  # proven minimal: nothing else beats it
             assert p.arena == min(q.arena for q in arenas.values())
@@ -487,6 +491,69 @@ def test_auto_neighbourhood_search_on_larger_cut_rectangles(ffi, lib):
             a = plan(ffi, lib, sizes, first, last, alignment, strategy="auto", time_limit=0.6)
             assert a.status == lib.AP_OK
             assert a.lower_bound <= a.arena <= g.arena
+
+
+def hard_cut(n, seed):
+    """A cut rectangle of 65,536 x 64 on which first fit lands 25-40 % above the bound."""
+    sizes, first, last = rectangle_cut(n, seed, width=65536, steps=64)
+    return sizes, first, last
+
+
+# Seeds of 200-buffer cut rectangles that the exact phases leave above the bound,
+# so the neighbourhood search makes the difference.
+HARD_200 = [21, 49, 57]
+
+
+@pytest.mark.parametrize("seed", HARD_200)
+def test_auto_within_five_percent_on_hard_cut_rectangles_with_a_step_budget(ffi, lib, seed):
+    sizes, first, last = hard_cut(200, seed)
+    g = plan(ffi, lib, sizes, first, last, 16, strategy="greedy_size")
+    assert g.arena >= 1.25 * g.lower_bound  # hard: first fit is far off
+    budget = 400_000
+    # a generous clock: the step budget, not the time, ends the search (about 0.3 s here)
+    a = plan(ffi, lib, sizes, first, last, 16, strategy="auto", time_limit=30.0,
+             step_limit=budget)
+    assert a.status == lib.AP_OK
+    assert a.arena <= 1.05 * a.lower_bound
+    assert a.strategy == "lns"  # the neighbourhood search improved the exact phases' plan
+    assert a.steps <= budget
+    # the same steps give the same plan whatever the time limit
+    b = plan(ffi, lib, sizes, first, last, 16, strategy="auto", time_limit=20.0,
+             step_limit=budget)
+    assert (b.offsets, b.arena, b.steps, b.strategy) == (a.offsets, a.arena, a.steps, a.strategy)
+
+
+@pytest.mark.parametrize("strategy", ["anneal", "exact", "lns", "auto"])
+def test_step_limit_ends_every_search_at_the_same_point(ffi, lib, strategy):
+    sizes, first, last = hard_cut(300, 2)
+    budget = 50_000
+    runs = [plan(ffi, lib, sizes, first, last, 16, strategy=strategy, time_limit=limit,
+                 step_limit=budget, seed=5) for limit in (30.0, 40.0)]
+    for p in runs:
+        assert p.status == lib.AP_OK
+        assert p.steps <= budget
+    assert runs[0].offsets == runs[1].offsets and runs[0].steps == runs[1].steps
+    assert runs[0].arena <= plan(ffi, lib, sizes, first, last, 16).arena
+    # a different seed takes another path (and the budget still holds)
+    other = plan(ffi, lib, sizes, first, last, 16, strategy=strategy, time_limit=30.0,
+                 step_limit=budget, seed=6)
+    assert other.steps <= budget
+
+
+def test_lns_strategy_improves_on_the_greedy_plans(ffi, lib):
+    sizes, first, last = hard_cut(200, 21)
+    greedy = min(plan(ffi, lib, sizes, first, last, 16, strategy=g).arena
+                 for g in STRATEGIES if g.startswith("greedy"))
+    p = plan(ffi, lib, sizes, first, last, 16, strategy="lns", time_limit=30.0,
+             step_limit=200_000)
+    assert p.status == lib.AP_OK
+    assert p.strategy == "lns" and p.arena < greedy
+    # with a capacity it stops at the first plan within it
+    cap = (greedy + p.arena) // 2
+    q = plan(ffi, lib, sizes, first, last, 16, strategy="lns", time_limit=30.0, capacity=cap,
+             step_limit=200_000)
+    assert q.status == lib.AP_OK and q.arena <= cap
+    assert q.steps <= p.steps
 
 
 def test_ten_thousand_buffers(ffi, lib):

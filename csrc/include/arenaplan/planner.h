@@ -61,10 +61,14 @@ typedef enum ap_strategy {
     /** Time-bounded improving search over placement orders (deterministic for a seed). */
     AP_STRATEGY_ANNEAL = 5,
     /** Branch and bound over canonical placements; proves optimality or times out. */
-    AP_STRATEGY_EXACT = 6
+    AP_STRATEGY_EXACT = 6,
+    /** Large-neighbourhood search from the best heuristic plan: parts of the plan are
+        freed and placed again (the top of the arena by the exact search). Also the name
+        auto reports when this search improved its plan. */
+    AP_STRATEGY_LNS = 7
 } ap_strategy;
 
-enum { AP_STRATEGY_COUNT = 7 };
+enum { AP_STRATEGY_COUNT = 8 };
 
 typedef struct ap_plan_options {
     ap_strategy strategy;
@@ -72,6 +76,10 @@ typedef struct ap_plan_options {
     uint64_t seed;         /* makes randomised search deterministic */
     size_t capacity;       /* 0: minimise the arena; otherwise stop as soon as a plan within
                               `capacity` bytes is found (AP_ERR_DOES_NOT_FIT if none is) */
+    uint64_t step_limit;   /* 0: none; otherwise the search strategies also stop after about
+                              this many search steps (see ap_plan_stats.search_steps). A
+                              search that stops on its steps, not on the clock, returns the
+                              same plan for the same input and seed on any machine. */
 } ap_plan_options;
 
 typedef struct ap_plan_stats {
@@ -80,7 +88,8 @@ typedef struct ap_plan_stats {
     int32_t optimal;           /* 1 if arena_bytes is proven minimal */
     ap_strategy strategy;      /* the strategy whose placement was returned */
     double elapsed_s;
-    uint64_t search_steps;     /* nodes (exact) or moves (anneal) examined */
+    uint64_t search_steps;     /* nodes (exact), moves (anneal) or moves and the nodes of
+                                  their exact re-solves (lns) examined */
 } ap_plan_stats;
 
 /** Stable lowercase name of a strategy ("auto", "greedy_size", ...); NULL for an unknown value. */

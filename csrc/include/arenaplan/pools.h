@@ -45,8 +45,9 @@ typedef struct ap_pool {
 
 /**
  * Assign every buffer a pool and an offset in it.
- * options: strategy / time limit / seed for placing offsets inside each pool
- *          (options->capacity is ignored: each pool's capacity applies).
+ * options: strategy / time limit / seed / step limit for placing offsets inside each
+ *          pool (the step limit applies to each pool's placement; options->capacity is
+ *          ignored: each pool's capacity applies).
  * buffers: `count` records as for ap_plan_buffers.
  * allowed: `count` masks, bit p set = the buffer may live in pool p; NULL = every pool
  *          that is not AP_POOL_CONST.
