@@ -90,6 +90,30 @@ static uint64_t phase_steps(const plan_run *run, double share)
     return part > 0 ? part : 1;
 }
 
+/* The limits of one search phase; its results start cleared. */
+static ap_pl_search phase_search(double deadline, uint64_t max_steps, size_t capacity, uint64_t seed)
+{
+    ap_pl_search search;
+    memset(&search, 0, sizeof(search));
+    search.deadline = deadline;
+    search.max_steps = max_steps;
+    search.capacity = capacity;
+    search.seed = seed;
+    return search;
+}
+
+/* Count a finished phase's steps and proof; credit `strategy` if it improved run->best. */
+static void absorb_search(plan_run *run, const ap_pl_search *search, ap_strategy strategy)
+{
+    run->steps += search->steps;
+    if (search->improved) {
+        run->best_strategy = strategy;
+    }
+    if (search->proven) {
+        run->proven = 1;
+    }
+}
+
 /* Run a greedy strategy into run->work; keep it if strictly better. */
 static ap_status try_greedy(plan_run *run, ap_strategy strategy)
 {
@@ -112,20 +136,9 @@ static ap_status try_greedy(plan_run *run, ap_strategy strategy)
 static ap_status run_exact(plan_run *run, double deadline, uint64_t max_steps, size_t capacity,
                            int *infeasible)
 {
-    ap_pl_search search;
-    ap_status st;
-    memset(&search, 0, sizeof(search));
-    search.deadline = deadline;
-    search.max_steps = max_steps;
-    search.capacity = capacity;
-    st = ap_pl_exact(run->p, run->best, &run->best_arena, &search);
-    run->steps += search.steps;
-    if (search.improved) {
-        run->best_strategy = AP_STRATEGY_EXACT;
-    }
-    if (search.proven) {
-        run->proven = 1;
-    }
+    ap_pl_search search = phase_search(deadline, max_steps, capacity, 0);
+    ap_status st = ap_pl_exact(run->p, run->best, &run->best_arena, &search);
+    absorb_search(run, &search, AP_STRATEGY_EXACT);
     if (infeasible != NULL) {
         *infeasible = search.infeasible;
     }
@@ -365,10 +378,7 @@ static ap_status run_merged_exact(plan_run *run, double deadline, uint64_t max_s
         goto out;
     }
     arena = ap_pl_arena(&mp, moff);
-    memset(&search, 0, sizeof(search));
-    search.deadline = deadline;
-    search.max_steps = max_steps;
-    search.capacity = capacity;
+    search = phase_search(deadline, max_steps, capacity, 0);
     st = ap_pl_exact(&mp, moff, &arena, &search);
     run->steps += search.steps;
     if (st == AP_OK && arena < run->best_arena) {
@@ -396,21 +406,9 @@ out:
 static ap_status run_lns(plan_run *run, double deadline, uint64_t max_steps, size_t capacity,
                          uint64_t seed)
 {
-    ap_pl_search search;
-    ap_status st;
-    memset(&search, 0, sizeof(search));
-    search.deadline = deadline;
-    search.max_steps = max_steps;
-    search.capacity = capacity;
-    search.seed = seed;
-    st = ap_pl_lns(run->p, run->best, &run->best_arena, &search);
-    run->steps += search.steps;
-    if (search.improved) {
-        run->best_strategy = AP_STRATEGY_LNS;
-    }
-    if (search.proven) {
-        run->proven = 1;
-    }
+    ap_pl_search search = phase_search(deadline, max_steps, capacity, seed);
+    ap_status st = ap_pl_lns(run->p, run->best, &run->best_arena, &search);
+    absorb_search(run, &search, AP_STRATEGY_LNS);
     return st;
 }
 
@@ -428,19 +426,9 @@ static ap_status run_anneal(plan_run *run, double deadline, uint64_t max_steps, 
     }
     /* start from TFLM's order: its first-fit decode is greedy_size's plan */
     ap_pl_order_by_size(run->p, order, tmp);
-    memset(&search, 0, sizeof(search));
-    search.deadline = deadline;
-    search.max_steps = max_steps;
-    search.capacity = capacity;
-    search.seed = seed;
+    search = phase_search(deadline, max_steps, capacity, seed);
     st = ap_pl_anneal(run->p, order, run->best, &run->best_arena, &search);
-    run->steps += search.steps;
-    if (search.improved) {
-        run->best_strategy = AP_STRATEGY_ANNEAL;
-    }
-    if (search.proven) {
-        run->proven = 1;
-    }
+    absorb_search(run, &search, AP_STRATEGY_ANNEAL);
     free(order);
     free(tmp);
     return st;
