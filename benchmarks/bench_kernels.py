@@ -50,6 +50,7 @@ try:
     import arenaplan
     from arenaplan import _core
     from arenaplan import kernels as K
+    from arenaplan.latency import cpu_model_name
     from arenaplan.quantize import activation_range, conv_multipliers, conv_output_size, same_padding
 except ImportError as exc:  # pragma: no cover - depends on the environment
     sys.exit(f"bench_kernels: cannot import arenaplan ({exc}); build it "
@@ -60,8 +61,7 @@ try:  # the heuristic the "speed" plan uses to pick a variant without measuring
 except ImportError:  # pragma: no cover - older package
     fastest_variant = None
 
-ROOT = Path(__file__).resolve().parents[1]
-MODELS = Path(os.environ.get("ARENAPLAN_MODELS", ROOT.parent / "shared" / "models"))
+from shared_models import MODELS, ROOT  # noqa: E402
 RESULTS = ROOT / "benchmarks" / "results" / "bench_kernels.json"
 OP_CODE = {"conv2d": 0, "depthwise_conv2d": 1, "fully_connected": 2}
 TFLITE_OP = {"CONV_2D": "conv2d", "DEPTHWISE_CONV_2D": "depthwise_conv2d"}
@@ -402,17 +402,14 @@ def print_layer(row):
 
 
 def machine_info():
-    cpu, flags = platform.processor(), ""
+    flags = ""
     try:
         with open("/proc/cpuinfo") as fh:
-            info = fh.read().splitlines()
-        names = [l.split(":", 1)[1].strip() for l in info if l.startswith("model name")]
-        cpu = names[0] if names else cpu
-        flags = next((l for l in info if l.startswith("flags")), "") + " "
+            flags = next((l for l in fh if l.startswith("flags")), "").strip() + " "
     except OSError:
         pass
     return {
-        "cpu": cpu,
+        "cpu": cpu_model_name(),
         "cpus": os.cpu_count(),
         "cpu_flags": sorted(f for f in ("avx2", "fma", "avx512f", "avx512_vnni", "avx_vnni")
                             if f" {f} " in flags),

@@ -37,11 +37,12 @@ import numpy as np
 try:
     import arenaplan
     from arenaplan import lifetimes
+    from arenaplan.latency import cpu_model_name
 except ImportError as exc:  # pragma: no cover - depends on the environment
     sys.exit(f"bench_planner: cannot import arenaplan ({exc}); run `pip install -e .` first")
 
-ROOT = Path(__file__).resolve().parents[1]
-MODELS = ROOT.parent / "shared" / "models"
+from shared_models import MODELS, ROOT  # noqa: E402
+
 RESULTS = ROOT / "benchmarks" / "results" / "bench_planner.json"
 ALIGN = 16
 GREEDY = ["greedy_size", "greedy_size_best_fit", "greedy_conflicts", "greedy_conflicts_best_fit"]
@@ -161,17 +162,8 @@ def bench_row(kind, problem, repeats, search_repeats, time_limit):
 
 
 def machine_info():
-    cpu = platform.processor()
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
     return {
-        "cpu": cpu,
+        "cpu": cpu_model_name(),
         "cpus": os.cpu_count(),
         "platform": platform.platform(),
         "python": sys.version.split()[0],

@@ -27,9 +27,9 @@ import platform
 import re
 import time
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Union
+from typing import Dict, List, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
@@ -70,17 +70,21 @@ def layer_signature(kernel: OpKernel) -> str:
 _METHOD = "in-graph, together repeat by repeat, 1st percentile net of the timer, v3"
 
 
-def _cpu_fingerprint() -> str:
-    """CPU model, SIMD level and a hash of the compiled core: a rebuilt kernel is re-measured."""
-    model = platform.processor() or platform.machine()
+def cpu_model_name() -> str:
+    """The CPU's model name from /proc/cpuinfo, else what the platform module reports."""
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
                 if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
+                    return line.split(":", 1)[1].strip()
     except OSError:
         pass
+    return platform.processor() or platform.machine()
+
+
+def _cpu_fingerprint() -> str:
+    """CPU model, SIMD level and a hash of the compiled core: a rebuilt kernel is re-measured."""
+    model = cpu_model_name()
     level = _core.cpu_limit(1)  # also re-establishes the default dispatch ceiling
     try:
         build = hashlib.sha256(Path(_core.__file__).read_bytes()).hexdigest()[:16]
