@@ -226,7 +226,7 @@ def test_several_pools_build_and_run(kind, host_runtime, tmp_path):
     h, c = out.header.read_text(), out.source.read_text()
     assert "#define TWO_POOL_COUNT 3" in h and f"#define TWO_POOL_SCRATCH_BYTES {scratch}u" in h
     assert "#define TWO_POOL_SPARE_BYTES 0u" in h and "two_pool_spare[" not in c
-    local = f"    uint8_t two_pool_scratch[TWO_POOL_SCRATCH_BYTES] TWO_ALIGNED(32);"
+    local = "    uint8_t two_pool_scratch[TWO_POOL_SCRATCH_BYTES] TWO_ALIGNED(32);"
     assert (local in c) == (kind == "stack")
     exe = fw.build_host(out, host_runtime, tmp_path)
     xs = samples(two.model, 2)

@@ -14,9 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-import numpy as np
-
-from .buffers import OVERLAP_ALIAS, BufferPlan, BufferProblem, solve, verify_offsets
+from .buffers import OVERLAP_ALIAS, BufferProblem, solve, verify_offsets
 from .errors import InvalidArgument, InvalidPlan, UnsupportedModel
 from .lifetimes import ModelBuffers, activation_buffers, tensor_lifetimes
 from .lowering import OpKernel, Variant, lower_op

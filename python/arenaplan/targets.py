@@ -14,9 +14,9 @@ and ``target.for_core("cm4")`` keeps only those.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Mapping, Optional, Tuple, Union
 
 from .errors import InvalidArgument
 from .units import parse_bytes

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import List, Optional, Sequence, Tuple, Union
 
 from .errors import InvalidArgument, PlanDoesNotFit
 from .lowering import Variant
 from .model import Model
 from .plan import Plan, PlanContext, _fastest, _least_scratch
-from .units import format_bytes, parse_bytes
+from .units import parse_bytes
 
 __all__ = ["balanced", "frontier", "Frontier", "FrontierPoint", "Gain", "MultiPlan", "plan_many"]
 

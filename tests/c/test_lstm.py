@@ -467,7 +467,6 @@ def test_bad_parameters_fail_cleanly(ffi, lib):
         assert lib.ap_lstm_s8_run(case.params, case.variant, *args, null, 0, err) == invalid
         assert "must not be NULL" in message(ffi, err)
     # sizes whose byte counts overflow size_t
-    size = ffi.new("size_t *")
     big = params_with(batches=2 ** 31 - 1, time_steps=2 ** 31 - 1, input_size=65536)
     assert lib.ap_lstm_s8_variants(big, ffi.NULL, 0, ffi.new("uint32_t *"), err) == lib.AP_ERR_OVERFLOW
     assert "overflows" in message(ffi, err)

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from ops_harness import Guarded, guarded_from, message, scratch_for, variant_name, variants
 from reference import litert_layers as L
-from reference.svdf import PARAM_FIELDS, random_case, step, svdf_params
+from reference.svdf import PARAM_FIELDS, random_case, svdf_params
+from reference.svdf import step as reference_step
 
 _LITERT = L.unavailable_reason()
 
@@ -22,7 +23,6 @@ def make(ffi, **fields):
 
 
 case = random_case
-reference_step = step
 
 
 class Runner:

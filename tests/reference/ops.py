@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from .quant import (INT32_MAX, INT32_MIN, multiply_by_quantized_multiplier, quantize_multiplier,
-                    requantize, rounding_divide_by_pot, saturating_rounding_doubling_high_mul)
+                    requantize)
 
 __all__ = [
     "same_padding", "activation_range", "depthwise_conv2d", "fully_connected", "average_pool2d",
