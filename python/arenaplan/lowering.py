@@ -540,10 +540,12 @@ def _lstm(model: Model, op: Operator) -> tuple:
             message = message[len(prefix):].lstrip(": ")
         raise _Unsupported(message) from None
     y = _tensor(model, op.outputs[0], "output", "int8", constant=False)
-    want = ((ops.time_steps, ops.batches) if ops.time_major else (ops.batches, ops.time_steps)) \
-        + (ops.cell_size,)
-    if len(model.tensors[op.inputs[0]].shape) == 2:
+    if len(model.tensors[op.inputs[0]].shape) == 2:     # one step, no time axis
         want = (ops.batches, ops.cell_size)
+    elif ops.time_major:
+        want = (ops.time_steps, ops.batches, ops.cell_size)
+    else:
+        want = (ops.batches, ops.time_steps, ops.cell_size)
     _expect_shape(model, y.index, want, "output")
     q = ops.params
     ints = [ops.batches, ops.time_steps, ops.input_size, ops.cell_size, int(ops.time_major),
