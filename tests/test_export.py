@@ -13,7 +13,6 @@ import hashlib
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -207,17 +206,14 @@ def test_export_files(tmp_path):
 def test_several_pools_build_and_run(kind, host_runtime, tmp_path):
     """Scratch moved to a second pool (all at offset 0: each lives only at its op), plus an
     empty third pool; a "stack" pool becomes a local array of the entry point."""
-    if "pool_sizes" not in {f.name for f in dataclasses.fields(ap.Plan)}:
-        pytest.skip("plans have one pool in this version")
     p = plan_of("mlperf_tiny_kws_dscnn_int8", "speed")
     buffers = [dataclasses.replace(b, pool="scratch", offset=0) if b.kind == "scratch" else b
                for b in p.buffers]
     arena = max(-(-(b.offset + b.size) // 16) * 16 for b in buffers if b.kind == "activation")
     scratch = max(-(-b.size // 16) * 16 for b in buffers if b.kind == "scratch")
-    target = SimpleNamespace(name="test-board", pools=[
-        SimpleNamespace(name="arena", alignment=16, kind="workspace"),
-        SimpleNamespace(name="scratch", alignment=32, kind=kind),
-        SimpleNamespace(name="spare", alignment=16, kind="workspace")])
+    Pool = ap.targets.Pool
+    target = ap.targets.Target("test-board", (Pool("arena", "64KiB", 16), Pool("scratch", "64KiB", 32, kind),
+                                              Pool("spare", "1KiB", 16)))
     two = dataclasses.replace(p, buffers=buffers, arena_bytes=arena + scratch, target=target,
                               pool_sizes={"arena": arena, "scratch": scratch, "spare": 0})
     two.verify()
@@ -333,3 +329,29 @@ def test_cli_export(tmp_path, capsys):
     blocker.write_text("x")
     assert cli_main(["export", path, "-o", str(blocker / "out")]) == 2
     assert "cannot write the C export" in capsys.readouterr().err
+
+
+def test_target_sections_place_the_pools_and_the_state(tmp_path):
+    """A target pool's section holds its array; the state goes to the section of the pool
+    that holds it; sections= overrides both."""
+    m = svdf_models.svdf_chain()
+    t = ap.targets.get("cortex-m7")
+    p = ap.plan(m, target=t)
+    assert p.state_pool == "dtcm" and t.pool("dtcm").section == ".dtcm"
+    c = p.export_c(tmp_path / "a", name="net").source.read_text()
+    assert 'uint8_t net_state[NET_STATE_BYTES] NET_ALIGNED(16) NET_SECTION(".dtcm")' in c
+    assert 'net_pool_dtcm[NET_POOL_DTCM_BYTES] NET_ALIGNED(16) NET_SECTION(".dtcm")' in c
+    c = p.export_c(tmp_path / "b", name="net", sections={"state": ".noinit", "dtcm": ".fast"}).source.read_text()
+    assert 'NET_SECTION(".noinit")' in c and 'NET_SECTION(".fast")' in c and '".dtcm"' not in c
+    q = ap.plan(m, target=t, state_pool="sram")
+    c = q.export_c(tmp_path / "c", name="net").source.read_text()
+    assert "uint8_t net_state[NET_STATE_BYTES] NET_ALIGNED(16) = {" in c   # sram declares no section
+
+
+def test_cli_export_names_the_state_pool(tmp_path, capsys):
+    assert cli_main(["export", str(model_path("tflm_keyword_scrambled_int8")),
+                     "-o", str(tmp_path), "--target", "cortex-m7", "--state-pool", "sram"]) == 0
+    assert "state 10,240 B (persistent in pool 'sram')" in capsys.readouterr().out
+    assert cli_main(["export", str(model_path("tflm_keyword_scrambled_int8")), "-o", str(tmp_path),
+                     "--state-pool", "sram"]) == 2
+    assert "give --target too" in capsys.readouterr().err

@@ -166,7 +166,7 @@ def _state_plan():
 
 def test_state_pool_round_trip_runs_the_same_sequence():
     m, p, d = _state_plan()
-    assert d["schema_version"] == 2 and d["state_bytes"] == 240
+    assert d["schema_version"] == 3 and d["state_bytes"] == 240 and d["state_pool"] is None
     assert [b["tensor"] for b in d["state_buffers"]] == m.variable_tensors()
     assert [b["fill"] for b in d["state_buffers"]] == [0, 0, 0xFD]
     q = _load(d, m)
@@ -224,3 +224,37 @@ def test_version_1_files_still_load():
     _, d = _plan_dict()
     d["schema_version"] = 1
     assert _load(d).state_buffers == []
+
+
+def test_the_pool_holding_the_state_round_trips_and_is_checked():
+    m = svdf_models.svdf_chain()
+    t = ap.targets.get("cortex-m7")
+    p = ap.plan(m, target=t, state_pool="sram")
+    d = json.loads(p.to_json())
+    assert d["state_pool"] == "sram"
+    q = _load(d, m)
+    assert q.state_pool == "sram" and q.verify()
+    e = json.loads(json.dumps(d))
+    e["state_pool"] = "itcm"
+    with pytest.raises(ap.InvalidPlan, match="state pool 'itcm' is not a pool of target 'cortex-m7'"):
+        _load(e, m)
+    e["state_pool"] = 3
+    with pytest.raises(ap.InvalidPlan, match="state_pool"):
+        _load(e, m)
+    # a target whose sram cannot hold the planned bytes and the state together
+    e = json.loads(json.dumps(d))
+    sram = next(pool for pool in e["target"]["pools"] if pool["name"] == "sram")
+    sram["capacity"] = e["pool_bytes"]["sram"] + 16
+    with pytest.raises(ap.InvalidPlan, match="pool 'sram' holds 0 planned bytes and the state's 256: "
+                                             "240 more than its capacity of 16"):
+        _load(e, m)
+
+
+def test_version_2_files_hold_the_state_in_no_pool():
+    m = svdf_models.svdf_chain()
+    p = ap.plan(m, target=ap.targets.get("cortex-m7"))
+    d = json.loads(p.to_json())
+    d["schema_version"] = 2
+    del d["state_pool"]
+    q = _load(d, m)
+    assert q.state_pool is None and q.state_buffers == p.state_buffers and q.verify()

@@ -112,3 +112,93 @@ def test_pool_plans_round_trip_through_files():
     assert q.pool_bytes == p.pool_bytes and q.target == t
     x = _input(m)
     np.testing.assert_array_equal(ap.Interpreter(q).run(x), ap.Interpreter(p).run(x))
+
+
+# --- the state pool on a target -------------------------------------------------------------
+KEYWORD = "tflm_keyword_scrambled_int8"     # 10,240 bytes of SVDF state, 416 bytes of arena
+
+
+def _keyword_runs(p, count=4):
+    """Outputs of ``count`` chained runs: the state carries from one to the next."""
+    t = p.model.tensors[p.model.inputs[0]]
+    info = np.iinfo(t.dtype)
+    rng = np.random.default_rng(1)
+    it = ap.Interpreter(p)
+    return [it.run(rng.integers(info.min, info.max + 1, size=t.shape, dtype=t.dtype)) for _ in range(count)]
+
+
+def test_the_state_takes_its_bytes_from_the_fastest_pool_with_room():
+    m = ap.load_tflite(model_path(KEYWORD))
+    t = ap.targets.get("cortex-m7")
+    p = ap.plan(m, target=t)
+    assert p.verify() and p.state_pool == "dtcm" and p.state_bytes == 10240
+    assert p.ram_bytes == p.arena_bytes + 10240
+    # dtcm keeps room for the state and 200 bytes: the 416-byte arena no longer fits beside
+    # it, so the activations spill to sram and the state stays in dtcm
+    tight = t.with_pool("dtcm", capacity=10240 + 208)
+    q = ap.plan(m, target=tight)
+    assert q.verify() and q.state_pool == "dtcm"
+    assert q.pool_bytes["dtcm"] + q.state_bytes <= 10240 + 208 and q.pool_bytes["sram"] > 0
+    for got, want in zip(_keyword_runs(q), _keyword_runs(ap.plan(m))):
+        np.testing.assert_array_equal(got, want)
+    # too small for the state: the next workspace pool holds it
+    r = ap.plan(m, target=t.with_pool("dtcm", capacity=8192))
+    assert r.verify() and r.state_pool == "sram"
+
+
+def test_the_state_pool_can_be_named_and_is_checked():
+    m = ap.load_tflite(model_path(KEYWORD))
+    t = ap.targets.get("cortex-m7")
+    p = ap.plan(m, target=t, state_pool="sram")
+    assert p.verify() and p.state_pool == "sram"
+    with pytest.raises(ap.InvalidArgument, match="'stack' is a stack pool.*needs a workspace pool"):
+        ap.plan(m, target=t, state_pool="stack")
+    with pytest.raises(ap.InvalidArgument, match="no pool 'itcm'"):
+        ap.plan(m, target=t, state_pool="itcm")
+    with pytest.raises(ap.InvalidArgument, match="give target= too"):
+        ap.plan(m, state_pool="sram")
+    with pytest.raises(ap.PlanDoesNotFit, match=r"does not fit pool 'dtcm' of 4,096 bytes \(6,144 bytes short\)"):
+        ap.plan(m, target=t.with_pool("dtcm", capacity=4096), state_pool="dtcm")
+    small = t.with_pool("dtcm", capacity=2048).with_pool("sram", capacity=4096)
+    with pytest.raises(ap.PlanDoesNotFit, match=r"fits no pool .* 'sram', has 4,096 bytes \(6,144 bytes short\)") as exc:
+        ap.plan(m, target=small)
+    assert exc.value.short_by == 6144
+    # room for the state but not for the activations beside it: the error says so
+    full = t.with_pool("dtcm", capacity=10240).with_pool("sram", capacity=0)
+    with pytest.raises(ap.PlanDoesNotFit, match="no room once the state.s 10,240 bytes are in it"):
+        ap.plan(m, target=full)
+
+
+def test_verify_counts_the_state_against_its_pool():
+    m = ap.load_tflite(model_path(KEYWORD))
+    t = ap.targets.get("cortex-m7")
+    p = ap.plan(m, target=t)
+    cap = t.pool("dtcm").capacity
+    # the same placement on a target whose dtcm holds the arena but not the state too
+    shrunk = t.with_pool("dtcm", capacity=p.pool_bytes["dtcm"] + 16)
+    with pytest.raises(ap.InvalidPlan, match=r"pool 'dtcm' holds 416 planned bytes and the state's 10,240"):
+        dataclasses.replace(p, target=shrunk).verify()
+    with pytest.raises(ap.InvalidPlan, match="state pool 'itcm' is not a pool"):
+        dataclasses.replace(p, state_pool="itcm").verify()
+    with pytest.raises(ap.InvalidPlan, match="has no target"):
+        dataclasses.replace(ap.plan(m), state_pool="dtcm").verify()
+    assert cap == 128 * 1024
+
+
+def test_frontier_over_a_target_leaves_room_for_the_state():
+    m = ap.load_tflite(model_path(KEYWORD))
+    t = ap.targets.get("cortex-m4").with_pool("sram", capacity=10240 + 512)
+    f = ap.frontier(m, latency="model:cortex-m4", target=t)
+    assert f.points
+    for point in f.points:
+        plan = point.plan
+        assert plan.verify() and plan.state_pool == "sram"
+        assert plan.pool_bytes["sram"] + plan.state_bytes <= 10240 + 512
+
+
+def test_activations_that_do_not_fit_beside_the_state_are_named():
+    m = ap.load_tflite(model_path(KEYWORD))
+    t = ap.targets.get("cortex-m4").with_pool("sram", capacity=10240 + 256)
+    with pytest.raises(ap.PlanDoesNotFit, match=r"pool 'sram' would need .* it has 256 once the state's "
+                                                r"10,240 bytes are in it"):
+        ap.plan(m, target=t.with_pool("stack", capacity=0))

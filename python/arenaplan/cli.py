@@ -3,7 +3,8 @@
     arenaplan tradeoffs [MODEL ...] [--latency host|model:TARGET|FILE] [--budget B]
                         [--plot out.png] [--json]
     arenaplan plan [MODEL] [--mode size|speed|balanced] [--budget B] [--strategy S] [--json]
-    arenaplan export [MODEL] -o DIR [--target T] [--budget B] [--mode M] [--section POOL=SEC]
+    arenaplan export [MODEL] -o DIR [--target T [--state-pool P]] [--budget B] [--mode M]
+                     [--section POOL=SEC]
 
 MODEL is a ``.tflite`` file or the name of a built-in zoo model; without it the
 built-in ``ds_cnn`` keyword-spotting model is used, so ``arenaplan tradeoffs``
@@ -83,7 +84,6 @@ def _cmd_tradeoffs(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    import inspect
     from .errors import InvalidArgument
     from .export import export_c
     model = load_model(args.model)
@@ -91,9 +91,11 @@ def _cmd_export(args: argparse.Namespace) -> int:
     kwargs = {}
     if args.target is not None:
         from . import targets
-        target = targets.get(args.target)   # an unknown target fails here, by name
-        if "target" in inspect.signature(plan).parameters:
-            kwargs["target"] = target
+        kwargs["target"] = targets.get(args.target)   # an unknown target fails here, by name
+    if args.state_pool is not None:
+        if args.target is None:
+            raise InvalidArgument("--state-pool names a pool of a target; give --target too")
+        kwargs["state_pool"] = args.state_pool
     sections = {}
     for item in args.section:
         pool, sep, section = item.partition("=")
@@ -102,11 +104,10 @@ def _cmd_export(args: argparse.Namespace) -> int:
         sections[pool] = section
     p = plan(model, mode=mode, budget=args.budget, alignment=args.alignment,
              latency=args.latency, **kwargs)
-    if args.target is not None and getattr(p, "target", None) is None:
-        p.target = args.target   # recorded in the files' banner; pools come with the target
     out = export_c(p, args.output, name=args.name, sections=sections)
     pools = ", ".join(f"{name} {size:,} B" for name, size in out.pool_bytes.items())
-    state = f"; state {out.state_bytes:,} B (persistent)" if out.state_bytes else ""
+    held = f" in pool {p.state_pool!r}" if p.state_pool else ""
+    state = f"; state {out.state_bytes:,} B (persistent{held})" if out.state_bytes else ""
     print(f"wrote {out.header} and {out.source}: pools {pools}{state}; constants {out.const_bytes:,} B; "
           f"entry point {out.name}_invoke")
     return 0
@@ -141,7 +142,11 @@ def _parser() -> argparse.ArgumentParser:
     e = sub.add_parser("export", help="write a plan as C (header + source) for a firmware build")
     e.add_argument("model", nargs="?", help=f"a .tflite file or a zoo model ({', '.join(zoo.names())})")
     e.add_argument("-o", "--output", required=True, help="directory for <name>.h and <name>.c")
-    e.add_argument("--target", default=None, help="target preset (recorded in the files)")
+    e.add_argument("--target", default=None, help="target preset: buffers go to its pools, within "
+                   "their capacities")
+    e.add_argument("--state-pool", default=None, metavar="POOL",
+                   help="with --target, the pool that holds the variable tensors (default: the "
+                        "fastest workspace pool with room)")
     e.add_argument("--budget", default=None, help="arena budget, e.g. 98304 or 96KiB "
                    "(without --mode: the fastest plan within it)")
     e.add_argument("--mode", default=None, choices=MODES,

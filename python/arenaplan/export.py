@@ -7,13 +7,15 @@ operands) that the interpreter hands the C executor, written as const data, and
 the same prepared constants (repacked weights, folded biases) as const arrays.
 
 - one statically sized, aligned array per pool (``<name>_pool_<pool>``), each
-  with an optional section attribute (``sections={"arena": ".dtcm"}``), behind
+  with an optional section attribute (the target pool's ``section``, or
+  ``sections={"arena": ".dtcm"}``), behind
   ``<NAME>_SECTION``/``<NAME>_ALIGNED`` macros that expand to GCC/Clang
   attributes and to nothing elsewhere (define them yourself for another compiler);
 - for a model with variable tensors, ``<name>_state``: the state pool, a static array
   that starts as TFLite's variable tensors do (zero: in .bss; an int8 tensor at its
   zero point: initialised data) and keeps its bytes from one invoke to the next;
-  ``<name>_reset_state()`` returns it to that start (``sections={"state": ...}`` places it);
+  ``<name>_reset_state()`` returns it to that start. It goes to the section of the target
+  pool that holds it (``plan.state_pool``), or where ``sections={"state": ...}`` says;
 - const tables and op params structs (designated initialisers), requantisation
   arrays, prepared blobs and constant tensors: all ``static const``, so a
   firmware link puts them in flash;
@@ -294,7 +296,9 @@ def export_c(plan, out_dir: Union[str, Path], name: Optional[str] = None,
         out_dir: directory for the two files.
         name: C prefix of every symbol (an identifier); default: the model's name.
         sections: pool name -> linker section of that pool's array, e.g. {"arena": ".dtcm"};
-            "state" names the state pool's (a model with variable tensors).
+            "state" names the state pool's (a model with variable tensors). Default: the
+            section each target pool declares; the state pool goes to the section of the
+            pool that holds it (``plan.state_pool``).
     Raises UnsupportedModel for a plan with ops without kernels, InvalidPlan if it does
     not verify, InvalidArgument for a bad name, section or unwritable ``out_dir``.
     """
@@ -319,7 +323,7 @@ def export_c(plan, out_dir: Union[str, Path], name: Optional[str] = None,
         raise InvalidArgument(f"pool names {pool_names} are not distinct as C identifiers")
     sections = dict(sections or {})
     has_state = bool(plan.state_buffers)
-    state_section = None
+    state_section = _target_section(plan, plan.state_pool) if has_state else None
     if has_state and STATE_SECTION_KEY in sections:
         if STATE_SECTION_KEY in pool_names:
             raise InvalidArgument(f"sections[{STATE_SECTION_KEY!r}] could mean the plan's pool "
@@ -346,6 +350,10 @@ def export_c(plan, out_dir: Union[str, Path], name: Optional[str] = None,
     storage = {p: "none" if int(pool_bytes[p]) == 0 else
                "stack" if getattr(target_pools.get(p), "kind", None) == "stack" else "static"
                for p in pool_names}
+    # a target pool's own section holds its array unless sections= says otherwise
+    for p in pool_names:
+        if storage[p] == "static" and p not in sections and _target_section(plan, p):
+            sections[p] = _target_section(plan, p)
     misplaced = sorted(p for p in sections if storage[p] != "static")
     if misplaced:
         raise InvalidArgument(f"pool(s) {misplaced} have no static array to place in a section "
@@ -498,6 +506,14 @@ def _header(plan, name, upper, pool_names, pool_ident, pool_bytes, pool_align, s
                   f"void {name}_reset_state(void);", ""]
     lines += ["#ifdef __cplusplus", "}", "#endif", "#endif", ""]
     return "\n".join(lines)
+
+
+def _target_section(plan, pool: Optional[str]) -> Optional[str]:
+    """The linker section the plan's target gives ``pool`` (None: none, or no target)."""
+    pools = getattr(getattr(plan, "target", None), "pools", None)
+    if not pools or pool is None:
+        return None
+    return next((p.section for p in pools if p.name == pool), None)
 
 
 def _state_source(plan, name: str, upper: str, state_section: Optional[str]) -> List[str]:

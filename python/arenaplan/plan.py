@@ -19,7 +19,7 @@ from .errors import InvalidArgument, InvalidPlan, UnsupportedModel
 from .lifetimes import ModelBuffers, activation_buffers, tensor_lifetimes
 from .lowering import OpKernel, Variant, lower_op
 from .model import Model
-from .state import StateBuffer, state_layout, verify_state
+from .state import StateBuffer, choose_state_pool, reserve_bytes, state_layout, verify_state
 from .units import format_bytes, parse_bytes
 
 __all__ = ["MODES", "BufferRecord", "Plan", "plan", "fastest_variant"]
@@ -101,12 +101,19 @@ class Plan:
     #: Variable tensors in the state pool: persistent, outside the planned pools (see state.py).
     state_buffers: List[StateBuffer] = field(default_factory=list)
     state_bytes: int = 0
+    #: On a target, the pool whose memory holds the state pool (its capacity counts it).
+    state_pool: Optional[str] = None
 
     # --- views ----------------------------------------------------------------
     @property
     def pool_bytes(self) -> Dict[str, int]:
         """Bytes used in each pool, in the target's order (one "arena" without a target)."""
         return dict(self.pool_sizes) if self.pool_sizes is not None else {"arena": self.arena_bytes}
+
+    @property
+    def ram_bytes(self) -> int:
+        """RAM the model needs: every planned pool plus the state pool."""
+        return int(self.arena_bytes) + int(self.state_bytes)
 
     @property
     def tensor_places(self) -> Dict[int, Tuple[str, int]]:
@@ -194,7 +201,29 @@ class Plan:
             raise InvalidPlan(f"plan claims {self.arena_bytes} bytes in all, its pools hold "
                               f"{sum(self.pool_sizes.values())}")
         verify_state(self.model, self.state_buffers, self.state_bytes)
+        self._verify_capacities()
         return True
+
+    def _verify_capacities(self) -> None:
+        """On a target: every pool, with the state pool in the pool that holds it, within
+        its capacity."""
+        if self.target is None or self.pool_sizes is None:
+            if self.state_pool is not None:
+                raise InvalidPlan(f"the plan puts its state in pool {self.state_pool!r} but has no target")
+            return
+        pools = {p.name: p for p in self.target.pools}
+        if self.state_pool is not None and self.state_pool not in pools:
+            raise InvalidPlan(f"state pool {self.state_pool!r} is not a pool of target {self.target.name!r}")
+        for name, used in self.pool_sizes.items():
+            pool = pools.get(name)
+            if pool is None:
+                raise InvalidPlan(f"pool {name!r} is not a pool of target {self.target.name!r}")
+            state = reserve_bytes(self.state_bytes, pool) if name == self.state_pool else 0
+            if used + state > pool.capacity:
+                held = f" and the state's {state:,}" if state else ""
+                raise InvalidPlan(f"pool {name!r} holds {used:,} planned bytes{held}: "
+                                  f"{used + state - pool.capacity:,} more than its capacity of "
+                                  f"{pool.capacity:,}")
 
     def _verify_scratch_requests(self, scratch: List[BufferRecord]) -> None:
         if self.kernels is None:
@@ -368,11 +397,14 @@ class PlanContext:
     io_pool: Optional[str] = None            # the pool graph inputs and outputs must live in
     state: List[StateBuffer] = field(default_factory=list)   # the state pool's layout
     state_bytes: int = 0
+    state_pool: Optional[str] = None         # the target pool that holds the state pool
+    _pool_target: Optional[object] = field(default=None, repr=False)
     _activation_live: Optional[List[int]] = field(default=None, repr=False)
 
     @classmethod
     def build(cls, model: Model, alignment: int = 16, latency=None,
-              require_kernels: bool = True, target=None, io_pool: Optional[str] = None) -> "PlanContext":
+              require_kernels: bool = True, target=None, io_pool: Optional[str] = None,
+              state_pool: Optional[str] = None) -> "PlanContext":
         if not isinstance(model, Model):
             raise InvalidArgument(f"expected an arenaplan.Model, got {type(model).__name__}")
         from .latency import resolve
@@ -387,14 +419,31 @@ class PlanContext:
         source = resolve(latency)
         times = source.op_times(model, kernels) if source is not None else None
         state, state_bytes = state_layout(model, alignment)
+        if state_pool is not None and target is None:
+            raise InvalidArgument("state_pool names a pool of a target; give target= too")
+        held_in = None if target is None else choose_state_pool(target, state_bytes, state_pool, model.name)
         return cls(model, kernels, unsupported, alignment, activation_buffers(model, alignment),
                    activation_buffers(model, alignment, fold_aliases=False), times,
-                   None if source is None else source.name, target, io_pool, state, state_bytes)
+                   None if source is None else source.name, target, io_pool, state, state_bytes,
+                   held_in)
+
+    @property
+    def pool_target(self):
+        """The target as the planner sees it: the pool that holds the state offers its
+        capacity less the state's bytes (None without a target)."""
+        if self.target is None or self.state_pool is None:
+            return self.target
+        if self._pool_target is None:
+            pool = self.target.pool(self.state_pool)
+            self._pool_target = self.target.with_pool(
+                pool.name, capacity=pool.capacity - reserve_bytes(self.state_bytes, pool))
+        return self._pool_target
 
     @property
     def capacity(self) -> Optional[int]:
-        """Bytes the target's pools offer planned buffers (None without a target)."""
-        return None if self.target is None else self.target.capacity
+        """Bytes the target's pools offer planned buffers, the state taken out (None
+        without a target)."""
+        return None if self.target is None else self.pool_target.capacity
 
     def latency_of(self, chosen: List[Optional[Variant]]) -> Optional[float]:
         if self.times is None:
@@ -454,12 +503,13 @@ class PlanContext:
                     unsupported=list(self.unsupported), kernels=self.kernels,
                     latency_s=self.latency_of(chosen), latency_source=self.latency_name,
                     pool_sizes=pool_sizes, target=self.target, state_buffers=list(self.state),
-                    state_bytes=self.state_bytes)
+                    state_bytes=self.state_bytes, state_pool=self.state_pool)
 
 
 def plan(model: Model, mode: str = "size", strategy: str = "auto", alignment: int = 16,
          time_limit_s: Optional[float] = None, seed: int = 0, require_kernels: bool = True,
-         budget=None, latency=None, target=None, io_pool: Optional[str] = None) -> Plan:
+         budget=None, latency=None, target=None, io_pool: Optional[str] = None,
+         state_pool: Optional[str] = None) -> Plan:
     """Plan the arena of ``model``: a variant per op and an offset per buffer.
 
     Args:
@@ -479,6 +529,8 @@ def plan(model: Model, mode: str = "size", strategy: str = "auto", alignment: in
         target: a Target (or preset name / file): buffers go to its pools, fastest first,
             each pool under its capacity; the pools' capacities are then the budget.
         io_pool: with a target, the pool the model's inputs and outputs must live in.
+        state_pool: with a target, the pool whose memory holds the variable tensors
+            (default: the fastest workspace pool with room); its capacity counts them.
     """
     if isinstance(model, (list, tuple)):
         from .tradeoffs import plan_many
@@ -491,7 +543,7 @@ def plan(model: Model, mode: str = "size", strategy: str = "auto", alignment: in
     limit = None if budget is None else parse_bytes(budget, "budget")
     if mode == "balanced" and latency is None:
         latency = "host"
-    ctx = PlanContext.build(model, alignment, latency, require_kernels, target, io_pool)
+    ctx = PlanContext.build(model, alignment, latency, require_kernels, target, io_pool, state_pool)
     if limit is None and ctx.target is not None:
         limit = ctx.capacity
     if mode == "balanced":

@@ -10,9 +10,10 @@ placement independently. A plan for another model, a corrupted or truncated file
 wrong schema version, offsets outside a pool or overlapping live buffers raise
 InvalidPlan naming what is wrong.
 
-Schema versions: 2 adds the state pool (``state_bytes``, ``state_buffers``). A version 1
-file, written before variable tensors had a place, still loads: its state pool is the
-one the model implies (``state.state_layout``).
+Schema versions: 2 adds the state pool (``state_bytes``, ``state_buffers``); 3 the target
+pool that holds it (``state_pool``). A version 1 file, written before variable tensors had
+a place, still loads: its state pool is the one the model implies (``state.state_layout``);
+a version 1 or 2 file holds its state in no target pool.
 """
 from __future__ import annotations
 
@@ -28,9 +29,9 @@ from .state import StateBuffer
 __all__ = ["SCHEMA_VERSION", "plan_to_json", "plan_from_json"]
 
 FORMAT = "arenaplan-plan"
-SCHEMA_VERSION = 2
-#: Versions the loader reads (1: no state pool in the file).
-READABLE_VERSIONS = (1, 2)
+SCHEMA_VERSION = 3
+#: Versions the loader reads (1: no state pool in the file; 2: no state_pool).
+READABLE_VERSIONS = (1, 2, 3)
 _BUFFER_FIELDS = ("name", "kind", "op", "pool", "offset", "size", "first", "last", "tensors", "alignment")
 _STATE_FIELDS = ("name", "tensor", "offset", "size", "alignment", "fill")
 
@@ -58,6 +59,7 @@ def plan_to_json(plan: Plan) -> str:
                     for b in plan.buffers],
         "state_bytes": plan.state_bytes,
         "state_buffers": [{f: getattr(b, f) for f in _STATE_FIELDS} for b in plan.state_buffers],
+        "state_pool": plan.state_pool,
     }, indent=1)
 
 
@@ -183,6 +185,9 @@ def plan_from_json(text: str, model: Optional[Model] = None) -> Plan:
     state, state_bytes = list(ctx.state), ctx.state_bytes
     if version >= 2:
         state, state_bytes = _state_from(data, ctx)
+    state_pool = None
+    if version >= 3 and data.get("state_pool") is not None:
+        state_pool = _field(data, "state_pool", str)
     arena = _field(data, "arena_bytes", int)
     latency = data.get("latency_s")
     if latency is not None and (not isinstance(latency, (int, float)) or isinstance(latency, bool)
@@ -196,7 +201,7 @@ def plan_from_json(text: str, model: Optional[Model] = None) -> Plan:
                 variable_bytes=ctx.acts.variable_bytes, unsupported=list(ctx.unsupported),
                 kernels=ctx.kernels, latency_s=latency, latency_source=data.get("latency_source"),
                 pool_sizes=dict(pool_bytes) if multi else None, target=target,
-                state_buffers=state, state_bytes=state_bytes)
+                state_buffers=state, state_bytes=state_bytes, state_pool=state_pool)
     if not multi and list(pool_bytes) != ["arena"]:
         raise InvalidPlan(f"a single-arena plan has pools {list(pool_bytes)}")
     plan.verify()

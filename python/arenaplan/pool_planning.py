@@ -20,7 +20,9 @@ __all__ = ["allowed_pools", "place_over_pools"]
 
 
 def allowed_pools(ctx, problem: BufferProblem, scratch: List[Tuple[str, int, int]]) -> np.ndarray:
-    """A bit mask per buffer: bit p set = the buffer may live in pool p."""
+    """A bit mask per buffer: bit p set = the buffer may live in pool p. The rules read
+    the target as given: a pool the state fills stays allowed, so that running out of it
+    is a PlanDoesNotFit with figures."""
     target = ctx.target
     n_acts = len(ctx.acts)
     io = set(ctx.model.inputs) | set(ctx.model.outputs)
@@ -48,9 +50,22 @@ def place_over_pools(ctx, problem: BufferProblem, scratch, strategy: str, time_l
                      ) -> Tuple[BufferPlan, List[str], Dict[str, int]]:
     """Pools and offsets for ``problem``; raises PlanDoesNotFit naming the pool, the bytes
     short and the op where that pool peaks."""
-    target = ctx.target
+    target = ctx.pool_target   # the state, if any, already taken out of its pool
     masks = allowed_pools(ctx, problem, scratch)
     pools = target.pools
+    if ctx.state_pool is not None and target.pool(ctx.state_pool).capacity == 0:
+        full = np.uint32(1 << [p.name for p in pools].index(ctx.state_pool))
+        stranded = np.flatnonzero(masks == full)
+        masks &= ~full
+        if len(stranded):
+            i = int(stranded[0])
+            what = scratch[i - len(ctx.acts)][0] if i >= len(ctx.acts) else ctx.acts.names[i]
+            size = int(problem.sizes[i])
+            raise PlanDoesNotFit(
+                f"{ctx.model.name} does not fit target {target.name!r}: buffer {what!r} ({size:,} bytes) "
+                f"may live only in pool {ctx.state_pool!r}, which has no room once the state's "
+                f"{ctx.state_bytes:,} bytes are in it ({size:,} bytes short)",
+                pool=ctx.state_pool, needed=size, available=0)
     if strategy not in STRATEGIES:
         raise InvalidArgument(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
     try:
@@ -67,9 +82,11 @@ def place_over_pools(ctx, problem: BufferProblem, scratch, strategy: str, time_l
         where = (f" at op {op} ({ctx.model.operators[op].type})"
                  if op is not None and 0 <= op < len(ctx.model.operators) else "")
         short = exc.short_by
+        held = (f" once the state's {ctx.target.pool(name).capacity - target.pool(name).capacity:,} "
+                f"bytes are in it" if name == ctx.state_pool else "")
         raise PlanDoesNotFit(
             f"{ctx.model.name} does not fit target {target.name!r}: pool {name!r} would need "
-            f"{exc.needed:,} bytes{where}, it has {exc.available:,}"
+            f"{exc.needed:,} bytes{where}, it has {exc.available:,}{held}"
             + (f" ({short:,} bytes short)" if short is not None else ""),
             pool=name, needed=exc.needed, available=exc.available, op=op) from None
     pool_index = np.frombuffer(raw_pool, dtype=np.uint32)

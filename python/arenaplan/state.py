@@ -7,18 +7,25 @@ state pool, laid out here: every variable tensor at an aligned offset, one after
 other (all of them live for the whole program, so nothing can overlap). The
 Interpreter owns that pool as a NumPy buffer, a C export as a static array.
 
+On a target the state pool's bytes come out of one of its pools (``choose_state_pool``):
+the one the caller names, else the fastest workspace pool that can hold them. That pool
+offers the planner its capacity less the state (``reserve_bytes``), so a plan that fits
+the target fits it with its state; the export puts the state array in that pool's
+linker section.
+
 TensorFlow Lite's semantics: every variable tensor starts at zero (an int8 one at its
 zero point, ``ResetVariableTensor``) and persists across invocations until reset.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
-from .errors import InvalidPlan
+from .errors import InvalidArgument, InvalidPlan, PlanDoesNotFit
 from .model import DTYPE_SIZES, Model
 
-__all__ = ["STATE_POOL", "StateBuffer", "state_layout", "state_extent", "verify_state", "fill_state"]
+__all__ = ["STATE_POOL", "StateBuffer", "state_layout", "state_extent", "verify_state", "fill_state",
+           "choose_state_pool", "reserve_bytes"]
 
 #: The state pool's name in executor tables. Not an identifier, so no target pool has it.
 STATE_POOL = "<state>"
@@ -99,3 +106,48 @@ def fill_state(pool, buffers: Sequence[StateBuffer]) -> None:
     pool[:] = 0
     for b in buffers:
         pool[b.offset:b.offset + b.size] = b.fill
+
+
+def reserve_bytes(state_bytes: int, pool) -> int:
+    """Bytes a state pool of ``state_bytes`` takes from target pool ``pool``: rounded up to
+    the pool's alignment, so what the planner places after it stays aligned."""
+    align = int(pool.alignment)
+    return -(-int(state_bytes) // align) * align
+
+
+def choose_state_pool(target, state_bytes: int, requested: Optional[str] = None,
+                      model_name: str = "the model") -> Optional[str]:
+    """The target pool that holds the state: ``requested`` if given (a workspace pool with
+    room), else the fastest workspace pool that can hold it. None without state.
+    Stack and const pools never hold state: a stack frame ends with the invoke, flash is
+    read-only. Raises InvalidArgument for a pool that cannot hold state at all and
+    PlanDoesNotFit, naming the bytes short, when the state is larger than the pool."""
+    if state_bytes <= 0:
+        if requested is not None:
+            target.pool(requested)   # still a pool of the target, or a clear error
+        return None
+    if requested is not None:
+        pool = target.pool(requested)
+        if pool.kind != "workspace":
+            raise InvalidArgument(f"state_pool {requested!r} is a {pool.kind} pool; the state of "
+                                  f"{model_name} persists between invokes, so it needs a workspace pool")
+        need = reserve_bytes(state_bytes, pool)
+        if need > pool.capacity:
+            raise PlanDoesNotFit(f"the state of {model_name} ({state_bytes:,} bytes) does not fit pool "
+                                 f"{pool.name!r} of {pool.capacity:,} bytes ({need - pool.capacity:,} bytes "
+                                 f"short)", pool=pool.name, needed=need, available=pool.capacity)
+        return pool.name
+    workspace = [p for p in target.pools if p.kind == "workspace"]
+    for pool in workspace:
+        if reserve_bytes(state_bytes, pool) <= pool.capacity:
+            return pool.name
+    largest = max(workspace, key=lambda p: p.capacity, default=None)
+    if largest is None:
+        raise PlanDoesNotFit(f"target {target.name!r} has no workspace pool for the state of "
+                             f"{model_name} ({state_bytes:,} bytes)", pool=None, needed=state_bytes,
+                             available=0)
+    raise PlanDoesNotFit(f"the state of {model_name} ({state_bytes:,} bytes) fits no pool of target "
+                         f"{target.name!r}: the largest workspace pool, {largest.name!r}, has "
+                         f"{largest.capacity:,} bytes ({reserve_bytes(state_bytes, largest) - largest.capacity:,} "
+                         f"bytes short)", pool=largest.name, needed=reserve_bytes(state_bytes, largest),
+                         available=largest.capacity)

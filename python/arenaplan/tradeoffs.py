@@ -366,13 +366,14 @@ def _multi_frontier(frontiers: List[Frontier], weights: List[float]) -> Frontier
 def frontier(model: Union[Model, Sequence[Model]], latency="host", alignment: int = 16,
              strategy: str = "auto", time_limit_s: Optional[float] = 0.05,
              weights: Optional[Sequence[float]] = None, target=None,
-             io_pool: Optional[str] = None) -> Frontier:
+             io_pool: Optional[str] = None, state_pool: Optional[str] = None) -> Frontier:
     """Every Pareto-optimal (arena bytes, latency) plan, from the size plan to the speed plan.
 
     ``model`` may be a list: models that run one at a time in one arena; the arena is the
     max over them and the latency the (weighted) sum. With a ``target`` the plans spread
     over its pools (bytes = the sum over pools) and the frontier stops where they no
-    longer fit.
+    longer fit; the model's state (variable tensors) takes its bytes out of ``state_pool``
+    first (default: the fastest workspace pool with room).
     """
     if latency is None:
         raise InvalidArgument("a frontier needs a latency source (latency='host', "
@@ -381,10 +382,10 @@ def frontier(model: Union[Model, Sequence[Model]], latency="host", alignment: in
         if not model:
             raise InvalidArgument("frontier() needs at least one model")
         w = _weights(model, weights)
-        fronts = [frontier(m, latency, alignment, strategy, time_limit_s, target=target, io_pool=io_pool)
-                  for m in model]
+        fronts = [frontier(m, latency, alignment, strategy, time_limit_s, target=target, io_pool=io_pool,
+                           state_pool=state_pool) for m in model]
         return _multi_frontier(fronts, w)
-    ctx = PlanContext.build(model, alignment, latency, target=target, io_pool=io_pool)
+    ctx = PlanContext.build(model, alignment, latency, target=target, io_pool=io_pool, state_pool=state_pool)
     return _model_frontier(ctx, strategy, time_limit_s)
 
 
