@@ -50,3 +50,21 @@ def test_console_script_runs():
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "autoencoder" in done.stdout
+
+
+def test_plan_and_tradeoffs_over_a_target(capsys):
+    path = str(model_path("tflm_keyword_scrambled_int8"))
+    assert main(["plan", path, "--target", "cortex-m7", "--state-pool", "sram", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["target"] == "cortex-m7" and data["state_pool"] == "sram"
+    assert data["ram_bytes"] == data["arena_bytes"] + data["state_bytes"] == 416 + 10240
+    assert set(data["pool_bytes"]) == {"dtcm", "sram", "stack"}
+    assert main(["plan", path, "--target", "cortex-m7"]) == 0
+    out = capsys.readouterr().out
+    assert "in pool 'dtcm'" in out and "dtcm                    416 B + state 10,240 B of 131,072 B" in out
+    assert main(["tradeoffs", "--target", "cortex-m4", "--latency", "model:cortex-m4"]) == 0
+    assert "Pareto points" in capsys.readouterr().out
+    assert main(["plan", "--io-pool", "sram"]) == 2
+    assert "give --target too" in capsys.readouterr().err
+    assert main(["plan", path, "--target", "cortex-m7", "--state-pool", "stack"]) == 2
+    assert "needs a workspace pool" in capsys.readouterr().err

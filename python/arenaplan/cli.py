@@ -3,6 +3,7 @@
     arenaplan tradeoffs [MODEL ...] [--latency host|model:TARGET|FILE] [--budget B]
                         [--plot out.png] [--json]
     arenaplan plan [MODEL] [--mode size|speed|balanced] [--budget B] [--strategy S] [--json]
+    (plan, tradeoffs, export also take --target T [--io-pool P] [--state-pool P])
     arenaplan export [MODEL] -o DIR [--target T [--state-pool P]] [--budget B] [--mode M]
                      [--section POOL=SEC]
 
@@ -39,12 +40,39 @@ def load_model(spec: Optional[str]) -> Model:
     return load_tflite(spec)
 
 
+def _target_args(args: argparse.Namespace) -> dict:
+    """target=, io_pool= and state_pool= from --target, --io-pool and --state-pool."""
+    from .errors import InvalidArgument
+    kwargs = {}
+    if args.target is not None:
+        from . import targets
+        kwargs["target"] = targets.get(args.target)   # an unknown target fails here, by name
+    for flag, key in (("--io-pool", "io_pool"), ("--state-pool", "state_pool")):
+        value = getattr(args, key)
+        if value is not None:
+            if args.target is None:
+                raise InvalidArgument(f"{flag} names a pool of a target; give --target too")
+            kwargs[key] = value
+    return kwargs
+
+
+def _add_target_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--target", default=None,
+                        help="target preset or file (cortex-m4, cortex-m7, ...): buffers go to its "
+                             "pools, within their capacities")
+    parser.add_argument("--io-pool", default=None, metavar="POOL",
+                        help="with --target, the pool the model's inputs and outputs live in")
+    parser.add_argument("--state-pool", default=None, metavar="POOL",
+                        help="with --target, the pool that holds the variable tensors (default: the "
+                             "fastest workspace pool with room)")
+
+
 def _cmd_plan(args: argparse.Namespace) -> int:
     model = load_model(args.model)
     latency = args.latency if args.latency or args.mode != "balanced" else "host"
     p = plan(model, mode=args.mode, strategy=args.strategy, alignment=args.alignment,
              time_limit_s=args.time_limit, require_kernels=args.mode != "size",
-             budget=args.budget, latency=latency)
+             budget=args.budget, latency=latency, **_target_args(args))
     p.verify()
     if args.json:
         print(json.dumps(p.to_dict(), indent=2))
@@ -56,7 +84,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
 def _cmd_tradeoffs(args: argparse.Namespace) -> int:
     models = [load_model(m) for m in args.models] if args.models else [load_model(None)]
     f = frontier(models if len(models) > 1 else models[0], latency=args.latency or "host",
-                 alignment=args.alignment)
+                 alignment=args.alignment, **_target_args(args))
     chosen = f.at(args.budget) if args.budget is not None else None
     if args.plot:
         f.plot(args.plot)
@@ -88,14 +116,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from .export import export_c
     model = load_model(args.model)
     mode = args.mode or ("balanced" if args.budget is not None else "size")
-    kwargs = {}
-    if args.target is not None:
-        from . import targets
-        kwargs["target"] = targets.get(args.target)   # an unknown target fails here, by name
-    if args.state_pool is not None:
-        if args.target is None:
-            raise InvalidArgument("--state-pool names a pool of a target; give --target too")
-        kwargs["state_pool"] = args.state_pool
+    kwargs = _target_args(args)
     sections = {}
     for item in args.section:
         pool, sep, section = item.partition("=")
@@ -128,6 +149,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--alignment", type=int, default=16, help="buffer alignment in bytes (default 16)")
     p.add_argument("--time-limit", type=float, default=None, help="seconds for the search strategies")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    _add_target_args(p)
     p.set_defaults(func=_cmd_plan)
     t = sub.add_parser("tradeoffs", help="the Pareto frontier of arena bytes against latency")
     t.add_argument("models", nargs="*", help="one or more .tflite files or zoo models "
@@ -138,15 +160,12 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--alignment", type=int, default=16, help="buffer alignment in bytes (default 16)")
     t.add_argument("--plot", default=None, help="write a PNG of the frontier (needs matplotlib)")
     t.add_argument("--json", action="store_true", help="machine-readable output")
+    _add_target_args(t)
     t.set_defaults(func=_cmd_tradeoffs)
     e = sub.add_parser("export", help="write a plan as C (header + source) for a firmware build")
     e.add_argument("model", nargs="?", help=f"a .tflite file or a zoo model ({', '.join(zoo.names())})")
     e.add_argument("-o", "--output", required=True, help="directory for <name>.h and <name>.c")
-    e.add_argument("--target", default=None, help="target preset: buffers go to its pools, within "
-                   "their capacities")
-    e.add_argument("--state-pool", default=None, metavar="POOL",
-                   help="with --target, the pool that holds the variable tensors (default: the "
-                        "fastest workspace pool with room)")
+    _add_target_args(e)
     e.add_argument("--budget", default=None, help="arena budget, e.g. 98304 or 96KiB "
                    "(without --mode: the fastest plan within it)")
     e.add_argument("--mode", default=None, choices=MODES,

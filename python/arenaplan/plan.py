@@ -266,11 +266,25 @@ class Plan:
         if self.scratch_bytes:
             lines.append(f"scratch            {self.scratch_bytes:>10,} B  (sum of the chosen variants' requests)")
         if self.state_buffers:
+            held = f"in pool {self.state_pool!r}" if self.state_pool else "outside the arena"
             lines.append(f"state              {self.state_bytes:>10,} B  ({len(self.state_buffers)} variable "
-                         f"tensors, {self.variable_bytes:,} B: persistent, outside the arena)")
+                         f"tensors, {self.variable_bytes:,} B: persistent, {held})")
+        lines += self._pool_lines()
         for reason in self.unsupported:
             lines.append(f"no kernel: {reason}")
         return "\n".join(lines)
+
+    def _pool_lines(self) -> List[str]:
+        """One line per target pool: planned bytes, the state if it holds it, capacity."""
+        if self.target is None or self.pool_sizes is None:
+            return []
+        lines = [f"target {self.target.name}:"]
+        for pool in self.target.pools:
+            used = self.pool_sizes.get(pool.name, 0)
+            state = reserve_bytes(self.state_bytes, pool) if pool.name == self.state_pool else 0
+            extra = f" + state {state:,} B" if state else ""
+            lines.append(f"  {pool.name:<16} {used:>10,} B{extra} of {pool.capacity:,} B ({pool.kind})")
+        return lines
 
     def _saving_vs_greedy(self) -> str:
         if self.greedy_size_bytes == 0:
@@ -285,8 +299,9 @@ class Plan:
             "strategy": self.strategy, "optimal": self.optimal, "alignment": self.alignment,
             "arena_bytes": self.arena_bytes, "lower_bound_bytes": self.lower_bound_bytes,
             "greedy_size_bytes": self.greedy_size_bytes, "variable_bytes": self.variable_bytes,
-            "state_bytes": self.state_bytes,
+            "state_bytes": self.state_bytes, "state_pool": self.state_pool, "ram_bytes": self.ram_bytes,
             "state_buffers": [dict(b.__dict__) for b in self.state_buffers],
+            "target": None if self.target is None else self.target.name,
             "scratch_bytes": self.scratch_bytes, "live_bytes": self.live_bytes(),
             "choices": list(self.choices), "unsupported": list(self.unsupported),
             "pool_bytes": self.pool_bytes, "latency_s": self.latency_s,
