@@ -202,3 +202,25 @@ def test_activations_that_do_not_fit_beside_the_state_are_named():
     with pytest.raises(ap.PlanDoesNotFit, match=r"pool 'sram' would need .* it has 256 once the state's "
                                                 r"10,240 bytes are in it"):
         ap.plan(m, target=t.with_pool("stack", capacity=0))
+
+
+def test_models_sharing_a_target_leave_room_for_every_state():
+    """Models that run one at a time share the pools but each keeps its state: every plan
+    of the joint frontier leaves room for all the states together."""
+    import svdf_models
+    keyword = ap.load_tflite(model_path(KEYWORD))
+    chain = svdf_models.svdf_chain()
+    both = 10240 + 240
+    t = ap.targets.get("cortex-m4").with_pool("sram", capacity=both + 1024)
+    f = ap.frontier([keyword, chain], latency="model:cortex-m4", target=t)
+    assert f.points
+    for point in f.points:
+        for plan in point.plan.plans:
+            assert plan.verify() and plan.state_pool == "sram"
+            assert plan.pool_bytes["sram"] + both <= both + 1024
+    assert f.points[0].plan.state_bytes == both
+    # room for one state but not both: the joint frontier says so by how much
+    with pytest.raises(ap.PlanDoesNotFit, match=r"state of .* and the models sharing the target "
+                                                r"\(10,480 bytes\) .*\(240 bytes short\)"):
+        ap.frontier([keyword, chain], latency="model:cortex-m4",
+                    target=t.with_pool("sram", capacity=10240).with_pool("stack", capacity=0))

@@ -413,13 +413,16 @@ class PlanContext:
     state: List[StateBuffer] = field(default_factory=list)   # the state pool's layout
     state_bytes: int = 0
     state_pool: Optional[str] = None         # the target pool that holds the state pool
+    #: Bytes the state takes out of state_pool: this model's, or every model's that shares
+    #: the target (each keeps its state while the others run).
+    reserved_state_bytes: int = 0
     _pool_target: Optional[object] = field(default=None, repr=False)
     _activation_live: Optional[List[int]] = field(default=None, repr=False)
 
     @classmethod
     def build(cls, model: Model, alignment: int = 16, latency=None,
               require_kernels: bool = True, target=None, io_pool: Optional[str] = None,
-              state_pool: Optional[str] = None) -> "PlanContext":
+              state_pool: Optional[str] = None, shared_state_bytes: int = 0) -> "PlanContext":
         if not isinstance(model, Model):
             raise InvalidArgument(f"expected an arenaplan.Model, got {type(model).__name__}")
         from .latency import resolve
@@ -436,11 +439,13 @@ class PlanContext:
         state, state_bytes = state_layout(model, alignment)
         if state_pool is not None and target is None:
             raise InvalidArgument("state_pool names a pool of a target; give target= too")
-        held_in = None if target is None else choose_state_pool(target, state_bytes, state_pool, model.name)
+        reserved = state_bytes + int(shared_state_bytes) if state_bytes or shared_state_bytes else 0
+        whose = model.name if not shared_state_bytes else f"{model.name} and the models sharing the target"
+        held_in = None if target is None else choose_state_pool(target, reserved, state_pool, whose)
         return cls(model, kernels, unsupported, alignment, activation_buffers(model, alignment),
                    activation_buffers(model, alignment, fold_aliases=False), times,
                    None if source is None else source.name, target, io_pool, state, state_bytes,
-                   held_in)
+                   held_in, reserved)
 
     @property
     def pool_target(self):
@@ -451,7 +456,7 @@ class PlanContext:
         if self._pool_target is None:
             pool = self.target.pool(self.state_pool)
             self._pool_target = self.target.with_pool(
-                pool.name, capacity=pool.capacity - reserve_bytes(self.state_bytes, pool))
+                pool.name, capacity=pool.capacity - reserve_bytes(self.reserved_state_bytes, pool))
         return self._pool_target
 
     @property

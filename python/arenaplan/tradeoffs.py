@@ -21,6 +21,7 @@ from .errors import InvalidArgument, PlanDoesNotFit
 from .lowering import Variant
 from .model import Model
 from .plan import Plan, PlanContext, _fastest, _least_scratch
+from .state import state_layout
 from .units import parse_bytes
 
 __all__ = ["balanced", "frontier", "Frontier", "FrontierPoint", "Gain", "MultiPlan", "plan_many"]
@@ -382,8 +383,13 @@ def frontier(model: Union[Model, Sequence[Model]], latency="host", alignment: in
         if not model:
             raise InvalidArgument("frontier() needs at least one model")
         w = _weights(model, weights)
-        fronts = [frontier(m, latency, alignment, strategy, time_limit_s, target=target, io_pool=io_pool,
-                           state_pool=state_pool) for m in model]
+        # every model keeps its state while the others run: each plan leaves room for all of it
+        states = [state_layout(m, alignment)[1] if isinstance(m, Model) else 0 for m in model]
+        fronts = [_model_frontier(PlanContext.build(m, alignment, latency, target=target, io_pool=io_pool,
+                                                    state_pool=state_pool,
+                                                    shared_state_bytes=sum(states) - own),
+                                  strategy, time_limit_s)
+                  for m, own in zip(model, states)]
         return _multi_frontier(fronts, w)
     ctx = PlanContext.build(model, alignment, latency, target=target, io_pool=io_pool, state_pool=state_pool)
     return _model_frontier(ctx, strategy, time_limit_s)
