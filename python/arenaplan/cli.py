@@ -78,6 +78,8 @@ def _cmd_plan(args: argparse.Namespace) -> int:
         print(json.dumps(p.to_dict(), indent=2))
     else:
         print(p.summary())
+        if args.map:
+            print("\n" + p.memory_map_text())
     return 0
 
 
@@ -149,6 +151,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--alignment", type=int, default=16, help="buffer alignment in bytes (default 16)")
     p.add_argument("--time-limit", type=float, default=None, help="seconds for the search strategies")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--map", action="store_true", help="also print the memory map: a line per op, "
+                   "a letter per buffer")
     _add_target_args(p)
     p.set_defaults(func=_cmd_plan)
     t = sub.add_parser("tradeoffs", help="the Pareto frontier of arena bytes against latency")

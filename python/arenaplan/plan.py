@@ -274,6 +274,26 @@ class Plan:
             lines.append(f"no kernel: {reason}")
         return "\n".join(lines)
 
+    def memory_map_svg(self, width: int = 720, panel_height: int = 220) -> str:
+        """An SVG drawing of the plan: per pool, every buffer as the box its lifetime (ops,
+        across) and its bytes (upward) span, with a tooltip each. See memory_map.py."""
+        from .memory_map import memory_map_svg
+        return memory_map_svg(self, width, panel_height)
+
+    def memory_map_text(self, columns: int = 64) -> str:
+        """The plan as text, one line per op and pool (a letter per buffer, '.' free)."""
+        from .memory_map import memory_map_text
+        return memory_map_text(self, columns)
+
+    def _repr_html_(self) -> str:
+        """In a notebook: the summary's figures and the memory map."""
+        import html
+        head = (f"<b>{html.escape(self.model.name)}</b>: arena {self.arena_bytes:,} B, lower bound "
+                f"{self.lower_bound_bytes:,} B, TFLM greedy {self.greedy_size_bytes:,} B"
+                + (f", state {self.state_bytes:,} B" if self.state_bytes else "")
+                + f" (mode {html.escape(self.mode)}, strategy {html.escape(self.strategy)})")
+        return f"<div>{head}<br/>{self.memory_map_svg()}</div>"
+
     def _pool_lines(self) -> List[str]:
         """One line per target pool: planned bytes, the state if it holds it, capacity."""
         if self.target is None or self.pool_sizes is None:

@@ -217,8 +217,10 @@ class Frontier:
     def table(self) -> str:
         """Plain-text table: bytes, latency, speed-up over the size plan, ops that change."""
         state = self.points[0].state_bytes
+        held = getattr(self.points[0].plan, "state_pool", None)
+        where = f"in pool {held!r}, counted against it" if held else "outside the arena"
         lines = [f"{self.name}: {len(self.points)} Pareto points (latency: {self.latency_source})"
-                 + (f"; plus {state:,} bytes of persistent state outside the arena at every point"
+                 + (f"; plus {state:,} bytes of persistent state {where} at every point"
                     if state else ""),
                  f"{'arena bytes':>12}  {'latency ms':>10}  {'speed-up':>8}  ops that change"]
         for r in self.rows():
