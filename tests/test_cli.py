@@ -68,3 +68,50 @@ def test_plan_and_tradeoffs_over_a_target(capsys):
     assert "give --target too" in capsys.readouterr().err
     assert main(["plan", path, "--target", "cortex-m7", "--state-pool", "stack"]) == 2
     assert "needs a workspace pool" in capsys.readouterr().err
+
+
+def test_run_prints_and_saves_the_outputs(capsys, tmp_path):
+    import numpy as np
+    import arenaplan as ap
+    from arenaplan.run_model import model_inputs
+    out = tmp_path / "y.npy"
+    assert main(["run", "--output", str(out), "--seed", "3"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("ds_cnn: 1 run(s), mode size, arena 16,000 B") and "argmax" in text
+    m = ap.zoo.load()
+    p = ap.plan(m)
+    assert p.verify()
+    want = ap.Interpreter(p).run(model_inputs(m, seed=3)[0][0])
+    np.testing.assert_array_equal(np.load(out), want)
+    # the same input from a file, and the plan from a plan file
+    x = tmp_path / "x.npy"
+    np.save(x, model_inputs(m, seed=3)[0][0])
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(p.to_json())
+    assert main(["run", "--input", str(x), "--plan", str(plan_file), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["outputs"] == [[want.tolist()]] and data["bit_exact"] is None
+
+
+def test_run_rejects_bad_inputs(capsys, tmp_path):
+    import numpy as np
+    bad = tmp_path / "bad.npy"
+    np.save(bad, np.zeros((1, 2), np.float32))
+    assert main(["run", "--input", str(bad)]) == 2
+    assert "holds float32 [1, 2]; input" in capsys.readouterr().err
+    assert main(["run", "--input", str(bad), "--input", str(bad)]) == 2
+    assert "takes 1 input(s)" in capsys.readouterr().err
+    assert main(["run", "--runs", "0"]) == 2
+    assert "--runs must be in 1..10000" in capsys.readouterr().err
+    assert main(["run", "--check"]) == 2
+    assert "needs the model's .tflite file; ds_cnn comes from zoo:ds_cnn" in capsys.readouterr().err
+
+
+def test_run_checks_a_stateful_model_against_litert(capsys):
+    import pytest
+    pytest.importorskip("ai_edge_litert.interpreter", reason="ai-edge-litert is not installable here")
+    path = str(model_path("tflm_mnist_lstm_int8"))
+    assert main(["run", path, "--runs", "3", "--check", "--mode", "speed", "--profile", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "LiteRT reference kernels: 3 of 3 run(s) bit-exact" in out
+    assert "UNIDIRECTIONAL_SEQUENCE_LSTM" in out and "whole run" in out

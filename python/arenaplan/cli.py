@@ -1,9 +1,10 @@
-"""Command line: ``arenaplan plan|tradeoffs|export [MODEL ...]``.
+"""Command line: ``arenaplan plan|tradeoffs|run|export [MODEL ...]``.
 
     arenaplan tradeoffs [MODEL ...] [--latency host|model:TARGET|FILE] [--budget B]
                         [--plot out.png] [--json]
     arenaplan plan [MODEL] [--mode size|speed|balanced] [--budget B] [--strategy S] [--json]
-    (plan, tradeoffs, export also take --target T [--io-pool P] [--state-pool P])
+    arenaplan run [MODEL] [--input X.npy ...] [--runs N] [--plan PLAN.json] [--check] [--profile R]
+    (plan, tradeoffs, run, export also take --target T [--io-pool P] [--state-pool P])
     arenaplan export [MODEL] -o DIR [--target T [--state-pool P]] [--budget B] [--mode M]
                      [--section POOL=SEC]
 
@@ -16,6 +17,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+
+import numpy as np
 from pathlib import Path
 from typing import List, Optional
 
@@ -24,7 +27,7 @@ from .buffers import STRATEGIES
 from .errors import ArenaplanError
 from .importers import load_tflite
 from .model import Model
-from .plan import MODES, plan
+from .plan import MODES, Plan, plan
 from .tradeoffs import frontier
 from .units import parse_bytes
 
@@ -81,6 +84,42 @@ def _cmd_plan(args: argparse.Namespace) -> int:
         if args.map:
             print("\n" + p.memory_map_text())
     return 0
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from .errors import InvalidArgument
+    from .run_model import model_inputs, run_plan
+    model = load_model(args.model)
+    if args.runs < 1 or args.runs > 10000:
+        raise InvalidArgument(f"--runs must be in 1..10000, got {args.runs}")
+    if args.plan is not None:
+        try:
+            text = Path(args.plan).read_text()
+        except OSError as exc:
+            raise InvalidArgument(f"--plan {args.plan!r}: {exc.strerror}") from None
+        p = Plan.from_json(text, model)
+    else:
+        latency = args.latency if args.latency or args.mode != "balanced" else "host"
+        p = plan(model, mode=args.mode, budget=args.budget, alignment=args.alignment, latency=latency,
+                 **_target_args(args))
+    p.verify()
+    report = run_plan(p, model_inputs(model, args.input, args.runs, args.seed), check=args.check)
+    if args.output:
+        last = report.outputs[-1]
+        np.save(args.output, last[0]) if len(last) == 1 else np.savez(args.output, *last)
+    if args.json:
+        print(json.dumps(report.to_dict()))
+    else:
+        print("\n".join(report.lines()))
+        if args.profile:
+            from .interpreter import Interpreter
+            prof = Interpreter(p).profile(repeats=args.profile, x=model_inputs(model, args.input, 1, args.seed)[0])
+            print(f"\n{'op':>4}  {'type':<30}{'variant':<18}{'us (fastest)':>13}{'us (median)':>12}")
+            for op in prof:
+                print(f"{op.index:>4}  {op.type:<30}{op.variant or '-':<18}{op.seconds * 1e6:>13.2f}"
+                      f"{op.median_s * 1e6:>12.2f}")
+            print(f"{'':>4}  {'whole run':<48}{prof.total_s * 1e6:>13.2f}{prof.total_median_s * 1e6:>12.2f}")
+    return 0 if report.bit_exact is not False else 1
 
 
 def _cmd_tradeoffs(args: argparse.Namespace) -> int:
@@ -166,6 +205,25 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--json", action="store_true", help="machine-readable output")
     _add_target_args(t)
     t.set_defaults(func=_cmd_tradeoffs)
+    r = sub.add_parser("run", help="run a model's plan on the host (optionally checked against LiteRT)")
+    r.add_argument("model", nargs="?", help=f"a .tflite file or a zoo model ({', '.join(zoo.names())})")
+    r.add_argument("--input", action="append", default=[], metavar="FILE.npy",
+                   help="an input array, one per model input in order (default: seeded random)")
+    r.add_argument("--seed", type=int, default=0, help="seed of the generated inputs (default 0)")
+    r.add_argument("--runs", type=int, default=1, help="runs in sequence (state carries over)")
+    r.add_argument("--plan", default=None, metavar="PLAN.json", help="run this plan file")
+    r.add_argument("--mode", default="size", choices=MODES)
+    r.add_argument("--budget", default=None, help="arena budget, e.g. 96KiB (mode balanced)")
+    r.add_argument("--latency", default=None, help="latency source for balanced/speed")
+    r.add_argument("--alignment", type=int, default=16, help="buffer alignment in bytes (default 16)")
+    r.add_argument("--check", action="store_true",
+                   help="compare every run with LiteRT's reference kernels (exit 1 if any differs)")
+    r.add_argument("--profile", type=int, default=0, metavar="REPEATS",
+                   help="also time every op over REPEATS runs")
+    r.add_argument("--output", default=None, help="save the last run's outputs (.npy, or .npz for several)")
+    r.add_argument("--json", action="store_true", help="machine-readable output")
+    _add_target_args(r)
+    r.set_defaults(func=_cmd_run)
     e = sub.add_parser("export", help="write a plan as C (header + source) for a firmware build")
     e.add_argument("model", nargs="?", help=f"a .tflite file or a zoo model ({', '.join(zoo.names())})")
     e.add_argument("-o", "--output", required=True, help="directory for <name>.h and <name>.c")

@@ -11,7 +11,6 @@ The helpers below compute kernel fields exactly as TFLite's Prepare functions do
 from __future__ import annotations
 
 import functools
-import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -64,22 +63,9 @@ class Layer:
 
 
 def _patched_model(path: Path) -> bytes:
-    """The model bytes with per-axis quantized_dimension fields that exceed a tensor's rank
-    reset to 0 (person_detect's 1-D biases declare axis 3, which LiteRT's loader rejects;
-    no kernel reads the field of a bias)."""
-    import tflite
-    buf = bytearray(path.read_bytes())
-    model = tflite.Model.GetRootAsModel(buf, 0)
-    sg = model.Subgraphs(0)
-    for i in range(sg.TensorsLength()):
-        t = sg.Tensors(i)
-        q = t.Quantization()
-        if q is None:
-            continue
-        off = q._tab.Offset(16)  # QuantizationParameters.quantized_dimension
-        if off and q.QuantizedDimension() >= max(t.ShapeLength(), 1):
-            struct.pack_into("<i", buf, q._tab.Pos + off, 0)
-    return bytes(buf)
+    """The model bytes as LiteRT's loader takes them (see arenaplan.litert_check)."""
+    from arenaplan.litert_check import litert_model_bytes
+    return litert_model_bytes(path)
 
 
 def _options(op, name: str):
