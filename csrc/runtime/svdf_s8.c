@@ -114,15 +114,15 @@ ap_status ap_svdf_s8_state_bytes(const ap_svdf_params *params, size_t *bytes_out
 /* Input elements per block of the feature step (the stack buffer of input - zero point). */
 #define SVDF_BLOCK 256
 
-/* acc[j] += sum_c weights[j * stride + c] * xz[c] over one block, for count filters
-   (svdf_s8_internal.h's contract). |w * xz| <= 128 * 255, so the int32 sum of a block cannot
+/* acc[j] = (first ? 0 : acc[j]) + sum_c weights[j * stride + c] * xz[c] over one block, for
+   count filters (svdf_s8_internal.h's contract). |w * xz| <= 128 * 255, so the int32 sum of a block cannot
    overflow and compiles to multiply-add vector code; blocks add up with wrap-around. */
 static void svdf_feature(const int8_t *weights, size_t stride, const int16_t *xz, int32_t block, int32_t count,
-                         uint32_t *acc, int use_avx2)
+                         int32_t first, uint32_t *acc, int use_avx2)
 {
 #if AP_OPS_HAVE_AVX2
     if (use_avx2) {
-        ap_svdf_feature_avx2(weights, stride, xz, block, count, acc);
+        ap_svdf_feature_avx2(weights, stride, xz, block, count, first, acc);
         return;
     }
 #endif
@@ -133,7 +133,7 @@ static void svdf_feature(const int8_t *weights, size_t stride, const int16_t *xz
         for (int32_t c = 0; c < block; ++c) {
             sum += (int32_t)w[c] * (int32_t)xz[c];
         }
-        acc[j] += (uint32_t)sum;
+        acc[j] = (first ? 0u : acc[j]) + (uint32_t)sum;
     }
 }
 
@@ -174,15 +174,12 @@ static void svdf_feature_rows(const ap_svdf_params *p, const int8_t *weights, co
                               int widened, int32_t count, uint32_t *acc, int use_avx2)
 {
     const int32_t n_input = p->input_size;
-    for (int32_t j = 0; j < count; ++j) {
-        acc[j] = 0;
-    }
     for (int32_t c0 = 0; c0 < n_input; c0 += SVDF_BLOCK) {
         const int32_t block = n_input - c0 < SVDF_BLOCK ? n_input - c0 : SVDF_BLOCK;
         if (!widened) {
             svdf_widen(x + c0, p->input_zero_point, block, xz);
         }
-        svdf_feature(weights + c0, (size_t)n_input, xz, block, count, acc, use_avx2);
+        svdf_feature(weights + c0, (size_t)n_input, xz, block, count, c0 == 0, acc, use_avx2);
     }
 }
 

@@ -87,21 +87,21 @@ AP_AVX2_INLINE __m256i svdf_time_row(const int16_t *weights_time, const int16_t 
 }
 
 AP_AVX2_FUNC void ap_svdf_feature_avx2(const int8_t *weights, size_t stride, const int16_t *xz, int32_t block,
-                                       int32_t count, uint32_t *acc)
+                                       int32_t count, int32_t first, uint32_t *acc)
 {
 #define SVDF_ROW(j) svdf_feature_row(weights, stride, xz, block, count, j)
     const __m256i sums = svdf_reduce8(SVDF_ROW(0), SVDF_ROW(1), SVDF_ROW(2), SVDF_ROW(3), SVDF_ROW(4),
                                       SVDF_ROW(5), SVDF_ROW(6), SVDF_ROW(7));
 #undef SVDF_ROW
     if (count == AP_SVDF_CHUNK) {
-        const __m256i old = _mm256_loadu_si256((const __m256i *)(const void *)acc);
+        const __m256i old = first ? _mm256_setzero_si256() : _mm256_loadu_si256((const __m256i *)(const void *)acc);
         _mm256_storeu_si256((__m256i *)(void *)acc, _mm256_add_epi32(old, sums));
         return;
     }
     uint32_t total[AP_SVDF_CHUNK];
     _mm256_storeu_si256((__m256i *)(void *)total, sums);
     for (int32_t j = 0; j < count; ++j) {
-        acc[j] += total[j];
+        acc[j] = (first ? 0u : acc[j]) + total[j];
     }
 }
 
@@ -126,12 +126,13 @@ AP_AVX2_FUNC void ap_svdf_time_avx2(const int16_t *weights_time, const int16_t *
 AP_AVX2_FUNC void ap_svdf_requant_avx2(const int32_t *acc, int32_t count, int32_t multiplier, int32_t shift,
                                        int32_t offset, int32_t lo, int32_t hi, int32_t *out)
 {
+    /* A full chunk is read in one load (its sums were stored by one vector store: forwarded). */
     int32_t in[AP_SVDF_CHUNK] = {0};
-    for (int32_t j = 0; j < count; ++j) {
+    for (int32_t j = 0; j < count && count < AP_SVDF_CHUNK; ++j) {
         in[j] = acc[j];
     }
     const ap_avx2_rq8 q = ap_avx2_rq8_make(_mm256_set1_epi32(multiplier), _mm256_set1_epi32(shift));
-    const __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)in);
+    const __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(count == AP_SVDF_CHUNK ? acc : in));
     __m256i r = _mm256_add_epi32(shift > 0 ? ap_avx2_rq8_mbqm(&q, x, 1) : ap_avx2_rq8_mbqm(&q, x, 0),
                                  _mm256_set1_epi32(offset));
     r = _mm256_min_epi32(_mm256_max_epi32(r, _mm256_set1_epi32(lo)), _mm256_set1_epi32(hi));

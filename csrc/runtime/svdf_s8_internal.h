@@ -12,10 +12,11 @@
 /* Filters handled by one call of the loops below. */
 #define AP_SVDF_CHUNK 8
 
-/* acc[j] += sum_{c < block} weights[j * stride + c] * xz[c] for j < count (1..AP_SVDF_CHUNK).
-   xz holds input - input_zero_point, in [-255, 255]. Reads exactly `block` bytes of each row. */
+/* acc[j] = (first ? 0 : acc[j]) + sum_{c < block} weights[j * stride + c] * xz[c] for j < count
+   (1..AP_SVDF_CHUNK). xz holds input - input_zero_point, in [-255, 255]. Reads exactly `block`
+   bytes of each row. */
 void ap_svdf_feature_avx2(const int8_t *weights, size_t stride, const int16_t *xz, int32_t block,
-                          int32_t count, uint32_t *acc);
+                          int32_t count, int32_t first, uint32_t *acc);
 
 /* out[j] = sum_{m < memory} weights_time[j * memory + m] * state[j * memory + m] for
    j < count (1..AP_SVDF_CHUNK): the rows of consecutive filters, contiguous in both arrays. */
