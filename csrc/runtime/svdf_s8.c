@@ -115,8 +115,8 @@ ap_status ap_svdf_s8_state_bytes(const ap_svdf_params *params, size_t *bytes_out
 #define SVDF_BLOCK 256
 
 /* acc[j] = (first ? 0 : acc[j]) + sum_c weights[j * stride + c] * xz[c] over one block, for
-   count filters (svdf_s8_internal.h's contract). |w * xz| <= 128 * 255, so the int32 sum of a block cannot
-   overflow and compiles to multiply-add vector code; blocks add up with wrap-around. */
+   count filters (svdf_s8_internal.h's contract). |w * xz| <= 128 * 255, so the int32 sum of a
+   block cannot overflow and compiles to multiply-add vector code; blocks add up with wrap-around. */
 static void svdf_feature(const int8_t *weights, size_t stride, const int16_t *xz, int32_t block, int32_t count,
                          int32_t first, uint32_t *acc, int use_avx2)
 {
@@ -327,8 +327,8 @@ static void svdf_run_fused(const ap_svdf_params *p, const svdf_sizes *s, const i
             }
             const int32_t count = filters - prev < AP_SVDF_CHUNK ? filters - prev : AP_SVDF_CHUNK;
             int32_t t[AP_SVDF_CHUNK];
-            svdf_time(weights_time + (size_t)prev * (size_t)memory, state_b + (size_t)prev * (size_t)memory, memory,
-                      count, t, use_avx2);
+            const size_t at = (size_t)prev * (size_t)memory;
+            svdf_time(weights_time + at, state_b + at, memory, count, t, use_avx2);
             for (int32_t j = 0; j < count; ++j) {
                 open += (uint32_t)t[j];
                 if (++summed == rank) {

@@ -94,7 +94,8 @@ AP_AVX2_FUNC void ap_svdf_feature_avx2(const int8_t *weights, size_t stride, con
                                       SVDF_ROW(5), SVDF_ROW(6), SVDF_ROW(7));
 #undef SVDF_ROW
     if (count == AP_SVDF_CHUNK) {
-        const __m256i old = first ? _mm256_setzero_si256() : _mm256_loadu_si256((const __m256i *)(const void *)acc);
+        const __m256i old =
+            first ? _mm256_setzero_si256() : _mm256_loadu_si256((const __m256i *)(const void *)acc);
         _mm256_storeu_si256((__m256i *)(void *)acc, _mm256_add_epi32(old, sums));
         return;
     }

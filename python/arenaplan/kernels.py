@@ -380,9 +380,11 @@ def _recurrent_spec(op: str, input_shape: Sequence[int], filter_shape: Sequence[
             raise InvalidArgument(f"rank must be a positive divisor of the {filters} filters, got {rank!r}")
         return _SVDF, ([batches, input_size, filters, memory, int(rank), 0, 0, 1 << 30, 0, 1 << 30, 0],)
     if time_major:
-        time_steps, batches, input_size = _dims(input_shape, 3, "lstm input_shape [time_steps, batches, input_size]")
+        time_steps, batches, input_size = _dims(input_shape, 3,
+                                                "lstm input_shape [time_steps, batches, input_size]")
     else:
-        batches, time_steps, input_size = _dims(input_shape, 3, "lstm input_shape [batches, time_steps, input_size]")
+        batches, time_steps, input_size = _dims(input_shape, 3,
+                                                "lstm input_shape [batches, time_steps, input_size]")
     cell_size, weight_inputs = _dims(filter_shape, 2, "lstm filter_shape (input-to-gate weights) "
                                                       "[cell_size, input_size]")
     if weight_inputs != input_size:

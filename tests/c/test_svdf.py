@@ -94,7 +94,8 @@ def test_variants(ffi, lib):
     assert fused.kind == lib.AP_SVDF_FUSED and fused.param == 0 and fused.in_place == 0
     assert fused.scratch_count == 0
     assert direct.kind == lib.AP_SVDF_DIRECT and direct.param == 0 and direct.in_place == 0
-    assert direct.scratch_count == 1 and direct.scratch[0].bytes == 4 * 2 * 12 and direct.scratch[0].alignment == 16
+    assert direct.scratch_count == 1
+    assert direct.scratch[0].bytes == 4 * 2 * 12 and direct.scratch[0].alignment == 16
     assert fused.macs == direct.macs == 2 * 12 * (10 + 5)
     n = ffi.new("size_t *")
     assert lib.ap_svdf_s8_state_bytes(make(ffi, **c), n, ffi.NULL) == lib.AP_OK and n[0] == 2 * 2 * 12 * 5
