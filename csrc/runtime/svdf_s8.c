@@ -205,7 +205,8 @@ static void svdf_requant(const int32_t *acc, int32_t count, int32_t multiplier, 
 static void svdf_store_newest(const ap_svdf_params *p, const uint32_t *acc, int32_t count, int16_t *newest,
                               int use_avx2)
 {
-    int32_t acc32[AP_SVDF_CHUNK], v[AP_SVDF_CHUNK];
+    /* zeroed: arm-none-eabi-gcc -O2 cannot see that the first count lanes are always set */
+    int32_t acc32[AP_SVDF_CHUNK] = {0}, v[AP_SVDF_CHUNK] = {0};
     for (int32_t j = 0; j < count; ++j) {
         acc32[j] = (int32_t)acc[j];
     }
@@ -219,7 +220,8 @@ static void svdf_store_newest(const ap_svdf_params *p, const uint32_t *acc, int3
 static void svdf_store_outputs(const ap_svdf_params *p, const uint32_t *sums, int32_t count, int8_t *y,
                                int use_avx2)
 {
-    int32_t acc32[AP_SVDF_CHUNK], v[AP_SVDF_CHUNK];
+    /* zeroed: arm-none-eabi-gcc -O2 cannot see that the first count lanes are always set */
+    int32_t acc32[AP_SVDF_CHUNK] = {0}, v[AP_SVDF_CHUNK] = {0};
     for (int32_t j = 0; j < count; ++j) {
         acc32[j] = (int32_t)sums[j];
     }
