@@ -1,4 +1,6 @@
-"""LSTM benchmark: the C kernel (ap_lstm_s8_run) on the shared mnist_lstm model's LSTM op against
+"""Recurrent-ops benchmark: the LSTM and SVDF kernels against LiteRT's, side by side in one run.
+
+LSTM: the C kernel (ap_lstm_s8_run) on the shared mnist_lstm model's LSTM op against
 LiteRT on the same op, one-op model, reference (BUILTIN_REF) and default (optimised) kernels.
 
 The C kernel runs through the cffi build of the C core (tests/c/cbuild.py, compiled -O3 here),
@@ -9,8 +11,19 @@ input. Rounds interleave the runners (rotated order); each sample is about --tar
 back-to-back calls; the table quotes the median per call across rounds and each one's ratio to
 the C kernel, computed round by round. The C figures include the cffi calls (about a microsecond).
 
-    PYTHONPATH=python python benchmarks/bench_lstm.py            # about half a minute
+SVDF: one-SVDF models (tests/svdf_models.one_svdf, random weights) of the keyword model's
+four SVDF shapes (tflm_keyword_scrambled_int8: input 96 / 16 -> 64 filters, memory 8; input
+16 / 32 -> 32 filters, memory 32; all rank 1) and a larger one. Each variant ("fused", no
+scratch; "direct", TFLite's int32 scratch) on the AVX2 and the portable path is timed in C,
+in a one-op plan (Interpreter.profile: the op's median over --svdf-repeats runs, net of the
+clock's cost), rounds interleaved; the ratios are taken round by round. LiteRT can only be
+timed per Python call (invoke()), so the fused AVX2 plan is timed the same way too (the
+graph's invoke, no input or output copies) for the "LiteRT / arenaplan" columns. Before
+timing, every runner's outputs and state must equal LiteRT's reference kernels' over 3 steps.
+
+    PYTHONPATH=python python benchmarks/bench_lstm.py            # about a minute
     PYTHONPATH=python python benchmarks/bench_lstm.py --quick    # a few seconds
+    PYTHONPATH=python python benchmarks/bench_lstm.py --ops svdf # one of the two
 """
 from __future__ import annotations
 
@@ -132,15 +145,7 @@ def sample(fn, target_s: float) -> float:
         n = max(n * 2, int(n * target_s / max(dt, 1e-9)) + 1)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer rounds")
-    parser.add_argument("--rounds", type=int, default=15)
-    parser.add_argument("--target-ms", type=float, default=200.0)
-    args = parser.parse_args()
-    rounds = 3 if args.quick else args.rounds
-    target = (50.0 if args.quick else args.target_ms) / 1000.0
-
+def bench_lstm(rounds: int, target: float) -> dict:
     import arenaplan as ap
     from arenaplan.lstm_params import lstm_operands
     model = ap.load_tflite(MODEL)
@@ -172,6 +177,142 @@ def main() -> None:
         ratio = statistics.median(t / b for t, b in zip(times[n], base))
         print(f"{n:<24s} {med * 1e6:9.2f} {min(times[n]) * 1e6:9.2f} {ratio:7.2f}")
         result["runners"][n] = {"median_us": med * 1e6, "best_us": min(times[n]) * 1e6, "ratio_to_c": ratio}
+    return result
+
+
+#: (name, batches, input_size, filters, memory, rank): the keyword model's SVDF shapes, one larger.
+SVDF_SHAPES = [
+    ("kws op 1: 96->64 m8", 1, 96, 64, 8, 1),
+    ("kws ops 3,5,7: 16->64 m8", 1, 16, 64, 8, 1),
+    ("kws op 9: 16->32 m32", 1, 16, 32, 32, 1),
+    ("kws ops 10,11: 32->32 m32", 1, 32, 32, 32, 1),
+    ("larger: 2x200->256 m20 r2", 2, 200, 256, 20, 2),
+]
+SVDF_RUNNERS = [("fused", 1), ("fused", 0), ("direct", 1), ("direct", 0)]
+
+
+def svdf_case(shape):
+    from reference.svdf import random_case
+    _, b, n, f, m, r = shape
+    return random_case(np.random.default_rng(n * 1000 + f + m), b, n, f, m, r)
+
+
+def check_svdf(c, its, litert_call) -> None:
+    """Every runner's outputs and state equal LiteRT's reference kernels over 3 steps."""
+    from arenaplan import _core
+    from reference import litert_layers as L
+    from reference.litert_svdf import STATE, svdf_model
+    rng = np.random.default_rng(1)
+    xs = [rng.integers(-128, 128, (c["batches"], c["input_size"]), dtype=np.int8) for _ in range(3)]
+    outs, seen = L.run_sequence(svdf_model(c), [[x] for x in xs], (STATE,))
+    for (variant, level), it in its.items():
+        _core.cpu_limit(level)
+        it.reset_state()
+        for k, x in enumerate(xs):
+            if not np.array_equal(it.run(x), outs[k][0]) or \
+                    not np.array_equal(it.state_tensor(it.plan.model.variable_tensors()[0]), seen[STATE][k]):
+                raise SystemExit(f"SVDF {variant} (cpu level {level}) disagrees with LiteRT at step {k}")
+        it.reset_state()
+    _core.cpu_limit(1)
+    for name, call in litert_call.items():
+        if not np.array_equal(call(xs[0]), outs[0][0]):
+            raise SystemExit(f"{name} disagrees with LiteRT's reference kernels")
+
+
+def litert_svdf(c, resolver):
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+    from reference.litert_svdf import svdf_model
+    kind = OpResolverType.BUILTIN_REF if resolver == "ref" else OpResolverType.BUILTIN
+    interp = Interpreter(model_content=svdf_model(c), experimental_op_resolver_type=kind)
+    interp.allocate_tensors()
+    inp, out = interp.get_input_details()[0]["index"], interp.get_output_details()[0]["index"]
+
+    def check(x):
+        interp.reset_all_variables()
+        interp.set_tensor(inp, x)
+        interp.invoke()
+        return np.array(interp.get_tensor(out))
+    return interp.invoke, check
+
+
+def bench_svdf(rounds: int, target: float, repeats: int) -> dict:
+    import arenaplan as ap
+    import svdf_models
+    from arenaplan import _core
+    avx2 = _core.cpu_limit(1) == 1
+    runners = [r for r in SVDF_RUNNERS if avx2 or r[1] == 0]
+    label = {("fused", 1): "fused AVX2", ("fused", 0): "fused C", ("direct", 1): "direct AVX2",
+             ("direct", 0): "direct C"}
+    print(f"\nSVDF: kernel time in a one-op plan (median of {repeats} runs, net of the clock), "
+          f"medians of {rounds} rounds; per Python call: LiteRT invoke() vs the fused AVX2 plan's invoke")
+    head = "".join(f"{label[r]:>13s}" for r in runners)
+    print(f"{'shape':<28s}{'MACs':>7s}{head}{'direct/fused':>13s}{'C/AVX2':>8s}"
+          f"{'call: ap':>10s}{'LiteRT ref':>11s}{'LiteRT':>9s}{'ref/ap':>8s}{'LiteRT/ap':>10s}")
+    rows = []
+    for shape in SVDF_SHAPES:
+        c = svdf_case(shape)
+        m = svdf_models.one_svdf(c)
+        its = {r: ap.Interpreter(svdf_models.plan_with(m, r[0])) for r in runners}
+        lite = {"LiteRT BUILTIN_REF": litert_svdf(c, "ref"), "LiteRT BUILTIN": litert_svdf(c, "builtin")}
+        check_svdf(c, its, {k: v[1] for k, v in lite.items()})
+        x = np.random.default_rng(2).integers(-128, 128, (c["batches"], c["input_size"]), dtype=np.int8)
+        for it in its.values():
+            it._write_inputs(x)
+        best = its[runners[0]]
+        calls = {"arenaplan": lambda: best._graph.invoke(best._pools)}
+        calls.update({k: v[0] for k, v in lite.items()})
+        kernel = {r: [] for r in runners}
+        per_call = {k: [] for k in calls}
+        names = list(kernel) + list(calls)
+        for rnd in range(rounds):
+            for n in names[rnd % len(names):] + names[:rnd % len(names)]:
+                if n in kernel:
+                    _core.cpu_limit(n[1])
+                    kernel[n].append(its[n].profile(repeats=repeats)[0].median_s)
+                    _core.cpu_limit(1)
+                else:
+                    per_call[n].append(sample(calls[n], target))
+        med = {r: statistics.median(v) for r, v in kernel.items()}
+        ratio = lambda a, b: statistics.median(x / y for x, y in zip(a, b))  # noqa: E731
+        direct_fused = ratio(kernel[("direct", 1 if avx2 else 0)], kernel[("fused", 1 if avx2 else 0)])
+        c_avx2 = ratio(kernel[("fused", 0)], kernel[("fused", 1)]) if avx2 else float("nan")
+        call_med = {k: statistics.median(v) for k, v in per_call.items()}
+        ref_ap = ratio(per_call["LiteRT BUILTIN_REF"], per_call["arenaplan"])
+        lite_ap = ratio(per_call["LiteRT BUILTIN"], per_call["arenaplan"])
+        _, b, n, f, mem, r = shape
+        macs = b * f * (n + mem)
+        print(f"{shape[0]:<28s}{macs:>7d}" + "".join(f"{med[r] * 1e9:>10.0f} ns" for r in runners)
+              + f"{direct_fused:>13.2f}{c_avx2:>8.2f}{call_med['arenaplan'] * 1e6:>7.2f} us"
+              + f"{call_med['LiteRT BUILTIN_REF'] * 1e6:>8.2f} us{call_med['LiteRT BUILTIN'] * 1e6:>6.2f} us"
+              + f"{ref_ap:>8.2f}{lite_ap:>10.2f}")
+        rows.append({"shape": shape[0], "batches": b, "input_size": n, "filters": f, "memory": mem, "rank": r,
+                     "macs": macs,
+                     "kernel_median_ns": {label[k]: v * 1e9 for k, v in med.items()},
+                     "scratch_bytes": dict(ap.kernels.variants("svdf", (b, n), (f, mem), rank=r)),
+                     "direct_over_fused": direct_fused, "portable_over_avx2_fused": c_avx2,
+                     "per_call_median_us": {k: v * 1e6 for k, v in call_med.items()},
+                     "litert_ref_over_arenaplan": ref_ap, "litert_builtin_over_arenaplan": lite_ap})
+    return {"rounds": rounds, "repeats": repeats, "avx2": avx2, "shapes": rows}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer rounds")
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--target-ms", type=float, default=200.0)
+    parser.add_argument("--svdf-repeats", type=int, default=2000)
+    parser.add_argument("--ops", default="lstm,svdf", help="comma-separated: lstm, svdf")
+    args = parser.parse_args()
+    rounds = 3 if args.quick else args.rounds
+    target = (50.0 if args.quick else args.target_ms) / 1000.0
+    ops = {o.strip() for o in args.ops.split(",") if o.strip()}
+    if not ops <= {"lstm", "svdf"}:
+        raise SystemExit(f"--ops takes lstm and/or svdf, got {args.ops!r}")
+    result = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    if "lstm" in ops:
+        result.update(bench_lstm(rounds, target))
+    if "svdf" in ops:
+        result["svdf"] = bench_svdf(rounds, target / 4, 300 if args.quick else args.svdf_repeats)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(result, indent=2) + "\n")
     print(f"wrote {RESULTS.relative_to(ROOT)}")

@@ -5,7 +5,9 @@
 -> SVDF (8 filters, rank 1, memory 6, no bias) -> int8 [1, 8]; plus an int8 variable tensor
 no op reads, with zero point -3 (the state pool must start it, and reset it, at 0xFD, as
 TFLite resets int8 variable tensors). ``reference_outputs(model, xs)`` runs it through
-the NumPy reference of TFLite's SVDF.
+the NumPy reference of TFLite's SVDF. ``one_svdf(c)``: the one-SVDF model of a
+reference/svdf.py random_case (LiteRT's twin: reference/litert_svdf.py). ``plan_with(model,
+variant)``: a plan whose SVDF ops all run ``variant``.
 """
 from __future__ import annotations
 
@@ -50,6 +52,38 @@ def svdf_chain(seed: int = 0) -> ap.Model:
         x, x_scale = y, y_scale
     add((1, 4), "int8", 0.1, -3, variable=True)
     return ap.Model("svdf_chain", tensors, ops, (0,), (x,), source="test:svdf_chain")
+
+
+def one_svdf(c: dict) -> ap.Model:
+    """int8 [batches, input_size] -> one SVDF of random_case c -> int8 [batches, units]."""
+    x, wf, st_, wt, y = c["scales"]
+    b, f, m, r = c["batches"], c["filters"], c["memory"], c["rank"]
+    units = f // r
+
+    tensors = []
+
+    def add(shape, dtype, scale, zp=0, data=None, variable=False):
+        q = ap.Quantization((float(np.float32(scale)),), (int(zp),))
+        tensors.append(ap.Tensor(len(tensors), f"t{len(tensors)}", tuple(shape), dtype, q, data, variable))
+        return len(tensors) - 1
+
+    xi = add((b, c["input_size"]), "int8", x, c["input_zero_point"])
+    wfi = add((f, c["input_size"]), "int8", wf, data=c["wf"])
+    wti = add((f, m), "int16", wt, data=c["wt"])
+    bi = -1 if c["bias"] is None else add((units,), "int32", x * wf, data=c["bias"])
+    si = add((b, f * m), "int16", st_, variable=True)
+    yi = add((b, units), "int8", y, c["output_zero_point"])
+    op = ap.Operator(0, "SVDF", (xi, wfi, wti, bi, si), (yi,), {"rank": r, "fused_activation_function": "RELU"})
+    return ap.Model("one_svdf", tensors, [op], (xi,), (yi,), source="test:one_svdf")
+
+
+def plan_with(model: ap.Model, variant: str) -> "ap.Plan":
+    """A plan of ``model`` whose SVDF ops all run ``variant``; every other op its first."""
+    from arenaplan.plan import PlanContext
+    ctx = PlanContext.build(model)
+    chosen = [None if k is None else k.variant(variant) if k.type == "SVDF" else k.variants[0]
+              for k in ctx.kernels]
+    return ctx.make(chosen, "size")
 
 
 def reference_outputs(model: ap.Model, xs) -> list:

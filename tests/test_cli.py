@@ -28,7 +28,7 @@ def test_stateful_model_plan_and_export(capsys, tmp_path):
     path = str(model_path("tflm_keyword_scrambled_int8"))
     assert main(["plan", path, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["state_bytes"] == 10240 and data["arena_bytes"] == 416 and len(data["state_buffers"]) == 7
+    assert data["state_bytes"] == 10240 and data["arena_bytes"] == 288 and len(data["state_buffers"]) == 7
     assert main(["export", path, "--section", "state=.sram2", "--name", "kw", "-o", str(tmp_path)]) == 0
     assert "state 10,240 B (persistent)" in capsys.readouterr().out
     assert 'KW_SECTION(".sram2")' in (tmp_path / "kw.c").read_text()

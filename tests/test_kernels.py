@@ -159,11 +159,12 @@ def test_filter_larger_than_valid_input():
 from reference import svdf as ref_svdf  # noqa: E402
 
 
+@pytest.mark.parametrize("variant", ["fused", "direct"])
 @settings(**SETTINGS)
-@given(batches=st.integers(1, 3), input_size=st.integers(1, 30), units=st.integers(1, 8),
-       rank=st.integers(1, 3), memory=st.integers(1, 8), bias=st.booleans(), fixed=st.booleans(),
+@given(batches=st.integers(1, 3), input_size=st.integers(1, 40), units=st.integers(1, 8),
+       rank=st.integers(1, 3), memory=st.integers(1, 20), bias=st.booleans(), fixed=st.booleans(),
        seed=st.integers(0, 2 ** 31))
-def test_svdf_sequence_matches_reference(batches, input_size, units, rank, memory, bias, fixed, seed):
+def test_svdf_sequence_matches_reference(variant, batches, input_size, units, rank, memory, bias, fixed, seed):
     rng = np.random.default_rng(seed)
     c = ref_svdf.random_case(rng, batches, input_size, units * rank, memory, rank, bias)
     sx, swf, sst, swt, sy = c["scales"]
@@ -177,10 +178,34 @@ def test_svdf_sequence_matches_reference(batches, input_size, units, rank, memor
         x = rng.integers(-128, 128, size=(batches, input_size), dtype=np.int8)
         got = ap.kernels.svdf(x, c["wf"], c["wt"], c["bias"], state, rank=rank,
                               input_zero_point=c["input_zero_point"],
-                              output_zero_point=c["output_zero_point"], variant="direct", **quant)
+                              output_zero_point=c["output_zero_point"], variant=variant, **quant)
         want, want_state = ref_svdf.step(c, x, want_state)
         np.testing.assert_array_equal(got, want)
         np.testing.assert_array_equal(state, want_state)
+
+
+def test_svdf_and_lstm_variants():
+    """variants() / variant_details() of the recurrent ops, shapes as the kernels take them."""
+    assert ap.kernels.variants("svdf", (1, 96), (64, 8)) == [("fused", 0), ("direct", 4 * 64)]
+    details = ap.kernels.variant_details("svdf", (3, 20), (12, 5), rank=4)
+    assert [(d[0], d[3], d[4]) for d in details] == [("fused", (), 3 * 12 * (20 + 5)),
+                                                     ("direct", ((4 * 3 * 12, 16),), 3 * 12 * (20 + 5))]
+    assert ap.kernels.variants("lstm", (1, 28, 28), (20, 28)) == [("direct", 0)]
+    (lstm,) = ap.kernels.variant_details("lstm", (28, 2, 10), (16, 10), time_major=True)
+    assert lstm[0] == "direct" and lstm[3] == () and lstm[4] == 2 * 28 * 4 * 16 * (10 + 16)
+
+
+@pytest.mark.parametrize("args,kwargs,match", [
+    (("svdf", (1, 96), (64, 8)), dict(rank=3), "rank must be a positive divisor of the 64 filters"),
+    (("svdf", (1, 96, 1), (64, 8)), {}, r"svdf input_shape \[batches, input_size\] must be 2 positive ints"),
+    (("svdf", (1, 96), (64, 0)), {}, r"weights_time\) \[filters, memory\] must be 2 positive ints"),
+    (("lstm", (1, 28, 28), (20, 27)), {}, r"has 27 inputs but input_shape \(1, 28, 28\) has 28"),
+    (("lstm", (1, 28), (20, 28)), {}, "must be 3 positive ints"),
+    (("gru", (1, 2), (3, 2)), {}, "unknown op 'gru'"),
+])
+def test_variants_bad_shapes(args, kwargs, match):
+    with pytest.raises(ap.InvalidArgument, match=match):
+        ap.kernels.variants(*args, **kwargs)
 
 
 def test_svdf_without_state_runs_one_step_from_zero():

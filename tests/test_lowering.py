@@ -27,7 +27,8 @@ def test_keyword_model_lowers_with_tflite_params():
     batches, input_size, filters, memory, rank, xz, yz, m1, s1, m2, s2 = svdf.spec[0]
     assert (batches, input_size, filters, memory, rank, xz, yz) == (1, 96, 64, 8, 1, -128, -128)
     assert svdf.data_inputs == (0, 1, 2, 3) and svdf.states == (4,)
-    assert [v.name for v in svdf.variants] == ["direct"] and svdf.variants[0].scratch == ((256, 16),)
+    assert [v.name for v in svdf.variants] == ["fused", "direct"]
+    assert svdf.variants[0].scratch == () and svdf.variants[1].scratch == ((256, 16),)
     # TFLite's Prepare: float32 products of the scales (a double product differs here)
     f = [np.float32(m.tensors[t].quantization.scale[0]) for t in (0, 1, 4, 2, 5)]
     assert (m1, s1) == quantize_multiplier(float(f[0] * f[1] / f[2]))

@@ -71,12 +71,14 @@ def test_summary_names_the_figures():
 def test_state_is_reported_apart_from_the_arena():
     m = ap.load_tflite(model_path("tflm_keyword_scrambled_int8"))
     p = ap.plan(m)
-    assert p.arena_bytes == p.lower_bound_bytes == 416      # the state never enters the arena
+    # the state never enters the arena, and the SVDFs run "fused" (no scratch): the peak is the
+    # int16 input (192 B) beside its int8 requantisation (96 B)
+    assert p.arena_bytes == p.lower_bound_bytes == 288
     assert p.state_bytes == p.variable_bytes == 10240 and len(p.state_buffers) == 7
     assert all(b.offset % 16 == 0 and b.fill == 0 for b in p.state_buffers)
     assert "state                  10,240 B  (7 variable tensors" in p.summary()
     data = p.to_dict()
-    assert data["state_bytes"] == 10240 and data["arena_bytes"] == 416
+    assert data["state_bytes"] == 10240 and data["arena_bytes"] == 288
     assert [b["tensor"] for b in data["state_buffers"]] == m.variable_tensors()
     # the LSTM's two state tensors (int8 output state, int16 cell state) each get a place
     lstm = ap.plan(ap.load_tflite(model_path("tflm_mnist_lstm_int8")))

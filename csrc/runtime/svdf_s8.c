@@ -5,6 +5,7 @@
 
 #include "fixedpoint.h"
 #include "ops_s8_common.h"
+#include "svdf_s8_internal.h"
 
 #define SVDF_OP "svdf"
 
@@ -57,11 +58,16 @@ static ap_status svdf_check(const ap_svdf_params *p, svdf_sizes *sizes, ap_error
 
 static int svdf_variant_applies(int32_t kind, int32_t param)
 {
-    return kind == AP_SVDF_DIRECT && param == 0;
+    return (kind == AP_SVDF_FUSED || kind == AP_SVDF_DIRECT) && param == 0;
 }
 
-static uint32_t svdf_variant_scratch(const svdf_sizes *s, size_t *bytes, size_t *alignment)
+/* The scratch requests of a variant that applies: none for "fused", TFLite's int32 scratch
+   of the time step for "direct". */
+static uint32_t svdf_variant_scratch(int32_t kind, const svdf_sizes *s, size_t *bytes, size_t *alignment)
 {
+    if (kind == AP_SVDF_FUSED) {
+        return 0;
+    }
     bytes[0] = s->scratch * sizeof(int32_t);
     alignment[0] = 16;
     return 1;
@@ -70,18 +76,23 @@ static uint32_t svdf_variant_scratch(const svdf_sizes *s, size_t *bytes, size_t 
 ap_status ap_svdf_s8_variants(const ap_svdf_params *params, ap_variant *variants_out,
                               uint32_t capacity, uint32_t *count_out, ap_error *error_out)
 {
+    static const struct { int32_t kind; const char *name; } table[] = {
+        {AP_SVDF_FUSED, "fused"}, {AP_SVDF_DIRECT, "direct"}   /* least scratch first */
+    };
     svdf_sizes s;
     ap_status st = svdf_check(params, &s, error_out);
     if (st != AP_OK) {
         return st;
     }
-    ap_variant found[1];
+    ap_variant found[2];
     uint32_t n = 0;
-    if (svdf_variant_applies(AP_SVDF_DIRECT, 0)) {
-        size_t bytes[AP_MAX_SCRATCH], align[AP_MAX_SCRATCH];
-        uint32_t count = svdf_variant_scratch(&s, bytes, align);
-        const uint64_t macs = (uint64_t)s.scratch * ((uint64_t)params->input_size + (uint64_t)params->memory);
-        ap_ops_variant_set(&found[n++], AP_SVDF_DIRECT, 0, "direct", count, bytes, align, macs, 0);
+    const uint64_t macs = (uint64_t)s.scratch * ((uint64_t)params->input_size + (uint64_t)params->memory);
+    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); ++i) {
+        if (svdf_variant_applies(table[i].kind, 0)) {
+            size_t bytes[AP_MAX_SCRATCH], align[AP_MAX_SCRATCH];
+            uint32_t count = svdf_variant_scratch(table[i].kind, &s, bytes, align);
+            ap_ops_variant_set(&found[n++], table[i].kind, 0, table[i].name, count, bytes, align, macs, 0);
+        }
     }
     return ap_ops_variants_out(found, n, variants_out, capacity, count_out, SVDF_OP, error_out);
 }
@@ -100,33 +111,244 @@ ap_status ap_svdf_s8_state_bytes(const ap_svdf_params *params, size_t *bytes_out
     return AP_OK;
 }
 
-/* Input elements per block of the feature step: |w * (x - zp)| <= 128 * 255, so an int32
-   sum over a block cannot overflow (and compiles to multiply-add vector code); blocks add
-   up with wrap-around, as TFLite's int32 sum would (its overflow is undefined). */
+/* Input elements per block of the feature step (the stack buffer of input - zero point). */
 #define SVDF_BLOCK 256
 
-/* acc[f] += sum_c weights[f][c] * xz[c] over one block of the input, every filter. */
-static void svdf_feature_block(const int8_t *weights, int32_t n_input, int32_t filters, const int16_t *xz,
-                               int32_t block, uint32_t *acc)
+/* acc[j] = (first ? 0 : acc[j]) + sum_c weights[j * stride + c] * xz[c] over one block, for
+   count filters (svdf_s8_internal.h's contract). |w * xz| <= 128 * 255, so the int32 sum of a
+   block cannot overflow and compiles to multiply-add vector code; blocks add up with wrap-around. */
+static void svdf_feature(const int8_t *weights, size_t stride, const int16_t *xz, int32_t block, int32_t count,
+                         int32_t first, uint32_t *acc, int use_avx2)
 {
-    for (int32_t f = 0; f < filters; ++f) {
-        const int8_t *w = weights + (size_t)f * (size_t)n_input;
+#if AP_OPS_HAVE_AVX2
+    if (use_avx2) {
+        ap_svdf_feature_avx2(weights, stride, xz, block, count, first, acc);
+        return;
+    }
+#endif
+    (void)use_avx2;
+    for (int32_t j = 0; j < count; ++j) {
+        const int8_t *w = weights + (size_t)j * stride;
         int32_t sum = 0;
         for (int32_t c = 0; c < block; ++c) {
             sum += (int32_t)w[c] * (int32_t)xz[c];
         }
-        acc[f] += (uint32_t)sum;
+        acc[j] = (first ? 0u : acc[j]) + (uint32_t)sum;
     }
 }
 
-/* The time dot product of one filter's weights with its state row (int16 x int16 fits int32). */
-static int32_t svdf_time_dot(const int16_t *w, const int16_t *s, int32_t n)
+/* out[j] = the time dot product of filter j's weights with its state row, for count
+   consecutive filters (int16 x int16 fits int32; the sum wraps). */
+static void svdf_time(const int16_t *weights_time, const int16_t *state, int32_t memory, int32_t count,
+                      int32_t *out, int use_avx2)
 {
-    uint32_t acc = 0;
-    for (int32_t m = 0; m < n; ++m) {
-        acc += (uint32_t)((int32_t)w[m] * (int32_t)s[m]);
+#if AP_OPS_HAVE_AVX2
+    if (use_avx2) {
+        ap_svdf_time_avx2(weights_time, state, memory, count, out);
+        return;
     }
-    return (int32_t)acc;
+#endif
+    (void)use_avx2;
+    for (int32_t j = 0; j < count; ++j) {
+        const int16_t *w = weights_time + (size_t)j * (size_t)memory;
+        const int16_t *s = state + (size_t)j * (size_t)memory;
+        uint32_t acc = 0;
+        for (int32_t m = 0; m < memory; ++m) {
+            acc += (uint32_t)((int32_t)w[m] * (int32_t)s[m]);
+        }
+        out[j] = (int32_t)acc;
+    }
+}
+
+/* xz[c] = x[c] - zero_point for one block of the input. */
+static void svdf_widen(const int8_t *x, int32_t zero_point, int32_t block, int16_t *xz)
+{
+    for (int32_t c = 0; c < block; ++c) {
+        xz[c] = (int16_t)((int32_t)x[c] - zero_point);
+    }
+}
+
+/* The feature sums of `count` filters from weights row `weights`, over the whole input x;
+   xz already holds x's only block when the input fits one (`widened`). */
+static void svdf_feature_rows(const ap_svdf_params *p, const int8_t *weights, const int8_t *x, int16_t *xz,
+                              int widened, int32_t count, uint32_t *acc, int use_avx2)
+{
+    const int32_t n_input = p->input_size;
+    for (int32_t c0 = 0; c0 < n_input; c0 += SVDF_BLOCK) {
+        const int32_t block = n_input - c0 < SVDF_BLOCK ? n_input - c0 : SVDF_BLOCK;
+        if (!widened) {
+            svdf_widen(x + c0, p->input_zero_point, block, xz);
+        }
+        svdf_feature(weights + c0, (size_t)n_input, xz, block, count, c0 == 0, acc, use_avx2);
+    }
+}
+
+/* out[j] = clamp(MBQM(acc[j], multiplier, shift) + offset, lo, hi) for j < count
+   (svdf_s8_internal.h's contract). */
+static void svdf_requant(const int32_t *acc, int32_t count, int32_t multiplier, int32_t shift, int32_t offset,
+                         int32_t lo, int32_t hi, int32_t *out, int use_avx2)
+{
+#if AP_OPS_HAVE_AVX2
+    if (use_avx2) {
+        ap_svdf_requant_avx2(acc, count, multiplier, shift, offset, lo, hi, out);
+        return;
+    }
+#endif
+    (void)use_avx2;
+    for (int32_t j = 0; j < count; ++j) {
+        const int32_t v = ap_fp_multiply_by_quantized_multiplier(acc[j], multiplier, shift);
+        out[j] = ap_ops_clamp(ap_ops_wrap_add(v, offset), lo, hi);
+    }
+}
+
+/* The newest state element of `count` filters (every `memory` elements from `newest`). */
+static void svdf_store_newest(const ap_svdf_params *p, const uint32_t *acc, int32_t count, int16_t *newest,
+                              int use_avx2)
+{
+    /* zeroed: arm-none-eabi-gcc -O2 cannot see that the first count lanes are always set */
+    int32_t acc32[AP_SVDF_CHUNK] = {0}, v[AP_SVDF_CHUNK] = {0};
+    for (int32_t j = 0; j < count; ++j) {
+        acc32[j] = (int32_t)acc[j];
+    }
+    svdf_requant(acc32, count, p->feature_multiplier, p->feature_shift, 0, INT16_MIN, INT16_MAX, v, use_avx2);
+    for (int32_t j = 0; j < count; ++j) {
+        newest[(size_t)j * (size_t)p->memory] = (int16_t)v[j];
+    }
+}
+
+/* Outputs of `count` units (up to AP_SVDF_CHUNK) from their wrapped rank sums, bias included. */
+static void svdf_store_outputs(const ap_svdf_params *p, const uint32_t *sums, int32_t count, int8_t *y,
+                               int use_avx2)
+{
+    /* zeroed: arm-none-eabi-gcc -O2 cannot see that the first count lanes are always set */
+    int32_t acc32[AP_SVDF_CHUNK] = {0}, v[AP_SVDF_CHUNK] = {0};
+    for (int32_t j = 0; j < count; ++j) {
+        acc32[j] = (int32_t)sums[j];
+    }
+    svdf_requant(acc32, count, p->time_multiplier, p->time_shift, p->output_zero_point, -128, 127, v, use_avx2);
+    for (int32_t j = 0; j < count; ++j) {
+        y[j] = (int8_t)v[j];
+    }
+}
+
+/* "direct": TFLite's order. The whole state shifts, every feature sum goes to the scratch,
+   then every time sum (over the feature sums, which are consumed first), then the units. */
+static void svdf_run_direct(const ap_svdf_params *p, const svdf_sizes *s, const int8_t *input,
+                            const int8_t *weights_feature, const int16_t *weights_time, const int32_t *bias,
+                            int16_t *state, int8_t *output, int32_t *time_out, int use_avx2)
+{
+    const int32_t filters = p->filters, memory = p->memory, rank = p->rank, n_input = p->input_size;
+    const size_t row = (size_t)filters * (size_t)memory;
+    int16_t xz[SVDF_BLOCK];
+    /* The whole state moves one element left (across filter rows, as TFLite's std::copy
+       does); each row's last element is overwritten by the feature step below. */
+    memmove(state, state + 1, (s->state - 1) * sizeof(int16_t));
+    for (int32_t b = 0; b < p->batches; ++b) {
+        const int8_t *x = input + (size_t)b * (size_t)n_input;
+        const int widened = n_input <= SVDF_BLOCK;
+        if (widened) {
+            svdf_widen(x, p->input_zero_point, n_input, xz);
+        }
+        uint32_t *acc = (uint32_t *)(void *)(time_out + (size_t)b * (size_t)filters);
+        int16_t *newest = state + (size_t)b * row + (size_t)(memory - 1);
+        for (int32_t f0 = 0; f0 < filters; f0 += AP_SVDF_CHUNK) {
+            const int32_t count = filters - f0 < AP_SVDF_CHUNK ? filters - f0 : AP_SVDF_CHUNK;
+            svdf_feature_rows(p, weights_feature + (size_t)f0 * (size_t)n_input, x, xz, widened, count,
+                              acc + f0, use_avx2);
+            svdf_store_newest(p, acc + f0, count, newest + (size_t)f0 * (size_t)memory, use_avx2);
+        }
+    }
+    for (int32_t b = 0; b < p->batches; ++b) {
+        const int16_t *state_b = state + (size_t)b * row;
+        int32_t *t = time_out + (size_t)b * (size_t)filters;
+        for (int32_t f0 = 0; f0 < filters; f0 += AP_SVDF_CHUNK) {
+            const int32_t count = filters - f0 < AP_SVDF_CHUNK ? filters - f0 : AP_SVDF_CHUNK;
+            svdf_time(weights_time + (size_t)f0 * (size_t)memory, state_b + (size_t)f0 * (size_t)memory, memory,
+                      count, t + f0, use_avx2);
+        }
+    }
+    for (int32_t b = 0; b < p->batches; ++b) {
+        const int32_t *t = time_out + (size_t)b * (size_t)filters;
+        int8_t *y = output + (size_t)b * s->units;
+        for (size_t u0 = 0; u0 < s->units; u0 += AP_SVDF_CHUNK) {
+            const int32_t count = s->units - u0 < AP_SVDF_CHUNK ? (int32_t)(s->units - u0) : AP_SVDF_CHUNK;
+            uint32_t sums[AP_SVDF_CHUNK];
+            for (int32_t j = 0; j < count; ++j) {
+                const size_t u = u0 + (size_t)j;
+                uint32_t acc = bias != NULL ? (uint32_t)bias[u] : 0u;
+                for (int32_t r = 0; r < rank; ++r) {
+                    acc += (uint32_t)t[u * (size_t)rank + (size_t)r];
+                }
+                sums[j] = acc;
+            }
+            svdf_store_outputs(p, sums, count, y + u0, use_avx2);
+        }
+    }
+}
+
+/* "fused": AP_SVDF_CHUNK filters at a time, each chunk's rows shifted, fed their newest
+   feature, dotted with the time weights and summed into the open unit while they are in
+   cache; no scratch. Shifting each chunk's rows alone equals TFLite's shift of the whole
+   state: the one element a row receives from the next row is the one the feature step
+   overwrites. */
+static void svdf_run_fused(const ap_svdf_params *p, const svdf_sizes *s, const int8_t *input,
+                           const int8_t *weights_feature, const int16_t *weights_time, const int32_t *bias,
+                           int16_t *state, int8_t *output, int use_avx2)
+{
+    const int32_t filters = p->filters, memory = p->memory, rank = p->rank, n_input = p->input_size;
+    const size_t row = (size_t)filters * (size_t)memory;
+    int16_t xz[SVDF_BLOCK];
+    for (int32_t b = 0; b < p->batches; ++b) {
+        const int8_t *x = input + (size_t)b * (size_t)n_input;
+        int16_t *state_b = state + (size_t)b * row;
+        int8_t *y = output + (size_t)b * s->units;
+        const int widened = n_input <= SVDF_BLOCK;
+        if (widened) {
+            svdf_widen(x, p->input_zero_point, n_input, xz);
+        }
+        size_t unit = 0;             /* the open unit */
+        int32_t summed = 0;          /* its filters summed so far */
+        uint32_t open = 0;           /* their wrapped sum */
+        uint32_t done[AP_SVDF_CHUNK];  /* sums of the finished units unit - ready .. unit - 1 */
+        int32_t ready = 0;
+        /* Chunk k's rows are shifted and given their newest features one chunk before they are
+           read by the time step: a wide load right after the narrow stores it overlaps would
+           wait for them (failed store-to-load forwarding). */
+        for (int32_t f0 = 0, prev = -1; prev < filters; prev = f0, f0 += AP_SVDF_CHUNK) {
+            if (f0 < filters) {
+                const int32_t count = filters - f0 < AP_SVDF_CHUNK ? filters - f0 : AP_SVDF_CHUNK;
+                int16_t *rows = state_b + (size_t)f0 * (size_t)memory;
+                memmove(rows, rows + 1, ((size_t)count * (size_t)memory - 1) * sizeof(int16_t));
+                uint32_t acc[AP_SVDF_CHUNK];
+                svdf_feature_rows(p, weights_feature + (size_t)f0 * (size_t)n_input, x, xz, widened, count, acc,
+                                  use_avx2);
+                svdf_store_newest(p, acc, count, rows + (size_t)(memory - 1), use_avx2);
+            }
+            if (prev < 0) {
+                continue;
+            }
+            const int32_t count = filters - prev < AP_SVDF_CHUNK ? filters - prev : AP_SVDF_CHUNK;
+            int32_t t[AP_SVDF_CHUNK];
+            const size_t at = (size_t)prev * (size_t)memory;
+            svdf_time(weights_time + at, state_b + at, memory, count, t, use_avx2);
+            for (int32_t j = 0; j < count; ++j) {
+                open += (uint32_t)t[j];
+                if (++summed == rank) {
+                    done[ready++] = open + (bias != NULL ? (uint32_t)bias[unit] : 0u);
+                    ++unit;
+                    summed = 0;
+                    open = 0;
+                    if (ready == AP_SVDF_CHUNK) {
+                        svdf_store_outputs(p, done, ready, y + unit - (size_t)ready, use_avx2);
+                        ready = 0;
+                    }
+                }
+            }
+        }
+        if (ready > 0) {
+            svdf_store_outputs(p, done, ready, y + unit - (size_t)ready, use_avx2);
+        }
+    }
 }
 
 ap_status ap_svdf_s8_run(const ap_svdf_params *params, const ap_variant *variant,
@@ -154,68 +376,20 @@ ap_status ap_svdf_s8_run(const ap_svdf_params *params, const ap_variant *variant
                               (int)variant->kind, (int)variant->param);
     }
     size_t need[AP_MAX_SCRATCH], align[AP_MAX_SCRATCH];
-    uint32_t need_count = svdf_variant_scratch(&s, need, align);
+    uint32_t need_count = svdf_variant_scratch(variant->kind, &s, need, align);
     st = ap_ops_check_scratch(SVDF_OP, variant->name, need, need_count, scratch, scratch_count, error_out);
     if (st != AP_OK) {
         return st;
     }
+    const int use_avx2 = AP_OPS_HAVE_AVX2 && ap_cpu_detect() >= AP_CPU_AVX2;
+    if (variant->kind == AP_SVDF_FUSED) {
+        svdf_run_fused(params, &s, input, weights_feature, weights_time, bias, state, output, use_avx2);
+        return AP_OK;
+    }
     if (((uintptr_t)scratch[0].data & 3u) != 0) {
         return AP_OPS_INVALID(error_out, SVDF_OP ": scratch must be 4-byte aligned");
     }
-    int32_t *time_out = (int32_t *)scratch[0].data;
-    const int32_t batches = params->batches, n_input = params->input_size;
-    const int32_t filters = params->filters, memory = params->memory, rank = params->rank;
-    const size_t row = (size_t)filters * (size_t)memory;
-
-    /* The whole state moves one element left (across filter rows, as TFLite's std::copy
-       does); each row's last element is overwritten by the feature step below. */
-    memmove(state, state + 1, (s.state - 1) * sizeof(int16_t));
-    /* The feature sums go to the time step's scratch first (one per batch and filter), which
-       the time step then overwrites. */
-    uint32_t *feature = (uint32_t *)scratch[0].data;
-    int16_t xz[SVDF_BLOCK];
-    for (int32_t b = 0; b < batches; ++b) {
-        const int8_t *x = input + (size_t)b * (size_t)n_input;
-        uint32_t *acc = feature + (size_t)b * (size_t)filters;
-        memset(acc, 0, (size_t)filters * sizeof(uint32_t));
-        for (int32_t c0 = 0; c0 < n_input; c0 += SVDF_BLOCK) {
-            const int32_t block = n_input - c0 < SVDF_BLOCK ? n_input - c0 : SVDF_BLOCK;
-            for (int32_t c = 0; c < block; ++c) {
-                xz[c] = (int16_t)((int32_t)x[c0 + c] - params->input_zero_point);
-            }
-            svdf_feature_block(weights_feature + c0, n_input, filters, xz, block, acc);
-        }
-        int16_t *newest = state + (size_t)b * row + (size_t)(memory - 1);
-        for (int32_t f = 0; f < filters; ++f) {
-            const int32_t v = ap_fp_multiply_by_quantized_multiplier((int32_t)acc[f], params->feature_multiplier,
-                                                                     params->feature_shift);
-            newest[(size_t)f * (size_t)memory] = (int16_t)ap_ops_clamp(v, INT16_MIN, INT16_MAX);
-        }
-    }
-    for (int32_t b = 0; b < batches; ++b) {
-        const int16_t *state_b = state + (size_t)b * row;
-        int32_t *t = time_out + (size_t)b * (size_t)filters;
-        for (int32_t f = 0; f < filters; ++f) {
-            t[f] = svdf_time_dot(weights_time + (size_t)f * (size_t)memory, state_b + (size_t)f * (size_t)memory,
-                                 memory);
-        }
-    }
-    const size_t units = s.units;
-    for (int32_t b = 0; b < batches; ++b) {
-        const int32_t *t = time_out + (size_t)b * (size_t)filters;
-        int8_t *y = output + (size_t)b * units;
-        for (size_t u = 0; u < units; ++u) {
-            uint32_t acc = 0;
-            for (int32_t r = 0; r < rank; ++r) {
-                acc += (uint32_t)t[u * (size_t)rank + (size_t)r];
-            }
-            if (bias != NULL) {
-                acc += (uint32_t)bias[u];
-            }
-            const int32_t v = ap_fp_multiply_by_quantized_multiplier((int32_t)acc, params->time_multiplier,
-                                                                     params->time_shift);
-            y[u] = (int8_t)ap_ops_clamp(ap_ops_wrap_add(v, params->output_zero_point), -128, 127);
-        }
-    }
+    svdf_run_direct(params, &s, input, weights_feature, weights_time, bias, state, output,
+                    (int32_t *)scratch[0].data, use_avx2);
     return AP_OK;
 }

@@ -19,7 +19,7 @@ from .quantize import activation_range, conv_multipliers, conv_output_size, quan
 
 __all__ = ["conv2d", "depthwise_conv2d", "fully_connected", "svdf", "variants", "variant_details"]
 
-_CONV, _DEPTHWISE, _FC, _SVDF = 0, 1, 2, 15  # executor op codes (ap_op)
+_CONV, _DEPTHWISE, _FC, _SVDF, _LSTM = 0, 1, 2, 15, 16  # executor op codes (ap_op)
 
 Padding = Union[str, Tuple[int, int]]
 
@@ -357,8 +357,52 @@ def svdf(x: np.ndarray, weights_feature: np.ndarray, weights_time: np.ndarray,
     return out
 
 
+def _dims(shape: Sequence[int], ndim: int, what: str) -> Tuple[int, ...]:
+    try:
+        dims = tuple(int(v) for v in shape)
+    except (TypeError, ValueError):
+        raise InvalidArgument(f"{what} must be a sequence of {ndim} ints, got {shape!r}") from None
+    if len(dims) != ndim or min(dims) < 1:
+        raise InvalidArgument(f"{what} must be {ndim} positive ints, got {dims}")
+    return dims
+
+
+def _recurrent_spec(op: str, input_shape: Sequence[int], filter_shape: Sequence[int], rank,
+                    time_major: bool) -> Tuple[int, tuple]:
+    """SVDF: x [batches, input_size] and weights_time [filters, memory]; LSTM: the input
+    [batches, time_steps, input_size] ([time_steps, batches, input_size] when time_major) and
+    one input-to-gate matrix [cell_size, input_size]. Variants depend on shapes only, so the
+    quantisation fields hold neutral values."""
+    if op == "svdf":
+        batches, input_size = _dims(input_shape, 2, "svdf input_shape [batches, input_size]")
+        filters, memory = _dims(filter_shape, 2, "svdf filter_shape (weights_time) [filters, memory]")
+        if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or rank < 1 or filters % rank:
+            raise InvalidArgument(f"rank must be a positive divisor of the {filters} filters, got {rank!r}")
+        return _SVDF, ([batches, input_size, filters, memory, int(rank), 0, 0, 1 << 30, 0, 1 << 30, 0],)
+    if time_major:
+        time_steps, batches, input_size = _dims(input_shape, 3,
+                                                "lstm input_shape [time_steps, batches, input_size]")
+    else:
+        batches, time_steps, input_size = _dims(input_shape, 3,
+                                                "lstm input_shape [batches, time_steps, input_size]")
+    cell_size, weight_inputs = _dims(filter_shape, 2, "lstm filter_shape (input-to-gate weights) "
+                                                      "[cell_size, input_size]")
+    if weight_inputs != input_size:
+        raise InvalidArgument(f"lstm filter_shape {tuple(filter_shape)} has {weight_inputs} inputs but "
+                              f"input_shape {tuple(input_shape)} has {input_size}")
+    one, shift = [1 << 30] * 4, [0] * 4
+    ints = ([batches, time_steps, input_size, cell_size, int(bool(time_major)), 0, 0, 0] + one + shift + one
+            + shift + [1 << 30, 0, -12, 0])
+    return _LSTM, (ints,)
+
+
 def _variant_spec(op: str, input_shape: Sequence[int], filter_shape: Sequence[int], stride, padding,
-                  dilation, depth_multiplier: int) -> Tuple[int, tuple]:
+                  dilation, depth_multiplier: int, rank=1, time_major: bool = False) -> Tuple[int, tuple]:
+    if op not in ("conv2d", "depthwise_conv2d", "fully_connected", "svdf", "lstm"):
+        raise InvalidArgument(f"unknown op {op!r}; choose 'conv2d', 'depthwise_conv2d', 'fully_connected', "
+                              f"'svdf' or 'lstm'")
+    if op in ("svdf", "lstm"):
+        return _recurrent_spec(op, input_shape, filter_shape, rank, time_major)
     if op == "fully_connected":
         batches, depth = (int(v) for v in input_shape)
         units = int(filter_shape[0])
@@ -370,27 +414,40 @@ def _variant_spec(op: str, input_shape: Sequence[int], filter_shape: Sequence[in
         oc, kh, kw, _ = (int(v) for v in filter_shape)
         oh, ow, ph, pw = _spatial((h, w), (kh, kw), (sh, sw), (dh, dw), padding)
         return _CONV, ([n, h, w, c, oh, ow, oc, kh, kw, sh, sw, dh, dw, ph, pw, 0], None, None)
-    if op == "depthwise_conv2d":
-        _, kh, kw, oc = (int(v) for v in filter_shape)
-        oh, ow, ph, pw = _spatial((h, w), (kh, kw), (sh, sw), (dh, dw), padding)
-        return _DEPTHWISE, ([n, h, w, c, oh, ow, oc, kh, kw, sh, sw, dh, dw, ph, pw,
-                             int(depth_multiplier), 0], None, None)
-    raise InvalidArgument(f"unknown op {op!r}; choose 'conv2d', 'depthwise_conv2d' or 'fully_connected'")
+    _, kh, kw, oc = (int(v) for v in filter_shape)
+    oh, ow, ph, pw = _spatial((h, w), (kh, kw), (sh, sw), (dh, dw), padding)
+    return _DEPTHWISE, ([n, h, w, c, oh, ow, oc, kh, kw, sh, sw, dh, dw, ph, pw,
+                         int(depth_multiplier), 0], None, None)
 
 
 def variant_details(op: str, input_shape: Sequence[int], filter_shape: Sequence[int],
                     stride=(1, 1), padding: Padding = "same", dilation=(1, 1),
-                    depth_multiplier: int = 1) -> list:
-    """Full records (name, kind, param, scratch requests, MACs, in_place), least scratch first."""
+                    depth_multiplier: int = 1, *, rank: int = 1, time_major: bool = False) -> list:
+    """Full records (name, kind, param, scratch requests, MACs, in_place), least scratch first.
+
+    Shapes as the kernel functions take them:
+
+    * ``conv2d``: x NHWC, w OHWI; ``depthwise_conv2d``: x NHWC, w 1HW(C*M) (with
+      ``depth_multiplier``); both with ``stride``, ``padding``, ``dilation``.
+    * ``fully_connected``: x [batches, depth], w [units, depth].
+    * ``svdf``: x [batches, input_size], weights_time [filters, memory], and ``rank``
+      (variants ``fused``, no scratch, and ``direct``, batches * filters int32 of scratch).
+    * ``lstm`` (UNIDIRECTIONAL_SEQUENCE_LSTM): input [batches, time_steps, input_size]
+      (``time_major=True``: [time_steps, batches, input_size]) and an input-to-gate weight
+      matrix [cell_size, input_size] (one variant, ``direct``, no scratch).
+    """
     code, spec = _variant_spec(op, input_shape, filter_shape, stride, padding, dilation,
-                               depth_multiplier)
+                               depth_multiplier, rank, time_major)
     return _core.kernel_variants(code, spec)
 
 
 def variants(op: str, input_shape: Sequence[int], filter_shape: Sequence[int],
              stride=(1, 1), padding: Padding = "same", dilation=(1, 1),
-             depth_multiplier: int = 1) -> List[Tuple[str, int]]:
-    """[(variant name, total scratch bytes), ...] from least to most scratch."""
+             depth_multiplier: int = 1, *, rank: int = 1, time_major: bool = False) -> List[Tuple[str, int]]:
+    """[(variant name, total scratch bytes), ...] from least to most scratch, for op
+    ``conv2d``, ``depthwise_conv2d``, ``fully_connected``, ``svdf`` or ``lstm`` (shapes as
+    in ``variant_details``), e.g. ``variants("svdf", (1, 96), (64, 8))`` ->
+    ``[("fused", 0), ("direct", 256)]``."""
     return [(v[0], sum(b for b, _ in v[3]))
             for v in variant_details(op, input_shape, filter_shape, stride, padding, dilation,
-                                     depth_multiplier)]
+                                     depth_multiplier, rank=rank, time_major=time_major)]

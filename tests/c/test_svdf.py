@@ -8,8 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ops_harness import Guarded, guarded_from, message, scratch_for, variant_name, variants
+from ops_harness import Guarded, cpu, cpu_levels, guarded_from, message, scratch_for, variant_name, variants
 from reference import litert_layers as L
+from reference.litert_svdf import STATE, svdf_model
 from reference.svdf import PARAM_FIELDS, random_case, svdf_params
 from reference.svdf import step as reference_step
 
@@ -25,13 +26,17 @@ def make(ffi, **fields):
 case = random_case
 
 
-class Runner:
-    """One SVDF through ap_svdf_s8_run: guarded constants, a guarded state kept between steps."""
+VARIANTS = ["fused", "direct"]
 
-    def __init__(self, ffi, lib, c):
-        self.ffi, self.lib, self.c = ffi, lib, c
+
+class Runner:
+    """One SVDF through ap_svdf_s8_run with one variant on one dispatch level (None: the best):
+    guarded constants, a guarded state kept between steps."""
+
+    def __init__(self, ffi, lib, c, variant="fused", level=None):
+        self.ffi, self.lib, self.c, self.level = ffi, lib, c, level
         self.p = make(ffi, **c)
-        self.v = variants(ffi, lib, lib.ap_svdf_s8_variants, self.p)[0]
+        self.v = {variant_name(ffi, v): v for v in variants(ffi, lib, lib.ap_svdf_s8_variants, self.p)}[variant]
         self.wf = guarded_from(ffi, c["wf"])
         self.wt = guarded_from(ffi, c["wt"])
         self.bias = None if c["bias"] is None else guarded_from(ffi, c["bias"])
@@ -45,11 +50,12 @@ class Runner:
         out = Guarded(ffi, int(np.prod(self.out_shape)), fill=0x42)
         scr, bufs = scratch_for(ffi, self.v, short)
         err = ffi.new("ap_error *")
-        status = lib.ap_svdf_s8_run(self.p, self.v, ffi.cast("int8_t *", inp.ptr), ffi.cast("int8_t *", self.wf.ptr),
-                                    ffi.cast("int16_t *", self.wt.ptr),
-                                    ffi.NULL if self.bias is None else ffi.cast("int32_t *", self.bias.ptr),
-                                    ffi.cast("int16_t *", self.state.ptr), ffi.cast("int8_t *", out.ptr), scr,
-                                    self.v.scratch_count, err)
+        with cpu(lib, lib.AP_CPU_AVX2 if self.level is None else self.level):
+            status = lib.ap_svdf_s8_run(self.p, self.v, ffi.cast("int8_t *", inp.ptr),
+                                        ffi.cast("int8_t *", self.wf.ptr), ffi.cast("int16_t *", self.wt.ptr),
+                                        ffi.NULL if self.bias is None else ffi.cast("int32_t *", self.bias.ptr),
+                                        ffi.cast("int16_t *", self.state.ptr), ffi.cast("int8_t *", out.ptr),
+                                        scr if self.v.scratch_count else ffi.NULL, self.v.scratch_count, err)
         guards = [inp, out, self.wf, self.wt, self.state] + bufs + ([self.bias] if self.bias else [])
         assert all(g.intact() for g in guards), "a kernel wrote outside its buffers"
         assert np.array_equal(inp.view(np.int8), np.ascontiguousarray(x).reshape(-1)), "input changed"
@@ -60,38 +66,48 @@ class Runner:
 
 
 def run_sequence(ffi, lib, c, xs):
-    """Run steps through the C kernel and the reference side by side; states must agree."""
-    r = Runner(ffi, lib, c)
+    """Run steps through the C kernel, every variant on every dispatch level (portable, and
+    AVX2 where this CPU has it), each with a state of its own, and the reference side by side;
+    outputs and states must all agree. Returns the fused variant's best-level runner and outputs."""
+    runners = [Runner(ffi, lib, c, v, level) for level in reversed(cpu_levels(lib)) for v in VARIANTS]
     state = np.zeros((c["batches"], c["filters"] * c["memory"]), dtype=np.int16)
     outs = []
-    for x in xs:
-        status, got, err = r.step(x)
-        assert status == lib.AP_OK, message(ffi, err)
+    for step, x in enumerate(xs):
         want, state = reference_step(c, x, state)
-        np.testing.assert_array_equal(got, want)
-        np.testing.assert_array_equal(r.state_now(), state)
-        outs.append(got)
-    return r, outs
+        for r in runners:
+            status, got, err = r.step(x)
+            where = f"step {step}, variant {variant_name(ffi, r.v)}, cpu level {r.level}"
+            assert status == lib.AP_OK, message(ffi, err)
+            np.testing.assert_array_equal(got, want, err_msg=where)
+            np.testing.assert_array_equal(r.state_now(), state, err_msg=where)
+            if r is runners[0]:
+                outs.append(got)
+    return runners[0], outs
 
 
 def test_variants(ffi, lib):
     rng = np.random.default_rng(0)
     c = case(rng, 2, 10, 12, 5, 3)
     vs = variants(ffi, lib, lib.ap_svdf_s8_variants, make(ffi, **c))
-    assert [variant_name(ffi, v) for v in vs] == ["direct"]
-    v = vs[0]
-    assert v.kind == lib.AP_SVDF_DIRECT and v.param == 0 and v.in_place == 0
-    assert v.scratch_count == 1 and v.scratch[0].bytes == 4 * 2 * 12 and v.scratch[0].alignment == 16
-    assert v.macs == 2 * 12 * (10 + 5)
+    assert [variant_name(ffi, v) for v in vs] == VARIANTS      # least scratch first
+    fused, direct = vs
+    assert fused.kind == lib.AP_SVDF_FUSED and fused.param == 0 and fused.in_place == 0
+    assert fused.scratch_count == 0
+    assert direct.kind == lib.AP_SVDF_DIRECT and direct.param == 0 and direct.in_place == 0
+    assert direct.scratch_count == 1
+    assert direct.scratch[0].bytes == 4 * 2 * 12 and direct.scratch[0].alignment == 16
+    assert fused.macs == direct.macs == 2 * 12 * (10 + 5)
     n = ffi.new("size_t *")
     assert lib.ap_svdf_s8_state_bytes(make(ffi, **c), n, ffi.NULL) == lib.AP_OK and n[0] == 2 * 2 * 12 * 5
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(batches=st.integers(1, 3), input_size=st.integers(1, 48), units=st.integers(1, 10),
-       rank=st.integers(1, 4), memory=st.integers(1, 12), bias=st.booleans(),
+@given(batches=st.integers(1, 3), input_size=st.integers(1, 70), units=st.integers(1, 10),
+       rank=st.integers(1, 4), memory=st.integers(1, 40), bias=st.booleans(),
        gain=st.sampled_from([0.3, 1.0, 4.0, 50.0]), seed=st.integers(0, 2 ** 31))
 def test_random_svdf_sequences(ffi, lib, batches, input_size, units, rank, memory, bias, gain, seed):
+    """Input sizes and memories on both sides of the AVX2 widths (16 and 8 elements, and the
+    scalar tails), filter counts across several 8-filter chunks, units that straddle chunks."""
     rng = np.random.default_rng(seed)
     c = case(rng, batches, input_size, units * rank, memory, rank, bias, gain)
     xs = [rng.integers(-128, 128, size=(batches, input_size), dtype=np.int8) for _ in range(4)]
@@ -134,10 +150,32 @@ def test_long_inputs_cross_the_kernels_blocks(ffi, lib, input_size):
     run_sequence(ffi, lib, c, xs)
 
 
+@pytest.mark.parametrize("filters,rank,memory", [(8, 1, 8), (64, 1, 8), (32, 1, 32), (24, 3, 17),
+                                                  (9, 9, 16), (40, 5, 7), (1, 1, 1)])
+def test_chunk_and_width_edges(ffi, lib, filters, rank, memory):
+    """Exactly one and several 8-filter chunks, the keyword model's shapes, a unit as wide as
+    a chunk plus one, memories at and off the SIMD widths; extreme state and weights."""
+    rng = np.random.default_rng(filters * 100 + memory)
+    c = case(rng, 2, 33, filters, memory, rank, True, 50.0)
+    c["wt"][:] = np.where(rng.random(c["wt"].shape) < 0.5, -32768, 32767).astype(np.int16)
+    xs = [rng.integers(-128, 128, size=(2, 33), dtype=np.int8) for _ in range(memory + 2)]
+    run_sequence(ffi, lib, c, xs)
+
+
+def test_fused_needs_no_scratch(ffi, lib):
+    rng = np.random.default_rng(7)
+    c = case(rng, 1, 12, 10, 5, 2)
+    r = Runner(ffi, lib, c, "fused")
+    x = rng.integers(-128, 128, size=(1, 12), dtype=np.int8)
+    status, got, err = r.step(x)                  # scratch NULL, count 0
+    assert status == lib.AP_OK, message(ffi, err)
+    np.testing.assert_array_equal(got, reference_step(c, x, np.zeros((1, 50), np.int16))[0])
+
+
 def test_scratch_exact_and_one_byte_short(ffi, lib):
     rng = np.random.default_rng(1)
     c = case(rng, 2, 9, 6, 4, 2)
-    r = Runner(ffi, lib, c)
+    r = Runner(ffi, lib, c, "direct")
     x = rng.integers(-128, 128, size=(2, 9), dtype=np.int8)
     status, _, err = r.step(x, short=0)
     assert status == lib.AP_ERR_SCRATCH_TOO_SMALL
@@ -148,7 +186,7 @@ def test_scratch_exact_and_one_byte_short(ffi, lib):
 def test_bad_input(ffi, lib):
     rng = np.random.default_rng(2)
     c = case(rng, 1, 4, 4, 2, 2)
-    r = Runner(ffi, lib, c)
+    r = Runner(ffi, lib, c, "direct")
     p, v = r.p, r.v
     err = ffi.new("ap_error *")
     x = ffi.new("int8_t[]", 4)
@@ -166,7 +204,13 @@ def test_bad_input(ffi, lib):
                    dict(w2=ffi.NULL), dict(st_=ffi.NULL), dict(o=ffi.NULL)):
         assert run(**kwargs) == lib.AP_ERR_INVALID_ARGUMENT, kwargs
     assert run(s=ffi.NULL, n=0) == lib.AP_ERR_INVALID_ARGUMENT
+    spare = Guarded(ffi, v.scratch[0].bytes + 4)       # direct's int32 scratch, 2 bytes off
+    odd = ffi.new("ap_scratch *", {"data": ffi.cast("char *", spare.ptr) + 2, "bytes": v.scratch[0].bytes})
+    assert run(s=odd) == lib.AP_ERR_INVALID_ARGUMENT and "4-byte aligned" in message(ffi, err)
     misaligned = ffi.cast("int16_t *", ffi.cast("char *", state) + 1)
+    fused = Runner(ffi, lib, c, "fused").v
+    assert run(variant=fused, s=ffi.NULL, n=0) == lib.AP_OK
+    assert run(variant=fused, st_=misaligned) == lib.AP_ERR_INVALID_ARGUMENT and "aligned" in message(ffi, err)
     assert run(st_=misaligned) == lib.AP_ERR_INVALID_ARGUMENT and "aligned" in message(ffi, err)
     assert run(w2=ffi.cast("int16_t *", ffi.cast("char *", wt) + 1)) == lib.AP_ERR_INVALID_ARGUMENT
     bias = ffi.new("int32_t[]", 3)
@@ -192,26 +236,6 @@ def test_bad_input(ffi, lib):
 
 # ---- LiteRT's SVDF kernel: random single-op models and the keyword model's layers ----
 
-def svdf_model(c):
-    """A one-SVDF .tflite model of case c (the state a variable tensor)."""
-    from ai_edge_litert import schema_py_generated as S
-    x, wf, st_, wt, y = c["scales"]
-    b, f, m, r = c["batches"], c["filters"], c["memory"], c["rank"]
-    units = f // r
-    tensors = [dict(shape=(b, c["input_size"]), dtype="int8", scale=x, zero_point=c["input_zero_point"]),
-               dict(shape=(f, c["input_size"]), dtype="int8", scale=wf, zero_point=0, data=c["wf"]),
-               dict(shape=(f, m), dtype="int16", scale=wt, zero_point=0, data=c["wt"]),
-               dict(shape=(units,), dtype="int32", scale=x * wf, zero_point=0,
-                    data=c["bias"] if c["bias"] is not None else np.zeros(units, np.int32)),
-               dict(shape=(b, f * m), dtype="int16", scale=st_, zero_point=0, variable=True),
-               dict(shape=(b, units), dtype="int8", scale=y, zero_point=c["output_zero_point"])]
-    opts = S.SVDFOptionsT()
-    opts.rank = r
-    opts.fusedActivationFunction = S.ActivationFunctionType.RELU
-    inputs = [0, 1, 2, 3 if c["bias"] is not None else -1, 4]
-    return L.single_op_model("SVDF", tensors, inputs, [5], "SVDFOptions", opts, version=3)
-
-
 @pytest.mark.skipif(_LITERT is not None, reason=str(_LITERT))
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(batches=st.integers(1, 2), input_size=st.integers(1, 40), units=st.integers(1, 8),
@@ -221,13 +245,13 @@ def test_reference_and_kernel_match_litert(ffi, lib, batches, input_size, units,
     rng = np.random.default_rng(seed)
     c = case(rng, batches, input_size, units * rank, memory, rank, bias, gain)
     xs = [rng.integers(-128, 128, size=(batches, input_size), dtype=np.int8) for _ in range(5)]
-    outs, seen = L.run_sequence(svdf_model(c), [[x] for x in xs], (4,))
+    outs, seen = L.run_sequence(svdf_model(c), [[x] for x in xs], (STATE,))
     _, got = run_sequence(ffi, lib, c, xs)      # C kernel == reference, state included
     state = np.zeros((batches, c["filters"] * memory), dtype=np.int16)
     for step, x in enumerate(xs):
         want, state = reference_step(c, x, state)
         np.testing.assert_array_equal(want, outs[step][0], err_msg=f"reference vs LiteRT, step {step}")
-        np.testing.assert_array_equal(state, seen[4][step], err_msg=f"state vs LiteRT, step {step}")
+        np.testing.assert_array_equal(state, seen[STATE][step], err_msg=f"state vs LiteRT, step {step}")
         np.testing.assert_array_equal(got[step], outs[step][0])
 
 

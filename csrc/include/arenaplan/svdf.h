@@ -16,9 +16,15 @@
  * The state is the SVDF's variable tensor: [batches, filters * memory] int16, zero before
  * the first run, read and updated in place by every run (the caller keeps it between runs).
  *
- * Variants: "direct", kind AP_SVDF_DIRECT, param 0, one scratch buffer of
- * batches * filters * 4 bytes (alignment 16): TFLite's int32 scratch of the time step.
- * in_place 0. MACs reported: batches * filters * (input_size + memory).
+ * Variants, least scratch first (every one gives the same output and state bits):
+ *   "fused"   kind AP_SVDF_FUSED, param 0, no scratch. Works through the filters eight at a
+ *             time: shifts their state rows, writes their newest features, dots the rows with
+ *             the time weights and adds each sum to its unit's running total at once, so no
+ *             per-filter int32 buffer is needed.
+ *   "direct"  kind AP_SVDF_DIRECT, param 0, one scratch buffer of batches * filters * 4 bytes
+ *             (alignment 16): TFLite's int32 scratch of the time step, in TFLite's order.
+ * Both take the AVX2 path (vpmaddwd dot products) where ap_cpu_detect() allows, bit-identical
+ * to the portable one. in_place 0. MACs reported: batches * filters * (input_size + memory).
  */
 #ifndef ARENAPLAN_SVDF_H
 #define ARENAPLAN_SVDF_H
@@ -35,7 +41,8 @@ extern "C" {
 
 /** Variant kinds of SVDF (stable values). */
 typedef enum ap_svdf_kind {
-    AP_SVDF_DIRECT = 0
+    AP_SVDF_DIRECT = 0,
+    AP_SVDF_FUSED = 1
 } ap_svdf_kind;
 
 /**
@@ -78,7 +85,8 @@ ap_status ap_svdf_s8_state_bytes(const ap_svdf_params *params, size_t *bytes_out
  * aligned) or NULL; state [batches, filters * memory] int16 (2-byte aligned), read and
  * written; output [batches, units] int8. The state may overlap nothing else.
  * Returns AP_OK, AP_ERR_INVALID_ARGUMENT (NULL, bad params, misaligned pointers, variant),
- * AP_ERR_OVERFLOW, AP_ERR_SCRATCH_TOO_SMALL.
+ * AP_ERR_OVERFLOW, AP_ERR_SCRATCH_TOO_SMALL (direct's scratch below batches * filters * 4 bytes).
+ * Nothing is written when it fails.
  */
 ap_status ap_svdf_s8_run(const ap_svdf_params *params, const ap_variant *variant,
                          const int8_t *input, const int8_t *weights_feature,
