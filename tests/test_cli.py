@@ -57,11 +57,11 @@ def test_plan_and_tradeoffs_over_a_target(capsys):
     assert main(["plan", path, "--target", "cortex-m7", "--state-pool", "sram", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["target"] == "cortex-m7" and data["state_pool"] == "sram"
-    assert data["ram_bytes"] == data["arena_bytes"] + data["state_bytes"] == 416 + 10240
+    assert data["ram_bytes"] == data["arena_bytes"] + data["state_bytes"] == 288 + 10240
     assert set(data["pool_bytes"]) == {"dtcm", "sram", "stack"}
     assert main(["plan", path, "--target", "cortex-m7"]) == 0
     out = capsys.readouterr().out
-    assert "in pool 'dtcm'" in out and "dtcm                    416 B + state 10,240 B of 131,072 B" in out
+    assert "in pool 'dtcm'" in out and "dtcm                    288 B + state 10,240 B of 131,072 B" in out
     assert main(["tradeoffs", "--target", "cortex-m4", "--latency", "model:cortex-m4"]) == 0
     assert "Pareto points" in capsys.readouterr().out
     assert main(["plan", "--io-pool", "sram"]) == 2

@@ -61,7 +61,7 @@ def test_svg_map_has_a_box_per_buffer_inside_its_panel():
         x, y, w, h = (float(r.get(k)) for k in ("x", "y", "width", "height"))
         assert 0 <= x and x + w <= width + 0.1 and 0 <= y and y + h <= height + 0.1
     titles = [t.text for t in root.iter(f"{SVG}text")]
-    assert "dtcm: 416 B" in titles and "state (in dtcm): 10,240 B" in titles
+    assert "dtcm: 288 B" in titles and "state (in dtcm): 10,240 B" in titles
     assert "<svg" in p._repr_html_() and "TFLM greedy" in p._repr_html_()
 
 

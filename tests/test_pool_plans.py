@@ -115,7 +115,7 @@ def test_pool_plans_round_trip_through_files():
 
 
 # --- the state pool on a target -------------------------------------------------------------
-KEYWORD = "tflm_keyword_scrambled_int8"     # 10,240 bytes of SVDF state, 416 bytes of arena
+KEYWORD = "tflm_keyword_scrambled_int8"     # 10,240 bytes of SVDF state, 288 bytes of arena
 
 
 def _keyword_runs(p, count=4):
@@ -133,7 +133,7 @@ def test_the_state_takes_its_bytes_from_the_fastest_pool_with_room():
     p = ap.plan(m, target=t)
     assert p.verify() and p.state_pool == "dtcm" and p.state_bytes == 10240
     assert p.ram_bytes == p.arena_bytes + 10240
-    # dtcm keeps room for the state and 200 bytes: the 416-byte arena no longer fits beside
+    # dtcm keeps room for the state and 208 bytes: the 288-byte arena no longer fits beside
     # it, so the activations spill to sram and the state stays in dtcm
     tight = t.with_pool("dtcm", capacity=10240 + 208)
     q = ap.plan(m, target=tight)
@@ -176,7 +176,7 @@ def test_verify_counts_the_state_against_its_pool():
     cap = t.pool("dtcm").capacity
     # the same placement on a target whose dtcm holds the arena but not the state too
     shrunk = t.with_pool("dtcm", capacity=p.pool_bytes["dtcm"] + 16)
-    with pytest.raises(ap.InvalidPlan, match=r"pool 'dtcm' holds 416 planned bytes and the state's 10,240"):
+    with pytest.raises(ap.InvalidPlan, match=r"pool 'dtcm' holds 288 planned bytes and the state's 10,240"):
         dataclasses.replace(p, target=shrunk).verify()
     with pytest.raises(ap.InvalidPlan, match="state pool 'itcm' is not a pool"):
         dataclasses.replace(p, state_pool="itcm").verify()
