@@ -33,7 +33,10 @@ from arenaplan.zoo import GraphBuilder
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "firmware"))
+sys.path.insert(0, str(ROOT / "tests"))
 import build as fw  # noqa: E402
+import svdf_models  # noqa: E402
+from reference.svdf import random_case  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "calibrate_cortex_m.json"
 CPUS = ["cortex-m4", "cortex-m7"]
@@ -67,16 +70,26 @@ def softmax(size):
     return (1, 4 * size), lambda g, x: g.softmax(x)
 
 
+def svdf(size):
+    """SVDF as in the keyword model (64 filters, memory 8, rank 1) over ``size`` features;
+    built as a whole model (the graph builder has no variable tensors)."""
+    case = random_case(np.random.default_rng(7), 1, size, 64, 8, 1)
+    return svdf_models.one_svdf(case)
+
+
 #: case -> the two sizes it is built at
 #: (outputs stay within the harness's 4 KiB output buffer)
 CASES = {"conv 3x3 16->16": (conv3x3, (6, 12)), "conv 1x1 32->16": (conv1x1, (6, 12)),
          "depthwise 3x3 x16": (depthwise3x3, (6, 12)), "fully connected ->32": (fully_connected, (8, 32)),
          "average pool x32": (average_pool, (6, 12)), "add x16": (add, (6, 12)),
-         "softmax": (softmax, (4, 16))}
+         "softmax": (softmax, (4, 16)), "svdf 64 filters m8": (svdf, (16, 96))}
 
 
 def one_op_model(case: str, size: int) -> ap.Model:
-    shape, op = CASES[case][0](size)
+    built = CASES[case][0](size)
+    if isinstance(built, ap.Model):
+        return built
+    shape, op = built
     g = GraphBuilder(f"{case} {size}", seed=7)
     return g.build(op(g, g.input(shape, scale=0.05)))
 
