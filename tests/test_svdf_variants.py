@@ -112,3 +112,14 @@ def test_svdf_chain_every_variant_and_cpu_level():
             with cpu_level(level):
                 for run, x in enumerate(xs):
                     np.testing.assert_array_equal(it.run(x), want[run], err_msg=f"{variant}, level {level}")
+
+
+def test_speed_plans_take_the_variant_without_scratch():
+    """SVDF's scratch buys no time (bench_lstm, calibrate_cortex_m): without a latency
+    source the speed plan, like the size plan, runs `fused`."""
+    m = svdf_models.svdf_chain()
+    for mode in ("size", "speed"):
+        p = ap.plan(m, mode=mode)
+        assert p.verify()
+        assert [c for c, op in zip(p.choices, m.operators) if op.type == "SVDF"] == ["fused", "fused"]
+        assert not any(b.kind == "scratch" for b in p.buffers)

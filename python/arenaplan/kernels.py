@@ -20,6 +20,8 @@ from .quantize import activation_range, conv_multipliers, conv_output_size, quan
 __all__ = ["conv2d", "depthwise_conv2d", "fully_connected", "svdf", "variants", "variant_details"]
 
 _CONV, _DEPTHWISE, _FC, _SVDF, _LSTM = 0, 1, 2, 15, 16  # executor op codes (ap_op)
+_OP_TYPES = {_CONV: "CONV_2D", _DEPTHWISE: "DEPTHWISE_CONV_2D", _FC: "FULLY_CONNECTED", _SVDF: "SVDF",
+             _LSTM: "UNIDIRECTIONAL_SEQUENCE_LSTM"}
 
 Padding = Union[str, Tuple[int, int]]
 
@@ -124,7 +126,7 @@ def _choose(code: int, spec: tuple, variant: Optional[str]) -> Tuple[int, int]:
     found = [Variant(name, kind, param, tuple(scratch), macs, bool(in_place))
              for name, kind, param, scratch, macs, in_place in _core.kernel_variants(code, spec)]
     if variant is None:
-        pick = fastest_variant(found)
+        pick = fastest_variant(found, _OP_TYPES.get(code))
         return pick.kind, pick.param
     for v in found:
         if v.name == variant:

@@ -57,15 +57,24 @@ def live_per_op(op_count: int, buffers) -> List[int]:
     return live
 
 
-def fastest_variant(variants: List[Variant]) -> Variant:
+#: Ops whose scratch buys no time: SVDF's ``direct`` runs within 5 % of ``fused`` on every
+#: shape of benchmarks/bench_lstm.py, AVX2 and portable, and executes the same instructions
+#: on a Cortex-M within 0.2 % (calibrate_cortex_m.py).
+SCRATCH_BUYS_NOTHING = frozenset({"SVDF"})
+
+
+def fastest_variant(variants: List[Variant], op_type: Optional[str] = None) -> Variant:
     """The variant expected to be fastest without a latency measurement.
 
-    A GEMM on the input itself (``gemm_1x1``) where it applies; otherwise, among the
-    variants that use scratch, the one with the most scratch that still fits
-    ``FAST_SCRATCH_BYTES`` (measured on x86 AVX2: a whole-image im2col is never faster
-    than a 48-row block, and a depthwise row buffer that leaves L1 slows down), else the
-    smallest of them; ``direct`` when no other variant applies.
+    The least scratch for ops in ``SCRATCH_BUYS_NOTHING``. Otherwise a GEMM on the input
+    itself (``gemm_1x1``) where it applies; else, among the variants that use scratch,
+    the one with the most scratch that still fits ``FAST_SCRATCH_BYTES`` (measured on x86
+    AVX2: a whole-image im2col is never faster than a 48-row block, and a depthwise row
+    buffer that leaves L1 slows down), else the smallest of them; ``direct`` when no
+    other variant applies.
     """
+    if op_type in SCRATCH_BUYS_NOTHING:
+        return min(variants, key=lambda v: v.scratch_bytes)
     names = [v.name for v in variants]
     if "gemm_1x1" in names:
         return variants[names.index("gemm_1x1")]
@@ -381,14 +390,14 @@ def _least_scratch(kernels: List[Optional[OpKernel]],
         least = min(v.scratch_bytes for v in k.variants)
         tied = [v for v in k.variants if v.scratch_bytes == least]
         chosen.append(min(tied, key=lambda v: times[i][v.name]) if times is not None
-                      else fastest_variant(tied))
+                      else fastest_variant(tied, k.type))
     return chosen
 
 
 def _fastest(kernels: List[Optional[OpKernel]], times: Optional[List[Dict[str, float]]]
              ) -> List[Optional[Variant]]:
     if times is None:
-        return [None if k is None else fastest_variant(k.variants) for k in kernels]
+        return [None if k is None else fastest_variant(k.variants, k.type) for k in kernels]
     return [None if k is None else min(k.variants, key=lambda v: (times[i][v.name], v.scratch_bytes))
             for i, k in enumerate(kernels)]
 
