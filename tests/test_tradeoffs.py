@@ -372,3 +372,24 @@ def test_cli_tradeoffs_plot(tmp_path, capsys):
     out = tmp_path / "f.png"
     assert main(["tradeoffs", "resnet8", "--latency", "model:cortex-m4", "--plot", str(out)]) == 0
     assert out.stat().st_size > 1000
+
+
+def test_frontier_svg_steps_through_every_point():
+    import xml.etree.ElementTree as ET
+    m = ap.load_tflite(model_path("mlperf_tiny_ic_resnet8_int8"))
+    f = ap.frontier(m, latency="model:cortex-m7")
+    assert len(f.points) >= 3
+    for p in f.points:
+        assert p.plan.verify()
+    root = ET.fromstring(f.svg(width=400, height=200))
+    ns = "{http://www.w3.org/2000/svg}"
+    dots = list(root.iter(f"{ns}circle"))
+    assert [d.find(f"{ns}title").text.split(" B")[0] for d in dots] == [f"{p.arena_bytes:,}" for p in f.points]
+    line = [tuple(map(float, xy.split(","))) for xy in root.find(f"{ns}polyline").get("points").split()]
+    assert len(line) == 2 * len(f.points)
+    xs, ys = [x for x, _ in line], [y for _, y in line]
+    assert xs == sorted(xs) and all(0 <= x <= 400 for x in xs) and all(0 <= y <= 200 for y in ys)
+    assert ys == sorted(ys)   # latency falls (the SVG's y grows downward) as bytes grow
+    assert "<svg" in f._repr_html_()
+    with pytest.raises(ap.InvalidArgument, match="width >= 160"):
+        f.svg(width=10)

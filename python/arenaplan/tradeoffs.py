@@ -233,9 +233,47 @@ class Frontier:
             f"<tr><td>{r['arena_bytes']:,}</td><td>{r['latency_s'] * 1e3:.3f}</td>"
             f"<td>{r['speedup']:.2f}x</td><td>{html.escape(', '.join(r['changes']))}</td></tr>"
             for r in self.rows())
-        return (f"<b>{html.escape(self.name)}</b>: {len(self.points)} Pareto points<table>"
+        return (f"<b>{html.escape(self.name)}</b>: {len(self.points)} Pareto points<br/>{self.svg()}<table>"
                 "<tr><th>arena bytes</th><th>latency ms</th><th>speed-up</th><th>ops that change</th></tr>"
                 f"{cells}</table>")
+
+    def svg(self, width: int = 480, height: int = 240) -> str:
+        """The frontier as an SVG step curve (latency against arena bytes), no matplotlib
+        needed: what ``_repr_html_`` shows in a notebook."""
+        if width < 160 or height < 100:
+            raise InvalidArgument(f"a frontier plot needs width >= 160 and height >= 100, got {width} "
+                                  f"and {height}")
+        left, right, top, bottom = 64, 16, 12, 34
+        xs = [p.arena_bytes for p in self.points]
+        ys = [p.latency_s * 1e3 for p in self.points]
+        x_hi = xs[-1] * 1.05 if xs[-1] > xs[0] else xs[0] + 1
+        x_lo, y_lo, y_hi = xs[0], 0.0, max(ys) * 1.1 or 1.0
+
+        def at(x: float, y: float) -> str:
+            px = left + (x - x_lo) / (x_hi - x_lo) * (width - left - right)
+            py = top + (1 - (y - y_lo) / (y_hi - y_lo)) * (height - top - bottom)
+            return f"{px:.1f},{py:.1f}"
+
+        steps = [at(xs[0], ys[0])]
+        for i in range(1, len(xs)):
+            steps += [at(xs[i], ys[i - 1]), at(xs[i], ys[i])]
+        steps.append(at(x_hi, ys[-1]))
+        dots = "".join(
+            f'<circle cx="{at(x, y).split(",")[0]}" cy="{at(x, y).split(",")[1]}" r="3" fill="#4e79a7">'
+            f"<title>{x:,} B: {y:.4f} ms</title></circle>" for x, y in zip(xs, ys))
+        base = height - bottom
+        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+                f'font-family="sans-serif" font-size="11">'
+                f'<line x1="{left}" y1="{base}" x2="{width - right}" y2="{base}" stroke="#999"/>'
+                f'<line x1="{left}" y1="{top}" x2="{left}" y2="{base}" stroke="#999"/>'
+                f'<polyline points="{" ".join(steps)}" fill="none" stroke="#4e79a7" stroke-width="1.5"/>'
+                f"{dots}"
+                f'<text x="{left}" y="{height - 18}">{xs[0]:,} B</text>'
+                f'<text x="{width - right}" y="{height - 18}" text-anchor="end">arena bytes</text>'
+                f'<text x="{left - 4}" y="{top + 8}" text-anchor="end">{y_hi:.3g}</text>'
+                f'<text x="{left - 4}" y="{base}" text-anchor="end">0 ms</text>'
+                f'<text x="{left + 4}" y="{top + 8}">latency ({html.escape(str(self.latency_source))})</text>'
+                "</svg>")
 
     def __repr__(self) -> str:
         return (f"Frontier({self.name!r}, {len(self.points)} points, "
