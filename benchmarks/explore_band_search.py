@@ -22,7 +22,8 @@ subset-sum bitset. Every plan found is checked by the planner's independent veri
     python benchmarks/explore_band_search.py --seeds 6        # plus seeds 0..5 of each size
 
 Findings (2026-11-30, 200,000 nodes, 2,000 subsets per op, `--seeds 3`): 9 of the 13
-problems reach the bound with one order or the other: 200 (322 nodes), 300 s1 (few,
+rows (the 4 hard rows, then seeds 0-2 of each size, two of which repeat hard rows) reach
+the bound with one order or the other: 200 (322 nodes), 300 s1 (few,
 77,529 nodes; size runs out), 500 s3 (both, 113,000 nodes) and every seed 0 and 2. Not
 400 s1, where 41 buffers start at op 14 and more than 100,000 subsets add up to the
 bytes that ended there, nor 500 s1 or 500 s2. Writes
