@@ -187,12 +187,12 @@ _NP_TO_TFL = {"int8": "INT8", "int16": "INT16", "int32": "INT32", "float32": "FL
 
 
 def single_op_model(op: str, tensors: list, inputs: list, outputs: list, options_type: str | None = None,
-                    options=None, version: int = 2) -> bytes:
+                    options=None, version: int = 2, intermediates: list = ()) -> bytes:
     """A one-op .tflite flatbuffer. tensors: dicts with shape, dtype ('int8' | 'int16' |
     'int32' | 'float32'), optional scale / zero_point (scalars or per-axis lists), optional
     constant `data` (np.ndarray) and `variable` (a state tensor, e.g. SVDF's). inputs /
-    outputs: tensor indices of the op (-1: an omitted optional input); graph inputs are the
-    op inputs that are neither constant nor variable."""
+    outputs / intermediates: tensor indices of the op (-1: an omitted optional input); graph
+    inputs are the op inputs that are neither constant nor variable."""
     import flatbuffers
     from ai_edge_litert import schema_py_generated as S
     model = S.ModelT()
@@ -229,6 +229,8 @@ def single_op_model(op: str, tensors: list, inputs: list, outputs: list, options
     o = S.OperatorT()
     o.opcodeIndex = 0
     o.inputs, o.outputs = list(inputs), list(outputs)
+    if intermediates:
+        o.intermediates = list(intermediates)
     if options_type is not None:
         o.builtinOptionsType = getattr(S.BuiltinOptions, options_type)
         o.builtinOptions = options
