@@ -477,17 +477,46 @@ static ap_status ap_py_graph_profile_once(const ap_graph *graph, void *const *ba
     return status;
 }
 
+/* 0 when repeats lies in [1, 100000]; else -1 with ValueError set. */
+static int ap_py_check_repeats(int repeats)
+{
+    if (repeats < 1 || repeats > 100000) {
+        PyErr_Format(PyExc_ValueError, "repeats must be in [1, 100000], got %d", repeats);
+        return -1;
+    }
+    return 0;
+}
+
+/* times[r * width + k] as a list of `repeats` lists of `width` floats (NULL on error). */
+static PyObject *ap_py_timing_rows(const double *times, int repeats, size_t width)
+{
+    PyObject *rows = PyList_New(repeats);
+    for (int r = 0; rows != NULL && r < repeats; r++) {
+        PyObject *row = PyList_New((Py_ssize_t)width);
+        if (row == NULL) {
+            Py_CLEAR(rows);
+            break;
+        }
+        PyList_SET_ITEM(rows, r, row);
+        for (size_t k = 0; k < width; k++) {
+            PyObject *value = PyFloat_FromDouble(times[(size_t)r * width + k]);
+            if (value == NULL) {
+                Py_CLEAR(rows);
+                break;
+            }
+            PyList_SET_ITEM(row, (Py_ssize_t)k, value);
+        }
+    }
+    return rows;
+}
+
 /* profile(pools, repeats) -> one row per repeat:
    [seconds of node 0, ..., node n-1, seconds of the whole graph, seconds of an empty call] */
 static PyObject *ap_py_graph_profile(ap_py_graph *self, PyObject *args)
 {
     PyObject *pools_obj;
     int repeats;
-    if (!PyArg_ParseTuple(args, "Oi", &pools_obj, &repeats)) {
-        return NULL;
-    }
-    if (repeats < 1 || repeats > 100000) {
-        PyErr_Format(PyExc_ValueError, "repeats must be in [1, 100000], got %d", repeats);
+    if (!PyArg_ParseTuple(args, "Oi", &pools_obj, &repeats) || ap_py_check_repeats(repeats) != 0) {
         return NULL;
     }
     uint32_t width = self->graph.node_count + 2;
@@ -517,23 +546,7 @@ static PyObject *ap_py_graph_profile(ap_py_graph *self, PyObject *args)
         PyMem_Free(times);
         return ap_py_raise(status, &error);
     }
-    PyObject *result = PyList_New(repeats);
-    for (int r = 0; result != NULL && r < repeats; r++) {
-        PyObject *row = PyList_New(width);
-        if (row == NULL) {
-            Py_CLEAR(result);
-            break;
-        }
-        PyList_SET_ITEM(result, r, row);
-        for (uint32_t k = 0; k < width; k++) {
-            PyObject *value = PyFloat_FromDouble(times[(size_t)r * width + k]);
-            if (value == NULL) {
-                Py_CLEAR(result);
-                break;
-            }
-            PyList_SET_ITEM(row, k, value);
-        }
-    }
+    PyObject *result = ap_py_timing_rows(times, repeats, width);
     PyMem_Free(times);
     return result;
 }
@@ -547,11 +560,7 @@ static PyObject *ap_py_graph_profile_together(PyObject *cls, PyObject *args)
     (void)cls;
     PyObject *items_obj;
     int repeats;
-    if (!PyArg_ParseTuple(args, "Oi", &items_obj, &repeats)) {
-        return NULL;
-    }
-    if (repeats < 1 || repeats > 100000) {
-        PyErr_Format(PyExc_ValueError, "repeats must be in [1, 100000], got %d", repeats);
+    if (!PyArg_ParseTuple(args, "Oi", &items_obj, &repeats) || ap_py_check_repeats(repeats) != 0) {
         return NULL;
     }
     PyObject *items = PySequence_Fast(items_obj, "profile_together takes a sequence of (graph, pools)");
@@ -619,29 +628,12 @@ static PyObject *ap_py_graph_profile_together(PyObject *cls, PyObject *args)
     }
     result = PyList_New(count);
     for (Py_ssize_t g = 0; result != NULL && g < count; g++) {
-        size_t width = (size_t)graphs[g]->graph.node_count + 2;
-        PyObject *rows = PyList_New(repeats);
+        PyObject *rows = ap_py_timing_rows(times + row_at[g], repeats, (size_t)graphs[g]->graph.node_count + 2);
         if (rows == NULL) {
             Py_CLEAR(result);
             break;
         }
         PyList_SET_ITEM(result, g, rows);
-        for (int r = 0; result != NULL && r < repeats; r++) {
-            PyObject *row = PyList_New((Py_ssize_t)width);
-            if (row == NULL) {
-                Py_CLEAR(result);
-                break;
-            }
-            PyList_SET_ITEM(rows, r, row);
-            for (size_t k = 0; k < width; k++) {
-                PyObject *value = PyFloat_FromDouble(times[row_at[g] + (size_t)r * width + k]);
-                if (value == NULL) {
-                    Py_CLEAR(result);
-                    break;
-                }
-                PyList_SET_ITEM(row, (Py_ssize_t)k, value);
-            }
-        }
     }
 done:
     for (Py_ssize_t g = 0; g < bound; g++) {
