@@ -120,11 +120,9 @@ KEYWORD = "tflm_keyword_scrambled_int8"     # 10,240 bytes of SVDF state, 288 by
 
 def _keyword_runs(p, count=4):
     """Outputs of ``count`` chained runs: the state carries from one to the next."""
-    t = p.model.tensors[p.model.inputs[0]]
-    info = np.iinfo(t.dtype)
-    rng = np.random.default_rng(1)
+    from arenaplan.run_model import model_inputs
     it = ap.Interpreter(p)
-    return [it.run(rng.integers(info.min, info.max + 1, size=t.shape, dtype=t.dtype)) for _ in range(count)]
+    return [it.run(xs) for xs in model_inputs(p.model, runs=count, seed=1)]
 
 
 def test_the_state_takes_its_bytes_from_the_fastest_pool_with_room():

@@ -103,7 +103,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         p = plan(model, mode=args.mode, budget=args.budget, alignment=args.alignment, latency=latency,
                  **_target_args(args))
     p.verify()
-    report = run_plan(p, model_inputs(model, args.input, args.runs, args.seed), check=args.check)
+    runs = model_inputs(model, args.input, args.runs, args.seed)
+    report = run_plan(p, runs, check=args.check)
     if args.output:
         last = report.outputs[-1]
         np.save(args.output, last[0]) if len(last) == 1 else np.savez(args.output, *last)
@@ -113,7 +114,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print("\n".join(report.lines()))
         if args.profile:
             from .interpreter import Interpreter
-            prof = Interpreter(p).profile(repeats=args.profile, x=model_inputs(model, args.input, 1, args.seed)[0])
+            prof = Interpreter(p).profile(repeats=args.profile, x=runs[0])
             print(f"\n{'op':>4}  {'type':<30}{'variant':<18}{'us (fastest)':>13}{'us (median)':>12}")
             for op in prof:
                 print(f"{op.index:>4}  {op.type:<30}{op.variant or '-':<18}{op.seconds * 1e6:>13.2f}"

@@ -352,8 +352,9 @@ def export_c(plan, out_dir: Union[str, Path], name: Optional[str] = None,
                for p in pool_names}
     # a target pool's own section holds its array unless sections= says otherwise
     for p in pool_names:
-        if storage[p] == "static" and p not in sections and _target_section(plan, p):
-            sections[p] = _target_section(plan, p)
+        declared = _target_section(plan, p)
+        if storage[p] == "static" and p not in sections and declared:
+            sections[p] = declared
     misplaced = sorted(p for p in sections if storage[p] != "static")
     if misplaced:
         raise InvalidArgument(f"pool(s) {misplaced} have no static array to place in a section "
