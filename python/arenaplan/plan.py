@@ -213,6 +213,10 @@ class Plan:
         self._verify_capacities()
         return True
 
+    def _state_bytes_in(self, pool) -> int:
+        """Bytes the state pool takes out of target pool ``pool`` (0 unless it holds it)."""
+        return reserve_bytes(self.state_bytes, pool) if pool.name == self.state_pool else 0
+
     def _verify_capacities(self) -> None:
         """On a target: every pool, with the state pool in the pool that holds it, within
         its capacity."""
@@ -227,7 +231,7 @@ class Plan:
             pool = pools.get(name)
             if pool is None:
                 raise InvalidPlan(f"pool {name!r} is not a pool of target {self.target.name!r}")
-            state = reserve_bytes(self.state_bytes, pool) if name == self.state_pool else 0
+            state = self._state_bytes_in(pool)
             if used + state > pool.capacity:
                 held = f" and the state's {state:,}" if state else ""
                 raise InvalidPlan(f"pool {name!r} holds {used:,} planned bytes{held}: "
@@ -310,7 +314,7 @@ class Plan:
         lines = [f"target {self.target.name}:"]
         for pool in self.target.pools:
             used = self.pool_sizes.get(pool.name, 0)
-            state = reserve_bytes(self.state_bytes, pool) if pool.name == self.state_pool else 0
+            state = self._state_bytes_in(pool)
             extra = f" + state {state:,} B" if state else ""
             lines.append(f"  {pool.name:<16} {used:>10,} B{extra} of {pool.capacity:,} B ({pool.kind})")
         return lines
@@ -442,10 +446,10 @@ class PlanContext:
     state: List[StateBuffer] = field(default_factory=list)   # the state pool's layout
     state_bytes: int = 0
     state_pool: Optional[str] = None         # the target pool that holds the state pool
-    #: Bytes the state takes out of state_pool: this model's, or every model's that shares
-    #: the target (each keeps its state while the others run).
-    reserved_state_bytes: int = 0
-    _pool_target: Optional[object] = field(default=None, repr=False)
+    #: The target as the planner sees it: the pool that holds the state offers its capacity
+    #: less the state's bytes, this model's or, with shared_state_bytes, every model's that
+    #: shares the target (the target itself without state; None without a target).
+    pool_target: Optional[object] = field(default=None, repr=False)
     _activation_live: Optional[List[int]] = field(default=None, repr=False)
 
     @classmethod
@@ -468,25 +472,17 @@ class PlanContext:
         state, state_bytes = state_layout(model, alignment)
         if state_pool is not None and target is None:
             raise InvalidArgument("state_pool names a pool of a target; give target= too")
-        reserved = state_bytes + int(shared_state_bytes) if state_bytes or shared_state_bytes else 0
+        reserved = state_bytes + int(shared_state_bytes)
         whose = model.name if not shared_state_bytes else f"{model.name} and the models sharing the target"
         held_in = None if target is None else choose_state_pool(target, reserved, state_pool, whose)
+        pool_target = target
+        if held_in is not None:
+            pool = target.pool(held_in)
+            pool_target = target.with_pool(held_in, capacity=pool.capacity - reserve_bytes(reserved, pool))
         return cls(model, kernels, unsupported, alignment, activation_buffers(model, alignment),
                    activation_buffers(model, alignment, fold_aliases=False), times,
                    None if source is None else source.name, target, io_pool, state, state_bytes,
-                   held_in, reserved)
-
-    @property
-    def pool_target(self):
-        """The target as the planner sees it: the pool that holds the state offers its
-        capacity less the state's bytes (None without a target)."""
-        if self.target is None or self.state_pool is None:
-            return self.target
-        if self._pool_target is None:
-            pool = self.target.pool(self.state_pool)
-            self._pool_target = self.target.with_pool(
-                pool.name, capacity=pool.capacity - reserve_bytes(self.reserved_state_bytes, pool))
-        return self._pool_target
+                   held_in, pool_target)
 
     @property
     def capacity(self) -> Optional[int]:
