@@ -119,7 +119,7 @@ def memory_map_text(plan, columns: int = 64) -> str:
         lines.append(f"{pool}: {size:,} B, {per:,} B per character")
         letter = {}
         for i, b in enumerate(sorted(boxes, key=lambda b: (b.first, b.offset))):
-            letter[b.name] = _LETTERS[i % len(_LETTERS)] if i < len(_LETTERS) else "#"
+            letter[b.name] = _LETTERS[i] if i < len(_LETTERS) else "#"
             legend.append(f"  {pool}/{letter[b.name]}: {b.name} ({b.size:,} B at {b.offset:,}, "
                           f"ops {b.first}..{b.last})")
         for op in range(ops):

@@ -50,9 +50,14 @@ def place_over_pools(ctx, problem: BufferProblem, scratch, strategy: str, time_l
                      ) -> Tuple[BufferPlan, List[str], Dict[str, int]]:
     """Pools and offsets for ``problem``; raises PlanDoesNotFit naming the pool, the bytes
     short and the op where that pool peaks."""
+    if strategy not in STRATEGIES:
+        raise InvalidArgument(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
     target = ctx.pool_target   # the state, if any, already taken out of its pool
     masks = allowed_pools(ctx, problem, scratch)
     pools = target.pools
+    # bytes the state takes out of the pool that holds it (every sharing model's, rounded)
+    state_taken = (0 if ctx.state_pool is None else
+                   ctx.target.pool(ctx.state_pool).capacity - target.pool(ctx.state_pool).capacity)
     if ctx.state_pool is not None and target.pool(ctx.state_pool).capacity == 0:
         full = np.uint32(1 << [p.name for p in pools].index(ctx.state_pool))
         stranded = np.flatnonzero(masks == full)
@@ -64,10 +69,8 @@ def place_over_pools(ctx, problem: BufferProblem, scratch, strategy: str, time_l
             raise PlanDoesNotFit(
                 f"{ctx.model.name} does not fit target {target.name!r}: buffer {what!r} ({size:,} bytes) "
                 f"may live only in pool {ctx.state_pool!r}, which has no room once the state's "
-                f"{ctx.state_bytes:,} bytes are in it ({size:,} bytes short)",
+                f"{state_taken:,} bytes are in it ({size:,} bytes short)",
                 pool=ctx.state_pool, needed=size, available=0)
-    if strategy not in STRATEGIES:
-        raise InvalidArgument(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
     try:
         raw_pool, raw_offsets, used = _core.plan_pools(
             *problem.core_args(), masks,
@@ -82,8 +85,7 @@ def place_over_pools(ctx, problem: BufferProblem, scratch, strategy: str, time_l
         where = (f" at op {op} ({ctx.model.operators[op].type})"
                  if op is not None and 0 <= op < len(ctx.model.operators) else "")
         short = exc.short_by
-        held = (f" once the state's {ctx.target.pool(name).capacity - target.pool(name).capacity:,} "
-                f"bytes are in it" if name == ctx.state_pool else "")
+        held = f" once the state's {state_taken:,} bytes are in it" if name == ctx.state_pool else ""
         raise PlanDoesNotFit(
             f"{ctx.model.name} does not fit target {target.name!r}: pool {name!r} would need "
             f"{exc.needed:,} bytes{where}, it has {exc.available:,}{held}"
