@@ -222,3 +222,30 @@ def test_models_sharing_a_target_leave_room_for_every_state():
                                                 r"\(10,480 bytes\) .*\(240 bytes short\)"):
         ap.frontier([keyword, chain], latency="model:cortex-m4",
                     target=t.with_pool("sram", capacity=10240).with_pool("stack", capacity=0))
+
+
+def test_multi_plan_verify_counts_every_models_state():
+    """Plans made one by one each leave room for their own state only; put together in a
+    MultiPlan they must also leave room for the other's: verify names the pool and the bytes."""
+    import svdf_models
+    keyword = ap.load_tflite(model_path(KEYWORD))
+    chain = svdf_models.svdf_chain()
+    # room for the keyword model's 288-byte arena beside either state, not beside both
+    t = ap.targets.get("cortex-m4").with_pool("sram", capacity=10240 + 288 + 100).with_pool("stack", capacity=0)
+    alone = [ap.plan(m, target=t) for m in (keyword, chain)]
+    for p in alone:
+        assert p.verify() and p.state_pool == "sram"
+    assert [p.pool_bytes["sram"] for p in alone] == [288, 48]
+    with pytest.raises(ap.InvalidPlan, match=r"pool 'sram': tflm_keyword_scrambled_int8's plan uses 288 bytes "
+                                             r"of it and the models' states 10,480: 140 more than its capacity "
+                                             r"of 10,628"):
+        ap.MultiPlan(alone).verify()
+    # planned together, each plan leaves room for both states
+    roomy = t.with_pool("sram", capacity=10240 + 240 + 288)
+    joint = ap.frontier([keyword, chain], latency="model:cortex-m4", target=roomy)
+    for point in joint.points:
+        assert point.plan.verify()
+    # a plan for another target cannot share the arena
+    other = ap.plan(chain, target=ap.targets.get("cortex-m7"))
+    with pytest.raises(ap.InvalidPlan, match="different targets"):
+        ap.MultiPlan([alone[0], other]).verify()

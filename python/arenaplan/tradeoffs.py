@@ -17,7 +17,7 @@ import html
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Tuple, Union
 
-from .errors import InvalidArgument, PlanDoesNotFit
+from .errors import InvalidArgument, InvalidPlan, PlanDoesNotFit
 from .lowering import Variant
 from .model import Model
 from .plan import Plan, PlanContext, _fastest, _least_scratch
@@ -375,7 +375,31 @@ class MultiPlan:
         return sum(p.state_bytes for p in self.plans)
 
     def verify(self) -> bool:
-        return all(p.verify() for p in self.plans)
+        """Each plan on its own, then what they share: on a target, every pool holds the
+        largest of the plans' bytes in it plus every model's state kept there (each model
+        keeps its state while the others run). Raises InvalidPlan."""
+        for p in self.plans:
+            p.verify()
+        self._verify_shared_target()
+        return True
+
+    def _verify_shared_target(self) -> None:
+        targets = {None if p.target is None else p.target.name for p in self.plans}
+        if len(targets) > 1:
+            raise InvalidPlan(f"the plans are for different targets ({', '.join(sorted(map(str, targets)))}); "
+                              f"models sharing an arena share one target")
+        target = self.plans[0].target
+        if target is None:
+            return
+        for pool in target.pools:
+            used = [(p.pool_sizes or {}).get(pool.name, 0) for p in self.plans]
+            states = [p._state_bytes_in(pool) for p in self.plans]
+            total = max(used) + sum(states)
+            if total > pool.capacity:
+                widest = self.plans[used.index(max(used))].model.name
+                raise InvalidPlan(f"pool {pool.name!r}: {widest}'s plan uses {max(used):,} bytes of it "
+                                  f"and the models' states {sum(states):,}: {total - pool.capacity:,} "
+                                  f"more than its capacity of {pool.capacity:,}")
 
     def __repr__(self) -> str:
         return f"MultiPlan({[p.model.name for p in self.plans]}, arena={self.arena_bytes})"
