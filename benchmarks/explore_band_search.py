@@ -28,6 +28,22 @@ the bound with one order or the other: 200 (322 nodes), 300 s1 (few,
 400 s1, where 41 buffers start at op 14 and more than 100,000 subsets add up to the
 bytes that ended there, nor 500 s1 or 500 s2. Writes
 benchmarks/results/explore_band_search.json.
+
+``--descend`` runs the graceful variant (BandDescent): each sub-problem first gets an exact
+try of ``--node-limit`` nodes; failing that it is split in time, its full-span buffers are
+peeled, or the first band found is placed, and a part where no band is found within the
+limit is planned by `auto`. Findings (2026-11-30, 20,000 nodes, `--seeds 5`, 19 rows):
+10 at the bound (hard 200 and 500 s3 among them; 500 s3 leaves an 85-buffer part that auto
+solves), 9 not: in each, no band is found in the largest time part (226 buffers of 300 s1,
+304 of 400 s1), so auto plans it whole and lands 5.5-11.6 % above. Why the band is not
+found, from the generator's own cuts: in 400 s1, ops 0-48 have exactly one full-width cut
+(widths 3,117 and 979 granules); the narrow band opens with 1 of the 26 buffers that start
+at op 0 and takes 2 of the 41 that start at op 14. In 300 s4 the search does find true
+slices first, then takes a constant-profile set of 9 buffers (2,560 B) that is no union of
+slices; the rest then fails 143,000 nodes later. Writes
+benchmarks/results/explore_band_descent.json.
+
+    python benchmarks/explore_band_search.py --descend --seeds 5 --node-limit 20000
 """
 from __future__ import annotations
 
@@ -205,6 +221,77 @@ class BandSearch:
         return None
 
 
+class BandDescent(BandSearch):
+    """Graceful variant: exact where a band search of ``node_limit`` nodes succeeds, else
+    split in time, peel full-span buffers or take the first band found, and plan what is
+    left with `auto` (``leftover_s`` seconds per buffer). Returns a plan for every input."""
+
+    def descend(self, idx, t0, t1, width, leftover_s):
+        """([(buffer, offset)], height) for ``idx`` over [t0, t1]; height >= width."""
+        if not idx:
+            return [], 0
+        self.nodes = 0
+        try:
+            placed = self.solve(idx, t0, t1, width)
+        except OutOfNodes:
+            placed = None
+        if placed is not None:
+            return placed, width
+        crossing = [0] * (t1 - t0 + 2)
+        for i in idx:
+            if self.first[i] < self.last[i]:
+                crossing[self.first[i] - t0 + 1] += 1
+                crossing[self.last[i] - t0 + 1] -= 1
+        open_ = 0
+        for k in range(1, t1 - t0 + 1):
+            open_ += crossing[k]
+            if open_ == 0:
+                cut = t0 + k
+                left, hl = self.descend([i for i in idx if self.last[i] < cut], t0, cut - 1, width, leftover_s)
+                right, hr = self.descend([i for i in idx if self.first[i] >= cut], cut, t1, width, leftover_s)
+                return left + right, max(hl, hr)
+        full = [i for i in idx if self.first[i] == t0 and self.last[i] == t1]
+        if full:
+            placed, offset = [], 0
+            for i in full:
+                placed.append((i, offset))
+                offset += self.size[i]
+            inside = set(full)
+            above, h = self.descend([i for i in idx if i not in inside], t0, t1, width - offset, leftover_s)
+            return placed + [(i, o + offset) for i, o in above], offset + h
+        self.nodes = 0
+        band = None
+        try:
+            band = next(iter(self._bands(idx, t0, t1, width)), None)
+        except OutOfNodes:
+            pass
+        if band is not None:
+            inside = set(band[0])
+            below, hb = self.descend(band[0], t0, t1, band[1], leftover_s)
+            above, ha = self.descend([i for i in idx if i not in inside], t0, t1, width - band[1], leftover_s)
+            return below + [(i, o + hb) for i, o in above], hb + ha
+        plan = arenaplan.plan_buffers([self.size[i] for i in idx], [self.first[i] for i in idx],
+                                      [self.last[i] for i in idx], alignment=self.grain, strategy="auto",
+                                      time_limit_s=max(0.05, leftover_s * len(idx)))
+        self.leftovers.append({"buffers": len(idx), "width": width, "auto": plan.arena_bytes})
+        return list(zip(idx, (int(o) for o in plan.offsets))), plan.arena_bytes
+
+
+def descend(sizes, first, last, cap, node_limit, leftover_s):
+    search = BandDescent(sizes, first, last, "size", cap, node_limit)
+    search.leftovers = []
+    start = time.perf_counter()
+    width = int(arenaplan.plan_buffers(sizes, first, last, alignment=ALIGN, strategy="greedy_size")
+                .lower_bound_bytes)
+    placed, _ = search.descend(list(range(len(sizes))), int(min(first)), int(max(last)), width, leftover_s)
+    offsets = np.zeros(len(sizes), dtype=np.int64)
+    for i, o in placed:
+        offsets[i] = o
+    arena = verify_offsets(BufferProblem.build(sizes, first, last, [ALIGN] * len(sizes)), offsets)
+    return {"order": "descend", "arena_bytes": arena, "bound": width, "ratio": round(arena / width, 4),
+            "leftovers": search.leftovers, "seconds": round(time.perf_counter() - start, 3)}
+
+
 def attempt(sizes, first, last, order, cap, node_limit):
     search = BandSearch(sizes, first, last, order, cap, node_limit)
     start = time.perf_counter()
@@ -232,6 +319,9 @@ def main() -> int:
     parser.add_argument("--seeds", type=int, default=0, help="also seeds 0..N-1 of each size")
     parser.add_argument("--node-limit", type=int, default=200_000)
     parser.add_argument("--cap", type=int, default=2_000, help="subsets kept per op")
+    parser.add_argument("--descend", action="store_true",
+                        help="the graceful variant: node limit per try, `auto` on what is left")
+    parser.add_argument("--leftover-s", type=float, default=0.01, help="auto's seconds per leftover buffer")
     args = parser.parse_args()
     problems = [(name, s, f, l) for name, s, f, l in hard_problems([200, 300, 400, 500])]
     for n in (300, 400, 500):
@@ -239,6 +329,21 @@ def main() -> int:
             s, f, l = rectangle_cut(n, seed)
             problems.append((f"cut_{n}_s{seed}", s, f, l))
     rows = []
+    if args.descend:
+        print(f"{'problem':<16}{'arena':>9}{'bound':>9}{'ratio':>8}{'s':>7}  leftovers (buffers, width, auto)")
+        for name, s, f, l in problems:
+            r = dict(descend(s, f, l, args.cap, args.node_limit, args.leftover_s), problem=name)
+            rows.append(r)
+            left = ", ".join(f"({x['buffers']}, {x['width']:,}, {x['auto']:,})" for x in r["leftovers"])
+            print(f"{name:<16}{r['arena_bytes']:>9,}{r['bound']:>9,}{r['ratio']:>8.4f}{r['seconds']:>7.1f}  {left}",
+                  flush=True)
+        at_bound = sum(r["ratio"] == 1.0 for r in rows)
+        print(f"\nat the bound: {at_bound} of {len(rows)}; within 5 %: {sum(r['ratio'] <= 1.05 for r in rows)}")
+        out = RESULTS.with_name("explore_band_descent.json")
+        out.write_text(json.dumps({"node_limit": args.node_limit, "cap": args.cap,
+                                   "leftover_s": args.leftover_s, "rows": rows}, indent=1))
+        print(f"wrote {out}")
+        return 0
     print(f"{'problem':<16}{'order':<7}{'arena':>9}{'bound':>9}{'nodes':>10}{'s':>8}")
     for name, s, f, l in problems:
         for order in ("size", "few"):
