@@ -46,7 +46,9 @@
 
 enum { PH_ENTER, PH_SPLIT_LEFT, PH_SPLIT_RIGHT, PH_PEEL, PH_BAND_NEXT, PH_BAND_BELOW,
        PH_BAND_ABOVE };
-enum { R_FAIL = 0, R_OK = 1, R_CHILD = 2, R_ABORT = 3, R_MEMO_FAIL = 4 };
+/* What a frame step returns: finished (failed, placed, failed by the memo), still
+   running (a child was pushed, or the next step is its own), or the search is over. */
+enum { R_FAIL = 0, R_OK = 1, R_RUNNING = 2, R_ABORT = 3, R_MEMO_FAIL = 4 };
 enum { DEC_IN = 1, DEC_OUT = 2 };
 
 typedef struct bs_frame {
@@ -644,7 +646,7 @@ static int bs_enter(bs_state *s, size_t fi)
             int32_t cut = F->t0 + (int32_t)k;
             F->cut = cut;
             F->phase = PH_SPLIT_LEFT;
-            return bs_push_filtered(s, fi, 0, cut, F->t0, cut - 1, F->width, F->base) ? R_CHILD
+            return bs_push_filtered(s, fi, 0, cut, F->t0, cut - 1, F->width, F->base) ? R_RUNNING
                                                                                        : R_ABORT;
         }
     }
@@ -680,7 +682,7 @@ static int bs_enter(bs_state *s, size_t fi)
         if (!ok) {
             return R_ABORT;
         }
-        return peeled < F->count ? R_CHILD : R_OK;
+        return peeled < F->count ? R_RUNNING : R_OK;
     }
     if (F->count < 2) {
         return R_FAIL;
@@ -689,7 +691,7 @@ static int bs_enter(bs_state *s, size_t fi)
         return R_ABORT;
     }
     s->frames[fi].phase = PH_BAND_NEXT;
-    return R_CHILD; /* nothing pushed: the loop comes back to PH_BAND_NEXT */
+    return R_RUNNING; /* no child: the loop comes back to PH_BAND_NEXT */
 }
 
 /* Try the next band of frame fi below the rest. */
@@ -711,7 +713,7 @@ static int bs_band_next(bs_state *s, size_t fi)
     F = &s->frames[fi];
     memcpy(s->idx + at, s->idx + F->band, F->band_len * sizeof(uint32_t));
     F->phase = PH_BAND_BELOW;
-    return bs_push_frame(s, at, F->band_len, F->t0, F->t1, F->wb, F->base) ? R_CHILD : R_ABORT;
+    return bs_push_frame(s, at, F->band_len, F->t0, F->t1, F->wb, F->base) ? R_RUNNING : R_ABORT;
 }
 
 /* Resume frame fi after its child finished with s->result. */
@@ -728,7 +730,7 @@ static int bs_resume(bs_state *s, size_t fi)
             return R_FAIL;
         }
         F->phase = PH_SPLIT_RIGHT;
-        return bs_push_filtered(s, fi, 1, F->cut, F->cut, F->t1, F->width, F->base) ? R_CHILD
+        return bs_push_filtered(s, fi, 1, F->cut, F->cut, F->t1, F->width, F->base) ? R_RUNNING
                                                                                     : R_ABORT;
     case PH_SPLIT_RIGHT:
     case PH_PEEL:
@@ -746,7 +748,7 @@ static int bs_resume(bs_state *s, size_t fi)
         for (j = 0; j < F->band_len; ++j) {
             s->mark[s->idx[F->band + j]] = 0;
         }
-        return ok ? R_CHILD : R_ABORT;
+        return ok ? R_RUNNING : R_ABORT;
     case PH_BAND_ABOVE:
         if (s->result) {
             return R_OK;
@@ -778,7 +780,7 @@ static int bs_run(bs_state *s, uint32_t units, int32_t span)
         if (r == R_ABORT) {
             return 0;
         }
-        if (r == R_CHILD) {
+        if (r == R_RUNNING) {
             continue;
         }
         /* the frame is finished: remember a failure, free what it holds */
