@@ -3,6 +3,10 @@
  *
  * auto: every greedy heuristic (each O(E log) once the conflict graph is
  * built); stop if the best reaches the lower bound (then it is optimal). Else
+ * the band decomposition of bands.c (a tenth of the time and steps, at most
+ * AUTO_BANDS_NODES nodes) looks for a plan at exactly the bound, which a
+ * problem made of a cut-up address x time rectangle often has; if it finds
+ * one, that is the answer (reported as "exact": it is proven optimal). Else
  * the exact search gets the first part of the remaining time (it proves the
  * bound reachable, or finds a plan within it, quickly on network-shaped graphs)
  * and the large neighbourhood search of lns.c the rest (annealing instead when
@@ -50,6 +54,11 @@
    search: an annealing move re-decodes O(n) buffers, so it makes too few moves
    to matter, while one exact descent (n nodes of O(n)) often lands on the bound. */
 #define AUTO_ANNEAL_MAX_BUFFERS 2000u
+/* The band decomposition's share of auto's time and steps, and its node cap:
+   on the cut rectangles it reaches the bound within about 10^5 nodes when it
+   reaches it at all; beyond that the time is better spent on the other phases. */
+#define AUTO_BANDS_SHARE 0.1
+#define AUTO_BANDS_NODES 2000000u
 
 const char *ap_strategy_str(ap_strategy strategy)
 {
@@ -142,6 +151,24 @@ static ap_status run_exact(plan_run *run, double deadline, uint64_t max_steps, s
     if (infeasible != NULL) {
         *infeasible = search.infeasible;
     }
+    return st;
+}
+
+/*
+ * The band decomposition of bands.c: AUTO_BANDS_SHARE of the time and steps
+ * left, at most AUTO_BANDS_NODES nodes. It either reaches the bound (then the
+ * plan is optimal and auto is done) or leaves the incumbent alone.
+ */
+static ap_status run_bands(plan_run *run, double deadline)
+{
+    double now = ap_pl_now();
+    uint64_t steps = phase_steps(run, AUTO_BANDS_SHARE);
+    ap_pl_search search = phase_search(now + AUTO_BANDS_SHARE * (deadline - now),
+                                       steps == 0 || steps > AUTO_BANDS_NODES ? AUTO_BANDS_NODES
+                                                                              : steps,
+                                       0, 0);
+    ap_status st = ap_pl_bands(run->p, run->best, &run->best_arena, &search);
+    absorb_search(run, &search, AP_STRATEGY_EXACT);
     return st;
 }
 
@@ -533,6 +560,12 @@ ap_status ap_plan_buffers(const ap_plan_options *options, const ap_buffer *buffe
         st = try_greedies(&run, capacity);
         if (st != AP_OK || done(&run, capacity)) {
             break;
+        }
+        if (options->strategy == AP_STRATEGY_AUTO) {
+            st = soft(run_bands(&run, deadline));
+            if (st != AP_OK || done(&run, capacity)) {
+                break;
+            }
         }
         {
             int shared = problem.nonempty <= AUTO_ANNEAL_MAX_BUFFERS &&

@@ -1,0 +1,929 @@
+/*
+ * Band decomposition: look for a perfect packing (arena == live-bytes bound) of
+ * a problem that is a cut-up address x time rectangle, or give up.
+ *
+ * Sizes are counted in granules. solve(S, [t0, t1], w) places the set S within
+ * w granules or fails:
+ *  1. a set that failed before (memo of failed sets) fails again;
+ *  2. time split: at the first boundary t0 < c <= t1 that no buffer of S
+ *     crosses, the part before and the part from c on are solved apart, both in w;
+ *  3. full-span peel: the buffers living over the whole window are stacked at
+ *     the bottom, the rest is solved above them;
+ *  4. bands: a band is a subset B of S whose live bytes are one value wb at every
+ *     op of the window, 0 < 2 * wb <= w. It starts with a non-empty proper subset
+ *     of the buffers starting at t0 (by count, then in lexicographic order) and
+ *     is extended left to right: at each boundary t where band buffers ended at
+ *     t - 1, a subset of the buffers starting at t with exactly those bytes
+ *     joins it. Those subsets are listed largest buffers first by a depth-first
+ *     walk that a subset-sum reachability bitset prunes, at most
+ *     BANDS_SUBSET_CAP per boundary. Each band is tried as solve(B, ..., wb)
+ *     below solve(S - B, ..., w - wb); when every band fails, S joins the memo.
+ * Two paths of the extension differ in the buffers chosen at some boundary, so
+ * no band is listed twice. Every solve step, opening combination and extension
+ * step is a node; the node budget (search->max_steps), the clock or a memory cap
+ * ends the whole search with "not found".
+ *
+ * Everything lives on explicit stacks (solve frames, extension levels, index
+ * and bitset arenas) that grow on the heap; the C stack stays flat. A failed
+ * set is remembered by a 128-bit order-free hash (sums of per-buffer random
+ * keys): a false hit can only lose a plan, and the plan found is checked
+ * against the conflict graph before it is returned.
+ *
+ * Runs only when every non-empty buffer has the same alignment (offsets are
+ * then sums of sizes), the bound is at most BANDS_MAX_UNITS granules and the
+ * ops span at most BANDS_MAX_SPAN.
+ */
+#include "planner_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define BANDS_MAX_UNITS 65536u
+#define BANDS_MAX_SPAN 65536
+#define BANDS_SUBSET_CAP 2000u
+/* Heap the search may hold (frames, levels, arenas, memo) before it gives up. */
+#define BANDS_MAX_BYTES ((size_t)256 << 20)
+
+enum { PH_ENTER, PH_SPLIT_LEFT, PH_SPLIT_RIGHT, PH_PEEL, PH_BAND_NEXT, PH_BAND_BELOW,
+       PH_BAND_ABOVE };
+/* What a frame step returns: finished (failed, placed, failed by the memo), still
+   running (a child was pushed, or the next step is its own), or the search is over. */
+enum { R_FAIL = 0, R_OK = 1, R_RUNNING = 2, R_ABORT = 3, R_MEMO_FAIL = 4 };
+enum { DEC_IN = 1, DEC_OUT = 2 };
+
+typedef struct bs_frame {
+    size_t set;            /* members: idx[set .. set + count), pushed by the parent */
+    uint32_t count;
+    int32_t t0, t1;        /* window */
+    uint32_t width, base;  /* granules */
+    int phase;
+    int32_t cut;
+    uint64_t h1, h2;       /* order-free hash of the members */
+    size_t word_entry;     /* arena tops when the frame was pushed */
+    size_t level_entry;
+    /* band enumeration (idx arena offsets) */
+    size_t starts;         /* members by first, then size descending (stable) */
+    size_t start_at;       /* span + 1: position in starts of the first member starting
+                              at t0 + k */
+    size_t ending;         /* span: granules of band members ending at t0 + k */
+    size_t band;           /* count entries */
+    uint32_t band_len;
+    size_t combo;          /* count entries: positions in the opening */
+    uint32_t k, n0, wb;
+    uint32_t nlevels;
+    int started;
+} bs_frame;
+
+/* One boundary of a band's extension: the subsets of the members starting at t
+   that add up to goal, walked lazily. */
+typedef struct bs_level {
+    int32_t t;
+    uint32_t items;        /* position in the frame's starts */
+    uint32_t n;
+    uint32_t goal;
+    size_t reach;          /* word arena: n + 1 rows of stride words; row i: the sums
+                              items i.. can make */
+    size_t stride;
+    size_t dec;            /* idx arena: n decisions */
+    uint32_t pos, rest;
+    uint32_t yielded;
+    uint32_t band_len;     /* band length before this level's subset */
+    int started;
+    size_t idx_entry, word_entry;
+} bs_level;
+
+typedef struct bs_memo_entry {
+    uint64_t a, b;
+} bs_memo_entry;
+
+typedef struct bs_state {
+    uint32_t m;
+    uint32_t *u;           /* granules */
+    int32_t *f, *l;        /* lifetimes relative to the earliest first */
+    uint32_t *item;        /* problem index of each item */
+    uint32_t *off;         /* granules, the answer */
+    uint64_t *key1, *key2;
+    unsigned char *mark;
+    int32_t *cross;        /* span + 2 */
+    uint32_t *sort_tmp;    /* m */
+    uint32_t *idx;
+    size_t idx_top, idx_cap;
+    uint64_t *words;
+    size_t word_top, word_cap;
+    bs_frame *frames;
+    size_t nframes, frame_cap;
+    bs_level *levels;
+    size_t level_top, level_cap;
+    bs_memo_entry *memo;
+    size_t memo_count, memo_cap;
+    size_t bytes;          /* held by the growable parts */
+    uint64_t nodes, node_cap;
+    double deadline;
+    int result;            /* of the frame that finished last */
+} bs_state;
+
+static uint64_t splitmix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* Make room for `need` elements of `elem` bytes in *data (capacity *cap),
+   doubling; 0 if that would pass the memory cap or the heap refuses. */
+static int bs_reserve(bs_state *s, void **data, size_t *cap, size_t need, size_t elem)
+{
+    size_t want = *cap > 0 ? *cap : 64, bytes, grow;
+    void *p;
+    if (need <= *cap) {
+        return 1;
+    }
+    while (want < need) {
+        if (want > SIZE_MAX / 2) {
+            return 0;
+        }
+        want *= 2;
+    }
+    if (!ap_pl_mul(want, elem, &bytes) || bytes > BANDS_MAX_BYTES) {
+        return 0;
+    }
+    grow = bytes - *cap * elem;
+    if (s->bytes + grow > BANDS_MAX_BYTES) {
+        return 0;
+    }
+    p = realloc(*data, bytes);
+    if (p == NULL) {
+        return 0;
+    }
+    *data = p;
+    *cap = want;
+    s->bytes += grow;
+    return 1;
+}
+
+/* `count` more entries on the index arena; their offset in *at. */
+static int bs_idx_push(bs_state *s, size_t count, size_t *at)
+{
+    size_t need;
+    if (!ap_pl_add(s->idx_top, count, &need) ||
+        !bs_reserve(s, (void **)&s->idx, &s->idx_cap, need, sizeof(uint32_t))) {
+        return 0;
+    }
+    *at = s->idx_top;
+    s->idx_top = need;
+    return 1;
+}
+
+static int bs_word_push(bs_state *s, size_t count, size_t *at)
+{
+    size_t need;
+    if (!ap_pl_add(s->word_top, count, &need) ||
+        !bs_reserve(s, (void **)&s->words, &s->word_cap, need, sizeof(uint64_t))) {
+        return 0;
+    }
+    *at = s->word_top;
+    s->word_top = need;
+    return 1;
+}
+
+/* A node: 0 once the budget or the clock is spent. */
+static int bs_node(bs_state *s)
+{
+    ++s->nodes;
+    if (s->nodes > s->node_cap) {
+        return 0;
+    }
+    return (s->nodes & 255u) != 0 || ap_pl_now() <= s->deadline;
+}
+
+/* ---- memo of failed sets ------------------------------------------------- */
+
+static int bs_memo_has(const bs_state *s, uint64_t a, uint64_t b)
+{
+    size_t mask = s->memo_cap - 1, k = (size_t)a & mask;
+    while (s->memo[k].a != 0 || s->memo[k].b != 0) {
+        if (s->memo[k].a == a && s->memo[k].b == b) {
+            return 1;
+        }
+        k = (k + 1) & mask;
+    }
+    return 0;
+}
+
+static void bs_memo_put(bs_memo_entry *table, size_t cap, uint64_t a, uint64_t b)
+{
+    size_t mask = cap - 1, k = (size_t)a & mask;
+    while (table[k].a != 0 || table[k].b != 0) {
+        if (table[k].a == a && table[k].b == b) {
+            return;
+        }
+        k = (k + 1) & mask;
+    }
+    table[k].a = a;
+    table[k].b = b;
+}
+
+/* 0 when the table cannot grow (the search then gives up). */
+static int bs_memo_add(bs_state *s, uint64_t a, uint64_t b)
+{
+    if (2 * (s->memo_count + 1) > s->memo_cap) {
+        size_t cap = s->memo_cap * 2, bytes, i;
+        bs_memo_entry *table;
+        if (!ap_pl_mul(cap, sizeof(bs_memo_entry), &bytes) ||
+            s->bytes + bytes > BANDS_MAX_BYTES) {
+            return 0;
+        }
+        table = (bs_memo_entry *)ap_pl_zalloc(cap, sizeof(bs_memo_entry));
+        if (table == NULL) {
+            return 0;
+        }
+        for (i = 0; i < s->memo_cap; ++i) {
+            if (s->memo[i].a != 0 || s->memo[i].b != 0) {
+                bs_memo_put(table, cap, s->memo[i].a, s->memo[i].b);
+            }
+        }
+        free(s->memo);
+        s->bytes += bytes - s->memo_cap * sizeof(bs_memo_entry);
+        s->memo = table;
+        s->memo_cap = cap;
+    }
+    bs_memo_put(s->memo, s->memo_cap, a, b);
+    ++s->memo_count;
+    return 1;
+}
+
+/* ---- frames ------------------------------------------------------------------ */
+
+/* Push a frame for the `count` members just written at idx[set ..]. */
+static int bs_push_frame(bs_state *s, size_t set, uint32_t count, int32_t t0, int32_t t1,
+                         uint32_t width, uint32_t base)
+{
+    bs_frame *F;
+    uint64_t a = 0, b = 0;
+    uint32_t k;
+    if (!bs_reserve(s, (void **)&s->frames, &s->frame_cap, s->nframes + 1, sizeof(bs_frame))) {
+        return 0;
+    }
+    for (k = 0; k < count; ++k) {
+        uint32_t i = s->idx[set + k];
+        a += s->key1[i];
+        b += s->key2[i];
+    }
+    b ^= splitmix((uint64_t)count);
+    if (a == 0 && b == 0) {
+        a = 1; /* (0, 0) marks an empty memo slot */
+    }
+    F = &s->frames[s->nframes++];
+    memset(F, 0, sizeof(*F));
+    F->set = set;
+    F->count = count;
+    F->t0 = t0;
+    F->t1 = t1;
+    F->width = width;
+    F->base = base;
+    F->phase = PH_ENTER;
+    F->h1 = a;
+    F->h2 = b;
+    F->word_entry = s->word_top;
+    F->level_entry = s->level_top;
+    return 1;
+}
+
+/* Child over the members of frame fi that pass `keep` (0: last < cut, 1: first >=
+   cut, 2: not marked), in the frame's order. */
+static int bs_push_filtered(bs_state *s, size_t fi, int keep, int32_t cut, int32_t t0, int32_t t1,
+                            uint32_t width, uint32_t base)
+{
+    size_t at, k;
+    uint32_t count = 0, n = s->frames[fi].count;
+    if (!bs_idx_push(s, n, &at)) {
+        return 0;
+    }
+    for (k = 0; k < n; ++k) {
+        uint32_t i = s->idx[s->frames[fi].set + k];
+        int in = keep == 0 ? s->l[i] < cut : keep == 1 ? s->f[i] >= cut : !s->mark[i];
+        if (in) {
+            s->idx[at + count++] = i;
+        }
+    }
+    s->idx_top = at + count;
+    return bs_push_frame(s, at, count, t0, t1, width, base);
+}
+
+static int starts_before(const void *context, uint32_t a, uint32_t b)
+{
+    const bs_state *s = (const bs_state *)context;
+    if (s->f[a] != s->f[b]) {
+        return s->f[a] < s->f[b];
+    }
+    return s->u[a] > s->u[b];
+}
+
+/* Arrays of the band enumeration of frame fi. */
+static int bs_bands_init(bs_state *s, size_t fi)
+{
+    size_t span = (size_t)(s->frames[fi].t1 - s->frames[fi].t0) + 1, at, k;
+    uint32_t n = s->frames[fi].count;
+    bs_frame *F;
+    uint32_t *start_at;
+    size_t starts, start_at_off, ending, band, combo;
+    if (!bs_idx_push(s, n, &starts) || !bs_idx_push(s, span + 1, &start_at_off) ||
+        !bs_idx_push(s, span, &ending) || !bs_idx_push(s, n, &band) ||
+        !bs_idx_push(s, n, &combo)) {
+        return 0;
+    }
+    F = &s->frames[fi];
+    F->starts = starts;
+    F->start_at = start_at_off;
+    F->ending = ending;
+    F->band = band;
+    F->combo = combo;
+    memcpy(s->idx + starts, s->idx + F->set, n * sizeof(uint32_t));
+    ap_pl_sort_indices(s->idx + starts, n, s->sort_tmp, starts_before, s);
+    start_at = s->idx + start_at_off;
+    at = 0;
+    for (k = 0; k <= span; ++k) {
+        while (at < n && (size_t)(s->f[s->idx[starts + at]] - F->t0) < k) {
+            ++at;
+        }
+        start_at[k] = (uint32_t)at;
+    }
+    F->n0 = start_at[1] - start_at[0];
+    F->k = 0;
+    F->started = 0;
+    F->nlevels = 0;
+    return 1;
+}
+
+/* Next opening combination of frame fi within half its width: 1 found (band and
+   ending set), 0 none left, -1 out of nodes. */
+static int bs_next_combo(bs_state *s, size_t fi)
+{
+    bs_frame *F = &s->frames[fi];
+    uint32_t *combo = s->idx + F->combo;
+    const uint32_t *opening = s->idx + F->starts + s->idx[F->start_at];
+    size_t span = (size_t)(F->t1 - F->t0) + 1;
+    for (;;) {
+        uint32_t j, wb = 0;
+        if (F->k == 0) {
+            if (F->n0 < 2) {
+                return 0;
+            }
+            F->k = 1;
+            combo[0] = 0;
+        } else {
+            /* lexicographic successor of the k positions among n0 */
+            uint32_t k = F->k, n0 = F->n0;
+            int32_t p = (int32_t)k - 1;
+            while (p >= 0 && combo[p] == n0 - k + (uint32_t)p) {
+                --p;
+            }
+            if (p >= 0) {
+                ++combo[p];
+                for (j = (uint32_t)p + 1; j < k; ++j) {
+                    combo[j] = combo[j - 1] + 1;
+                }
+            } else {
+                if (++F->k >= n0) {
+                    return 0;
+                }
+                for (j = 0; j < F->k; ++j) {
+                    combo[j] = j;
+                }
+            }
+        }
+        if (!bs_node(s)) {
+            return -1;
+        }
+        for (j = 0; j < F->k; ++j) {
+            wb += s->u[opening[combo[j]]];
+        }
+        if ((uint64_t)2 * wb > F->width) {
+            continue;
+        }
+        memset(s->idx + F->ending, 0, span * sizeof(uint32_t));
+        for (j = 0; j < F->k; ++j) {
+            uint32_t i = opening[combo[j]];
+            s->idx[F->band + j] = i;
+            s->idx[F->ending + (size_t)(s->l[i] - F->t0)] += s->u[i];
+        }
+        F->band_len = F->k;
+        F->wb = wb;
+        return 1;
+    }
+}
+
+static int bs_reach(const bs_state *s, const bs_level *L, uint32_t row, uint32_t sum)
+{
+    return (int)((s->words[L->reach + (size_t)row * L->stride + sum / 64] >> (sum % 64)) & 1u);
+}
+
+/* Push the extension level at boundary t of frame fi (goal: the granules that
+   ended at t - 1). 0 when out of memory. */
+static int bs_push_level(bs_state *s, size_t fi, int32_t t)
+{
+    bs_frame *F = &s->frames[fi];
+    bs_level *L;
+    size_t k = (size_t)(t - F->t0), stride, rows, words, reach, dec, idx_entry = s->idx_top,
+           word_entry = s->word_top, w;
+    uint32_t items = s->idx[F->start_at + k], n = s->idx[F->start_at + k + 1] - items;
+    uint32_t goal = s->idx[F->ending + k - 1], i;
+    stride = (size_t)goal / 64 + 1;
+    if (!ap_pl_mul((size_t)n + 1, stride, &words) || !bs_word_push(s, words, &reach) ||
+        !bs_idx_push(s, n, &dec) ||
+        !bs_reserve(s, (void **)&s->levels, &s->level_cap, s->level_top + 1, sizeof(bs_level))) {
+        return 0;
+    }
+    F = &s->frames[fi];
+    rows = (size_t)n;
+    memset(s->words + reach + rows * stride, 0, stride * sizeof(uint64_t));
+    s->words[reach + rows * stride] = 1;
+    for (i = n; i-- > 0;) {
+        const uint64_t *src = s->words + reach + ((size_t)i + 1) * stride;
+        uint64_t *dst = s->words + reach + (size_t)i * stride;
+        uint32_t sh = s->u[s->idx[F->starts + items + i]];
+        size_t ws = sh / 64;
+        unsigned bs = sh % 64;
+        for (w = 0; w < stride; ++w) {
+            uint64_t v = 0;
+            if (w >= ws) {
+                v = src[w - ws] << bs;
+                if (bs != 0 && w > ws) {
+                    v |= src[w - ws - 1] >> (64 - bs);
+                }
+            }
+            dst[w] = src[w] | v;
+        }
+        if ((goal + 1) % 64 != 0) {
+            dst[stride - 1] &= ((uint64_t)1 << ((goal + 1) % 64)) - 1;
+        }
+    }
+    L = &s->levels[s->level_top++];
+    memset(L, 0, sizeof(*L));
+    L->t = t;
+    L->items = items;
+    L->n = n;
+    L->goal = goal;
+    L->rest = goal;
+    L->reach = reach;
+    L->stride = stride;
+    L->dec = dec;
+    L->band_len = F->band_len;
+    L->idx_entry = idx_entry;
+    L->word_entry = word_entry;
+    ++F->nlevels;
+    return 1;
+}
+
+/* Back to the deepest included item and take its exclude branch; 0 when the
+   walk is over. */
+static int bs_backtrack(const bs_state *s, const uint32_t *items, uint32_t *dec, bs_level *L)
+{
+    while (L->pos > 0) {
+        --L->pos;
+        if (dec[L->pos] == DEC_IN) {
+            dec[L->pos] = DEC_OUT;
+            L->rest += s->u[items[L->pos]];
+            ++L->pos;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Next subset of the level (members starting at starts + L->items), largest
+   first: the order of a recursive include-before-exclude walk; 0 when none is
+   left. */
+static int bs_advance(bs_state *s, size_t starts, bs_level *L)
+{
+    uint32_t *dec = s->idx + L->dec;
+    const uint32_t *items = s->idx + starts + L->items;
+    if (L->yielded >= BANDS_SUBSET_CAP) {
+        return 0;
+    }
+    if (L->started && !bs_backtrack(s, items, dec, L)) {
+        return 0;
+    }
+    L->started = 1;
+    for (;;) {
+        if (bs_reach(s, L, L->pos, L->rest)) {
+            uint32_t size;
+            if (L->rest == 0) {
+                ++L->yielded;
+                return 1;
+            }
+            /* rest > 0 is reachable, so pos < n */
+            size = s->u[items[L->pos]];
+            if (size <= L->rest) {
+                dec[L->pos] = DEC_IN;
+                L->rest -= size;
+            } else {
+                dec[L->pos] = DEC_OUT;
+            }
+            ++L->pos;
+        } else if (!bs_backtrack(s, items, dec, L)) {
+            return 0;
+        }
+    }
+}
+
+/* Add (sign 1) or take back (sign -1) the level's current subset. */
+static void bs_apply(bs_state *s, size_t fi, const bs_level *L, int sign)
+{
+    bs_frame *F = &s->frames[fi];
+    const uint32_t *dec = s->idx + L->dec;
+    uint32_t j;
+    if (sign < 0) {
+        F->band_len = L->band_len;
+    }
+    for (j = 0; j < L->pos; ++j) {
+        if (dec[j] == DEC_IN) {
+            uint32_t i = s->idx[F->starts + L->items + j];
+            uint32_t *e = &s->idx[F->ending + (size_t)(s->l[i] - F->t0)];
+            if (sign > 0) {
+                s->idx[F->band + F->band_len++] = i;
+                *e += s->u[i];
+            } else {
+                *e -= s->u[i];
+            }
+        }
+    }
+}
+
+static void bs_pop_level(bs_state *s, size_t fi)
+{
+    bs_level *L = &s->levels[s->level_top - 1];
+    s->idx_top = L->idx_entry;
+    s->word_top = L->word_entry;
+    --s->level_top;
+    --s->frames[fi].nlevels;
+}
+
+/* Next band of the top frame: 1 (band and wb set), 0 none left, -1 abort. */
+static int bs_next_band(bs_state *s, size_t fi)
+{
+    enum { NEXT_COMBO, DESCEND, BACKTRACK, ADVANCE } mode;
+    int32_t t = 0;
+    bs_frame *F = &s->frames[fi];
+    if (!F->started) {
+        F->started = 1;
+        mode = NEXT_COMBO;
+    } else {
+        mode = BACKTRACK;
+    }
+    for (;;) {
+        F = &s->frames[fi];
+        if (mode == NEXT_COMBO) {
+            int r = bs_next_combo(s, fi);
+            if (r <= 0) {
+                return r;
+            }
+            t = F->t0 + 1;
+            mode = DESCEND;
+        }
+        if (mode == DESCEND) {
+            if (!bs_node(s)) {
+                return -1;
+            }
+            while (t <= F->t1 && s->idx[F->ending + (size_t)(t - 1 - F->t0)] == 0) {
+                ++t;
+            }
+            if (t > F->t1) {
+                return 1;
+            }
+            if (!bs_push_level(s, fi, t)) {
+                return -1;
+            }
+            mode = ADVANCE;
+        } else if (mode == BACKTRACK) {
+            if (F->nlevels == 0) {
+                mode = NEXT_COMBO;
+                continue;
+            }
+            bs_apply(s, fi, &s->levels[s->level_top - 1], -1);
+            mode = ADVANCE;
+        }
+        if (mode == ADVANCE) {
+            bs_level *L = &s->levels[s->level_top - 1];
+            if (bs_advance(s, F->starts, L)) {
+                bs_apply(s, fi, L, 1);
+                t = L->t + 1;
+                mode = DESCEND;
+            } else {
+                bs_pop_level(s, fi);
+                mode = BACKTRACK;
+            }
+        }
+    }
+}
+
+/* First visit of frame fi: memo, split, peel, or start the bands. */
+static int bs_enter(bs_state *s, size_t fi)
+{
+    bs_frame *F = &s->frames[fi];
+    const uint32_t *set = s->idx + F->set;
+    size_t span = (size_t)(F->t1 - F->t0) + 1, k;
+    int32_t open = 0;
+    uint32_t j, peeled = 0, full = 0;
+    if (!bs_node(s)) {
+        return R_ABORT;
+    }
+    if (bs_memo_has(s, F->h1, F->h2)) {
+        return R_MEMO_FAIL;
+    }
+    memset(s->cross, 0, (span + 1) * sizeof(int32_t));
+    for (j = 0; j < F->count; ++j) {
+        uint32_t i = set[j];
+        if (s->f[i] < s->l[i]) {
+            ++s->cross[s->f[i] - F->t0 + 1];
+            --s->cross[s->l[i] - F->t0 + 1];
+        }
+    }
+    for (k = 1; k < span; ++k) {
+        open += s->cross[k];
+        if (open == 0) {
+            int32_t cut = F->t0 + (int32_t)k;
+            F->cut = cut;
+            F->phase = PH_SPLIT_LEFT;
+            return bs_push_filtered(s, fi, 0, cut, F->t0, cut - 1, F->width, F->base) ? R_RUNNING
+                                                                                       : R_ABORT;
+        }
+    }
+    for (j = 0; j < F->count; ++j) {
+        uint32_t i = set[j];
+        if (s->f[i] == F->t0 && s->l[i] == F->t1) {
+            if ((uint64_t)full + s->u[i] > F->width) {
+                return R_FAIL;
+            }
+            full += s->u[i];
+            ++peeled;
+        }
+    }
+    full = 0;
+    for (j = 0; j < F->count && peeled > 0; ++j) {
+        uint32_t i = set[j];
+        if (s->f[i] == F->t0 && s->l[i] == F->t1) {
+            s->off[i] = F->base + full;
+            full += s->u[i];
+            s->mark[i] = 1;
+        }
+    }
+    if (peeled > 0) {
+        int ok = 1;
+        if (peeled < F->count) {
+            F->phase = PH_PEEL;
+            ok = bs_push_filtered(s, fi, 2, 0, F->t0, F->t1, F->width - full, F->base + full);
+        }
+        F = &s->frames[fi];
+        for (j = 0; j < F->count; ++j) {
+            s->mark[s->idx[F->set + j]] = 0;
+        }
+        if (!ok) {
+            return R_ABORT;
+        }
+        return peeled < F->count ? R_RUNNING : R_OK;
+    }
+    if (F->count < 2) {
+        return R_FAIL;
+    }
+    if (!bs_bands_init(s, fi)) {
+        return R_ABORT;
+    }
+    s->frames[fi].phase = PH_BAND_NEXT;
+    return R_RUNNING; /* no child: the loop comes back to PH_BAND_NEXT */
+}
+
+/* Try the next band of frame fi below the rest. */
+static int bs_band_next(bs_state *s, size_t fi)
+{
+    size_t at;
+    int r = bs_next_band(s, fi);
+    bs_frame *F;
+    if (r < 0) {
+        return R_ABORT;
+    }
+    if (r == 0) {
+        return R_FAIL;
+    }
+    F = &s->frames[fi];
+    if (!bs_idx_push(s, F->band_len, &at)) {
+        return R_ABORT;
+    }
+    F = &s->frames[fi];
+    memcpy(s->idx + at, s->idx + F->band, F->band_len * sizeof(uint32_t));
+    F->phase = PH_BAND_BELOW;
+    return bs_push_frame(s, at, F->band_len, F->t0, F->t1, F->wb, F->base) ? R_RUNNING : R_ABORT;
+}
+
+/* Resume frame fi after its child finished with s->result. */
+static int bs_resume(bs_state *s, size_t fi)
+{
+    bs_frame *F = &s->frames[fi];
+    uint32_t j;
+    int ok;
+    switch (F->phase) {
+    case PH_ENTER:
+        return bs_enter(s, fi);
+    case PH_SPLIT_LEFT:
+        if (!s->result) {
+            return R_FAIL;
+        }
+        F->phase = PH_SPLIT_RIGHT;
+        return bs_push_filtered(s, fi, 1, F->cut, F->cut, F->t1, F->width, F->base) ? R_RUNNING
+                                                                                    : R_ABORT;
+    case PH_SPLIT_RIGHT:
+    case PH_PEEL:
+        return s->result ? R_OK : R_FAIL;
+    case PH_BAND_BELOW:
+        if (!s->result) {
+            return bs_band_next(s, fi);
+        }
+        for (j = 0; j < F->band_len; ++j) {
+            s->mark[s->idx[F->band + j]] = 1;
+        }
+        F->phase = PH_BAND_ABOVE;
+        ok = bs_push_filtered(s, fi, 2, 0, F->t0, F->t1, F->width - F->wb, F->base + F->wb);
+        F = &s->frames[fi];
+        for (j = 0; j < F->band_len; ++j) {
+            s->mark[s->idx[F->band + j]] = 0;
+        }
+        return ok ? R_RUNNING : R_ABORT;
+    case PH_BAND_ABOVE:
+        if (s->result) {
+            return R_OK;
+        }
+        return bs_band_next(s, fi);
+    case PH_BAND_NEXT:
+    default:
+        return bs_band_next(s, fi);
+    }
+}
+
+/* The whole search: 1 when every item has its offset. */
+static int bs_run(bs_state *s, uint32_t units, int32_t span)
+{
+    size_t at;
+    uint32_t i;
+    if (!bs_idx_push(s, s->m, &at)) {
+        return 0;
+    }
+    for (i = 0; i < s->m; ++i) {
+        s->idx[at + i] = i;
+    }
+    if (!bs_push_frame(s, at, s->m, 0, span - 1, units, 0)) {
+        return 0;
+    }
+    while (s->nframes > 0) {
+        size_t fi = s->nframes - 1;
+        int r = bs_resume(s, fi);
+        if (r == R_ABORT) {
+            return 0;
+        }
+        if (r == R_RUNNING) {
+            continue;
+        }
+        /* the frame is finished: remember a failure, free what it holds */
+        {
+            bs_frame *F = &s->frames[fi];
+            if (r == R_FAIL && !bs_memo_add(s, F->h1, F->h2)) {
+                return 0;
+            }
+            s->idx_top = F->set;
+            s->word_top = F->word_entry;
+            s->level_top = F->level_entry;
+            s->result = r == R_OK;
+            --s->nframes;
+        }
+    }
+    return s->result;
+}
+
+/* Every conflicting pair disjoint and the arena at the bound. */
+static int bs_check(const ap_pl_problem *p, const size_t *offsets)
+{
+    size_t i, k;
+    if (ap_pl_arena(p, offsets) != p->lower_bound) {
+        return 0;
+    }
+    for (i = 0; i < p->n; ++i) {
+        for (k = p->adj_start[i]; k < p->adj_start[i + 1]; ++k) {
+            size_t j = p->adj[k];
+            if (offsets[i] < offsets[j] + p->size[j] && offsets[j] < offsets[i] + p->size[i]) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+static void bs_free(bs_state *s)
+{
+    free(s->u);
+    free(s->f);
+    free(s->l);
+    free(s->item);
+    free(s->off);
+    free(s->key1);
+    free(s->key2);
+    free(s->mark);
+    free(s->cross);
+    free(s->sort_tmp);
+    free(s->idx);
+    free(s->words);
+    free(s->frames);
+    free(s->levels);
+    free(s->memo);
+}
+
+ap_status ap_pl_bands(const ap_pl_problem *problem, size_t *offsets, size_t *arena,
+                      ap_pl_search *search)
+{
+    const ap_pl_problem *p = problem;
+    bs_state s;
+    size_t i, g = p->granule, align = 0;
+    int32_t tmin = INT32_MAX, tmax = INT32_MIN, span;
+    uint32_t units, m = 0;
+    size_t *work = NULL;
+    ap_status st = AP_OK;
+
+    if (*arena <= p->lower_bound || p->nonempty == 0 || p->lower_bound / g > BANDS_MAX_UNITS ||
+        p->nonempty > UINT32_MAX / 4) {
+        return AP_OK;
+    }
+    for (i = 0; i < p->n; ++i) {
+        if (p->size[i] == 0) {
+            continue;
+        }
+        if (align == 0) {
+            align = p->buffers[i].alignment;
+        } else if (p->buffers[i].alignment != align) {
+            return AP_OK; /* offsets would need padding between sizes */
+        }
+        if (p->buffers[i].first < tmin) {
+            tmin = p->buffers[i].first;
+        }
+        if (p->buffers[i].last > tmax) {
+            tmax = p->buffers[i].last;
+        }
+    }
+    if ((int64_t)tmax - tmin + 1 > BANDS_MAX_SPAN) {
+        return AP_OK;
+    }
+    span = tmax - tmin + 1;
+    units = (uint32_t)(p->lower_bound / g);
+
+    memset(&s, 0, sizeof(s));
+    s.m = (uint32_t)p->nonempty;
+    s.u = (uint32_t *)ap_pl_alloc(s.m, sizeof(uint32_t));
+    s.f = (int32_t *)ap_pl_alloc(s.m, sizeof(int32_t));
+    s.l = (int32_t *)ap_pl_alloc(s.m, sizeof(int32_t));
+    s.item = (uint32_t *)ap_pl_alloc(s.m, sizeof(uint32_t));
+    s.off = (uint32_t *)ap_pl_zalloc(s.m, sizeof(uint32_t));
+    s.key1 = (uint64_t *)ap_pl_alloc(s.m, sizeof(uint64_t));
+    s.key2 = (uint64_t *)ap_pl_alloc(s.m, sizeof(uint64_t));
+    s.mark = (unsigned char *)ap_pl_zalloc(s.m, 1);
+    s.cross = (int32_t *)ap_pl_alloc((size_t)span + 2, sizeof(int32_t));
+    s.sort_tmp = (uint32_t *)ap_pl_alloc(s.m, sizeof(uint32_t));
+    s.memo_cap = 4096;
+    s.memo = (bs_memo_entry *)ap_pl_zalloc(s.memo_cap, sizeof(bs_memo_entry));
+    work = (size_t *)ap_pl_alloc(p->n, sizeof(size_t));
+    if (!s.u || !s.f || !s.l || !s.item || !s.off || !s.key1 || !s.key2 || !s.mark || !s.cross ||
+        !s.sort_tmp || !s.memo || !work) {
+        st = AP_ERR_OUT_OF_MEMORY;
+        goto out;
+    }
+    for (i = 0; i < p->n; ++i) {
+        if (p->size[i] == 0) {
+            continue;
+        }
+        s.u[m] = (uint32_t)(p->size[i] / g); /* <= lower bound / g <= BANDS_MAX_UNITS */
+        s.f[m] = p->buffers[i].first - tmin;
+        s.l[m] = p->buffers[i].last - tmin;
+        s.item[m] = (uint32_t)i;
+        s.key1[m] = splitmix(2 * (uint64_t)m + 1);
+        s.key2[m] = splitmix(~(2 * (uint64_t)m + 2));
+        ++m;
+    }
+    s.node_cap = search->max_steps > 0 ? search->max_steps : UINT64_MAX;
+    s.deadline = search->deadline;
+    if (bs_run(&s, units, span)) {
+        for (i = 0; i < p->n; ++i) {
+            work[i] = 0;
+        }
+        for (i = 0; i < m; ++i) {
+            work[s.item[i]] = (size_t)s.off[i] * g;
+        }
+        if (bs_check(p, work)) {
+            memcpy(offsets, work, p->n * sizeof(size_t));
+            *arena = p->lower_bound;
+            search->improved = 1;
+            search->proven = 1;
+        }
+    }
+    search->steps += s.nodes > s.node_cap ? s.node_cap : s.nodes;
+out:
+    free(work);
+    bs_free(&s);
+    return st;
+}
