@@ -14,9 +14,10 @@
  *     of the buffers starting at t0 (by count, then in lexicographic order) and
  *     is extended left to right: at each boundary t where band buffers ended at
  *     t - 1, a subset of the buffers starting at t with exactly those bytes
- *     joins it. Those subsets are listed largest buffers first by a depth-first
+ *     joins it. Those subsets are listed fewest buffers first (up to
+ *     BANDS_FEW_MAX), then the others largest buffers first, by a depth-first
  *     walk that a subset-sum reachability bitset prunes, at most
- *     BANDS_SUBSET_CAP per boundary. Each band is tried as solve(B, ..., wb)
+ *     BANDS_SUBSET_CAP of each kind per boundary. Each band is tried as solve(B, ..., wb)
  *     below solve(S - B, ..., w - wb); when every band fails, S joins the memo.
  * Two paths of the extension differ in the buffers chosen at some boundary, so
  * no band is listed twice. Every solve step, opening combination and extension
@@ -41,6 +42,8 @@
 #define BANDS_MAX_UNITS 65536u
 #define BANDS_MAX_SPAN 65536
 #define BANDS_SUBSET_CAP 2000u
+/* Subsets of up to this many buffers are listed first, fewest first. */
+#define BANDS_FEW_MAX 7u
 /* Heap the search may hold (frames, levels, arenas, memo) before it gives up. */
 #define BANDS_MAX_BYTES ((size_t)256 << 20)
 
@@ -86,7 +89,10 @@ typedef struct bs_level {
     size_t stride;
     size_t dec;            /* idx arena: n decisions */
     uint32_t pos, rest;
-    uint32_t yielded;
+    uint32_t want;         /* subsets of exactly this many members; 0: any */
+    uint32_t picks;        /* buffers included so far by the walk */
+    uint32_t yielded;      /* subsets listed by count */
+    uint32_t walked;       /* subsets found by the largest-first walk */
     uint32_t band_len;     /* band length before this level's subset */
     int started;
     size_t idx_entry, word_entry;
@@ -466,6 +472,7 @@ static int bs_push_level(bs_state *s, size_t fi, int32_t t)
     L->n = n;
     L->goal = goal;
     L->rest = goal;
+    L->want = 1;
     L->reach = reach;
     L->stride = stride;
     L->dec = dec;
@@ -485,6 +492,7 @@ static int bs_backtrack(const bs_state *s, const uint32_t *items, uint32_t *dec,
         if (dec[L->pos] == DEC_IN) {
             dec[L->pos] = DEC_OUT;
             L->rest += s->u[items[L->pos]];
+            --L->picks;
             ++L->pos;
             return 1;
         }
@@ -492,25 +500,24 @@ static int bs_backtrack(const bs_state *s, const uint32_t *items, uint32_t *dec,
     return 0;
 }
 
-/* Next subset of the level (members starting at starts + L->items), largest
-   first: the order of a recursive include-before-exclude walk; 0 when none is
-   left. */
-static int bs_advance(bs_state *s, size_t starts, bs_level *L)
+/* Resume the include-before-exclude walk over the level's members, largest
+   first, to its next subset with the goal's granules (of exactly L->want
+   members when want > 0); 0 when none is left. */
+static int bs_walk(const bs_state *s, const uint32_t *items, uint32_t *dec, bs_level *L)
 {
-    uint32_t *dec = s->idx + L->dec;
-    const uint32_t *items = s->idx + starts + L->items;
-    if (L->yielded >= BANDS_SUBSET_CAP) {
-        return 0;
-    }
     if (L->started && !bs_backtrack(s, items, dec, L)) {
         return 0;
     }
     L->started = 1;
     for (;;) {
-        if (bs_reach(s, L, L->pos, L->rest)) {
+        int open = bs_reach(s, L, L->pos, L->rest);
+        if (open && L->want > 0) {
+            uint32_t left = L->want - L->picks;
+            open = left == 0 ? L->rest == 0 : L->rest > 0 && left <= L->n - L->pos;
+        }
+        if (open) {
             uint32_t size;
             if (L->rest == 0) {
-                ++L->yielded;
                 return 1;
             }
             /* rest > 0 is reachable, so pos < n */
@@ -518,6 +525,7 @@ static int bs_advance(bs_state *s, size_t starts, bs_level *L)
             if (size <= L->rest) {
                 dec[L->pos] = DEC_IN;
                 L->rest -= size;
+                ++L->picks;
             } else {
                 dec[L->pos] = DEC_OUT;
             }
@@ -525,6 +533,45 @@ static int bs_advance(bs_state *s, size_t starts, bs_level *L)
         } else if (!bs_backtrack(s, items, dec, L)) {
             return 0;
         }
+    }
+}
+
+/* Next subset of the level (members starting at starts + L->items); 0 when none
+   is left. First those of 1, 2, ... BANDS_FEW_MAX members (at most
+   BANDS_SUBSET_CAP in all; reaching it ends the level), then the walk's other
+   subsets, largest first (at most BANDS_SUBSET_CAP found, those already listed
+   skipped). Fewest first because a band rarely takes many of the buffers that
+   start at one op: on bench_planner's cut rectangles this order reaches the
+   bound on 300 s1 and 400 s1, where largest-first runs out of nodes, and needs
+   no more nodes elsewhere. */
+static int bs_advance(bs_state *s, size_t starts, bs_level *L)
+{
+    uint32_t *dec = s->idx + L->dec;
+    const uint32_t *items = s->idx + starts + L->items;
+    for (;;) {
+        if (L->want == 0) {
+            if (L->walked >= BANDS_SUBSET_CAP || !bs_walk(s, items, dec, L)) {
+                return 0;
+            }
+            ++L->walked;
+            if (L->picks <= BANDS_FEW_MAX) {
+                continue;   /* listed by count already */
+            }
+            return 1;
+        }
+        if (L->yielded >= BANDS_SUBSET_CAP) {
+            return 0;
+        }
+        if (bs_walk(s, items, dec, L)) {
+            ++L->yielded;
+            return 1;
+        }
+        /* no subset of `want` members is left: one more member, or the walk */
+        L->want = L->want < BANDS_FEW_MAX && L->want < L->n ? L->want + 1 : 0;
+        L->pos = 0;
+        L->rest = L->goal;
+        L->picks = 0;
+        L->started = 0;
     }
 }
 
