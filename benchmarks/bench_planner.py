@@ -13,6 +13,11 @@ Columns: lower bound, arena of each strategy, auto / bound, whether auto proved
 its plan optimal, and planning time per strategy (median of a few runs; the
 search strategies run once on the hard rows, each with a 10 s limit).
 
+A wider sample of hard problems follows (--hard-sample N, 10 by default in a full
+run): every seed below N of 300, 400 and 500 buffers on which greedy_size lands
+25-40 % above the bound, `auto` alone with the same 10 s limit; it reports how many
+reach the bound and how many stay within 5 %.
+
 Checks the issue's targets and prints PASS/FAIL for each; writes
 benchmarks/results/bench_planner.json with machine information.
 
@@ -161,6 +166,41 @@ def bench_row(kind, problem, repeats, search_repeats, time_limit):
     return row
 
 
+def hard_sample(seeds: int, time_limit: float):
+    """`auto` on every hard cut rectangle among the first ``seeds`` seeds of each size."""
+    rows = []
+    for n in (300, 400, 500):
+        for seed in range(seeds):
+            sizes, first, last = rectangle_cut(n, seed)
+            g = arenaplan.plan_buffers(sizes, first, last, alignment=ALIGN, strategy="greedy_size")
+            if not 1.25 <= g.arena_bytes / g.lower_bound_bytes <= 1.40:
+                continue
+            t = time.perf_counter()
+            a = arenaplan.plan_buffers(sizes, first, last, alignment=ALIGN, strategy="auto",
+                                       time_limit_s=time_limit, seed=0)
+            elapsed = time.perf_counter() - t
+            a.verify()
+            rows.append({"buffers": n, "seed": seed, "lower_bound_bytes": a.lower_bound_bytes,
+                         "greedy_size": g.arena_bytes, "auto": a.arena_bytes,
+                         "auto_ratio": a.arena_bytes / a.lower_bound_bytes, "optimal": a.optimal,
+                         "returned_by": a.strategy, "time_s": elapsed})
+    return rows
+
+
+def print_hard_sample(rows, seeds, time_limit):
+    print(f"\nhard sample: seeds 0-{seeds - 1} of 300, 400 and 500 buffers where greedy_size lands "
+          f"25-40 % above the bound; auto, time_limit_s={time_limit}")
+    print(f"{'buffers':>8}{'seed':>6}{'greedy/bound':>14}{'auto/bound':>12}  {'by':<8}{'time (s)':>9}")
+    for r in rows:
+        print(f"{r['buffers']:>8}{r['seed']:>6}{r['greedy_size'] / r['lower_bound_bytes']:>14.3f}"
+              f"{r['auto_ratio']:>12.4f}  {r['returned_by']:<8}{r['time_s']:>9.2f}")
+    at_bound = sum(r["auto_ratio"] == 1.0 for r in rows)
+    within = sum(r["auto_ratio"] <= 1.05 for r in rows)
+    print(f"at the bound: {at_bound} of {len(rows)}; within 5 %: {within} of {len(rows)}")
+    return {"seeds": seeds, "time_limit_s": time_limit, "rows": rows, "at_bound": at_bound,
+            "within_5_percent": within, "count": len(rows)}
+
+
 def machine_info():
     return {
         "cpu": cpu_model_name(),
@@ -249,6 +289,8 @@ def check_targets(rows, quick):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fast smoke run")
+    ap.add_argument("--hard-sample", type=int, default=None, metavar="N",
+                    help="seeds per size of the wider hard sample (default 10; 0 with --quick)")
     ap.add_argument("--out", type=Path, default=None,
                     help=f"JSON output path (default {RESULTS.relative_to(ROOT)}; "
                          "--quick writes bench_planner_quick.json beside it)")
@@ -281,6 +323,8 @@ def main(argv=None):
     print()
     print_table(rows)
     checks = check_targets(rows, args.quick)
+    seeds = args.hard_sample if args.hard_sample is not None else (0 if args.quick else 10)
+    sample = print_hard_sample(hard_sample(seeds, hard_limit), seeds, hard_limit) if seeds > 0 else None
     result = {
         "benchmark": "bench_planner",
         "quick": args.quick,
@@ -289,6 +333,7 @@ def main(argv=None):
         "total_time_s": time.perf_counter() - t_start,
         "rows": rows,
         "targets": checks,
+        "hard_sample": sample,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")

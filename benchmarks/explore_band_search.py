@@ -1,4 +1,9 @@
-"""Exploration, not a strategy: can a band search reach the bound on the hard rectangles?
+"""Exploration: can a band search reach the bound on the hard rectangles?
+
+The planner's C phase that grew from it is csrc/planner/bands.c; it lists the subsets at
+a boundary fewest buffers first (up to 7), then largest first, and reaches the bound on
+all four hard rows (bench_planner). The findings below are those of this prototype's
+own orders.
 
 The hard rows of bench_planner are address x time rectangles cut into a few hundred
 buffers (``rectangle_cut``); their optimum is the live-bytes bound, and `auto` stops
