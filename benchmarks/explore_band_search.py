@@ -226,6 +226,19 @@ class BandSearch:
         return None
 
 
+def live_bound(sizes, first, last):
+    return int(arenaplan.plan_buffers(sizes, first, last, alignment=ALIGN, strategy="greedy_size")
+               .lower_bound_bytes)
+
+
+def checked_arena(sizes, first, last, placed):
+    """The arena of [(buffer, offset)], checked by the planner's C verifier (raises InvalidPlan)."""
+    offsets = np.zeros(len(sizes), dtype=np.int64)
+    for i, o in placed:
+        offsets[i] = o
+    return verify_offsets(BufferProblem.build(sizes, first, last, [ALIGN] * len(sizes)), offsets)
+
+
 class BandDescent(BandSearch):
     """Graceful variant: exact where a band search of ``node_limit`` nodes succeeds, else
     split in time, peel full-span buffers or take the first band found, and plan what is
@@ -286,13 +299,9 @@ def descend(sizes, first, last, cap, node_limit, leftover_s):
     search = BandDescent(sizes, first, last, "size", cap, node_limit)
     search.leftovers = []
     start = time.perf_counter()
-    width = int(arenaplan.plan_buffers(sizes, first, last, alignment=ALIGN, strategy="greedy_size")
-                .lower_bound_bytes)
+    width = live_bound(sizes, first, last)
     placed, _ = search.descend(list(range(len(sizes))), int(min(first)), int(max(last)), width, leftover_s)
-    offsets = np.zeros(len(sizes), dtype=np.int64)
-    for i, o in placed:
-        offsets[i] = o
-    arena = verify_offsets(BufferProblem.build(sizes, first, last, [ALIGN] * len(sizes)), offsets)
+    arena = checked_arena(sizes, first, last, placed)
     return {"order": "descend", "arena_bytes": arena, "bound": width, "ratio": round(arena / width, 4),
             "leftovers": search.leftovers, "seconds": round(time.perf_counter() - start, 3)}
 
@@ -301,8 +310,7 @@ def attempt(sizes, first, last, order, cap, node_limit):
     search = BandSearch(sizes, first, last, order, cap, node_limit)
     start = time.perf_counter()
     t0, t1 = int(min(first)), int(max(last))
-    width = int(arenaplan.plan_buffers(sizes, first, last, alignment=ALIGN, strategy="greedy_size")
-                .lower_bound_bytes)
+    width = live_bound(sizes, first, last)
     try:
         placed = search.solve(list(range(len(sizes))), t0, t1, width)
     except OutOfNodes:
@@ -310,11 +318,7 @@ def attempt(sizes, first, last, order, cap, node_limit):
     elapsed = time.perf_counter() - start
     arena = None
     if placed is not None and len(placed) == len(sizes):
-        offsets = np.zeros(len(sizes), dtype=np.int64)
-        for i, o in placed:
-            offsets[i] = o
-        problem = BufferProblem.build(sizes, first, last, [ALIGN] * len(sizes))
-        arena = verify_offsets(problem, offsets)   # the C checker: raises InvalidPlan on overlap
+        arena = checked_arena(sizes, first, last, placed)
     return {"order": order, "arena_bytes": arena, "bound": width, "nodes": search.nodes,
             "seconds": round(elapsed, 3)}
 

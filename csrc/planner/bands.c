@@ -168,29 +168,28 @@ static int bs_reserve(bs_state *s, void **data, size_t *cap, size_t need, size_t
     return 1;
 }
 
-/* `count` more entries on the index arena; their offset in *at. */
-static int bs_idx_push(bs_state *s, size_t count, size_t *at)
+/* `count` more entries of `elem` bytes on an arena whose top is *top; their
+   offset in *at. 0 when it cannot grow. */
+static int bs_push(bs_state *s, void **data, size_t *top, size_t *cap, size_t elem, size_t count,
+                   size_t *at)
 {
     size_t need;
-    if (!ap_pl_add(s->idx_top, count, &need) ||
-        !bs_reserve(s, (void **)&s->idx, &s->idx_cap, need, sizeof(uint32_t))) {
+    if (!ap_pl_add(*top, count, &need) || !bs_reserve(s, data, cap, need, elem)) {
         return 0;
     }
-    *at = s->idx_top;
-    s->idx_top = need;
+    *at = *top;
+    *top = need;
     return 1;
+}
+
+static int bs_idx_push(bs_state *s, size_t count, size_t *at)
+{
+    return bs_push(s, (void **)&s->idx, &s->idx_top, &s->idx_cap, sizeof(uint32_t), count, at);
 }
 
 static int bs_word_push(bs_state *s, size_t count, size_t *at)
 {
-    size_t need;
-    if (!ap_pl_add(s->word_top, count, &need) ||
-        !bs_reserve(s, (void **)&s->words, &s->word_cap, need, sizeof(uint64_t))) {
-        return 0;
-    }
-    *at = s->word_top;
-    s->word_top = need;
-    return 1;
+    return bs_push(s, (void **)&s->words, &s->word_top, &s->word_cap, sizeof(uint64_t), count, at);
 }
 
 /* A node: 0 once the budget or the clock is spent. */

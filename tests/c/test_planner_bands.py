@@ -1,7 +1,7 @@
 """auto's band decomposition phase (csrc/planner/bands.c) through the C API.
 
 The problems are address x time rectangles cut into pieces by random guillotine
-cuts (the generator of benchmarks/bench_planner.py: a piece is chosen with a
+cuts (rectangle_cut of benchmarks/bench_planner.py: a piece is chosen with a
 probability proportional to its area): their live bytes are the full width at
 every op, so the bound is the optimum. Every plan is checked with ap_plan_verify
 by plan().
@@ -9,8 +9,13 @@ by plan().
 from __future__ import annotations
 
 import random
+import sys
+from pathlib import Path
 
 from test_planner import lower_bound, plan
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from bench_planner import rectangle_cut  # noqa: E402  (the benchmark's own generator)
 
 WIDTH = 65536
 STEPS = 64
@@ -21,28 +26,9 @@ STEP_LIMIT = 20_000_000
 BAND_STEPS = STEP_LIMIT // 5
 
 
-def cut_rectangle(n, seed, width=WIDTH, steps=STEPS, grain=GRAIN):
-    """(sizes, first, last) of a width x steps rectangle cut into n pieces."""
-    rng = random.Random(seed)
-    pieces = [(0, width // grain, 0, steps)]
-    while len(pieces) < n:
-        weights = [(p[1] - p[0]) * (p[3] - p[2]) for p in pieces]
-        k = rng.choices(range(len(pieces)), weights=weights)[0]
-        x0, x1, t0, t1 = pieces[k]
-        can_x, can_t = x1 - x0 >= 2, t1 - t0 >= 2
-        if not (can_x or can_t):
-            continue
-        if can_x and (not can_t or rng.random() < 0.5):
-            c = rng.randrange(x0 + 1, x1)
-            pieces[k] = (x0, c, t0, t1)
-            pieces.append((c, x1, t0, t1))
-        else:
-            c = rng.randrange(t0 + 1, t1)
-            pieces[k] = (x0, x1, t0, c)
-            pieces.append((x0, x1, c, t1))
-    rng.shuffle(pieces)
-    return ([(p[1] - p[0]) * grain for p in pieces], [p[2] for p in pieces],
-            [p[3] - 1 for p in pieces])
+def cut_rectangle(n, seed):
+    """(sizes, first, last) of bench_planner's width x steps rectangle cut into n pieces."""
+    return tuple([int(x) for x in a] for a in rectangle_cut(n, seed, WIDTH, STEPS, GRAIN))
 
 
 def auto(ffi, lib, sizes, first, last, alignment=GRAIN, step_limit=STEP_LIMIT, time_limit=60.0):
