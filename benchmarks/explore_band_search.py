@@ -37,7 +37,8 @@ benchmarks/results/explore_band_search.json.
 ``--descend`` runs the graceful variant (BandDescent): each sub-problem first gets an exact
 try of ``--node-limit`` nodes; failing that it is split in time, its full-span buffers are
 peeled, or the first band found is placed, and a part where no band is found within the
-limit is planned by `auto`. Findings (2026-11-30, 20,000 nodes, `--seeds 5`, 19 rows):
+limit is planned by `auto`. Findings (2026-11-30, 20,000 nodes, `--seeds 5`, 19 rows,
+with `auto` as it was before its band phase listed subsets fewest first):
 10 at the bound (hard 200 and 500 s3 among them; 500 s3 leaves an 85-buffer part that auto
 solves), 9 not: in each, no band is found in the largest time part (226 buffers of 300 s1,
 304 of 400 s1), so auto plans it whole and lands 5.5-11.6 % above. Why the band is not
@@ -187,7 +188,8 @@ class BandSearch:
             self.failed.add(key)
         return placed
 
-    def _solve(self, idx, t0, t1, width):
+    def _time_cut(self, idx, t0, t1):
+        """The first op after t0 that no buffer of ``idx`` crosses into, or None."""
         crossing = [0] * (t1 - t0 + 2)
         for i in idx:
             if self.first[i] < self.last[i]:
@@ -196,12 +198,17 @@ class BandSearch:
         open_ = 0
         for k in range(1, t1 - t0 + 1):
             open_ += crossing[k]
-            if open_ == 0:      # nothing crosses into op t0 + k: two independent parts
-                cut = t0 + k
-                left = self.solve([i for i in idx if self.last[i] < cut], t0, cut - 1, width)
-                right = None if left is None else self.solve([i for i in idx if self.first[i] >= cut],
-                                                             cut, t1, width)
-                return None if right is None else left + right
+            if open_ == 0:
+                return t0 + k
+        return None
+
+    def _solve(self, idx, t0, t1, width):
+        cut = self._time_cut(idx, t0, t1)
+        if cut is not None:     # nothing crosses into op `cut`: two independent parts
+            left = self.solve([i for i in idx if self.last[i] < cut], t0, cut - 1, width)
+            right = None if left is None else self.solve([i for i in idx if self.first[i] >= cut],
+                                                         cut, t1, width)
+            return None if right is None else left + right
         full = [i for i in idx if self.first[i] == t0 and self.last[i] == t1]
         if full:
             placed, offset = [], 0
@@ -255,19 +262,11 @@ class BandDescent(BandSearch):
             placed = None
         if placed is not None:
             return placed, width
-        crossing = [0] * (t1 - t0 + 2)
-        for i in idx:
-            if self.first[i] < self.last[i]:
-                crossing[self.first[i] - t0 + 1] += 1
-                crossing[self.last[i] - t0 + 1] -= 1
-        open_ = 0
-        for k in range(1, t1 - t0 + 1):
-            open_ += crossing[k]
-            if open_ == 0:
-                cut = t0 + k
-                left, hl = self.descend([i for i in idx if self.last[i] < cut], t0, cut - 1, width, leftover_s)
-                right, hr = self.descend([i for i in idx if self.first[i] >= cut], cut, t1, width, leftover_s)
-                return left + right, max(hl, hr)
+        cut = self._time_cut(idx, t0, t1)
+        if cut is not None:
+            left, hl = self.descend([i for i in idx if self.last[i] < cut], t0, cut - 1, width, leftover_s)
+            right, hr = self.descend([i for i in idx if self.first[i] >= cut], cut, t1, width, leftover_s)
+            return left + right, max(hl, hr)
         full = [i for i in idx if self.first[i] == t0 and self.last[i] == t1]
         if full:
             placed, offset = [], 0
