@@ -251,7 +251,11 @@ def plan_buffers(sizes: ArrayLike, first: ArrayLike, last: ArrayLike, alignment:
         strategy: one of ``STRATEGIES`` ("auto", "greedy_size", "greedy_size_best_fit",
             "greedy_conflicts", "greedy_conflicts_best_fit", "anneal", "exact", "lns").
             ``strategy`` of the result names the one whose placement was returned;
-            "lns" when auto's large-neighbourhood search improved it.
+            "lns" when auto's large-neighbourhood search improved it, "exact" when
+            auto's exact or band search found it. ``auto`` runs the greedy heuristics,
+            then a band decomposition that finds perfect packings of problems whose
+            live bytes are the same at every op (e.g. a cut-up address x time
+            rectangle), then the exact and large-neighbourhood searches.
         time_limit_s: bound on the search strategies (default: about a second).
         seed: makes randomised search deterministic.
         capacity: stop at the first plan within this many bytes (``"96KiB"`` accepted);
