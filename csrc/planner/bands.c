@@ -128,14 +128,6 @@ typedef struct bs_state {
     int result;            /* of the frame that finished last */
 } bs_state;
 
-static uint64_t splitmix(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
 /* Make room for `need` elements of `elem` bytes in *data (capacity *cap),
    doubling; 0 if that would pass the memory cap or the heap refuses. */
 static int bs_reserve(bs_state *s, void **data, size_t *cap, size_t need, size_t elem)
@@ -265,7 +257,7 @@ static int bs_push_frame(bs_state *s, size_t set, uint32_t count, int32_t t0, in
                          uint32_t width, uint32_t base)
 {
     bs_frame *F;
-    uint64_t a = 0, b = 0;
+    uint64_t a = 0, b = 0, mix;
     uint32_t k;
     if (!bs_reserve(s, (void **)&s->frames, &s->frame_cap, s->nframes + 1, sizeof(bs_frame))) {
         return 0;
@@ -275,7 +267,8 @@ static int bs_push_frame(bs_state *s, size_t set, uint32_t count, int32_t t0, in
         a += s->key1[i];
         b += s->key2[i];
     }
-    b ^= splitmix((uint64_t)count);
+    mix = count;
+    b ^= ap_pl_splitmix64(&mix);
     if (a == 0 && b == 0) {
         a = 1; /* (0, 0) marks an empty memo slot */
     }
@@ -892,6 +885,7 @@ ap_status ap_pl_bands(const ap_pl_problem *problem, size_t *offsets, size_t *are
     uint32_t units, m = 0;
     size_t *work = NULL;
     ap_status st = AP_OK;
+    uint64_t keys = 0; /* per-buffer random keys of the order-free set hash */
 
     if (*arena <= p->lower_bound || p->nonempty == 0 || p->lower_bound / g > BANDS_MAX_UNITS ||
         p->nonempty > UINT32_MAX / 4) {
@@ -947,8 +941,8 @@ ap_status ap_pl_bands(const ap_pl_problem *problem, size_t *offsets, size_t *are
         s.f[m] = p->buffers[i].first - tmin;
         s.l[m] = p->buffers[i].last - tmin;
         s.item[m] = (uint32_t)i;
-        s.key1[m] = splitmix(2 * (uint64_t)m + 1);
-        s.key2[m] = splitmix(~(2 * (uint64_t)m + 2));
+        s.key1[m] = ap_pl_splitmix64(&keys);
+        s.key2[m] = ap_pl_splitmix64(&keys);
         ++m;
     }
     s.node_cap = search->max_steps > 0 ? search->max_steps : UINT64_MAX;

@@ -557,7 +557,7 @@ double ap_pl_now(void)
     return (double)clock() / (double)CLOCKS_PER_SEC;
 }
 
-static uint64_t splitmix64(uint64_t *x)
+uint64_t ap_pl_splitmix64(uint64_t *x)
 {
     uint64_t z = (*x += UINT64_C(0x9E3779B97F4A7C15));
     z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
@@ -569,7 +569,7 @@ void ap_pl_rng_seed(ap_pl_rng *rng, uint64_t seed)
 {
     int i;
     for (i = 0; i < 4; ++i) {
-        rng->s[i] = splitmix64(&seed);
+        rng->s[i] = ap_pl_splitmix64(&seed);
     }
 }
 

@@ -171,6 +171,9 @@ ap_status ap_pl_greedy(const ap_pl_problem *problem, ap_strategy strategy, size_
 /* A monotonic clock in seconds. */
 double ap_pl_now(void);
 
+/* splitmix64: advance *state and return the next of its well-mixed values. */
+uint64_t ap_pl_splitmix64(uint64_t *state);
+
 /* Small deterministic PRNG (xoshiro256** seeded by splitmix64); no global state. */
 typedef struct ap_pl_rng {
     uint64_t s[4];
