@@ -249,3 +249,8 @@ def test_multi_plan_verify_counts_every_models_state():
     other = ap.plan(chain, target=ap.targets.get("cortex-m7"))
     with pytest.raises(ap.InvalidPlan, match="different targets"):
         ap.MultiPlan([alone[0], other]).verify()
+    # nor a plan for the same target with another pool size: the joint check would read
+    # the first plan's capacities
+    roomier = ap.plan(chain, target=t.with_pool("sram", capacity=20000))
+    with pytest.raises(ap.InvalidPlan, match=r"different targets \(two configurations of cortex-m4\)"):
+        ap.MultiPlan([alone[0], roomier]).verify()

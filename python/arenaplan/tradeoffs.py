@@ -384,11 +384,12 @@ class MultiPlan:
         return True
 
     def _verify_shared_target(self) -> None:
-        targets = {None if p.target is None else p.target.name for p in self.plans}
-        if len(targets) > 1:
-            raise InvalidPlan(f"the plans are for different targets ({', '.join(sorted(map(str, targets)))}); "
-                              f"models sharing an arena share one target")
         target = self.plans[0].target
+        if any(p.target != target for p in self.plans):
+            names = sorted({str(None if p.target is None else p.target.name) for p in self.plans})
+            which = ", ".join(names) if len(names) > 1 else f"two configurations of {names[0]}"
+            raise InvalidPlan(f"the plans are for different targets ({which}); "
+                              f"models sharing an arena share one target")
         if target is None:
             return
         for pool in target.pools:
