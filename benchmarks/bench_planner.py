@@ -105,16 +105,22 @@ def rectangle_cut(n: int, seed: int, width: int = 65536, steps: int = 64, grain:
             np.array([p[3] - 1 for p in pieces]))
 
 
+def hard_cut(n: int, seed: int):
+    """(sizes, first, last, greedy_size's arena) of rectangle_cut(n, seed) if greedy_size
+    lands 25-40 % above the bound there, else None."""
+    s, f, l = rectangle_cut(n, seed)
+    g = arenaplan.plan_buffers(s, f, l, alignment=ALIGN, strategy="greedy_size")
+    return (s, f, l, g.arena_bytes) if 1.25 <= g.arena_bytes / g.lower_bound_bytes <= 1.40 else None
+
+
 def hard_problems(sizes_wanted, max_tries=200):
-    """Rectangle cuts on which greedy_size lands 25-40 % above the bound."""
+    """The first hard cut (hard_cut) of each size."""
     out = []
     for n in sizes_wanted:
         for seed in range(max_tries):
-            s, f, l = rectangle_cut(n, seed)
-            g = arenaplan.plan_buffers(s, f, l, alignment=ALIGN, strategy="greedy_size")
-            ratio = g.arena_bytes / g.lower_bound_bytes
-            if 1.25 <= ratio <= 1.40:
-                out.append((f"hard_{n}_s{seed}", s, f, l))
+            cut = hard_cut(n, seed)
+            if cut is not None:
+                out.append((f"hard_{n}_s{seed}",) + cut[:3])
                 break
     return out
 
@@ -171,19 +177,14 @@ def hard_sample(seeds: int, time_limit: float):
     rows = []
     for n in (300, 400, 500):
         for seed in range(seeds):
-            sizes, first, last = rectangle_cut(n, seed)
-            g = arenaplan.plan_buffers(sizes, first, last, alignment=ALIGN, strategy="greedy_size")
-            if not 1.25 <= g.arena_bytes / g.lower_bound_bytes <= 1.40:
+            cut = hard_cut(n, seed)
+            if cut is None:
                 continue
-            t = time.perf_counter()
-            a = arenaplan.plan_buffers(sizes, first, last, alignment=ALIGN, strategy="auto",
-                                       time_limit_s=time_limit, seed=0)
-            elapsed = time.perf_counter() - t
-            a.verify()
-            rows.append({"buffers": n, "seed": seed, "lower_bound_bytes": a.lower_bound_bytes,
-                         "greedy_size": g.arena_bytes, "auto": a.arena_bytes,
-                         "auto_ratio": a.arena_bytes / a.lower_bound_bytes, "optimal": a.optimal,
-                         "returned_by": a.strategy, "time_s": elapsed})
+            a = run((f"hard_{n}_s{seed}",) + cut[:3], "auto", 1, time_limit)
+            rows.append({"buffers": n, "seed": seed, "lower_bound_bytes": a["lower_bound_bytes"],
+                         "greedy_size": int(cut[3]), "auto": a["arena_bytes"],
+                         "auto_ratio": a["arena_bytes"] / a["lower_bound_bytes"], "optimal": a["optimal"],
+                         "returned_by": a["returned_by"], "time_s": a["time_s"]})
     return rows
 
 

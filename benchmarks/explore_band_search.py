@@ -202,6 +202,18 @@ class BandSearch:
                 return t0 + k
         return None
 
+    def _peel(self, idx, t0, t1):
+        """The buffers living over the whole window stacked from 0: ([(buffer, offset)],
+        their height, the other buffers)."""
+        placed, offset, rest = [], 0, []
+        for i in idx:
+            if self.first[i] == t0 and self.last[i] == t1:
+                placed.append((i, offset))
+                offset += self.size[i]
+            else:
+                rest.append(i)
+        return placed, offset, rest
+
     def _solve(self, idx, t0, t1, width):
         cut = self._time_cut(idx, t0, t1)
         if cut is not None:     # nothing crosses into op `cut`: two independent parts
@@ -209,13 +221,8 @@ class BandSearch:
             right = None if left is None else self.solve([i for i in idx if self.first[i] >= cut],
                                                          cut, t1, width)
             return None if right is None else left + right
-        full = [i for i in idx if self.first[i] == t0 and self.last[i] == t1]
-        if full:
-            placed, offset = [], 0
-            for i in full:
-                placed.append((i, offset))
-                offset += self.size[i]
-            rest = [i for i in idx if i not in set(full)]
+        placed, offset, rest = self._peel(idx, t0, t1)
+        if placed:
             if not rest:
                 return placed
             above = self.solve(rest, t0, t1, width - offset)
@@ -267,14 +274,9 @@ class BandDescent(BandSearch):
             left, hl = self.descend([i for i in idx if self.last[i] < cut], t0, cut - 1, width, leftover_s)
             right, hr = self.descend([i for i in idx if self.first[i] >= cut], cut, t1, width, leftover_s)
             return left + right, max(hl, hr)
-        full = [i for i in idx if self.first[i] == t0 and self.last[i] == t1]
-        if full:
-            placed, offset = [], 0
-            for i in full:
-                placed.append((i, offset))
-                offset += self.size[i]
-            inside = set(full)
-            above, h = self.descend([i for i in idx if i not in inside], t0, t1, width - offset, leftover_s)
+        placed, offset, rest = self._peel(idx, t0, t1)
+        if placed:
+            above, h = self.descend(rest, t0, t1, width - offset, leftover_s)
             return placed + [(i, o + offset) for i, o in above], offset + h
         self.nodes = 0
         band = None
