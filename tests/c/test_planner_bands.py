@@ -41,8 +41,8 @@ def auto(ffi, lib, sizes, first, last, alignment=GRAIN, step_limit=STEP_LIMIT, t
 # (pieces, seed): the hard rows of bench_planner, rectangles on which first fit lands
 # 25-40 % above the bound; the band phase reaches the bound on each.
 HARD = [(200, 0), (300, 1), (400, 1), (500, 3)]
-# band nodes of the 200-piece one (the same in the Python prototype,
-# benchmarks/explore_band_search.py, counting each solve call and opening combination)
+# band nodes the 200-piece one takes (every solve step, opening combination and
+# extension step counts)
 NODES_200 = 729
 
 
