@@ -30,6 +30,20 @@
  * keys): a false hit can only lose a plan, and the plan found is checked
  * against the conflict graph before it is returned.
  *
+ * Bands that do not split in time are skipped (see bs_band_splits).
+ *
+ * The exact search has BANDS_EXACT_SHARE of the phase's nodes and time. When it
+ * fails, the descent (descend) makes a plan for every input from what is left:
+ * each set first gets an exact search of DESCENT_TRY_NODES nodes; failing that,
+ * it is split in time, its full-span buffers are stacked, or the first band
+ * found (within as many nodes) is descended below the rest. A set with none of
+ * these (a leftover) is planned on its own by the greedy heuristics, the exact
+ * search and the neighbourhood search. A wrong band then costs only the part
+ * it spoils: on bench_planner's cut rectangles this reaches the bound on 300 s4
+ * and 300 s8, where the exact search commits to a band that is no union of the
+ * generator's pieces and runs out of nodes below it. The plan is checked
+ * against the conflict graph and kept only if it beats the incumbent.
+ *
  * Runs only when every non-empty buffer has the same alignment (offsets are
  * then sums of sizes), the bound is at most BANDS_MAX_UNITS granules and the
  * ops span at most BANDS_MAX_SPAN.
@@ -44,6 +58,9 @@
 #define BANDS_SUBSET_CAP 2000u
 /* Subsets of up to this many buffers are listed first, fewest first. */
 #define BANDS_FEW_MAX 7u
+/* The exact search's part of the phase's nodes and time; the descent has the rest. */
+#define BANDS_EXACT_SHARE (2.0 / 3.0)
+#define BANDS_EXACT_NODES_MAX ((uint64_t)12000000u)
 /* Heap the search may hold (frames, levels, arenas, memo) before it gives up. */
 #define BANDS_MAX_BYTES ((size_t)256 << 20)
 
@@ -657,13 +674,48 @@ static int bs_next_band(bs_state *s, size_t fi)
     }
 }
 
+/* The first boundary t0 < c <= t1 that no member of set[0 .. count) crosses (a
+   member crosses c when it lives at c - 1 and at c), or -1. */
+static int32_t bs_time_cut(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0,
+                           int32_t t1)
+{
+    size_t span = (size_t)(t1 - t0) + 1, k;
+    int32_t open = 0;
+    uint32_t j;
+    memset(s->cross, 0, (span + 1) * sizeof(int32_t));
+    for (j = 0; j < count; ++j) {
+        uint32_t i = set[j];
+        if (s->f[i] < s->l[i]) {
+            ++s->cross[s->f[i] - t0 + 1];
+            --s->cross[s->l[i] - t0 + 1];
+        }
+    }
+    for (k = 1; k < span; ++k) {
+        open += s->cross[k];
+        if (open == 0) {
+            return t0 + (int32_t)k;
+        }
+    }
+    return -1;
+}
+
+/* 1 when frame fi's current band splits in time. Bands that do not are skipped:
+   in a guillotine packing of a window with no time cut and no full-span buffer,
+   the stack of full-width pieces cut as finely as it goes consists of pieces
+   that each split in time, and the narrowest is at most half the width, so one
+   of them is always among the bands listed. */
+static int bs_band_splits(bs_state *s, size_t fi)
+{
+    const bs_frame *F = &s->frames[fi];
+    return bs_time_cut(s, s->idx + F->band, F->band_len, F->t0, F->t1) >= 0;
+}
+
 /* First visit of frame fi: memo, split, peel, or start the bands. */
 static int bs_enter(bs_state *s, size_t fi)
 {
     bs_frame *F = &s->frames[fi];
     const uint32_t *set = s->idx + F->set;
-    size_t span = (size_t)(F->t1 - F->t0) + 1, k;
-    int32_t open = 0;
+    int32_t cut;
     uint32_t j, peeled = 0, full = 0;
     if (!bs_node(s)) {
         return R_ABORT;
@@ -671,23 +723,12 @@ static int bs_enter(bs_state *s, size_t fi)
     if (bs_memo_has(s, F->h1, F->h2)) {
         return R_MEMO_FAIL;
     }
-    memset(s->cross, 0, (span + 1) * sizeof(int32_t));
-    for (j = 0; j < F->count; ++j) {
-        uint32_t i = set[j];
-        if (s->f[i] < s->l[i]) {
-            ++s->cross[s->f[i] - F->t0 + 1];
-            --s->cross[s->l[i] - F->t0 + 1];
-        }
-    }
-    for (k = 1; k < span; ++k) {
-        open += s->cross[k];
-        if (open == 0) {
-            int32_t cut = F->t0 + (int32_t)k;
-            F->cut = cut;
-            F->phase = PH_SPLIT_LEFT;
-            return bs_push_filtered(s, fi, 0, cut, F->t0, cut - 1, F->width, F->base) ? R_RUNNING
-                                                                                       : R_ABORT;
-        }
+    cut = bs_time_cut(s, set, F->count, F->t0, F->t1);
+    if (cut >= 0) {
+        F->cut = cut;
+        F->phase = PH_SPLIT_LEFT;
+        return bs_push_filtered(s, fi, 0, cut, F->t0, cut - 1, F->width, F->base) ? R_RUNNING
+                                                                                   : R_ABORT;
     }
     for (j = 0; j < F->count; ++j) {
         uint32_t i = set[j];
@@ -737,8 +778,11 @@ static int bs_enter(bs_state *s, size_t fi)
 static int bs_band_next(bs_state *s, size_t fi)
 {
     size_t at;
-    int r = bs_next_band(s, fi);
+    int r;
     bs_frame *F;
+    do {
+        r = bs_next_band(s, fi);
+    } while (r > 0 && !bs_band_splits(s, fi));
     if (r < 0) {
         return R_ABORT;
     }
@@ -799,20 +843,9 @@ static int bs_resume(bs_state *s, size_t fi)
     }
 }
 
-/* The whole search: 1 when every item has its offset. */
-static int bs_run(bs_state *s, uint32_t units, int32_t span)
+/* Run the frames on the stack to the end: 1 when the bottom one placed its set. */
+static int bs_loop(bs_state *s)
 {
-    size_t at;
-    uint32_t i;
-    if (!bs_idx_push(s, s->m, &at)) {
-        return 0;
-    }
-    for (i = 0; i < s->m; ++i) {
-        s->idx[at + i] = i;
-    }
-    if (!bs_push_frame(s, at, s->m, 0, span - 1, units, 0)) {
-        return 0;
-    }
     while (s->nframes > 0) {
         size_t fi = s->nframes - 1;
         int r = bs_resume(s, fi);
@@ -838,13 +871,82 @@ static int bs_run(bs_state *s, uint32_t units, int32_t span)
     return s->result;
 }
 
-/* Every conflicting pair disjoint and the arena at the bound. */
-static int bs_check(const ap_pl_problem *p, const size_t *offsets)
+/* Where the stacks stand between searches, and the node cap. */
+typedef struct bs_mark {
+    size_t idx_top, word_top, level_top;
+    uint64_t node_cap;
+} bs_mark;
+
+/* Push a frame over set[0 .. count) (not in the idx arena) with at most `budget`
+   more nodes; 0 when it cannot. */
+static int bs_open(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, int32_t t1,
+                   uint32_t width, uint32_t base, uint64_t budget, bs_mark *mark)
 {
-    size_t i, k;
-    if (ap_pl_arena(p, offsets) != p->lower_bound) {
+    size_t at;
+    mark->idx_top = s->idx_top;
+    mark->word_top = s->word_top;
+    mark->level_top = s->level_top;
+    mark->node_cap = s->node_cap;
+    if (s->nodes < s->node_cap && s->node_cap - s->nodes > budget) {
+        s->node_cap = s->nodes + budget;
+    }
+    if (!bs_idx_push(s, count, &at)) {
         return 0;
     }
+    memcpy(s->idx + at, set, count * sizeof(uint32_t));
+    s->result = 0;
+    return bs_push_frame(s, at, count, t0, t1, width, base);
+}
+
+/* Drop whatever the search left on the stacks. */
+static void bs_close(bs_state *s, const bs_mark *mark)
+{
+    s->nframes = 0;
+    s->idx_top = mark->idx_top;
+    s->word_top = mark->word_top;
+    s->level_top = mark->level_top;
+    s->node_cap = mark->node_cap;
+}
+
+/* Place set[0 .. count) within `width` granules from `base` (s->off), with at
+   most `budget` nodes: 1 when placed. */
+static int bs_search(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, int32_t t1,
+                     uint32_t width, uint32_t base, uint64_t budget)
+{
+    bs_mark mark;
+    int ok = bs_open(s, set, count, t0, t1, width, base, budget, &mark) && bs_loop(s);
+    bs_close(s, &mark);
+    return ok;
+}
+
+/* The first band of set[0 .. count) (a window with no time cut and no full-span
+   member) within `budget` nodes: its members into band[] (count entries of room),
+   *len and *wb; 0 when none was found. */
+static int bs_first_band(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0,
+                         int32_t t1, uint32_t width, uint64_t budget, uint32_t *band,
+                         uint32_t *len, uint32_t *wb)
+{
+    bs_mark mark;
+    int r = -1;
+    if (bs_open(s, set, count, t0, t1, width, 0, budget, &mark) && bs_bands_init(s, 0)) {
+        do {
+            r = bs_next_band(s, 0);
+        } while (r > 0 && !bs_band_splits(s, 0));
+        if (r > 0) {
+            const bs_frame *F = &s->frames[0];
+            memcpy(band, s->idx + F->band, F->band_len * sizeof(uint32_t));
+            *len = F->band_len;
+            *wb = F->wb;
+        }
+    }
+    bs_close(s, &mark);
+    return r > 0;
+}
+
+/* Every conflicting pair disjoint. */
+static int bs_disjoint(const ap_pl_problem *p, const size_t *offsets)
+{
+    size_t i, k;
     for (i = 0; i < p->n; ++i) {
         for (k = p->adj_start[i]; k < p->adj_start[i + 1]; ++k) {
             size_t j = p->adj[k];
@@ -854,6 +956,222 @@ static int bs_check(const ap_pl_problem *p, const size_t *offsets)
         }
     }
     return 1;
+}
+
+/* ---- descent: a plan for every input, exact where bands are found ----------- */
+
+/* Nodes of each exact try and of each band hunt of the descent. */
+#define DESCENT_TRY_NODES 20000u
+/* Deeper than this, a set is planned as a leftover. */
+#define DESCENT_MAX_DEPTH 200
+
+typedef struct bs_descent {
+    bs_state *s;
+    size_t granule, alignment;
+    double deadline;
+    uint64_t max_steps;    /* 0: none; else the descent's nodes and leftover steps */
+    uint64_t steps;        /* leftover steps taken */
+    uint32_t unplaced;     /* items not placed yet: a leftover's share of what is left */
+    int failed;            /* out of memory: no plan */
+} bs_descent;
+
+static uint64_t descent_spent(const bs_descent *d, uint64_t nodes_at_start)
+{
+    return d->s->nodes - nodes_at_start + d->steps;
+}
+
+/*
+ * A leftover: set[0 .. count), where no band was found, planned on its own by
+ * the greedy heuristics, then the exact search and the neighbourhood search,
+ * each with half of the set's share of the time and steps left (its share of
+ * the unplaced items). Offsets from base; returns the height in granules.
+ */
+static uint32_t descent_leftover(bs_descent *d, const uint32_t *set, uint32_t count,
+                                 uint32_t base, uint64_t nodes_at_start)
+{
+    bs_state *s = d->s;
+    ap_buffer *bufs = (ap_buffer *)ap_pl_alloc(count, sizeof(ap_buffer));
+    size_t *off = (size_t *)ap_pl_alloc(count, sizeof(size_t));
+    size_t *alt = (size_t *)ap_pl_alloc(count, sizeof(size_t));
+    ap_pl_problem sub;
+    size_t arena = 0, arena2;
+    uint32_t j, height = 0;
+    int have = 0;
+    memset(&sub, 0, sizeof(sub));
+    if (bufs == NULL || off == NULL || alt == NULL) {
+        d->failed = 1;
+        goto out;
+    }
+    for (j = 0; j < count; ++j) {
+        uint32_t i = set[j];
+        bufs[j].size = (size_t)s->u[i] * d->granule;
+        bufs[j].alignment = d->alignment;
+        bufs[j].first = s->f[i];
+        bufs[j].last = s->l[i];
+    }
+    if (ap_pl_problem_init(&sub, bufs, count, NULL) != AP_OK ||
+        ap_pl_greedy(&sub, AP_STRATEGY_GREEDY_SIZE, off) != AP_OK ||
+        ap_pl_greedy(&sub, AP_STRATEGY_GREEDY_CONFLICTS, alt) != AP_OK) {
+        d->failed = 1;
+        goto out;
+    }
+    have = 1;
+    arena = ap_pl_arena(&sub, off);
+    arena2 = ap_pl_arena(&sub, alt);
+    if (arena2 < arena) {
+        memcpy(off, alt, count * sizeof(size_t));
+        arena = arena2;
+    }
+    if (arena > sub.lower_bound) {
+        double now = ap_pl_now(), share = (double)count / (double)d->unplaced;
+        uint64_t spent = descent_spent(d, nodes_at_start), steps = 0;
+        ap_pl_search search;
+        int phase;
+        if (d->max_steps > 0) {
+            steps = spent < d->max_steps ? (uint64_t)(share * (double)(d->max_steps - spent)) : 0;
+            steps = steps < 2 ? 2 : steps;
+        }
+        for (phase = 0; phase < 2 && arena > sub.lower_bound; ++phase) {
+            memset(&search, 0, sizeof(search));
+            search.deadline = now + share * (d->deadline - now) * (phase == 0 ? 0.5 : 1.0);
+            search.max_steps = steps / 2;
+            if ((phase == 0 ? ap_pl_exact(&sub, off, &arena, &search)
+                            : ap_pl_lns(&sub, off, &arena, &search)) != AP_OK) {
+                break; /* no working memory: keep the plan in hand */
+            }
+            d->steps += search.steps;
+        }
+    }
+out:
+    if (have) {
+        for (j = 0; j < count; ++j) {
+            s->off[set[j]] = base + (uint32_t)(off[j] / d->granule);
+        }
+        height = (uint32_t)(arena / d->granule);
+    }
+    d->unplaced -= count < d->unplaced ? count : d->unplaced;
+    ap_pl_problem_free(&sub);
+    free(bufs);
+    free(off);
+    free(alt);
+    return height;
+}
+
+/* The members of set[0 .. count) that pass `keep` into a new array (*out, *n):
+   0 when out of memory. keep: 0 last < cut, 1 first >= cut, 2 not marked. */
+static int descent_filter(const bs_state *s, const uint32_t *set, uint32_t count, int keep,
+                          int32_t cut, uint32_t **out, uint32_t *n)
+{
+    uint32_t j, k = 0;
+    uint32_t *part = (uint32_t *)ap_pl_alloc(count > 0 ? count : 1, sizeof(uint32_t));
+    if (part == NULL) {
+        return 0;
+    }
+    for (j = 0; j < count; ++j) {
+        uint32_t i = set[j];
+        if (keep == 0 ? s->l[i] < cut : keep == 1 ? s->f[i] >= cut : !s->mark[i]) {
+            part[k++] = i;
+        }
+    }
+    *out = part;
+    *n = k;
+    return 1;
+}
+
+/*
+ * Place set[0 .. count) over [t0, t1] from `base`, in about `width` granules:
+ * the exact search where it succeeds within DESCENT_TRY_NODES; else a time
+ * split, the full-span buffers at the bottom, or the first band found (below
+ * the rest, each descended); a set with none of these is a leftover. Returns
+ * the height used (>= width unless the set is empty).
+ */
+static uint32_t descend(bs_descent *d, const uint32_t *set, uint32_t count, int32_t t0,
+                        int32_t t1, uint32_t width, uint32_t base, int depth,
+                        uint64_t nodes_at_start)
+{
+    bs_state *s = d->s;
+    uint32_t *part = NULL, *rest = NULL, n = 0, nr = 0, j, height = 0, full = 0, len = 0, wb = 0;
+    int32_t cut;
+    if (count == 0 || d->failed) {
+        return 0;
+    }
+    if (depth >= DESCENT_MAX_DEPTH) {
+        return descent_leftover(d, set, count, base, nodes_at_start);
+    }
+    if (bs_search(s, set, count, t0, t1, width, base, DESCENT_TRY_NODES)) {
+        d->unplaced -= count < d->unplaced ? count : d->unplaced;
+        return width;
+    }
+    cut = bs_time_cut(s, set, count, t0, t1);
+    if (cut >= 0) {
+        uint32_t left, right;
+        if (!descent_filter(s, set, count, 0, cut, &part, &n) ||
+            !descent_filter(s, set, count, 1, cut, &rest, &nr)) {
+            d->failed = 1;
+        } else {
+            left = descend(d, part, n, t0, cut - 1, width, base, depth + 1, nodes_at_start);
+            right = descend(d, rest, nr, cut, t1, width, base, depth + 1, nodes_at_start);
+            height = left > right ? left : right;
+        }
+        free(part);
+        free(rest);
+        return height;
+    }
+    for (j = 0; j < count; ++j) {
+        uint32_t i = set[j];
+        if (s->f[i] == t0 && s->l[i] == t1) {
+            s->off[i] = base + full;
+            full += s->u[i];
+            s->mark[i] = 1;
+        }
+    }
+    if (full > 0) {
+        uint32_t above = 0;
+        int ok = descent_filter(s, set, count, 2, 0, &rest, &nr);
+        for (j = 0; j < count; ++j) {
+            s->mark[set[j]] = 0;
+        }
+        if (!ok) {
+            d->failed = 1;
+            return 0;
+        }
+        d->unplaced -= count - nr < d->unplaced ? count - nr : d->unplaced;
+        above = descend(d, rest, nr, t0, t1, width > full ? width - full : 0, base + full,
+                        depth + 1, nodes_at_start);
+        free(rest);
+        return full + above;
+    }
+    part = (uint32_t *)ap_pl_alloc(count, sizeof(uint32_t));
+    if (part == NULL) {
+        d->failed = 1;
+        return 0;
+    }
+    if (count >= 2 && bs_first_band(s, set, count, t0, t1, width, DESCENT_TRY_NODES, part, &len,
+                                     &wb)) {
+        uint32_t below, above;
+        for (j = 0; j < len; ++j) {
+            s->mark[part[j]] = 1;
+        }
+        n = descent_filter(s, set, count, 2, 0, &rest, &nr);
+        for (j = 0; j < len; ++j) {
+            s->mark[part[j]] = 0;
+        }
+        if (!n) {
+            d->failed = 1;
+        } else {
+            below = descend(d, part, len, t0, t1, wb, base, depth + 1, nodes_at_start);
+            above = descend(d, rest, nr, t0, t1, width - wb, base + below, depth + 1,
+                            nodes_at_start);
+            height = below + above;
+        }
+        free(rest);
+    } else if (depth == 0) {
+        d->failed = 1; /* nothing to descend: the later phases plan it whole */
+    } else {
+        height = descent_leftover(d, set, count, base, nodes_at_start);
+    }
+    free(part);
+    return height;
 }
 
 static void bs_free(bs_state *s)
@@ -884,8 +1202,12 @@ ap_status ap_pl_bands(const ap_pl_problem *problem, size_t *offsets, size_t *are
     int32_t tmin = INT32_MAX, tmax = INT32_MIN, span;
     uint32_t units, m = 0;
     size_t *work = NULL;
+    uint32_t *all = NULL;
     ap_status st = AP_OK;
     uint64_t keys = 0; /* per-buffer random keys of the order-free set hash */
+    uint64_t exact_nodes, steps_extra = 0;
+    double now = ap_pl_now();
+    int placed = 0;
 
     if (*arena <= p->lower_bound || p->nonempty == 0 || p->lower_bound / g > BANDS_MAX_UNITS ||
         p->nonempty > UINT32_MAX / 4) {
@@ -928,7 +1250,8 @@ ap_status ap_pl_bands(const ap_pl_problem *problem, size_t *offsets, size_t *are
     s.memo_cap = 4096;
     s.memo = (bs_memo_entry *)ap_pl_zalloc(s.memo_cap, sizeof(bs_memo_entry));
     work = (size_t *)ap_pl_alloc(p->n, sizeof(size_t));
-    if (!s.u || !s.f || !s.l || !s.item || !s.off || !s.key1 || !s.key2 || !s.mark || !s.cross ||
+    all = (uint32_t *)ap_pl_alloc(s.m, sizeof(uint32_t));
+    if (!all || !s.u || !s.f || !s.l || !s.item || !s.off || !s.key1 || !s.key2 || !s.mark || !s.cross ||
         !s.sort_tmp || !s.memo || !work) {
         st = AP_ERR_OUT_OF_MEMORY;
         goto out;
@@ -945,25 +1268,53 @@ ap_status ap_pl_bands(const ap_pl_problem *problem, size_t *offsets, size_t *are
         s.key2[m] = ap_pl_splitmix64(&keys);
         ++m;
     }
+    for (i = 0; i < m; ++i) {
+        all[i] = (uint32_t)i;
+    }
+    /* the exact search first, with BANDS_EXACT_SHARE of the nodes and the time */
     s.node_cap = search->max_steps > 0 ? search->max_steps : UINT64_MAX;
-    s.deadline = search->deadline;
-    if (bs_run(&s, units, span)) {
+    s.deadline = now + BANDS_EXACT_SHARE * (search->deadline - now);
+    exact_nodes = (uint64_t)(BANDS_EXACT_SHARE * (double)(s.node_cap < BANDS_EXACT_NODES_MAX
+                                                              ? s.node_cap
+                                                              : BANDS_EXACT_NODES_MAX));
+    if (bs_search(&s, all, m, 0, span - 1, units, 0, exact_nodes)) {
+        placed = 1;
+    } else {
+        /* the descent, with what is left */
+        bs_descent d;
+        uint32_t height;
+        memset(&d, 0, sizeof(d));
+        d.s = &s;
+        d.granule = g;
+        d.alignment = align;
+        d.deadline = search->deadline;
+        d.max_steps = search->max_steps;
+        d.unplaced = m;
+        s.deadline = search->deadline;
+        height = descend(&d, all, m, 0, span - 1, units, 0, 0, 0);
+        steps_extra = d.steps;
+        placed = !d.failed && height > 0;
+    }
+    if (placed) {
+        size_t found;
         for (i = 0; i < p->n; ++i) {
             work[i] = 0;
         }
         for (i = 0; i < m; ++i) {
             work[s.item[i]] = (size_t)s.off[i] * g;
         }
-        if (bs_check(p, work)) {
+        found = ap_pl_arena(p, work);
+        if (found < *arena && bs_disjoint(p, work)) {
             memcpy(offsets, work, p->n * sizeof(size_t));
-            *arena = p->lower_bound;
+            *arena = found;
             search->improved = 1;
-            search->proven = 1;
+            search->proven = found == p->lower_bound;
         }
     }
-    search->steps += s.nodes > s.node_cap ? s.node_cap : s.nodes;
+    search->steps += (s.nodes > s.node_cap ? s.node_cap : s.nodes) + steps_extra;
 out:
     free(work);
+    free(all);
     bs_free(&s);
     return st;
 }

@@ -3,10 +3,12 @@
  *
  * auto: every greedy heuristic (each O(E log) once the conflict graph is
  * built); stop if the best reaches the lower bound (then it is optimal). Else
- * the band decomposition of bands.c (a fifth of the time and steps, at most
- * AUTO_BANDS_NODES nodes) looks for a plan at exactly the bound, which a
- * problem made of a cut-up address x time rectangle often has; if it finds
- * one, that is the answer (reported as "exact": it is proven optimal). Else
+ * the band decomposition of bands.c (AUTO_BANDS_SHARE of the time and steps,
+ * at most AUTO_BANDS_NODES nodes) looks for a plan at exactly the bound, which
+ * a problem made of a cut-up address x time rectangle often has; if it finds
+ * one, that is the answer (reported as "exact": it is proven optimal). If not,
+ * its descent may still leave a better incumbent (bands placed exactly, the
+ * rest planned apart; reported as "lns" unless it is at the bound). Else
  * the exact search gets the first part of the remaining time (it proves the
  * bound reachable, or finds a plan within it, quickly on network-shaped graphs)
  * and the large neighbourhood search of lns.c the rest (annealing instead when
@@ -58,8 +60,8 @@
    on the cut rectangles it reaches the bound within about 3M nodes when it
    reaches it at all (0.7 s here); beyond that the time is better spent on the
    other phases. */
-#define AUTO_BANDS_SHARE 0.2
-#define AUTO_BANDS_NODES 8000000u
+#define AUTO_BANDS_SHARE 0.3
+#define AUTO_BANDS_NODES 12000000u
 
 const char *ap_strategy_str(ap_strategy strategy)
 {
@@ -169,7 +171,9 @@ static ap_status run_bands(plan_run *run, double deadline)
                                                                               : steps,
                                        0, 0);
     ap_status st = ap_pl_bands(run->p, run->best, &run->best_arena, &search);
-    absorb_search(run, &search, AP_STRATEGY_EXACT);
+    /* a plan above the bound is the descent's: bands, and leftovers the
+       neighbourhood search polished */
+    absorb_search(run, &search, search.proven ? AP_STRATEGY_EXACT : AP_STRATEGY_LNS);
     return st;
 }
 

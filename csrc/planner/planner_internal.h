@@ -231,10 +231,11 @@ ap_status ap_pl_lns(const ap_pl_problem *problem, size_t *offsets, size_t *arena
  * Band decomposition (bands.c): look for a plan at exactly the lower bound by
  * splitting the problem into bands of constant live bytes, as a cut-up address x
  * time rectangle allows. On success `offsets` / *arena get that plan and
- * search->proven and ->improved are set; otherwise both are left as they are.
- * search->max_steps is the node budget (0: none). Skipped (AP_OK, nothing found)
- * unless every non-empty buffer has the same alignment and the bound is at most
- * 65,536 granules.
+ * search->proven and ->improved are set. Otherwise its descent's plan (bands
+ * placed exactly, the rest planned apart) replaces the incumbent if smaller
+ * (->improved set, ->proven only at the bound). search->max_steps is the node
+ * budget (0: none). Skipped (AP_OK, nothing found) unless every non-empty buffer
+ * has the same alignment and the bound is at most 65,536 granules.
  */
 ap_status ap_pl_bands(const ap_pl_problem *problem, size_t *offsets, size_t *arena,
                       ap_pl_search *search);

@@ -255,7 +255,9 @@ def plan_buffers(sizes: ArrayLike, first: ArrayLike, last: ArrayLike, alignment:
             auto's exact or band search found it. ``auto`` runs the greedy heuristics,
             then a band decomposition that finds perfect packings of problems whose
             live bytes are the same at every op (e.g. a cut-up address x time
-            rectangle), then the exact and large-neighbourhood searches.
+            rectangle); failing that, a descent places exactly what bands it finds
+            and plans the rest apart; then the exact and large-neighbourhood
+            searches improve the best plan.
         time_limit_s: bound on the search strategies (default: about a second).
         seed: makes randomised search deterministic.
         capacity: stop at the first plan within this many bytes (``"96KiB"`` accepted);

@@ -20,15 +20,20 @@ from bench_planner import rectangle_cut  # noqa: E402  (the benchmark's own gene
 WIDTH = 65536
 STEPS = 64
 GRAIN = 16
-# auto gives the band phase a fifth of its steps: with this limit it may take
-# 4,000,000 nodes, more than the 2,451,767 that the 400-piece rectangle below needs.
+# auto gives the band phase 3/10 of its steps, and the phase gives two thirds of
+# them to its exact search: with this limit it may take 4,000,000 nodes, more than
+# the 2,451,767 that the 400-piece rectangle below needs.
 STEP_LIMIT = 20_000_000
 BAND_STEPS = STEP_LIMIT // 5
 
 
+def cut_rectangle_steps(n, seed, steps):
+    """(sizes, first, last) of bench_planner's WIDTH x steps rectangle cut into n pieces."""
+    return tuple([int(x) for x in a] for a in rectangle_cut(n, seed, WIDTH, steps, GRAIN))
+
+
 def cut_rectangle(n, seed):
-    """(sizes, first, last) of bench_planner's width x steps rectangle cut into n pieces."""
-    return tuple([int(x) for x in a] for a in rectangle_cut(n, seed, WIDTH, STEPS, GRAIN))
+    return cut_rectangle_steps(n, seed, STEPS)
 
 
 def auto(ffi, lib, sizes, first, last, alignment=GRAIN, step_limit=STEP_LIMIT, time_limit=60.0):
@@ -130,3 +135,49 @@ def test_band_phase_beats_first_fit_on_a_small_problem(ffi, lib):
     assert plan(ffi, lib, sizes, first, last, 1, strategy="greedy_size").arena == 90
     p = auto(ffi, lib, sizes, first, last, alignment=1)
     assert p.arena == 80 and p.optimal == 1 and p.strategy == "exact"
+
+
+# A hard cut (first fit 25-40 % above the bound) where the exact band search runs
+# out of its nodes: it commits to a band of 9 buffers (2,560 B) that is no union of
+# the generator's pieces. The descent gets there: it takes the first band it finds
+# at each level and searches exactly below it, so a wrong band costs only its part.
+DESCENT_HARD = (300, 4)
+
+
+def test_descent_reaches_the_bound_where_the_exact_band_search_runs_out(ffi, lib):
+    sizes, first, last = cut_rectangle(*DESCENT_HARD)
+    g = plan(ffi, lib, sizes, first, last, GRAIN, strategy="greedy_size")
+    assert 1.25 * WIDTH <= g.arena <= 1.40 * WIDTH
+    runs = [auto(ffi, lib, sizes, first, last, time_limit=t) for t in (60.0, 90.0)]
+    p = runs[0]
+    assert p.arena == p.lower_bound == WIDTH and p.optimal == 1
+    # the exact band search spent its 4,000,000 nodes before the descent began
+    assert p.steps > BAND_STEPS
+    assert (runs[1].offsets, runs[1].steps) == (p.offsets, p.steps)
+
+
+def rectangle_then_random(seed):
+    """Ops 0-31: a cut rectangle of WIDTH bytes; ops 32-63: 60 buffers of random
+    sizes and lifetimes, live bytes below WIDTH. Nothing crosses op 32."""
+    sizes, first, last = (list(a) for a in cut_rectangle_steps(120, seed, 32))
+    rng = random.Random(seed)
+    for _ in range(60):
+        f = rng.randrange(32, STEPS)
+        sizes.append(rng.randrange(1, 400) * GRAIN)
+        first.append(f)
+        last.append(min(STEPS - 1, f + rng.randrange(8)))
+    return sizes, first, last
+
+
+def test_descent_plans_what_has_no_band_on_its_own(ffi, lib):
+    # the descent splits at op 32, places the rectangle at the bound and plans the
+    # random part (no band there) by the heuristics, exact and neighbourhood searches
+    for seed in range(3):
+        sizes, first, last = rectangle_then_random(seed)
+        g = plan(ffi, lib, sizes, first, last, GRAIN, strategy="greedy_size")
+        assert g.arena > g.lower_bound == WIDTH
+        runs = [auto(ffi, lib, sizes, first, last, step_limit=2_000_000, time_limit=t)
+                for t in (60.0, 90.0)]
+        p = runs[0]
+        assert p.arena == WIDTH and p.optimal == 1
+        assert (runs[1].offsets, runs[1].steps) == (p.offsets, p.steps)
