@@ -60,8 +60,8 @@
    on the cut rectangles it reaches the bound within about 3M nodes when it
    reaches it at all (0.7 s here); beyond that the time is better spent on the
    other phases. */
-#define AUTO_BANDS_SHARE 0.3
-#define AUTO_BANDS_NODES 12000000u
+#define AUTO_BANDS_SHARE 0.4
+#define AUTO_BANDS_NODES 16000000u
 
 const char *ap_strategy_str(ap_strategy strategy)
 {

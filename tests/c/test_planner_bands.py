@@ -20,8 +20,8 @@ from bench_planner import rectangle_cut  # noqa: E402  (the benchmark's own gene
 WIDTH = 65536
 STEPS = 64
 GRAIN = 16
-# auto gives the band phase 3/10 of its steps, and the phase gives two thirds of
-# them to its exact search: with this limit it may take 4,000,000 nodes, more than
+# auto gives the band phase 4/10 of its steps, and the phase gives half of them to
+# its forward exact search: with this limit it may take 4,000,000 nodes, more than
 # the 2,451,767 that the 400-piece rectangle below needs.
 STEP_LIMIT = 20_000_000
 BAND_STEPS = STEP_LIMIT // 5
@@ -138,9 +138,10 @@ def test_band_phase_beats_first_fit_on_a_small_problem(ffi, lib):
 
 
 # A hard cut (first fit 25-40 % above the bound) where the exact band search runs
-# out of its nodes: it commits to a band of 9 buffers (2,560 B) that is no union of
-# the generator's pieces. The descent gets there: it takes the first band it finds
-# at each level and searches exactly below it, so a wrong band costs only its part.
+# out of its nodes in both directions: forward it commits to a band of 9 buffers
+# (2,560 B) that is no union of the generator's pieces. The descent gets there: it
+# takes the first band it finds at each level and searches exactly below it, so a
+# wrong band costs only its part.
 DESCENT_HARD = (300, 4)
 
 
@@ -151,9 +152,24 @@ def test_descent_reaches_the_bound_where_the_exact_band_search_runs_out(ffi, lib
     runs = [auto(ffi, lib, sizes, first, last, time_limit=t) for t in (60.0, 90.0)]
     p = runs[0]
     assert p.arena == p.lower_bound == WIDTH and p.optimal == 1
-    # the exact band search spent its 4,000,000 nodes before the descent began
-    assert p.steps > BAND_STEPS
+    # both exact band searches spent their nodes (6,000,000) before the descent began
+    assert p.steps > BAND_STEPS * 3 // 2
     assert (runs[1].offsets, runs[1].steps) == (p.offsets, p.steps)
+
+
+# A hard cut where the forward search and the descent stay 7.7 % above the bound and
+# the search with time reversed reaches it at once.
+REVERSED_HARD = (300, 16)
+
+
+def test_search_with_time_reversed_reaches_the_bound(ffi, lib):
+    sizes, first, last = cut_rectangle(*REVERSED_HARD)
+    g = plan(ffi, lib, sizes, first, last, GRAIN, strategy="greedy_size")
+    assert 1.25 * WIDTH <= g.arena <= 1.40 * WIDTH
+    p = auto(ffi, lib, sizes, first, last)
+    assert p.arena == p.lower_bound == WIDTH and p.optimal == 1
+    # the forward search spent its half of the phase's nodes first
+    assert BAND_STEPS < p.steps <= BAND_STEPS * 3 // 2
 
 
 def rectangle_then_random(seed):
