@@ -35,13 +35,12 @@
  * The exact search runs forward with half of the phase's nodes and time, then
  * with time reversed (bands grown from the last op back) up to three quarters:
  * which end opens on true bands differs from problem to problem. When both
- * fail, the descent (descend) makes a plan for every input from what is left:
- * each set first gets an exact search of DESCENT_TRY_NODES nodes; failing that,
- * it is split in time, its full-span buffers are stacked, or the first band
- * found (within as many nodes) is descended below the rest. A set with none of
- * these (a leftover) is planned on its own by the greedy heuristics, the exact
- * search and the neighbourhood search. A wrong band then costs only the part
- * it spoils: on bench_planner's cut rectangles this reaches the bound on 300 s4
+ * fail on a problem whose live bytes are the bound at every op (a rectangle to
+ * fill), the descent (bands_descent.c) makes a plan from what is left: each set first gets a short exact search; failing that, it is split in
+ * time, its full-span buffers are stacked, or the first band found is descended
+ * below the rest; a set with none of these (a leftover) is planned on its own by
+ * the other strategies. A wrong band then costs only the part it spoils: on
+ * bench_planner's cut rectangles this reaches the bound on 300 s4
  * and 300 s8, where the exact search commits to a band that is no union of the
  * generator's pieces and runs out of nodes below it. The plan is checked
  * against the conflict graph and kept only if it beats the incumbent.
@@ -50,7 +49,7 @@
  * then sums of sizes), the bound is at most BANDS_MAX_UNITS granules and the
  * ops span at most BANDS_MAX_SPAN.
  */
-#include "planner_internal.h"
+#include "bands_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -75,80 +74,6 @@ enum { PH_ENTER, PH_SPLIT_LEFT, PH_SPLIT_RIGHT, PH_PEEL, PH_BAND_NEXT, PH_BAND_B
    running (a child was pushed, or the next step is its own), or the search is over. */
 enum { R_FAIL = 0, R_OK = 1, R_RUNNING = 2, R_ABORT = 3, R_MEMO_FAIL = 4 };
 enum { DEC_IN = 1, DEC_OUT = 2 };
-
-typedef struct bs_frame {
-    size_t set;            /* members: idx[set .. set + count), pushed by the parent */
-    uint32_t count;
-    int32_t t0, t1;        /* window */
-    uint32_t width, base;  /* granules */
-    int phase;
-    int32_t cut;
-    uint64_t h1, h2;       /* order-free hash of the members */
-    size_t word_entry;     /* arena tops when the frame was pushed */
-    size_t level_entry;
-    /* band enumeration (idx arena offsets) */
-    size_t starts;         /* members by first, then size descending (stable) */
-    size_t start_at;       /* span + 1: position in starts of the first member starting
-                              at t0 + k */
-    size_t ending;         /* span: granules of band members ending at t0 + k */
-    size_t band;           /* count entries */
-    uint32_t band_len;
-    size_t combo;          /* count entries: positions in the opening */
-    uint32_t k, n0, wb;
-    uint32_t nlevels;
-    int started;
-} bs_frame;
-
-/* One boundary of a band's extension: the subsets of the members starting at t
-   that add up to goal, walked lazily. */
-typedef struct bs_level {
-    int32_t t;
-    uint32_t items;        /* position in the frame's starts */
-    uint32_t n;
-    uint32_t goal;
-    size_t reach;          /* word arena: n + 1 rows of stride words; row i: the sums
-                              items i.. can make */
-    size_t stride;
-    size_t dec;            /* idx arena: n decisions */
-    uint32_t pos, rest;
-    uint32_t want;         /* subsets of exactly this many members; 0: any */
-    uint32_t picks;        /* buffers included so far by the walk */
-    uint32_t yielded;      /* subsets listed by count */
-    uint32_t walked;       /* subsets found by the largest-first walk */
-    uint32_t band_len;     /* band length before this level's subset */
-    int started;
-    size_t idx_entry, word_entry;
-} bs_level;
-
-typedef struct bs_memo_entry {
-    uint64_t a, b;
-} bs_memo_entry;
-
-typedef struct bs_state {
-    uint32_t m;
-    uint32_t *u;           /* granules */
-    int32_t *f, *l;        /* lifetimes relative to the earliest first */
-    uint32_t *item;        /* problem index of each item */
-    uint32_t *off;         /* granules, the answer */
-    uint64_t *key1, *key2;
-    unsigned char *mark;
-    int32_t *cross;        /* span + 2 */
-    uint32_t *sort_tmp;    /* m */
-    uint32_t *idx;
-    size_t idx_top, idx_cap;
-    uint64_t *words;
-    size_t word_top, word_cap;
-    bs_frame *frames;
-    size_t nframes, frame_cap;
-    bs_level *levels;
-    size_t level_top, level_cap;
-    bs_memo_entry *memo;
-    size_t memo_count, memo_cap;
-    size_t bytes;          /* held by the growable parts */
-    uint64_t nodes, node_cap;
-    double deadline;
-    int result;            /* of the frame that finished last */
-} bs_state;
 
 /* Make room for `need` elements of `elem` bytes in *data (capacity *cap),
    doubling; 0 if that would pass the memory cap or the heap refuses. */
@@ -681,7 +606,7 @@ static int bs_next_band(bs_state *s, size_t fi)
 
 /* The first boundary t0 < c <= t1 that no member of set[0 .. count) crosses (a
    member crosses c when it lives at c - 1 and at c), or -1. */
-static int32_t bs_time_cut(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0,
+int32_t ap_bs_time_cut(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0,
                            int32_t t1)
 {
     size_t span = (size_t)(t1 - t0) + 1, k;
@@ -712,7 +637,7 @@ static int32_t bs_time_cut(bs_state *s, const uint32_t *set, uint32_t count, int
 static int bs_band_splits(bs_state *s, size_t fi)
 {
     const bs_frame *F = &s->frames[fi];
-    return bs_time_cut(s, s->idx + F->band, F->band_len, F->t0, F->t1) >= 0;
+    return ap_bs_time_cut(s, s->idx + F->band, F->band_len, F->t0, F->t1) >= 0;
 }
 
 /* First visit of frame fi: memo, split, peel, or start the bands. */
@@ -728,7 +653,7 @@ static int bs_enter(bs_state *s, size_t fi)
     if (bs_memo_has(s, F->h1, F->h2)) {
         return R_MEMO_FAIL;
     }
-    cut = bs_time_cut(s, set, F->count, F->t0, F->t1);
+    cut = ap_bs_time_cut(s, set, F->count, F->t0, F->t1);
     if (cut >= 0) {
         F->cut = cut;
         F->phase = PH_SPLIT_LEFT;
@@ -915,7 +840,7 @@ static void bs_close(bs_state *s, const bs_mark *mark)
 
 /* Place set[0 .. count) within `width` granules from `base` (s->off), with at
    most `budget` nodes: 1 when placed. */
-static int bs_search(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, int32_t t1,
+int ap_bs_search(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, int32_t t1,
                      uint32_t width, uint32_t base, uint64_t budget)
 {
     bs_mark mark;
@@ -927,7 +852,7 @@ static int bs_search(bs_state *s, const uint32_t *set, uint32_t count, int32_t t
 /* The first band of set[0 .. count) (a window with no time cut and no full-span
    member) within `budget` nodes: its members into band[] (count entries of room),
    *len and *wb; 0 when none was found. */
-static int bs_first_band(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0,
+int ap_bs_first_band(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0,
                          int32_t t1, uint32_t width, uint64_t budget, uint32_t *band,
                          uint32_t *len, uint32_t *wb)
 {
@@ -963,222 +888,6 @@ static int bs_disjoint(const ap_pl_problem *p, const size_t *offsets)
     return 1;
 }
 
-/* ---- descent: a plan for every input, exact where bands are found ----------- */
-
-/* Nodes of each exact try and of each band hunt of the descent. */
-#define DESCENT_TRY_NODES 20000u
-/* Deeper than this, a set is planned as a leftover. */
-#define DESCENT_MAX_DEPTH 200
-
-typedef struct bs_descent {
-    bs_state *s;
-    size_t granule, alignment;
-    double deadline;
-    uint64_t max_steps;    /* 0: none; else the descent's nodes and leftover steps */
-    uint64_t steps;        /* leftover steps taken */
-    uint32_t unplaced;     /* items not placed yet: a leftover's share of what is left */
-    int failed;            /* out of memory: no plan */
-} bs_descent;
-
-static uint64_t descent_spent(const bs_descent *d, uint64_t nodes_at_start)
-{
-    return d->s->nodes - nodes_at_start + d->steps;
-}
-
-/*
- * A leftover: set[0 .. count), where no band was found, planned on its own by
- * the greedy heuristics, then the exact search and the neighbourhood search,
- * each with half of the set's share of the time and steps left (its share of
- * the unplaced items). Offsets from base; returns the height in granules.
- */
-static uint32_t descent_leftover(bs_descent *d, const uint32_t *set, uint32_t count,
-                                 uint32_t base, uint64_t nodes_at_start)
-{
-    bs_state *s = d->s;
-    ap_buffer *bufs = (ap_buffer *)ap_pl_alloc(count, sizeof(ap_buffer));
-    size_t *off = (size_t *)ap_pl_alloc(count, sizeof(size_t));
-    size_t *alt = (size_t *)ap_pl_alloc(count, sizeof(size_t));
-    ap_pl_problem sub;
-    size_t arena = 0, arena2;
-    uint32_t j, height = 0;
-    int have = 0;
-    memset(&sub, 0, sizeof(sub));
-    if (bufs == NULL || off == NULL || alt == NULL) {
-        d->failed = 1;
-        goto out;
-    }
-    for (j = 0; j < count; ++j) {
-        uint32_t i = set[j];
-        bufs[j].size = (size_t)s->u[i] * d->granule;
-        bufs[j].alignment = d->alignment;
-        bufs[j].first = s->f[i];
-        bufs[j].last = s->l[i];
-    }
-    if (ap_pl_problem_init(&sub, bufs, count, NULL) != AP_OK ||
-        ap_pl_greedy(&sub, AP_STRATEGY_GREEDY_SIZE, off) != AP_OK ||
-        ap_pl_greedy(&sub, AP_STRATEGY_GREEDY_CONFLICTS, alt) != AP_OK) {
-        d->failed = 1;
-        goto out;
-    }
-    have = 1;
-    arena = ap_pl_arena(&sub, off);
-    arena2 = ap_pl_arena(&sub, alt);
-    if (arena2 < arena) {
-        memcpy(off, alt, count * sizeof(size_t));
-        arena = arena2;
-    }
-    if (arena > sub.lower_bound) {
-        double now = ap_pl_now(), share = (double)count / (double)d->unplaced;
-        uint64_t spent = descent_spent(d, nodes_at_start), steps = 0;
-        ap_pl_search search;
-        int phase;
-        if (d->max_steps > 0) {
-            steps = spent < d->max_steps ? (uint64_t)(share * (double)(d->max_steps - spent)) : 0;
-            steps = steps < 2 ? 2 : steps;
-        }
-        for (phase = 0; phase < 2 && arena > sub.lower_bound; ++phase) {
-            memset(&search, 0, sizeof(search));
-            search.deadline = now + share * (d->deadline - now) * (phase == 0 ? 0.5 : 1.0);
-            search.max_steps = steps / 2;
-            if ((phase == 0 ? ap_pl_exact(&sub, off, &arena, &search)
-                            : ap_pl_lns(&sub, off, &arena, &search)) != AP_OK) {
-                break; /* no working memory: keep the plan in hand */
-            }
-            d->steps += search.steps;
-        }
-    }
-out:
-    if (have) {
-        for (j = 0; j < count; ++j) {
-            s->off[set[j]] = base + (uint32_t)(off[j] / d->granule);
-        }
-        height = (uint32_t)(arena / d->granule);
-    }
-    d->unplaced -= count < d->unplaced ? count : d->unplaced;
-    ap_pl_problem_free(&sub);
-    free(bufs);
-    free(off);
-    free(alt);
-    return height;
-}
-
-/* The members of set[0 .. count) that pass `keep` into a new array (*out, *n):
-   0 when out of memory. keep: 0 last < cut, 1 first >= cut, 2 not marked. */
-static int descent_filter(const bs_state *s, const uint32_t *set, uint32_t count, int keep,
-                          int32_t cut, uint32_t **out, uint32_t *n)
-{
-    uint32_t j, k = 0;
-    uint32_t *part = (uint32_t *)ap_pl_alloc(count > 0 ? count : 1, sizeof(uint32_t));
-    if (part == NULL) {
-        return 0;
-    }
-    for (j = 0; j < count; ++j) {
-        uint32_t i = set[j];
-        if (keep == 0 ? s->l[i] < cut : keep == 1 ? s->f[i] >= cut : !s->mark[i]) {
-            part[k++] = i;
-        }
-    }
-    *out = part;
-    *n = k;
-    return 1;
-}
-
-/*
- * Place set[0 .. count) over [t0, t1] from `base`, in about `width` granules:
- * the exact search where it succeeds within DESCENT_TRY_NODES; else a time
- * split, the full-span buffers at the bottom, or the first band found (below
- * the rest, each descended); a set with none of these is a leftover. Returns
- * the height used (>= width unless the set is empty).
- */
-static uint32_t descend(bs_descent *d, const uint32_t *set, uint32_t count, int32_t t0,
-                        int32_t t1, uint32_t width, uint32_t base, int depth,
-                        uint64_t nodes_at_start)
-{
-    bs_state *s = d->s;
-    uint32_t *part = NULL, *rest = NULL, n = 0, nr = 0, j, height = 0, full = 0, len = 0, wb = 0;
-    int32_t cut;
-    if (count == 0 || d->failed) {
-        return 0;
-    }
-    if (depth >= DESCENT_MAX_DEPTH) {
-        return descent_leftover(d, set, count, base, nodes_at_start);
-    }
-    if (bs_search(s, set, count, t0, t1, width, base, DESCENT_TRY_NODES)) {
-        d->unplaced -= count < d->unplaced ? count : d->unplaced;
-        return width;
-    }
-    cut = bs_time_cut(s, set, count, t0, t1);
-    if (cut >= 0) {
-        uint32_t left, right;
-        if (!descent_filter(s, set, count, 0, cut, &part, &n) ||
-            !descent_filter(s, set, count, 1, cut, &rest, &nr)) {
-            d->failed = 1;
-        } else {
-            left = descend(d, part, n, t0, cut - 1, width, base, depth + 1, nodes_at_start);
-            right = descend(d, rest, nr, cut, t1, width, base, depth + 1, nodes_at_start);
-            height = left > right ? left : right;
-        }
-        free(part);
-        free(rest);
-        return height;
-    }
-    for (j = 0; j < count; ++j) {
-        uint32_t i = set[j];
-        if (s->f[i] == t0 && s->l[i] == t1) {
-            s->off[i] = base + full;
-            full += s->u[i];
-            s->mark[i] = 1;
-        }
-    }
-    if (full > 0) {
-        uint32_t above = 0;
-        int ok = descent_filter(s, set, count, 2, 0, &rest, &nr);
-        for (j = 0; j < count; ++j) {
-            s->mark[set[j]] = 0;
-        }
-        if (!ok) {
-            d->failed = 1;
-            return 0;
-        }
-        d->unplaced -= count - nr < d->unplaced ? count - nr : d->unplaced;
-        above = descend(d, rest, nr, t0, t1, width > full ? width - full : 0, base + full,
-                        depth + 1, nodes_at_start);
-        free(rest);
-        return full + above;
-    }
-    part = (uint32_t *)ap_pl_alloc(count, sizeof(uint32_t));
-    if (part == NULL) {
-        d->failed = 1;
-        return 0;
-    }
-    if (count >= 2 && bs_first_band(s, set, count, t0, t1, width, DESCENT_TRY_NODES, part, &len,
-                                     &wb)) {
-        uint32_t below, above;
-        for (j = 0; j < len; ++j) {
-            s->mark[part[j]] = 1;
-        }
-        n = descent_filter(s, set, count, 2, 0, &rest, &nr);
-        for (j = 0; j < len; ++j) {
-            s->mark[part[j]] = 0;
-        }
-        if (!n) {
-            d->failed = 1;
-        } else {
-            below = descend(d, part, len, t0, t1, wb, base, depth + 1, nodes_at_start);
-            above = descend(d, rest, nr, t0, t1, width - wb, base + below, depth + 1,
-                            nodes_at_start);
-            height = below + above;
-        }
-        free(rest);
-    } else if (depth == 0) {
-        d->failed = 1; /* nothing to descend: the later phases plan it whole */
-    } else {
-        height = descent_leftover(d, set, count, base, nodes_at_start);
-    }
-    free(part);
-    return height;
-}
-
 /* Time reversed: op t becomes span - 1 - t. A plan stays a plan, so the search
    can look for bands from the other end. */
 static void bs_reverse_time(bs_state *s, int32_t span)
@@ -1189,6 +898,27 @@ static void bs_reverse_time(bs_state *s, int32_t span)
         s->f[i] = span - 1 - s->l[i];
         s->l[i] = span - 1 - f;
     }
+}
+
+/* 1 when the live granules are `units` at every op: a rectangle to fill, the
+   only shape the descent looks for (elsewhere the later phases have its time). */
+static int bs_flat(const bs_state *s, int32_t span, uint32_t units)
+{
+    int64_t live = 0;
+    int32_t t;
+    uint32_t i;
+    int64_t *delta = (int64_t *)ap_pl_zalloc((size_t)span + 1, sizeof(int64_t));
+    int flat = delta != NULL;
+    for (i = 0; flat && i < s->m; ++i) {
+        delta[s->f[i]] += s->u[i];
+        delta[s->l[i] + 1] -= s->u[i];
+    }
+    for (t = 0; flat && t < span; ++t) {
+        live += delta[t];
+        flat = live == (int64_t)units;
+    }
+    free(delta);
+    return flat;
 }
 
 static void bs_free(bs_state *s)
@@ -1268,8 +998,8 @@ ap_status ap_pl_bands(const ap_pl_problem *problem, size_t *offsets, size_t *are
     s.memo = (bs_memo_entry *)ap_pl_zalloc(s.memo_cap, sizeof(bs_memo_entry));
     work = (size_t *)ap_pl_alloc(p->n, sizeof(size_t));
     all = (uint32_t *)ap_pl_alloc(s.m, sizeof(uint32_t));
-    if (!all || !s.u || !s.f || !s.l || !s.item || !s.off || !s.key1 || !s.key2 || !s.mark || !s.cross ||
-        !s.sort_tmp || !s.memo || !work) {
+    if (!all || !s.u || !s.f || !s.l || !s.item || !s.off || !s.key1 || !s.key2 || !s.mark ||
+        !s.cross || !s.sort_tmp || !s.memo || !work) {
         st = AP_ERR_OUT_OF_MEMORY;
         goto out;
     }
@@ -1298,24 +1028,14 @@ ap_status ap_pl_bands(const ap_pl_problem *problem, size_t *offsets, size_t *are
             bs_reverse_time(&s, span);
         }
         s.deadline = now + end * (search->deadline - now);
-        placed = s.nodes < nodes && bs_search(&s, all, m, 0, span - 1, units, 0, nodes - s.nodes);
+        placed = s.nodes < nodes &&
+                 ap_bs_search(&s, all, m, 0, span - 1, units, 0, nodes - s.nodes);
     }
-    if (!placed) {
+    if (!placed && bs_flat(&s, span, units)) {
         /* the descent, with what is left */
-        bs_descent d;
-        uint32_t height;
         bs_reverse_time(&s, span); /* forward again */
-        memset(&d, 0, sizeof(d));
-        d.s = &s;
-        d.granule = g;
-        d.alignment = align;
-        d.deadline = search->deadline;
-        d.max_steps = search->max_steps;
-        d.unplaced = m;
         s.deadline = search->deadline;
-        height = descend(&d, all, m, 0, span - 1, units, 0, 0, 0);
-        steps_extra = d.steps;
-        placed = !d.failed && height > 0;
+        placed = ap_bs_descend(&s, all, span, units, g, search->max_steps, &steps_extra);
     }
     if (placed) {
         size_t found;

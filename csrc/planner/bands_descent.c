@@ -1,0 +1,245 @@
+/*
+ * The descent of the band phase (see bands.c): a plan for every input, exact
+ * where bands are found.
+ *
+ * Each set first gets an exact band search of DESCENT_TRY_NODES nodes; failing
+ * that, it is split in time, its full-span buffers are stacked, or the first
+ * band found (within as many nodes) is descended below the rest. A set with none
+ * of these (a leftover) is planned on its own by the greedy heuristics, the
+ * exact search and the neighbourhood search, with its share of the time and
+ * steps left. A wrong band then costs only the part it spoils.
+ */
+#include "bands_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Nodes of each exact try and of each band hunt of the descent. */
+#define DESCENT_TRY_NODES 20000u
+/* Deeper than this, a set is planned as a leftover. */
+#define DESCENT_MAX_DEPTH 200
+
+typedef struct bs_descent {
+    bs_state *s;
+    size_t granule;        /* bytes; every buffer's alignment (the phase needs one) */
+    double deadline;
+    uint64_t max_steps;    /* 0: none; else the descent's nodes and leftover steps */
+    uint64_t steps;        /* leftover steps taken */
+    uint32_t unplaced;     /* items not placed yet: a leftover's share of what is left */
+    int failed;            /* out of memory: no plan */
+} bs_descent;
+
+static uint64_t descent_spent(const bs_descent *d, uint64_t nodes_at_start)
+{
+    return d->s->nodes - nodes_at_start + d->steps;
+}
+
+/*
+ * A leftover: set[0 .. count), where no band was found, planned on its own by
+ * the greedy heuristics, then the exact search and the neighbourhood search,
+ * each with half of the set's share of the time and steps left (its share of
+ * the unplaced items). Offsets from base; returns the height in granules.
+ */
+static uint32_t descent_leftover(bs_descent *d, const uint32_t *set, uint32_t count,
+                                 uint32_t base, uint64_t nodes_at_start)
+{
+    bs_state *s = d->s;
+    ap_buffer *bufs = (ap_buffer *)ap_pl_alloc(count, sizeof(ap_buffer));
+    size_t *off = (size_t *)ap_pl_alloc(count, sizeof(size_t));
+    size_t *alt = (size_t *)ap_pl_alloc(count, sizeof(size_t));
+    ap_pl_problem sub;
+    size_t arena = 0, arena2;
+    uint32_t j, height = 0;
+    int have = 0;
+    memset(&sub, 0, sizeof(sub));
+    if (bufs == NULL || off == NULL || alt == NULL) {
+        d->failed = 1;
+        goto out;
+    }
+    for (j = 0; j < count; ++j) {
+        uint32_t i = set[j];
+        bufs[j].size = (size_t)s->u[i] * d->granule;
+        bufs[j].alignment = d->granule;
+        bufs[j].first = s->f[i];
+        bufs[j].last = s->l[i];
+    }
+    if (ap_pl_problem_init(&sub, bufs, count, NULL) != AP_OK ||
+        ap_pl_greedy(&sub, AP_STRATEGY_GREEDY_SIZE, off) != AP_OK ||
+        ap_pl_greedy(&sub, AP_STRATEGY_GREEDY_CONFLICTS, alt) != AP_OK) {
+        d->failed = 1;
+        goto out;
+    }
+    have = 1;
+    arena = ap_pl_arena(&sub, off);
+    arena2 = ap_pl_arena(&sub, alt);
+    if (arena2 < arena) {
+        memcpy(off, alt, count * sizeof(size_t));
+        arena = arena2;
+    }
+    if (arena > sub.lower_bound) {
+        double now = ap_pl_now(), share = (double)count / (double)d->unplaced;
+        uint64_t spent = descent_spent(d, nodes_at_start), steps = 0;
+        ap_pl_search search;
+        int phase;
+        if (d->max_steps > 0) {
+            steps = spent < d->max_steps ? (uint64_t)(share * (double)(d->max_steps - spent)) : 0;
+            steps = steps < 2 ? 2 : steps;
+        }
+        for (phase = 0; phase < 2 && arena > sub.lower_bound; ++phase) {
+            memset(&search, 0, sizeof(search));
+            search.deadline = now + share * (d->deadline - now) * (phase == 0 ? 0.5 : 1.0);
+            search.max_steps = steps / 2;
+            if ((phase == 0 ? ap_pl_exact(&sub, off, &arena, &search)
+                            : ap_pl_lns(&sub, off, &arena, &search)) != AP_OK) {
+                break; /* no working memory: keep the plan in hand */
+            }
+            d->steps += search.steps;
+        }
+    }
+out:
+    if (have) {
+        for (j = 0; j < count; ++j) {
+            s->off[set[j]] = base + (uint32_t)(off[j] / d->granule);
+        }
+        height = (uint32_t)(arena / d->granule);
+    }
+    d->unplaced -= count < d->unplaced ? count : d->unplaced;
+    ap_pl_problem_free(&sub);
+    free(bufs);
+    free(off);
+    free(alt);
+    return height;
+}
+
+/* The members of set[0 .. count) that pass `keep` into a new array (*out, *n):
+   0 when out of memory. keep: 0 last < cut, 1 first >= cut, 2 not marked. */
+static int descent_filter(const bs_state *s, const uint32_t *set, uint32_t count, int keep,
+                          int32_t cut, uint32_t **out, uint32_t *n)
+{
+    uint32_t j, k = 0;
+    uint32_t *part = (uint32_t *)ap_pl_alloc(count > 0 ? count : 1, sizeof(uint32_t));
+    if (part == NULL) {
+        return 0;
+    }
+    for (j = 0; j < count; ++j) {
+        uint32_t i = set[j];
+        if (keep == 0 ? s->l[i] < cut : keep == 1 ? s->f[i] >= cut : !s->mark[i]) {
+            part[k++] = i;
+        }
+    }
+    *out = part;
+    *n = k;
+    return 1;
+}
+
+/*
+ * Place set[0 .. count) over [t0, t1] from `base`, in about `width` granules:
+ * the exact search where it succeeds within DESCENT_TRY_NODES; else a time
+ * split, the full-span buffers at the bottom, or the first band found (below
+ * the rest, each descended); a set with none of these is a leftover. Returns
+ * the height used (>= width unless the set is empty).
+ */
+static uint32_t descend(bs_descent *d, const uint32_t *set, uint32_t count, int32_t t0,
+                        int32_t t1, uint32_t width, uint32_t base, int depth,
+                        uint64_t nodes_at_start)
+{
+    bs_state *s = d->s;
+    uint32_t *part = NULL, *rest = NULL, n = 0, nr = 0, j, height = 0, full = 0, len = 0, wb = 0;
+    int32_t cut;
+    if (count == 0 || d->failed) {
+        return 0;
+    }
+    if (depth >= DESCENT_MAX_DEPTH) {
+        return descent_leftover(d, set, count, base, nodes_at_start);
+    }
+    if (ap_bs_search(s, set, count, t0, t1, width, base, DESCENT_TRY_NODES)) {
+        d->unplaced -= count < d->unplaced ? count : d->unplaced;
+        return width;
+    }
+    cut = ap_bs_time_cut(s, set, count, t0, t1);
+    if (cut >= 0) {
+        uint32_t left, right;
+        if (!descent_filter(s, set, count, 0, cut, &part, &n) ||
+            !descent_filter(s, set, count, 1, cut, &rest, &nr)) {
+            d->failed = 1;
+        } else {
+            left = descend(d, part, n, t0, cut - 1, width, base, depth + 1, nodes_at_start);
+            right = descend(d, rest, nr, cut, t1, width, base, depth + 1, nodes_at_start);
+            height = left > right ? left : right;
+        }
+        free(part);
+        free(rest);
+        return height;
+    }
+    for (j = 0; j < count; ++j) {
+        uint32_t i = set[j];
+        if (s->f[i] == t0 && s->l[i] == t1) {
+            s->off[i] = base + full;
+            full += s->u[i];
+            s->mark[i] = 1;
+        }
+    }
+    if (full > 0) {
+        uint32_t above = 0;
+        int ok = descent_filter(s, set, count, 2, 0, &rest, &nr);
+        for (j = 0; j < count; ++j) {
+            s->mark[set[j]] = 0;
+        }
+        if (!ok) {
+            d->failed = 1;
+            return 0;
+        }
+        d->unplaced -= count - nr < d->unplaced ? count - nr : d->unplaced;
+        above = descend(d, rest, nr, t0, t1, width > full ? width - full : 0, base + full,
+                        depth + 1, nodes_at_start);
+        free(rest);
+        return full + above;
+    }
+    part = (uint32_t *)ap_pl_alloc(count, sizeof(uint32_t));
+    if (part == NULL) {
+        d->failed = 1;
+        return 0;
+    }
+    if (count >= 2 && ap_bs_first_band(s, set, count, t0, t1, width, DESCENT_TRY_NODES, part, &len,
+                                     &wb)) {
+        uint32_t below, above;
+        for (j = 0; j < len; ++j) {
+            s->mark[part[j]] = 1;
+        }
+        n = descent_filter(s, set, count, 2, 0, &rest, &nr);
+        for (j = 0; j < len; ++j) {
+            s->mark[part[j]] = 0;
+        }
+        if (!n) {
+            d->failed = 1;
+        } else {
+            below = descend(d, part, len, t0, t1, wb, base, depth + 1, nodes_at_start);
+            above = descend(d, rest, nr, t0, t1, width - wb, base + below, depth + 1,
+                            nodes_at_start);
+            height = below + above;
+        }
+        free(rest);
+    } else if (depth == 0) {
+        d->failed = 1; /* nothing to descend: the later phases plan it whole */
+    } else {
+        height = descent_leftover(d, set, count, base, nodes_at_start);
+    }
+    free(part);
+    return height;
+}
+
+int ap_bs_descend(bs_state *s, const uint32_t *all, int32_t span, uint32_t units,
+                  size_t granule, uint64_t max_steps, uint64_t *steps)
+{
+    bs_descent d;
+    uint32_t height;
+    memset(&d, 0, sizeof(d));
+    d.s = s;
+    d.granule = granule;
+    d.deadline = s->deadline;
+    d.max_steps = max_steps;
+    d.unplaced = s->m;
+    height = descend(&d, all, s->m, 0, span - 1, units, 0, 0, 0);
+    *steps += d.steps;
+    return !d.failed && height > 0;
+}

@@ -1,0 +1,108 @@
+/*
+ * The band phase's state, shared by its two files: bands.c (the exact search
+ * and the phase's entry, ap_pl_bands) and bands_descent.c (the descent).
+ * Sizes are in granules, ops relative to the earliest first.
+ */
+#ifndef AP_BANDS_INTERNAL_H
+#define AP_BANDS_INTERNAL_H
+
+#include "planner_internal.h"
+
+typedef struct bs_frame {
+    size_t set;            /* members: idx[set .. set + count), pushed by the parent */
+    uint32_t count;
+    int32_t t0, t1;        /* window */
+    uint32_t width, base;  /* granules */
+    int phase;
+    int32_t cut;
+    uint64_t h1, h2;       /* order-free hash of the members */
+    size_t word_entry;     /* arena tops when the frame was pushed */
+    size_t level_entry;
+    /* band enumeration (idx arena offsets) */
+    size_t starts;         /* members by first, then size descending (stable) */
+    size_t start_at;       /* span + 1: position in starts of the first member starting
+                              at t0 + k */
+    size_t ending;         /* span: granules of band members ending at t0 + k */
+    size_t band;           /* count entries */
+    uint32_t band_len;
+    size_t combo;          /* count entries: positions in the opening */
+    uint32_t k, n0, wb;
+    uint32_t nlevels;
+    int started;
+} bs_frame;
+
+/* One boundary of a band's extension: the subsets of the members starting at t
+   that add up to goal, walked lazily. */
+typedef struct bs_level {
+    int32_t t;
+    uint32_t items;        /* position in the frame's starts */
+    uint32_t n;
+    uint32_t goal;
+    size_t reach;          /* word arena: n + 1 rows of stride words; row i: the sums
+                              items i.. can make */
+    size_t stride;
+    size_t dec;            /* idx arena: n decisions */
+    uint32_t pos, rest;
+    uint32_t want;         /* subsets of exactly this many members; 0: any */
+    uint32_t picks;        /* buffers included so far by the walk */
+    uint32_t yielded;      /* subsets listed by count */
+    uint32_t walked;       /* subsets found by the largest-first walk */
+    uint32_t band_len;     /* band length before this level's subset */
+    int started;
+    size_t idx_entry, word_entry;
+} bs_level;
+
+typedef struct bs_memo_entry {
+    uint64_t a, b;
+} bs_memo_entry;
+
+typedef struct bs_state {
+    uint32_t m;
+    uint32_t *u;           /* granules */
+    int32_t *f, *l;        /* lifetimes relative to the earliest first */
+    uint32_t *item;        /* problem index of each item */
+    uint32_t *off;         /* granules, the answer */
+    uint64_t *key1, *key2;
+    unsigned char *mark;
+    int32_t *cross;        /* span + 2 */
+    uint32_t *sort_tmp;    /* m */
+    uint32_t *idx;
+    size_t idx_top, idx_cap;
+    uint64_t *words;
+    size_t word_top, word_cap;
+    bs_frame *frames;
+    size_t nframes, frame_cap;
+    bs_level *levels;
+    size_t level_top, level_cap;
+    bs_memo_entry *memo;
+    size_t memo_count, memo_cap;
+    size_t bytes;          /* held by the growable parts */
+    uint64_t nodes, node_cap;
+    double deadline;
+    int result;            /* of the frame that finished last */
+} bs_state;
+
+/* Place set[0 .. count) (not in the idx arena) over [t0, t1] within `width`
+   granules from `base` (into s->off), with at most `budget` more nodes: 1 when
+   placed. */
+int ap_bs_search(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, int32_t t1,
+                 uint32_t width, uint32_t base, uint64_t budget);
+
+/* The first band that splits in time of set[0 .. count) (a window with no time
+   cut and no full-span member) within `budget` nodes: its members into band[]
+   (count entries of room), *len and *wb; 0 when none was found. */
+int ap_bs_first_band(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, int32_t t1,
+                     uint32_t width, uint64_t budget, uint32_t *band, uint32_t *len,
+                     uint32_t *wb);
+
+/* The first boundary t0 < c <= t1 that no member of set[0 .. count) crosses, or -1. */
+int32_t ap_bs_time_cut(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, int32_t t1);
+
+/* The descent over all s->m items (all: 0 .. m - 1) in `units` granules, with
+   s->node_cap and s->deadline as limits and max_steps (0: none) for the
+   leftovers' shares; adds the leftovers' steps to *steps. 1 when every item has
+   its offset in s->off. */
+int ap_bs_descend(bs_state *s, const uint32_t *all, int32_t span, uint32_t units,
+                  size_t granule, uint64_t max_steps, uint64_t *steps);
+
+#endif
