@@ -890,7 +890,7 @@ static int bs_disjoint(const ap_pl_problem *p, const size_t *offsets)
 
 /* Time reversed: op t becomes span - 1 - t. A plan stays a plan, so the search
    can look for bands from the other end. */
-static void bs_reverse_time(bs_state *s, int32_t span)
+void ap_bs_reverse_time(bs_state *s, int32_t span)
 {
     uint32_t i;
     for (i = 0; i < s->m; ++i) {
@@ -1025,7 +1025,7 @@ ap_status ap_pl_bands(const ap_pl_problem *problem, size_t *offsets, size_t *are
         double end = pass == 0 ? BANDS_FORWARD_END : BANDS_REVERSED_END;
         uint64_t nodes = (uint64_t)(end * (double)s.node_cap);
         if (pass == 1) {
-            bs_reverse_time(&s, span);
+            ap_bs_reverse_time(&s, span);
         }
         s.deadline = now + end * (search->deadline - now);
         placed = s.nodes < nodes &&
@@ -1033,7 +1033,7 @@ ap_status ap_pl_bands(const ap_pl_problem *problem, size_t *offsets, size_t *are
     }
     if (!placed && bs_flat(&s, span, units)) {
         /* the descent, with what is left */
-        bs_reverse_time(&s, span); /* forward again */
+        ap_bs_reverse_time(&s, span); /* forward again */
         s.deadline = search->deadline;
         placed = ap_bs_descend(&s, all, span, units, g, search->max_steps, &steps_extra);
     }

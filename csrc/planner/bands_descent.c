@@ -2,9 +2,10 @@
  * The descent of the band phase (see bands.c): a plan for every input, exact
  * where bands are found.
  *
- * Each set first gets an exact band search of DESCENT_TRY_NODES nodes; failing
- * that, it is split in time, its full-span buffers are stacked, or the first
- * band found (within as many nodes) is descended below the rest. A set with none
+ * Each set first gets an exact band search of DESCENT_TRY_NODES nodes, forward
+ * and then with time reversed; failing that, it is split in time, its full-span
+ * buffers are stacked, or the first band found (within as many nodes, forward
+ * and then reversed) is descended below the rest. A set with none
  * of these (a leftover) is planned on its own by the greedy heuristics, the
  * exact search and the neighbourhood search, with its share of the time and
  * steps left. A wrong band then costs only the part it spoils.
@@ -22,6 +23,7 @@
 typedef struct bs_descent {
     bs_state *s;
     size_t granule;        /* bytes; every buffer's alignment (the phase needs one) */
+    int32_t span;          /* ops */
     double deadline;
     uint64_t max_steps;    /* 0: none; else the descent's nodes and leftover steps */
     uint64_t steps;        /* leftover steps taken */
@@ -111,6 +113,35 @@ out:
     return height;
 }
 
+/* ap_bs_search within DESCENT_TRY_NODES, forward and then with time reversed. */
+static int descent_search(bs_descent *d, const uint32_t *set, uint32_t count, int32_t t0,
+                          int32_t t1, uint32_t width, uint32_t base)
+{
+    int ok = ap_bs_search(d->s, set, count, t0, t1, width, base, DESCENT_TRY_NODES);
+    if (!ok) {
+        ap_bs_reverse_time(d->s, d->span);
+        ok = ap_bs_search(d->s, set, count, d->span - 1 - t1, d->span - 1 - t0, width, base,
+                          DESCENT_TRY_NODES);
+        ap_bs_reverse_time(d->s, d->span);
+    }
+    return ok;
+}
+
+/* ap_bs_first_band within DESCENT_TRY_NODES, forward and then with time reversed. */
+static int descent_first_band(bs_descent *d, const uint32_t *set, uint32_t count, int32_t t0,
+                              int32_t t1, uint32_t width, uint32_t *band, uint32_t *len,
+                              uint32_t *wb)
+{
+    int ok = ap_bs_first_band(d->s, set, count, t0, t1, width, DESCENT_TRY_NODES, band, len, wb);
+    if (!ok) {
+        ap_bs_reverse_time(d->s, d->span);
+        ok = ap_bs_first_band(d->s, set, count, d->span - 1 - t1, d->span - 1 - t0, width,
+                              DESCENT_TRY_NODES, band, len, wb);
+        ap_bs_reverse_time(d->s, d->span);
+    }
+    return ok;
+}
+
 /* The members of set[0 .. count) that pass `keep` into a new array (*out, *n):
    0 when out of memory. keep: 0 last < cut, 1 first >= cut, 2 not marked. */
 static int descent_filter(const bs_state *s, const uint32_t *set, uint32_t count, int keep,
@@ -152,7 +183,7 @@ static uint32_t descend(bs_descent *d, const uint32_t *set, uint32_t count, int3
     if (depth >= DESCENT_MAX_DEPTH) {
         return descent_leftover(d, set, count, base, nodes_at_start);
     }
-    if (ap_bs_search(s, set, count, t0, t1, width, base, DESCENT_TRY_NODES)) {
+    if (descent_search(d, set, count, t0, t1, width, base)) {
         d->unplaced -= count < d->unplaced ? count : d->unplaced;
         return width;
     }
@@ -200,8 +231,7 @@ static uint32_t descend(bs_descent *d, const uint32_t *set, uint32_t count, int3
         d->failed = 1;
         return 0;
     }
-    if (count >= 2 && ap_bs_first_band(s, set, count, t0, t1, width, DESCENT_TRY_NODES, part, &len,
-                                     &wb)) {
+    if (count >= 2 && descent_first_band(d, set, count, t0, t1, width, part, &len, &wb)) {
         uint32_t below, above;
         for (j = 0; j < len; ++j) {
             s->mark[part[j]] = 1;
@@ -236,6 +266,7 @@ int ap_bs_descend(bs_state *s, const uint32_t *all, int32_t span, uint32_t units
     memset(&d, 0, sizeof(d));
     d.s = s;
     d.granule = granule;
+    d.span = span;
     d.deadline = s->deadline;
     d.max_steps = max_steps;
     d.unplaced = s->m;

@@ -95,6 +95,9 @@ int ap_bs_first_band(bs_state *s, const uint32_t *set, uint32_t count, int32_t t
                      uint32_t width, uint64_t budget, uint32_t *band, uint32_t *len,
                      uint32_t *wb);
 
+/* Time reversed: op t becomes span - 1 - t. A plan stays a plan. */
+void ap_bs_reverse_time(bs_state *s, int32_t span);
+
 /* The first boundary t0 < c <= t1 that no member of set[0 .. count) crosses, or -1. */
 int32_t ap_bs_time_cut(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, int32_t t1);
 
