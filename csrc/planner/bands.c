@@ -36,14 +36,15 @@
  * with time reversed (bands grown from the last op back) up to three quarters:
  * which end opens on true bands differs from problem to problem. When both
  * fail on a problem whose live bytes are the bound at every op (a rectangle to
- * fill), the descent (bands_descent.c) makes a plan from what is left: each set first gets a short exact search; failing that, it is split in
- * time, its full-span buffers are stacked, or the first band found is descended
- * below the rest; a set with none of these (a leftover) is planned on its own by
- * the other strategies. A wrong band then costs only the part it spoils: on
- * bench_planner's cut rectangles this reaches the bound on 300 s4
- * and 300 s8, where the exact search commits to a band that is no union of the
- * generator's pieces and runs out of nodes below it. The plan is checked
- * against the conflict graph and kept only if it beats the incumbent.
+ * fill), the descent (bands_descent.c) makes a plan from what is left: each set
+ * first gets a short exact search; failing that, it is split in time, its
+ * full-span buffers are stacked, or the first band found is descended below the
+ * rest; a set with none of these (a leftover) is planned on its own by the other
+ * strategies. A wrong band then costs only the part it spoils: on
+ * bench_planner's cut rectangles this reaches the bound on 300 s4 and 300 s8,
+ * where the exact search commits to a band that is no union of the generator's
+ * pieces and runs out of nodes below it. The plan is checked against the
+ * conflict graph and kept only if it beats the incumbent.
  *
  * Runs only when every non-empty buffer has the same alignment (offsets are
  * then sums of sizes), the bound is at most BANDS_MAX_UNITS granules and the
@@ -235,10 +236,9 @@ static int bs_push_frame(bs_state *s, size_t set, uint32_t count, int32_t t0, in
     return 1;
 }
 
-/* Child over the members of frame fi that pass `keep` (0: last < cut, 1: first >=
-   cut, 2: not marked), in the frame's order. */
-static int bs_push_filtered(bs_state *s, size_t fi, int keep, int32_t cut, int32_t t0, int32_t t1,
-                            uint32_t width, uint32_t base)
+/* Child over the members of frame fi that `keep` keeps, in the frame's order. */
+static int bs_push_filtered(bs_state *s, size_t fi, bs_keep keep, int32_t cut, int32_t t0,
+                            int32_t t1, uint32_t width, uint32_t base)
 {
     size_t at, k;
     uint32_t count = 0, n = s->frames[fi].count;
@@ -247,8 +247,7 @@ static int bs_push_filtered(bs_state *s, size_t fi, int keep, int32_t cut, int32
     }
     for (k = 0; k < n; ++k) {
         uint32_t i = s->idx[s->frames[fi].set + k];
-        int in = keep == 0 ? s->l[i] < cut : keep == 1 ? s->f[i] >= cut : !s->mark[i];
-        if (in) {
+        if (bs_keeps(s, i, keep, cut)) {
             s->idx[at + count++] = i;
         }
     }
@@ -657,8 +656,9 @@ static int bs_enter(bs_state *s, size_t fi)
     if (cut >= 0) {
         F->cut = cut;
         F->phase = PH_SPLIT_LEFT;
-        return bs_push_filtered(s, fi, 0, cut, F->t0, cut - 1, F->width, F->base) ? R_RUNNING
-                                                                                   : R_ABORT;
+        return bs_push_filtered(s, fi, KEEP_BEFORE, cut, F->t0, cut - 1, F->width, F->base)
+                   ? R_RUNNING
+                   : R_ABORT;
     }
     for (j = 0; j < F->count; ++j) {
         uint32_t i = set[j];
@@ -683,7 +683,8 @@ static int bs_enter(bs_state *s, size_t fi)
         int ok = 1;
         if (peeled < F->count) {
             F->phase = PH_PEEL;
-            ok = bs_push_filtered(s, fi, 2, 0, F->t0, F->t1, F->width - full, F->base + full);
+            ok = bs_push_filtered(s, fi, KEEP_UNMARKED, 0, F->t0, F->t1, F->width - full,
+                                  F->base + full);
         }
         F = &s->frames[fi];
         for (j = 0; j < F->count; ++j) {
@@ -743,8 +744,9 @@ static int bs_resume(bs_state *s, size_t fi)
             return R_FAIL;
         }
         F->phase = PH_SPLIT_RIGHT;
-        return bs_push_filtered(s, fi, 1, F->cut, F->cut, F->t1, F->width, F->base) ? R_RUNNING
-                                                                                    : R_ABORT;
+        return bs_push_filtered(s, fi, KEEP_FROM, F->cut, F->cut, F->t1, F->width, F->base)
+                   ? R_RUNNING
+                   : R_ABORT;
     case PH_SPLIT_RIGHT:
     case PH_PEEL:
         return s->result ? R_OK : R_FAIL;
@@ -756,7 +758,8 @@ static int bs_resume(bs_state *s, size_t fi)
             s->mark[s->idx[F->band + j]] = 1;
         }
         F->phase = PH_BAND_ABOVE;
-        ok = bs_push_filtered(s, fi, 2, 0, F->t0, F->t1, F->width - F->wb, F->base + F->wb);
+        ok = bs_push_filtered(s, fi, KEEP_UNMARKED, 0, F->t0, F->t1, F->width - F->wb,
+                              F->base + F->wb);
         F = &s->frames[fi];
         for (j = 0; j < F->band_len; ++j) {
             s->mark[s->idx[F->band + j]] = 0;

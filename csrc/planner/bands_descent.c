@@ -5,10 +5,10 @@
  * Each set first gets an exact band search of DESCENT_TRY_NODES nodes, forward
  * and then with time reversed; failing that, it is split in time, its full-span
  * buffers are stacked, or the first band found (within as many nodes, forward
- * and then reversed) is descended below the rest. A set with none
- * of these (a leftover) is planned on its own by the greedy heuristics, the
- * exact search and the neighbourhood search, with its share of the time and
- * steps left. A wrong band then costs only the part it spoils.
+ * and then reversed) is descended below the rest. A set with none of these (a
+ * leftover) is planned on its own by the greedy heuristics, the exact search and
+ * the neighbourhood search, with its share of the time and steps left. A wrong
+ * band then costs only the part it spoils.
  */
 #include "bands_internal.h"
 
@@ -31,9 +31,16 @@ typedef struct bs_descent {
     int failed;            /* out of memory: no plan */
 } bs_descent;
 
-static uint64_t descent_spent(const bs_descent *d, uint64_t nodes_at_start)
+/* The phase's steps so far: its nodes (the exact searches' too) and the leftovers'. */
+static uint64_t descent_spent(const bs_descent *d)
 {
-    return d->s->nodes - nodes_at_start + d->steps;
+    return d->s->nodes + d->steps;
+}
+
+/* `count` more items have their offsets. */
+static void descent_placed(bs_descent *d, uint32_t count)
+{
+    d->unplaced -= count < d->unplaced ? count : d->unplaced;
 }
 
 /*
@@ -43,7 +50,7 @@ static uint64_t descent_spent(const bs_descent *d, uint64_t nodes_at_start)
  * the unplaced items). Offsets from base; returns the height in granules.
  */
 static uint32_t descent_leftover(bs_descent *d, const uint32_t *set, uint32_t count,
-                                 uint32_t base, uint64_t nodes_at_start)
+                                 uint32_t base)
 {
     bs_state *s = d->s;
     ap_buffer *bufs = (ap_buffer *)ap_pl_alloc(count, sizeof(ap_buffer));
@@ -80,7 +87,7 @@ static uint32_t descent_leftover(bs_descent *d, const uint32_t *set, uint32_t co
     }
     if (arena > sub.lower_bound) {
         double now = ap_pl_now(), share = (double)count / (double)d->unplaced;
-        uint64_t spent = descent_spent(d, nodes_at_start), steps = 0;
+        uint64_t spent = descent_spent(d), steps = 0;
         ap_pl_search search;
         int phase;
         if (d->max_steps > 0) {
@@ -105,7 +112,7 @@ out:
         }
         height = (uint32_t)(arena / d->granule);
     }
-    d->unplaced -= count < d->unplaced ? count : d->unplaced;
+    descent_placed(d, count);
     ap_pl_problem_free(&sub);
     free(bufs);
     free(off);
@@ -142,9 +149,9 @@ static int descent_first_band(bs_descent *d, const uint32_t *set, uint32_t count
     return ok;
 }
 
-/* The members of set[0 .. count) that pass `keep` into a new array (*out, *n):
-   0 when out of memory. keep: 0 last < cut, 1 first >= cut, 2 not marked. */
-static int descent_filter(const bs_state *s, const uint32_t *set, uint32_t count, int keep,
+/* The members of set[0 .. count) that `keep` keeps into a new array (*out, *n):
+   0 when out of memory. */
+static int descent_filter(const bs_state *s, const uint32_t *set, uint32_t count, bs_keep keep,
                           int32_t cut, uint32_t **out, uint32_t *n)
 {
     uint32_t j, k = 0;
@@ -154,7 +161,7 @@ static int descent_filter(const bs_state *s, const uint32_t *set, uint32_t count
     }
     for (j = 0; j < count; ++j) {
         uint32_t i = set[j];
-        if (keep == 0 ? s->l[i] < cut : keep == 1 ? s->f[i] >= cut : !s->mark[i]) {
+        if (bs_keeps(s, i, keep, cut)) {
             part[k++] = i;
         }
     }
@@ -171,8 +178,7 @@ static int descent_filter(const bs_state *s, const uint32_t *set, uint32_t count
  * the height used (>= width unless the set is empty).
  */
 static uint32_t descend(bs_descent *d, const uint32_t *set, uint32_t count, int32_t t0,
-                        int32_t t1, uint32_t width, uint32_t base, int depth,
-                        uint64_t nodes_at_start)
+                        int32_t t1, uint32_t width, uint32_t base, int depth)
 {
     bs_state *s = d->s;
     uint32_t *part = NULL, *rest = NULL, n = 0, nr = 0, j, height = 0, full = 0, len = 0, wb = 0;
@@ -181,21 +187,21 @@ static uint32_t descend(bs_descent *d, const uint32_t *set, uint32_t count, int3
         return 0;
     }
     if (depth >= DESCENT_MAX_DEPTH) {
-        return descent_leftover(d, set, count, base, nodes_at_start);
+        return descent_leftover(d, set, count, base);
     }
     if (descent_search(d, set, count, t0, t1, width, base)) {
-        d->unplaced -= count < d->unplaced ? count : d->unplaced;
+        descent_placed(d, count);
         return width;
     }
     cut = ap_bs_time_cut(s, set, count, t0, t1);
     if (cut >= 0) {
         uint32_t left, right;
-        if (!descent_filter(s, set, count, 0, cut, &part, &n) ||
-            !descent_filter(s, set, count, 1, cut, &rest, &nr)) {
+        if (!descent_filter(s, set, count, KEEP_BEFORE, cut, &part, &n) ||
+            !descent_filter(s, set, count, KEEP_FROM, cut, &rest, &nr)) {
             d->failed = 1;
         } else {
-            left = descend(d, part, n, t0, cut - 1, width, base, depth + 1, nodes_at_start);
-            right = descend(d, rest, nr, cut, t1, width, base, depth + 1, nodes_at_start);
+            left = descend(d, part, n, t0, cut - 1, width, base, depth + 1);
+            right = descend(d, rest, nr, cut, t1, width, base, depth + 1);
             height = left > right ? left : right;
         }
         free(part);
@@ -212,7 +218,7 @@ static uint32_t descend(bs_descent *d, const uint32_t *set, uint32_t count, int3
     }
     if (full > 0) {
         uint32_t above = 0;
-        int ok = descent_filter(s, set, count, 2, 0, &rest, &nr);
+        int ok = descent_filter(s, set, count, KEEP_UNMARKED, 0, &rest, &nr);
         for (j = 0; j < count; ++j) {
             s->mark[set[j]] = 0;
         }
@@ -220,9 +226,9 @@ static uint32_t descend(bs_descent *d, const uint32_t *set, uint32_t count, int3
             d->failed = 1;
             return 0;
         }
-        d->unplaced -= count - nr < d->unplaced ? count - nr : d->unplaced;
+        descent_placed(d, count - nr);
         above = descend(d, rest, nr, t0, t1, width > full ? width - full : 0, base + full,
-                        depth + 1, nodes_at_start);
+                        depth + 1);
         free(rest);
         return full + above;
     }
@@ -236,23 +242,22 @@ static uint32_t descend(bs_descent *d, const uint32_t *set, uint32_t count, int3
         for (j = 0; j < len; ++j) {
             s->mark[part[j]] = 1;
         }
-        n = descent_filter(s, set, count, 2, 0, &rest, &nr);
+        n = descent_filter(s, set, count, KEEP_UNMARKED, 0, &rest, &nr);
         for (j = 0; j < len; ++j) {
             s->mark[part[j]] = 0;
         }
         if (!n) {
             d->failed = 1;
         } else {
-            below = descend(d, part, len, t0, t1, wb, base, depth + 1, nodes_at_start);
-            above = descend(d, rest, nr, t0, t1, width - wb, base + below, depth + 1,
-                            nodes_at_start);
+            below = descend(d, part, len, t0, t1, wb, base, depth + 1);
+            above = descend(d, rest, nr, t0, t1, width - wb, base + below, depth + 1);
             height = below + above;
         }
         free(rest);
     } else if (depth == 0) {
         d->failed = 1; /* nothing to descend: the later phases plan it whole */
     } else {
-        height = descent_leftover(d, set, count, base, nodes_at_start);
+        height = descent_leftover(d, set, count, base);
     }
     free(part);
     return height;
@@ -270,7 +275,7 @@ int ap_bs_descend(bs_state *s, const uint32_t *all, int32_t span, uint32_t units
     d.deadline = s->deadline;
     d.max_steps = max_steps;
     d.unplaced = s->m;
-    height = descend(&d, all, s->m, 0, span - 1, units, 0, 0, 0);
+    height = descend(&d, all, s->m, 0, span - 1, units, 0, 0);
     *steps += d.steps;
     return !d.failed && height > 0;
 }

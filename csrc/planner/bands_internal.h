@@ -82,6 +82,15 @@ typedef struct bs_state {
     int result;            /* of the frame that finished last */
 } bs_state;
 
+/* Which members a part of a set keeps: those ending before a cut, those
+   starting at or after it, or those not marked. */
+typedef enum bs_keep { KEEP_BEFORE, KEEP_FROM, KEEP_UNMARKED } bs_keep;
+
+static inline int bs_keeps(const bs_state *s, uint32_t i, bs_keep keep, int32_t cut)
+{
+    return keep == KEEP_BEFORE ? s->l[i] < cut : keep == KEEP_FROM ? s->f[i] >= cut : !s->mark[i];
+}
+
 /* Place set[0 .. count) (not in the idx arena) over [t0, t1] within `width`
    granules from `base` (into s->off), with at most `budget` more nodes: 1 when
    placed. */
