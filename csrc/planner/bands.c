@@ -639,6 +639,33 @@ static int bs_band_splits(bs_state *s, size_t fi)
     return ap_bs_time_cut(s, s->idx + F->band, F->band_len, F->t0, F->t1) >= 0;
 }
 
+uint32_t ap_bs_stack_full_span(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0,
+                               int32_t t1, uint32_t base, uint64_t limit, uint32_t *height)
+{
+    uint64_t total = 0;
+    uint32_t j, peeled = 0, at = 0;
+    for (j = 0; j < count; ++j) {
+        uint32_t i = set[j];
+        if (s->f[i] == t0 && s->l[i] == t1) {
+            total += s->u[i];
+            ++peeled;
+        }
+    }
+    if (total > limit) {
+        return UINT32_MAX;
+    }
+    for (j = 0; j < count && peeled > 0; ++j) {
+        uint32_t i = set[j];
+        if (s->f[i] == t0 && s->l[i] == t1) {
+            s->off[i] = base + at;
+            at += s->u[i];
+            s->mark[i] = 1;
+        }
+    }
+    *height = at;
+    return peeled;
+}
+
 /* First visit of frame fi: memo, split, peel, or start the bands. */
 static int bs_enter(bs_state *s, size_t fi)
 {
@@ -660,24 +687,9 @@ static int bs_enter(bs_state *s, size_t fi)
                    ? R_RUNNING
                    : R_ABORT;
     }
-    for (j = 0; j < F->count; ++j) {
-        uint32_t i = set[j];
-        if (s->f[i] == F->t0 && s->l[i] == F->t1) {
-            if ((uint64_t)full + s->u[i] > F->width) {
-                return R_FAIL;
-            }
-            full += s->u[i];
-            ++peeled;
-        }
-    }
-    full = 0;
-    for (j = 0; j < F->count && peeled > 0; ++j) {
-        uint32_t i = set[j];
-        if (s->f[i] == F->t0 && s->l[i] == F->t1) {
-            s->off[i] = F->base + full;
-            full += s->u[i];
-            s->mark[i] = 1;
-        }
+    peeled = ap_bs_stack_full_span(s, set, F->count, F->t0, F->t1, F->base, F->width, &full);
+    if (peeled == UINT32_MAX) {
+        return R_FAIL;
     }
     if (peeled > 0) {
         int ok = 1;

@@ -120,31 +120,26 @@ out:
     return height;
 }
 
-/* ap_bs_search within DESCENT_TRY_NODES, forward and then with time reversed. */
-static int descent_search(bs_descent *d, const uint32_t *set, uint32_t count, int32_t t0,
-                          int32_t t1, uint32_t width, uint32_t base)
+/* One try of DESCENT_TRY_NODES nodes on set[0 .. count) over [t0, t1], forward
+   and then with time reversed: the exact search (band == NULL; offsets from
+   base) or the first band (into band, *len, *wb). 1 when it succeeded. */
+static int descent_try(bs_descent *d, const uint32_t *set, uint32_t count, int32_t t0,
+                       int32_t t1, uint32_t width, uint32_t base, uint32_t *band, uint32_t *len,
+                       uint32_t *wb)
 {
-    int ok = ap_bs_search(d->s, set, count, t0, t1, width, base, DESCENT_TRY_NODES);
-    if (!ok) {
-        ap_bs_reverse_time(d->s, d->span);
-        ok = ap_bs_search(d->s, set, count, d->span - 1 - t1, d->span - 1 - t0, width, base,
-                          DESCENT_TRY_NODES);
-        ap_bs_reverse_time(d->s, d->span);
-    }
-    return ok;
-}
-
-/* ap_bs_first_band within DESCENT_TRY_NODES, forward and then with time reversed. */
-static int descent_first_band(bs_descent *d, const uint32_t *set, uint32_t count, int32_t t0,
-                              int32_t t1, uint32_t width, uint32_t *band, uint32_t *len,
-                              uint32_t *wb)
-{
-    int ok = ap_bs_first_band(d->s, set, count, t0, t1, width, DESCENT_TRY_NODES, band, len, wb);
-    if (!ok) {
-        ap_bs_reverse_time(d->s, d->span);
-        ok = ap_bs_first_band(d->s, set, count, d->span - 1 - t1, d->span - 1 - t0, width,
-                              DESCENT_TRY_NODES, band, len, wb);
-        ap_bs_reverse_time(d->s, d->span);
+    int ok = 0, reversed;
+    for (reversed = 0; reversed < 2 && !ok; ++reversed) {
+        int32_t a = reversed ? d->span - 1 - t1 : t0, b = reversed ? d->span - 1 - t0 : t1;
+        if (reversed) {
+            ap_bs_reverse_time(d->s, d->span);
+        }
+        ok = band == NULL
+                 ? ap_bs_search(d->s, set, count, a, b, width, base, DESCENT_TRY_NODES)
+                 : ap_bs_first_band(d->s, set, count, a, b, width, DESCENT_TRY_NODES, band, len,
+                                    wb);
+        if (reversed) {
+            ap_bs_reverse_time(d->s, d->span);
+        }
     }
     return ok;
 }
@@ -189,7 +184,7 @@ static uint32_t descend(bs_descent *d, const uint32_t *set, uint32_t count, int3
     if (depth >= DESCENT_MAX_DEPTH) {
         return descent_leftover(d, set, count, base);
     }
-    if (descent_search(d, set, count, t0, t1, width, base)) {
+    if (descent_try(d, set, count, t0, t1, width, base, NULL, NULL, NULL)) {
         descent_placed(d, count);
         return width;
     }
@@ -208,15 +203,7 @@ static uint32_t descend(bs_descent *d, const uint32_t *set, uint32_t count, int3
         free(rest);
         return height;
     }
-    for (j = 0; j < count; ++j) {
-        uint32_t i = set[j];
-        if (s->f[i] == t0 && s->l[i] == t1) {
-            s->off[i] = base + full;
-            full += s->u[i];
-            s->mark[i] = 1;
-        }
-    }
-    if (full > 0) {
+    if (ap_bs_stack_full_span(s, set, count, t0, t1, base, UINT32_MAX, &full) > 0) {
         uint32_t above = 0;
         int ok = descent_filter(s, set, count, KEEP_UNMARKED, 0, &rest, &nr);
         for (j = 0; j < count; ++j) {
@@ -237,7 +224,7 @@ static uint32_t descend(bs_descent *d, const uint32_t *set, uint32_t count, int3
         d->failed = 1;
         return 0;
     }
-    if (count >= 2 && descent_first_band(d, set, count, t0, t1, width, part, &len, &wb)) {
+    if (count >= 2 && descent_try(d, set, count, t0, t1, width, 0, part, &len, &wb)) {
         uint32_t below, above;
         for (j = 0; j < len; ++j) {
             s->mark[part[j]] = 1;

@@ -104,6 +104,12 @@ int ap_bs_first_band(bs_state *s, const uint32_t *set, uint32_t count, int32_t t
                      uint32_t width, uint64_t budget, uint32_t *band, uint32_t *len,
                      uint32_t *wb);
 
+/* Stack the members of set[0 .. count) that live over all of [t0, t1] from base
+   (into s->off) and mark them: how many, their granules in *height; UINT32_MAX
+   (nothing placed) when those pass `limit`. */
+uint32_t ap_bs_stack_full_span(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0,
+                               int32_t t1, uint32_t base, uint64_t limit, uint32_t *height);
+
 /* Time reversed: op t becomes span - 1 - t. A plan stays a plan. */
 void ap_bs_reverse_time(bs_state *s, int32_t span);
 
