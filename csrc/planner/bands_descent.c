@@ -203,7 +203,7 @@ static uint32_t descend(bs_descent *d, const uint32_t *set, uint32_t count, int3
         free(rest);
         return height;
     }
-    if (ap_bs_stack_full_span(s, set, count, t0, t1, base, UINT32_MAX, &full) > 0) {
+    if (ap_bs_stack_full_span(s, set, count, t0, t1, base, UINT64_MAX, &full) > 0) {
         uint32_t above = 0;
         int ok = descent_filter(s, set, count, KEEP_UNMARKED, 0, &rest, &nr);
         for (j = 0; j < count; ++j) {

@@ -106,7 +106,8 @@ int ap_bs_first_band(bs_state *s, const uint32_t *set, uint32_t count, int32_t t
 
 /* Stack the members of set[0 .. count) that live over all of [t0, t1] from base
    (into s->off) and mark them: how many, their granules in *height; UINT32_MAX
-   (nothing placed) when those pass `limit`. */
+   (nothing placed) when those pass `limit` (UINT64_MAX: no limit; they all live
+   at t0, so they never pass the bound). */
 uint32_t ap_bs_stack_full_span(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0,
                                int32_t t1, uint32_t base, uint64_t limit, uint32_t *height);
 
