@@ -545,64 +545,6 @@ static void bs_pop_level(bs_state *s, size_t fi)
     --s->frames[fi].nlevels;
 }
 
-/* Next band of the top frame: 1 (band and wb set), 0 none left, -1 abort. */
-static int bs_next_band(bs_state *s, size_t fi)
-{
-    enum { NEXT_COMBO, DESCEND, BACKTRACK, ADVANCE } mode;
-    int32_t t = 0;
-    bs_frame *F = &s->frames[fi];
-    if (!F->started) {
-        F->started = 1;
-        mode = NEXT_COMBO;
-    } else {
-        mode = BACKTRACK;
-    }
-    for (;;) {
-        F = &s->frames[fi];
-        if (mode == NEXT_COMBO) {
-            int r = bs_next_combo(s, fi);
-            if (r <= 0) {
-                return r;
-            }
-            t = F->t0 + 1;
-            mode = DESCEND;
-        }
-        if (mode == DESCEND) {
-            if (!bs_node(s)) {
-                return -1;
-            }
-            while (t <= F->t1 && s->idx[F->ending + (size_t)(t - 1 - F->t0)] == 0) {
-                ++t;
-            }
-            if (t > F->t1) {
-                return 1;
-            }
-            if (!bs_push_level(s, fi, t)) {
-                return -1;
-            }
-            mode = ADVANCE;
-        } else if (mode == BACKTRACK) {
-            if (F->nlevels == 0) {
-                mode = NEXT_COMBO;
-                continue;
-            }
-            bs_apply(s, fi, &s->levels[s->level_top - 1], -1);
-            mode = ADVANCE;
-        }
-        if (mode == ADVANCE) {
-            bs_level *L = &s->levels[s->level_top - 1];
-            if (bs_advance(s, F->starts, L)) {
-                bs_apply(s, fi, L, 1);
-                t = L->t + 1;
-                mode = DESCEND;
-            } else {
-                bs_pop_level(s, fi);
-                mode = BACKTRACK;
-            }
-        }
-    }
-}
-
 /* The first boundary t0 < c <= t1 that no member of set[0 .. count) crosses (a
    member crosses c when it lives at c - 1 and at c), or -1. */
 int32_t ap_bs_time_cut(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0,
@@ -637,6 +579,69 @@ static int bs_band_splits(bs_state *s, size_t fi)
 {
     const bs_frame *F = &s->frames[fi];
     return ap_bs_time_cut(s, s->idx + F->band, F->band_len, F->t0, F->t1) >= 0;
+}
+
+/* Next band of the top frame that splits in time (bs_band_splits): 1 (band and
+   wb set), 0 none left, -1 abort. */
+static int bs_next_band(bs_state *s, size_t fi)
+{
+    enum { NEXT_COMBO, DESCEND, BACKTRACK, ADVANCE } mode;
+    int32_t t = 0;
+    bs_frame *F = &s->frames[fi];
+    if (!F->started) {
+        F->started = 1;
+        mode = NEXT_COMBO;
+    } else {
+        mode = BACKTRACK;
+    }
+    for (;;) {
+        F = &s->frames[fi];
+        if (mode == NEXT_COMBO) {
+            int r = bs_next_combo(s, fi);
+            if (r <= 0) {
+                return r;
+            }
+            t = F->t0 + 1;
+            mode = DESCEND;
+        }
+        if (mode == DESCEND) {
+            if (!bs_node(s)) {
+                return -1;
+            }
+            while (t <= F->t1 && s->idx[F->ending + (size_t)(t - 1 - F->t0)] == 0) {
+                ++t;
+            }
+            if (t > F->t1) {
+                if (bs_band_splits(s, fi)) {
+                    return 1;
+                }
+                mode = BACKTRACK;
+                continue;
+            }
+            if (!bs_push_level(s, fi, t)) {
+                return -1;
+            }
+            mode = ADVANCE;
+        } else if (mode == BACKTRACK) {
+            if (F->nlevels == 0) {
+                mode = NEXT_COMBO;
+                continue;
+            }
+            bs_apply(s, fi, &s->levels[s->level_top - 1], -1);
+            mode = ADVANCE;
+        }
+        if (mode == ADVANCE) {
+            bs_level *L = &s->levels[s->level_top - 1];
+            if (bs_advance(s, F->starts, L)) {
+                bs_apply(s, fi, L, 1);
+                t = L->t + 1;
+                mode = DESCEND;
+            } else {
+                bs_pop_level(s, fi);
+                mode = BACKTRACK;
+            }
+        }
+    }
 }
 
 uint32_t ap_bs_stack_full_span(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0,
@@ -721,11 +726,8 @@ static int bs_enter(bs_state *s, size_t fi)
 static int bs_band_next(bs_state *s, size_t fi)
 {
     size_t at;
-    int r;
+    int r = bs_next_band(s, fi);
     bs_frame *F;
-    do {
-        r = bs_next_band(s, fi);
-    } while (r > 0 && !bs_band_splits(s, fi));
     if (r < 0) {
         return R_ABORT;
     }
@@ -874,9 +876,7 @@ int ap_bs_first_band(bs_state *s, const uint32_t *set, uint32_t count, int32_t t
     bs_mark mark;
     int r = -1;
     if (bs_open(s, set, count, t0, t1, width, 0, budget, &mark) && bs_bands_init(s, 0)) {
-        do {
-            r = bs_next_band(s, 0);
-        } while (r > 0 && !bs_band_splits(s, 0));
+        r = bs_next_band(s, 0);
         if (r > 0) {
             const bs_frame *F = &s->frames[0];
             memcpy(band, s->idx + F->band, F->band_len * sizeof(uint32_t));
