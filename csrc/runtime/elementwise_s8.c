@@ -144,9 +144,11 @@ static ap_status ew_variants(const int32_t *in1, const int32_t *in2, const int32
     return ap_ops_variants_out(found, n, variants_out, capacity, count_out, op, error);
 }
 
-static ap_status ew_run_checks(const ap_variant *variant, const int8_t *input1, const int8_t *input2,
-                               int8_t *output, const ap_scratch *scratch, uint32_t scratch_count, const char *op,
-                               ap_error *error)
+/* The checks every run shares, then row() over the broadcast rows. */
+static ap_status ew_run(const int32_t *in1_shape, const int32_t *in2_shape, const int32_t *out_shape,
+                        const ap_variant *variant, const int8_t *input1, const int8_t *input2, int8_t *output,
+                        const ap_scratch *scratch, uint32_t scratch_count, const char *op, ew_row_fn row,
+                        const void *ctx, ap_error *error)
 {
     ap_status st = ap_ops_check_variant_ptr(variant, op, error);
     if (st != AP_OK) {
@@ -161,7 +163,31 @@ static ap_status ew_run_checks(const ap_variant *variant, const int8_t *input1, 
     }
     size_t need[AP_MAX_SCRATCH], align[AP_MAX_SCRATCH];
     uint32_t need_count = ew_variant_scratch(variant->kind, variant->param, need, align);
-    return ap_ops_check_scratch(op, variant->name, need, need_count, scratch, scratch_count, error);
+    st = ap_ops_check_scratch(op, variant->name, need, need_count, scratch, scratch_count, error);
+    if (st != AP_OK) {
+        return st;
+    }
+    ew_iter it;
+    ew_build_iter(in1_shape, in2_shape, out_shape, &it);
+    ew_for_rows(&it, input1, input2, output, row, ctx);
+    return AP_OK;
+}
+
+/* The offsets and activation range both ops check alike. */
+static ap_status ew_check_quant(int32_t input1_offset, int32_t input2_offset, int32_t output_offset,
+                                int32_t activation_min, int32_t activation_max, const char *op, ap_error *error)
+{
+    if (!ap_ops_input_offset_ok(input1_offset) || !ap_ops_input_offset_ok(input2_offset) ||
+        !ap_ops_int8_range(output_offset)) {
+        return AP_OPS_INVALID(error, "%s: offsets (%d, %d, %d) out of range (inputs [-127, 128], output "
+                              "[-128, 127])", op, (int)input1_offset, (int)input2_offset, (int)output_offset);
+    }
+    if (!ap_ops_int8_range(activation_min) || !ap_ops_int8_range(activation_max) ||
+        activation_min > activation_max) {
+        return AP_OPS_INVALID(error, "%s: activation range [%d, %d] invalid", op, (int)activation_min,
+                              (int)activation_max);
+    }
+    return AP_OK;
 }
 
 /* ---- ADD ---- */
@@ -175,10 +201,10 @@ static ap_status add_check(const ap_add_params *p, ap_error *error)
     if (st != AP_OK) {
         return st;
     }
-    if (!ap_ops_input_offset_ok(p->input1_offset) || !ap_ops_input_offset_ok(p->input2_offset) ||
-        !ap_ops_int8_range(p->output_offset)) {
-        return AP_OPS_INVALID(error, "add: offsets (%d, %d, %d) out of range (inputs [-127, 128], output "
-                              "[-128, 127])", (int)p->input1_offset, (int)p->input2_offset, (int)p->output_offset);
+    st = ew_check_quant(p->input1_offset, p->input2_offset, p->output_offset, p->activation_min,
+                        p->activation_max, "add", error);
+    if (st != AP_OK) {
+        return st;
     }
     if (p->left_shift < 0 || p->left_shift > 22) {
         return AP_OPS_INVALID(error, "add: left_shift %d outside [0, 22]", (int)p->left_shift);
@@ -196,15 +222,10 @@ static ap_status add_check(const ap_add_params *p, ap_error *error)
     if (p->input1_multiplier < 0 || p->input2_multiplier < 0 || p->output_multiplier < 0) {
         return AP_OPS_INVALID(error, "add: multipliers must be >= 0");
     }
-    if (!ap_ops_int8_range(p->activation_min) || !ap_ops_int8_range(p->activation_max) ||
-        p->activation_min > p->activation_max) {
-        return AP_OPS_INVALID(error, "add: activation range [%d, %d] invalid", (int)p->activation_min,
-                              (int)p->activation_max);
-    }
     return AP_OK;
 }
 
-static inline int8_t add1(const ap_add_row_params *p, int32_t x1, int32_t x2)
+static inline int8_t add1(const ap_add_params *p, int32_t x1, int32_t x2)
 {
     const int32_t a = (x1 + p->input1_offset) * (1 << p->left_shift);
     const int32_t b = (x2 + p->input2_offset) * (1 << p->left_shift);
@@ -217,7 +238,7 @@ static inline int8_t add1(const ap_add_row_params *p, int32_t x1, int32_t x2)
 
 static void add_row(const void *ctx, const int8_t *a, int sa, const int8_t *b, int sb, int8_t *out, size_t n)
 {
-    const ap_add_row_params *p = (const ap_add_row_params *)ctx;
+    const ap_add_params *p = (const ap_add_params *)ctx;
     size_t i = 0;
     if (AP_OPS_HAVE_AVX2 && ap_cpu_detect() >= AP_CPU_AVX2 && (sa | sb)) {
 #if AP_OPS_HAVE_AVX2
@@ -245,27 +266,11 @@ ap_status ap_add_s8_run(const ap_add_params *params, const ap_variant *variant, 
                         uint32_t scratch_count, ap_error *error_out)
 {
     ap_status st = add_check(params, error_out);
-    if (st != AP_OK ||
-        (st = ew_run_checks(variant, input1, input2, output, scratch, scratch_count, "add", error_out)) != AP_OK) {
+    if (st != AP_OK) {
         return st;
     }
-    ap_add_row_params rp;
-    rp.input1_offset = params->input1_offset;
-    rp.input2_offset = params->input2_offset;
-    rp.output_offset = params->output_offset;
-    rp.left_shift = params->left_shift;
-    rp.input1_multiplier = params->input1_multiplier;
-    rp.input1_shift = params->input1_shift;
-    rp.input2_multiplier = params->input2_multiplier;
-    rp.input2_shift = params->input2_shift;
-    rp.output_multiplier = params->output_multiplier;
-    rp.output_shift = params->output_shift;
-    rp.activation_min = params->activation_min;
-    rp.activation_max = params->activation_max;
-    ew_iter it;
-    ew_build_iter(params->input1_shape, params->input2_shape, params->output_shape, &it);
-    ew_for_rows(&it, input1, input2, output, add_row, &rp);
-    return AP_OK;
+    return ew_run(params->input1_shape, params->input2_shape, params->output_shape, variant, input1, input2,
+                  output, scratch, scratch_count, "add", add_row, params, error_out);
 }
 
 /* ---- MUL ---- */
@@ -279,24 +284,19 @@ static ap_status mul_check(const ap_mul_params *p, ap_error *error)
     if (st != AP_OK) {
         return st;
     }
-    if (!ap_ops_input_offset_ok(p->input1_offset) || !ap_ops_input_offset_ok(p->input2_offset) ||
-        !ap_ops_int8_range(p->output_offset)) {
-        return AP_OPS_INVALID(error, "mul: offsets (%d, %d, %d) out of range (inputs [-127, 128], output "
-                              "[-128, 127])", (int)p->input1_offset, (int)p->input2_offset, (int)p->output_offset);
+    st = ew_check_quant(p->input1_offset, p->input2_offset, p->output_offset, p->activation_min,
+                        p->activation_max, "mul", error);
+    if (st != AP_OK) {
+        return st;
     }
     if (p->output_shift < -31 || p->output_shift > 31 || p->output_multiplier < 0) {
         return AP_OPS_INVALID(error, "mul: output_shift %d outside [-31, 31] or negative multiplier",
                               (int)p->output_shift);
     }
-    if (!ap_ops_int8_range(p->activation_min) || !ap_ops_int8_range(p->activation_max) ||
-        p->activation_min > p->activation_max) {
-        return AP_OPS_INVALID(error, "mul: activation range [%d, %d] invalid", (int)p->activation_min,
-                              (int)p->activation_max);
-    }
     return AP_OK;
 }
 
-static inline int8_t mul1(const ap_mul_row_params *p, int32_t x1, int32_t x2)
+static inline int8_t mul1(const ap_mul_params *p, int32_t x1, int32_t x2)
 {
     const int32_t prod = (x1 + p->input1_offset) * (x2 + p->input2_offset);
     const int32_t raw = ap_fp_multiply_by_quantized_multiplier(prod, p->output_multiplier, p->output_shift) +
@@ -306,7 +306,7 @@ static inline int8_t mul1(const ap_mul_row_params *p, int32_t x1, int32_t x2)
 
 static void mul_row(const void *ctx, const int8_t *a, int sa, const int8_t *b, int sb, int8_t *out, size_t n)
 {
-    const ap_mul_row_params *p = (const ap_mul_row_params *)ctx;
+    const ap_mul_params *p = (const ap_mul_params *)ctx;
     size_t i = 0;
     if (AP_OPS_HAVE_AVX2 && ap_cpu_detect() >= AP_CPU_AVX2 && (sa | sb)) {
 #if AP_OPS_HAVE_AVX2
@@ -334,20 +334,9 @@ ap_status ap_mul_s8_run(const ap_mul_params *params, const ap_variant *variant, 
                         uint32_t scratch_count, ap_error *error_out)
 {
     ap_status st = mul_check(params, error_out);
-    if (st != AP_OK ||
-        (st = ew_run_checks(variant, input1, input2, output, scratch, scratch_count, "mul", error_out)) != AP_OK) {
+    if (st != AP_OK) {
         return st;
     }
-    ap_mul_row_params rp;
-    rp.input1_offset = params->input1_offset;
-    rp.input2_offset = params->input2_offset;
-    rp.output_offset = params->output_offset;
-    rp.output_multiplier = params->output_multiplier;
-    rp.output_shift = params->output_shift;
-    rp.activation_min = params->activation_min;
-    rp.activation_max = params->activation_max;
-    ew_iter it;
-    ew_build_iter(params->input1_shape, params->input2_shape, params->output_shape, &it);
-    ew_for_rows(&it, input1, input2, output, mul_row, &rp);
-    return AP_OK;
+    return ew_run(params->input1_shape, params->input2_shape, params->output_shape, variant, input1, input2,
+                  output, scratch, scratch_count, "mul", mul_row, params, error_out);
 }

@@ -30,7 +30,7 @@ AP_AVX2_INLINE __m256i ew_add8(const ap_avx2_rq8 *q1, const ap_avx2_rq8 *q2, con
     return _mm256_min_epi32(_mm256_max_epi32(s, lo), hi);
 }
 
-AP_AVX2_FUNC size_t ap_add_row_avx2(const ap_add_row_params *p, const int8_t *a, int stride_a, const int8_t *b,
+AP_AVX2_FUNC size_t ap_add_row_avx2(const ap_add_params *p, const int8_t *a, int stride_a, const int8_t *b,
                                     int stride_b, int8_t *out, size_t n)
 {
     const __m256i off1 = _mm256_set1_epi32(p->input1_offset);
@@ -57,7 +57,7 @@ AP_AVX2_FUNC size_t ap_add_row_avx2(const ap_add_row_params *p, const int8_t *a,
     return i;
 }
 
-AP_AVX2_FUNC size_t ap_mul_row_avx2(const ap_mul_row_params *p, const int8_t *a, int stride_a, const int8_t *b,
+AP_AVX2_FUNC size_t ap_mul_row_avx2(const ap_mul_params *p, const int8_t *a, int stride_a, const int8_t *b,
                                     int stride_b, int8_t *out, size_t n)
 {
     const __m256i off1 = _mm256_set1_epi32(p->input1_offset);
@@ -79,14 +79,14 @@ AP_AVX2_FUNC size_t ap_mul_row_avx2(const ap_mul_row_params *p, const int8_t *a,
 
 #else
 
-size_t ap_add_row_avx2(const ap_add_row_params *p, const int8_t *a, int stride_a, const int8_t *b, int stride_b,
+size_t ap_add_row_avx2(const ap_add_params *p, const int8_t *a, int stride_a, const int8_t *b, int stride_b,
                        int8_t *out, size_t n)
 {
     (void)p, (void)a, (void)stride_a, (void)b, (void)stride_b, (void)out, (void)n;
     return 0;
 }
 
-size_t ap_mul_row_avx2(const ap_mul_row_params *p, const int8_t *a, int stride_a, const int8_t *b, int stride_b,
+size_t ap_mul_row_avx2(const ap_mul_params *p, const int8_t *a, int stride_a, const int8_t *b, int stride_b,
                        int8_t *out, size_t n)
 {
     (void)p, (void)a, (void)stride_a, (void)b, (void)stride_b, (void)out, (void)n;

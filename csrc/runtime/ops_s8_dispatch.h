@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arenaplan/elementwise.h"
 #include "arenaplan/kernel.h"
 
 /* Output rows of the depthwise "padded_rows" variant: every tap read from a
@@ -67,22 +68,11 @@ typedef struct ap_fc_row {
 
 void ap_fc_row_avx2(const ap_fc_row *row);
 
-/* Elementwise rows: n outputs, inputs advance by stride1 / stride2 (0 or 1). */
-typedef struct ap_add_row_params {
-    int32_t input1_offset, input2_offset, output_offset, left_shift;
-    int32_t input1_multiplier, input1_shift, input2_multiplier, input2_shift;
-    int32_t output_multiplier, output_shift, activation_min, activation_max;
-} ap_add_row_params;
-
-size_t ap_add_row_avx2(const ap_add_row_params *p, const int8_t *a, int stride_a, const int8_t *b,
+/* Elementwise rows: n outputs, inputs advance by stride_a / stride_b (0 or 1);
+   the parameters are the op's own (shapes unused here). */
+size_t ap_add_row_avx2(const ap_add_params *p, const int8_t *a, int stride_a, const int8_t *b,
                        int stride_b, int8_t *out, size_t n);
-
-typedef struct ap_mul_row_params {
-    int32_t input1_offset, input2_offset, output_offset;
-    int32_t output_multiplier, output_shift, activation_min, activation_max;
-} ap_mul_row_params;
-
-size_t ap_mul_row_avx2(const ap_mul_row_params *p, const int8_t *a, int stride_a, const int8_t *b,
+size_t ap_mul_row_avx2(const ap_mul_params *p, const int8_t *a, int stride_a, const int8_t *b,
                        int stride_b, int8_t *out, size_t n);
 
 /* LSTM gate activations on 16 int16 values in place, Q0.15 out (fixedpoint_int16.h):
