@@ -121,6 +121,17 @@ ap_status ap_max_pool2d_s8_variants(const ap_pool2d_params *params, ap_variant *
     return pool_variants(params, variants_out, capacity, count_out, "max_pool2d", error_out);
 }
 
+/* One window's valid taps over a chunk of at most POOL_CHUNK channels: tap (fy, fx)
+   of channel j is in[fy * row + fx * col + j], 0 <= fy < rows, 0 <= fx < cols. */
+typedef struct pool_window {
+    const int8_t *in;
+    size_t row, col;
+    int32_t rows, cols;
+} pool_window;
+
+/* Writes out[0 .. n) from the window's taps. */
+typedef void (*pool_chunk_fn)(const ap_pool2d_params *p, const pool_window *w, int8_t *out, size_t n);
+
 /* Valid tap range [lo, hi) of a window starting at `origin` over an axis of `size`. */
 static void pool_range(int32_t origin, int32_t filter, int32_t size, int32_t *lo, int32_t *hi)
 {
@@ -128,89 +139,96 @@ static void pool_range(int32_t origin, int32_t filter, int32_t size, int32_t *lo
     *hi = size - origin < filter ? size - origin : filter;
 }
 
-ap_status ap_average_pool2d_s8_run(const ap_pool2d_params *params, const ap_variant *variant,
-                                   const int8_t *input, int8_t *output, const ap_scratch *scratch,
-                                   uint32_t scratch_count, ap_error *error_out)
+/* chunk() over every output pixel and chunk of channels, windows clipped to the input. */
+static void pool_each_chunk(const ap_pool2d_params *p, const int8_t *input, int8_t *output, pool_chunk_fn chunk)
 {
-    ap_status st = pool_run_checks(params, variant, input, output, scratch, scratch_count, "average_pool2d",
-                                   error_out);
-    if (st != AP_OK) {
-        return st;
-    }
-    const ap_pool2d_params *p = params;
     const size_t c = (size_t)p->channels;
-    int32_t acc[POOL_CHUNK];
+    pool_window w;
+    w.col = c;
+    w.row = (size_t)p->input_w * c;
     for (int32_t b = 0; b < p->batches; ++b) {
-        const int8_t *in_b = input + (size_t)b * (size_t)p->input_h * (size_t)p->input_w * c;
+        const int8_t *in_b = input + (size_t)b * (size_t)p->input_h * w.row;
         for (int32_t oy = 0; oy < p->output_h; ++oy) {
             int32_t y0 = oy * p->stride_h - p->pad_h, fy0, fy1;
             pool_range(y0, p->filter_h, p->input_h, &fy0, &fy1);
             for (int32_t ox = 0; ox < p->output_w; ++ox) {
                 int32_t x0 = ox * p->stride_w - p->pad_w, fx0, fx1;
                 pool_range(x0, p->filter_w, p->input_w, &fx0, &fx1);
-                const int32_t count = (fy1 - fy0) * (fx1 - fx0);
                 int8_t *out = output + (((size_t)b * p->output_h + oy) * p->output_w + ox) * c;
+                const int8_t *first = in_b + (size_t)(y0 + fy0) * w.row + (size_t)(x0 + fx0) * c;
+                w.rows = fy1 - fy0;
+                w.cols = fx1 - fx0;
                 for (size_t c0 = 0; c0 < c; c0 += POOL_CHUNK) {
-                    const size_t n = c - c0 < POOL_CHUNK ? c - c0 : POOL_CHUNK;
-                    memset(acc, 0, sizeof(acc));
-                    for (int32_t fy = fy0; fy < fy1; ++fy) {
-                        for (int32_t fx = fx0; fx < fx1; ++fx) {
-                            const int8_t *x = in_b + ((size_t)(y0 + fy) * p->input_w + (size_t)(x0 + fx)) * c + c0;
-                            for (size_t j = 0; j < n; ++j) {
-                                acc[j] += x[j];
-                            }
-                        }
-                    }
-                    for (size_t j = 0; j < n; ++j) {
-                        int32_t a = acc[j];
-                        a = a > 0 ? (a + count / 2) / count : (a - count / 2) / count;
-                        out[c0 + j] = (int8_t)ap_ops_clamp(a, p->activation_min, p->activation_max);
-                    }
+                    w.in = first + c0;
+                    chunk(p, &w, out + c0, c - c0 < POOL_CHUNK ? c - c0 : POOL_CHUNK);
                 }
             }
         }
     }
-    return AP_OK;
+}
+
+/* TFLite's rounding average: half away from zero, over the valid taps only. */
+static void average_chunk(const ap_pool2d_params *p, const pool_window *w, int8_t *out, size_t n)
+{
+    const int32_t count = w->rows * w->cols;
+    int32_t acc[POOL_CHUNK];
+    memset(acc, 0, sizeof(acc));
+    for (int32_t fy = 0; fy < w->rows; ++fy) {
+        for (int32_t fx = 0; fx < w->cols; ++fx) {
+            const int8_t *x = w->in + (size_t)fy * w->row + (size_t)fx * w->col;
+            for (size_t j = 0; j < n; ++j) {
+                acc[j] += x[j];
+            }
+        }
+    }
+    for (size_t j = 0; j < n; ++j) {
+        int32_t a = acc[j];
+        a = a > 0 ? (a + count / 2) / count : (a - count / 2) / count;
+        out[j] = (int8_t)ap_ops_clamp(a, p->activation_min, p->activation_max);
+    }
+}
+
+static void max_chunk(const ap_pool2d_params *p, const pool_window *w, int8_t *out, size_t n)
+{
+    int8_t best[POOL_CHUNK];
+    memset(best, 0x80, sizeof(best)); /* -128 */
+    for (int32_t fy = 0; fy < w->rows; ++fy) {
+        for (int32_t fx = 0; fx < w->cols; ++fx) {
+            const int8_t *x = w->in + (size_t)fy * w->row + (size_t)fx * w->col;
+            for (size_t j = 0; j < n; ++j) {
+                best[j] = x[j] > best[j] ? x[j] : best[j];
+            }
+        }
+    }
+    for (size_t j = 0; j < n; ++j) {
+        out[j] = (int8_t)ap_ops_clamp(best[j], p->activation_min, p->activation_max);
+    }
+}
+
+/* The run checks, then chunk() over every window. */
+static ap_status pool_run(const ap_pool2d_params *params, const ap_variant *variant, const int8_t *input,
+                          int8_t *output, const ap_scratch *scratch, uint32_t scratch_count, const char *op,
+                          pool_chunk_fn chunk, ap_error *error)
+{
+    ap_status st = pool_run_checks(params, variant, input, output, scratch, scratch_count, op, error);
+    if (st == AP_OK) {
+        pool_each_chunk(params, input, output, chunk);
+    }
+    return st;
+}
+
+ap_status ap_average_pool2d_s8_run(const ap_pool2d_params *params, const ap_variant *variant,
+                                   const int8_t *input, int8_t *output, const ap_scratch *scratch,
+                                   uint32_t scratch_count, ap_error *error_out)
+{
+    return pool_run(params, variant, input, output, scratch, scratch_count, "average_pool2d", average_chunk,
+                    error_out);
 }
 
 ap_status ap_max_pool2d_s8_run(const ap_pool2d_params *params, const ap_variant *variant,
                                const int8_t *input, int8_t *output, const ap_scratch *scratch,
                                uint32_t scratch_count, ap_error *error_out)
 {
-    ap_status st = pool_run_checks(params, variant, input, output, scratch, scratch_count, "max_pool2d",
-                                   error_out);
-    if (st != AP_OK) {
-        return st;
-    }
-    const ap_pool2d_params *p = params;
-    const size_t c = (size_t)p->channels;
-    int8_t best[POOL_CHUNK];
-    for (int32_t b = 0; b < p->batches; ++b) {
-        const int8_t *in_b = input + (size_t)b * (size_t)p->input_h * (size_t)p->input_w * c;
-        for (int32_t oy = 0; oy < p->output_h; ++oy) {
-            int32_t y0 = oy * p->stride_h - p->pad_h, fy0, fy1;
-            pool_range(y0, p->filter_h, p->input_h, &fy0, &fy1);
-            for (int32_t ox = 0; ox < p->output_w; ++ox) {
-                int32_t x0 = ox * p->stride_w - p->pad_w, fx0, fx1;
-                pool_range(x0, p->filter_w, p->input_w, &fx0, &fx1);
-                int8_t *out = output + (((size_t)b * p->output_h + oy) * p->output_w + ox) * c;
-                for (size_t c0 = 0; c0 < c; c0 += POOL_CHUNK) {
-                    const size_t n = c - c0 < POOL_CHUNK ? c - c0 : POOL_CHUNK;
-                    memset(best, 0x80, sizeof(best)); /* -128 */
-                    for (int32_t fy = fy0; fy < fy1; ++fy) {
-                        for (int32_t fx = fx0; fx < fx1; ++fx) {
-                            const int8_t *x = in_b + ((size_t)(y0 + fy) * p->input_w + (size_t)(x0 + fx)) * c + c0;
-                            for (size_t j = 0; j < n; ++j) {
-                                best[j] = x[j] > best[j] ? x[j] : best[j];
-                            }
-                        }
-                    }
-                    for (size_t j = 0; j < n; ++j) {
-                        out[c0 + j] = (int8_t)ap_ops_clamp(best[j], p->activation_min, p->activation_max);
-                    }
-                }
-            }
-        }
-    }
-    return AP_OK;
+    return pool_run(params, variant, input, output, scratch, scratch_count, "max_pool2d", max_chunk,
+                    error_out);
 }
