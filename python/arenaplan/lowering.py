@@ -206,49 +206,51 @@ def _requant(mult: np.ndarray, shift: np.ndarray, per_channel: int, zp: int, lo:
     return ([int(v) for v in mult], [int(v) for v in shift], per_channel, zp, lo, hi)
 
 
+def _windowed(model: Model, op: Operator, x, w, y, nhwc: List[int], kh: int, kw: int, oc: int,
+              extra: List[int]) -> tuple:
+    """What lowering CONV_2D and DEPTHWISE_CONV_2D share: output geometry, per-channel
+    requantisation, and the kernel's ints (`extra` goes before the input offset)."""
+    n, h, wd, c = nhwc
+    oh, ow, sh, sw, dh, dw, ph, pw = _spatial(op, h, wd, kh, kw)
+    _expect_shape(model, y.index, (n, oh, ow, oc), "output")
+    xs, xz = _per_tensor(x, "input")
+    ys, yz = _per_tensor(y, "output")
+    mult, shift = conv_multipliers(xs, _filter_scales(w, oc), ys)
+    lo, hi = _activation(op, ys, yz)
+    ints = [n, h, wd, c, oh, ow, oc, kh, kw, sh, sw, dh, dw, ph, pw, *extra, -xz]
+    spec = (ints, _requant(mult, shift, 1, yz, lo, hi), None)
+    return spec, (x.index,), w.data, _bias(model, op, oc)
+
+
 # --- one function per op type -----------------------------------------------------------
 def _conv2d(model: Model, op: Operator) -> tuple:
     x = _tensor(model, op.inputs[0], "input", constant=False)
     w = _tensor(model, op.inputs[1], "filter", "int8", constant=True)
     y = _tensor(model, op.outputs[0], "output")
-    n, h, wd, c = _shape4(x.shape, "input")
+    nhwc = _shape4(x.shape, "input")
+    c = nhwc[3]
     if len(w.shape) != 4:
         raise _Unsupported(f"filter has shape {w.shape}; OHWI expected")
     oc, kh, kw, ic = w.shape
     if ic != c:
         raise _Unsupported(f"filter has {ic} input channels, the input has {c} (grouped convolution "
                            "is not supported)")
-    oh, ow, sh, sw, dh, dw, ph, pw = _spatial(op, h, wd, kh, kw)
-    _expect_shape(model, y.index, (n, oh, ow, oc), "output")
-    xs, xz = _per_tensor(x, "input")
-    ys, yz = _per_tensor(y, "output")
-    mult, shift = conv_multipliers(xs, _filter_scales(w, oc), ys)
-    lo, hi = _activation(op, ys, yz)
-    ints = [n, h, wd, c, oh, ow, oc, kh, kw, sh, sw, dh, dw, ph, pw, -xz]
-    spec = (ints, _requant(mult, shift, 1, yz, lo, hi), None)
-    return spec, (x.index,), w.data, _bias(model, op, oc)
+    return _windowed(model, op, x, w, y, nhwc, kh, kw, oc, [])
 
 
 def _depthwise_conv2d(model: Model, op: Operator) -> tuple:
     x = _tensor(model, op.inputs[0], "input", constant=False)
     w = _tensor(model, op.inputs[1], "filter", "int8", constant=True)
     y = _tensor(model, op.outputs[0], "output")
-    n, h, wd, c = _shape4(x.shape, "input")
+    nhwc = _shape4(x.shape, "input")
+    c = nhwc[3]
     if len(w.shape) != 4 or w.shape[0] != 1:
         raise _Unsupported(f"filter has shape {w.shape}; 1HW(C*M) expected")
     _, kh, kw, oc = w.shape
     if oc % c:
         raise _Unsupported(f"filter has {oc} channels, not a multiple of the input's {c}")
     multiplier = oc // c
-    oh, ow, sh, sw, dh, dw, ph, pw = _spatial(op, h, wd, kh, kw)
-    _expect_shape(model, y.index, (n, oh, ow, oc), "output")
-    xs, xz = _per_tensor(x, "input")
-    ys, yz = _per_tensor(y, "output")
-    mult, shift = conv_multipliers(xs, _filter_scales(w, oc), ys)
-    lo, hi = _activation(op, ys, yz)
-    ints = [n, h, wd, c, oh, ow, oc, kh, kw, sh, sw, dh, dw, ph, pw, multiplier, -xz]
-    spec = (ints, _requant(mult, shift, 1, yz, lo, hi), None)
-    return spec, (x.index,), w.data, _bias(model, op, oc)
+    return _windowed(model, op, x, w, y, nhwc, kh, kw, oc, [multiplier])
 
 
 def _fully_connected(model: Model, op: Operator) -> tuple:
