@@ -43,8 +43,10 @@
  * strategies. A wrong band then costs only the part it spoils: on
  * bench_planner's cut rectangles this reaches the bound on 300 s4 and 300 s8,
  * where the exact search commits to a band that is no union of the generator's
- * pieces and runs out of nodes below it. The plan is checked against the
- * conflict graph and kept only if it beats the incumbent.
+ * pieces and runs out of nodes below it. The descent runs twice, first with
+ * capped band hunts (which reach the bound on 500 s15), then plain when that
+ * plan is above the bound. Each plan is checked against the conflict graph and
+ * kept only if it beats the incumbent.
  *
  * Runs only when every non-empty buffer has the same alignment (offsets are
  * then sums of sizes), the bound is at most BANDS_MAX_UNITS granules and the
@@ -66,6 +68,9 @@
    the other runs out of nodes. */
 #define BANDS_FORWARD_END 0.5
 #define BANDS_REVERSED_END 0.75
+/* The descent with capped band hunts (bands_descent.c) takes this part of what
+   is left, the plain descent the rest. */
+#define BANDS_CAPPED_SHARE 0.7
 /* Heap the search may hold (frames, levels, arenas, memo) before it gives up. */
 #define BANDS_MAX_BYTES ((size_t)256 << 20)
 
@@ -601,10 +606,20 @@ static int bs_next_band(bs_state *s, size_t fi)
             if (r <= 0) {
                 return r;
             }
+            F = &s->frames[fi];
+            F->opening_left = s->opening_cap > 0 ? s->opening_cap : UINT64_MAX;
             t = F->t0 + 1;
             mode = DESCEND;
         }
         if (mode == DESCEND) {
+            if (F->opening_left-- == 0) {
+                /* this opening took its nodes: drop it */
+                while (F->nlevels > 0) {
+                    bs_pop_level(s, fi);
+                }
+                mode = NEXT_COMBO;
+                continue;
+            }
             if (!bs_node(s)) {
                 return -1;
             }
@@ -870,11 +885,12 @@ int ap_bs_search(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, i
    member) within `budget` nodes: its members into band[] (count entries of room),
    *len and *wb; 0 when none was found. */
 int ap_bs_first_band(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0,
-                         int32_t t1, uint32_t width, uint64_t budget, uint32_t *band,
-                         uint32_t *len, uint32_t *wb)
+                         int32_t t1, uint32_t width, uint64_t budget, uint64_t opening_cap,
+                         uint32_t *band, uint32_t *len, uint32_t *wb)
 {
     bs_mark mark;
     int r = -1;
+    s->opening_cap = opening_cap;
     if (bs_open(s, set, count, t0, t1, width, 0, budget, &mark) && bs_bands_init(s, 0)) {
         r = bs_next_band(s, 0);
         if (r > 0) {
@@ -885,6 +901,7 @@ int ap_bs_first_band(bs_state *s, const uint32_t *set, uint32_t count, int32_t t
         }
     }
     bs_close(s, &mark);
+    s->opening_cap = 0;
     return r > 0;
 }
 
@@ -953,6 +970,27 @@ static void bs_free(bs_state *s)
     free(s->frames);
     free(s->levels);
     free(s->memo);
+}
+
+/* The plan in s->off (granules) into offsets when it verifies and beats *arena
+   (work: scratch of p->n entries). */
+static void bs_offer(const bs_state *s, const ap_pl_problem *p, size_t *work, size_t *offsets,
+                     size_t *arena, ap_pl_search *search)
+{
+    size_t i, found;
+    for (i = 0; i < p->n; ++i) {
+        work[i] = 0;
+    }
+    for (i = 0; i < s->m; ++i) {
+        work[s->item[i]] = (size_t)s->off[i] * p->granule;
+    }
+    found = ap_pl_arena(p, work);
+    if (found < *arena && bs_disjoint(p, work)) {
+        memcpy(offsets, work, p->n * sizeof(size_t));
+        *arena = found;
+        search->improved = 1;
+        search->proven = found == p->lower_bound;
+    }
 }
 
 ap_status ap_pl_bands(const ap_pl_problem *problem, size_t *offsets, size_t *arena,
@@ -1046,26 +1084,29 @@ ap_status ap_pl_bands(const ap_pl_problem *problem, size_t *offsets, size_t *are
         placed = s.nodes < nodes &&
                  ap_bs_search(&s, all, m, 0, span - 1, units, 0, nodes - s.nodes);
     }
-    if (!placed && bs_flat(&s, span, units)) {
-        /* the descent, with what is left */
-        ap_bs_reverse_time(&s, span); /* forward again */
-        s.deadline = search->deadline;
-        placed = ap_bs_descend(&s, all, span, units, g, search->max_steps, &steps_extra);
-    }
     if (placed) {
-        size_t found;
-        for (i = 0; i < p->n; ++i) {
-            work[i] = 0;
-        }
-        for (i = 0; i < m; ++i) {
-            work[s.item[i]] = (size_t)s.off[i] * g;
-        }
-        found = ap_pl_arena(p, work);
-        if (found < *arena && bs_disjoint(p, work)) {
-            memcpy(offsets, work, p->n * sizeof(size_t));
-            *arena = found;
-            search->improved = 1;
-            search->proven = found == p->lower_bound;
+        bs_offer(&s, p, work, offsets, arena, search);
+    } else if (bs_flat(&s, span, units)) {
+        /* the descent, with what is left: BANDS_CAPPED_SHARE of it with capped
+           band hunts, then (when that plan is above the bound) the rest plain */
+        uint64_t node_cap = s.node_cap;
+        int round;
+        ap_bs_reverse_time(&s, span); /* forward again */
+        for (round = 0; round < 2 && !search->proven; ++round) {
+            int capped = round == 0;
+            uint64_t cap = search->max_steps, spent = s.nodes + steps_extra;
+            double at = ap_pl_now();
+            s.deadline = search->deadline;
+            if (capped) {
+                s.deadline = at + BANDS_CAPPED_SHARE * (search->deadline - at);
+                if (cap > spent) {
+                    cap = spent + (uint64_t)(BANDS_CAPPED_SHARE * (double)(cap - spent));
+                }
+            }
+            s.node_cap = capped && search->max_steps > 0 ? cap : node_cap;
+            if (ap_bs_descend(&s, all, span, units, g, cap, capped, &steps_extra)) {
+                bs_offer(&s, p, work, offsets, arena, search);
+            }
         }
     }
     search->steps += (s.nodes > s.node_cap ? s.node_cap : s.nodes) + steps_extra;

@@ -9,6 +9,17 @@
  * leftover) is planned on its own by the greedy heuristics, the exact search and
  * the neighbourhood search, with its share of the time and steps left. A wrong
  * band then costs only the part it spoils.
+ *
+ * With capped hunts, a band hunt that finds nothing looks again, forward and
+ * reversed, with up to DESCENT_CAPPED_NODES nodes, dropping each opening after
+ * DESCENT_OPENING_NODES. Openings are listed fewest buffers first, and the
+ * extension of a wrong one can take any number of nodes: uncapped, the hunt
+ * never gets past them. On 500 s15 the band of 112 buffers below its rest of
+ * 382 opens with 7 of the 14 buffers starting at its first op, after some 7,000
+ * smaller openings; capped, the hunt reaches it in 1.2M nodes and then extends
+ * it in a few thousand. The same hunts take coincidental bands elsewhere (a few
+ * pieces of true bands whose bytes happen to add up to a constant), so the
+ * phase runs the descent both ways and keeps the better plan.
  */
 #include "bands_internal.h"
 
@@ -17,6 +28,9 @@
 
 /* Nodes of each exact try and of each band hunt of the descent. */
 #define DESCENT_TRY_NODES 20000u
+/* Nodes of a capped band hunt, in each direction, and of each of its openings. */
+#define DESCENT_CAPPED_NODES 2000000u
+#define DESCENT_OPENING_NODES 4096u
 /* Deeper than this, a set is planned as a leftover. */
 #define DESCENT_MAX_DEPTH 200
 
@@ -26,7 +40,8 @@ typedef struct bs_descent {
     int32_t span;          /* ops */
     double deadline;
     uint64_t max_steps;    /* 0: none; else the descent's nodes and leftover steps */
-    uint64_t steps;        /* leftover steps taken */
+    uint64_t steps;        /* leftover steps taken (by earlier descents too) */
+    int capped_hunts;      /* a band hunt that finds nothing looks again, capped */
     uint32_t unplaced;     /* items not placed yet: a leftover's share of what is left */
     int failed;            /* out of memory: no plan */
 } bs_descent;
@@ -127,16 +142,18 @@ static int descent_try(bs_descent *d, const uint32_t *set, uint32_t count, int32
                        int32_t t1, uint32_t width, uint32_t base, uint32_t *band, uint32_t *len,
                        uint32_t *wb)
 {
-    int ok = 0, reversed;
-    for (reversed = 0; reversed < 2 && !ok; ++reversed) {
+    int ok = 0, attempt, attempts = band != NULL && d->capped_hunts ? 4 : 2;
+    for (attempt = 0; attempt < attempts && !ok; ++attempt) {
+        int reversed = attempt & 1, capped = attempt >= 2;
+        uint64_t budget = capped ? DESCENT_CAPPED_NODES : DESCENT_TRY_NODES;
         int32_t a = reversed ? d->span - 1 - t1 : t0, b = reversed ? d->span - 1 - t0 : t1;
         if (reversed) {
             ap_bs_reverse_time(d->s, d->span);
         }
         ok = band == NULL
-                 ? ap_bs_search(d->s, set, count, a, b, width, base, DESCENT_TRY_NODES)
-                 : ap_bs_first_band(d->s, set, count, a, b, width, DESCENT_TRY_NODES, band, len,
-                                    wb);
+                 ? ap_bs_search(d->s, set, count, a, b, width, base, budget)
+                 : ap_bs_first_band(d->s, set, count, a, b, width, budget,
+                                    capped ? DESCENT_OPENING_NODES : 0, band, len, wb);
         if (reversed) {
             ap_bs_reverse_time(d->s, d->span);
         }
@@ -251,7 +268,7 @@ static uint32_t descend(bs_descent *d, const uint32_t *set, uint32_t count, int3
 }
 
 int ap_bs_descend(bs_state *s, const uint32_t *all, int32_t span, uint32_t units,
-                  size_t granule, uint64_t max_steps, uint64_t *steps)
+                  size_t granule, uint64_t max_steps, int capped_hunts, uint64_t *steps)
 {
     bs_descent d;
     uint32_t height;
@@ -261,8 +278,10 @@ int ap_bs_descend(bs_state *s, const uint32_t *all, int32_t span, uint32_t units
     d.span = span;
     d.deadline = s->deadline;
     d.max_steps = max_steps;
+    d.capped_hunts = capped_hunts;
+    d.steps = *steps;
     d.unplaced = s->m;
     height = descend(&d, all, s->m, 0, span - 1, units, 0, 0);
-    *steps += d.steps;
+    *steps = d.steps;
     return !d.failed && height > 0;
 }

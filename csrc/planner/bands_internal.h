@@ -29,6 +29,7 @@ typedef struct bs_frame {
     uint32_t k, n0, wb;
     uint32_t nlevels;
     int started;
+    uint64_t opening_left; /* extension nodes the current opening may still take */
 } bs_frame;
 
 /* One boundary of a band's extension: the subsets of the members starting at t
@@ -78,6 +79,7 @@ typedef struct bs_state {
     size_t memo_count, memo_cap;
     size_t bytes;          /* held by the growable parts */
     uint64_t nodes, node_cap;
+    uint64_t opening_cap;  /* extension nodes of one opening; 0: no cap */
     double deadline;
     int result;            /* of the frame that finished last */
 } bs_state;
@@ -98,11 +100,12 @@ int ap_bs_search(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, i
                  uint32_t width, uint32_t base, uint64_t budget);
 
 /* The first band that splits in time of set[0 .. count) (a window with no time
-   cut and no full-span member) within `budget` nodes: its members into band[]
-   (count entries of room), *len and *wb; 0 when none was found. */
+   cut and no full-span member) within `budget` nodes, each opening dropped after
+   opening_cap extension nodes (0: never): its members into band[] (count entries
+   of room), *len and *wb; 0 when none was found. */
 int ap_bs_first_band(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, int32_t t1,
-                     uint32_t width, uint64_t budget, uint32_t *band, uint32_t *len,
-                     uint32_t *wb);
+                     uint32_t width, uint64_t budget, uint64_t opening_cap, uint32_t *band,
+                     uint32_t *len, uint32_t *wb);
 
 /* Stack the members of set[0 .. count) that live over all of [t0, t1] from base
    (into s->off) and mark them: how many, their granules in *height; UINT32_MAX
@@ -118,10 +121,11 @@ void ap_bs_reverse_time(bs_state *s, int32_t span);
 int32_t ap_bs_time_cut(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, int32_t t1);
 
 /* The descent over all s->m items (all: 0 .. m - 1) in `units` granules, with
-   s->node_cap and s->deadline as limits and max_steps (0: none) for the
-   leftovers' shares; adds the leftovers' steps to *steps. 1 when every item has
+   capped band hunts or not (bands_descent.c), s->node_cap and s->deadline as
+   limits and max_steps (0: none) for the leftovers' shares; *steps: the
+   leftover steps of this phase so far, which it adds to. 1 when every item has
    its offset in s->off. */
 int ap_bs_descend(bs_state *s, const uint32_t *all, int32_t span, uint32_t units,
-                  size_t granule, uint64_t max_steps, uint64_t *steps);
+                  size_t granule, uint64_t max_steps, int capped_hunts, uint64_t *steps);
 
 #endif

@@ -20,11 +20,11 @@ from bench_planner import rectangle_cut  # noqa: E402  (the benchmark's own gene
 WIDTH = 65536
 STEPS = 64
 GRAIN = 16
-# auto gives the band phase 4/10 of its steps, and the phase gives half of them to
-# its forward exact search: with this limit it may take 4,000,000 nodes, more than
+# auto gives the band phase 6/10 of its steps, and the phase gives half of them to
+# its forward exact search: with this limit it may take 6,000,000 nodes, more than
 # the 2,451,767 that the 400-piece rectangle below needs.
 STEP_LIMIT = 20_000_000
-BAND_STEPS = STEP_LIMIT // 5
+BAND_STEPS = STEP_LIMIT * 3 // 10
 
 
 def cut_rectangle_steps(n, seed, steps):
@@ -152,7 +152,7 @@ def test_descent_reaches_the_bound_where_the_exact_band_search_runs_out(ffi, lib
     runs = [auto(ffi, lib, sizes, first, last, time_limit=t) for t in (60.0, 90.0)]
     p = runs[0]
     assert p.arena == p.lower_bound == WIDTH and p.optimal == 1
-    # both exact band searches spent their nodes (6,000,000) before the descent began
+    # both exact band searches spent their nodes (9,000,000) before the descent began
     assert p.steps > BAND_STEPS * 3 // 2
     assert (runs[1].offsets, runs[1].steps) == (p.offsets, p.steps)
 
@@ -170,6 +170,24 @@ def test_search_with_time_reversed_reaches_the_bound(ffi, lib):
     assert p.arena == p.lower_bound == WIDTH and p.optimal == 1
     # the forward search spent its half of the phase's nodes first
     assert BAND_STEPS < p.steps <= BAND_STEPS * 3 // 2
+
+
+# A hard cut where both exact band searches run out of nodes: its window after op 12
+# holds two bands, of 112 and 287 buffers, and the narrower opens with 7 of the 14
+# buffers that start at op 12, behind some 7,000 smaller openings whose extensions
+# never end. The descent's capped band hunts (each opening dropped after 4,096 nodes)
+# reach it; plain hunts leave the window to the leftover strategies, 8 % above the bound.
+CAPPED_HARD = (500, 15)
+
+
+def test_capped_band_hunts_reach_the_bound(ffi, lib):
+    sizes, first, last = cut_rectangle(*CAPPED_HARD)
+    g = plan(ffi, lib, sizes, first, last, GRAIN, strategy="greedy_size")
+    assert 1.25 * WIDTH <= g.arena <= 1.40 * WIDTH
+    p = auto(ffi, lib, sizes, first, last)
+    assert p.arena == p.lower_bound == WIDTH and p.optimal == 1
+    # both exact band searches spent their nodes before the descent found it
+    assert p.steps > BAND_STEPS * 3 // 2
 
 
 def rectangle_then_pinwheel(seed):
