@@ -12,6 +12,8 @@ import random
 import sys
 from pathlib import Path
 
+import pytest
+
 from test_planner import lower_bound, plan
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -157,37 +159,27 @@ def test_descent_reaches_the_bound_where_the_exact_band_search_runs_out(ffi, lib
     assert (runs[1].offsets, runs[1].steps) == (p.offsets, p.steps)
 
 
-# A hard cut where the forward search and the descent stay 7.7 % above the bound and
-# the search with time reversed reaches it at once.
-REVERSED_HARD = (300, 16)
+# Hard cuts that a later stage of the band phase reaches, with the steps spent first:
+# - 300 s16: the forward search and the descent stay 7.7 % above the bound; the
+#   search with time reversed reaches it at once, after the forward one's half of
+#   the phase's nodes;
+# - 500 s15: both exact searches run out of nodes. Its window after op 12 holds two
+#   bands, of 112 and 287 buffers, and the narrower opens with 7 of the 14 buffers
+#   that start at op 12, behind some 7,000 smaller openings whose extensions never
+#   end. The descent's capped band hunts (each opening dropped after 4,096 nodes)
+#   reach it; plain hunts leave the window to the leftover strategies, 8 % above.
+LATE_HARD = [((300, 16), BAND_STEPS, BAND_STEPS * 3 // 2),
+             ((500, 15), BAND_STEPS * 3 // 2, STEP_LIMIT)]
 
 
-def test_search_with_time_reversed_reaches_the_bound(ffi, lib):
-    sizes, first, last = cut_rectangle(*REVERSED_HARD)
+@pytest.mark.parametrize("cut, spent_before, most", LATE_HARD)
+def test_later_band_stages_reach_the_bound(ffi, lib, cut, spent_before, most):
+    sizes, first, last = cut_rectangle(*cut)
     g = plan(ffi, lib, sizes, first, last, GRAIN, strategy="greedy_size")
     assert 1.25 * WIDTH <= g.arena <= 1.40 * WIDTH
     p = auto(ffi, lib, sizes, first, last)
     assert p.arena == p.lower_bound == WIDTH and p.optimal == 1
-    # the forward search spent its half of the phase's nodes first
-    assert BAND_STEPS < p.steps <= BAND_STEPS * 3 // 2
-
-
-# A hard cut where both exact band searches run out of nodes: its window after op 12
-# holds two bands, of 112 and 287 buffers, and the narrower opens with 7 of the 14
-# buffers that start at op 12, behind some 7,000 smaller openings whose extensions
-# never end. The descent's capped band hunts (each opening dropped after 4,096 nodes)
-# reach it; plain hunts leave the window to the leftover strategies, 8 % above the bound.
-CAPPED_HARD = (500, 15)
-
-
-def test_capped_band_hunts_reach_the_bound(ffi, lib):
-    sizes, first, last = cut_rectangle(*CAPPED_HARD)
-    g = plan(ffi, lib, sizes, first, last, GRAIN, strategy="greedy_size")
-    assert 1.25 * WIDTH <= g.arena <= 1.40 * WIDTH
-    p = auto(ffi, lib, sizes, first, last)
-    assert p.arena == p.lower_bound == WIDTH and p.optimal == 1
-    # both exact band searches spent their nodes before the descent found it
-    assert p.steps > BAND_STEPS * 3 // 2
+    assert spent_before < p.steps <= most
 
 
 def rectangle_then_pinwheel(seed):
