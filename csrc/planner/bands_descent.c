@@ -137,7 +137,9 @@ out:
 
 /* One try of DESCENT_TRY_NODES nodes on set[0 .. count) over [t0, t1], forward
    and then with time reversed: the exact search (band == NULL; offsets from
-   base) or the first band (into band, *len, *wb). 1 when it succeeded. */
+   base) or the first band (into band, *len, *wb); a band hunt of a descent with
+   capped hunts that finds nothing then looks again, both ways, with
+   DESCENT_CAPPED_NODES and each opening capped. 1 when it succeeded. */
 static int descent_try(bs_descent *d, const uint32_t *set, uint32_t count, int32_t t0,
                        int32_t t1, uint32_t width, uint32_t base, uint32_t *band, uint32_t *len,
                        uint32_t *wb)
