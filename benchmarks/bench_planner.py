@@ -79,10 +79,9 @@ def random_intervals(n: int, seed: int):
     return np.array(sizes), np.array(first), np.array(last)
 
 
-def rectangle_cut(n: int, seed: int, width: int = 65536, steps: int = 64, grain: int = ALIGN):
-    """Cut a width x steps rectangle into n pieces by random guillotine cuts; each
-    piece is a buffer (size = its width, lifetime = its time span). The live bytes
-    are `width` at every op, so the bound is tight and is the optimum."""
+def rectangle_pieces(n: int, seed: int, width: int = 65536, steps: int = 64, grain: int = ALIGN):
+    """Cut a width x steps rectangle into n pieces by random guillotine cuts: the
+    pieces (x0, x1, t0, t1) in granules and ops, t1 exclusive, in shuffled order."""
     rng = random.Random(seed)
     pieces = [(0, width // grain, 0, steps)]
     while len(pieces) < n:
@@ -101,6 +100,14 @@ def rectangle_cut(n: int, seed: int, width: int = 65536, steps: int = 64, grain:
             pieces[k] = (x0, x1, t0, c)
             pieces.append((x0, x1, c, t1))
     rng.shuffle(pieces)
+    return pieces
+
+
+def rectangle_cut(n: int, seed: int, width: int = 65536, steps: int = 64, grain: int = ALIGN):
+    """The pieces of rectangle_pieces as buffers (size = its width, lifetime = its
+    time span). The live bytes are `width` at every op, so the bound is tight and is
+    the optimum."""
+    pieces = rectangle_pieces(n, seed, width, steps, grain)
     return (np.array([(p[1] - p[0]) * grain for p in pieces]), np.array([p[2] for p in pieces]),
             np.array([p[3] - 1 for p in pieces]))
 
