@@ -32,8 +32,8 @@
  *
  * Bands that do not split in time are skipped (see bs_band_splits).
  *
- * The exact search runs forward with half of the phase's nodes and time, then
- * with time reversed (bands grown from the last op back) up to three quarters:
+ * The exact search runs forward with a quarter of the phase's nodes and time,
+ * then with time reversed (bands grown from the last op back) up to 4/10:
  * which end opens on true bands differs from problem to problem. When both
  * fail on a problem whose live bytes are the bound at every op (a rectangle to
  * fill), the descent (bands_descent.c) makes a plan from what is left: each set
@@ -44,9 +44,10 @@
  * bench_planner's cut rectangles this reaches the bound on 300 s4 and 300 s8,
  * where the exact search commits to a band that is no union of the generator's
  * pieces and runs out of nodes below it. The descent runs twice, first with
- * capped band hunts (which reach the bound on 500 s15), then plain when that
- * plan is above the bound. Each plan is checked against the conflict graph and
- * kept only if it beats the incumbent.
+ * capped band hunts that also look on for coarser bands (which reach the bound
+ * on 500 s15 and 500 s16), then plain when that plan is above the bound. Each
+ * plan is checked against the conflict graph and kept only if it beats the
+ * incumbent.
  *
  * Runs only when every non-empty buffer has the same alignment (offsets are
  * then sums of sizes), the bound is at most BANDS_MAX_UNITS granules and the
@@ -65,9 +66,11 @@
 /* Where the exact search forward and then with time reversed end, as parts of
    the phase's nodes and time; the descent has the rest. In bench_planner's wider
    hard sample (seeds 0-19) each direction reaches the bound on rectangles where
-   the other runs out of nodes. */
-#define BANDS_FORWARD_END 0.5
-#define BANDS_REVERSED_END 0.75
+   the other runs out of nodes, within 3M nodes when at all (400 s1: 2.45M
+   forward); the descent that looks on for coarser bands takes 6.4M on 500 s16
+   (with the ends at 0.5 and 0.75 it ran out there, and on 500 s15). */
+#define BANDS_FORWARD_END 0.25
+#define BANDS_REVERSED_END 0.4
 /* The descent with capped band hunts (bands_descent.c) takes this part of what
    is left, the plain descent the rest. */
 #define BANDS_CAPPED_SHARE 0.7
@@ -881,28 +884,35 @@ int ap_bs_search(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, i
     return ok;
 }
 
-/* The first band of set[0 .. count) (a window with no time cut and no full-span
-   member) within `budget` nodes: its members into band[] (count entries of room),
-   *len and *wb; 0 when none was found. */
-int ap_bs_first_band(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0,
-                         int32_t t1, uint32_t width, uint64_t budget, uint64_t opening_cap,
-                         uint32_t *band, uint32_t *len, uint32_t *wb)
+/* 1 when a band of len members over wb granules has fewer members per granule
+   than one of best_len over best_wb (best_len 0: no band yet). */
+static int bs_coarser(uint32_t len, uint32_t wb, uint32_t best_len, uint32_t best_wb)
+{
+    return best_len == 0 || (uint64_t)len * best_wb < (uint64_t)best_len * wb;
+}
+
+int ap_bs_hunt(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, int32_t t1,
+               uint32_t width, uint64_t budget, uint64_t opening_cap, uint32_t max_bands,
+               uint32_t *band, uint32_t *len, uint32_t *wb)
 {
     bs_mark mark;
-    int r = -1;
+    uint32_t found = 0;
     s->opening_cap = opening_cap;
     if (bs_open(s, set, count, t0, t1, width, 0, budget, &mark) && bs_bands_init(s, 0)) {
-        r = bs_next_band(s, 0);
-        if (r > 0) {
-            const bs_frame *F = &s->frames[0];
-            memcpy(band, s->idx + F->band, F->band_len * sizeof(uint32_t));
-            *len = F->band_len;
-            *wb = F->wb;
+        while (found < max_bands && bs_next_band(s, 0) > 0) {
+            bs_frame *F = &s->frames[0];
+            ++found;
+            if (bs_coarser(F->band_len, F->wb, *len, *wb)) {
+                memcpy(band, s->idx + F->band, F->band_len * sizeof(uint32_t));
+                *len = F->band_len;
+                *wb = F->wb;
+            }
+            F->opening_left = 0; /* the next band comes from another opening */
         }
     }
     bs_close(s, &mark);
     s->opening_cap = 0;
-    return r > 0;
+    return found > 0;
 }
 
 /* Every conflicting pair disjoint. */

@@ -20,6 +20,15 @@
  * it in a few thousand. The same hunts take coincidental bands elsewhere (a few
  * pieces of true bands whose bytes happen to add up to a constant), so the
  * phase runs the descent both ways and keeps the better plan.
+ *
+ * A coincidence is also what the plain hunts find first where bands are many:
+ * small pieces of different true bands whose widths add up. So in a descent with
+ * capped hunts, once a hunt has found a band it looks on, both ways, through up
+ * to DESCENT_LOOK_BANDS more (one per opening, openings capped) and takes the
+ * coarsest: the fewest buffers per granule of width. On 500 s16 the first band
+ * at one level is two 4-granule pieces of two different bands, and no band is
+ * then found in the 479 buffers left (8 % above the bound); looking on, the
+ * descent takes coarser bands at every level and reaches the bound.
  */
 #include "bands_internal.h"
 
@@ -31,6 +40,10 @@
 /* Nodes of a capped band hunt, in each direction, and of each of its openings. */
 #define DESCENT_CAPPED_NODES 2000000u
 #define DESCENT_OPENING_NODES 4096u
+/* After a band is found quickly: this many more, one per opening, within as many
+   nodes, in each direction (openings capped as above). */
+#define DESCENT_LOOK_BANDS 8u
+#define DESCENT_LOOK_NODES 200000u
 /* Deeper than this, a set is planned as a leftover. */
 #define DESCENT_MAX_DEPTH 200
 
@@ -135,29 +148,51 @@ out:
     return height;
 }
 
+/* One exact try (band == NULL; offsets from base) or band hunt (ap_bs_hunt) on
+   set[0 .. count) over [t0, t1], with time reversed or not. 1 when it succeeded. */
+static int descent_pass(bs_descent *d, const uint32_t *set, uint32_t count, int32_t t0,
+                        int32_t t1, uint32_t width, uint32_t base, int reversed, uint64_t budget,
+                        uint64_t opening_cap, uint32_t max_bands, uint32_t *band, uint32_t *len,
+                        uint32_t *wb)
+{
+    int32_t a = reversed ? d->span - 1 - t1 : t0, b = reversed ? d->span - 1 - t0 : t1;
+    int ok;
+    if (reversed) {
+        ap_bs_reverse_time(d->s, d->span);
+    }
+    ok = band == NULL ? ap_bs_search(d->s, set, count, a, b, width, base, budget)
+                      : ap_bs_hunt(d->s, set, count, a, b, width, budget, opening_cap, max_bands,
+                                   band, len, wb);
+    if (reversed) {
+        ap_bs_reverse_time(d->s, d->span);
+    }
+    return ok;
+}
+
 /* One try of DESCENT_TRY_NODES nodes on set[0 .. count) over [t0, t1], forward
    and then with time reversed: the exact search (band == NULL; offsets from
-   base) or the first band (into band, *len, *wb); a band hunt of a descent with
-   capped hunts that finds nothing then looks again, both ways, with
-   DESCENT_CAPPED_NODES and each opening capped. 1 when it succeeded. */
+   base) or a band (into band, *len, *wb). In a descent with capped hunts, a band
+   hunt that finds nothing then looks again, both ways, with DESCENT_CAPPED_NODES
+   and each opening capped; one that found a band looks on, both ways, for a
+   coarser one among DESCENT_LOOK_BANDS more. 1 when it succeeded. */
 static int descent_try(bs_descent *d, const uint32_t *set, uint32_t count, int32_t t0,
                        int32_t t1, uint32_t width, uint32_t base, uint32_t *band, uint32_t *len,
                        uint32_t *wb)
 {
-    int ok = 0, attempt, attempts = band != NULL && d->capped_hunts ? 4 : 2;
+    int ok = 0, attempt, attempts = band != NULL && d->capped_hunts ? 4 : 2, reversed;
+    if (band != NULL) {
+        *len = 0;
+    }
     for (attempt = 0; attempt < attempts && !ok; ++attempt) {
-        int reversed = attempt & 1, capped = attempt >= 2;
-        uint64_t budget = capped ? DESCENT_CAPPED_NODES : DESCENT_TRY_NODES;
-        int32_t a = reversed ? d->span - 1 - t1 : t0, b = reversed ? d->span - 1 - t0 : t1;
-        if (reversed) {
-            ap_bs_reverse_time(d->s, d->span);
-        }
-        ok = band == NULL
-                 ? ap_bs_search(d->s, set, count, a, b, width, base, budget)
-                 : ap_bs_first_band(d->s, set, count, a, b, width, budget,
-                                    capped ? DESCENT_OPENING_NODES : 0, band, len, wb);
-        if (reversed) {
-            ap_bs_reverse_time(d->s, d->span);
+        int capped = attempt >= 2;
+        ok = descent_pass(d, set, count, t0, t1, width, base, attempt & 1,
+                          capped ? DESCENT_CAPPED_NODES : DESCENT_TRY_NODES,
+                          capped ? DESCENT_OPENING_NODES : 0, 1, band, len, wb);
+    }
+    if (ok && band != NULL && d->capped_hunts && attempt <= 2) {
+        for (reversed = 0; reversed < 2; ++reversed) {
+            descent_pass(d, set, count, t0, t1, width, 0, reversed, DESCENT_LOOK_NODES,
+                         DESCENT_OPENING_NODES, DESCENT_LOOK_BANDS, band, len, wb);
         }
     }
     return ok;

@@ -99,13 +99,15 @@ static inline int bs_keeps(const bs_state *s, uint32_t i, bs_keep keep, int32_t 
 int ap_bs_search(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, int32_t t1,
                  uint32_t width, uint32_t base, uint64_t budget);
 
-/* The first band that splits in time of set[0 .. count) (a window with no time
-   cut and no full-span member) within `budget` nodes, each opening dropped after
-   opening_cap extension nodes (0: never): its members into band[] (count entries
-   of room), *len and *wb; 0 when none was found. */
-int ap_bs_first_band(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, int32_t t1,
-                     uint32_t width, uint64_t budget, uint64_t opening_cap, uint32_t *band,
-                     uint32_t *len, uint32_t *wb);
+/* Bands that split in time of set[0 .. count) (a window with no time cut and no
+   full-span member), within `budget` nodes, each opening dropped after
+   opening_cap extension nodes (0: never): the first max_bands found, one per
+   opening. The coarsest of them (fewest members per granule of width) goes into
+   band[] (count entries of room), *len and *wb if it is coarser than the band
+   already there (*len 0: none). 1 when any was found. */
+int ap_bs_hunt(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, int32_t t1,
+               uint32_t width, uint64_t budget, uint64_t opening_cap, uint32_t max_bands,
+               uint32_t *band, uint32_t *len, uint32_t *wb);
 
 /* Stack the members of set[0 .. count) that live over all of [t0, t1] from base
    (into s->off) and mark them: how many, their granules in *height; UINT32_MAX

@@ -61,8 +61,7 @@
    when they reach it at all; its descent's capped band hunts need about a
    second more on 500 s15 (one hunt of 1.2M nodes), which 0.4 of 10 s left too
    short. In bench_planner's wider sample (seeds 0-19) 0.6 adds 500 s15 to the
-   problems at the bound; the others within 5 % of it stay within (500 s16 stays
-   about 9 % above, as before). */
+   problems at the bound; the others within 5 % of it stay within. */
 #define AUTO_BANDS_SHARE 0.6
 #define AUTO_BANDS_NODES 16000000u
 
