@@ -13,7 +13,7 @@ Columns: lower bound, arena of each strategy, auto / bound, whether auto proved
 its plan optimal, and planning time per strategy (median of a few runs; the
 search strategies run once on the hard rows, each with a 10 s limit).
 
-A wider sample of hard problems follows (--hard-sample N, 20 by default in a full
+A wider sample of hard problems follows (--hard-sample N, 40 by default in a full
 run): every seed below N of 300, 400 and 500 buffers on which greedy_size lands
 25-40 % above the bound, `auto` alone with the same 10 s limit; it reports how many
 reach the bound and how many stay within 5 %.
@@ -298,7 +298,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fast smoke run")
     ap.add_argument("--hard-sample", type=int, default=None, metavar="N",
-                    help="seeds per size of the wider hard sample (default 20; 0 with --quick)")
+                    help="seeds per size of the wider hard sample (default 40; 0 with --quick)")
     ap.add_argument("--out", type=Path, default=None,
                     help=f"JSON output path (default {RESULTS.relative_to(ROOT)}; "
                          "--quick writes bench_planner_quick.json beside it)")
@@ -331,7 +331,7 @@ def main(argv=None):
     print()
     print_table(rows)
     checks = check_targets(rows, args.quick)
-    seeds = args.hard_sample if args.hard_sample is not None else (0 if args.quick else 20)
+    seeds = args.hard_sample if args.hard_sample is not None else (0 if args.quick else 40)
     sample = print_hard_sample(hard_sample(seeds, hard_limit), seeds, hard_limit) if seeds > 0 else None
     result = {
         "benchmark": "bench_planner",

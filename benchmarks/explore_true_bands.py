@@ -9,19 +9,21 @@ address 0. A union is again a cut rectangle whose optimum is the live-bytes boun
 so each row says whether the planner can pack that part of the problem on its own.
 
     python benchmarks/explore_true_bands.py                    # 500 s16, 10 s per run
-    python benchmarks/explore_true_bands.py 500 8 --time-limit 5
+    python benchmarks/explore_true_bands.py 300 39 --time-limit 5
 
-Findings (2026-11-30, 500 s16, time_limit_s=10, this machine, two runs): `auto` ends
-8.8-8.9 % above the bound on the whole rectangle. It has 17 top-level bands; five have
-30 pieces or more (88, 36, 40, 110 and 184 pieces, 687, 299, 361, 912 and 1,476
-granules wide). Every union of one, two or three of them reaches the bound, proven,
-in at most 4.3 s, but one: 36 + 110 + 184 (330 pieces) ends at 1.078 (1.076 with 20 s
-or 30 s). Every union that holds those three stays above (with 88: 1.095-1.096, with
-40: 1.084, all five: 1.083); of the others, 88 + 40 + 110 + 184 reached the bound in
-one run (5.3 s) and ended at 1.106 in the other. On those 330 pieces the descent's
-first band (traced in C) is a coincidence of 12 pieces, 63 granules wide, from all
-three bands: a 63-granule piece of band 36 over ops 33-63 and eleven pieces over ops
-0-32 whose widths add up to 63 at every op. No band is found in the 318 pieces left.
+Findings (2026-11-30, 500 s16, time_limit_s=10, this machine, two runs, before the
+descent looked on for coarser bands): `auto` ends 8.8-8.9 % above the bound on the whole
+rectangle. It has 17 top-level bands; five have 30 pieces or more (88, 36, 40, 110 and
+184 pieces, 687, 299, 361, 912 and 1,476 granules wide). Every union of one, two or
+three of them reaches the bound, proven, in at most 4.3 s, but one: 36 + 110 + 184 (330
+pieces) ends at 1.078 (1.076 with 20 s or 30 s). Every union that holds those three
+stays above (with 88: 1.095-1.096, with 40: 1.084, all five: 1.083); of the others, 88 +
+40 + 110 + 184 reached the bound in one run (5.3 s) and ended at 1.106 in the other. On
+those 330 pieces the descent's first band (traced in C) is a coincidence of 12 pieces,
+63 granules wide, from all three bands: a 63-granule piece of band 36 over ops 33-63 and
+eleven pieces over ops 0-32 whose widths add up to 63 at every op. No band is found in
+the 318 pieces left. Since the capped descent looks on for coarser bands (fewest buffers
+per granule), the whole rectangle and every union reach the bound, proven, within 4.0 s.
 Writes benchmarks/results/explore_true_bands.json.
 """
 from __future__ import annotations
