@@ -44,19 +44,19 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     sys.exit(f"explore_true_bands: cannot import arenaplan ({exc}); run `pip install -e .` first")
 
 RESULTS = ROOT / "benchmarks" / "results" / "explore_true_bands.json"
-WIDTH_GRANULES = 65536 // ALIGN
 
 
 def top_bands(pieces):
     """The rectangle's full-width bands: the address ranges between the cuts that no
     piece straddles, each with the indices of its pieces, lowest first."""
-    inside = np.zeros(WIDTH_GRANULES + 1, dtype=np.int64)
+    width = max(p[1] for p in pieces)  # granules: the pieces tile the rectangle
+    inside = np.zeros(width + 1, dtype=np.int64)
     for x0, x1, _, _ in pieces:
         inside[x0 + 1] += 1  # boundaries strictly inside the piece: x0 + 1 .. x1 - 1
         inside[x1] -= 1
     straddled = np.cumsum(inside)
-    cuts = [x for x in range(1, WIDTH_GRANULES) if straddled[x] == 0]
-    edges = [0] + cuts + [WIDTH_GRANULES]
+    cuts = [x for x in range(1, width) if straddled[x] == 0]
+    edges = [0] + cuts + [width]
     bands = []
     for a, b in zip(edges, edges[1:]):
         members = [i for i, p in enumerate(pieces) if a <= p[0] and p[1] <= b]

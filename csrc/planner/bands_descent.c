@@ -179,17 +179,17 @@ static int descent_try(bs_descent *d, const uint32_t *set, uint32_t count, int32
                        int32_t t1, uint32_t width, uint32_t base, uint32_t *band, uint32_t *len,
                        uint32_t *wb)
 {
-    int ok = 0, attempt, attempts = band != NULL && d->capped_hunts ? 4 : 2, reversed;
+    int ok = 0, capped = 0, attempt, attempts = band != NULL && d->capped_hunts ? 4 : 2, reversed;
     if (band != NULL) {
         *len = 0;
     }
     for (attempt = 0; attempt < attempts && !ok; ++attempt) {
-        int capped = attempt >= 2;
+        capped = attempt >= 2;
         ok = descent_pass(d, set, count, t0, t1, width, base, attempt & 1,
                           capped ? DESCENT_CAPPED_NODES : DESCENT_TRY_NODES,
                           capped ? DESCENT_OPENING_NODES : 0, 1, band, len, wb);
     }
-    if (ok && band != NULL && d->capped_hunts && attempt <= 2) {
+    if (ok && !capped && band != NULL && d->capped_hunts) { /* a plain hunt found it */
         for (reversed = 0; reversed < 2; ++reversed) {
             descent_pass(d, set, count, t0, t1, width, 0, reversed, DESCENT_LOOK_NODES,
                          DESCENT_OPENING_NODES, DESCENT_LOOK_BANDS, band, len, wb);
