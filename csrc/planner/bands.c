@@ -308,8 +308,9 @@ static int bs_bands_init(bs_state *s, size_t fi)
     return 1;
 }
 
-/* Next opening combination of frame fi within half its width: 1 found (band and
-   ending set), 0 none left, -1 out of nodes. */
+/* Next opening combination of frame fi within half its width (with
+   s->wide_bands, within its width less a granule): 1 found (band and ending
+   set), 0 none left, -1 out of nodes. */
 static int bs_next_combo(bs_state *s, size_t fi)
 {
     bs_frame *F = &s->frames[fi];
@@ -351,7 +352,7 @@ static int bs_next_combo(bs_state *s, size_t fi)
         for (j = 0; j < F->k; ++j) {
             wb += s->u[opening[combo[j]]];
         }
-        if ((uint64_t)2 * wb > F->width) {
+        if (s->wide_bands ? wb >= F->width : (uint64_t)2 * wb > F->width) {
             continue;
         }
         memset(s->idx + F->ending, 0, span * sizeof(uint32_t));
@@ -884,35 +885,52 @@ int ap_bs_search(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, i
     return ok;
 }
 
-/* 1 when a band of len members over wb granules has fewer members per granule
-   than one of best_len over best_wb (best_len 0: no band yet). */
-static int bs_coarser(uint32_t len, uint32_t wb, uint32_t best_len, uint32_t best_wb)
+/* Add frame fi's current band to `found` unless it is there or full. */
+static void bs_keep_band(const bs_state *s, size_t fi, bs_bands *found)
 {
-    return best_len == 0 || (uint64_t)len * best_wb < (uint64_t)best_len * wb;
+    const bs_frame *F = &s->frames[fi];
+    const uint32_t *band = s->idx + F->band;
+    uint64_t hash = F->band_len;
+    uint32_t j, k;
+    for (j = 0; j < F->band_len; ++j) {
+        hash += s->key1[band[j]];
+    }
+    for (k = 0; k < found->n; ++k) {
+        if (found->hash[k] == hash && found->len[k] == F->band_len && found->wb[k] == F->wb) {
+            return;
+        }
+    }
+    if (found->n == BS_MAX_BANDS) {
+        return;
+    }
+    memcpy(found->members + (size_t)found->n * found->stride, band,
+           F->band_len * sizeof(uint32_t));
+    found->len[found->n] = F->band_len;
+    found->wb[found->n] = F->wb;
+    found->hash[found->n] = hash;
+    ++found->n;
 }
 
-int ap_bs_hunt(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, int32_t t1,
-               uint32_t width, uint64_t budget, uint64_t opening_cap, uint32_t max_bands,
-               uint32_t *band, uint32_t *len, uint32_t *wb)
+uint32_t ap_bs_hunt(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, int32_t t1,
+                    uint32_t width, const bs_hunt *hunt, bs_bands *found)
 {
     bs_mark mark;
-    uint32_t found = 0;
-    s->opening_cap = opening_cap;
-    if (bs_open(s, set, count, t0, t1, width, 0, budget, &mark) && bs_bands_init(s, 0)) {
-        while (found < max_bands && bs_next_band(s, 0) > 0) {
-            bs_frame *F = &s->frames[0];
-            ++found;
-            if (bs_coarser(F->band_len, F->wb, *len, *wb)) {
-                memcpy(band, s->idx + F->band, F->band_len * sizeof(uint32_t));
-                *len = F->band_len;
-                *wb = F->wb;
+    uint32_t n = 0;
+    s->opening_cap = hunt->opening_cap;
+    s->wide_bands = hunt->wide;
+    if (bs_open(s, set, count, t0, t1, width, 0, hunt->budget, &mark) && bs_bands_init(s, 0)) {
+        while (n < hunt->max_bands && bs_next_band(s, 0) > 0) {
+            ++n;
+            if (found != NULL) {
+                bs_keep_band(s, 0, found);
             }
-            F->opening_left = 0; /* the next band comes from another opening */
+            s->frames[0].opening_left = 0; /* the next band comes from another opening */
         }
     }
     bs_close(s, &mark);
     s->opening_cap = 0;
-    return found > 0;
+    s->wide_bands = 0;
+    return n;
 }
 
 /* Every conflicting pair disjoint. */

@@ -4,11 +4,11 @@
  *
  * Each set first gets an exact band search of DESCENT_TRY_NODES nodes, forward
  * and then with time reversed; failing that, it is split in time, its full-span
- * buffers are stacked, or the first band found (within as many nodes, forward
- * and then reversed) is descended below the rest. A set with none of these (a
- * leftover) is planned on its own by the greedy heuristics, the exact search and
- * the neighbourhood search, with its share of the time and steps left. A wrong
- * band then costs only the part it spoils.
+ * buffers are stacked, or a band found (the first within as many nodes, forward
+ * and then reversed, in a plain descent) is descended below the rest. A set
+ * with none of these (a leftover) is planned on its own by the greedy
+ * heuristics, the exact search and the neighbourhood search, with its share of
+ * the time and steps left. A wrong band then costs only the part it spoils.
  *
  * With capped hunts, a band hunt that finds nothing looks again, forward and
  * reversed, with up to DESCENT_CAPPED_NODES nodes, dropping each opening after
@@ -24,11 +24,22 @@
  * A coincidence is also what the plain hunts find first where bands are many:
  * small pieces of different true bands whose widths add up. So in a descent with
  * capped hunts, once a hunt has found a band it looks on, both ways, through up
- * to DESCENT_LOOK_BANDS more (one per opening, openings capped) and takes the
+ * to DESCENT_LOOK_BANDS more (one per opening, openings capped), and prefers the
  * coarsest: the fewest buffers per granule of width. On 500 s16 the first band
  * at one level is two 4-granule pieces of two different bands, and no band is
  * then found in the 479 buffers left (8 % above the bound); looking on, the
  * descent takes coarser bands at every level and reaches the bound.
+ *
+ * A coincidence can be the coarsest too, so of the bands found the descent takes
+ * the coarsest whose rest looks viable: it splits in time, has a full-span
+ * buffer, the exact try places it or a plain hunt finds a band in it (else the
+ * coarsest). The look-on hunts also take bands wider than half the set, whose
+ * openings can be far smaller than their complements'. 300 s39 is two generator
+ * bands, 55 buffers over 799 granules below 245 over 3,297; at op 0 the narrow
+ * one opens with 17 of the 22 buffers starting there, the wide one with the
+ * other 5. The coarsest bands found, 3 buffers over 123 granules and 15 over
+ * 231, leave rests where no band is found (9.7 % above the bound); the wide band
+ * leaves the narrow one, and the descent reaches the bound.
  */
 #include "bands_internal.h"
 
@@ -41,7 +52,8 @@
 #define DESCENT_CAPPED_NODES 2000000u
 #define DESCENT_OPENING_NODES 4096u
 /* After a band is found quickly: this many more, one per opening, within as many
-   nodes, in each direction (openings capped as above). */
+   nodes, in each direction (openings capped as above, bands up to the whole
+   width). */
 #define DESCENT_LOOK_BANDS 8u
 #define DESCENT_LOOK_NODES 200000u
 /* Deeper than this, a set is planned as a leftover. */
@@ -148,54 +160,58 @@ out:
     return height;
 }
 
-/* One exact try (band == NULL; offsets from base) or band hunt (ap_bs_hunt) on
-   set[0 .. count) over [t0, t1], with time reversed or not. 1 when it succeeded. */
+/* One exact try (hunt == NULL; DESCENT_TRY_NODES, offsets from base) or band hunt
+   (ap_bs_hunt, into found) on set[0 .. count) over [t0, t1], with time reversed
+   or not: 1 when it placed the set or found a band. */
 static int descent_pass(bs_descent *d, const uint32_t *set, uint32_t count, int32_t t0,
-                        int32_t t1, uint32_t width, uint32_t base, int reversed, uint64_t budget,
-                        uint64_t opening_cap, uint32_t max_bands, uint32_t *band, uint32_t *len,
-                        uint32_t *wb)
+                        int32_t t1, uint32_t width, uint32_t base, int reversed,
+                        const bs_hunt *hunt, bs_bands *found)
 {
     int32_t a = reversed ? d->span - 1 - t1 : t0, b = reversed ? d->span - 1 - t0 : t1;
     int ok;
     if (reversed) {
         ap_bs_reverse_time(d->s, d->span);
     }
-    ok = band == NULL ? ap_bs_search(d->s, set, count, a, b, width, base, budget)
-                      : ap_bs_hunt(d->s, set, count, a, b, width, budget, opening_cap, max_bands,
-                                   band, len, wb);
+    ok = hunt == NULL ? ap_bs_search(d->s, set, count, a, b, width, base, DESCENT_TRY_NODES)
+                      : ap_bs_hunt(d->s, set, count, a, b, width, hunt, found) > 0;
     if (reversed) {
         ap_bs_reverse_time(d->s, d->span);
     }
     return ok;
 }
 
-/* One try of DESCENT_TRY_NODES nodes on set[0 .. count) over [t0, t1], forward
-   and then with time reversed: the exact search (band == NULL; offsets from
-   base) or a band (into band, *len, *wb). In a descent with capped hunts, a band
-   hunt that finds nothing then looks again, both ways, with DESCENT_CAPPED_NODES
-   and each opening capped; one that found a band looks on, both ways, for a
-   coarser one among DESCENT_LOOK_BANDS more. 1 when it succeeded. */
-static int descent_try(bs_descent *d, const uint32_t *set, uint32_t count, int32_t t0,
-                       int32_t t1, uint32_t width, uint32_t base, uint32_t *band, uint32_t *len,
-                       uint32_t *wb)
+/* The exact search on set[0 .. count) over [t0, t1] in `width` granules from
+   base, DESCENT_TRY_NODES forward and then as many with time reversed: 1 when
+   it placed the set. */
+static int descent_exact(bs_descent *d, const uint32_t *set, uint32_t count, int32_t t0,
+                         int32_t t1, uint32_t width, uint32_t base)
 {
-    int ok = 0, capped = 0, attempt, attempts = band != NULL && d->capped_hunts ? 4 : 2, reversed;
-    if (band != NULL) {
-        *len = 0;
+    return descent_pass(d, set, count, t0, t1, width, base, 0, NULL, NULL) ||
+           descent_pass(d, set, count, t0, t1, width, base, 1, NULL, NULL);
+}
+
+/* The hunts of the descent. */
+static const bs_hunt HUNT_PLAIN = {DESCENT_TRY_NODES, 0, 1, 0};
+static const bs_hunt HUNT_CAPPED = {DESCENT_CAPPED_NODES, DESCENT_OPENING_NODES, 1, 0};
+static const bs_hunt HUNT_LOOK_ON = {DESCENT_LOOK_NODES, DESCENT_OPENING_NODES,
+                                     DESCENT_LOOK_BANDS, 1};
+
+/* Bands of set[0 .. count) over [t0, t1] into `found`: the first a plain hunt
+   finds, forward and then reversed. In a descent with capped hunts, when those
+   find none, a capped hunt both ways; when they found one, the look-on hunt
+   both ways. 1 when any was found. */
+static int descent_hunt(bs_descent *d, const uint32_t *set, uint32_t count, int32_t t0,
+                        int32_t t1, uint32_t width, bs_bands *found)
+{
+    int plain = 0, reversed;
+    for (reversed = 0; reversed < 2 && !plain; ++reversed) {
+        plain = descent_pass(d, set, count, t0, t1, width, 0, reversed, &HUNT_PLAIN, found);
     }
-    for (attempt = 0; attempt < attempts && !ok; ++attempt) {
-        capped = attempt >= 2;
-        ok = descent_pass(d, set, count, t0, t1, width, base, attempt & 1,
-                          capped ? DESCENT_CAPPED_NODES : DESCENT_TRY_NODES,
-                          capped ? DESCENT_OPENING_NODES : 0, 1, band, len, wb);
+    for (reversed = 0; reversed < 2 && d->capped_hunts && (plain || found->n == 0); ++reversed) {
+        descent_pass(d, set, count, t0, t1, width, 0, reversed,
+                     plain ? &HUNT_LOOK_ON : &HUNT_CAPPED, found);
     }
-    if (ok && !capped && band != NULL && d->capped_hunts) { /* a plain hunt found it */
-        for (reversed = 0; reversed < 2; ++reversed) {
-            descent_pass(d, set, count, t0, t1, width, 0, reversed, DESCENT_LOOK_NODES,
-                         DESCENT_OPENING_NODES, DESCENT_LOOK_BANDS, band, len, wb);
-        }
-    }
-    return ok;
+    return found->n > 0;
 }
 
 /* The members of set[0 .. count) that `keep` keeps into a new array (*out, *n):
@@ -219,11 +235,92 @@ static int descent_filter(const bs_state *s, const uint32_t *set, uint32_t count
     return 1;
 }
 
+/* The members of set[0 .. count) not among band[0 .. len) into a new array
+   (*rest, *nr): 0 when out of memory. */
+static int descent_rest(bs_state *s, const uint32_t *set, uint32_t count, const uint32_t *band,
+                        uint32_t len, uint32_t **rest, uint32_t *nr)
+{
+    uint32_t j;
+    int ok;
+    for (j = 0; j < len; ++j) {
+        s->mark[band[j]] = 1;
+    }
+    ok = descent_filter(s, set, count, KEEP_UNMARKED, 0, rest, nr);
+    for (j = 0; j < len; ++j) {
+        s->mark[band[j]] = 0;
+    }
+    return ok;
+}
+
+/* 1 when set[0 .. count), the part above a band, looks as if the descent can
+   place it exactly at the next level: it splits in time, has a full-span member,
+   the exact try places it or a plain hunt finds a band in it. */
+static int descent_viable(bs_descent *d, const uint32_t *set, uint32_t count, int32_t t0,
+                          int32_t t1, uint32_t width)
+{
+    const bs_state *s = d->s;
+    uint32_t j;
+    if (count < 2 || ap_bs_time_cut(d->s, set, count, t0, t1) >= 0) {
+        return 1;
+    }
+    for (j = 0; j < count; ++j) {
+        if (s->f[set[j]] <= t0 && s->l[set[j]] >= t1) {
+            return 1;
+        }
+    }
+    return descent_exact(d, set, count, t0, t1, width, 0) ||
+           descent_pass(d, set, count, t0, t1, width, 0, 0, &HUNT_PLAIN, NULL) ||
+           descent_pass(d, set, count, t0, t1, width, 0, 1, &HUNT_PLAIN, NULL);
+}
+
+/* found's bands, coarsest (fewest members per granule of width) first, into order. */
+static void descent_order(const bs_bands *found, uint32_t *order)
+{
+    uint32_t j, k;
+    for (j = 0; j < found->n; ++j) { /* insertion sort */
+        for (k = j; k > 0 && (uint64_t)found->len[j] * found->wb[order[k - 1]] <
+                                 (uint64_t)found->len[order[k - 1]] * found->wb[j];
+             --k) {
+            order[k] = order[k - 1];
+        }
+        order[k] = j;
+    }
+}
+
+/* The band of `found` to descend, its rest into a new array (*rest, *nr): the
+   coarsest whose rest is viable (descent_viable), else the coarsest. Its index;
+   BS_MAX_BANDS when out of memory. */
+static uint32_t descent_choose(bs_descent *d, const uint32_t *set, uint32_t count, int32_t t0,
+                               int32_t t1, uint32_t width, const bs_bands *found,
+                               uint32_t **rest, uint32_t *nr)
+{
+    uint32_t order[BS_MAX_BANDS], j, b;
+    descent_order(found, order);
+    for (j = 0; j < found->n; ++j) {
+        b = order[j];
+        if (!descent_rest(d->s, set, count, found->members + (size_t)b * found->stride,
+                          found->len[b], rest, nr)) {
+            return BS_MAX_BANDS;
+        }
+        if (found->n == 1 || descent_viable(d, *rest, *nr, t0, t1, width - found->wb[b])) {
+            return b;
+        }
+        free(*rest);
+        *rest = NULL;
+    }
+    b = order[0];
+    return descent_rest(d->s, set, count, found->members + (size_t)b * found->stride,
+                        found->len[b], rest, nr)
+               ? b
+               : BS_MAX_BANDS;
+}
+
 /*
  * Place set[0 .. count) over [t0, t1] from `base`, in about `width` granules:
  * the exact search where it succeeds within DESCENT_TRY_NODES; else a time
- * split, the full-span buffers at the bottom, or the first band found (below
- * the rest, each descended); a set with none of these is a leftover. Returns
+ * split, the full-span buffers at the bottom, or a band found (descent_hunt,
+ * descent_choose; below the rest, each descended); a set with none of these is
+ * a leftover. Returns
  * the height used (>= width unless the set is empty).
  */
 static uint32_t descend(bs_descent *d, const uint32_t *set, uint32_t count, int32_t t0,
@@ -231,6 +328,7 @@ static uint32_t descend(bs_descent *d, const uint32_t *set, uint32_t count, int3
 {
     bs_state *s = d->s;
     uint32_t *part = NULL, *rest = NULL, n = 0, nr = 0, j, height = 0, full = 0, len = 0, wb = 0;
+    bs_bands found;
     int32_t cut;
     if (count == 0 || d->failed) {
         return 0;
@@ -238,7 +336,7 @@ static uint32_t descend(bs_descent *d, const uint32_t *set, uint32_t count, int3
     if (depth >= DESCENT_MAX_DEPTH) {
         return descent_leftover(d, set, count, base);
     }
-    if (descent_try(d, set, count, t0, t1, width, base, NULL, NULL, NULL)) {
+    if (descent_exact(d, set, count, t0, t1, width, base)) {
         descent_placed(d, count);
         return width;
     }
@@ -273,23 +371,29 @@ static uint32_t descend(bs_descent *d, const uint32_t *set, uint32_t count, int3
         free(rest);
         return full + above;
     }
-    part = (uint32_t *)ap_pl_alloc(count, sizeof(uint32_t));
-    if (part == NULL) {
+    /* the bands found, then the one chosen on its own (found freed before the
+       descent goes deeper) */
+    memset(&found, 0, sizeof(found));
+    found.stride = count;
+    found.members = (uint32_t *)ap_pl_alloc((size_t)BS_MAX_BANDS * count, sizeof(uint32_t));
+    if (found.members == NULL) {
         d->failed = 1;
         return 0;
     }
-    if (count >= 2 && descent_try(d, set, count, t0, t1, width, 0, part, &len, &wb)) {
-        uint32_t below, above;
-        for (j = 0; j < len; ++j) {
-            s->mark[part[j]] = 1;
+    if (count >= 2 && descent_hunt(d, set, count, t0, t1, width, &found)) {
+        uint32_t b = descent_choose(d, set, count, t0, t1, width, &found, &rest, &nr);
+        if (b < BS_MAX_BANDS) {
+            len = found.len[b];
+            wb = found.wb[b];
+            part = (uint32_t *)ap_pl_alloc(len, sizeof(uint32_t));
         }
-        n = descent_filter(s, set, count, KEEP_UNMARKED, 0, &rest, &nr);
-        for (j = 0; j < len; ++j) {
-            s->mark[part[j]] = 0;
-        }
-        if (!n) {
+        if (part == NULL) {
             d->failed = 1;
         } else {
+            uint32_t below, above;
+            memcpy(part, found.members + (size_t)b * found.stride, len * sizeof(uint32_t));
+            free(found.members);
+            found.members = NULL;
             below = descend(d, part, len, t0, t1, wb, base, depth + 1);
             above = descend(d, rest, nr, t0, t1, width - wb, base + below, depth + 1);
             height = below + above;
@@ -300,6 +404,7 @@ static uint32_t descend(bs_descent *d, const uint32_t *set, uint32_t count, int3
     } else {
         height = descent_leftover(d, set, count, base);
     }
+    free(found.members);
     free(part);
     return height;
 }

@@ -80,6 +80,7 @@ typedef struct bs_state {
     size_t bytes;          /* held by the growable parts */
     uint64_t nodes, node_cap;
     uint64_t opening_cap;  /* extension nodes of one opening; 0: no cap */
+    int wide_bands;        /* openings up to the whole width less a granule (else half) */
     double deadline;
     int result;            /* of the frame that finished last */
 } bs_state;
@@ -99,15 +100,30 @@ static inline int bs_keeps(const bs_state *s, uint32_t i, bs_keep keep, int32_t 
 int ap_bs_search(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, int32_t t1,
                  uint32_t width, uint32_t base, uint64_t budget);
 
+/* Bands a hunt has found, distinct: band k has members[k * stride ..] (len[k]
+   of them) over wb[k] granules; hash[k] is order-free over its members. */
+#define BS_MAX_BANDS 17
+typedef struct bs_bands {
+    uint32_t *members;     /* BS_MAX_BANDS * stride entries */
+    uint32_t stride;       /* room for one band: the hunted set's count */
+    uint32_t n;
+    uint32_t len[BS_MAX_BANDS], wb[BS_MAX_BANDS];
+    uint64_t hash[BS_MAX_BANDS];
+} bs_bands;
+
+/* How a band hunt looks. */
+typedef struct bs_hunt {
+    uint64_t budget;       /* nodes */
+    uint64_t opening_cap;  /* extension nodes of one opening; 0: no cap */
+    uint32_t max_bands;    /* stop after this many, one per opening */
+    int wide;              /* bands up to the whole width less a granule (else half) */
+} bs_hunt;
+
 /* Bands that split in time of set[0 .. count) (a window with no time cut and no
-   full-span member), within `budget` nodes, each opening dropped after
-   opening_cap extension nodes (0: never): the first max_bands found, one per
-   opening. The coarsest of them (fewest members per granule of width) goes into
-   band[] (count entries of room), *len and *wb if it is coarser than the band
-   already there (*len 0: none). 1 when any was found. */
-int ap_bs_hunt(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, int32_t t1,
-               uint32_t width, uint64_t budget, uint64_t opening_cap, uint32_t max_bands,
-               uint32_t *band, uint32_t *len, uint32_t *wb);
+   full-span member), as `hunt` says. Those not in `found` yet are added while it
+   has room (found NULL: only count them). How many were found. */
+uint32_t ap_bs_hunt(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, int32_t t1,
+                    uint32_t width, const bs_hunt *hunt, bs_bands *found);
 
 /* Stack the members of set[0 .. count) that live over all of [t0, t1] from base
    (into s->off) and mark them: how many, their granules in *height; UINT32_MAX
