@@ -24,7 +24,8 @@ those 330 pieces the descent's first band (traced in C) is a coincidence of 12 p
 eleven pieces over ops 0-32 whose widths add up to 63 at every op. No band is found in
 the 318 pieces left. Since the capped descent looks on for coarser bands (fewest buffers
 per granule), the whole rectangle and every union reach the bound, proven, within 4.0 s.
-Writes benchmarks/results/explore_true_bands.json.
+Writes benchmarks/results/explore_true_bands.json (for another rectangle, a file named
+after it beside that, or --out).
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ import itertools
 import json
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -92,6 +94,9 @@ def main(argv=None) -> int:
     ap.add_argument("--time-limit", type=float, default=10.0, help="auto's seconds per run")
     ap.add_argument("--min-members", type=int, default=30, help="pieces of a big band")
     ap.add_argument("--max-big", type=int, default=5, help="combine at most this many big bands")
+    ap.add_argument("--out", type=Path, default=None,
+                    help=f"JSON output path (default {RESULTS.relative_to(ROOT)} for 500 s16, "
+                         "explore_true_bands_<buffers>_s<seed>.json beside it otherwise)")
     args = ap.parse_args(argv)
 
     pieces = rectangle_pieces(args.buffers, args.seed)
@@ -119,9 +124,13 @@ def main(argv=None) -> int:
               "bands": [{"from": b["from"], "to": b["to"], "width": b["width"],
                          "pieces": len(b["members"])} for b in bands],
               "rows": rows}
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"\nwrote {RESULTS.relative_to(ROOT)}")
+    out = args.out
+    if out is None:
+        out = RESULTS if (args.buffers, args.seed) == (500, 16) else RESULTS.with_name(
+            f"explore_true_bands_{args.buffers}_s{args.seed}.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"\nwrote {out}")
     return 0
 
 
