@@ -919,12 +919,16 @@ uint32_t ap_bs_hunt(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0
     s->opening_cap = hunt->opening_cap;
     s->wide_bands = hunt->wide;
     if (bs_open(s, set, count, t0, t1, width, 0, hunt->budget, &mark) && bs_bands_init(s, 0)) {
-        while (n < hunt->max_bands && bs_next_band(s, 0) > 0) {
+        int r = 1;
+        while (n < hunt->max_bands && (r = bs_next_band(s, 0)) > 0) {
             ++n;
             if (found != NULL) {
                 bs_keep_band(s, 0, found);
             }
             s->frames[0].opening_left = 0; /* the next band comes from another opening */
+        }
+        if (r < 0 && found != NULL) {
+            ++found->cut_short;
         }
     }
     bs_close(s, &mark);

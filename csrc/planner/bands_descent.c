@@ -40,6 +40,14 @@
  * other 5. The coarsest bands found, 3 buffers over 123 granules and 15 over
  * 231, leave rests where no band is found (9.7 % above the bound); the wide band
  * leaves the narrow one, and the descent reaches the bound.
+ *
+ * 400 s39 has the same two top-level bands, but the wide one opens with 7 of
+ * the 25 buffers starting at op 0, and the look-on runs out of nodes first.
+ * So when no band found leaves a viable rest, the look-on ran out of nodes and
+ * the set holds at least half the items, a deep hunt looks on with
+ * DESCENT_DEEP_NODES each way; it finds the wide band. Where it finds nothing
+ * new it costs its nodes for nothing (500 s31, a set of 113, went from 3.1 % to
+ * 7.7 % above the bound before the half-the-items rule).
  */
 #include "bands_internal.h"
 
@@ -56,6 +64,10 @@
    width). */
 #define DESCENT_LOOK_BANDS 8u
 #define DESCENT_LOOK_NODES 200000u
+/* When no band found leaves a viable rest (see descent_choose): this many more,
+   within as many nodes, in each direction (openings as above). */
+#define DESCENT_DEEP_BANDS 16u
+#define DESCENT_DEEP_NODES 1000000u
 /* Deeper than this, a set is planned as a leftover. */
 #define DESCENT_MAX_DEPTH 200
 
@@ -195,6 +207,7 @@ static const bs_hunt HUNT_PLAIN = {DESCENT_TRY_NODES, 0, 1, 0};
 static const bs_hunt HUNT_CAPPED = {DESCENT_CAPPED_NODES, DESCENT_OPENING_NODES, 1, 0};
 static const bs_hunt HUNT_LOOK_ON = {DESCENT_LOOK_NODES, DESCENT_OPENING_NODES,
                                      DESCENT_LOOK_BANDS, 1};
+static const bs_hunt HUNT_DEEP = {DESCENT_DEEP_NODES, DESCENT_OPENING_NODES, DESCENT_DEEP_BANDS, 1};
 
 /* Bands of set[0 .. count) over [t0, t1] into `found`: the first a plain hunt
    finds, forward and then reversed. In a descent with capped hunts, when those
@@ -207,6 +220,7 @@ static int descent_hunt(bs_descent *d, const uint32_t *set, uint32_t count, int3
     for (reversed = 0; reversed < 2 && !plain; ++reversed) {
         plain = descent_pass(d, set, count, t0, t1, width, 0, reversed, &HUNT_PLAIN, found);
     }
+    found->cut_short = 0;
     for (reversed = 0; reversed < 2 && d->capped_hunts && (plain || found->n == 0); ++reversed) {
         descent_pass(d, set, count, t0, t1, width, 0, reversed,
                      plain ? &HUNT_LOOK_ON : &HUNT_CAPPED, found);
@@ -287,17 +301,21 @@ static void descent_order(const bs_bands *found, uint32_t *order)
     }
 }
 
-/* The band of `found` to descend, its rest into a new array (*rest, *nr): the
-   coarsest whose rest is viable (descent_viable), else the coarsest. Its index;
-   BS_MAX_BANDS when out of memory. */
-static uint32_t descent_choose(bs_descent *d, const uint32_t *set, uint32_t count, int32_t t0,
-                               int32_t t1, uint32_t width, const bs_bands *found,
-                               uint32_t **rest, uint32_t *nr)
+/* The coarsest band of found[from ..] whose rest is viable (descent_viable; a
+   lone band is taken as it is), its rest into a new array (*rest, *nr): its
+   index; found->n when there is none, BS_MAX_BANDS when out of memory. */
+static uint32_t descent_first_viable(bs_descent *d, const uint32_t *set, uint32_t count,
+                                     int32_t t0, int32_t t1, uint32_t width,
+                                     const bs_bands *found, uint32_t from, uint32_t **rest,
+                                     uint32_t *nr)
 {
     uint32_t order[BS_MAX_BANDS], j, b;
     descent_order(found, order);
     for (j = 0; j < found->n; ++j) {
         b = order[j];
+        if (b < from) {
+            continue;
+        }
         if (!descent_rest(d->s, set, count, found->members + (size_t)b * found->stride,
                           found->len[b], rest, nr)) {
             return BS_MAX_BANDS;
@@ -307,6 +325,32 @@ static uint32_t descent_choose(bs_descent *d, const uint32_t *set, uint32_t coun
         }
         free(*rest);
         *rest = NULL;
+    }
+    return found->n;
+}
+
+/* The band of `found` to descend, its rest into a new array (*rest, *nr): the
+   coarsest whose rest is viable. When none is, the look-on hunts ran out of
+   nodes and the set holds at least half the items (a leftover that size would
+   cost most of the plan), the deep hunt looks on, both ways, and the coarsest
+   viable of what it adds is taken. Else the coarsest found. Its index;
+   BS_MAX_BANDS when out of memory. */
+static uint32_t descent_choose(bs_descent *d, const uint32_t *set, uint32_t count, int32_t t0,
+                               int32_t t1, uint32_t width, bs_bands *found, uint32_t **rest,
+                               uint32_t *nr)
+{
+    uint32_t order[BS_MAX_BANDS], b, had = found->n;
+    int reversed;
+    descent_order(found, order); /* before the deep hunt adds to found */
+    b = descent_first_viable(d, set, count, t0, t1, width, found, 0, rest, nr);
+    if (b == had && had >= 2 && found->cut_short > 0 && 2 * (uint64_t)count >= d->s->m) {
+        for (reversed = 0; reversed < 2; ++reversed) {
+            descent_pass(d, set, count, t0, t1, width, 0, reversed, &HUNT_DEEP, found);
+        }
+        b = descent_first_viable(d, set, count, t0, t1, width, found, had, rest, nr);
+    }
+    if (b < found->n) {
+        return b;
     }
     b = order[0];
     return descent_rest(d->s, set, count, found->members + (size_t)b * found->stride,

@@ -102,13 +102,14 @@ int ap_bs_search(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, i
 
 /* Bands a hunt has found, distinct: band k has members[k * stride ..] (len[k]
    of them) over wb[k] granules; hash[k] is order-free over its members. */
-#define BS_MAX_BANDS 17
+#define BS_MAX_BANDS 49 /* what the descent's hunts can add at one level */
 typedef struct bs_bands {
     uint32_t *members;     /* BS_MAX_BANDS * stride entries */
     uint32_t stride;       /* room for one band: the hunted set's count */
     uint32_t n;
     uint32_t len[BS_MAX_BANDS], wb[BS_MAX_BANDS];
     uint64_t hash[BS_MAX_BANDS];
+    uint32_t cut_short;    /* hunts that ran out of nodes (or time) */
 } bs_bands;
 
 /* How a band hunt looks. */

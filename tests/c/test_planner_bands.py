@@ -191,10 +191,15 @@ def test_descent_reaches_the_bound_where_the_exact_band_search_runs_out(ffi, lib
 #   hunts also take bands wider than half the window, and it skips bands whose rest
 #   looks unviable: it takes the 245 buffers, which open with 5 of the 22 buffers
 #   that start at op 0 where the 55 open with the other 17.
+# - 400 s39: the same two bands, 76 buffers below 324 that open with 7 of the 25
+#   buffers starting at op 0, behind some 245,000 smaller openings. The look-on
+#   hunts find five coincidences, none leaving a viable rest, and run out of
+#   nodes; the deep hunt then finds the 324 (8.5 % above the bound without it).
 LATE_HARD = [((300, 16), STEP_LIMIT, FORWARD_END, REVERSED_END),
              ((500, 15), STEP_LIMIT, REVERSED_END, STEP_LIMIT),
              ((500, 16), 27_000_000, band_phase_ends(27_000_000)[1], 27_000_000),
-             ((300, 39), 27_000_000, band_phase_ends(27_000_000)[1], 27_000_000)]
+             ((300, 39), 27_000_000, band_phase_ends(27_000_000)[1], 27_000_000),
+             ((400, 39), 27_000_000, band_phase_ends(27_000_000)[1], 27_000_000)]
 
 
 @pytest.mark.parametrize("cut, step_limit, spent_before, most", LATE_HARD)
