@@ -1140,6 +1140,7 @@ ap_status ap_pl_bands(const ap_pl_problem *problem, size_t *offsets, size_t *are
                 bs_offer(&s, p, work, offsets, arena, search);
             }
         }
+        s.node_cap = node_cap; /* the phase's cap, for the steps it reports */
     }
     search->steps += (s.nodes > s.node_cap ? s.node_cap : s.nodes) + steps_extra;
 out:

@@ -9,6 +9,7 @@ by plan().
 from __future__ import annotations
 
 import random
+import re
 import sys
 from pathlib import Path
 
@@ -22,16 +23,29 @@ from bench_planner import rectangle_cut  # noqa: E402  (the benchmark's own gene
 WIDTH = 65536
 STEPS = 64
 GRAIN = 16
-# auto gives the band phase 6/10 of its steps, at most 16,000,000 nodes; the phase's
-# forward exact search ends at a quarter of them, the one with time reversed at 4/10,
-# and the descent has the rest.
+PLANNER = Path(__file__).resolve().parents[2] / "csrc" / "planner"
+
+
+def c_define(source, name):
+    """A numeric #define of a planner source, so the step windows below follow it."""
+    match = re.search(rf"^#define {name} ([0-9.]+)u?\b", (PLANNER / source).read_text(), re.M)
+    assert match, f"{name} is not defined in {source}"
+    return float(match.group(1))
+
+
+# auto gives the band phase AUTO_BANDS_SHARE of its steps, at most AUTO_BANDS_NODES
+# nodes; the phase's forward exact search ends at BANDS_FORWARD_END of them, the one
+# with time reversed at BANDS_REVERSED_END, and the descent has the rest.
+BANDS_SHARE = c_define("plan.c", "AUTO_BANDS_SHARE")
+BANDS_NODES = int(c_define("plan.c", "AUTO_BANDS_NODES"))
+ENDS = c_define("bands.c", "BANDS_FORWARD_END"), c_define("bands.c", "BANDS_REVERSED_END")
 STEP_LIMIT = 20_000_000
 
 
 def band_phase_ends(step_limit):
     """Steps by which the forward and the reversed exact band searches are over."""
-    nodes = min(step_limit * 6 // 10, 16_000_000)
-    return nodes // 4, nodes * 2 // 5
+    nodes = min(int(step_limit * BANDS_SHARE), BANDS_NODES)
+    return tuple(int(end * nodes) for end in ENDS)
 
 
 # with STEP_LIMIT the forward search may take 3,000,000 nodes, more than the
