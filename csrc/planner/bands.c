@@ -670,7 +670,7 @@ uint32_t ap_bs_stack_full_span(bs_state *s, const uint32_t *set, uint32_t count,
     uint32_t j, peeled = 0, at = 0;
     for (j = 0; j < count; ++j) {
         uint32_t i = set[j];
-        if (s->f[i] == t0 && s->l[i] == t1) {
+        if (bs_spans(s, i, t0, t1)) {
             total += s->u[i];
             ++peeled;
         }
@@ -680,7 +680,7 @@ uint32_t ap_bs_stack_full_span(bs_state *s, const uint32_t *set, uint32_t count,
     }
     for (j = 0; j < count && peeled > 0; ++j) {
         uint32_t i = set[j];
-        if (s->f[i] == t0 && s->l[i] == t1) {
+        if (bs_spans(s, i, t0, t1)) {
             s->off[i] = base + at;
             at += s->u[i];
             s->mark[i] = 1;
@@ -903,8 +903,7 @@ static void bs_keep_band(const bs_state *s, size_t fi, bs_bands *found)
     if (found->n == BS_MAX_BANDS) {
         return;
     }
-    memcpy(found->members + (size_t)found->n * found->stride, band,
-           F->band_len * sizeof(uint32_t));
+    memcpy(bs_band(found, found->n), band, F->band_len * sizeof(uint32_t));
     found->len[found->n] = F->band_len;
     found->wb[found->n] = F->wb;
     found->hash[found->n] = hash;

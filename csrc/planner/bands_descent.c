@@ -220,7 +220,7 @@ static int descent_hunt(bs_descent *d, const uint32_t *set, uint32_t count, int3
     for (reversed = 0; reversed < 2 && !plain; ++reversed) {
         plain = descent_pass(d, set, count, t0, t1, width, 0, reversed, &HUNT_PLAIN, found);
     }
-    found->cut_short = 0;
+    found->cut_short = 0; /* from here: whether the look-on (or capped) hunts ran out */
     for (reversed = 0; reversed < 2 && d->capped_hunts && (plain || found->n == 0); ++reversed) {
         descent_pass(d, set, count, t0, t1, width, 0, reversed,
                      plain ? &HUNT_LOOK_ON : &HUNT_CAPPED, found);
@@ -278,7 +278,7 @@ static int descent_viable(bs_descent *d, const uint32_t *set, uint32_t count, in
         return 1;
     }
     for (j = 0; j < count; ++j) {
-        if (s->f[set[j]] <= t0 && s->l[set[j]] >= t1) {
+        if (bs_spans(s, set[j], t0, t1)) {
             return 1;
         }
     }
@@ -316,7 +316,7 @@ static uint32_t descent_first_viable(bs_descent *d, const uint32_t *set, uint32_
         if (b < from) {
             continue;
         }
-        if (!descent_rest(d->s, set, count, found->members + (size_t)b * found->stride,
+        if (!descent_rest(d->s, set, count, bs_band(found, b),
                           found->len[b], rest, nr)) {
             return BS_MAX_BANDS;
         }
@@ -353,7 +353,7 @@ static uint32_t descent_choose(bs_descent *d, const uint32_t *set, uint32_t coun
         return b;
     }
     b = order[0];
-    return descent_rest(d->s, set, count, found->members + (size_t)b * found->stride,
+    return descent_rest(d->s, set, count, bs_band(found, b),
                         found->len[b], rest, nr)
                ? b
                : BS_MAX_BANDS;
@@ -435,7 +435,7 @@ static uint32_t descend(bs_descent *d, const uint32_t *set, uint32_t count, int3
             d->failed = 1;
         } else {
             uint32_t below, above;
-            memcpy(part, found.members + (size_t)b * found.stride, len * sizeof(uint32_t));
+            memcpy(part, bs_band(&found, b), len * sizeof(uint32_t));
             free(found.members);
             found.members = NULL;
             below = descend(d, part, len, t0, t1, wb, base, depth + 1);

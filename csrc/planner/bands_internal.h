@@ -94,6 +94,12 @@ static inline int bs_keeps(const bs_state *s, uint32_t i, bs_keep keep, int32_t 
     return keep == KEEP_BEFORE ? s->l[i] < cut : keep == KEEP_FROM ? s->f[i] >= cut : !s->mark[i];
 }
 
+/* 1 when item i lives over all of [t0, t1] (its members start at t0 or later). */
+static inline int bs_spans(const bs_state *s, uint32_t i, int32_t t0, int32_t t1)
+{
+    return s->f[i] <= t0 && s->l[i] >= t1;
+}
+
 /* Place set[0 .. count) (not in the idx arena) over [t0, t1] within `width`
    granules from `base` (into s->off), with at most `budget` more nodes: 1 when
    placed. */
@@ -111,6 +117,12 @@ typedef struct bs_bands {
     uint64_t hash[BS_MAX_BANDS];
     uint32_t cut_short;    /* hunts that ran out of nodes (or time) */
 } bs_bands;
+
+/* The members of found's band k. */
+static inline uint32_t *bs_band(const bs_bands *found, uint32_t k)
+{
+    return found->members + (size_t)k * found->stride;
+}
 
 /* How a band hunt looks. */
 typedef struct bs_hunt {
