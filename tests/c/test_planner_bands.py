@@ -213,7 +213,8 @@ LATE_HARD = [((300, 16), STEP_LIMIT, FORWARD_END, REVERSED_END),
              ((500, 15), STEP_LIMIT, REVERSED_END, STEP_LIMIT),
              ((500, 16), 27_000_000, band_phase_ends(27_000_000)[1], 27_000_000),
              ((300, 39), 27_000_000, band_phase_ends(27_000_000)[1], 27_000_000),
-             ((400, 39), 27_000_000, band_phase_ends(27_000_000)[1], 27_000_000)]
+             ((400, 39), 27_000_000, band_phase_ends(27_000_000)[1], 27_000_000),
+             ((500, 25), 27_000_000, band_phase_ends(27_000_000)[1], 27_000_000)]
 
 
 @pytest.mark.parametrize("cut, step_limit, spent_before, most", LATE_HARD)
