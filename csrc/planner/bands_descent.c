@@ -37,13 +37,13 @@
  * the coarsest). Seeing another band found costs no nodes, where the exact try
  * and the plain hunts cost up to 80,000 a band and can miss a band the look-on
  * found; it took 500 s25 from 0.6 % above the bound to the bound at 27M steps.
- * The look-on hunts also take bands wider than half the set, whose
- * openings can be far smaller than their complements'. 300 s39 is two generator
- * bands, 55 buffers over 799 granules below 245 over 3,297; at op 0 the narrow
- * one opens with 17 of the 22 buffers starting there, the wide one with the
- * other 5. The coarsest bands found, 3 buffers over 123 granules and 15 over
- * 231, leave rests where no band is found (9.7 % above the bound); the wide band
- * leaves the narrow one, and the descent reaches the bound.
+ * The look-on hunts also take bands wider than half the set, whose openings can
+ * be far smaller than their complements'. 300 s39 is two generator bands, 55
+ * buffers over 799 granules below 245 over 3,297; at op 0 the narrow one opens
+ * with 17 of the 22 buffers starting there, the wide one with the other 5. The
+ * coarsest bands found, 3 buffers over 123 granules and 15 over 231, leave rests
+ * where no band is found (9.7 % above the bound); the wide band leaves the
+ * narrow one, and the descent reaches the bound.
  *
  * 400 s39 has the same two top-level bands, but the wide one opens with 7 of
  * the 25 buffers starting at op 0, and the look-on runs out of nodes first.
@@ -270,25 +270,25 @@ static int descent_rest(bs_state *s, const uint32_t *set, uint32_t count, const 
     return ok;
 }
 
-/* 1 when a band of `found` other than band `skip` lies wholly in
-   part[0 .. np): over the same window its live bytes are the same, so it is a
-   band of that part too. */
-static int descent_band_within(bs_state *s, const bs_bands *found, uint32_t skip,
-                               const uint32_t *part, uint32_t np)
+/* 1 when a band of `found` shares no member with band b: it lies wholly in b's
+   rest (every band found is part of the hunted set), and over the same window
+   its live bytes are the same, so it is a band of the rest too. */
+static int descent_other_band_apart(bs_state *s, const bs_bands *found, uint32_t b)
 {
+    const uint32_t *chosen = bs_band(found, b);
     uint32_t j, k;
     int any = 0;
-    for (j = 0; j < np; ++j) {
-        s->mark[part[j]] = 1;
+    for (j = 0; j < found->len[b]; ++j) {
+        s->mark[chosen[j]] = 1;
     }
     for (k = 0; k < found->n && !any; ++k) {
         const uint32_t *band = bs_band(found, k);
-        for (j = 0; k != skip && j < found->len[k] && s->mark[band[j]]; ++j) {
+        for (j = 0; k != b && j < found->len[k] && !s->mark[band[j]]; ++j) {
         }
-        any = k != skip && j == found->len[k];
+        any = k != b && j == found->len[k];
     }
-    for (j = 0; j < np; ++j) {
-        s->mark[part[j]] = 0;
+    for (j = 0; j < found->len[b]; ++j) {
+        s->mark[chosen[j]] = 0;
     }
     return any;
 }
@@ -296,7 +296,7 @@ static int descent_band_within(bs_state *s, const bs_bands *found, uint32_t skip
 /* 1 when set[0 .. count), the part above a band, looks as if the descent can
    place it exactly at the next level: it splits in time, has a full-span member,
    the exact try places it or a plain hunt finds a band in it (descent_first_viable
-   first looks for another band found in it). */
+   first looks for another band found apart from the one taken). */
 static int descent_viable(bs_descent *d, const uint32_t *set, uint32_t count, int32_t t0,
                           int32_t t1, uint32_t width)
 {
@@ -349,7 +349,7 @@ static uint32_t descent_first_viable(bs_descent *d, const uint32_t *set, uint32_
                           found->len[b], rest, nr)) {
             return BS_MAX_BANDS;
         }
-        if (found->n == 1 || descent_band_within(d->s, found, b, *rest, *nr) ||
+        if (found->n == 1 || descent_other_band_apart(d->s, found, b) ||
             descent_viable(d, *rest, *nr, t0, t1, width - found->wb[b])) {
             return b;
         }
