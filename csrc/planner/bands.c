@@ -308,6 +308,54 @@ static int bs_bands_init(bs_state *s, size_t fi)
     return 1;
 }
 
+/* Frame fi's band is its opening combination (F->k positions in F->combo among
+   the members starting at t0), wb granules wide: set band and ending. */
+static void bs_open_band(bs_state *s, size_t fi, uint32_t wb)
+{
+    bs_frame *F = &s->frames[fi];
+    const uint32_t *combo = s->idx + F->combo;
+    const uint32_t *opening = s->idx + F->starts + s->idx[F->start_at];
+    size_t span = (size_t)(F->t1 - F->t0) + 1;
+    uint32_t j;
+    memset(s->idx + F->ending, 0, span * sizeof(uint32_t));
+    for (j = 0; j < F->k; ++j) {
+        uint32_t i = opening[combo[j]];
+        s->idx[F->band + j] = i;
+        s->idx[F->ending + (size_t)(s->l[i] - F->t0)] += s->u[i];
+    }
+    F->band_len = F->k;
+    F->wb = wb;
+}
+
+/* With s->given_opening, frame fi's one opening: its marked members starting at
+   t0, when they are some but not all of them and narrower than the width. 1
+   found (band and ending set), 0 none (or already tried), -1 out of nodes. */
+static int bs_given_combo(bs_state *s, size_t fi)
+{
+    bs_frame *F = &s->frames[fi];
+    uint32_t *combo = s->idx + F->combo;
+    const uint32_t *opening = s->idx + F->starts + s->idx[F->start_at];
+    uint32_t j, k = 0, wb = 0;
+    if (F->k != 0) {
+        return 0;
+    }
+    for (j = 0; j < F->n0; ++j) {
+        if (s->mark[opening[j]]) {
+            combo[k++] = j;
+            wb += s->u[opening[j]];
+        }
+    }
+    if (k == 0 || k >= F->n0 || wb >= F->width) {
+        return 0;
+    }
+    if (!bs_node(s)) {
+        return -1;
+    }
+    F->k = k;
+    bs_open_band(s, fi, wb);
+    return 1;
+}
+
 /* Next opening combination of frame fi within half its width (with
    s->wide_bands, within its width less a granule): 1 found (band and ending
    set), 0 none left, -1 out of nodes. */
@@ -316,7 +364,9 @@ static int bs_next_combo(bs_state *s, size_t fi)
     bs_frame *F = &s->frames[fi];
     uint32_t *combo = s->idx + F->combo;
     const uint32_t *opening = s->idx + F->starts + s->idx[F->start_at];
-    size_t span = (size_t)(F->t1 - F->t0) + 1;
+    if (s->given_opening) {
+        return bs_given_combo(s, fi);
+    }
     for (;;) {
         uint32_t j, wb = 0;
         if (F->k == 0) {
@@ -355,14 +405,7 @@ static int bs_next_combo(bs_state *s, size_t fi)
         if (s->wide_bands ? wb >= F->width : (uint64_t)2 * wb > F->width) {
             continue;
         }
-        memset(s->idx + F->ending, 0, span * sizeof(uint32_t));
-        for (j = 0; j < F->k; ++j) {
-            uint32_t i = opening[combo[j]];
-            s->idx[F->band + j] = i;
-            s->idx[F->ending + (size_t)(s->l[i] - F->t0)] += s->u[i];
-        }
-        F->band_len = F->k;
-        F->wb = wb;
+        bs_open_band(s, fi, wb);
         return 1;
     }
 }
@@ -631,7 +674,7 @@ static int bs_next_band(bs_state *s, size_t fi)
                 ++t;
             }
             if (t > F->t1) {
-                if (bs_band_splits(s, fi)) {
+                if (s->any_band || bs_band_splits(s, fi)) {
                     return 1;
                 }
                 mode = BACKTRACK;
@@ -885,27 +928,25 @@ int ap_bs_search(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, i
     return ok;
 }
 
-/* Add frame fi's current band to `found` unless it is there or full. */
-static void bs_keep_band(const bs_state *s, size_t fi, bs_bands *found)
+void ap_bs_keep_band(const bs_state *s, const uint32_t *band, uint32_t len, uint32_t wb,
+                     bs_bands *found)
 {
-    const bs_frame *F = &s->frames[fi];
-    const uint32_t *band = s->idx + F->band;
-    uint64_t hash = F->band_len;
+    uint64_t hash = len;
     uint32_t j, k;
-    for (j = 0; j < F->band_len; ++j) {
+    for (j = 0; j < len; ++j) {
         hash += s->key1[band[j]];
     }
     for (k = 0; k < found->n; ++k) {
-        if (found->hash[k] == hash && found->len[k] == F->band_len && found->wb[k] == F->wb) {
+        if (found->hash[k] == hash && found->len[k] == len && found->wb[k] == wb) {
             return;
         }
     }
     if (found->n == BS_MAX_BANDS) {
         return;
     }
-    memcpy(bs_band(found, found->n), band, F->band_len * sizeof(uint32_t));
-    found->len[found->n] = F->band_len;
-    found->wb[found->n] = F->wb;
+    memcpy(bs_band(found, found->n), band, len * sizeof(uint32_t));
+    found->len[found->n] = len;
+    found->wb[found->n] = wb;
     found->hash[found->n] = hash;
     ++found->n;
 }
@@ -917,12 +958,15 @@ uint32_t ap_bs_hunt(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0
     uint32_t n = 0;
     s->opening_cap = hunt->opening_cap;
     s->wide_bands = hunt->wide;
+    s->given_opening = hunt->given_opening;
+    s->any_band = hunt->any_band;
     if (bs_open(s, set, count, t0, t1, width, 0, hunt->budget, &mark) && bs_bands_init(s, 0)) {
         int r = 1;
         while (n < hunt->max_bands && (r = bs_next_band(s, 0)) > 0) {
             ++n;
             if (found != NULL) {
-                bs_keep_band(s, 0, found);
+                const bs_frame *F = &s->frames[0];
+                ap_bs_keep_band(s, s->idx + F->band, F->band_len, F->wb, found);
             }
             s->frames[0].opening_left = 0; /* the next band comes from another opening */
         }
@@ -933,6 +977,8 @@ uint32_t ap_bs_hunt(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0
     bs_close(s, &mark);
     s->opening_cap = 0;
     s->wide_bands = 0;
+    s->given_opening = 0;
+    s->any_band = 0;
     return n;
 }
 

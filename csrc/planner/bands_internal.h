@@ -81,6 +81,8 @@ typedef struct bs_state {
     uint64_t nodes, node_cap;
     uint64_t opening_cap;  /* extension nodes of one opening; 0: no cap */
     int wide_bands;        /* openings up to the whole width less a granule (else half) */
+    int given_opening;     /* the only opening: the marked members starting at t0 */
+    int any_band;          /* a hunt's bands need not split in time */
     double deadline;
     int result;            /* of the frame that finished last */
 } bs_state;
@@ -116,6 +118,8 @@ typedef struct bs_bands {
     uint32_t len[BS_MAX_BANDS], wb[BS_MAX_BANDS];
     uint64_t hash[BS_MAX_BANDS];
     uint32_t cut_short;    /* hunts that ran out of nodes (or time) */
+    uint32_t first_from, first_end; /* bands [first_from, first_end) go first, widest
+                                       first (the descent sets them; else equal) */
 } bs_bands;
 
 /* The members of found's band k. */
@@ -130,13 +134,26 @@ typedef struct bs_hunt {
     uint64_t opening_cap;  /* extension nodes of one opening; 0: no cap */
     uint32_t max_bands;    /* stop after this many, one per opening */
     int wide;              /* bands up to the whole width less a granule (else half) */
+    int given_opening;     /* the marked members starting at t0 are the only opening */
+    int any_band;          /* bands need not split in time */
 } bs_hunt;
 
-/* Bands that split in time of set[0 .. count) (a window with no time cut and no
-   full-span member), as `hunt` says. Those not in `found` yet are added while it
+/* Bands that split in time (with hunt->any_band, any) of set[0 .. count) (a
+   window with no time cut and no full-span member), as `hunt` says. Those not in `found` yet are added while it
    has room (found NULL: only count them). How many were found. */
 uint32_t ap_bs_hunt(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, int32_t t1,
                     uint32_t width, const bs_hunt *hunt, bs_bands *found);
+
+/* Add band[0 .. len), wb granules wide, to `found` unless it is there or full. */
+void ap_bs_keep_band(const bs_state *s, const uint32_t *band, uint32_t len, uint32_t wb,
+                     bs_bands *found);
+
+/* Bands of set[0 .. count) over [t0, t1] (ops 0 .. span - 1 in all) that open
+   at the op inside the window where the fewest members live, into `found`
+   (bands_middle.c): at most max_bands, within `budget` nodes. */
+void ap_bs_middle_hunt(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, int32_t t1,
+                       uint32_t width, int32_t span, uint32_t max_bands, uint64_t budget,
+                       bs_bands *found);
 
 /* Stack the members of set[0 .. count) that live over all of [t0, t1] from base
    (into s->off) and mark them: how many, their granules in *height; UINT32_MAX

@@ -212,12 +212,17 @@ def test_descent_reaches_the_bound_where_the_exact_band_search_runs_out(ffi, lib
 # - 500 s25: a band's rest counts as viable when another band found shares no
 #   buffer with it, without the exact try and plain hunts, which cost up to 80,000
 #   nodes a band and can miss what the look-on found (0.6 % above the bound without).
+# - 400 s37: two generator bands (2,531 and 1,565 granules at the top), and every
+#   band the end-opened hunts find crosses another. The middle hunt opens bands at
+#   the thinnest op inside the window, and its widest, of 1,565 granules, goes
+#   first (5.7 % above the bound without the middle hunt).
 LATE_HARD = [((300, 16), STEP_LIMIT, FORWARD_END, REVERSED_END),
              ((500, 15), STEP_LIMIT, REVERSED_END, STEP_LIMIT),
              ((500, 16), 27_000_000, band_phase_ends(27_000_000)[1], 27_000_000),
              ((300, 39), 27_000_000, band_phase_ends(27_000_000)[1], 27_000_000),
              ((400, 39), 27_000_000, band_phase_ends(27_000_000)[1], 27_000_000),
-             ((500, 25), 27_000_000, band_phase_ends(27_000_000)[1], 27_000_000)]
+             ((500, 25), 27_000_000, band_phase_ends(27_000_000)[1], 27_000_000),
+             ((400, 37), 27_000_000, band_phase_ends(27_000_000)[1], 27_000_000)]
 
 
 @pytest.mark.parametrize("cut, step_limit, spent_before, most", LATE_HARD)
