@@ -54,9 +54,10 @@
  * 7.7 % above the bound before the half-the-items rule).
  *
  * Bands that cross (share members, neither holding the other) cannot both be
- * generator bands. When every band found in a set of at least half the items
- * crosses another, the end-opened hunts have found only coincidences, and the
- * middle hunt (bands_middle.c) opens bands where the fewest members live. Run
+ * generator bands. When, in a descent with capped hunts, every band found in a
+ * set of at least half the items crosses another, the end-opened hunts have
+ * found only coincidences, and the middle hunt (bands_middle.c) opens bands
+ * where the fewest members live. Run
  * wherever the set held half the items it displaced working end-opened bands
  * (45 of the 58 rectangles at the bound where 49 were); gated so, it takes 400
  * s37 to the bound and moves no other row of bench_planner's wider sample by
