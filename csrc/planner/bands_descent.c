@@ -65,6 +65,20 @@
  * the widest holds a quarter of the width: in 300 s37 it finds the generator's
  * 112 buffers over 1,565 granules, but coarsest first a coincidence of 91 over
  * 1,297 went before it.
+ *
+ * The budget. The exact tries and hunts stop at DESCENT_HUNT_SHARE of the
+ * descent's nodes and time, and the rest is kept for its leftovers: in 400 s32
+ * the hunts ten levels down spent everything and left a leftover of 224 buffers
+ * to the greedy heuristics alone, 26 % above its width (8.9 % above the bound
+ * in all; 4.8 % with the share). It costs sets whose last bands need the
+ * nodes: 500 s16 now ends 0.8 % above the bound, 400 s39 2.2 %. And a leftover
+ * of DESCENT_MAX_LEFTOVER of the items or more ends the descent with no plan:
+ * the later phases plan the whole from the greedy plan instead. In 500 s30 a
+ * leftover of 470 of 500 buffers planned apart gave a plan 8.1 % above the
+ * bound, from which the neighbourhood search reached only 7.5 %; from the
+ * greedy plan, 4.3 %. With both, and auto's band share at 0.75, bench_planner's
+ * wider sample at 10 s has all 58 within 5 % and 49 at the bound (56 and 51
+ * without them, at 0.6); at 27M steps the same.
  */
 #include "bands_internal.h"
 
@@ -93,6 +107,11 @@
 #define DESCENT_MIDDLE_MIN_FOUND 4u
 #define DESCENT_MIDDLE_BANDS 8u
 #define DESCENT_MIDDLE_NODES 1000000u
+/* The exact tries and band hunts stop at this share of the descent's nodes and
+   time; the rest is kept for its leftovers. */
+#define DESCENT_HUNT_SHARE 0.6
+/* A leftover of at least this part of the items ends the descent with no plan. */
+#define DESCENT_MAX_LEFTOVER 0.875
 /* Deeper than this, a set is planned as a leftover. */
 #define DESCENT_MAX_DEPTH 200
 
@@ -564,8 +583,10 @@ static uint32_t descend(bs_descent *d, const uint32_t *set, uint32_t count, int3
             height = below + above;
         }
         free(rest);
-    } else if (depth == 0) {
-        d->failed = 1; /* nothing to descend: the later phases plan it whole */
+    } else if (depth == 0 || count >= DESCENT_MAX_LEFTOVER * d->s->m) {
+        /* nothing to descend, or almost all of it left over: the later phases
+           plan it whole, from the greedy plan, with the time it would take */
+        d->failed = 1;
     } else {
         height = descent_leftover(d, set, count, base);
     }
@@ -579,16 +600,25 @@ int ap_bs_descend(bs_state *s, const uint32_t *all, int32_t span, uint32_t units
 {
     bs_descent d;
     uint32_t height;
+    uint64_t node_cap = s->node_cap;
+    double deadline = s->deadline, now = ap_pl_now();
     memset(&d, 0, sizeof(d));
     d.s = s;
     d.granule = granule;
     d.span = span;
-    d.deadline = s->deadline;
+    d.deadline = deadline;
     d.max_steps = max_steps;
     d.capped_hunts = capped_hunts;
     d.steps = *steps;
     d.unplaced = s->m;
+    /* the hunts' share; the leftovers count against the whole */
+    if (node_cap > s->nodes && node_cap != UINT64_MAX) {
+        s->node_cap = s->nodes + (uint64_t)(DESCENT_HUNT_SHARE * (double)(node_cap - s->nodes));
+    }
+    s->deadline = now + DESCENT_HUNT_SHARE * (deadline - now);
     height = descend(&d, all, s->m, 0, span - 1, units, 0, 0);
+    s->node_cap = node_cap;
+    s->deadline = deadline;
     *steps = d.steps;
     return !d.failed && height > 0;
 }
