@@ -375,25 +375,13 @@ static int bs_next_combo(bs_state *s, size_t fi)
             }
             F->k = 1;
             combo[0] = 0;
-        } else {
-            /* lexicographic successor of the k positions among n0 */
-            uint32_t k = F->k, n0 = F->n0;
-            int32_t p = (int32_t)k - 1;
-            while (p >= 0 && combo[p] == n0 - k + (uint32_t)p) {
-                --p;
+        } else if (!bs_next_subset(combo, F->k, F->n0)) {
+            /* the k-subsets are done: the first of k + 1 */
+            if (++F->k >= F->n0) {
+                return 0;
             }
-            if (p >= 0) {
-                ++combo[p];
-                for (j = (uint32_t)p + 1; j < k; ++j) {
-                    combo[j] = combo[j - 1] + 1;
-                }
-            } else {
-                if (++F->k >= n0) {
-                    return 0;
-                }
-                for (j = 0; j < F->k; ++j) {
-                    combo[j] = j;
-                }
+            for (j = 0; j < F->k; ++j) {
+                combo[j] = j;
             }
         }
         if (!bs_node(s)) {

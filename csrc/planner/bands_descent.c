@@ -57,20 +57,19 @@
  * generator bands. When, in a descent with capped hunts, every band found in a
  * set of at least half the items crosses another, the end-opened hunts have
  * found only coincidences, and the middle hunt (bands_middle.c) opens bands
- * where the fewest members live. Run
- * wherever the set held half the items it displaced working end-opened bands
- * (45 of the 58 rectangles at the bound where 49 were); gated so, it takes 400
- * s37 to the bound and moves no other row of bench_planner's wider sample by
- * more than the timing noise (0.3 %). Its bands go first, widest first, when
- * the widest holds a quarter of the width: in 300 s37 it finds the generator's
- * 112 buffers over 1,565 granules, but coarsest first a coincidence of 91 over
- * 1,297 went before it.
+ * where the fewest members live. Run wherever the set held half the items, it
+ * displaced working end-opened bands (45 of the 58 rectangles at the bound
+ * where 49 were); gated so, it takes 400 s37 to the bound and moves no other
+ * row of bench_planner's wider sample by more than the timing noise (0.3 %).
+ * Its bands go first, widest first, when the widest holds a quarter of the
+ * width: in 300 s37 it finds the generator's 112 buffers over 1,565 granules,
+ * but coarsest first a coincidence of 91 over 1,297 went before it.
  *
  * The budget. The exact tries and hunts stop at DESCENT_HUNT_SHARE of the
  * descent's nodes and time, and the rest is kept for its leftovers: in 400 s32
  * the hunts ten levels down spent everything and left a leftover of 224 buffers
  * to the greedy heuristics alone, 26 % above its width (8.9 % above the bound
- * in all; 4.8 % with the share). It costs sets whose last bands need the
+ * in all; 3.7 % with the share, at 27M steps). It costs sets whose last bands need the
  * nodes: 500 s16 now ends 0.8 % above the bound, 400 s39 2.2 %. And a leftover
  * of DESCENT_MAX_LEFTOVER of the items or more ends the descent with no plan:
  * the later phases plan the whole from the greedy plan instead. In 500 s30 a
@@ -254,32 +253,44 @@ static const bs_hunt HUNT_LOOK_ON = {DESCENT_LOOK_NODES, DESCENT_OPENING_NODES,
 static const bs_hunt HUNT_DEEP = {DESCENT_DEEP_NODES, DESCENT_OPENING_NODES, DESCENT_DEEP_BANDS,
                                   1, 0, 0};
 
+/* Set s->mark of found's band b's members to `value`. */
+static void descent_mark_band(bs_state *s, const bs_bands *found, uint32_t b, unsigned char value)
+{
+    const uint32_t *band = bs_band(found, b);
+    uint32_t j;
+    for (j = 0; j < found->len[b]; ++j) {
+        s->mark[band[j]] = value;
+    }
+}
+
+/* How many members of found's band k are marked. */
+static uint32_t descent_marked(const bs_state *s, const bs_bands *found, uint32_t k)
+{
+    const uint32_t *band = bs_band(found, k);
+    uint32_t j, marked = 0;
+    for (j = 0; j < found->len[k]; ++j) {
+        marked += s->mark[band[j]];
+    }
+    return marked;
+}
+
 /* 1 when every band of found crosses another: they share members and neither
    holds the other. */
 static int descent_all_cross(bs_state *s, const bs_bands *found)
 {
     unsigned char crosses[BS_MAX_BANDS];
-    uint32_t b, k, j, crossing = 0;
+    uint32_t b, k, crossing = 0;
     memset(crosses, 0, sizeof(crosses));
     for (b = 0; b < found->n; ++b) {
-        const uint32_t *band = bs_band(found, b);
-        for (j = 0; j < found->len[b]; ++j) {
-            s->mark[band[j]] = 1;
-        }
+        descent_mark_band(s, found, b, 1);
         for (k = b + 1; k < found->n; ++k) {
-            const uint32_t *other = bs_band(found, k);
-            uint32_t shared = 0;
-            for (j = 0; j < found->len[k]; ++j) {
-                shared += s->mark[other[j]];
-            }
+            uint32_t shared = descent_marked(s, found, k);
             if (shared > 0 && shared < found->len[k] && shared < found->len[b]) {
                 crosses[b] = crosses[k] = 1;
             }
         }
-        for (j = 0; j < found->len[b]; ++j) {
-            s->mark[band[j]] = 0;
-        }
-        crossing += crosses[b];
+        descent_mark_band(s, found, b, 0);
+        crossing += crosses[b]; /* final: later pairs only set later bands */
     }
     return crossing == found->n;
 }
@@ -372,21 +383,13 @@ static int descent_rest(bs_state *s, const uint32_t *set, uint32_t count, const 
    its live bytes are the same, so it is a band of the rest too. */
 static int descent_other_band_apart(bs_state *s, const bs_bands *found, uint32_t b)
 {
-    const uint32_t *chosen = bs_band(found, b);
-    uint32_t j, k;
+    uint32_t k;
     int any = 0;
-    for (j = 0; j < found->len[b]; ++j) {
-        s->mark[chosen[j]] = 1;
-    }
+    descent_mark_band(s, found, b, 1);
     for (k = 0; k < found->n && !any; ++k) {
-        const uint32_t *band = bs_band(found, k);
-        for (j = 0; k != b && j < found->len[k] && !s->mark[band[j]]; ++j) {
-        }
-        any = k != b && j == found->len[k];
+        any = k != b && descent_marked(s, found, k) == 0;
     }
-    for (j = 0; j < found->len[b]; ++j) {
-        s->mark[chosen[j]] = 0;
-    }
+    descent_mark_band(s, found, b, 0);
     return any;
 }
 

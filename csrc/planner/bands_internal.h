@@ -122,6 +122,25 @@ typedef struct bs_bands {
                                        first (the descent sets them; else equal) */
 } bs_bands;
 
+/* Advance combo, k increasing positions among 0 .. n - 1, to its lexicographic
+   successor: 0 (combo unchanged) when it was the last. */
+static inline int bs_next_subset(uint32_t *combo, uint32_t k, uint32_t n)
+{
+    int32_t p = (int32_t)k - 1;
+    uint32_t j;
+    while (p >= 0 && combo[p] == n - k + (uint32_t)p) {
+        --p;
+    }
+    if (p < 0) {
+        return 0;
+    }
+    ++combo[p];
+    for (j = (uint32_t)p + 1; j < k; ++j) {
+        combo[j] = combo[j - 1] + 1;
+    }
+    return 1;
+}
+
 /* The members of found's band k. */
 static inline uint32_t *bs_band(const bs_bands *found, uint32_t k)
 {
@@ -139,8 +158,9 @@ typedef struct bs_hunt {
 } bs_hunt;
 
 /* Bands that split in time (with hunt->any_band, any) of set[0 .. count) (a
-   window with no time cut and no full-span member), as `hunt` says. Those not in `found` yet are added while it
-   has room (found NULL: only count them). How many were found. */
+   window with no time cut and no full-span member), as `hunt` says. Those not
+   in `found` yet are added while it has room (found NULL: only count them). How
+   many were found. */
 uint32_t ap_bs_hunt(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, int32_t t1,
                     uint32_t width, const bs_hunt *hunt, bs_bands *found);
 

@@ -88,25 +88,6 @@ static int middle_half(bs_state *s, const uint32_t *part, uint32_t np, int32_t a
     return found;
 }
 
-/* The next subset of k positions among n after combo (lexicographic): 0 when
-   combo was the last. */
-static int middle_next_subset(uint32_t *combo, uint32_t k, uint32_t n)
-{
-    int32_t p = (int32_t)k - 1;
-    uint32_t j;
-    while (p >= 0 && combo[p] == n - k + (uint32_t)p) {
-        --p;
-    }
-    if (p < 0) {
-        return 0;
-    }
-    ++combo[p];
-    for (j = (uint32_t)p + 1; j < k; ++j) {
-        combo[j] = combo[j - 1] + 1;
-    }
-    return 1;
-}
-
 void ap_bs_middle_hunt(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, int32_t t1,
                        uint32_t width, int32_t span, uint32_t max_bands, uint64_t budget,
                        bs_bands *found)
@@ -177,7 +158,7 @@ void ap_bs_middle_hunt(bs_state *s, const uint32_t *set, uint32_t count, int32_t
                 ap_bs_keep_band(s, band, len, (uint32_t)wb, found);
                 ++added;
             }
-        } while (middle_next_subset(combo, k, nl));
+        } while (bs_next_subset(combo, k, nl));
     }
 out:
     free(after);

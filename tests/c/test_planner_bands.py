@@ -208,7 +208,7 @@ def test_descent_reaches_the_bound_where_the_exact_band_search_runs_out(ffi, lib
 #   first (6 % above the bound without the middle hunt).
 # 500 s16 (the look-on for coarser bands) and 400 s39 (the deep hunt) reached the
 # bound here until the descent's hunts were held to a share of its nodes; they now
-# end 0.8 % and 2.2 % above (see WITHIN_5).
+# end 0.8 % and 2.2 % above (the budget paragraph of bands_descent.c).
 LATE_HARD = [((300, 16), STEP_LIMIT, FORWARD_END, REVERSED_END),
              ((500, 15), STEP_LIMIT, REVERSED_END, STEP_LIMIT),
              ((300, 39), 27_000_000, band_phase_ends(27_000_000)[1], 27_000_000),
