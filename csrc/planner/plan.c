@@ -132,15 +132,11 @@ static void absorb_search(plan_run *run, const ap_pl_search *search, ap_strategy
     }
 }
 
-/* Run a greedy strategy into run->work; keep it if strictly better. */
-static ap_status try_greedy(plan_run *run, ap_strategy strategy)
+/* The plan in run->work, made by `strategy`: it becomes run->best if its arena
+   is strictly smaller. */
+static void offer_work(plan_run *run, ap_strategy strategy)
 {
-    size_t arena;
-    ap_status st = ap_pl_greedy(run->p, strategy, run->work);
-    if (st != AP_OK) {
-        return st;
-    }
-    arena = ap_pl_arena(run->p, run->work);
+    size_t arena = ap_pl_arena(run->p, run->work);
     if (arena < run->best_arena) {
         size_t *swap = run->best;
         run->best = run->work;
@@ -148,7 +144,16 @@ static ap_status try_greedy(plan_run *run, ap_strategy strategy)
         run->best_arena = arena;
         run->best_strategy = strategy;
     }
-    return AP_OK;
+}
+
+/* Run a greedy strategy into run->work; keep it if strictly better. */
+static ap_status try_greedy(plan_run *run, ap_strategy strategy)
+{
+    ap_status st = ap_pl_greedy(run->p, strategy, run->work);
+    if (st == AP_OK) {
+        offer_work(run, strategy);
+    }
+    return st;
 }
 
 static ap_status run_exact(plan_run *run, double deadline, uint64_t max_steps, size_t capacity,
@@ -419,12 +424,13 @@ static ap_status run_merged_exact(plan_run *run, double deadline, uint64_t max_s
     search = phase_search(deadline, max_steps, capacity, 0);
     st = ap_pl_exact(&mp, moff, &arena, &search);
     run->steps += search.steps;
-    if (st == AP_OK && arena < run->best_arena) {
+    if (st == AP_OK) {
+        /* judged by the buffers' own arena: a stack padded to its first member's
+           alignment can make the blocks' arena larger */
         for (i = 0; i < p->n; ++i) {
-            run->best[i] = item_blk[i] == UINT32_MAX ? 0 : moff[item_blk[i]] + rel[i];
+            run->work[i] = item_blk[i] == UINT32_MAX ? 0 : moff[item_blk[i]] + rel[i];
         }
-        run->best_arena = arena;
-        run->best_strategy = AP_STRATEGY_EXACT;
+        offer_work(run, AP_STRATEGY_EXACT);
     }
 out:
     ap_pl_problem_free(&mp);

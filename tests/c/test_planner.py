@@ -373,6 +373,21 @@ def test_every_strategy_verifies_and_respects_the_bound(ffi, lib, problem):
             assert p.arena == min(q.arena for q in arenas.values())
 
 
+def test_stacked_exact_phase_reports_the_arena_of_the_plan_it_returns(ffi, lib):
+    # Found by the property above under a slow clock: the exact phase on the stacked
+    # problem (equal lifetimes stacked as one block, padded to the alignment of its
+    # first member) judged its plan by the blocks' arena, 154, and reported that for
+    # offsets whose own arena is 153. With this step budget it ends with that plan;
+    # plan() checks the reported arena against ap_plan_verify's.
+    sizes = [1, 0, 1, 0, 1, 0, 1, 0, 0, 129, 1, 0, 0, 0, 1, 0, 1, 1]
+    first = [4, 0, 4, 0, 4, 0, 4, 0, 0, 0, 4, 0, 0, 0, 4, 0, 4, 7]
+    last = [8, 0, 6, 0, 8, 0, 5, 0, 0, 4, 4, 0, 0, 0, 5, 0, 4, 7]
+    aligns = [1, 1, 16, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 128]
+    p = plan(ffi, lib, sizes, first, last, aligns, strategy="exact", time_limit=30.0,
+             step_limit=250)
+    assert p.status == lib.AP_OK and p.arena == 153
+
+
 @settings(max_examples=60, deadline=None)
 @given(problems(max_n=4, max_size=3, max_op=3))
 def test_brute_force_is_exhaustive(problem):
