@@ -4,27 +4,28 @@
  *
  * Each set first gets an exact band search of DESCENT_TRY_NODES nodes, forward
  * and then with time reversed; failing that, it is split in time, its full-span
- * buffers are stacked, or a band found (the first within as many nodes, forward
- * and then reversed, in a plain descent) is descended below the rest. A set
- * with none of these (a leftover) is planned on its own by the greedy
- * heuristics, the exact search and the neighbourhood search, with its share of
- * the time and steps left. A wrong band then costs only the part it spoils.
+ * buffers are stacked, or a band found (by the hunts below) is descended below
+ * the rest. A set with none of these (a leftover) is planned on its own by the
+ * greedy heuristics, the exact search and the neighbourhood search, with its
+ * share of the time and steps left. A wrong band then costs only the part it
+ * spoils.
  *
- * With capped hunts, a band hunt that finds nothing looks again, forward and
- * reversed, with up to DESCENT_CAPPED_NODES nodes, dropping each opening after
- * DESCENT_OPENING_NODES. Openings are listed fewest buffers first, and the
+ * A plain hunt (DESCENT_TRY_NODES, forward and then reversed) that finds
+ * nothing looks again, both ways, with up to DESCENT_CAPPED_NODES nodes,
+ * dropping each opening after DESCENT_OPENING_NODES. Openings are listed fewest buffers first, and the
  * extension of a wrong one can take any number of nodes: uncapped, the hunt
  * never gets past them. On 500 s15 the band of 112 buffers below its rest of
  * 382 opens with 7 of the 14 buffers starting at its first op, after some 7,000
  * smaller openings; capped, the hunt reaches it in 1.2M nodes and then extends
  * it in a few thousand. The same hunts take coincidental bands elsewhere (a few
- * pieces of true bands whose bytes happen to add up to a constant), so the
- * phase runs the descent both ways and keeps the better plan.
+ * pieces of true bands whose bytes happen to add up to a constant). A plain
+ * descent beside this one (hunts not capped, nor looking on) once ran after it;
+ * it improved no plan of bench_planner's wider hard sample (bands.c).
  *
  * A coincidence is also what the plain hunts find first where bands are many:
- * small pieces of different true bands whose widths add up. So in a descent with
- * capped hunts, once a hunt has found a band it looks on, both ways, through up
- * to DESCENT_LOOK_BANDS more (one per opening, openings capped), and prefers the
+ * small pieces of different true bands whose widths add up. So once a plain
+ * hunt has found a band, the descent looks on, both ways, through up to
+ * DESCENT_LOOK_BANDS more (one per opening, openings capped), and prefers the
  * coarsest: the fewest buffers per granule of width. On 500 s16 the first band
  * at one level is two 4-granule pieces of two different bands, and no band is
  * then found in the 479 buffers left (8 % above the bound); looking on, the
@@ -54,11 +55,10 @@
  * 7.7 % above the bound before the half-the-items rule).
  *
  * Bands that cross (share members, neither holding the other) cannot both be
- * generator bands. When, in a descent with capped hunts, every band found in a
- * set of at least half the items crosses another, the end-opened hunts have
- * found only coincidences, and the middle hunt (bands_middle.c) opens bands
- * where the fewest members live. Run wherever the set held half the items, it
- * displaced working end-opened bands (45 of the 58 rectangles at the bound
+ * generator bands. When every band found in a set of at least half the items
+ * crosses another, the end-opened hunts have found only coincidences, and the
+ * middle hunt (bands_middle.c) opens bands where the fewest members live. Run
+ * wherever the set held half the items, it displaced working end-opened bands (45 of the 58 rectangles at the bound
  * where 49 were); gated so, it takes 400 s37 to the bound and moves no other
  * row of bench_planner's wider sample by more than the timing noise (0.3 %).
  * Its bands go first, widest first, when the widest holds a quarter of the
@@ -121,7 +121,6 @@ typedef struct bs_descent {
     double deadline;
     uint64_t max_steps;    /* 0: none; else the descent's nodes and leftover steps */
     uint64_t steps;        /* leftover steps taken (by earlier descents too) */
-    int capped_hunts;      /* a band hunt that finds nothing looks again, capped */
     uint32_t unplaced;     /* items not placed yet: a leftover's share of what is left */
     int failed;            /* out of memory: no plan */
 } bs_descent;
@@ -319,9 +318,9 @@ static void descent_middle(bs_descent *d, const uint32_t *set, uint32_t count, i
 }
 
 /* Bands of set[0 .. count) over [t0, t1] into `found`: the first a plain hunt
-   finds, forward and then reversed. In a descent with capped hunts, when those
-   find none, a capped hunt both ways; when they found one, the look-on hunt
-   both ways. 1 when any was found. */
+   finds, forward and then reversed; when those find none, a capped hunt both
+   ways, and when they found one, the look-on hunt both ways; then the middle
+   hunt where descent_middle says. 1 when any was found. */
 static int descent_hunt(bs_descent *d, const uint32_t *set, uint32_t count, int32_t t0,
                         int32_t t1, uint32_t width, bs_bands *found)
 {
@@ -330,13 +329,11 @@ static int descent_hunt(bs_descent *d, const uint32_t *set, uint32_t count, int3
         plain = descent_pass(d, set, count, t0, t1, width, 0, reversed, &HUNT_PLAIN, found);
     }
     found->cut_short = 0; /* from here: whether the look-on (or capped) hunts ran out */
-    for (reversed = 0; reversed < 2 && d->capped_hunts && (plain || found->n == 0); ++reversed) {
+    for (reversed = 0; reversed < 2 && (plain || found->n == 0); ++reversed) {
         descent_pass(d, set, count, t0, t1, width, 0, reversed,
                      plain ? &HUNT_LOOK_ON : &HUNT_CAPPED, found);
     }
-    if (d->capped_hunts) {
-        descent_middle(d, set, count, t0, t1, width, found);
-    }
+    descent_middle(d, set, count, t0, t1, width, found);
     return found->n > 0;
 }
 
@@ -599,7 +596,7 @@ static uint32_t descend(bs_descent *d, const uint32_t *set, uint32_t count, int3
 }
 
 int ap_bs_descend(bs_state *s, const uint32_t *all, int32_t span, uint32_t units,
-                  size_t granule, uint64_t max_steps, int capped_hunts, uint64_t *steps)
+                  size_t granule, uint64_t max_steps, uint64_t *steps)
 {
     bs_descent d;
     uint32_t height;
@@ -611,7 +608,6 @@ int ap_bs_descend(bs_state *s, const uint32_t *all, int32_t span, uint32_t units
     d.span = span;
     d.deadline = deadline;
     d.max_steps = max_steps;
-    d.capped_hunts = capped_hunts;
     d.steps = *steps;
     d.unplaced = s->m;
     /* the hunts' share; the leftovers count against the whole */

@@ -227,7 +227,7 @@ def test_later_band_stages_reach_the_bound(ffi, lib, cut, step_limit, spent_befo
 
 
 # Hard cuts the descent leaves above the bound, held within 5 % of it by how it
-# shares out its budget (27,000,000 steps):
+# shares out its budget (27,000,000 steps), with the most auto may end above:
 # - 400 s32: the descent's band hunts take at most 0.6 of its nodes, the rest is
 #   kept for its leftovers. Unbounded, the hunts ten levels down spent them all and
 #   left a leftover of 224 buffers to the greedy heuristics alone, 26 % above its
@@ -236,16 +236,20 @@ def test_later_band_stages_reach_the_bound(ffi, lib, cut, step_limit, spent_befo
 #   was 8.1 % above the bound, and the neighbourhood search that followed from that
 #   plan ended 7.5 % above; a leftover of 7/8 of the items or more now ends the
 #   descent, and the later phases start from the greedy plan (4.3 %).
-WITHIN_5 = [(400, 32), (500, 30)]
+# - 500 s34: the descent has 0.7 of what the exact band searches left, and the rest
+#   goes to auto's later phases. A second, plain descent once took that rest and
+#   improved nothing; with its steps the neighbourhood search ends 4.76 % above the
+#   bound, not 4.91 %.
+WITHIN_5 = [((400, 32), 1.05), ((500, 30), 1.05), ((500, 34), 1.048)]
 
 
-@pytest.mark.parametrize("cut", WITHIN_5)
-def test_descent_budget_keeps_hard_cuts_within_five_percent(ffi, lib, cut):
+@pytest.mark.parametrize("cut, most", WITHIN_5)
+def test_descent_budget_keeps_hard_cuts_within_five_percent(ffi, lib, cut, most):
     sizes, first, last = cut_rectangle(*cut)
     g = plan(ffi, lib, sizes, first, last, GRAIN, strategy="greedy_size")
     assert 1.25 * WIDTH <= g.arena <= 1.40 * WIDTH
     p = auto(ffi, lib, sizes, first, last, step_limit=27_000_000)
-    assert WIDTH == p.lower_bound < p.arena <= 1.05 * WIDTH
+    assert WIDTH == p.lower_bound < p.arena <= most * WIDTH
 
 
 def rectangle_then_pinwheel(seed):
