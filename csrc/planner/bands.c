@@ -85,7 +85,6 @@ enum { PH_ENTER, PH_SPLIT_LEFT, PH_SPLIT_RIGHT, PH_PEEL, PH_BAND_NEXT, PH_BAND_B
 /* What a frame step returns: finished (failed, placed, failed by the memo), still
    running (a child was pushed, or the next step is its own), or the search is over. */
 enum { R_FAIL = 0, R_OK = 1, R_RUNNING = 2, R_ABORT = 3, R_MEMO_FAIL = 4 };
-enum { DEC_IN = 1, DEC_OUT = 2 };
 
 /* Make room for `need` elements of `elem` bytes in *data (capacity *cap),
    doubling; 0 if that would pass the memory cap or the heap refuses. */
@@ -406,44 +405,64 @@ static int bs_reach(const bs_state *s, const bs_level *L, uint32_t row, uint32_t
     return (int)((s->words[L->reach + (size_t)row * L->stride + sum / 64] >> (sum % 64)) & 1u);
 }
 
+/* dst = src | src << shift, over `stride` words (bit k of word w is sum 64 w + k).
+   In three runs without a branch inside, so that the compiler vectorises them. */
+static void bs_shift_or(uint64_t *dst, const uint64_t *src, size_t stride, uint32_t shift)
+{
+    size_t ws = shift / 64, w;
+    unsigned bs = shift % 64;
+    for (w = 0; w < stride && w < ws; ++w) {
+        dst[w] = src[w];
+    }
+    if (ws >= stride) {
+        return;
+    }
+    if (bs == 0) {
+        for (w = ws; w < stride; ++w) {
+            dst[w] = src[w] | src[w - ws];
+        }
+        return;
+    }
+    dst[ws] = src[ws] | src[0] << bs;
+    for (w = ws + 1; w < stride; ++w) {
+        dst[w] = src[w] | src[w - ws] << bs | src[w - ws - 1] >> (64 - bs);
+    }
+}
+
 /* Push the extension level at boundary t of frame fi (goal: the granules that
    ended at t - 1). 0 when out of memory. */
 static int bs_push_level(bs_state *s, size_t fi, int32_t t)
 {
     bs_frame *F = &s->frames[fi];
     bs_level *L;
-    size_t k = (size_t)(t - F->t0), stride, rows, words, reach, dec, idx_entry = s->idx_top,
-           word_entry = s->word_top, w;
+    size_t k = (size_t)(t - F->t0), stride, rows, words, reach, sums, inc,
+           idx_entry = s->idx_top, word_entry = s->word_top;
     uint32_t items = s->idx[F->start_at + k], n = s->idx[F->start_at + k + 1] - items;
     uint32_t goal = s->idx[F->ending + k - 1], i;
+    const uint32_t *u_of;
     stride = (size_t)goal / 64 + 1;
     if (!ap_pl_mul((size_t)n + 1, stride, &words) || !bs_word_push(s, words, &reach) ||
-        !bs_idx_push(s, n, &dec) ||
+        !bs_idx_push(s, (size_t)n + 1, &sums) || !bs_idx_push(s, n, &inc) ||
         !bs_reserve(s, (void **)&s->levels, &s->level_cap, s->level_top + 1, sizeof(bs_level))) {
         return 0;
     }
     F = &s->frames[fi];
+    u_of = s->idx + F->starts + items;
+    /* prefix sums of the members' granules: they all live at t, so the total is
+       at most the bound's granules (BANDS_MAX_UNITS) */
+    s->idx[sums] = 0;
+    for (i = 0; i < n; ++i) {
+        s->idx[sums + i + 1] = s->idx[sums + i] + s->u[u_of[i]];
+    }
     rows = (size_t)n;
     memset(s->words + reach + rows * stride, 0, stride * sizeof(uint64_t));
     s->words[reach + rows * stride] = 1;
     for (i = n; i-- > 0;) {
-        const uint64_t *src = s->words + reach + ((size_t)i + 1) * stride;
-        uint64_t *dst = s->words + reach + (size_t)i * stride;
-        uint32_t sh = s->u[s->idx[F->starts + items + i]];
-        size_t ws = sh / 64;
-        unsigned bs = sh % 64;
-        for (w = 0; w < stride; ++w) {
-            uint64_t v = 0;
-            if (w >= ws) {
-                v = src[w - ws] << bs;
-                if (bs != 0 && w > ws) {
-                    v |= src[w - ws - 1] >> (64 - bs);
-                }
-            }
-            dst[w] = src[w] | v;
-        }
+        bs_shift_or(s->words + reach + (size_t)i * stride,
+                    s->words + reach + ((size_t)i + 1) * stride, stride, s->u[u_of[i]]);
         if ((goal + 1) % 64 != 0) {
-            dst[stride - 1] &= ((uint64_t)1 << ((goal + 1) % 64)) - 1;
+            s->words[reach + (size_t)i * stride + stride - 1] &=
+                ((uint64_t)1 << ((goal + 1) % 64)) - 1;
         }
     }
     L = &s->levels[s->level_top++];
@@ -456,7 +475,8 @@ static int bs_push_level(bs_state *s, size_t fi, int32_t t)
     L->want = 1;
     L->reach = reach;
     L->stride = stride;
-    L->dec = dec;
+    L->sums = sums;
+    L->inc = inc;
     L->band_len = F->band_len;
     L->idx_entry = idx_entry;
     L->word_entry = word_entry;
@@ -464,29 +484,31 @@ static int bs_push_level(bs_state *s, size_t fi, int32_t t)
     return 1;
 }
 
-/* Back to the deepest included item and take its exclude branch; 0 when the
+/* Back to the deepest included member and take its exclude branch; 0 when the
    walk is over. */
-static int bs_backtrack(const bs_state *s, const uint32_t *items, uint32_t *dec, bs_level *L)
+static int bs_backtrack(const bs_state *s, const uint32_t *items, const uint32_t *inc,
+                        bs_level *L)
 {
-    while (L->pos > 0) {
-        --L->pos;
-        if (dec[L->pos] == DEC_IN) {
-            dec[L->pos] = DEC_OUT;
-            L->rest += s->u[items[L->pos]];
-            --L->picks;
-            ++L->pos;
-            return 1;
-        }
+    if (L->picks == 0) {
+        return 0;
     }
-    return 0;
+    L->pos = inc[--L->picks];
+    L->rest += s->u[items[L->pos]];
+    ++L->pos;
+    return 1;
 }
 
 /* Resume the include-before-exclude walk over the level's members, largest
    first, to its next subset with the goal's granules (of exactly L->want
-   members when want > 0); 0 when none is left. */
-static int bs_walk(const bs_state *s, const uint32_t *items, uint32_t *dec, bs_level *L)
+   members when want > 0); 0 when none is left. A branch is cut when the sum
+   left is unreachable and, for a count, when the `left` members still wanted
+   cannot make it: the largest `left` from pos on sum to less, or the smallest
+   to more (members are by size, descending; sums: prefix sums). The cuts only
+   drop branches with no subset, so the subsets and their order are the same. */
+static int bs_walk(const bs_state *s, const uint32_t *items, const uint32_t *sums,
+                   uint32_t *inc, bs_level *L)
 {
-    if (L->started && !bs_backtrack(s, items, dec, L)) {
+    if (L->started && !bs_backtrack(s, items, inc, L)) {
         return 0;
     }
     L->started = 1;
@@ -494,7 +516,10 @@ static int bs_walk(const bs_state *s, const uint32_t *items, uint32_t *dec, bs_l
         int open = bs_reach(s, L, L->pos, L->rest);
         if (open && L->want > 0) {
             uint32_t left = L->want - L->picks;
-            open = left == 0 ? L->rest == 0 : L->rest > 0 && left <= L->n - L->pos;
+            open = left == 0 ? L->rest == 0
+                             : L->rest > 0 && left <= L->n - L->pos &&
+                                   L->rest <= sums[L->pos + left] - sums[L->pos] &&
+                                   L->rest >= sums[L->n] - sums[L->n - left];
         }
         if (open) {
             uint32_t size;
@@ -504,14 +529,11 @@ static int bs_walk(const bs_state *s, const uint32_t *items, uint32_t *dec, bs_l
             /* rest > 0 is reachable, so pos < n */
             size = s->u[items[L->pos]];
             if (size <= L->rest) {
-                dec[L->pos] = DEC_IN;
+                inc[L->picks++] = L->pos;
                 L->rest -= size;
-                ++L->picks;
-            } else {
-                dec[L->pos] = DEC_OUT;
             }
             ++L->pos;
-        } else if (!bs_backtrack(s, items, dec, L)) {
+        } else if (!bs_backtrack(s, items, inc, L)) {
             return 0;
         }
     }
@@ -527,11 +549,11 @@ static int bs_walk(const bs_state *s, const uint32_t *items, uint32_t *dec, bs_l
    no more nodes elsewhere. */
 static int bs_advance(bs_state *s, size_t starts, bs_level *L)
 {
-    uint32_t *dec = s->idx + L->dec;
-    const uint32_t *items = s->idx + starts + L->items;
+    uint32_t *inc = s->idx + L->inc;
+    const uint32_t *items = s->idx + starts + L->items, *sums = s->idx + L->sums;
     for (;;) {
         if (L->want == 0) {
-            if (L->walked >= BANDS_SUBSET_CAP || !bs_walk(s, items, dec, L)) {
+            if (L->walked >= BANDS_SUBSET_CAP || !bs_walk(s, items, sums, inc, L)) {
                 return 0;
             }
             ++L->walked;
@@ -543,7 +565,7 @@ static int bs_advance(bs_state *s, size_t starts, bs_level *L)
         if (L->yielded >= BANDS_SUBSET_CAP) {
             return 0;
         }
-        if (bs_walk(s, items, dec, L)) {
+        if (bs_walk(s, items, sums, inc, L)) {
             ++L->yielded;
             return 1;
         }
@@ -560,21 +582,19 @@ static int bs_advance(bs_state *s, size_t starts, bs_level *L)
 static void bs_apply(bs_state *s, size_t fi, const bs_level *L, int sign)
 {
     bs_frame *F = &s->frames[fi];
-    const uint32_t *dec = s->idx + L->dec;
+    const uint32_t *inc = s->idx + L->inc, *items = s->idx + F->starts + L->items;
     uint32_t j;
     if (sign < 0) {
         F->band_len = L->band_len;
     }
-    for (j = 0; j < L->pos; ++j) {
-        if (dec[j] == DEC_IN) {
-            uint32_t i = s->idx[F->starts + L->items + j];
-            uint32_t *e = &s->idx[F->ending + (size_t)(s->l[i] - F->t0)];
-            if (sign > 0) {
-                s->idx[F->band + F->band_len++] = i;
-                *e += s->u[i];
-            } else {
-                *e -= s->u[i];
-            }
+    for (j = 0; j < L->picks; ++j) {
+        uint32_t i = items[inc[j]];
+        uint32_t *e = &s->idx[F->ending + (size_t)(s->l[i] - F->t0)];
+        if (sign > 0) {
+            s->idx[F->band + F->band_len++] = i;
+            *e += s->u[i];
+        } else {
+            *e -= s->u[i];
         }
     }
 }

@@ -42,10 +42,11 @@ typedef struct bs_level {
     size_t reach;          /* word arena: n + 1 rows of stride words; row i: the sums
                               items i.. can make */
     size_t stride;
-    size_t dec;            /* idx arena: n decisions */
+    size_t sums;           /* idx arena: n + 1 prefix sums of the members' granules */
+    size_t inc;            /* idx arena: positions the walk included, `picks` of them */
     uint32_t pos, rest;
     uint32_t want;         /* subsets of exactly this many members; 0: any */
-    uint32_t picks;        /* buffers included so far by the walk */
+    uint32_t picks;        /* members included so far by the walk */
     uint32_t yielded;      /* subsets listed by count */
     uint32_t walked;       /* subsets found by the largest-first walk */
     uint32_t band_len;     /* band length before this level's subset */
