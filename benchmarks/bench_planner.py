@@ -16,13 +16,17 @@ search strategies run once on the hard rows, each with a 10 s limit).
 A wider sample of hard problems follows (--hard-sample N, 40 by default in a full
 run): every seed below N of 300, 400 and 500 buffers on which greedy_size lands
 25-40 % above the bound, `auto` alone with the same 10 s limit; it reports how many
-reach the bound and how many stay within 5 %.
+reach the bound and how many stay within 5 %. The rows above the bound are decided by
+auto's neighbourhood search, whose path depends on its seed: --sample-seed S and
+--sample-limit T run the sample alone (--sample-only) with another seed or time limit.
 
 Checks the issue's targets and prints PASS/FAIL for each; writes
 benchmarks/results/bench_planner.json with machine information.
 
     python benchmarks/bench_planner.py            # full run (a few minutes)
     python benchmarks/bench_planner.py --quick    # smoke run (seconds)
+    python benchmarks/bench_planner.py --sample-only --sample-seed 1 \
+        --out benchmarks/results/bench_planner_sample_seed1.json
 """
 from __future__ import annotations
 
@@ -144,13 +148,13 @@ def model_problems():
 # ----------------------------------------------------------------------------- running
 
 
-def run(problem, strategy, repeats, time_limit):
+def run(problem, strategy, repeats, time_limit, seed=0):
     _, sizes, first, last = problem
     times, plan = [], None
     for _ in range(repeats):
         t = time.perf_counter()
         plan = arenaplan.plan_buffers(sizes, first, last, alignment=ALIGN, strategy=strategy,
-                                      time_limit_s=time_limit, seed=0)
+                                      time_limit_s=time_limit, seed=seed)
         times.append(time.perf_counter() - t)
     plan.verify()
     return {
@@ -179,15 +183,16 @@ def bench_row(kind, problem, repeats, search_repeats, time_limit):
     return row
 
 
-def hard_sample(seeds: int, time_limit: float):
-    """`auto` on every hard cut rectangle among the first ``seeds`` seeds of each size."""
+def hard_sample(seeds: int, time_limit: float, search_seed: int = 0):
+    """`auto` (with ``seed=search_seed``) on every hard cut rectangle among the first
+    ``seeds`` generator seeds of each size."""
     rows = []
     for n in (300, 400, 500):
         for seed in range(seeds):
             cut = hard_cut(n, seed)
             if cut is None:
                 continue
-            a = run((f"hard_{n}_s{seed}",) + cut[:3], "auto", 1, time_limit)
+            a = run((f"hard_{n}_s{seed}",) + cut[:3], "auto", 1, time_limit, search_seed)
             rows.append({"buffers": n, "seed": seed, "lower_bound_bytes": a["lower_bound_bytes"],
                          "greedy_size": int(cut[3]), "auto": a["arena_bytes"],
                          "auto_ratio": a["arena_bytes"] / a["lower_bound_bytes"], "optimal": a["optimal"],
@@ -195,9 +200,9 @@ def hard_sample(seeds: int, time_limit: float):
     return rows
 
 
-def print_hard_sample(rows, seeds, time_limit):
+def print_hard_sample(rows, seeds, time_limit, search_seed):
     print(f"\nhard sample: seeds 0-{seeds - 1} of 300, 400 and 500 buffers where greedy_size lands "
-          f"25-40 % above the bound; auto, time_limit_s={time_limit}")
+          f"25-40 % above the bound; auto, time_limit_s={time_limit}, seed={search_seed}")
     print(f"{'buffers':>8}{'seed':>6}{'greedy/bound':>14}{'auto/bound':>12}  {'by':<8}{'time (s)':>9}")
     for r in rows:
         print(f"{r['buffers']:>8}{r['seed']:>6}{r['greedy_size'] / r['lower_bound_bytes']:>14.3f}"
@@ -205,7 +210,8 @@ def print_hard_sample(rows, seeds, time_limit):
     at_bound = sum(r["auto_ratio"] == 1.0 for r in rows)
     within = sum(r["auto_ratio"] <= 1.05 for r in rows)
     print(f"at the bound: {at_bound} of {len(rows)}; within 5 %: {within} of {len(rows)}")
-    return {"seeds": seeds, "time_limit_s": time_limit, "rows": rows, "at_bound": at_bound,
+    return {"seeds": seeds, "time_limit_s": time_limit, "search_seed": search_seed, "rows": rows,
+            "at_bound": at_bound,
             "within_5_percent": within, "count": len(rows)}
 
 
@@ -299,6 +305,12 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="fast smoke run")
     ap.add_argument("--hard-sample", type=int, default=None, metavar="N",
                     help="seeds per size of the wider hard sample (default 40; 0 with --quick)")
+    ap.add_argument("--sample-only", action="store_true",
+                    help="only the wider hard sample (no table, no target checks)")
+    ap.add_argument("--sample-seed", type=int, default=0, metavar="S",
+                    help="auto's seed (its neighbourhood search's) in the hard sample (default 0)")
+    ap.add_argument("--sample-limit", type=float, default=None, metavar="T",
+                    help="auto's time limit in the hard sample (default: the hard rows' 10 s)")
     ap.add_argument("--out", type=Path, default=None,
                     help=f"JSON output path (default {RESULTS.relative_to(ROOT)}; "
                          "--quick writes bench_planner_quick.json beside it)")
@@ -313,26 +325,32 @@ def main(argv=None):
         repeats, search_repeats, default_limit, hard_limit = 5, 3, None, 10.0
         random_sizes, hard_sizes = [100, 1000, 10000], [200, 300, 400, 500]
 
-    rows = []
+    rows, checks = [], None
     t_start = time.perf_counter()
-    if MODELS.is_dir():
+    if args.sample_only:
+        pass
+    elif MODELS.is_dir():
         for p in model_problems():
             rows.append(bench_row("model", p, repeats, search_repeats, default_limit))
     else:
         print(f"(no models: {MODELS} not found)")
-    for n in random_sizes:
-        p = (f"random_{n}",) + random_intervals(n, seed=1)
-        rows.append(bench_row("random", p, repeats, search_repeats if n < 10000 else 3,
-                              default_limit))
-    for p in hard_problems(hard_sizes):
-        rows.append(bench_row("hard", p, repeats, 1, hard_limit))
-
-    print(f"arenaplan buffer planner, alignment {ALIGN}; arena bytes per strategy")
-    print()
-    print_table(rows)
-    checks = check_targets(rows, args.quick)
+    if not args.sample_only:
+        for n in random_sizes:
+            p = (f"random_{n}",) + random_intervals(n, seed=1)
+            rows.append(bench_row("random", p, repeats, search_repeats if n < 10000 else 3,
+                                  default_limit))
+        for p in hard_problems(hard_sizes):
+            rows.append(bench_row("hard", p, repeats, 1, hard_limit))
+        print(f"arenaplan buffer planner, alignment {ALIGN}; arena bytes per strategy")
+        print()
+        print_table(rows)
+        checks = check_targets(rows, args.quick)
     seeds = args.hard_sample if args.hard_sample is not None else (0 if args.quick else 40)
-    sample = print_hard_sample(hard_sample(seeds, hard_limit), seeds, hard_limit) if seeds > 0 else None
+    limit = args.sample_limit if args.sample_limit is not None else hard_limit
+    sample = None
+    if seeds > 0:
+        sample = print_hard_sample(hard_sample(seeds, limit, args.sample_seed), seeds, limit,
+                                   args.sample_seed)
     result = {
         "benchmark": "bench_planner",
         "quick": args.quick,
