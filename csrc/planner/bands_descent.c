@@ -252,14 +252,19 @@ static const bs_hunt HUNT_LOOK_ON = {DESCENT_LOOK_NODES, DESCENT_OPENING_NODES,
 static const bs_hunt HUNT_DEEP = {DESCENT_DEEP_NODES, DESCENT_OPENING_NODES, DESCENT_DEEP_BANDS,
                                   1, 0, 0};
 
+/* Set s->mark of members[0 .. len) to `value`. */
+static void descent_mark(bs_state *s, const uint32_t *members, uint32_t len, unsigned char value)
+{
+    uint32_t j;
+    for (j = 0; j < len; ++j) {
+        s->mark[members[j]] = value;
+    }
+}
+
 /* Set s->mark of found's band b's members to `value`. */
 static void descent_mark_band(bs_state *s, const bs_bands *found, uint32_t b, unsigned char value)
 {
-    const uint32_t *band = bs_band(found, b);
-    uint32_t j;
-    for (j = 0; j < found->len[b]; ++j) {
-        s->mark[band[j]] = value;
-    }
+    descent_mark(s, bs_band(found, b), found->len[b], value);
 }
 
 /* How many members of found's band k are marked. */
@@ -363,15 +368,10 @@ static int descent_filter(const bs_state *s, const uint32_t *set, uint32_t count
 static int descent_rest(bs_state *s, const uint32_t *set, uint32_t count, const uint32_t *band,
                         uint32_t len, uint32_t **rest, uint32_t *nr)
 {
-    uint32_t j;
     int ok;
-    for (j = 0; j < len; ++j) {
-        s->mark[band[j]] = 1;
-    }
+    descent_mark(s, band, len, 1);
     ok = descent_filter(s, set, count, KEEP_UNMARKED, 0, rest, nr);
-    for (j = 0; j < len; ++j) {
-        s->mark[band[j]] = 0;
-    }
+    descent_mark(s, band, len, 0);
     return ok;
 }
 
