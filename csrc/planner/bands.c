@@ -439,7 +439,7 @@ static int bs_push_level(bs_state *s, size_t fi, int32_t t)
            idx_entry = s->idx_top, word_entry = s->word_top;
     uint32_t items = s->idx[F->start_at + k], n = s->idx[F->start_at + k + 1] - items;
     uint32_t goal = s->idx[F->ending + k - 1], i;
-    const uint32_t *u_of;
+    const uint32_t *members;
     stride = (size_t)goal / 64 + 1;
     if (!ap_pl_mul((size_t)n + 1, stride, &words) || !bs_word_push(s, words, &reach) ||
         !bs_idx_push(s, (size_t)n + 1, &sums) || !bs_idx_push(s, n, &inc) ||
@@ -447,19 +447,19 @@ static int bs_push_level(bs_state *s, size_t fi, int32_t t)
         return 0;
     }
     F = &s->frames[fi];
-    u_of = s->idx + F->starts + items;
+    members = s->idx + F->starts + items;
     /* prefix sums of the members' granules: they all live at t, so the total is
        at most the bound's granules (BANDS_MAX_UNITS) */
     s->idx[sums] = 0;
     for (i = 0; i < n; ++i) {
-        s->idx[sums + i + 1] = s->idx[sums + i] + s->u[u_of[i]];
+        s->idx[sums + i + 1] = s->idx[sums + i] + s->u[members[i]];
     }
     rows = (size_t)n;
     memset(s->words + reach + rows * stride, 0, stride * sizeof(uint64_t));
     s->words[reach + rows * stride] = 1;
     for (i = n; i-- > 0;) {
         bs_shift_or(s->words + reach + (size_t)i * stride,
-                    s->words + reach + ((size_t)i + 1) * stride, stride, s->u[u_of[i]]);
+                    s->words + reach + ((size_t)i + 1) * stride, stride, s->u[members[i]]);
         if ((goal + 1) % 64 != 0) {
             s->words[reach + (size_t)i * stride + stride - 1] &=
                 ((uint64_t)1 << ((goal + 1) % 64)) - 1;
@@ -1093,7 +1093,7 @@ ap_status ap_pl_bands(const ap_pl_problem *problem, size_t *offsets, size_t *are
     uint32_t *all = NULL;
     ap_status st = AP_OK;
     uint64_t keys = 0; /* per-buffer random keys of the order-free set hash */
-    uint64_t steps_extra = 0;
+    uint64_t leftover_steps = 0;
     double now = ap_pl_now();
     int placed = 0, pass;
 
@@ -1185,12 +1185,12 @@ ap_status ap_pl_bands(const ap_pl_problem *problem, size_t *offsets, size_t *are
             cap = spent + (uint64_t)(BANDS_DESCENT_SHARE * (double)(cap - spent));
             s.node_cap = cap;
         }
-        if (ap_bs_descend(&s, all, span, units, g, cap, &steps_extra)) {
+        if (ap_bs_descend(&s, all, span, units, g, cap, &leftover_steps)) {
             bs_offer(&s, p, work, offsets, arena, search);
         }
         s.node_cap = node_cap; /* the phase's cap, for the steps it reports */
     }
-    search->steps += (s.nodes > s.node_cap ? s.node_cap : s.nodes) + steps_extra;
+    search->steps += (s.nodes > s.node_cap ? s.node_cap : s.nodes) + leftover_steps;
 out:
     free(work);
     free(all);

@@ -120,7 +120,7 @@ typedef struct bs_descent {
     int32_t span;          /* ops */
     double deadline;
     uint64_t max_steps;    /* 0: none; else the descent's nodes and leftover steps */
-    uint64_t steps;        /* leftover steps taken (by earlier descents too) */
+    uint64_t steps;        /* leftover steps taken */
     uint32_t unplaced;     /* items not placed yet: a leftover's share of what is left */
     int failed;            /* out of memory: no plan */
 } bs_descent;
@@ -608,7 +608,6 @@ int ap_bs_descend(bs_state *s, const uint32_t *all, int32_t span, uint32_t units
     d.span = span;
     d.deadline = deadline;
     d.max_steps = max_steps;
-    d.steps = *steps;
     d.unplaced = s->m;
     /* the hunts' share; the leftovers count against the whole */
     if (node_cap > s->nodes && node_cap != UINT64_MAX) {

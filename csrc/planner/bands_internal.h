@@ -191,8 +191,8 @@ int32_t ap_bs_time_cut(bs_state *s, const uint32_t *set, uint32_t count, int32_t
 
 /* The descent over all s->m items (all: 0 .. m - 1) in `units` granules
    (bands_descent.c), s->node_cap and s->deadline as limits and max_steps (0:
-   none) for the leftovers' shares; *steps: the leftover steps of this phase so
-   far, which it adds to. 1 when every item has its offset in s->off. */
+   none) for the leftovers' shares; *steps: the steps its leftovers took. 1 when
+   every item has its offset in s->off. */
 int ap_bs_descend(bs_state *s, const uint32_t *all, int32_t span, uint32_t units,
                   size_t granule, uint64_t max_steps, uint64_t *steps);
 
