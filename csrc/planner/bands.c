@@ -46,7 +46,8 @@
  * pieces and runs out of nodes below it. Its band hunts are capped and look
  * on for coarser bands (which reach the bound on 500 s15 and 500 s16). Each
  * plan is checked against the conflict graph and kept only if it beats the
- * incumbent.
+ * incumbent. A descent that ends above the bound is followed by one whose hunts
+ * also find bands by their hinges, where they split in time (bands_hinge.c).
  *
  * Runs only when every non-empty buffer has the same alignment (offsets are
  * then sums of sizes), the bound is at most BANDS_MAX_UNITS granules and the
@@ -75,7 +76,17 @@
    descent's plan. A second, plain descent (hunts not capped) once had the rest:
    in bench_planner's wider hard sample at 10 s it improved no plan, and its time
    given to the neighbourhood search takes 400 s32 from 4.9 % above the bound to
-   3.8 %. */
+   3.8 %.
+   When the descent ends above the bound, a second one whose hunts also look
+   for bands by their hinges (bands_hinge.c) gets as many nodes again, beyond
+   the phase's cap, and the phase's time left: its nodes run out first on the
+   wider sample at 10 s, where with 0.7 of the time 500 s30 reached the bound or
+   not with the speed of the machine. It runs second because the hinge hunt
+   also finds bands that trade a piece for another of its width (500 s15: 110
+   buffers over 1,081 granules where the generator's band has 112), and the
+   descent that takes those first ends 6 % above the bound where the plain one
+   reaches it. In bench_planner's wider sample at 10 s it takes 500 s30 and
+   400 s34 to the bound (from 4.3 % and 2.7 % above). */
 #define BANDS_DESCENT_SHARE 0.7
 /* Heap the search may hold (frames, levels, arenas, memo) before it gives up. */
 #define BANDS_MAX_BYTES ((size_t)256 << 20)
@@ -330,7 +341,7 @@ static void bs_open_band(bs_state *s, size_t fi, uint32_t wb)
 }
 
 /* With s->given_opening, frame fi's one opening: its marked members starting at
-   t0, when they are some but not all of them and narrower than the width. 1
+   t0 (all of them may be: a hinge's side is), when narrower than the width. 1
    found (band and ending set), 0 none (or already tried), -1 out of nodes. */
 static int bs_given_combo(bs_state *s, size_t fi)
 {
@@ -347,7 +358,7 @@ static int bs_given_combo(bs_state *s, size_t fi)
             wb += s->u[opening[j]];
         }
     }
-    if (k == 0 || k >= F->n0 || wb >= F->width) {
+    if (k == 0 || wb >= F->width) {
         return 0;
     }
     if (!bs_node(s)) {
@@ -939,6 +950,14 @@ int ap_bs_search(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, i
     return ok;
 }
 
+int ap_bs_bands_init(bs_bands *bands, uint32_t stride)
+{
+    memset(bands, 0, sizeof(*bands));
+    bands->stride = stride;
+    bands->members = (uint32_t *)ap_pl_alloc((size_t)BS_MAX_BANDS * stride, sizeof(uint32_t));
+    return bands->members != NULL;
+}
+
 void ap_bs_keep_band(const bs_state *s, const uint32_t *band, uint32_t len, uint32_t wb,
                      bs_bands *found)
 {
@@ -990,6 +1009,17 @@ uint32_t ap_bs_hunt(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0
     s->wide_bands = 0;
     s->given_opening = 0;
     s->any_band = 0;
+    return n;
+}
+
+uint32_t ap_bs_hunt_reversed(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0,
+                             int32_t t1, uint32_t width, int32_t span, const bs_hunt *hunt,
+                             bs_bands *found)
+{
+    uint32_t n;
+    ap_bs_reverse_time(s, span);
+    n = ap_bs_hunt(s, set, count, span - 1 - t1, span - 1 - t0, width, hunt, found);
+    ap_bs_reverse_time(s, span);
     return n;
 }
 
@@ -1185,8 +1215,19 @@ ap_status ap_pl_bands(const ap_pl_problem *problem, size_t *offsets, size_t *are
             cap = spent + (uint64_t)(BANDS_DESCENT_SHARE * (double)(cap - spent));
             s.node_cap = cap;
         }
-        if (ap_bs_descend(&s, all, span, units, g, cap, &leftover_steps)) {
+        if (ap_bs_descend(&s, all, span, units, g, cap, 0, &leftover_steps)) {
             bs_offer(&s, p, work, offsets, arena, search);
+        }
+        if (*arena > p->lower_bound && cap > spent && ap_pl_now() < search->deadline) {
+            /* the hinge descent, with as many nodes again and the phase's time */
+            uint64_t steps = 0;
+            s.deadline = search->deadline;
+            s.node_cap = s.nodes + (cap - spent);
+            node_cap += cap - spent;
+            if (ap_bs_descend(&s, all, span, units, g, s.node_cap, 1, &steps)) {
+                bs_offer(&s, p, work, offsets, arena, search);
+            }
+            leftover_steps += steps;
         }
         s.node_cap = node_cap; /* the phase's cap, for the steps it reports */
     }

@@ -65,6 +65,16 @@
  * width: in 300 s37 it finds the generator's 112 buffers over 1,565 granules,
  * but coarsest first a coincidence of 91 over 1,297 went before it.
  *
+ * In the hinge descent (ap_pl_bands runs it when this one ends above the
+ * bound), each set of at least DESCENT_HINGE_MIN_PART of the items also gets
+ * the hinge hunt (bands_hinge.c), which finds bands by where they split in
+ * time; its bands join the others and the coarsest viable is taken as before.
+ * In 500 s34 the set of 414 buffers over ops 0-53 then descends the
+ * generator's 55 buffers over 607 granules (hinged at op 26 by 2 + 1 buffers)
+ * where this descent took a coincidence of 4 buffers over 40; in 500 s30 the
+ * top set takes 14 buffers over 110 granules and then 174 over 1,344 (hinged at
+ * op 1 by 3 + 2), and reaches the bound.
+ *
  * The budget. The exact tries and hunts stop at DESCENT_HUNT_SHARE of the
  * descent's nodes and time, and the rest is kept for its leftovers: in 400 s32
  * the hunts ten levels down spent everything and left a leftover of 224 buffers
@@ -106,6 +116,11 @@
 #define DESCENT_MIDDLE_MIN_FOUND 4u
 #define DESCENT_MIDDLE_BANDS 8u
 #define DESCENT_MIDDLE_NODES 1000000u
+/* In the hinge descent: the hinge hunt (bands_hinge.c) in each set of at least
+   this part of the items, as many bands as found has room for, within about as
+   many nodes. */
+#define DESCENT_HINGE_MIN_PART 0.2
+#define DESCENT_HINGE_NODES 1000000u
 /* The exact tries and band hunts stop at this share of the descent's nodes and
    time; the rest is kept for its leftovers. */
 #define DESCENT_HUNT_SHARE 0.6
@@ -122,6 +137,7 @@ typedef struct bs_descent {
     uint64_t max_steps;    /* 0: none; else the descent's nodes and leftover steps */
     uint64_t steps;        /* leftover steps taken */
     uint32_t unplaced;     /* items not placed yet: a leftover's share of what is left */
+    int hinges;            /* the hinge hunt looks too (descent_hinges) */
     int failed;            /* out of memory: no plan */
 } bs_descent;
 
@@ -322,10 +338,22 @@ static void descent_middle(bs_descent *d, const uint32_t *set, uint32_t count, i
     }
 }
 
+/* The hinge hunt into found, in the hinge descent, for a set of at least
+   DESCENT_HINGE_MIN_PART of the items. */
+static void descent_hinges(bs_descent *d, const uint32_t *set, uint32_t count, int32_t t0,
+                           int32_t t1, uint32_t width, bs_bands *found)
+{
+    if (d->hinges && count >= DESCENT_HINGE_MIN_PART * d->s->m) {
+        ap_bs_hinge_hunt(d->s, set, count, t0, t1, width, d->span, BS_MAX_BANDS,
+                         DESCENT_HINGE_NODES, found);
+    }
+}
+
 /* Bands of set[0 .. count) over [t0, t1] into `found`: the first a plain hunt
    finds, forward and then reversed; when those find none, a capped hunt both
    ways, and when they found one, the look-on hunt both ways; then the middle
-   hunt where descent_middle says. 1 when any was found. */
+   hunt where descent_middle says, and the hinge hunt where descent_hinges
+   says. 1 when any was found. */
 static int descent_hunt(bs_descent *d, const uint32_t *set, uint32_t count, int32_t t0,
                         int32_t t1, uint32_t width, bs_bands *found)
 {
@@ -339,6 +367,7 @@ static int descent_hunt(bs_descent *d, const uint32_t *set, uint32_t count, int3
                      plain ? &HUNT_LOOK_ON : &HUNT_CAPPED, found);
     }
     descent_middle(d, set, count, t0, t1, width, found);
+    descent_hinges(d, set, count, t0, t1, width, found);
     return found->n > 0;
 }
 
@@ -557,10 +586,7 @@ static uint32_t descend(bs_descent *d, const uint32_t *set, uint32_t count, int3
     }
     /* the bands found, then the one chosen on its own (found freed before the
        descent goes deeper) */
-    memset(&found, 0, sizeof(found));
-    found.stride = count;
-    found.members = (uint32_t *)ap_pl_alloc((size_t)BS_MAX_BANDS * count, sizeof(uint32_t));
-    if (found.members == NULL) {
+    if (!ap_bs_bands_init(&found, count)) {
         d->failed = 1;
         return 0;
     }
@@ -596,7 +622,7 @@ static uint32_t descend(bs_descent *d, const uint32_t *set, uint32_t count, int3
 }
 
 int ap_bs_descend(bs_state *s, const uint32_t *all, int32_t span, uint32_t units,
-                  size_t granule, uint64_t max_steps, uint64_t *steps)
+                  size_t granule, uint64_t max_steps, int hinges, uint64_t *steps)
 {
     bs_descent d;
     uint32_t height;
@@ -609,6 +635,7 @@ int ap_bs_descend(bs_state *s, const uint32_t *all, int32_t span, uint32_t units
     d.deadline = deadline;
     d.max_steps = max_steps;
     d.unplaced = s->m;
+    d.hinges = hinges;
     /* the hunts' share; the leftovers count against the whole */
     if (node_cap > s->nodes && node_cap != UINT64_MAX) {
         s->node_cap = s->nodes + (uint64_t)(DESCENT_HUNT_SHARE * (double)(node_cap - s->nodes));

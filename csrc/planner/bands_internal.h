@@ -1,6 +1,7 @@
 /*
- * The band phase's state, shared by its two files: bands.c (the exact search
- * and the phase's entry, ap_pl_bands) and bands_descent.c (the descent).
+ * The band phase's state, shared by its files: bands.c (the exact search and
+ * the phase's entry, ap_pl_bands), bands_descent.c (the descent) and the
+ * descent's extra hunts, bands_middle.c and bands_hinge.c.
  * Sizes are in granules, ops relative to the earliest first.
  */
 #ifndef AP_BANDS_INTERNAL_H
@@ -123,6 +124,10 @@ typedef struct bs_bands {
                                        first (the descent sets them; else equal) */
 } bs_bands;
 
+/* An empty `bands` with room for BS_MAX_BANDS bands of up to `stride` members:
+   0 when out of memory (its members NULL, which free takes). */
+int ap_bs_bands_init(bs_bands *bands, uint32_t stride);
+
 /* Advance combo, k increasing positions among 0 .. n - 1, to its lexicographic
    successor: 0 (combo unchanged) when it was the last. */
 static inline int bs_next_subset(uint32_t *combo, uint32_t k, uint32_t n)
@@ -165,6 +170,19 @@ typedef struct bs_hunt {
 uint32_t ap_bs_hunt(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, int32_t t1,
                     uint32_t width, const bs_hunt *hunt, bs_bands *found);
 
+/* ap_bs_hunt with time reversed (ops 0 .. span - 1 in all): [t0, t1] is the
+   window in forward time, and the bands found are the same members either way. */
+uint32_t ap_bs_hunt_reversed(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0,
+                             int32_t t1, uint32_t width, int32_t span, const bs_hunt *hunt,
+                             bs_bands *found);
+
+/* Bands of set[0 .. count) over [t0, t1] (ops 0 .. span - 1 in all) found by
+   their hinges where they split in time (bands_hinge.c), into `found`: at most
+   max_bands new ones, within about `budget` nodes. */
+void ap_bs_hinge_hunt(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, int32_t t1,
+                      uint32_t width, int32_t span, uint32_t max_bands, uint64_t budget,
+                      bs_bands *found);
+
 /* Add band[0 .. len), wb granules wide, to `found` unless it is there or full. */
 void ap_bs_keep_band(const bs_state *s, const uint32_t *band, uint32_t len, uint32_t wb,
                      bs_bands *found);
@@ -191,9 +209,10 @@ int32_t ap_bs_time_cut(bs_state *s, const uint32_t *set, uint32_t count, int32_t
 
 /* The descent over all s->m items (all: 0 .. m - 1) in `units` granules
    (bands_descent.c), s->node_cap and s->deadline as limits and max_steps (0:
-   none) for the leftovers' shares; *steps: the steps its leftovers took. 1 when
-   every item has its offset in s->off. */
+   none) for the leftovers' shares; with `hinges`, the hinge hunt looks too.
+   *steps: the steps its leftovers took. 1 when every item has its offset in
+   s->off. */
 int ap_bs_descend(bs_state *s, const uint32_t *all, int32_t span, uint32_t units,
-                  size_t granule, uint64_t max_steps, uint64_t *steps);
+                  size_t granule, uint64_t max_steps, int hinges, uint64_t *steps);
 
 #endif

@@ -75,13 +75,8 @@ static int middle_half(bs_state *s, const uint32_t *part, uint32_t np, int32_t a
         *t = reversed ? (*t < m ? *t : m) : (*t > m ? *t : m);
     }
     half->n = 0;
-    if (reversed) {
-        ap_bs_reverse_time(s, span);
-        found = ap_bs_hunt(s, part, np, span - 1 - b, span - 1 - a, width, &HUNT_HALF, half) > 0;
-        ap_bs_reverse_time(s, span);
-    } else {
-        found = ap_bs_hunt(s, part, np, a, b, width, &HUNT_HALF, half) > 0;
-    }
+    found = reversed ? ap_bs_hunt_reversed(s, part, np, a, b, width, span, &HUNT_HALF, half) > 0
+                     : ap_bs_hunt(s, part, np, a, b, width, &HUNT_HALF, half) > 0;
     for (j = 0; j < np; ++j) {
         *(reversed ? &s->l[part[j]] : &s->f[part[j]]) = saved[j];
     }
@@ -98,20 +93,18 @@ void ap_bs_middle_hunt(bs_state *s, const uint32_t *set, uint32_t count, int32_t
     uint64_t stop = s->nodes + budget;
     int32_t *saved = NULL;
     bs_bands forward, back;
-    memset(&forward, 0, sizeof(forward));
-    memset(&back, 0, sizeof(back));
+    int have_forward, have_back;
     if (m < 0) {
         return;
     }
+    have_forward = ap_bs_bands_init(&forward, count);
+    have_back = ap_bs_bands_init(&back, count);
     after = (uint32_t *)ap_pl_alloc(count, sizeof(uint32_t));
     upto = (uint32_t *)ap_pl_alloc(count, sizeof(uint32_t));
     live = (uint32_t *)ap_pl_alloc(count, sizeof(uint32_t));
     band = (uint32_t *)ap_pl_alloc(count, sizeof(uint32_t));
     saved = (int32_t *)ap_pl_alloc(count, sizeof(int32_t));
-    forward.stride = back.stride = count;
-    forward.members = (uint32_t *)ap_pl_alloc((size_t)BS_MAX_BANDS * count, sizeof(uint32_t));
-    back.members = (uint32_t *)ap_pl_alloc((size_t)BS_MAX_BANDS * count, sizeof(uint32_t));
-    if (!after || !upto || !live || !band || !saved || !forward.members || !back.members) {
+    if (!have_forward || !have_back || !after || !upto || !live || !band || !saved) {
         goto out; /* no memory: no middle bands */
     }
     for (j = 0; j < count; ++j) {

@@ -4,7 +4,8 @@
  * auto: every greedy heuristic (each O(E log) once the conflict graph is
  * built); stop if the best reaches the lower bound (then it is optimal). Else
  * the band decomposition of bands.c (AUTO_BANDS_SHARE of the time and steps,
- * at most AUTO_BANDS_NODES nodes) looks for a plan at exactly the bound, which
+ * at most AUTO_BANDS_NODES nodes, and as many again as its descent had when a
+ * second, hinge descent runs) looks for a plan at exactly the bound, which
  * a problem made of a cut-up address x time rectangle often has; if it finds
  * one, that is the answer (reported as "exact": it is proven optimal). If not,
  * its descent may still leave a better incumbent (bands placed exactly, the
