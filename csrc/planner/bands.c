@@ -88,9 +88,6 @@
    reaches it. In bench_planner's wider sample at 10 s it takes 500 s30 and
    400 s34 to the bound (from 4.3 % and 2.7 % above). */
 #define BANDS_DESCENT_SHARE 0.7
-/* Heap the search may hold (frames, levels, arenas, memo) before it gives up. */
-#define BANDS_MAX_BYTES ((size_t)256 << 20)
-
 enum { PH_ENTER, PH_SPLIT_LEFT, PH_SPLIT_RIGHT, PH_PEEL, PH_BAND_NEXT, PH_BAND_BELOW,
        PH_BAND_ABOVE };
 /* What a frame step returns: finished (failed, placed, failed by the memo), still
@@ -161,62 +158,6 @@ static int bs_node(bs_state *s)
         return 0;
     }
     return (s->nodes & 255u) != 0 || ap_pl_now() <= s->deadline;
-}
-
-/* ---- memo of failed sets ------------------------------------------------- */
-
-static int bs_memo_has(const bs_state *s, uint64_t a, uint64_t b)
-{
-    size_t mask = s->memo_cap - 1, k = (size_t)a & mask;
-    while (s->memo[k].a != 0 || s->memo[k].b != 0) {
-        if (s->memo[k].a == a && s->memo[k].b == b) {
-            return 1;
-        }
-        k = (k + 1) & mask;
-    }
-    return 0;
-}
-
-static void bs_memo_put(bs_memo_entry *table, size_t cap, uint64_t a, uint64_t b)
-{
-    size_t mask = cap - 1, k = (size_t)a & mask;
-    while (table[k].a != 0 || table[k].b != 0) {
-        if (table[k].a == a && table[k].b == b) {
-            return;
-        }
-        k = (k + 1) & mask;
-    }
-    table[k].a = a;
-    table[k].b = b;
-}
-
-/* 0 when the table cannot grow (the search then gives up). */
-static int bs_memo_add(bs_state *s, uint64_t a, uint64_t b)
-{
-    if (2 * (s->memo_count + 1) > s->memo_cap) {
-        size_t cap = s->memo_cap * 2, bytes, i;
-        bs_memo_entry *table;
-        if (!ap_pl_mul(cap, sizeof(bs_memo_entry), &bytes) ||
-            s->bytes + bytes > BANDS_MAX_BYTES) {
-            return 0;
-        }
-        table = (bs_memo_entry *)ap_pl_zalloc(cap, sizeof(bs_memo_entry));
-        if (table == NULL) {
-            return 0;
-        }
-        for (i = 0; i < s->memo_cap; ++i) {
-            if (s->memo[i].a != 0 || s->memo[i].b != 0) {
-                bs_memo_put(table, cap, s->memo[i].a, s->memo[i].b);
-            }
-        }
-        free(s->memo);
-        s->bytes += bytes - s->memo_cap * sizeof(bs_memo_entry);
-        s->memo = table;
-        s->memo_cap = cap;
-    }
-    bs_memo_put(s->memo, s->memo_cap, a, b);
-    ++s->memo_count;
-    return 1;
 }
 
 /* ---- frames ------------------------------------------------------------------ */
@@ -765,7 +706,7 @@ static int bs_enter(bs_state *s, size_t fi)
     if (!bs_node(s)) {
         return R_ABORT;
     }
-    if (bs_memo_has(s, F->h1, F->h2)) {
+    if (ap_bs_keys_has(&s->memo, F->h1, F->h2)) {
         return R_MEMO_FAIL;
     }
     cut = ap_bs_time_cut(s, set, F->count, F->t0, F->t1);
@@ -889,7 +830,7 @@ static int bs_loop(bs_state *s)
         /* the frame is finished: remember a failure, free what it holds */
         {
             bs_frame *F = &s->frames[fi];
-            if (r == R_FAIL && !bs_memo_add(s, F->h1, F->h2)) {
+            if (r == R_FAIL && !ap_bs_keys_add(&s->memo, F->h1, F->h2, &s->bytes)) {
                 return 0;
             }
             s->idx_top = F->set;
@@ -1087,7 +1028,7 @@ static void bs_free(bs_state *s)
     free(s->words);
     free(s->frames);
     free(s->levels);
-    free(s->memo);
+    free(s->memo.slot);
 }
 
 /* The plan in s->off (granules) into offsets when it verifies and beats *arena
@@ -1165,12 +1106,11 @@ ap_status ap_pl_bands(const ap_pl_problem *problem, size_t *offsets, size_t *are
     s.mark = (unsigned char *)ap_pl_zalloc(s.m, 1);
     s.cross = (int32_t *)ap_pl_alloc((size_t)span + 2, sizeof(int32_t));
     s.sort_tmp = (uint32_t *)ap_pl_alloc(s.m, sizeof(uint32_t));
-    s.memo_cap = 4096;
-    s.memo = (bs_memo_entry *)ap_pl_zalloc(s.memo_cap, sizeof(bs_memo_entry));
+    ap_bs_keys_init(&s.memo, 4096);
     work = (size_t *)ap_pl_alloc(p->n, sizeof(size_t));
     all = (uint32_t *)ap_pl_alloc(s.m, sizeof(uint32_t));
     if (!all || !s.u || !s.f || !s.l || !s.item || !s.off || !s.key1 || !s.key2 || !s.mark ||
-        !s.cross || !s.sort_tmp || !s.memo || !work) {
+        !s.cross || !s.sort_tmp || !s.memo.slot || !work) {
         st = AP_ERR_OUT_OF_MEMORY;
         goto out;
     }

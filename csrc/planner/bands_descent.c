@@ -138,6 +138,7 @@ typedef struct bs_descent {
     uint64_t steps;        /* leftover steps taken */
     uint32_t unplaced;     /* items not placed yet: a leftover's share of what is left */
     int hinges;            /* the hinge hunt looks too (descent_hinges) */
+    bs_keys barren;        /* hinges that hold no band (ap_bs_hinge_hunt) */
     int failed;            /* out of memory: no plan */
 } bs_descent;
 
@@ -345,7 +346,8 @@ static void descent_hinges(bs_descent *d, const uint32_t *set, uint32_t count, i
 {
     if (d->hinges && count >= DESCENT_HINGE_MIN_PART * d->s->m) {
         ap_bs_hinge_hunt(d->s, set, count, t0, t1, width, d->span, BS_MAX_BANDS,
-                         DESCENT_HINGE_NODES, found);
+                         DESCENT_HINGE_NODES, d->barren.slot != NULL ? &d->barren : NULL,
+                         found);
     }
 }
 
@@ -636,6 +638,9 @@ int ap_bs_descend(bs_state *s, const uint32_t *all, int32_t span, uint32_t units
     d.max_steps = max_steps;
     d.unplaced = s->m;
     d.hinges = hinges;
+    if (hinges) {
+        ap_bs_keys_init(&d.barren, 4096); /* out of memory: no set kept (slot NULL) */
+    }
     /* the hunts' share; the leftovers count against the whole */
     if (node_cap > s->nodes && node_cap != UINT64_MAX) {
         s->node_cap = s->nodes + (uint64_t)(DESCENT_HUNT_SHARE * (double)(node_cap - s->nodes));
@@ -644,6 +649,7 @@ int ap_bs_descend(bs_state *s, const uint32_t *all, int32_t span, uint32_t units
     height = descend(&d, all, s->m, 0, span - 1, units, 0, 0);
     s->node_cap = node_cap;
     s->deadline = deadline;
+    free(d.barren.slot);
     *steps = d.steps;
     return !d.failed && height > 0;
 }

@@ -27,6 +27,16 @@
  *
  * Hinges of up to HINGE_MAX_SIDE buffers a side are tried fewest buffers
  * first, then widest first, over every boundary of the window.
+ *
+ * The descent hunts again in what is left of a set after each band, mostly
+ * over the same window, so the hinges whose hunts ran their course without a
+ * band are kept (`barren`) and passed over there: no part of the set has a
+ * band with that hinge either. In 400 s32 the second level's hunt then tries
+ * 21 such hinges (825 nodes) where it tried 1,288 (77,744 nodes). Hinges whose
+ * hunts ran out of nodes are tried again: kept too, they cost nothing deeper
+ * down, but the hunts there find more bands and the descent takes others
+ * (bench_planner's wider sample at 10 s: 500 s30 from the bound to 4.3 % above,
+ * 500 s34 from 4.1 % to 5.3 %).
  */
 #include "bands_internal.h"
 
@@ -202,9 +212,33 @@ static void hinge_mark(bs_state *s, const hinge_side *side, unsigned char value)
     }
 }
 
+/* The key of hinge h over [t0, t1] in a set of hinges that hold no band: its
+   members' hashes and where it is. */
+static void hinge_key(const bs_state *s, const hinge *h, int32_t t0, int32_t t1, uint64_t *a,
+                      uint64_t *b)
+{
+    uint64_t where = ((uint64_t)(uint32_t)t0 << 42) ^ ((uint64_t)(uint32_t)t1 << 21) ^
+                     (uint64_t)(uint32_t)h->c;
+    uint32_t j;
+    *a = ap_pl_splitmix64(&where);
+    *b = ap_pl_splitmix64(&where);
+    for (j = 0; j < h->before.n; ++j) {
+        *a += s->key1[h->before.member[j]];
+        *b += s->key2[h->before.member[j]];
+    }
+    for (j = 0; j < h->after.n; ++j) {
+        *a += s->key2[h->after.member[j]];
+        *b += s->key1[h->after.member[j]];
+    }
+    if (*a == 0 && *b == 0) {
+        *a = 1; /* (0, 0) is an empty slot */
+    }
+}
+
 /* One half of the band hinged at h->c, into half: the members of set[0 ..
    count) on its side of c hunted with that side of the hinge as the opening.
-   part: scratch. 1 when found. */
+   part: scratch. 1 when found; else 0 when the hunt ran its course (no band of
+   the set has this hinge, nor of any part of it) and -1 when it ran out. */
 static int hinge_half(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, int32_t t1,
                       uint32_t width, int32_t span, const hinge *h, int later, uint32_t *part,
                       bs_bands *half)
@@ -218,17 +252,18 @@ static int hinge_half(bs_state *s, const uint32_t *set, uint32_t count, int32_t 
         }
     }
     half->n = 0;
+    half->cut_short = 0;
     hinge_mark(s, later ? &h->after : &h->before, 1);
     found = later ? ap_bs_hunt(s, part, np, h->c, t1, width, &HUNT_HINGE_HALF, half) > 0
                   : ap_bs_hunt_reversed(s, part, np, t0, h->c - 1, width, span, &HUNT_HINGE_HALF,
                                         half) > 0;
     hinge_mark(s, later ? &h->after : &h->before, 0);
-    return found;
+    return found ? 1 : half->cut_short > 0 ? -1 : 0;
 }
 
 void ap_bs_hinge_hunt(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, int32_t t1,
                       uint32_t width, int32_t span, uint32_t max_bands, uint64_t budget,
-                      bs_bands *found)
+                      bs_keys *barren, bs_bands *found)
 {
     uint32_t *by_last = NULL, *by_first = NULL, *part = NULL, *band = NULL, n = 0, k, added = 0;
     hinge_side *before = NULL, *after = NULL;
@@ -254,12 +289,24 @@ void ap_bs_hinge_hunt(bs_state *s, const uint32_t *set, uint32_t count, int32_t 
     for (k = 0; k < n && added < max_bands; ++k) {
         const hinge *h = &hinges[k];
         uint32_t j, len;
+        uint64_t a, b;
+        int got;
         if (s->nodes >= stop || s->nodes >= s->node_cap ||
             ((k & 63u) == 0 && ap_pl_now() > s->deadline)) {
             break;
         }
-        if (!hinge_half(s, set, count, t0, t1, width, span, h, 0, part, &lower) ||
-            !hinge_half(s, set, count, t0, t1, width, span, h, 1, part, &upper)) {
+        hinge_key(s, h, t0, t1, &a, &b);
+        if (barren != NULL && ap_bs_keys_has(barren, a, b)) {
+            continue;
+        }
+        got = hinge_half(s, set, count, t0, t1, width, span, h, 0, part, &lower);
+        if (got > 0) {
+            got = hinge_half(s, set, count, t0, t1, width, span, h, 1, part, &upper);
+        }
+        if (got <= 0) {
+            if (got == 0 && barren != NULL) {
+                ap_bs_keys_add(barren, a, b, &s->bytes); /* full: the hinge is tried again */
+            }
             continue;
         }
         len = lower.len[0];

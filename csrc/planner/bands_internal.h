@@ -55,9 +55,26 @@ typedef struct bs_level {
     size_t idx_entry, word_entry;
 } bs_level;
 
-typedef struct bs_memo_entry {
+/* Heap the band phase may hold (frames, levels, arenas, key sets) before it
+   gives up. */
+#define BANDS_MAX_BYTES ((size_t)256 << 20)
+
+/* A set of 128-bit keys (bands_keys.c): cap slots, a power of two. */
+typedef struct bs_key {
     uint64_t a, b;
-} bs_memo_entry;
+} bs_key;
+typedef struct bs_keys {
+    bs_key *slot;
+    size_t count, cap;
+} bs_keys;
+
+/* An empty set of cap slots (a power of two): 0 when out of memory. */
+int ap_bs_keys_init(bs_keys *keys, size_t cap);
+/* 1 when (a, b) is in the set. */
+int ap_bs_keys_has(const bs_keys *keys, uint64_t a, uint64_t b);
+/* Add (a, b), not (0, 0); *bytes counts the heap held, growing keeps it under
+   BANDS_MAX_BYTES. 0 when the set cannot grow. */
+int ap_bs_keys_add(bs_keys *keys, uint64_t a, uint64_t b, size_t *bytes);
 
 typedef struct bs_state {
     uint32_t m;
@@ -77,8 +94,7 @@ typedef struct bs_state {
     size_t nframes, frame_cap;
     bs_level *levels;
     size_t level_top, level_cap;
-    bs_memo_entry *memo;
-    size_t memo_count, memo_cap;
+    bs_keys memo;          /* members' hashes of sets that failed */
     size_t bytes;          /* held by the growable parts */
     uint64_t nodes, node_cap;
     uint64_t opening_cap;  /* extension nodes of one opening; 0: no cap */
@@ -178,10 +194,12 @@ uint32_t ap_bs_hunt_reversed(bs_state *s, const uint32_t *set, uint32_t count, i
 
 /* Bands of set[0 .. count) over [t0, t1] (ops 0 .. span - 1 in all) found by
    their hinges where they split in time (bands_hinge.c), into `found`: at most
-   max_bands new ones, within about `budget` nodes. */
+   max_bands new ones, within about `budget` nodes. Hinges in `barren` (NULL:
+   none) are passed over, and those whose hunts show they hold no band are
+   added: over the same window, no part of the set has a band there either. */
 void ap_bs_hinge_hunt(bs_state *s, const uint32_t *set, uint32_t count, int32_t t0, int32_t t1,
                       uint32_t width, int32_t span, uint32_t max_bands, uint64_t budget,
-                      bs_bands *found);
+                      bs_keys *barren, bs_bands *found);
 
 /* Add band[0 .. len), wb granules wide, to `found` unless it is there or full. */
 void ap_bs_keep_band(const bs_state *s, const uint32_t *band, uint32_t len, uint32_t wb,

@@ -410,6 +410,21 @@ def test_exact_matches_brute_force(ffi, lib, problem):
     assert a.arena == p.arena and a.optimal == 1
 
 
+@settings(max_examples=40, deadline=None)
+@given(problems(max_n=7, max_size=200, max_op=5))
+def test_exact_on_offsets_too_wide_to_pack_matches_brute_force(ffi, lib, problem):
+    # Scaled by 2**38 (sizes and alignments, so offsets are multiples of it) the
+    # optimum scales too, and offsets pass what the search packs into one word
+    # with a rank: the unpacked candidate scan must find the same optimum.
+    sizes, first, last, aligns = problem
+    scale = 1 << 38
+    aligns = [aligns] * len(sizes) if isinstance(aligns, int) else aligns
+    p = plan(ffi, lib, [x * scale for x in sizes], first, last, [a * scale for a in aligns],
+             strategy="exact", time_limit=2.0)
+    assert p.status == lib.AP_OK and p.optimal == 1
+    assert p.arena == brute_force_min_arena(sizes, first, last, aligns) * scale
+
+
 def test_exact_beats_greedy_and_proves_it(ffi, lib):
     # TestGreedyMedium again: greedy needs 90, the optimum is the bound, 80
     p = plan(ffi, lib, [10, 20, 30, 40, 50], [0, 1, 2, 3, 0], [1, 2, 3, 4, 1], strategy="exact")
