@@ -125,6 +125,63 @@ def test_sizes_whose_sum_overflows_64_bits():
         ap.plan_buffers([2 ** 64 - 1], [0], [0], alignment=16)  # rounding up overflows
 
 
+U64_MAX = 2 ** 64 - 1
+
+
+@pytest.mark.parametrize("strategy", ALL)
+@pytest.mark.parametrize("sizes", [[U64_MAX], [2 ** 63, 2 ** 63 - 1], [2 ** 62] * 3])
+def test_sizes_at_the_top_of_the_range_give_exact_written_offsets(strategy, sizes):
+    n = len(sizes)
+    runs = [ap.plan_buffers(sizes, [0] * n, [0] * n, alignment=1, strategy=strategy, time_limit_s=0.2)
+            for _ in range(3)]
+    for bp in runs:
+        assert bp.verify()
+        offsets = [int(o) for o in bp.offsets]
+        # every offset written (the same every run), none wrapped negative
+        assert offsets == [int(o) for o in runs[0].offsets]
+        assert all(0 <= o for o in offsets)
+        assert bp.arena_bytes == max(o + s for o, s in zip(offsets, sizes)) == sum(sizes)
+        assert bp.optimal and bp.arena_bytes == bp.lower_bound_bytes
+        # int64 where every offset fits it, uint64 (exact) where one does not
+        assert bp.offsets.dtype == (np.uint64 if max(offsets) >= 2 ** 63 else np.int64)
+        assert bp.sizes.dtype == (np.uint64 if max(sizes) >= 2 ** 63 else np.int64)
+        assert [int(v) for v in bp.sizes] == sizes
+
+
+@st.composite
+def huge_problems(draw):
+    n = draw(st.integers(1, 6))
+    size = st.one_of(st.integers(0, U64_MAX), st.integers(2 ** 62, 2 ** 63 + 16),
+                     st.integers(U64_MAX - 64, U64_MAX), st.integers(0, 64))
+    sizes, first, last = [], [], []
+    for _ in range(n):
+        f = draw(st.integers(0, 3))
+        sizes.append(draw(size))
+        first.append(f)
+        last.append(draw(st.integers(f, 3)))
+    return sizes, first, last, draw(st.sampled_from([1, 16]))
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(huge_problems())
+def test_every_strategy_is_exact_to_the_top_of_the_range(problem):
+    sizes, first, last, alignment = problem
+    aligned = [-(-s // alignment) * alignment for s in sizes]
+    for strategy in ALL:
+        if sum(aligned) > U64_MAX:
+            with pytest.raises(ap.SizeOverflow):
+                ap.plan_buffers(sizes, first, last, alignment, strategy=strategy, time_limit_s=0.1)
+            continue
+        bp = ap.plan_buffers(sizes, first, last, alignment, strategy=strategy, time_limit_s=0.1,
+                             step_limit=2000)
+        assert bp.verify()
+        offsets = [int(o) for o in bp.offsets]
+        assert all(o >= 0 and o % alignment == 0 for o in offsets)
+        assert bp.arena_bytes == max(o + s for o, s in zip(offsets, aligned))
+        assert bp.lower_bound_bytes <= bp.arena_bytes <= sum(aligned)
+        assert bp.offsets.dtype == (np.uint64 if max(offsets) >= 2 ** 63 else np.int64)
+
+
 def test_numpy_inputs_of_any_integer_dtype():
     sizes = np.array([10, 20, 30], dtype=np.uint16)
     first = np.array([0, 1, 2], dtype=np.int8)

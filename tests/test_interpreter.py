@@ -324,3 +324,60 @@ def test_one_call_run_checks_its_buffers():
         it._graph.run(it._pools, [x[..., :0]], [np.empty((1, 12), np.int8)])
     with pytest.raises(ValueError, match="1 inputs and 1 outputs"):
         it._graph.run(it._pools, [x, x], [np.empty((1, 12), np.int8)])
+
+
+# --- threads ------------------------------------------------------------------------
+def _run_in_threads(jobs, runs):
+    """jobs: (interpreter, inputs, expected outputs) per thread; each thread runs its
+    interpreter ``runs`` times, cycling through its inputs. Returns mismatches per thread."""
+    import threading
+    wrong = [0] * len(jobs)
+    gate = threading.Barrier(len(jobs))
+
+    def work(i):
+        interp, xs, want = jobs[i]
+        gate.wait()
+        for r in range(runs):
+            k = r % len(xs)
+            if not np.array_equal(interp.run(xs[k]), want[k]):
+                wrong[i] += 1
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(jobs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return wrong
+
+
+def test_one_interpreter_shared_by_four_threads_gives_single_thread_outputs():
+    model = ap.load_tflite(model_path("mlperf_tiny_kws_dscnn_int8"))
+    plan = ap.plan(model, mode="speed", latency="model:cortex-m7")
+    plan.verify()
+    shared = ap.Interpreter(plan)
+    inputs = random_inputs(model, 8, seed=3)
+    want = [shared.run(x) for x in inputs]
+    # each thread its own inputs (a rotation), so a run that another overwrote shows
+    jobs = [(shared, inputs[i:] + inputs[:i], want[i:] + want[:i]) for i in range(4)]
+    assert _run_in_threads(jobs, 1000) == [0, 0, 0, 0]
+
+
+def test_four_plans_on_four_threads_run_in_parallel_bit_exactly():
+    jobs = []
+    for name, mode in [("mlperf_tiny_kws_dscnn_int8", "size"), ("mlperf_tiny_kws_dscnn_int8", "speed"),
+                       ("mlperf_tiny_ad_autoencoder_int8", "speed"), ("tflm_hello_world_int8", "size")]:
+        model = ap.load_tflite(model_path(name))
+        plan = ap.plan(model, mode=mode, latency="model:cortex-m7")
+        plan.verify()
+        xs = random_inputs(model, 4, seed=len(jobs))
+        want = [ap.Interpreter(plan).run(x) for x in xs]
+        jobs.append((ap.Interpreter(plan), xs, want))
+    assert _run_in_threads(jobs, 1000) == [0, 0, 0, 0]
+
+
+def test_profile_together_of_a_shared_interpreter_takes_its_lock_once():
+    from arenaplan.profiling import profile_together
+    plan = ap.plan(ap.load_tflite(model_path("tflm_hello_world_int8")))
+    plan.verify()
+    interp = ap.Interpreter(plan)
+    rows = profile_together([interp, interp], 3)   # the same one twice: no deadlock
+    assert len(rows) == 2 and all(len(r) == 3 for r in rows)

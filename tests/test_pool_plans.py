@@ -254,3 +254,45 @@ def test_multi_plan_verify_counts_every_models_state():
     roomier = ap.plan(chain, target=t.with_pool("sram", capacity=20000))
     with pytest.raises(ap.InvalidPlan, match=r"different targets \(two configurations of cortex-m4\)"):
         ap.MultiPlan([alone[0], roomier]).verify()
+
+
+def _pools_at_their_bounds(p):
+    """Each pool's bytes against the live-bytes bound of the buffers placed in it."""
+    out = {}
+    for pool in p.pool_bytes:
+        mine = [b for b in p.buffers if b.pool == pool]
+        out[pool] = (p.pool_bytes[pool], ap.lower_bound([b.size for b in mine], [b.first for b in mine],
+                                                         [b.last for b in mine], alignment=16) if mine else 0)
+    return out
+
+
+@pytest.mark.parametrize("name, target, mode", [
+    ("tflm_keyword_scrambled_int8", "cortex-m7", "size"),
+    ("mlperf_tiny_vww_mobilenetv1_025_int8", "cortex-m7", "balanced"),
+    ("mlperf_tiny_ic_resnet8_int8", "cm4-of-dual", "size"),
+])
+def test_plans_at_every_pools_bound_say_optimal(name, target, mode, capsys):
+    m = ap.load_tflite(model_path(name))
+    t = (ap.targets.get("dual-m7-m4").for_core("cm4") if target == "cm4-of-dual"
+         else ap.targets.get(target))
+    p = ap.plan(m, target=t, mode=mode, latency="model:cortex-m7" if mode == "balanced" else None)
+    assert p.verify()
+    bounds = _pools_at_their_bounds(p)
+    assert all(used == bound for used, bound in bounds.values()), bounds
+    assert p.optimal
+    assert "(proven optimal)" in p.summary()
+
+
+def test_cli_plan_on_a_target_says_proven_optimal(capsys):
+    from arenaplan.cli import main
+    assert main(["plan", str(model_path("tflm_keyword_scrambled_int8")), "--target", "cortex-m7"]) == 0
+    assert "(proven optimal)" in capsys.readouterr().out
+
+
+def test_a_pool_above_its_bound_is_not_optimal():
+    from arenaplan.pool_planning import pools_at_bound
+    problem = ap.buffers.BufferProblem.build([16, 16, 16], [0, 1, 2], [0, 1, 2], 16)
+    pools = ap.targets.get("cortex-m7").pools
+    # three buffers never live together: one pool holding them at 48 bytes is 32 over its bound
+    assert not pools_at_bound(problem, np.zeros(3, np.uint32), pools, [48, 0, 0])
+    assert pools_at_bound(problem, np.zeros(3, np.uint32), pools, [16, 0, 0])

@@ -1,6 +1,7 @@
 """Latency sources, balanced plans, the frontier, several models in one arena."""
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 
@@ -11,6 +12,7 @@ import arenaplan as ap
 from arenaplan import latency
 from arenaplan.cli import main
 from arenaplan.plan import PlanContext
+from arenaplan.tradeoffs import does_not_fit
 from arenaplan.zoo import GraphBuilder
 import svdf_models
 from conftest import model_path
@@ -393,3 +395,25 @@ def test_frontier_svg_steps_through_every_point():
     assert "<svg" in f._repr_html_()
     with pytest.raises(ap.InvalidArgument, match="width >= 160"):
         f.svg(width=10)
+
+
+@pytest.mark.parametrize("mode", ["size", "speed"])
+@pytest.mark.parametrize("budget", [55295, 40000, 0])
+def test_budget_below_the_live_bytes_names_the_peak_op_not_fragmentation(mode, budget):
+    m = ap.load_tflite(model_path("mlperf_tiny_vww_mobilenetv1_025_int8"))
+    with pytest.raises(ap.PlanDoesNotFit) as info:
+        ap.plan(m, mode=mode, budget=budget, latency="model:cortex-m7")
+    e, text = info.value, str(info.value)
+    assert e.op == 2 and e.available == budget
+    assert "fragmentation" not in text
+    assert f"at op 2 (CONV_2D) 55,296 bytes of activations are live at once, {55296 - budget:,} more" in text
+
+
+def test_fragmentation_is_said_only_when_every_op_fits():
+    m = ap.load_tflite(model_path("mlperf_tiny_kws_dscnn_int8"))
+    p = ap.plan(m)
+    assert p.verify()
+    ctx = PlanContext.build(m)
+    # a budget at the live bytes but below the plan's arena (as a fragmented plan would be)
+    e = does_not_fit(ctx, dataclasses.replace(p, arena_bytes=p.lower_bound_bytes + 16), p.lower_bound_bytes)
+    assert "fragmentation" in str(e) and f"at most {p.lower_bound_bytes:,} bytes live at once" in str(e)

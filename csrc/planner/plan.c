@@ -88,7 +88,8 @@ const char *ap_strategy_str(ap_strategy strategy)
 typedef struct plan_run {
     const ap_pl_problem *p;
     size_t *best;          /* offsets of the best plan so far */
-    size_t best_arena;
+    size_t best_arena;     /* meaningful once have_best is set */
+    int have_best;         /* run->best holds a plan (an arena of SIZE_MAX is a real one) */
     ap_strategy best_strategy;
     size_t *work;          /* scratch offsets */
     int proven;
@@ -133,12 +134,13 @@ static void absorb_search(plan_run *run, const ap_pl_search *search, ap_strategy
     }
 }
 
-/* The plan in run->work, made by `strategy`: it becomes run->best if its arena
-   is strictly smaller. */
+/* The plan in run->work, made by `strategy`: it becomes run->best if it is the
+   first plan or its arena is strictly smaller. */
 static void offer_work(plan_run *run, ap_strategy strategy)
 {
     size_t arena = ap_pl_arena(run->p, run->work);
-    if (arena < run->best_arena) {
+    if (!run->have_best || arena < run->best_arena) {
+        run->have_best = 1;
         size_t *swap = run->best;
         run->best = run->work;
         run->work = swap;
@@ -626,6 +628,12 @@ ap_status ap_plan_buffers(const ap_plan_options *options, const ap_buffer *buffe
             ap_pl_fail(error_out, st, AP_SUBJECT_NONE, -1,
                        "out of memory planning %zu buffers", count);
         }
+        goto out;
+    }
+    if (count > 0 && !run.have_best) {
+        /* every strategy starts from a greedy plan; never copy out offsets no phase wrote */
+        st = ap_pl_fail(error_out, AP_ERR_INVALID_PLAN, AP_SUBJECT_NONE, -1,
+                        "no phase produced a plan for %zu buffers", count);
         goto out;
     }
     if (run.best_arena <= problem.lower_bound) {

@@ -146,7 +146,7 @@ class BufferPlan:
     """Offsets of buffers in one arena, with the bound they are measured against."""
 
     problem: BufferProblem
-    offsets: np.ndarray           # int64, one per buffer
+    offsets: np.ndarray           # one per buffer: int64, or uint64 when one is 2**63 or more
     arena_bytes: int
     lower_bound_bytes: int
     strategy: str                 # the strategy whose placement this is
@@ -157,7 +157,8 @@ class BufferPlan:
 
     @property
     def sizes(self) -> np.ndarray:
-        return self.problem.sizes.astype(np.int64)
+        """Bytes of each buffer (int64, or uint64 when one is 2**63 or more)."""
+        return exact_vector(self.problem.sizes)
 
     @property
     def first(self) -> np.ndarray:
@@ -186,6 +187,15 @@ class BufferPlan:
         proven = ", proven optimal" if self.optimal else ""
         return (f"BufferPlan({len(self.problem)} buffers, arena {self.arena_bytes} B, "
                 f"lower bound {self.lower_bound_bytes} B, {self.strategy}{proven})")
+
+
+def exact_vector(values: np.ndarray) -> np.ndarray:
+    """uint64 values as int64 when every one fits (so that arithmetic with other
+    integer arrays stays integer), else as uint64: never wrapped to negative."""
+    values = np.asarray(values, dtype=np.uint64)
+    if len(values) and values.max() > np.uint64(2**63 - 1):
+        return values.copy()
+    return values.astype(np.int64)
 
 
 def _strategy_value(strategy: str) -> int:
@@ -232,7 +242,7 @@ def solve(problem: BufferProblem, strategy: str = "auto", time_limit_s: Optional
     raw, stats = _core.plan_buffers(*problem.core_args(), _strategy_value(strategy),
                                     _time_limit(time_limit_s), int(seed), cap, steps)
     arena, bound, optimal, used, elapsed, steps = stats
-    offsets = np.frombuffer(raw, dtype=np.uint64).astype(np.int64)
+    offsets = exact_vector(np.frombuffer(raw, dtype=np.uint64))
     return BufferPlan(problem, offsets, int(arena), int(bound), used, bool(optimal),
                       float(elapsed), int(steps), strategy)
 
@@ -269,7 +279,9 @@ def plan_buffers(sizes: ArrayLike, first: ArrayLike, last: ArrayLike, alignment:
 
     Returns:
         BufferPlan with ``offsets``, ``arena_bytes``, ``lower_bound_bytes``,
-        ``strategy``, ``optimal`` and ``verify()``.
+        ``strategy``, ``optimal`` and ``verify()``. Sizes and offsets are exact up to
+        2**64 - 1: ``offsets`` is an int64 array, or uint64 when an offset is 2**63
+        or more (never wrapped to a negative number).
     """
     problem = BufferProblem.build(sizes, first, last, alignment)
     return solve(problem, strategy, time_limit_s, seed, capacity, step_limit)

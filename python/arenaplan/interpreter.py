@@ -8,9 +8,14 @@ for byte. One call crosses into C per run, with the GIL released.
 A model with variable tensors (SVDF's state) also gets a state pool of its own:
 zeroed when the interpreter is made (an int8 tensor at its zero point, as TensorFlow
 Lite resets them), carried from one ``run`` to the next, and reset by ``reset_state``.
+
+Threads: an Interpreter may be shared between threads. Its runs take a lock of its own
+(see ``Interpreter``), so they happen one at a time on its one arena; separate
+Interpreters share nothing and run in parallel, the GIL released.
 """
 from __future__ import annotations
 
+import threading
 from typing import Dict, List, Mapping, Sequence, Union
 
 import numpy as np
@@ -27,7 +32,19 @@ _ARENA_ALIGNMENT = 64
 
 
 class Interpreter:
-    """Executes a Plan on this machine, bit-exactly with TensorFlow Lite's reference kernels."""
+    """Executes a Plan on this machine, bit-exactly with TensorFlow Lite's reference kernels.
+
+    Safe to share between threads: ``run``, ``profile``, ``reset_state`` and
+    ``state_tensor`` hold a lock of this Interpreter while they touch its arena, so
+    calls from several threads take turns and each gets the output a single thread
+    would. A lock rather than an arena per calling thread, because the arena is the
+    plan's memory (a thread-local copy would multiply it, unplanned) and a model with
+    state carries it from one run to the next, which only an order of runs can give
+    meaning to. Uncontended, the lock costs less than 0.1 us a run, within the noise of
+    the smallest model's 1.5 us run (``benchmarks/bench_interpreter_lock.py``); for
+    throughput on several cores make one Interpreter per thread — they run in
+    parallel, the GIL released.
+    """
 
     def __init__(self, plan: Plan) -> None:
         if not isinstance(plan, Plan):
@@ -35,6 +52,7 @@ class Interpreter:
         if plan.unsupported:
             raise UnsupportedModel("the plan has ops without kernels: " + "; ".join(plan.unsupported))
         plan.verify()
+        self._lock = threading.Lock()
         self.plan = plan
         model = plan.model
         pool_names = list(plan.pool_bytes)
@@ -79,7 +97,8 @@ class Interpreter:
         for b in self.plan.state_buffers:
             if b.tensor == tensor:
                 t = self.plan.model.tensors[tensor]
-                return self.state[b.offset:b.offset + b.size].view(np.dtype(t.dtype)).reshape(t.shape).copy()
+                with self._lock:
+                    return self.state[b.offset:b.offset + b.size].view(np.dtype(t.dtype)).reshape(t.shape).copy()
         raise InvalidArgument(f"tensor {tensor!r} is not a variable tensor of the model; its variable "
                               f"tensors are {[b.tensor for b in self.plan.state_buffers]}")
 
@@ -127,11 +146,13 @@ class Interpreter:
                 and x.shape == views[0].shape and x.flags.c_contiguous:
             # The common case: copy in, run and copy out in one call into C.
             outs = [np.empty(v.shape, v.dtype) for v in self._output_views]
-            self._graph.run(self._pools, [x], outs)
+            with self._lock:
+                self._graph.run(self._pools, [x], outs)
         else:
-            self._write_inputs(x)
-            self._graph.invoke(self._pools)
-            outs = self._read_outputs()
+            with self._lock:
+                self._write_inputs(x)
+                self._graph.invoke(self._pools)
+                outs = self._read_outputs()
         return outs[0] if len(outs) == 1 else outs
 
     def profile(self, repeats: int = 20, x: Union[np.ndarray, None] = None) -> Profile:
@@ -147,13 +168,16 @@ class Interpreter:
             raise InvalidArgument(f"repeats must be a positive integer, got {repeats!r}")
         if repeats > 100000:
             raise InvalidArgument(f"repeats must be at most 100000, got {repeats}")
-        if x is not None:
-            self._write_inputs(x)
-        return self._profile_result(summarise(np.array(self._graph.profile(self._pools, int(repeats)))))
+        with self._lock:
+            if x is not None:
+                self._write_inputs(x)
+            rows = np.array(self._graph.profile(self._pools, int(repeats)))
+        return self._profile_result(summarise(rows))
 
     # --- profiling several interpreters together (arenaplan.profiling) ------------------
     def _profile_handle(self) -> tuple:
-        """(graph, pools): what ``_core.Graph.profile_together`` takes for this plan."""
+        """(graph, pools): what ``_core.Graph.profile_together`` takes for this plan (the
+        caller holds ``_lock``)."""
         return self._graph, self._pools
 
     def _profile_result(self, s: Summary) -> Profile:

@@ -12,7 +12,7 @@ from typing import Dict, List, Tuple
 import numpy as np
 
 from . import _core
-from .buffers import STRATEGIES, BufferPlan, BufferProblem, _time_limit
+from .buffers import STRATEGIES, BufferPlan, BufferProblem, _time_limit, exact_vector
 from .errors import InvalidArgument, PlanDoesNotFit
 from .targets import POOL_KINDS
 
@@ -92,11 +92,27 @@ def place_over_pools(ctx, problem: BufferProblem, scratch, strategy: str, time_l
             + (f" ({short:,} bytes short)" if short is not None else ""),
             pool=name, needed=exc.needed, available=exc.available, op=op) from None
     pool_index = np.frombuffer(raw_pool, dtype=np.uint32)
-    offsets = np.frombuffer(raw_offsets, dtype=np.uint64).astype(np.int64)
+    offsets = exact_vector(np.frombuffer(raw_offsets, dtype=np.uint64))
     names = [pools[int(i)].name for i in pool_index]
     pool_sizes = {p.name: int(b) for p, b in zip(pools, used)}
     # The live-bytes bound of all buffers together: what one pool as large as needed would take.
     bound = int(_core.lower_bound(*problem.core_args()))
     result = BufferPlan(problem, offsets, int(sum(pool_sizes.values())), bound, strategy,
-                        False, 0.0, 0, strategy)
+                        pools_at_bound(problem, pool_index, pools, used), 0.0, 0, strategy)
     return result, names, pool_sizes
+
+
+def pools_at_bound(problem: BufferProblem, pool_index: np.ndarray, pools, used) -> bool:
+    """True when every pool's bytes equal the live-bytes bound of the buffers placed in
+    it (rounded up to the pool's alignment, as its bytes are): no placement of those
+    buffers in that pool can be smaller, so the plan is optimal for its pool choice."""
+    for p, pool in enumerate(pools):
+        members = np.flatnonzero(pool_index == p)
+        if len(members) == 0:
+            continue
+        sub = [np.ascontiguousarray(v[members]) for v in problem.core_args()]
+        bound = int(_core.lower_bound(*sub))
+        align = max(int(pool.alignment), 1)
+        if int(used[p]) > -(-bound // align) * align:
+            return False
+    return True

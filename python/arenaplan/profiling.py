@@ -27,6 +27,7 @@ their repeats (``Timings``) until the figures settle.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from dataclasses import dataclass
@@ -170,7 +171,12 @@ def profile_together(timed: Sequence, repeats: int) -> List[np.ndarray]:
     the machine, a repeat apart. Each repeat of a graph follows an untimed run of it, so
     its caches are as its own previous run left them, as between back-to-back runs."""
     from . import _core
-    rows = _core.Graph.profile_together([t._profile_handle() for t in timed], int(repeats))
+    # each Interpreter's own lock, taken once and in one order (no two callers deadlock)
+    locks = {id(t._lock): t._lock for t in timed if getattr(t, "_lock", None) is not None}
+    with contextlib.ExitStack() as held:
+        for key in sorted(locks):
+            held.enter_context(locks[key])
+        rows = _core.Graph.profile_together([t._profile_handle() for t in timed], int(repeats))
     return [np.array(r) for r in rows]
 
 

@@ -84,8 +84,19 @@ def balanced(ctx: PlanContext, budget: int, strategy: str = "auto",
 
 
 def does_not_fit(ctx: PlanContext, plan: Plan, budget: int) -> PlanDoesNotFit:
-    """The error for a plan over budget, naming the ops whose scratch does not fit."""
+    """The error for a plan over budget, naming its true cause: activations live at one
+    op that alone exceed the budget (no plan can fit), else the ops whose chosen scratch
+    does not fit beside them, else fragmentation (every op fits, the placement does not)."""
     live = ctx.activation_live()
+    head = (f"the {plan.mode} plan of {ctx.model.name} needs {plan.arena_bytes:,} bytes, "
+            f"{plan.arena_bytes - budget:,} more than the budget of {budget:,}")
+    peak = max(range(len(live)), key=lambda k: live[k]) if live else None
+    if peak is not None and live[peak] > budget:
+        op = ctx.model.operators[peak]
+        return PlanDoesNotFit(
+            f"{head}: at op {peak} ({op.type}) {live[peak]:,} bytes of activations are live at "
+            f"once, {live[peak] - budget:,} more than the budget, so no plan fits in it",
+            pool="arena", needed=plan.arena_bytes, available=budget, op=peak)
     parts = []
     first_op = None
     for k, choice in enumerate(plan.choices):
@@ -98,11 +109,13 @@ def does_not_fit(ctx: PlanContext, plan: Plan, budget: int) -> PlanDoesNotFit:
             parts.append(f"op {k} ({kernel.type}, {choice}) needs {need:,} bytes of scratch, "
                          f"{free:,} are free beside {live[k]:,} bytes of live activations")
             first_op = k if first_op is None else first_op
-    detail = "; ".join(parts) if parts else "the buffers fit op by op but not together (fragmentation)"
-    return PlanDoesNotFit(
-        f"the {plan.mode} plan of {ctx.model.name} needs {plan.arena_bytes:,} bytes, "
-        f"{plan.arena_bytes - budget:,} more than the budget of {budget:,}: {detail}",
-        pool="arena", needed=plan.arena_bytes, available=budget, op=first_op)
+    if parts:
+        detail = "; ".join(parts)
+    else:
+        detail = (f"every op fits (at most {plan.lower_bound_bytes:,} bytes live at once) but the "
+                  f"buffers do not fit together (fragmentation)")
+    return PlanDoesNotFit(f"{head}: {detail}", pool="arena", needed=plan.arena_bytes,
+                          available=budget, op=first_op)
 
 
 # --- the frontier -------------------------------------------------------------------------
