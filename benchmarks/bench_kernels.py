@@ -50,14 +50,14 @@ try:
     import arenaplan
     from arenaplan import _core
     from arenaplan import kernels as K
-    from arenaplan.latency import cpu_model_name
-    from arenaplan.quantize import activation_range, conv_multipliers, conv_output_size, same_padding
+    from arenaplan.latency.sources import cpu_model_name
+    from arenaplan.model.quantize import activation_range, conv_multipliers, conv_output_size, same_padding
 except ImportError as exc:  # pragma: no cover - depends on the environment
     sys.exit(f"bench_kernels: cannot import arenaplan ({exc}); build it "
              "(python setup.py build_ext --inplace) and run with PYTHONPATH=python")
 try:  # the heuristic the "speed" plan uses to pick a variant without measuring
-    from arenaplan.lowering import Variant
-    from arenaplan.plan import fastest_variant
+    from arenaplan.ops.lowering import Variant
+    from arenaplan.ops.ranking import fastest_variant
 except ImportError:  # pragma: no cover - older package
     fastest_variant = None
 

@@ -147,7 +147,7 @@ def sample(fn, target_s: float) -> float:
 
 def bench_lstm(rounds: int, target: float) -> dict:
     import arenaplan as ap
-    from arenaplan.lstm_params import lstm_operands
+    from arenaplan.ops.lstm_params import lstm_operands
     model = ap.load_tflite(MODEL)
     ops = lstm_operands(model, 0)
     x = np.random.default_rng(0).integers(-128, 128, (1, 28, 28), dtype=np.int8)

@@ -46,7 +46,7 @@ import numpy as np
 try:
     import arenaplan
     from arenaplan import lifetimes
-    from arenaplan.latency import cpu_model_name
+    from arenaplan.latency.sources import cpu_model_name
 except ImportError as exc:  # pragma: no cover - depends on the environment
     sys.exit(f"bench_planner: cannot import arenaplan ({exc}); run `pip install -e .` first")
 

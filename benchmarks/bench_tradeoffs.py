@@ -8,7 +8,7 @@ middle point, speed end):
 * measured: Interpreter.profile of each plan: the sum of its ops' times, each op timed
   where it runs in the plan (in C, net of the timer's cost; their fastest runs, the 1st
   percentile of the repeats: the statistic the host source predicts them with, see
-  arenaplan.profiling); and its whole runs timed in one piece, which checks that the op
+  arenaplan.runtime.profiling); and its whole runs timed in one piece, which checks that the op
   times add up;
 * predicted, same window (the checked figure): HostLatency.check profiles the source's
   rank plans and the three plans together, repeat by repeat, so the prediction and the

@@ -10,7 +10,7 @@ cycles (QEMU models no pipeline).
 Per (op type, variant family) a line through the two sizes gives the instructions per
 MAC (the slope) and per op (the intercept: the call, the I/O copies, per-op set-up).
 These are the measured half of the Cortex-M cost model's coefficients (CostModel
-PROFILES in python/arenaplan/latency.py); the cycles per instruction of each core are
+PROFILES in python/arenaplan/latency/sources.py); the cycles per instruction of each core are
 the estimated half (see there).
 
     python benchmarks/calibrate_cortex_m.py        # needs arm-none-eabi-gcc, qemu-system-arm
@@ -28,8 +28,8 @@ from pathlib import Path
 import numpy as np
 
 import arenaplan as ap
-from arenaplan.plan import PlanContext
-from arenaplan.zoo import GraphBuilder
+from arenaplan.planning.context import PlanContext
+from arenaplan.model.zoo import GraphBuilder
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "firmware"))

@@ -68,7 +68,7 @@ try:
 except ImportError as exc:  # pragma: no cover
     sys.exit(f"explore_band_search: cannot import arenaplan ({exc}); run `pip install -e .` first")
 
-from arenaplan.buffers import BufferProblem, verify_offsets  # noqa: E402
+from arenaplan.planning.buffers import BufferProblem, verify_offsets  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_planner import ALIGN, hard_problems, rectangle_cut  # noqa: E402

@@ -79,7 +79,7 @@ def one_svdf(c: dict) -> ap.Model:
 
 def plan_with(model: ap.Model, variant: str) -> "ap.Plan":
     """A plan of ``model`` whose SVDF ops all run ``variant``; every other op its first."""
-    from arenaplan.plan import PlanContext
+    from arenaplan.planning.context import PlanContext
     ctx = PlanContext.build(model)
     chosen = [None if k is None else k.variant(variant) if k.type == "SVDF" else k.variants[0]
               for k in ctx.kernels]

@@ -73,7 +73,7 @@ def test_plan_and_tradeoffs_over_a_target(capsys):
 def test_run_prints_and_saves_the_outputs(capsys, tmp_path):
     import numpy as np
     import arenaplan as ap
-    from arenaplan.run_model import model_inputs
+    from arenaplan.cli.run_model import model_inputs
     out = tmp_path / "y.npy"
     assert main(["run", "--output", str(out), "--seed", "3"]) == 0
     text = capsys.readouterr().out

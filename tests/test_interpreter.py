@@ -375,7 +375,7 @@ def test_four_plans_on_four_threads_run_in_parallel_bit_exactly():
 
 
 def test_profile_together_of_a_shared_interpreter_takes_its_lock_once():
-    from arenaplan.profiling import profile_together
+    from arenaplan.runtime.profiling import profile_together
     plan = ap.plan(ap.load_tflite(model_path("tflm_hello_world_int8")))
     plan.verify()
     interp = ap.Interpreter(plan)

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 import arenaplan as ap
-from arenaplan.buffers import BufferProblem
-from arenaplan.lifetimes import activation_buffers, tensor_lifetimes
+from arenaplan.planning.buffers import BufferProblem
+from arenaplan.planning.lifetimes import activation_buffers, tensor_lifetimes
 from conftest import model_path
 
 # model: (activation tensors, sum of bytes, lower bound) — tensors only, no alignment, no aliasing.

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import arenaplan as ap
-from arenaplan.lowering import OP_CODES, lower
-from arenaplan.quantize import quantize_multiplier
+from arenaplan.ops.lowering import OP_CODES, lower
+from arenaplan.model.quantize import quantize_multiplier
 from conftest import model_path
 import svdf_models
 

@@ -1,4 +1,4 @@
-"""arenaplan.lstm_params: the integer LSTM parameters from scales and from an imported model.
+"""arenaplan.ops.lstm_params: the integer LSTM parameters from scales and from an imported model.
 
 Bit-exactness of these parameters is proven end to end in tests/c/test_lstm.py (the C kernel
 with them against LiteRT on the shared model and on generated ones); here: the parts that
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import arenaplan as ap
-from arenaplan.lstm_params import CELL_SCALE_RANGE, lstm_operands, lstm_quant_params
-from arenaplan.quantize import quantize_multiplier
+from arenaplan.ops.lstm_params import CELL_SCALE_RANGE, lstm_operands, lstm_quant_params
+from arenaplan.model.quantize import quantize_multiplier
 from conftest import model_path
 
 BASE = dict(input_scale=0.0039215689, input_zero_point=-128, input_weight_scales=[0.009, 0.0074, 0.0094, 0.0118],

@@ -120,7 +120,7 @@ KEYWORD = "tflm_keyword_scrambled_int8"     # 10,240 bytes of SVDF state, 288 by
 
 def _keyword_runs(p, count=4):
     """Outputs of ``count`` chained runs: the state carries from one to the next."""
-    from arenaplan.run_model import model_inputs
+    from arenaplan.cli.run_model import model_inputs
     it = ap.Interpreter(p)
     return [it.run(xs) for xs in model_inputs(p.model, runs=count, seed=1)]
 
@@ -290,7 +290,7 @@ def test_cli_plan_on_a_target_says_proven_optimal(capsys):
 
 
 def test_a_pool_above_its_bound_is_not_optimal():
-    from arenaplan.pool_planning import pools_at_bound
+    from arenaplan.planning.pools import pools_at_bound
     problem = ap.buffers.BufferProblem.build([16, 16, 16], [0, 1, 2], [0, 1, 2], 16)
     pools = ap.targets.get("cortex-m7").pools
     # three buffers never live together: one pool holding them at 48 bytes is 32 over its bound

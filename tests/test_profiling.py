@@ -1,4 +1,4 @@
-"""How host timings are summarised and interleaved (arenaplan.profiling).
+"""How host timings are summarised and interleaved (arenaplan.runtime.profiling).
 
 Synthetic rows and stand-in interpreters: these tests check the arithmetic and the
 order of work, never how fast anything runs.
@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 import arenaplan as ap
-from arenaplan import speed_probe
+from arenaplan.latency import speed_probe
 from arenaplan import _core
-from arenaplan.profiling import Timings, _settled, profile_rounds, profile_together, summarise
+from arenaplan.runtime.profiling import Timings, _settled, profile_rounds, profile_together, summarise
 
 
 def rows_of(ops, whole, empty) -> np.ndarray:

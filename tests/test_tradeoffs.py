@@ -9,11 +9,12 @@ import numpy as np
 import pytest
 
 import arenaplan as ap
-from arenaplan import latency
+from arenaplan.latency import sources as latency
+from arenaplan.api import context
 from arenaplan.cli import main
-from arenaplan.plan import PlanContext
-from arenaplan.tradeoffs import does_not_fit
-from arenaplan.zoo import GraphBuilder
+from arenaplan.planning.context import PlanContext
+from arenaplan.planning.tradeoffs import does_not_fit
+from arenaplan.model.zoo import GraphBuilder
 import svdf_models
 from conftest import model_path
 
@@ -41,7 +42,7 @@ def made_up_table(model: ap.Model, seed: int) -> list:
     """Random latencies, faster for more scratch most of the time (but not always)."""
     rng = np.random.default_rng(seed)
     rows = []
-    for k in PlanContext.build(model, latency=None).kernels:
+    for k in PlanContext.build(model).kernels:
         for i, v in enumerate(k.variants):
             rows.append({"op": k.index, "variant": v.name,
                          "seconds": float(rng.uniform(1, 10) / (1 + 0.5 * i))})
@@ -57,7 +58,7 @@ def every_plan(ctx: PlanContext):
 def test_balanced_is_optimal_against_brute_force(seed):
     m = tiny_model()
     table = made_up_table(m, seed)
-    ctx = PlanContext.build(m, latency=table)
+    ctx = context(m, latency=table)
     plans = list(every_plan(ctx))
     budgets = sorted({p.arena_bytes for p in plans})
     for b in budgets:
@@ -72,7 +73,7 @@ def test_frontier_is_the_pareto_set_of_every_plan(seed):
     m = tiny_model()
     table = made_up_table(m, seed)
     f = ap.frontier(m, latency=table)
-    plans = list(every_plan(PlanContext.build(m, latency=table)))
+    plans = list(every_plan(context(m, latency=table)))
     pareto = []
     for p in sorted(plans, key=lambda p: (p.arena_bytes, p.latency_s)):
         if not pareto or p.latency_s < pareto[-1][1] - 1e-15:

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arenaplan.lstm_params import lstm_operands, lstm_quant_params
+from arenaplan.ops.lstm_params import lstm_operands, lstm_quant_params
 from ops_harness import Guarded, cpu, cpu_levels, guarded_from, message, variant_name, variants
 from reference import lstm as R
 from reference import litert_layers as L

@@ -63,8 +63,8 @@ class Layer:
 
 
 def _patched_model(path: Path) -> bytes:
-    """The model bytes as LiteRT's loader takes them (see arenaplan.litert_check)."""
-    from arenaplan.litert_check import litert_model_bytes
+    """The model bytes as LiteRT's loader takes them (see arenaplan.cli.litert_check)."""
+    from arenaplan.cli.litert_check import litert_model_bytes
     return litert_model_bytes(path)
 
 

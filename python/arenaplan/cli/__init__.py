@@ -1,0 +1,4 @@
+"""The ``arenaplan`` command line."""
+from .main import main
+
+__all__ = ["main"]

@@ -1,0 +1,681 @@
+"""Latency sources: how long each (op, variant) takes.
+
+One interface, three implementations:
+
+* ``HostLatency``  runs every variant of every op on this machine with the op's real
+  shapes inside the whole model (one profiled plan per variant rank, random inputs,
+  the plans profiled together, repeat by repeat; the fastest runs (1st percentile),
+  net of the timer's cost), cached on disk by kernel, variant, shapes and a CPU fingerprint, so the second
+  call is instant;
+* ``CostModel``    an analytic model of a target profile (cycles per MAC for each
+  variant family, cycles per byte of scratch traffic, a per-op overhead, the clock),
+  so a Cortex-M answer needs no board;
+* ``TableLatency`` a table a team measured on its own board (CSV or JSON rows of op
+  index or layer signature, variant, seconds or cycles), overriding another source.
+
+``resolve(spec)`` turns what a user passes as ``latency=`` into a source:
+``"host"``, ``"model:cortex-m4"``, a path to a CSV/JSON table, a mapping, or a source.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import math
+import os
+import platform
+import re
+import time
+import warnings
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Dict, List, Mapping, Optional, Sequence, Union
+
+import numpy as np
+
+from .. import _core
+from . import speed_probe
+from ..errors import InvalidArgument
+from ..ops.lowering import OpKernel, Variant
+from ..model.model import Model
+from ..runtime.profiling import OpProfile, Profile, Summary, Timings, profile_rounds, summarise
+from ..runtime.interpreter import Interpreter
+from ..planning.context import PlanContext
+from ..planning.plan import Plan
+
+__all__ = ["LatencySource", "HostLatency", "PlanCheck", "CostModel", "TableLatency", "TargetProfile",
+           "PROFILES", "resolve", "layer_signature"]
+
+#: Per op: variant name -> seconds.
+OpTimes = Dict[str, float]
+
+
+class LatencySource:
+    """Maps each op's variants to seconds. Subclasses implement ``op_times``."""
+
+    name = "latency"
+
+    def op_times(self, model: Model, kernels: Sequence[Optional[OpKernel]]) -> List[OpTimes]:
+        """Seconds of every variant of every op (an empty dict for ops without a kernel)."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+
+def layer_signature(kernel: OpKernel) -> str:
+    """A stable text naming an op's kernel and shapes, independent of its position."""
+    return f"{kernel.type}:{hashlib.sha256(repr((kernel.code, kernel.spec)).encode()).hexdigest()[:16]}"
+
+
+# --- host measurement ------------------------------------------------------------------
+#: The measurement method, part of every cache key: in the whole model, the rank plans
+#: profiled together repeat by repeat, the 1st percentile net of the timed empty call.
+_METHOD = "in-graph, together repeat by repeat, 1st percentile net of the timer, v3"
+
+
+def cpu_model_name() -> str:
+    """The CPU's model name from /proc/cpuinfo, else what the platform module reports."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _cpu_fingerprint() -> str:
+    """CPU model, SIMD level and a hash of the compiled core: a rebuilt kernel is re-measured."""
+    model = cpu_model_name()
+    level = _core.cpu_limit(1)  # also re-establishes the default dispatch ceiling
+    try:
+        build = hashlib.sha256(Path(_core.__file__).read_bytes()).hexdigest()[:16]
+    except (OSError, AttributeError):
+        build = "unknown"
+    # how the figures were taken: another method's figures are not reused
+    return f"{model}|{platform.machine()}|simd{level}|core {build}|{_METHOD}"
+
+
+def _cache_dir() -> Path:
+    root = os.environ.get("ARENAPLAN_CACHE_DIR")
+    if root:
+        return Path(root)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "arenaplan"
+
+
+@dataclass(frozen=True)
+class PlanCheck:
+    """One plan's predicted and measured host latency, taken in the same window.
+
+    ``measured_s`` is the sum of the plan's own op times in its Interpreter.profile (the
+    ops timed where they run in the plan, the same statistic the source predicts them
+    with); ``measured_whole_s`` the plan's whole runs timed in one piece, which also
+    checks that the op times add up (it needs a whole run in a quiet moment, so on a
+    busy machine it is the noisier of the two)."""
+
+    predicted_s: float
+    measured_s: float
+    measured_whole_s: float
+    profile: Profile
+
+    @property
+    def error(self) -> float:
+        """(predicted - measured) / measured."""
+        return (self.predicted_s - self.measured_s) / self.measured_s if self.measured_s else 0.0
+
+    @property
+    def whole_error(self) -> float:
+        """(predicted - measured whole run) / measured whole run."""
+        return ((self.predicted_s - self.measured_whole_s) / self.measured_whole_s
+                if self.measured_whole_s else 0.0)
+
+
+class HostLatency(LatencySource):
+    """Runs each (op, variant) on this machine, inside the whole model; cached on disk.
+
+    Every op's time is its fastest runs (the 1st percentile of its repeats) net of the
+    timer's own cost (see arenaplan.runtime.profiling): on a shared machine whose speed flips
+    with the load of other tenants, that is the op's own cost, and it is what
+    ``Interpreter.profile`` reports as ``seconds`` and ``total_s``. The plans that carry
+    the variants are profiled together, repeat by repeat, for ``window_s`` or longer
+    (until the figures settle and the speed probe has run at this machine's normal
+    speed, at most four times the window), so all of them sample the same moments.
+
+    Args:
+        repeats: at least this many rounds.
+        min_sample_s: each round lasts about this long per plan.
+        window_s: the least time spent measuring (per model).
+        max_window_s: the most time spent measuring (per model) while the figures are
+            still improving or the machine runs slower than its normal speed.
+        cache: read and write the on-disk cache (``$ARENAPLAN_CACHE_DIR`` or
+            ``~/.cache/arenaplan``).
+        progress: show a progress bar while measuring (tqdm), None = when a terminal.
+    """
+
+    name = "host"
+
+    def __init__(self, repeats: int = 5, min_sample_s: float = 0.002, cache: bool = True,
+                 progress: Optional[bool] = None, window_s: float = 1.0,
+                 max_window_s: float = 6.0) -> None:
+        if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+            raise InvalidArgument(f"repeats must be a positive integer, got {repeats!r}")
+        for what, value in (("min_sample_s", min_sample_s), ("window_s", window_s),
+                            ("max_window_s", max_window_s)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                    or not math.isfinite(value) or value < 0:
+                raise InvalidArgument(f"{what} must be a non-negative number of seconds, got {value!r}")
+        self.repeats = repeats
+        self.min_sample_s = float(min_sample_s)
+        self.window_s = float(window_s)
+        self.max_window_s = float(max_window_s)
+        #: The last measuring window: seconds spent, the speed probe against its record.
+        self.last_window: Optional[Dict[str, float]] = None
+        self.cache = cache
+        self.progress = progress
+        self._memory: Optional[Dict[str, float]] = None   # the cache, once read
+        self._fingerprint = _cpu_fingerprint()
+
+    def _key(self, kernel: OpKernel, variant: Variant) -> str:
+        text = repr((self._fingerprint, kernel.code, kernel.spec, variant.name))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def _cache_file(self) -> Path:
+        return _cache_dir() / "host_latency.json"
+
+    def _load(self) -> Dict[str, float]:
+        if not self.cache:
+            return {}
+        try:
+            data = json.loads(self._cache_file().read_text())
+            # zero is a real figure: an aliased RESHAPE costs less than the clock's jitter
+            return {k: float(v) for k, v in data.items()
+                    if isinstance(v, (int, float)) and math.isfinite(v) and v >= 0}
+        except (OSError, ValueError, AttributeError):
+            return {}
+
+    def _save(self, table: Dict[str, float]) -> None:
+        if not self.cache:
+            return
+        path = self._cache_file()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(table))
+            os.replace(tmp, path)
+        except OSError:
+            pass  # a read-only home only costs re-measuring
+
+    def _table(self) -> Dict[str, float]:
+        if self._memory is None:
+            self._memory = self._load()
+        return self._memory
+
+    def _rounds(self, timed: Sequence, model: Model, x: Optional[list],
+                window_s: Optional[float] = None) -> List[Profile]:
+        """The Profile of each of ``timed``, profiled together over rounds, with a bar.
+
+        The speed probe runs in every round too; the rounds go on (up to
+        ``max_window_s``) until it has run at its recorded speed, so the window holds a
+        stretch of this machine's normal speed (see arenaplan.latency.speed_probe). When it has
+        not, the figures are kept but a warning says how much slower the machine ran.
+        ``last_window`` records the seconds spent and the probe's speed against its
+        record (1.0: normal).
+        """
+        show = self.progress if self.progress is not None else os.isatty(2)
+        bar = None
+        if show:
+            try:
+                from tqdm import tqdm
+                bar = tqdm(desc=f"measuring {model.name}", unit="round", leave=False)
+            except ImportError:  # pragma: no cover - tqdm is a dependency
+                bar = None
+
+        def tick(done: int, total: int) -> None:
+            if bar is not None:
+                bar.total = total
+                bar.update(done - bar.n)
+
+        table = self._table()
+        probe_key = f"speed probe|{self._fingerprint}"
+        record = table.get(probe_key, math.inf)
+        probe, probe_x = speed_probe.probe()
+
+        def ready(timings: List[Timings]) -> bool:
+            return speed_probe.at_normal_speed(speed_probe.speed_of(timings[-1]), record)
+
+        window = self.window_s if window_s is None else window_s
+        start = time.perf_counter()
+        try:
+            timings = profile_rounds(list(timed) + [probe], window, self.repeats, self.min_sample_s,
+                                     x=list(x or [None] * len(timed)) + [probe_x], progress=tick,
+                                     ready=ready, max_window_s=max(self.max_window_s, window))
+        finally:
+            if bar is not None:
+                bar.close()
+        probe_s = speed_probe.speed_of(timings[-1])
+        slow = probe_s / record if math.isfinite(record) and record > 0 else 1.0
+        self.last_window = {"seconds": time.perf_counter() - start, "probe_vs_record": slow}
+        if not speed_probe.at_normal_speed(probe_s, record):
+            warnings.warn(f"host latency of {model.name} measured while this machine ran {slow:.2f}x "
+                          f"slower than its normal speed (speed probe) for {self.last_window['seconds']:.1f} s; "
+                          f"its figures may be up to that much too high", RuntimeWarning, stacklevel=3)
+        table[probe_key] = min(record, probe_s)
+        return [t._profile_result(s.summary()) for t, s in zip(timed, timings)]
+
+    def measure_isolated(self, model: Model, todo: Sequence[tuple]) -> Dict[str, float]:
+        """Seconds of each (kernel, variant) in ``todo``, each on its own one-node graph
+        (random inputs of the op's shapes), profiled together. For models with
+        ops that have no kernel, where the whole model cannot run."""
+        timed = [_NodeTimer(model, k, v) for k, v in todo]
+        return {self._key(k, v): best[0].seconds
+                for (k, v), best in zip(todo, self._rounds(timed, model, None))}
+
+    def _rank_plans(self, model: Model, kernels: Sequence[OpKernel]) -> tuple:
+        """The variant of every op in each rank plan (every op runs its j-th variant, or
+        its last when it has fewer), their Interpreters, and random inputs."""
+
+        # Time the very kernels (and prepared weights) the plans will run: where weights
+        # sit in memory moves some layers' times by tens of percent.
+        ctx = PlanContext.build(model, kernels=list(kernels))
+        rng = np.random.default_rng(0)
+        x = []
+        for t in model.inputs:
+            tensor = model.tensors[t]
+            if tensor.dtype == "float32":
+                x.append(rng.standard_normal(tensor.shape).astype(np.float32))
+            else:
+                info = np.iinfo(np.dtype(tensor.dtype))
+                x.append(rng.integers(info.min, info.max, size=tensor.shape, dtype=np.dtype(tensor.dtype)))
+        ranks = max(len(k.variants) for k in ctx.kernels)
+        chosen = [[k.variants[min(j, len(k.variants) - 1)] for k in ctx.kernels] for j in range(ranks)]
+        # placed as the plans themselves are (the default strategy): the size plan is the
+        # first rank plan, byte for byte, and no placement effect hides in the prediction
+        interpreters = [Interpreter(ctx.make(c, "size", with_greedy=False)) for c in chosen]
+        return chosen, interpreters, x
+
+    def _times_of(self, kernels: Sequence[OpKernel], chosen: Sequence[Sequence[Variant]],
+                  profiles: Sequence[Profile]) -> Dict[str, float]:
+        """Cache entries from the rank plans' profiles. A variant is read from its own
+        rank only (the j-th variant from plan j), though an op with fewer variants runs
+        its last one in the later plans as well: the fastest of more samples would be
+        lower than a plan's own figure, which has the samples of one plan."""
+        found: Dict[str, float] = {}
+        for j, (variants, best) in enumerate(zip(chosen, profiles)):
+            for record, kernel, variant in zip(best, kernels, variants):
+                if j < len(kernel.variants):
+                    found[self._key(kernel, kernel.variant(variant.name))] = record.seconds
+        return found
+
+    def measure_in_graph(self, model: Model, kernels: Sequence[Optional[OpKernel]]) -> Dict[str, float]:
+        """Seconds of every (op, variant), timed where it runs: inside the whole model.
+
+        One plan per variant rank (every op runs its j-th variant, or its last when it has
+        fewer) is profiled by the Interpreter, the plans together, repeat by repeat, so
+        each op sees the cache its neighbours leave behind, as it will in any plan, and
+        every plan sees the same stretch of the machine's load. Needs every op to have a
+        kernel.
+        """
+        chosen, interpreters, x = self._rank_plans(model, kernels)
+        return self._times_of(kernels, chosen, self._rounds(interpreters, model, [x] * len(chosen)))
+
+    def check(self, plans: Sequence, window_s: Optional[float] = None) -> List["PlanCheck"]:
+        """Predicted against measured latency of ``plans`` (of one model), side by side.
+
+        This source's rank plans and the given plans are profiled together, repeat by
+        repeat, so the prediction (the plan's variants' op times from this window) and
+        the measurement (the plan's Interpreter.profile: the sum of its op times, and its
+        whole runs) see the same load. Nothing is written to the cache.
+        """
+
+        plans = list(plans)
+        if not plans or not all(isinstance(p, Plan) for p in plans):
+            raise InvalidArgument("check needs a non-empty list of arenaplan.Plan")
+        model = plans[0].model
+        if any(p.model.digest != model.digest for p in plans):
+            raise InvalidArgument("check compares plans of one model; these plans are of several")
+        kernels = plans[0].kernels
+        if kernels is None or any(k is None for k in kernels):
+            raise InvalidArgument(f"{model.name} has ops without kernels: its plans cannot run here")
+        chosen, ranks, x = self._rank_plans(model, kernels)
+        runs = [Interpreter(p) for p in plans]
+        profiles = self._rounds(ranks + runs, model, [x] * (len(ranks) + len(runs)), window_s)
+        times = self._times_of(kernels, chosen, profiles[:len(ranks)])
+        result = []
+        for plan, profile in zip(plans, profiles[len(ranks):]):
+            predicted = sum(times[self._key(k, k.variant(c))] for k, c in zip(plan.kernels, plan.choices))
+            result.append(PlanCheck(float(predicted), profile.ops_total_s, profile.total_s, profile))
+        return result
+
+    def op_times(self, model: Model, kernels: Sequence[Optional[OpKernel]]) -> List[OpTimes]:
+        table = self._table()
+        todo = [(k, v) for k in kernels if k is not None for v in k.variants
+                if self._key(k, v) not in table]
+        if todo:
+            if all(k is not None for k in kernels):
+                table.update(self.measure_in_graph(model, kernels))
+            else:
+                table.update(self.measure_isolated(model, todo))
+            self._save(table)
+        return [{} if k is None else {v.name: table[self._key(k, v)] for v in k.variants}
+                for k in kernels]
+
+
+class _NodeTimer:
+    """One (op, variant) on a one-node graph over random bytes, profiled like a plan."""
+
+    def __init__(self, model: Model, kernel: OpKernel, variant: Variant) -> None:
+        places, inputs, offset = [], [], 0
+
+        def slot(nbytes: int, align: int = 64) -> int:
+            nonlocal offset
+            offset = -(-offset // align) * align
+            start = offset
+            offset += nbytes
+            return start
+
+        for t in kernel.data_inputs:
+            tensor = model.tensors[t]
+            if tensor.is_constant:
+                data = np.ascontiguousarray(tensor.data)
+                places.append((-1, 0, data.nbytes, data))
+            else:
+                places.append((0, slot(tensor.nbytes), tensor.nbytes, None))
+            inputs.append(len(places) - 1)
+        out_t = model.tensors[kernel.output]
+        places.append((0, slot(out_t.nbytes), out_t.nbytes, None))
+        output = len(places) - 1
+        scratch = []
+        for bytes_, align in variant.scratch:
+            places.append((0, slot(bytes_, max(align, 64)), bytes_, None))
+            scratch.append(len(places) - 1)
+        states = []
+        for t in kernel.states:
+            nbytes = model.tensors[t].nbytes
+            places.append((0, slot(nbytes), nbytes, None))
+            states.append(len(places) - 1)
+        self._arena = np.random.default_rng(0).integers(0, 256, size=offset + 64, dtype=np.uint8)
+        self._graph = _core.Graph(places, [(kernel.code, kernel.spec, kernel.prepared(),
+                                            (variant.kind, variant.param), inputs, output, scratch,
+                                            states)],
+                                  [offset + 64])
+        self._label = (kernel.index, kernel.type, variant.name, variant.scratch_bytes)
+
+    def profile(self, repeats: int) -> Profile:
+        return self._profile_result(summarise(np.array(self._graph.profile([self._arena], int(repeats)))))
+
+    def _profile_handle(self) -> tuple:
+        return self._graph, [self._arena]
+
+    def _profile_result(self, s: Summary) -> Profile:
+        op = OpProfile(*self._label[:3], float(s.op_s[0]), self._label[3], float(s.op_median_s[0]))
+        return Profile([op], s.total_s, s.total_median_s, s.timer_s, s.repeats)
+
+
+# --- analytic cost model ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class TargetProfile:
+    """Coefficients of the analytic cost model of one target.
+
+    cycles(op, variant) = overhead_cycles + macs * cycles_per_mac[key]
+                          + scratch_bytes * cycles_per_scratch_byte
+    where key is "<op type>:<variant family>" ("CONV_2D:im2col"), else the family alone
+    ("direct", "im2col", "gemm_1x1", "padded_rows", "exp_cache", ...), else "default".
+    A variant's family is its name without the block-size suffix; its MACs are the
+    multiply-accumulates (elements for element-wise ops and SOFTMAX).
+    """
+
+    name: str
+    clock_hz: float
+    cycles_per_mac: Mapping[str, float]
+    cycles_per_scratch_byte: float
+    overhead_cycles: float
+    source: str = ""
+
+    def family(self, variant: Variant) -> str:
+        """The variant's name without its block-size suffix ("im2col_rows_12" -> "im2col_rows")."""
+        return re.sub(r"_\d+$", "", variant.name)
+
+    def per_mac(self, kernel: OpKernel, variant: Variant) -> float:
+        """Cycles per MAC of ``variant`` of ``kernel``'s op (see the class docstring)."""
+        family = self.family(variant)
+        for key in (f"{kernel.type}:{family}", family, "default"):
+            if key in self.cycles_per_mac:
+                return self.cycles_per_mac[key]
+        raise InvalidArgument(f"cost model {self.name!r} has no 'default' cycles per MAC")
+
+    def cycles(self, kernel: OpKernel, variant: Variant) -> float:
+        per_mac = self.per_mac(kernel, variant)
+        return (self.overhead_cycles + variant.macs * per_mac
+                + variant.scratch_bytes * self.cycles_per_scratch_byte)
+
+
+# Coefficients: what each core executes, measured; how fast it executes it, estimated.
+#
+# Measured: instructions per MAC (per element for ADD and SOFTMAX) of this project's
+# portable C kernels (csrc/runtime, arm-none-eabi-gcc -O2, no hand-written DSP or
+# Helium code), per op type and variant family, counted by benchmarks/calibrate_cortex_m.py
+# (results/calibrate_cortex_m.json): one-op models at two sizes, exported, built with
+# the firmware harness and run under qemu-system-arm -icount (one SysTick tick per 40
+# instructions); the slope between the two sizes is the figure below, the intercepts
+# (call, set-up, per-op constants) are ~800-3,500 instructions, about 1,500 typically.
+# The im2col rows variants cost the same instructions whatever their block size (within
+# 0.1 %) and the padded-row depthwise ones within 5 %: the scratch buffer costs nothing
+# by itself (its filling is in the per-MAC figure), so cycles_per_scratch_byte is 0 and
+# ties go to the smaller scratch. SVDF's two variants (the keyword model's 64 filters,
+# memory 8, over 16 and 96 features) execute the same instructions within 0.2 %; the
+# intercept, about 15,400 (the state shift, the time step), is above the per-op constant.
+#   Not measured (no one-op model builder for them yet): MUL, MAX_POOL_2D, MEAN,
+#   QUANTIZE, DEQUANTIZE, CONCATENATION, PAD ("default", set between the pooling and the
+#   element-wise figures); a 1x1 CONV_2D "direct" measured 8.2 instructions per MAC
+#   against 6.4 for 3x3, the figure used for both.
+# Estimated: cycles per instruction. Cortex-M4: single issue, loads 2 cycles unless
+# pipelined back to back, taken branches 1 + 2 refill; these loops are about a third
+# loads, so ~1.3. Cortex-M7: dual issue, ~1.45x the M4's work per clock on CoreMark
+# (about 5.0 against 3.4 per MHz) for the same instructions, so ~0.9. Cortex-M55 (the
+# scalar pipeline; the kernels do not use Helium): ~1.1, between the two, with the
+# M4's instruction counts (no QEMU Cortex-M55 build in the harness). A board's own
+# figures (TableLatency) replace all of this.
+_INSTRUCTIONS_PER_MAC = {
+    "cortex-m4": {"CONV_2D:direct": 6.41, "CONV_2D:im2col": 4.29, "CONV_2D:im2col_rows": 4.29,
+                  "CONV_2D:gemm_1x1": 6.14, "DEPTHWISE_CONV_2D:direct": 18.5,
+                  "DEPTHWISE_CONV_2D:padded_rows": 19.6, "FULLY_CONNECTED:direct": 11.0,
+                  "AVERAGE_POOL_2D:direct": 6.9, "ADD:direct": 129.0, "SOFTMAX:direct": 458.0,
+                  "SOFTMAX:exp_cache": 267.0, "SVDF:direct": 5.93, "SVDF:fused": 5.93, "default": 20.0},
+    "cortex-m7": {"CONV_2D:direct": 6.37, "CONV_2D:im2col": 4.40, "CONV_2D:im2col_rows": 4.41,
+                  "CONV_2D:gemm_1x1": 6.28, "DEPTHWISE_CONV_2D:direct": 18.0,
+                  "DEPTHWISE_CONV_2D:padded_rows": 24.8, "FULLY_CONNECTED:direct": 11.0,
+                  "AVERAGE_POOL_2D:direct": 6.9, "ADD:direct": 133.0, "SOFTMAX:direct": 464.0,
+                  "SOFTMAX:exp_cache": 270.0, "SVDF:direct": 5.93, "SVDF:fused": 5.93, "default": 20.0},
+}
+_INSTRUCTIONS_PER_OP = 1500.0
+_CYCLES_PER_INSTRUCTION = {"cortex-m4": 1.3, "cortex-m7": 0.9, "cortex-m55": 1.1}
+
+
+def _calibrated(name: str, clock_hz: float, counted_on: str) -> TargetProfile:
+    cpi = _CYCLES_PER_INSTRUCTION[name]
+    return TargetProfile(
+        name, clock_hz, {k: round(v * cpi, 3) for k, v in _INSTRUCTIONS_PER_MAC[counted_on].items()},
+        cycles_per_scratch_byte=0.0, overhead_cycles=_INSTRUCTIONS_PER_OP * cpi,
+        source=f"instructions counted under QEMU ({counted_on} build) x {cpi} cycles per "
+               f"instruction (estimated)")
+
+
+PROFILES: Dict[str, TargetProfile] = {
+    "cortex-m4": _calibrated("cortex-m4", 168e6, "cortex-m4"),
+    "cortex-m7": _calibrated("cortex-m7", 480e6, "cortex-m7"),
+    "cortex-m55": _calibrated("cortex-m55", 160e6, "cortex-m4"),
+}
+
+
+class CostModel(LatencySource):
+    """Analytic latency of a target profile (see TargetProfile); no board needed."""
+
+    def __init__(self, profile: Union[str, TargetProfile], **overrides: object) -> None:
+        if isinstance(profile, str):
+            if profile not in PROFILES:
+                raise InvalidArgument(f"unknown target profile {profile!r}; "
+                                      f"choose one of {', '.join(PROFILES)}")
+            profile = PROFILES[profile]
+        if overrides:
+            unknown = set(overrides) - {"clock_hz", "cycles_per_mac", "cycles_per_scratch_byte",
+                                        "overhead_cycles"}
+            if unknown:
+                raise InvalidArgument(f"unknown cost model coefficient(s) {sorted(unknown)}")
+            if "cycles_per_mac" in overrides:
+                given = dict(overrides["cycles_per_mac"])
+                # a bare family ("direct") given replaces that family for every op type
+                families = {k for k in given if ":" not in k}
+                base = {k: v for k, v in profile.cycles_per_mac.items()
+                        if k.split(":", 1)[-1] not in families or ":" not in k}
+                overrides["cycles_per_mac"] = {**base, **given}
+            profile = replace(profile, **overrides)
+        if not profile.clock_hz > 0:
+            raise InvalidArgument(f"clock_hz must be > 0, got {profile.clock_hz}")
+        self.profile = profile
+        self.name = f"model:{profile.name}"
+
+    def op_times(self, model: Model, kernels: Sequence[Optional[OpKernel]]) -> List[OpTimes]:
+        p = self.profile
+        return [{} if k is None else {v.name: p.cycles(k, v) / p.clock_hz for v in k.variants}
+                for k in kernels]
+
+
+# --- user tables -------------------------------------------------------------------------
+class TableLatency(LatencySource):
+    """Latencies a team measured (CSV or JSON), overriding a base source.
+
+    Rows: ``op`` (op index) or ``layer`` (a ``layer_signature``), ``variant``, and
+    ``seconds`` or ``cycles`` (then ``clock_hz`` is required, per row or for the table).
+    A JSON file holds ``{"model_sha256": optional, "clock_hz": optional, "rows": [...]}``
+    or just the list of rows. Without a base source every op and variant must be covered.
+    """
+
+    def __init__(self, table: Union[str, Path, Mapping, Sequence[Mapping]],
+                 base: Optional[LatencySource] = None, clock_hz: Optional[float] = None) -> None:
+        self.base = base
+        self.model_sha256: Optional[str] = None
+        rows, meta_clock, source = self._read(table)
+        self.source = source
+        self.name = f"table:{source}"
+        clock = clock_hz if clock_hz is not None else meta_clock
+        self.rows = [self._row(i, r, clock) for i, r in enumerate(rows)]
+
+    def _read(self, table) -> tuple:
+        if isinstance(table, (str, Path)):
+            path = Path(table)
+            try:
+                text = path.read_text()
+            except OSError as exc:
+                raise InvalidArgument(f"cannot read latency table {str(path)!r}: {exc.strerror or exc}") from None
+            if path.suffix.lower() == ".csv":
+                return list(csv.DictReader(text.splitlines())), None, path.name
+            try:
+                data = json.loads(text)
+            except ValueError as exc:
+                raise InvalidArgument(f"latency table {path.name}: not valid JSON ({exc})") from None
+            table, source = data, path.name
+        else:
+            source = "table"
+        if isinstance(table, Mapping):
+            self.model_sha256 = table.get("model_sha256")
+            rows = table.get("rows")
+            if not isinstance(rows, list):
+                raise InvalidArgument("a latency table mapping needs a 'rows' list")
+            return rows, table.get("clock_hz"), source
+        return list(table), None, source
+
+    @staticmethod
+    def _row(i: int, r: Mapping, clock: Optional[float]) -> dict:
+        if not isinstance(r, Mapping):
+            raise InvalidArgument(f"latency table row {i} is not a mapping: {r!r}")
+        where = {k: r[k] for k in ("op", "layer") if r.get(k) not in (None, "")}
+        if len(where) != 1:
+            raise InvalidArgument(f"latency table row {i}: give exactly one of 'op' or 'layer'")
+        variant = r.get("variant")
+        if not variant:
+            raise InvalidArgument(f"latency table row {i}: 'variant' is missing")
+        if r.get("seconds") not in (None, ""):
+            seconds = _number(r["seconds"], f"row {i} seconds")
+        elif r.get("cycles") not in (None, ""):
+            hz = r.get("clock_hz") or clock
+            if not hz:
+                raise InvalidArgument(f"latency table row {i}: cycles need a clock_hz")
+            seconds = _number(r["cycles"], f"row {i} cycles") / _number(hz, f"row {i} clock_hz")
+        else:
+            raise InvalidArgument(f"latency table row {i}: give 'seconds' or 'cycles'")
+        if seconds < 0:
+            raise InvalidArgument(f"latency table row {i}: negative time {seconds}")
+        op = where.get("op")
+        if op is not None:
+            try:
+                op = int(op)
+            except (TypeError, ValueError):
+                raise InvalidArgument(f"latency table row {i}: op {op!r} is not an integer") from None
+        return {"op": op, "layer": where.get("layer"), "variant": str(variant), "seconds": seconds}
+
+    def op_times(self, model: Model, kernels: Sequence[Optional[OpKernel]]) -> List[OpTimes]:
+        if self.model_sha256 and self.model_sha256 != model.digest:
+            raise InvalidArgument(f"latency table {self.source} was measured on model "
+                                  f"{self.model_sha256[:12]}…, not on {model.name} ({model.digest[:12]}…)")
+        base = self.base.op_times(model, kernels) if self.base is not None else [dict() for _ in kernels]
+        times = [dict(b) for b in base]
+        signatures = {layer_signature(k): i for i, k in enumerate(kernels) if k is not None}
+        for row in self.rows:
+            i = row["op"] if row["op"] is not None else signatures.get(row["layer"])
+            if i is None or not 0 <= i < len(kernels) or kernels[i] is None:
+                raise InvalidArgument(f"latency table {self.source}: no op "
+                                      f"{row['op'] if row['op'] is not None else row['layer']!r} "
+                                      f"with a kernel in {model.name}")
+            names = [v.name for v in kernels[i].variants]
+            if row["variant"] not in names:
+                raise InvalidArgument(f"latency table {self.source}: op {i} ({kernels[i].type}) has no "
+                                      f"variant {row['variant']!r}; it has {', '.join(names)}")
+            times[i][row["variant"]] = row["seconds"]
+        for i, k in enumerate(kernels):
+            if k is None:
+                continue
+            missing = [v.name for v in k.variants if v.name not in times[i]]
+            if missing:
+                raise InvalidArgument(f"latency table {self.source} has no time for op {i} ({k.type}) "
+                                      f"variant(s) {', '.join(missing)}, and no base source fills them")
+        return times
+
+
+def _number(value: object, what: str) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise InvalidArgument(f"latency table {what}: {value!r} is not a number") from None
+    if not math.isfinite(v):
+        raise InvalidArgument(f"latency table {what}: {value!r} is not finite")
+    return v
+
+
+LatencySpec = Union[None, str, Path, LatencySource, Mapping, Sequence]
+
+
+def resolve(spec: LatencySpec) -> Optional[LatencySource]:
+    """A latency source from ``"host"``, ``"model:<profile>"``, a table path, a mapping or rows."""
+    if spec is None or isinstance(spec, LatencySource):
+        return spec
+    if isinstance(spec, str):
+        if spec == "host":
+            return HostLatency()
+        if spec.startswith("model:"):
+            return CostModel(spec.split(":", 1)[1])
+        if spec in PROFILES:
+            return CostModel(spec)
+        path = Path(spec)
+        if path.suffix.lower() in (".csv", ".json"):
+            return TableLatency(path)
+        raise InvalidArgument(f"unknown latency source {spec!r}: use 'host', 'model:<profile>' "
+                              f"({', '.join(PROFILES)}) or a .csv/.json table")
+    if isinstance(spec, Path):
+        return TableLatency(spec)
+    if isinstance(spec, (Mapping, list, tuple)):
+        return TableLatency(spec)
+    raise InvalidArgument(f"latency must be 'host', 'model:<profile>', a table or a source, got "
+                          f"{type(spec).__name__}")

@@ -1,0 +1,1 @@
+"""Models: the graph record, importers, the built-in zoo and quantisation helpers."""

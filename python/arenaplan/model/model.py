@@ -1,0 +1,189 @@
+"""The in-memory model: ops in execution order, tensors, constants.
+
+A Model is plain data that a test can build by hand; importers (TFLite) and the
+built-in zoo produce it, and everything downstream (lifetimes, planning,
+execution, export) reads only this.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..errors import ModelError
+
+__all__ = ["Quantization", "Tensor", "Operator", "Model", "DTYPE_SIZES"]
+
+#: Bytes per element of the dtypes a model may hold (names as NumPy spells them).
+DTYPE_SIZES: Dict[str, int] = {
+    "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4,
+    "int64": 8, "uint64": 8, "float16": 2, "float32": 4, "float64": 8, "bool": 1,
+    "complex64": 8, "string": 1, "int4": 1, "resource": 0, "variant": 0,
+}
+
+
+@dataclass(frozen=True)
+class Quantization:
+    """Affine quantisation: real = scale * (q - zero_point), per tensor or per channel."""
+
+    scale: Tuple[float, ...]
+    zero_point: Tuple[int, ...]
+    axis: int = 0  # the quantised dimension when per channel
+
+    @property
+    def per_channel(self) -> bool:
+        return len(self.scale) > 1
+
+
+@dataclass
+class Tensor:
+    """A tensor of the graph. ``data`` is set for constants (weights, biases, shapes)."""
+
+    index: int
+    name: str
+    shape: Tuple[int, ...]
+    dtype: str
+    quantization: Optional[Quantization] = None
+    data: Optional[np.ndarray] = None
+    is_variable: bool = False
+
+    @property
+    def is_constant(self) -> bool:
+        return self.data is not None
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the tensor (sub-byte types rounded up to whole bytes per element)."""
+        count = 1
+        for d in self.shape:
+            count *= max(int(d), 0)
+        return count * DTYPE_SIZES.get(self.dtype, 1)
+
+
+@dataclass
+class Operator:
+    """One op: its type name (TFLite builtin name, or the custom code), operands, options."""
+
+    index: int
+    type: str
+    inputs: Tuple[int, ...]      # tensor indices; -1 marks an omitted optional operand
+    outputs: Tuple[int, ...]
+    options: Dict[str, Any] = field(default_factory=dict)
+    custom_code: Optional[str] = None
+    # Tensors an op only reads quantisation from (TFLite's integer LSTM keeps the scales of
+    # its gate and hidden intermediates there); they hold no data and take no memory.
+    intermediates: Tuple[int, ...] = ()
+
+    @property
+    def is_custom(self) -> bool:
+        return self.custom_code is not None
+
+
+#: Ops whose output only reinterprets the input's bytes (same size, no copy needed).
+ALIASING_OPS = frozenset({"RESHAPE", "SQUEEZE", "EXPAND_DIMS"})
+
+
+@dataclass
+class Model:
+    """A graph in execution order. Build by hand, from ``load_tflite`` or ``zoo.load``."""
+
+    name: str
+    tensors: List[Tensor]
+    operators: List[Operator]
+    inputs: Tuple[int, ...]
+    outputs: Tuple[int, ...]
+    source: str = ""        # file path or "zoo:<name>"
+    digest: str = ""        # sha256 of the source bytes, or of the graph when built in code
+
+    def __post_init__(self) -> None:
+        self.validate()
+        if not self.digest:
+            self.digest = self.content_hash()
+
+    # --- checks ---------------------------------------------------------------
+    def validate(self) -> None:
+        """Raise ModelError if the graph is inconsistent (indices, zero ops, writers)."""
+        n = len(self.tensors)
+        if not self.operators:
+            raise ModelError(f"model {self.name!r} has no ops")
+        for i, t in enumerate(self.tensors):
+            if t.index != i:
+                raise ModelError(f"tensor {i} ({t.name!r}) records index {t.index}")
+            if any(int(d) < 0 for d in t.shape):
+                raise ModelError(f"tensor {i} ({t.name!r}) has a negative dimension in shape {t.shape}")
+        for where, ids in (("inputs", self.inputs), ("outputs", self.outputs)):
+            for t in ids:
+                if not 0 <= t < n:
+                    raise ModelError(f"model {where} name tensor {t}, but the model has {n} tensors")
+        written: Dict[int, int] = {}
+        for k, op in enumerate(self.operators):
+            if op.index != k:
+                raise ModelError(f"op {k} ({op.type}) records index {op.index}")
+            for role, ids in (("input", op.inputs), ("output", op.outputs)):
+                for t in ids:
+                    if t == -1 and role == "input":
+                        continue
+                    if not 0 <= t < n:
+                        raise ModelError(f"op {k} ({op.type}) {role} names tensor {t}, "
+                                         f"but the model has {n} tensors")
+            for t in op.intermediates:
+                if not 0 <= t < n:
+                    raise ModelError(f"op {k} ({op.type}) intermediate names tensor {t}, "
+                                     f"but the model has {n} tensors")
+            for t in op.outputs:
+                if t in written:
+                    raise ModelError(f"tensor {t} ({self.tensors[t].name!r}) is written by op "
+                                     f"{written[t]} and again by op {k} ({op.type})")
+                if self.tensors[t].is_constant:
+                    raise ModelError(f"op {k} ({op.type}) writes constant tensor {t} "
+                                     f"({self.tensors[t].name!r})")
+                written[t] = k
+
+    # --- queries --------------------------------------------------------------
+    def activation_tensors(self) -> List[int]:
+        """Non-constant, non-variable tensors that the graph touches, in index order."""
+        used = set(self.inputs) | set(self.outputs)
+        for op in self.operators:
+            used.update(t for t in op.inputs if t >= 0)
+            used.update(op.outputs)
+        return [t for t in sorted(used)
+                if not self.tensors[t].is_constant and not self.tensors[t].is_variable]
+
+    def variable_tensors(self) -> List[int]:
+        return [t.index for t in self.tensors if t.is_variable]
+
+    def op_types(self) -> Dict[str, int]:
+        counts: Dict[str, int] = {}
+        for op in self.operators:
+            counts[op.type] = counts.get(op.type, 0) + 1
+        return counts
+
+    def content_hash(self) -> str:
+        """sha256 over the graph structure, shapes, quantisation and constant bytes."""
+        h = hashlib.sha256()
+        for t in self.tensors:
+            h.update(repr((t.name, t.shape, t.dtype, t.is_variable, t.quantization)).encode())
+            if t.data is not None:
+                h.update(np.ascontiguousarray(t.data).tobytes())
+        for op in self.operators:
+            h.update(repr((op.type, op.inputs, op.outputs, sorted(op.options.items()),
+                           op.custom_code)).encode())
+        h.update(repr((self.inputs, self.outputs)).encode())
+        return h.hexdigest()
+
+    def summary(self) -> str:
+        lines = [f"model {self.name}: {len(self.operators)} ops, {len(self.tensors)} tensors"]
+        for op in self.operators:
+            outs = ", ".join(f"{self.tensors[t].shape}" for t in op.outputs)
+            lines.append(f"  {op.index:3d} {op.type:<24s} -> {outs}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return (f"Model({self.name!r}, {len(self.operators)} ops, {len(self.tensors)} tensors, "
+                f"inputs={list(self.inputs)}, outputs={list(self.outputs)})")
+
+
+def shape_tuple(values: Sequence[int]) -> Tuple[int, ...]:
+    return tuple(int(v) for v in values)

@@ -1,0 +1,634 @@
+"""From model ops to kernel calls: what each op runs, with which parameters.
+
+``lower(model)`` maps every op to an ``OpKernel``: the executor's op code, the
+params spec the C core builds its struct from (derived exactly as TensorFlow
+Lite's Prepare functions derive them), the constants, and the variants the
+kernel offers for these shapes. Ops or parameters arenaplan cannot run raise
+UnsupportedModel naming the op index, its type and what is wrong, so a model
+that plans also runs.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .. import _core
+from ..errors import ArenaplanError, UnsupportedModel
+from .lstm_params import lstm_operands
+from ..model.model import ALIASING_OPS, Model, Operator, Tensor
+from ..model.quantize import activation_range, conv_multipliers, conv_output_size, quantize_multiplier, same_padding
+
+__all__ = ["OP_CODES", "DTYPE_CODES", "Variant", "OpKernel", "lower", "lower_op"]
+
+#: Executor op codes (the C enum ap_op).
+OP_CODES = {
+    "CONV_2D": 0, "DEPTHWISE_CONV_2D": 1, "FULLY_CONNECTED": 2, "AVERAGE_POOL_2D": 3,
+    "MAX_POOL_2D": 4, "ADD": 5, "MUL": 6, "SOFTMAX": 7, "RESHAPE": 8, "QUANTIZE": 9,
+    "DEQUANTIZE": 10, "REQUANTIZE": 11, "CONCATENATION": 12, "PAD": 13, "MEAN": 14, "SVDF": 15,
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": 16,
+}
+
+#: Integer element types of kernels that take several (the C enum ap_dtype).
+DTYPE_CODES = {"int8": 0, "int16": 1, "int32": 2}
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One way to run an op: its name, scratch requests and cost figures."""
+
+    name: str
+    kind: int
+    param: int
+    scratch: Tuple[Tuple[int, int], ...]   # (bytes, alignment) per scratch buffer
+    macs: int
+    in_place: bool
+
+    @property
+    def scratch_bytes(self) -> int:
+        return sum(b for b, _ in self.scratch)
+
+
+@dataclass
+class OpKernel:
+    """An op lowered to a kernel call."""
+
+    index: int
+    type: str
+    code: int
+    spec: tuple
+    data_inputs: Tuple[int, ...]          # tensors the kernel reads (activations or constants)
+    output: int
+    variants: List[Variant]
+    weights: Optional[np.ndarray] = None  # filter of weighted ops
+    bias: Optional[np.ndarray] = None
+    states: Tuple[int, ...] = ()          # variable tensors the kernel reads and updates in place
+    _prepared: Optional[bytearray] = field(default=None, repr=False)
+
+    @property
+    def weighted(self) -> bool:
+        return self.code in (0, 1, 2, OP_CODES["UNIDIRECTIONAL_SEQUENCE_LSTM"])
+
+    def variant(self, name: str) -> Variant:
+        for v in self.variants:
+            if v.name == name:
+                return v
+        raise UnsupportedModel(f"op {self.index} ({self.type}): no variant {name!r}; "
+                               f"available: {', '.join(v.name for v in self.variants)}")
+
+    def prepared(self) -> Optional[bytearray]:
+        """Prepared constants (repacked weights, folded bias), computed once."""
+        if not self.weighted:
+            return None
+        if self._prepared is None:
+            self._prepared = _core.kernel_prepare(self.code, self.spec, self.weights.reshape(-1),
+                                                  self.bias)
+        return self._prepared
+
+
+class _Unsupported(Exception):
+    """Raised inside a lowering function; lower_op adds the op's index and type."""
+
+
+# --- helpers -------------------------------------------------------------------------
+def _tensor(model: Model, index: int, what: str, dtype: Optional[str] = "int8",
+            constant: Optional[bool] = None, variable: bool = False) -> Tensor:
+    """Operand ``index`` checked: present, of ``dtype``, constant or not; a variable (state)
+    tensor only where the op keeps state (``variable=True``)."""
+    if index < 0:
+        raise _Unsupported(f"the {what} operand is missing")
+    t = model.tensors[index]
+    if t.is_variable and not variable:
+        raise _Unsupported(f"{what} tensor {index} ({t.name!r}) is a variable (state) tensor; "
+                           "this op keeps no state")
+    if dtype is not None and t.dtype != dtype:
+        raise _Unsupported(f"{what} tensor {index} ({t.name!r}) is {t.dtype}, expected {dtype}")
+    if constant is True and not t.is_constant:
+        raise _Unsupported(f"{what} tensor {index} ({t.name!r}) must be a constant")
+    if constant is False and t.is_constant:
+        raise _Unsupported(f"{what} tensor {index} ({t.name!r}) is a constant; "
+                           "only activations are supported here")
+    return t
+
+
+_INT_RANGES = {"int8": (-128, 127), "int16": (-32768, 32767), "int32": (-2 ** 31, 2 ** 31 - 1)}
+
+
+def _per_tensor(t: Tensor, what: str) -> Tuple[float, int]:
+    q = t.quantization
+    if q is None or not q.scale:
+        raise _Unsupported(f"{what} tensor {t.index} ({t.name!r}) has no quantisation")
+    if len(set(q.scale)) != 1 or len(set(q.zero_point or (0,))) != 1:
+        raise _Unsupported(f"{what} tensor {t.index} ({t.name!r}) must be per-tensor quantised")
+    scale = float(np.float32(q.scale[0]))
+    zp = int(q.zero_point[0]) if q.zero_point else 0
+    if not scale > 0 or not math.isfinite(scale):
+        raise _Unsupported(f"{what} tensor {t.index} ({t.name!r}) has scale {scale}; it must be > 0")
+    lo, hi = _INT_RANGES.get(t.dtype, _INT_RANGES["int8"])
+    if not lo <= zp <= hi:
+        raise _Unsupported(f"{what} tensor {t.index} ({t.name!r}) has zero point {zp} outside "
+                           f"[{lo}, {hi}]")
+    return scale, zp
+
+
+def _symmetric(t: Tensor, what: str) -> float:
+    """The scale of a per-tensor quantised tensor whose zero point must be 0."""
+    scale, zp = _per_tensor(t, what)
+    if zp != 0:
+        raise _Unsupported(f"{what} tensor {t.index} ({t.name!r}) has zero point {zp}; TFLite's integer "
+                           "kernel ignores it, so only 0 is supported")
+    return scale
+
+
+def _shape4(shape: Sequence[int], what: str) -> List[int]:
+    if len(shape) > 4:
+        raise _Unsupported(f"{what} has rank {len(shape)}; at most 4 is supported")
+    return [1] * (4 - len(shape)) + [int(d) for d in shape]
+
+
+def _activation(op: Operator, scale: float, zp: int) -> Tuple[int, int]:
+    act = op.options.get("fused_activation_function", "NONE")
+    try:
+        return activation_range(act, scale, zp)
+    except ArenaplanError:
+        raise _Unsupported(f"fused activation {act} is not supported "
+                           "(NONE, RELU, RELU6, RELU_N1_TO_1 are)") from None
+
+
+def _expect_shape(model: Model, t: int, want: Sequence[int], what: str) -> None:
+    have = tuple(model.tensors[t].shape)
+    if int(np.prod(have)) != int(np.prod(want)) or (len(have) == len(want) and tuple(want) != have):
+        raise _Unsupported(f"{what} tensor {t} has shape {have}, the op computes {tuple(want)}")
+
+
+def _spatial(op: Operator, h: int, w: int, kh: int, kw: int) -> Tuple[int, int, int, int, int, int, int, int]:
+    sh, sw = int(op.options.get("stride_h", 1)), int(op.options.get("stride_w", 1))
+    dh = int(op.options.get("dilation_h_factor", 1))
+    dw = int(op.options.get("dilation_w_factor", 1))
+    if min(sh, sw, dh, dw) < 1:
+        raise _Unsupported(f"strides ({sh}, {sw}) and dilations ({dh}, {dw}) must be >= 1")
+    padding = op.options.get("padding", "VALID")
+    if padding not in ("SAME", "VALID"):
+        raise _Unsupported(f"padding {padding!r} is not supported")
+    oh = conv_output_size(h, kh, sh, dh, padding)
+    ow = conv_output_size(w, kw, sw, dw, padding)
+    if oh < 1 or ow < 1:
+        raise _Unsupported(f"the {kh}x{kw} window does not fit the {h}x{w} input")
+    ph = same_padding(h, kh, sh, dh, oh) if padding == "SAME" else 0
+    pw = same_padding(w, kw, sw, dw, ow) if padding == "SAME" else 0
+    return oh, ow, sh, sw, dh, dw, ph, pw
+
+
+def _filter_scales(w: Tensor, channels: int) -> Sequence[float]:
+    q = w.quantization
+    if q is None or not q.scale:
+        raise _Unsupported(f"filter tensor {w.index} ({w.name!r}) has no quantisation")
+    if any(z != 0 for z in q.zero_point):
+        raise _Unsupported(f"filter tensor {w.index} ({w.name!r}) has a non-zero zero point; "
+                           "TFLite requires 0 for int8 conv filters")
+    if len(q.scale) not in (1, channels):
+        raise _Unsupported(f"filter tensor {w.index} has {len(q.scale)} scales for {channels} channels")
+    return list(q.scale) * (channels if len(q.scale) == 1 else 1)
+
+
+def _bias(model: Model, op: Operator, channels: int) -> Optional[np.ndarray]:
+    if len(op.inputs) < 3 or op.inputs[2] < 0:
+        return None
+    b = _tensor(model, op.inputs[2], "bias", "int32", constant=True)
+    if b.data.size != channels:
+        raise _Unsupported(f"bias tensor {b.index} has {b.data.size} values for {channels} channels")
+    return np.ascontiguousarray(b.data.reshape(-1), dtype=np.int32)
+
+
+def _requant(mult: np.ndarray, shift: np.ndarray, per_channel: int, zp: int, lo: int, hi: int) -> tuple:
+    return ([int(v) for v in mult], [int(v) for v in shift], per_channel, zp, lo, hi)
+
+
+def _windowed(model: Model, op: Operator, x, w, y, nhwc: List[int], kh: int, kw: int, oc: int,
+              extra: List[int]) -> tuple:
+    """What lowering CONV_2D and DEPTHWISE_CONV_2D share: output geometry, per-channel
+    requantisation, and the kernel's ints (`extra` goes before the input offset)."""
+    n, h, wd, c = nhwc
+    oh, ow, sh, sw, dh, dw, ph, pw = _spatial(op, h, wd, kh, kw)
+    _expect_shape(model, y.index, (n, oh, ow, oc), "output")
+    xs, xz = _per_tensor(x, "input")
+    ys, yz = _per_tensor(y, "output")
+    mult, shift = conv_multipliers(xs, _filter_scales(w, oc), ys)
+    lo, hi = _activation(op, ys, yz)
+    ints = [n, h, wd, c, oh, ow, oc, kh, kw, sh, sw, dh, dw, ph, pw, *extra, -xz]
+    spec = (ints, _requant(mult, shift, 1, yz, lo, hi), None)
+    return spec, (x.index,), w.data, _bias(model, op, oc)
+
+
+# --- one function per op type -----------------------------------------------------------
+def _conv2d(model: Model, op: Operator) -> tuple:
+    x = _tensor(model, op.inputs[0], "input", constant=False)
+    w = _tensor(model, op.inputs[1], "filter", "int8", constant=True)
+    y = _tensor(model, op.outputs[0], "output")
+    nhwc = _shape4(x.shape, "input")
+    c = nhwc[3]
+    if len(w.shape) != 4:
+        raise _Unsupported(f"filter has shape {w.shape}; OHWI expected")
+    oc, kh, kw, ic = w.shape
+    if ic != c:
+        raise _Unsupported(f"filter has {ic} input channels, the input has {c} (grouped convolution "
+                           "is not supported)")
+    return _windowed(model, op, x, w, y, nhwc, kh, kw, oc, [])
+
+
+def _depthwise_conv2d(model: Model, op: Operator) -> tuple:
+    x = _tensor(model, op.inputs[0], "input", constant=False)
+    w = _tensor(model, op.inputs[1], "filter", "int8", constant=True)
+    y = _tensor(model, op.outputs[0], "output")
+    nhwc = _shape4(x.shape, "input")
+    c = nhwc[3]
+    if len(w.shape) != 4 or w.shape[0] != 1:
+        raise _Unsupported(f"filter has shape {w.shape}; 1HW(C*M) expected")
+    _, kh, kw, oc = w.shape
+    if oc % c:
+        raise _Unsupported(f"filter has {oc} channels, not a multiple of the input's {c}")
+    multiplier = oc // c
+    return _windowed(model, op, x, w, y, nhwc, kh, kw, oc, [multiplier])
+
+
+def _fully_connected(model: Model, op: Operator) -> tuple:
+    x = _tensor(model, op.inputs[0], "input", constant=False)
+    w = _tensor(model, op.inputs[1], "weights", "int8", constant=True)
+    y = _tensor(model, op.outputs[0], "output")
+    if len(w.shape) != 2:
+        raise _Unsupported(f"weights have shape {w.shape}; [units, depth] expected")
+    if op.options.get("weights_format", 0) != 0:
+        raise _Unsupported("shuffled weights formats are not supported")
+    units, depth = w.shape
+    total = int(np.prod(x.shape))
+    if depth < 1 or total % depth:
+        raise _Unsupported(f"input of {total} values is not a whole number of {depth}-deep rows")
+    batches = total // depth
+    if int(np.prod(y.shape)) != batches * units:
+        raise _Unsupported(f"output shape {y.shape} does not hold {batches} x {units} values")
+    xs, xz = _per_tensor(x, "input")
+    ys, yz = _per_tensor(y, "output")
+    q = w.quantization
+    if q is None or not q.scale:
+        raise _Unsupported(f"weights tensor {w.index} has no quantisation")
+    per_channel = len(q.scale) > 1
+    if per_channel and len(q.scale) != units:
+        raise _Unsupported(f"weights have {len(q.scale)} scales for {units} units")
+    w_zp = int(q.zero_point[0]) if q.zero_point else 0
+    if per_channel and any(q.zero_point):
+        raise _Unsupported("per-channel weights with non-zero zero points are not supported")
+    if not -127 <= -w_zp <= 128:
+        raise _Unsupported(f"weights zero point {w_zp} is out of range")
+    scales = list(q.scale)
+    mult, shift = conv_multipliers(xs, scales, ys)
+    real_scale = [float(np.float32(xs)) * float(np.float32(s)) / float(np.float32(ys)) for s in scales]
+    lo, hi = _activation(op, ys, yz)
+    ints = [batches, depth, units, -xz, 0 if per_channel else -w_zp]
+    spec = (ints, _requant(mult, shift, 1 if per_channel else 0, yz, lo, hi), real_scale)
+    return spec, (x.index,), w.data, _bias(model, op, units)
+
+
+def _pool(model: Model, op: Operator) -> tuple:
+    x = _tensor(model, op.inputs[0], "input", constant=False)
+    y = _tensor(model, op.outputs[0], "output")
+    n, h, wd, c = _shape4(x.shape, "input")
+    kh, kw = int(op.options.get("filter_height", 1)), int(op.options.get("filter_width", 1))
+    options = dict(op.options, dilation_h_factor=1, dilation_w_factor=1)
+    oh, ow, sh, sw, _, _, ph, pw = _spatial(Operator(op.index, op.type, op.inputs, op.outputs, options),
+                                            h, wd, kh, kw)
+    _expect_shape(model, y.index, (n, oh, ow, c), "output")
+    xs, xz = _per_tensor(x, "input")
+    ys, yz = _per_tensor(y, "output")
+    if (xs, xz) != (ys, yz):
+        raise _Unsupported(f"input ({xs}, {xz}) and output ({ys}, {yz}) quantisation differ; "
+                           "TFLite requires them equal")
+    lo, hi = _activation(op, ys, yz)
+    return ([n, h, wd, c, oh, ow, kh, kw, sh, sw, ph, pw, lo, hi],), (x.index,), None, None
+
+
+def _broadcast_shapes(model: Model, op: Operator) -> Tuple[Tensor, Tensor, Tensor, List[int], List[int], List[int]]:
+    a = _tensor(model, op.inputs[0], "first input")
+    b = _tensor(model, op.inputs[1], "second input")
+    y = _tensor(model, op.outputs[0], "output")
+    sa, sb, sy = _shape4(a.shape, "first input"), _shape4(b.shape, "second input"), _shape4(y.shape, "output")
+    for d in range(4):
+        if sy[d] != max(sa[d], sb[d]) or sa[d] not in (1, sy[d]) or sb[d] not in (1, sy[d]):
+            raise _Unsupported(f"shapes {a.shape} and {b.shape} do not broadcast to {y.shape}")
+    return a, b, y, sa, sb, sy
+
+
+def _add(model: Model, op: Operator) -> tuple:
+    a, b, y, sa, sb, sy = _broadcast_shapes(model, op)
+    (s1, z1), (s2, z2), (so, zo) = _per_tensor(a, "first input"), _per_tensor(b, "second input"), _per_tensor(y, "output")
+    left_shift = 20
+    twice_max = 2.0 * float(max(np.float32(s1), np.float32(s2)))
+    m1, e1 = quantize_multiplier(s1 / twice_max)
+    m2, e2 = quantize_multiplier(s2 / twice_max)
+    mo, eo = quantize_multiplier(twice_max / float(np.float32((1 << left_shift) * np.float32(so))))
+    lo, hi = _activation(op, so, zo)
+    ints = sa + sb + sy + [-z1, -z2, zo, left_shift, m1, e1, m2, e2, mo, eo, lo, hi]
+    return (ints,), (a.index, b.index), None, None
+
+
+def _mul(model: Model, op: Operator) -> tuple:
+    a, b, y, sa, sb, sy = _broadcast_shapes(model, op)
+    (s1, z1), (s2, z2), (so, zo) = _per_tensor(a, "first input"), _per_tensor(b, "second input"), _per_tensor(y, "output")
+    mo, eo = quantize_multiplier(s1 * s2 / so)
+    lo, hi = _activation(op, so, zo)
+    ints = sa + sb + sy + [-z1, -z2, zo, mo, eo, lo, hi]
+    return (ints,), (a.index, b.index), None, None
+
+
+def _softmax(model: Model, op: Operator) -> tuple:
+    x = _tensor(model, op.inputs[0], "input", constant=False)
+    y = _tensor(model, op.outputs[0], "output", None)
+    xs, _ = _per_tensor(x, "input")
+    if y.dtype not in ("int8", "int16"):
+        raise _Unsupported(f"output tensor {y.index} is {y.dtype}; an int8 softmax writes int8 or int16")
+    ys, yz = _per_tensor(y, "output")
+    levels, out_zp = (256, -128) if y.dtype == "int8" else (65536, -32768)
+    if abs(ys - 1.0 / levels) > 0.001 / levels or yz != out_zp:  # TFLite's own tolerance
+        raise _Unsupported(f"an int8 softmax's {y.dtype} output must have scale 1/{levels} and zero "
+                           f"point {out_zp}, got {ys} and {yz}")
+    if int(np.prod(y.shape)) != int(np.prod(x.shape)):
+        raise _Unsupported(f"output shape {y.shape} differs from the input's {x.shape}")
+    beta = float(op.options.get("beta", 1.0))
+    depth = int(x.shape[-1]) if x.shape else 1
+    outer = int(np.prod(x.shape[:-1])) if len(x.shape) > 1 else 1
+    real = min(beta * xs * float(1 << 26), float((1 << 31) - 1))
+    mult, left_shift = quantize_multiplier(real)
+    diff_min = -int(math.floor(31.0 * (1 << 26) / (1 << left_shift)))
+    return ([outer, depth, mult, left_shift, diff_min, DTYPE_CODES[y.dtype]],), (x.index,), None, None
+
+
+def _reshape(model: Model, op: Operator) -> tuple:
+    x = _tensor(model, op.inputs[0], "input", None, constant=False)
+    y = _tensor(model, op.outputs[0], "output", None)
+    if x.nbytes != y.nbytes:
+        raise _Unsupported(f"input has {x.nbytes} bytes, output {y.nbytes}")
+    return (x.nbytes,), (x.index,), None, None
+
+
+#: QUANTIZE between integer types: the pairs TFLite's Prepare accepts (uint8 aside).
+_REQUANTIZE_PAIRS = (("int8", "int8"), ("int16", "int8"), ("int16", "int16"), ("int16", "int32"),
+                     ("int32", "int8"), ("int32", "int16"))
+
+
+def _quantize(model: Model, op: Operator) -> tuple:
+    x = _tensor(model, op.inputs[0], "input", None, constant=False)
+    y = _tensor(model, op.outputs[0], "output", None)
+    count = int(np.prod(y.shape))
+    if int(np.prod(x.shape)) != count:
+        raise _Unsupported(f"input shape {x.shape} and output shape {y.shape} differ in size")
+    if x.dtype == "float32":
+        if y.dtype != "int8":
+            raise _Unsupported(f"QUANTIZE float32 -> {y.dtype} is not supported (float32 -> int8 is)")
+        ys, yz = _per_tensor(y, "output")
+        return (count, ys, yz), (x.index,), None, None
+    if (x.dtype, y.dtype) not in _REQUANTIZE_PAIRS:
+        raise _Unsupported(f"QUANTIZE {x.dtype} -> {y.dtype} is not supported (float32 -> int8 and "
+                           + ", ".join(f"{a} -> {b}" for a, b in _REQUANTIZE_PAIRS) + " are)")
+    xs, xz = _per_tensor(x, "input")
+    ys, yz = _per_tensor(y, "output")
+    if x.dtype == y.dtype == "int16" and (xz or yz):
+        raise _Unsupported(f"int16 -> int16 requantisation needs zero points 0 (TFLite's check), "
+                           f"got {xz} and {yz}")
+    m, e = quantize_multiplier(xs / ys)
+    return ((count, xz, yz, m, e, DTYPE_CODES[x.dtype], DTYPE_CODES[y.dtype]), (x.index,), None, None)
+
+
+def _dequantize(model: Model, op: Operator) -> tuple:
+    x = _tensor(model, op.inputs[0], "input", constant=False)
+    y = _tensor(model, op.outputs[0], "output", "float32")
+    xs, xz = _per_tensor(x, "input")
+    return (int(np.prod(y.shape)), xs, xz), (x.index,), None, None
+
+
+def _concatenation(model: Model, op: Operator) -> tuple:
+    y = _tensor(model, op.outputs[0], "output")
+    rank = len(y.shape)
+    axis = int(op.options.get("axis", 0))
+    axis = axis + rank if axis < 0 else axis
+    if not 0 <= axis < rank:
+        raise _Unsupported(f"axis {op.options.get('axis')} is out of range for rank {rank}")
+    ys, yz = _per_tensor(y, "output")
+    ins = [_tensor(model, t, f"input {i}") for i, t in enumerate(op.inputs)]
+    if op.options.get("fused_activation_function", "NONE") != "NONE":
+        raise _Unsupported("a fused activation on CONCATENATION is not supported")
+    sizes, mults, shifts, zps = [], [], [], []
+    for t in ins:
+        if len(t.shape) != rank:
+            raise _Unsupported(f"input tensor {t.index} has rank {len(t.shape)}, the output {rank}")
+        sizes.append(int(t.shape[axis]))
+        s, z = _per_tensor(t, "input")
+        m, e = quantize_multiplier(s / ys)
+        mults.append(m)
+        shifts.append(e)
+        zps.append(z)
+    return ((_shape4(y.shape, "output"), axis + 4 - rank, sizes, mults, shifts, zps, yz),
+            tuple(t.index for t in ins), None, None)
+
+
+def _pad(model: Model, op: Operator) -> tuple:
+    x = _tensor(model, op.inputs[0], "input", constant=False)
+    p = _tensor(model, op.inputs[1], "paddings", None, constant=True)
+    y = _tensor(model, op.outputs[0], "output")
+    pads = np.asarray(p.data, dtype=np.int64).reshape(-1, 2)
+    if pads.shape[0] != len(x.shape) or (pads < 0).any():
+        raise _Unsupported(f"paddings {pads.tolist()} do not fit an input of rank {len(x.shape)}")
+    before = [0] * (4 - len(x.shape)) + [int(v) for v in pads[:, 0]]
+    after = [0] * (4 - len(x.shape)) + [int(v) for v in pads[:, 1]]
+    _, yz = _per_tensor(y, "output")
+    value = yz
+    if op.type == "PADV2" and len(op.inputs) > 2 and op.inputs[2] >= 0:
+        value = int(_tensor(model, op.inputs[2], "constant value", "int8", constant=True).data.reshape(-1)[0])
+    return (_shape4(x.shape, "input") + before + after + [value],), (x.index,), None, None
+
+
+def _mean(model: Model, op: Operator) -> tuple:
+    x = _tensor(model, op.inputs[0], "input", constant=False)
+    axes_t = _tensor(model, op.inputs[1], "axes", "int32", constant=True)
+    y = _tensor(model, op.outputs[0], "output")
+    axes = sorted(int(a) % 4 for a in axes_t.data.reshape(-1))
+    if len(x.shape) != 4 or axes != [1, 2]:
+        raise _Unsupported(f"MEAN over axes {axes} of a rank-{len(x.shape)} tensor; only H, W of "
+                           "4-D inputs is supported")
+    xs, xz = _per_tensor(x, "input")
+    ys, yz = _per_tensor(y, "output")
+    m, e = quantize_multiplier(xs / ys)
+    n, h, w, c = x.shape
+    return ([n, h, w, c, xz, yz, m, e],), (x.index,), None, None
+
+
+def _svdf(model: Model, op: Operator) -> tuple:
+    """SVDF with TFLite's Prepare and Eval checks for the integer path (int8 input and
+    output, int16 time weights and state)."""
+    if len(op.inputs) != 5:
+        raise _Unsupported(f"SVDF takes 5 inputs (input, weights_feature, weights_time, bias, state), "
+                           f"got {len(op.inputs)}")
+    x = _tensor(model, op.inputs[0], "input", "int8", constant=False)
+    wf = _tensor(model, op.inputs[1], "weights_feature", "int8", constant=True)
+    wt = _tensor(model, op.inputs[2], "weights_time", "int16", constant=True)
+    state = _tensor(model, op.inputs[4], "state", "int16", constant=False, variable=True)
+    y = _tensor(model, op.outputs[0], "output", "int8")
+    if not state.is_variable:
+        raise _Unsupported(f"state tensor {state.index} ({state.name!r}) is not a variable tensor; "
+                           "TFLite keeps SVDF's state in one")
+    for t, what in ((x, "input"), (wf, "weights_feature"), (wt, "weights_time"), (state, "state")):
+        if len(t.shape) != 2:
+            raise _Unsupported(f"{what} tensor {t.index} has shape {tuple(t.shape)}; 2-D expected")
+    rank = op.options.get("rank", 0)
+    if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or rank < 1:
+        raise _Unsupported(f"rank {rank!r} must be a positive integer")
+    batches, input_size = (int(d) for d in x.shape)
+    filters, wf_depth = (int(d) for d in wf.shape)
+    wt_filters, memory = (int(d) for d in wt.shape)
+    if min(batches, input_size, filters, memory) < 1:
+        raise _Unsupported(f"empty tensors: input {tuple(x.shape)}, weights_feature {tuple(wf.shape)}, "
+                           f"weights_time {tuple(wt.shape)}")
+    if filters % rank:
+        raise _Unsupported(f"rank {rank} does not divide the {filters} filters")
+    units = filters // int(rank)
+    if wf_depth != input_size:
+        raise _Unsupported(f"weights_feature has depth {wf_depth}, the input {input_size}")
+    if wt_filters != filters:
+        raise _Unsupported(f"weights_time has {wt_filters} filters, weights_feature {filters}")
+    if tuple(int(d) for d in state.shape) != (batches, filters * memory):
+        raise _Unsupported(f"state tensor {state.index} has shape {tuple(state.shape)}; TFLite requires "
+                           f"[batches, memory * filters] = {(batches, filters * memory)}")
+    _expect_shape(model, y.index, (batches, units), "output")
+    inputs = [x.index, wf.index, wt.index]
+    if op.inputs[3] >= 0:
+        b = _tensor(model, op.inputs[3], "bias", "int32", constant=True)
+        if b.data.size != units:
+            raise _Unsupported(f"bias tensor {b.index} has {b.data.size} values for {units} units")
+        inputs.append(b.index)
+    act = op.options.get("fused_activation_function", "NONE")
+    if act != "RELU":
+        raise _Unsupported(f"fused activation {act}: TFLite's integer SVDF runs only with RELU "
+                           "(and applies no clamp for it)")
+    xs, xz = _per_tensor(x, "input")
+    ys, yz = _per_tensor(y, "output")
+    wfs = _symmetric(wf, "weights_feature")
+    wts = _symmetric(wt, "weights_time")
+    ss = _symmetric(state, "state")
+    # TFLite's Prepare multiplies and divides the float32 scales in float32, then widens to
+    # double (a double product gives other multipliers: checked against LiteRT).
+    f32 = np.float32
+    m1, e1 = quantize_multiplier(float(f32(xs) * f32(wfs) / f32(ss)))
+    m2, e2 = quantize_multiplier(float(f32(ss) * f32(wts) / f32(ys)))
+    ints = [batches, input_size, filters, memory, int(rank), xz, yz, m1, e1, m2, e2]
+    return (ints,), tuple(inputs), None, None, (state.index,)
+
+
+def _lstm(model: Model, op: Operator) -> tuple:
+    """The int8 "8x8_16" UNIDIRECTIONAL_SEQUENCE_LSTM (lstm_params.lstm_operands checks the
+    form and derives the integers as TFLite's Prepare does). Its constants travel as one
+    filter (the four input-to-gate matrices, then the four recurrent ones) and one bias array
+    (the four gate biases), which the kernel's prepare regroups per cell."""
+    act = op.options.get("fused_activation_function", "TANH")
+    if act != "TANH":
+        raise _Unsupported(f"fused activation {act}: the integer LSTM kernel runs TANH only")
+    if op.options.get("diagonal_recurrent_tensors", False):
+        raise _Unsupported("diagonal recurrent weights are not supported")
+    try:
+        ops = lstm_operands(model, op)
+    except ArenaplanError as exc:
+        # lstm_operands names the op itself; lower_op names it too.
+        message, prefix = str(exc), f"op {op.index} ({op.type})"
+        if message.startswith(prefix):
+            message = message[len(prefix):].lstrip(": ")
+        raise _Unsupported(message) from None
+    y = _tensor(model, op.outputs[0], "output", "int8", constant=False)
+    if len(model.tensors[op.inputs[0]].shape) == 2:     # one step, no time axis
+        want = (ops.batches, ops.cell_size)
+    elif ops.time_major:
+        want = (ops.time_steps, ops.batches, ops.cell_size)
+    else:
+        want = (ops.batches, ops.time_steps, ops.cell_size)
+    _expect_shape(model, y.index, want, "output")
+    q = ops.params
+    ints = [ops.batches, ops.time_steps, ops.input_size, ops.cell_size, int(ops.time_major),
+            q.input_offset, q.output_state_offset, q.hidden_zero_point,
+            *q.input_multiplier, *q.input_shift, *q.recurrent_multiplier, *q.recurrent_shift,
+            q.hidden_multiplier, q.hidden_shift, q.cell_scale_log2, q.cell_clip]
+    weights = np.concatenate([w.reshape(-1) for w in ops.input_weights + ops.recurrent_weights])
+    bias = np.concatenate(ops.biases).astype(np.int32)
+    return (ints,), (op.inputs[0],), weights, bias, (ops.output_state, ops.cell_state)
+
+
+_LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
+    "CONV_2D": _conv2d, "DEPTHWISE_CONV_2D": _depthwise_conv2d, "FULLY_CONNECTED": _fully_connected,
+    "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool, "ADD": _add, "MUL": _mul, "SOFTMAX": _softmax,
+    "RESHAPE": _reshape, "SQUEEZE": _reshape, "EXPAND_DIMS": _reshape, "QUANTIZE": _quantize,
+    "DEQUANTIZE": _dequantize, "CONCATENATION": _concatenation, "PAD": _pad, "PADV2": _pad,
+    "MEAN": _mean, "SVDF": _svdf, "UNIDIRECTIONAL_SEQUENCE_LSTM": _lstm,
+}
+
+
+def _code(op: Operator, spec: tuple) -> int:
+    if op.type in ALIASING_OPS:
+        return OP_CODES["RESHAPE"]
+    if op.type == "QUANTIZE" and len(spec) == 7:
+        return OP_CODES["REQUANTIZE"]
+    if op.type == "PADV2":
+        return OP_CODES["PAD"]
+    return OP_CODES[op.type]
+
+
+def lower_op(model: Model, op: Operator) -> OpKernel:
+    """Lower one op; raises UnsupportedModel naming the op if it cannot run."""
+    fn = _LOWER.get(op.type)
+    if fn is None:
+        raise UnsupportedModel(f"op {op.index} ({op.type}): no kernel for this op type; "
+                               f"arenaplan runs {', '.join(sorted(_LOWER))}")
+    try:
+        lowered = fn(model, op)
+        spec, inputs, weights, bias = lowered[:4]
+        states = tuple(lowered[4]) if len(lowered) > 4 else ()
+        code = _code(op, spec)
+        found = _core.kernel_variants(code, spec)
+    except _Unsupported as exc:
+        raise UnsupportedModel(f"op {op.index} ({op.type}): {exc}") from None
+    except ArenaplanError as exc:
+        raise UnsupportedModel(f"op {op.index} ({op.type}): {exc}") from None
+    variants = [Variant(name, kind, param, tuple((int(b), int(a)) for b, a in scratch), int(macs),
+                        bool(in_place))
+                for name, kind, param, scratch, macs, in_place in found]
+    return OpKernel(op.index, op.type, code, spec, tuple(inputs), op.outputs[0], variants,
+                    None if weights is None else np.ascontiguousarray(weights, dtype=np.int8), bias,
+                    states)
+
+
+def lower(model: Model) -> List[OpKernel]:
+    """Lower every op of ``model`` (raises UnsupportedModel at the first that cannot run)."""
+    return [lower_op(model, op) for op in model.operators]
+
+
+def unsupported_ops(model: Model) -> List[str]:
+    """Reasons, one per op that cannot run (empty when the whole model runs)."""
+    reasons = []
+    for op in model.operators:
+        try:
+            lower_op(model, op)
+        except UnsupportedModel as exc:
+            reasons.append(str(exc))
+    return reasons
+
+
+def lower_model(model: Model, require_kernels: bool) -> Tuple[List[Optional[OpKernel]], List[str]]:
+    """A kernel per op of ``model`` (None for an op without one, when ``require_kernels``
+    is False; its reason is then listed in the second result)."""
+    kernels: List[Optional[OpKernel]] = []
+    unsupported: List[str] = []
+    for op in model.operators:
+        try:
+            kernels.append(lower_op(model, op))
+        except UnsupportedModel as exc:
+            if require_kernels:
+                raise
+            kernels.append(None)
+            unsupported.append(str(exc))
+    return kernels, unsupported

@@ -1,0 +1,76 @@
+"""A model plan's buffers: the records of where each one lives, and the buffers that a
+model and a choice of variants imply (activations, then each chosen variant's scratch)."""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import List, Optional, Tuple
+
+from ..ops.lowering import Variant
+from .buffers import BufferProblem
+from .lifetimes import ModelBuffers
+
+__all__ = ["BufferRecord", "live_per_op", "with_scratch", "unplaced_records"]
+
+
+@dataclass(frozen=True)
+class BufferRecord:
+    """One placed buffer of a model plan."""
+
+    name: str
+    kind: str                 # "activation" or "scratch"
+    op: Optional[int]         # the op that owns a scratch buffer; None for activations
+    pool: Optional[str]       # None until placed
+    offset: Optional[int]     # None until placed
+    size: int
+    first: int
+    last: int
+    tensors: Tuple[int, ...]  # tensors stored here (several when aliases were folded)
+    alignment: int = 16
+
+    def placed(self, pool: str, offset: int) -> "BufferRecord":
+        """This buffer at ``offset`` in ``pool``."""
+        return dataclasses.replace(self, pool=pool, offset=offset)
+
+
+def live_per_op(op_count: int, buffers) -> List[int]:
+    """Aligned bytes live at each op, from (size, alignment, first, last) rows."""
+    live = [0] * op_count
+    for size, alignment, first, last in buffers:
+        aligned = -(-size // alignment) * alignment
+        for k in range(first, last + 1):
+            live[k] += aligned
+    return live
+
+
+def with_scratch(acts: ModelBuffers, chosen: List[Optional[Variant]],
+                  alignment: int) -> Tuple[BufferProblem, List[Tuple[str, int, int]]]:
+    """Activations plus one buffer per scratch request of the chosen variants."""
+    scratch: List[Tuple[str, int, int]] = []   # (name, op, alignment)
+    sizes, first, last = list(acts.sizes), list(acts.first), list(acts.last)
+    aligns = [alignment] * len(acts)
+    for k, v in enumerate(chosen):
+        if v is None:
+            continue
+        for i, (bytes_, align) in enumerate(v.scratch):
+            a = max(alignment, align)
+            scratch.append((f"op{k}/{v.name}/scratch{i}", k, a))
+            sizes.append(bytes_)
+            first.append(k)
+            last.append(k)
+            aligns.append(a)
+    return BufferProblem.build(sizes, first, last, aligns), scratch
+
+
+def unplaced_records(acts: ModelBuffers, scratch: List[Tuple[str, int, int]],
+                     problem: BufferProblem) -> List[BufferRecord]:
+    """The records of ``with_scratch``'s buffers, in its order, not yet placed."""
+    records = [BufferRecord(name=acts.names[i], kind="activation", op=None, pool=None, offset=None,
+                            size=int(acts.sizes[i]), first=int(acts.first[i]), last=int(acts.last[i]),
+                            tensors=acts.tensors[i], alignment=int(problem.alignments[i]))
+               for i in range(len(acts))]
+    for j, (name, k, a) in enumerate(scratch):
+        i = len(acts) + j
+        records.append(BufferRecord(name=name, kind="scratch", op=k, pool=None, offset=None,
+                                    size=int(problem.sizes[i]), first=k, last=k, tensors=(), alignment=a))
+    return records

@@ -1,0 +1,443 @@
+"""Memory-latency trade-offs: the fastest plan within a budget, and the whole frontier.
+
+Scratch buffers live only at their op, so when the planner packs a plan down to its
+live-bytes bound the arena is max over ops of (activations live there + that op's
+scratch). The fastest plan within B bytes then picks, op by op, the fastest variant
+whose scratch fits the headroom B - live(op): exact for the latency model. The real
+planner checks the result; where fragmentation pushes it over B, the headroom is
+tightened by the overshoot and the choice repeated.
+
+``frontier`` evaluates that choice at every budget where some op's choice can change
+and keeps the strictly Pareto-optimal (bytes, latency) points: the answer to "what
+does X more bytes buy".
+"""
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from typing import List, Optional, Sequence, Tuple, Union
+
+from ..errors import InvalidArgument, InvalidPlan, PlanDoesNotFit
+from ..ops.lowering import Variant
+from ..model.model import Model
+from .context import PlanContext, fastest, least_scratch
+from .plan import Plan
+from ..units import parse_bytes
+
+__all__ = ["balanced", "does_not_fit", "Frontier", "FrontierPoint", "Gain", "MultiPlan", "model_frontier",
+           "multi_frontier", "weights_of"]
+
+_REPAIR_ROUNDS = 32
+
+
+def _need_latency(ctx: PlanContext) -> None:
+    if ctx.times is None:
+        raise InvalidArgument("a latency source is needed (latency='host', 'model:<profile>' or a table)")
+
+
+def _choose_within(ctx: PlanContext, budget: int) -> Optional[List[Optional[Variant]]]:
+    """Per op, the fastest variant whose scratch fits beside the live activations."""
+    live = ctx.activation_live()
+    chosen: List[Optional[Variant]] = []
+    for k, kernel in enumerate(ctx.kernels):
+        if kernel is None:
+            chosen.append(None)
+            continue
+        head = budget - live[k]
+        fits = [v for v in kernel.variants if ctx.scratch_need(v) <= head]
+        if not fits:
+            return None
+        chosen.append(min(fits, key=lambda v: (ctx.times[k][v.name], v.scratch_bytes)))
+    return chosen
+
+
+def _peak_op(plan: Plan) -> int:
+    live = plan.live_bytes()
+    return max(range(len(live)), key=lambda k: live[k]) if live else 0
+
+
+def balanced(ctx: PlanContext, budget: int, strategy: str = "auto",
+             time_limit_s: Optional[float] = None, seed: int = 0) -> Plan:
+    """The lowest-latency plan whose arena fits ``budget`` bytes."""
+    _need_latency(ctx)
+    size_plan = ctx.make(least_scratch(ctx.kernels, ctx.times), "balanced", strategy, time_limit_s, seed)
+    if size_plan.arena_bytes > budget:
+        op = _peak_op(size_plan)
+        raise PlanDoesNotFit(
+            f"{ctx.model.name} needs at least {size_plan.arena_bytes:,} bytes (its smallest plan, "
+            f"peak at op {op} {ctx.model.operators[op].type}); the budget of {budget:,} bytes is "
+            f"{size_plan.arena_bytes - budget:,} bytes short",
+            pool="arena", needed=size_plan.arena_bytes, available=budget, op=op)
+    target = budget
+    for _ in range(_REPAIR_ROUNDS):
+        chosen = _choose_within(ctx, target)
+        if chosen is None:
+            break
+        try:
+            p = ctx.make(chosen, "balanced", strategy, time_limit_s, seed)
+        except PlanDoesNotFit as exc:       # a pool of the target overflows
+            target -= max(exc.short_by or 0, ctx.alignment)
+            continue
+        if p.arena_bytes <= budget:
+            return p
+        target -= p.arena_bytes - budget   # fragmentation: ask for that much less headroom
+    return size_plan
+
+
+def does_not_fit(ctx: PlanContext, plan: Plan, budget: int) -> PlanDoesNotFit:
+    """The error for a plan over budget, naming its true cause: activations live at one
+    op that alone exceed the budget (no plan can fit), else the ops whose chosen scratch
+    does not fit beside them, else fragmentation (every op fits, the placement does not)."""
+    live = ctx.activation_live()
+    head = (f"the {plan.mode} plan of {ctx.model.name} needs {plan.arena_bytes:,} bytes, "
+            f"{plan.arena_bytes - budget:,} more than the budget of {budget:,}")
+    peak = max(range(len(live)), key=lambda k: live[k]) if live else None
+    if peak is not None and live[peak] > budget:
+        op = ctx.model.operators[peak]
+        return PlanDoesNotFit(
+            f"{head}: at op {peak} ({op.type}) {live[peak]:,} bytes of activations are live at "
+            f"once, {live[peak] - budget:,} more than the budget, so no plan fits in it",
+            pool="arena", needed=plan.arena_bytes, available=budget, op=peak)
+    parts = []
+    first_op = None
+    for k, choice in enumerate(plan.choices):
+        kernel = ctx.kernels[k]
+        if kernel is None or choice is None:
+            continue
+        need = ctx.scratch_need(kernel.variant(choice))
+        if need and live[k] + need > budget:
+            free = max(budget - live[k], 0)
+            parts.append(f"op {k} ({kernel.type}, {choice}) needs {need:,} bytes of scratch, "
+                         f"{free:,} are free beside {live[k]:,} bytes of live activations")
+            first_op = k if first_op is None else first_op
+    if parts:
+        detail = "; ".join(parts)
+    else:
+        detail = (f"every op fits (at most {plan.lower_bound_bytes:,} bytes live at once) but the "
+                  f"buffers do not fit together (fragmentation)")
+    return PlanDoesNotFit(f"{head}: {detail}", pool="arena", needed=plan.arena_bytes,
+                          available=budget, op=first_op)
+
+
+# --- the frontier -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class FrontierPoint:
+    """One Pareto-optimal plan: no plan is both smaller and faster."""
+
+    arena_bytes: int
+    latency_s: float
+    plan: Union[Plan, "MultiPlan"]
+
+    @property
+    def choices(self):
+        return self.plan.choices
+
+    @property
+    def state_bytes(self) -> int:
+        """The persistent state pool beside the arena (variable tensors), the same at every point."""
+        return self.plan.state_bytes
+
+
+@dataclass(frozen=True)
+class Gain:
+    """What ``extra_bytes`` buy from a starting budget."""
+
+    from_point: FrontierPoint
+    to_point: FrontierPoint
+    extra_bytes: int
+    changes: List[Tuple[int, str, str, str]]   # (op, type, from variant, to variant)
+
+    @property
+    def latency_saved_s(self) -> float:
+        return self.from_point.latency_s - self.to_point.latency_s
+
+    @property
+    def speedup(self) -> float:
+        return self.from_point.latency_s / self.to_point.latency_s if self.to_point.latency_s else 1.0
+
+    def __str__(self) -> str:
+        a, b = self.from_point, self.to_point
+        head = (f"{self.extra_bytes:,} more bytes ({a.arena_bytes:,} -> up to "
+                f"{a.arena_bytes + self.extra_bytes:,}) buy {self.latency_saved_s * 1e3:.3f} ms "
+                f"({a.latency_s * 1e3:.3f} -> {b.latency_s * 1e3:.3f} ms, {self.speedup:.2f}x)")
+        if not self.changes:
+            return head + ": nothing changes"
+        ops = ", ".join(f"op {k} {t} {f}->{to}" for k, t, f, to in self.changes)
+        return f"{head} by changing {ops}"
+
+
+def _changes(a: Plan, b: Plan) -> List[Tuple[int, str, str, str]]:
+    out = []
+    for k, (x, y) in enumerate(zip(a.choices, b.choices)):
+        if x != y:
+            out.append((k, a.model.operators[k].type, x, y))
+    return out
+
+
+class Frontier:
+    """Pareto-optimal (arena bytes, latency) plans of a model, smallest first."""
+
+    def __init__(self, points: List[FrontierPoint], name: str, latency_source: Optional[str]) -> None:
+        if not points:
+            raise InvalidArgument("a frontier needs at least one point")
+        self.points = points
+        self.name = name
+        self.latency_source = latency_source
+
+    @property
+    def size_point(self) -> FrontierPoint:
+        return self.points[0]
+
+    @property
+    def speed_point(self) -> FrontierPoint:
+        return self.points[-1]
+
+    def at(self, budget) -> Union[Plan, "MultiPlan"]:
+        """The fastest plan whose arena fits ``budget`` bytes (or "96KiB")."""
+        b = parse_bytes(budget, "budget")
+        fitting = [p for p in self.points if p.arena_bytes <= b]
+        if not fitting:
+            smallest = self.points[0].arena_bytes
+            raise PlanDoesNotFit(f"{self.name} needs at least {smallest:,} bytes; the budget of {b:,} "
+                                 f"bytes is {smallest - b:,} short", pool="arena", needed=smallest,
+                                 available=b)
+        return fitting[-1].plan
+
+    def _point_at(self, b: int) -> FrontierPoint:
+        self.at(b)
+        return [p for p in self.points if p.arena_bytes <= b][-1]
+
+    def gain(self, extra_bytes, from_budget=None) -> Gain:
+        """Latency saved by ``extra_bytes`` more than ``from_budget`` (default: the smallest plan)."""
+        extra = parse_bytes(extra_bytes, "extra_bytes")
+        start = self.points[0].arena_bytes if from_budget is None else parse_bytes(from_budget, "from_budget")
+        a = self._point_at(start)
+        b = self._point_at(start + extra)
+        changes = _changes(a.plan, b.plan) if isinstance(a.plan, Plan) else []
+        return Gain(a, b, extra, changes)
+
+    def rows(self) -> List[dict]:
+        base = self.points[0].latency_s
+        rows = []
+        prev = None
+        for p in self.points:
+            changed = [] if prev is None or not isinstance(p.plan, Plan) else _changes(prev.plan, p.plan)
+            rows.append({"arena_bytes": p.arena_bytes, "state_bytes": p.state_bytes, "latency_s": p.latency_s,
+                         "speedup": base / p.latency_s if p.latency_s else 1.0,
+                         "changes": [f"op {k} {f}->{t}" for k, _, f, t in changed]})
+            prev = p
+        return rows
+
+    def table(self) -> str:
+        """Plain-text table: bytes, latency, speed-up over the size plan, ops that change."""
+        state = self.points[0].state_bytes
+        held = getattr(self.points[0].plan, "state_pool", None)
+        where = f"in pool {held!r}, counted against it" if held else "outside the arena"
+        lines = [f"{self.name}: {len(self.points)} Pareto points (latency: {self.latency_source})"
+                 + (f"; plus {state:,} bytes of persistent state {where} at every point"
+                    if state else ""),
+                 f"{'arena bytes':>12}  {'latency ms':>10}  {'speed-up':>8}  ops that change"]
+        for r in self.rows():
+            what = ", ".join(r["changes"]) if r["changes"] else "(size plan)" if r is self.rows()[0] else ""
+            lines.append(f"{r['arena_bytes']:>12,}  {r['latency_s'] * 1e3:>10.3f}  {r['speedup']:>7.2f}x  {what}")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        cells = "".join(
+            f"<tr><td>{r['arena_bytes']:,}</td><td>{r['latency_s'] * 1e3:.3f}</td>"
+            f"<td>{r['speedup']:.2f}x</td><td>{html.escape(', '.join(r['changes']))}</td></tr>"
+            for r in self.rows())
+        return (f"<b>{html.escape(self.name)}</b>: {len(self.points)} Pareto points<br/>{self.svg()}<table>"
+                "<tr><th>arena bytes</th><th>latency ms</th><th>speed-up</th><th>ops that change</th></tr>"
+                f"{cells}</table>")
+
+    def svg(self, width: int = 480, height: int = 240) -> str:
+        """The frontier as an SVG step curve (latency against arena bytes), no matplotlib
+        needed: what ``_repr_html_`` shows in a notebook."""
+        if width < 160 or height < 100:
+            raise InvalidArgument(f"a frontier plot needs width >= 160 and height >= 100, got {width} "
+                                  f"and {height}")
+        left, right, top, bottom = 64, 16, 12, 34
+        xs = [p.arena_bytes for p in self.points]
+        ys = [p.latency_s * 1e3 for p in self.points]
+        x_hi = xs[-1] * 1.05 if xs[-1] > xs[0] else xs[0] + 1
+        x_lo, y_lo, y_hi = xs[0], 0.0, max(ys) * 1.1 or 1.0
+
+        def at(x: float, y: float) -> str:
+            px = left + (x - x_lo) / (x_hi - x_lo) * (width - left - right)
+            py = top + (1 - (y - y_lo) / (y_hi - y_lo)) * (height - top - bottom)
+            return f"{px:.1f},{py:.1f}"
+
+        steps = [at(xs[0], ys[0])]
+        for i in range(1, len(xs)):
+            steps += [at(xs[i], ys[i - 1]), at(xs[i], ys[i])]
+        steps.append(at(x_hi, ys[-1]))
+        dots = "".join(
+            f'<circle cx="{at(x, y).split(",")[0]}" cy="{at(x, y).split(",")[1]}" r="3" fill="#4e79a7">'
+            f"<title>{x:,} B: {y:.4f} ms</title></circle>" for x, y in zip(xs, ys))
+        base = height - bottom
+        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+                f'font-family="sans-serif" font-size="11">'
+                f'<line x1="{left}" y1="{base}" x2="{width - right}" y2="{base}" stroke="#999"/>'
+                f'<line x1="{left}" y1="{top}" x2="{left}" y2="{base}" stroke="#999"/>'
+                f'<polyline points="{" ".join(steps)}" fill="none" stroke="#4e79a7" stroke-width="1.5"/>'
+                f"{dots}"
+                f'<text x="{left}" y="{height - 18}">{xs[0]:,} B</text>'
+                f'<text x="{width - right}" y="{height - 18}" text-anchor="end">arena bytes</text>'
+                f'<text x="{left - 4}" y="{top + 8}" text-anchor="end">{y_hi:.3g}</text>'
+                f'<text x="{left - 4}" y="{base}" text-anchor="end">0 ms</text>'
+                f'<text x="{left + 4}" y="{top + 8}">latency ({html.escape(str(self.latency_source))})</text>'
+                "</svg>")
+
+    def __repr__(self) -> str:
+        return (f"Frontier({self.name!r}, {len(self.points)} points, "
+                f"{self.points[0].arena_bytes:,}..{self.points[-1].arena_bytes:,} bytes)")
+
+    def to_dict(self) -> dict:
+        return {"model": self.name, "latency_source": self.latency_source, "points": self.rows()}
+
+    def plot(self, path: Optional[str] = None):
+        """A step curve of latency against arena bytes (needs matplotlib: pip install
+        "arenaplan[plot]"). Saves to ``path`` when given; returns the Figure."""
+        try:
+            import matplotlib
+            if path is not None:
+                matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:
+            raise InvalidArgument("plotting needs matplotlib: pip install 'arenaplan[plot]'") from None
+        xs = [p.arena_bytes / 1024 for p in self.points]
+        ys = [p.latency_s * 1e3 for p in self.points]
+        fig, ax = plt.subplots(figsize=(6.4, 4.0))
+        ax.step(xs + [xs[-1] * 1.05], ys + [ys[-1]], where="post", color="tab:blue")
+        ax.plot(xs, ys, "o", color="tab:blue")
+        ax.annotate("size", (xs[0], ys[0]), textcoords="offset points", xytext=(6, 6))
+        ax.annotate("speed", (xs[-1], ys[-1]), textcoords="offset points", xytext=(6, 6))
+        ax.set_xlabel("arena (KiB)")
+        ax.set_ylabel(f"latency (ms, {self.latency_source})")
+        ax.set_title(f"{self.name}: what more memory buys")
+        ax.grid(True, alpha=0.3)
+        fig.tight_layout()
+        if path is not None:
+            fig.savefig(path, dpi=120)
+        return fig
+
+
+def _pareto(points: List[FrontierPoint]) -> List[FrontierPoint]:
+    best: List[FrontierPoint] = []
+    for p in sorted(points, key=lambda p: (p.arena_bytes, p.latency_s)):
+        if not best or p.latency_s < best[-1].latency_s:
+            best.append(p)
+    return best
+
+
+def model_frontier(ctx: PlanContext, strategy: str, time_limit_s: Optional[float]) -> Frontier:
+    _need_latency(ctx)
+    live = ctx.activation_live()
+    candidates = {live[k] + ctx.scratch_need(v)
+                  for k, kernel in enumerate(ctx.kernels) if kernel is not None for v in kernel.variants}
+    plans = [ctx.make(least_scratch(ctx.kernels, ctx.times), "size", strategy, time_limit_s,
+                      with_greedy=False)]
+    try:
+        plans.append(ctx.make(fastest(ctx.kernels, ctx.times), "speed", strategy, time_limit_s,
+                              with_greedy=False))
+    except PlanDoesNotFit:
+        pass    # the speed plan does not fit the target: the frontier ends before it
+    floor = plans[0].arena_bytes
+    seen = {tuple(p.choices) for p in plans}
+    for b in sorted(c for c in candidates | {floor} if c >= floor):
+        chosen = _choose_within(ctx, b)
+        if chosen is None:
+            continue
+        key = tuple(None if v is None else v.name for v in chosen)
+        if key in seen:
+            continue
+        seen.add(key)
+        try:
+            plans.append(ctx.make(chosen, "balanced", strategy, time_limit_s, with_greedy=False))
+        except PlanDoesNotFit:
+            break   # over a target: every larger budget overflows its pools too
+    points = _pareto([FrontierPoint(p.arena_bytes, p.latency_s, p) for p in plans])
+    return Frontier(points, ctx.model.name, ctx.latency_name)
+
+
+# --- several models sharing one arena -----------------------------------------------------
+@dataclass
+class MultiPlan:
+    """Plans of models that run one at a time in one shared arena (the max of theirs)."""
+
+    plans: List[Plan]
+    weights: List[float] = field(default_factory=list)
+
+    @property
+    def arena_bytes(self) -> int:
+        return max(p.arena_bytes for p in self.plans)
+
+    @property
+    def latency_s(self) -> Optional[float]:
+        if any(p.latency_s is None for p in self.plans):
+            return None
+        return float(sum(w * p.latency_s for w, p in zip(self.weights, self.plans)))
+
+    @property
+    def choices(self) -> List[List[Optional[str]]]:
+        return [p.choices for p in self.plans]
+
+    @property
+    def state_bytes(self) -> int:
+        """Each model keeps its own state between runs: the sum, outside the shared arena."""
+        return sum(p.state_bytes for p in self.plans)
+
+    def verify(self) -> bool:
+        """Each plan on its own, then what they share: on a target, every pool holds the
+        largest of the plans' bytes in it plus every model's state kept there (each model
+        keeps its state while the others run). Raises InvalidPlan."""
+        for p in self.plans:
+            p.verify()
+        self._verify_shared_target()
+        return True
+
+    def _verify_shared_target(self) -> None:
+        target = self.plans[0].target
+        if any(p.target != target for p in self.plans):
+            names = sorted({str(None if p.target is None else p.target.name) for p in self.plans})
+            which = ", ".join(names) if len(names) > 1 else f"two configurations of {names[0]}"
+            raise InvalidPlan(f"the plans are for different targets ({which}); "
+                              f"models sharing an arena share one target")
+        if target is None:
+            return
+        for pool in target.pools:
+            used = [(p.pool_sizes or {}).get(pool.name, 0) for p in self.plans]
+            states = [p._state_bytes_in(pool) for p in self.plans]
+            total = max(used) + sum(states)
+            if total > pool.capacity:
+                widest = self.plans[used.index(max(used))].model.name
+                raise InvalidPlan(f"pool {pool.name!r}: {widest}'s plan uses {max(used):,} bytes of it "
+                                  f"and the models' states {sum(states):,}: {total - pool.capacity:,} "
+                                  f"more than its capacity of {pool.capacity:,}")
+
+    def __repr__(self) -> str:
+        return f"MultiPlan({[p.model.name for p in self.plans]}, arena={self.arena_bytes})"
+
+
+def weights_of(models: Sequence[Model], weights: Optional[Sequence[float]]) -> List[float]:
+    if weights is None:
+        return [1.0] * len(models)
+    w = [float(x) for x in weights]
+    if len(w) != len(models) or any(not x >= 0 for x in w):
+        raise InvalidArgument(f"weights must be {len(models)} non-negative numbers, got {weights!r}")
+    return w
+
+
+def multi_frontier(frontiers: List[Frontier], weights: List[float]) -> Frontier:
+    budgets = sorted({p.arena_bytes for f in frontiers for p in f.points})
+    floor = max(f.points[0].arena_bytes for f in frontiers)
+    points = []
+    for b in budgets:
+        if b < floor:
+            continue
+        chosen = [[p for p in f.points if p.arena_bytes <= b][-1] for f in frontiers]
+        mp = MultiPlan([p.plan for p in chosen], weights)
+        points.append(FrontierPoint(mp.arena_bytes, mp.latency_s, mp))
+    name = " + ".join(f.name for f in frontiers)
+    return Frontier(_pareto(points), name, frontiers[0].latency_source)
