@@ -258,3 +258,94 @@ def test_version_2_files_hold_the_state_in_no_pool():
     del d["state_pool"]
     q = _load(d, m)
     assert q.state_pool is None and q.state_buffers == p.state_buffers and q.verify()
+
+
+# ---- figures the loader re-derives, and fields of the wrong type ----
+
+def _target_plan():
+    m = ap.load_tflite(model_path("tflm_keyword_scrambled_int8"))
+    p = ap.plan(m, target="cortex-m7")
+    assert p.verify()
+    return m, p, json.loads(p.to_json())
+
+
+@pytest.mark.parametrize("which, path, value, words", [
+    ("plain", ("lower_bound_bytes",), 10 ** 12, "'lower_bound_bytes' is 1,000,000,000,000, its buffers give"),
+    ("plain", ("greedy_size_bytes",), 1, "'greedy_size_bytes' is 1, its buffers give"),
+    ("plain", ("arena_bytes",), "+16", "'pool_bytes' gives pool 'arena'"),
+    ("plain", ("optimal",), False, "'optimal' is false, but every pool is at the live-bytes bound"),
+    ("state", ("state_bytes",), "*2", "'state_bytes' is"),
+    ("target", ("pool_bytes", "dtcm"), "+16", "'pool_bytes' gives pool 'dtcm'"),
+    ("target", ("optimal",), False, "'optimal' is false"),
+    ("plain", ("latency_source",), [], "'latency_source' must be str or null"),
+    ("plain", ("model", "source"), -1, "'source' must be str"),
+    ("plain", ("model", "source"), True, "'source' must be str"),
+    ("plain", ("buffers", 0, "tensors", 0), False, "tensors [False]"),
+    ("target", ("target", "pools"), -1, "field 'target'"),
+    ("plain", ("mode",), "fastest", "'mode' is 'fastest'"),
+    ("plain", ("strategy",), "magic", "'strategy' is 'magic'"),
+])
+def test_figures_and_mistyped_fields_are_refused_naming_the_field(which, path, value, words):
+    if which == "target":
+        m, p, d = _target_plan()
+    elif which == "state":
+        m, p, d = _state_plan()
+    else:
+        p, d = _plan_dict()
+        m = p.model
+    node = d
+    for key in path[:-1]:
+        node = node[key]
+    old = node[path[-1]]
+    if isinstance(value, str) and value[0] in "+*":
+        value = old + int(value[1:]) if value[0] == "+" else old * int(value[1:])
+        if path == ("arena_bytes",):        # an arena that disagrees with its pool
+            d["pool_bytes"]["arena"] = value
+    node[path[-1]] = value
+    with pytest.raises(ap.InvalidPlan) as info:
+        _load(d, m)
+    assert words in str(info.value)
+
+
+def test_a_loaded_plan_reports_the_figures_of_its_buffers():
+    p, d = _plan_dict()
+    q = _load(d, p.model)
+    assert q.verify()
+    assert (q.lower_bound_bytes, q.greedy_size_bytes, q.arena_bytes) == \
+        (p.lower_bound_bytes, p.greedy_size_bytes, p.arena_bytes)
+    assert "saves -" not in q.summary()
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_fuzzed_figures_of_every_kind_of_plan_are_refused_or_equal_the_derived_ones(data):
+    which = data.draw(st.sampled_from(["plain", "state", "target"]))
+    if which == "target":
+        m, p, d = _target_plan()
+    elif which == "state":
+        m, p, d = _state_plan()
+    else:
+        p, d = _plan_dict()
+        m = p.model
+    keys = ["lower_bound_bytes", "greedy_size_bytes", "arena_bytes", "state_bytes", "optimal",
+            "latency_s", "latency_source", "strategy", "mode", "multi_pool", "pool_bytes", "target"]
+    for _ in range(data.draw(st.integers(1, 3))):
+        key = data.draw(st.sampled_from(keys))
+        if key == "target" and isinstance(d.get("target"), dict):
+            sub = data.draw(st.sampled_from(["pools", "name", "cores", "stack_scratch_limit"]))
+            d["target"][sub] = data.draw(_JSON_VALUES)
+        elif key == "pool_bytes" and isinstance(d.get("pool_bytes"), dict) and d["pool_bytes"]:
+            pool = data.draw(st.sampled_from(sorted(d["pool_bytes"])))
+            d["pool_bytes"][pool] = data.draw(st.one_of(st.integers(-5, 2 ** 40), _JSON_VALUES))
+        else:
+            d[key] = data.draw(st.one_of(_JSON_VALUES, st.integers(0, 2 ** 20)))
+    try:
+        q = ap.Plan.from_json(json.dumps(d), m)
+    except ap.InvalidPlan:
+        return
+    assert q.verify()
+    # whatever was accepted carries the figures its buffers give
+    assert (q.lower_bound_bytes, q.greedy_size_bytes, q.arena_bytes, q.state_bytes, q.pool_bytes) == \
+        (p.lower_bound_bytes, p.greedy_size_bytes, p.arena_bytes, p.state_bytes, p.pool_bytes)
+    assert q.latency_source is None or isinstance(q.latency_source, str)
+    q.summary()

@@ -50,6 +50,9 @@ def test_load_toml_and_json(tmp_path):
     ([{"name": "a b", "capacity": 10}], "identifier"),
     ([{"name": "a"}], "needs name and capacity"),
     ([], "no pools"),
+    (-1, "pools must be a list of pools, got -1"),
+    ({"name": "a"}, "pools must be a list of pools"),
+    ([{"name": "a", "capacity": 10, "cores": 3}], "cores must be a list of names, got 3"),
 ])
 def test_bad_pools(pools, words):
     with pytest.raises(ap.InvalidArgument, match=words):

@@ -19,12 +19,11 @@ from . import plan_file
 from .buffers import OVERLAP_ALIAS, BufferProblem, verify_offsets
 from .lifetimes import tensor_lifetimes
 from .memory_map import memory_map_svg, memory_map_text
+from .modes import MODES
 from .records import BufferRecord, live_per_op
 from .state import StateBuffer, reserve_bytes, verify_state
 
 __all__ = ["MODES", "Plan", "EXPORTERS"]
-
-MODES = ("size", "speed", "balanced")
 
 #: Writers of a plan for a firmware build, by format. The export layer sits above the
 #: runtime, which sits above plans, so it registers itself here (``arenaplan.export``)

@@ -6,9 +6,12 @@ bytes per pool, the state pool (each variable tensor's offset, size and reset by
 the predicted latency. Loading re-derives from the model everything
 that is not a decision (which buffers exist, their sizes and lifetimes, the scratch each
 chosen variant requests), checks the file against it field by field, then verifies the
-placement independently. A plan for another model, a corrupted or truncated file, a
-wrong schema version, offsets outside a pool or overlapping live buffers raise
-InvalidPlan naming what is wrong.
+placement independently. The figures a file states are re-derived from its buffers —
+each pool's bytes, the arena, the live-bytes bound, TensorFlow Lite Micro's greedy figure
+(one greedy run over the same buffers), the state pool's bytes, "optimal" where every pool
+is at its bound — and a file whose figures disagree is refused. A plan for another model,
+a corrupted or truncated file, a wrong schema version, a field of the wrong type, offsets
+outside a pool or overlapping live buffers raise InvalidPlan naming what is wrong.
 
 Schema versions: 2 adds the state pool (``state_bytes``, ``state_buffers``); 3 the target
 pool that holds it (``state_pool``). A version 1 file, written before variable tensors had
@@ -18,8 +21,11 @@ a version 1 or 2 file holds its state in no target pool.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any, List, Mapping, Optional
+
+import numpy as np
 
 from ..errors import ArenaplanError, InvalidPlan
 from ..model import zoo
@@ -27,9 +33,12 @@ from ..model.importers import load_tflite
 from ..model.model import Model
 from ..ops.lowering import lower_model
 from ..units import parse_bytes
+from .buffers import STRATEGIES, lower_bound, solve
 from .lifetimes import activation_buffers
+from .modes import MODES
+from .pools import pools_at_bound
 from .records import BufferRecord, unplaced_records, with_scratch
-from .state import StateBuffer, state_layout
+from .state import StateBuffer, state_extent, state_layout
 from .targets import Target
 
 __all__ = ["SCHEMA_VERSION", "plan_to_json", "plan_fields"]
@@ -89,8 +98,11 @@ def _names(types) -> str:
 def _model_for(meta: Mapping, model: Optional[Model]) -> Model:
     digest = _field(meta, "sha256", str, "model")
     name = _field(meta, "name", str, "model")
+    source = meta.get("source")
+    if source is not None and not isinstance(source, str):
+        raise InvalidPlan(f"model: field 'source' must be str, got {type(source).__name__}")
+    source = source or ""
     if model is None:
-        source = meta.get("source") or ""
         try:
             if source.startswith("zoo:"):
                 model = zoo.load(source[4:])
@@ -134,8 +146,8 @@ def plan_fields(text: str, model: Optional[Model] = None) -> dict:
     if data.get("target") is not None:
         try:
             target = Target.from_dict(_field(data, "target", dict))
-        except ArenaplanError as exc:
-            raise InvalidPlan(f"plan target: {exc}") from None
+        except (ArenaplanError, TypeError, ValueError) as exc:
+            raise InvalidPlan(f"plan: field 'target': {exc}") from None
     if alignment < 1 or alignment & (alignment - 1):
         raise InvalidPlan(f"plan alignment {alignment} is not a power of two")
     for name, size in pool_bytes.items():
@@ -181,7 +193,8 @@ def plan_fields(text: str, model: Optional[Model] = None) -> dict:
             if got != getattr(want, f) or isinstance(got, bool):
                 raise InvalidPlan(f"{where}: {f} is {got!r}, the model gives {getattr(want, f)!r}")
         tensors = rec.get("tensors")
-        if not isinstance(tensors, list) or tuple(tensors) != want.tensors:
+        if (not isinstance(tensors, list) or any(isinstance(t, bool) for t in tensors)
+                or tuple(tensors) != want.tensors):
             raise InvalidPlan(f"{where}: tensors {tensors!r} differ from the model's {list(want.tensors)}")
         pool = _field(rec, "pool", str, where)
         offset = _field(rec, "offset", int, where)
@@ -194,6 +207,9 @@ def plan_fields(text: str, model: Optional[Model] = None) -> dict:
     state, state_bytes = state_layout(model, alignment)
     if version >= 2:
         state, state_bytes = _state_from(data, state)
+    # the state pool ends where its last buffer does (its offsets are the file's decision;
+    # a buffer beyond state_bytes is the verifier's "outside the state pool")
+    state_bytes_expected = min(state_extent(state), state_bytes)
     state_pool = None
     if version >= 3 and data.get("state_pool") is not None:
         state_pool = _field(data, "state_pool", str)
@@ -204,15 +220,74 @@ def plan_fields(text: str, model: Optional[Model] = None) -> dict:
         raise InvalidPlan(f"latency_s {latency!r} must be a non-negative number")
     if not multi and list(pool_bytes) != ["arena"]:
         raise InvalidPlan(f"a single-arena plan has pools {list(pool_bytes)}")
+    if multi and (target is None or list(pool_bytes) != [p.name for p in target.pools]):
+        raise InvalidPlan(f"a plan over a target's pools lists every pool of its target in order; "
+                          f"it has {list(pool_bytes)}")
+    latency_source = data.get("latency_source")
+    if latency_source is not None and not isinstance(latency_source, str):
+        raise InvalidPlan(f"plan: field 'latency_source' must be str or null, got {latency_source!r}")
+    if latency is not None and not math.isfinite(latency):
+        raise InvalidPlan(f"latency_s {latency!r} must be finite")
+    if mode not in MODES:
+        raise InvalidPlan(f"plan: field 'mode' is {mode!r}, not one of {', '.join(MODES)}")
+    strategy = _field(data, "strategy", str)
+    if strategy not in STRATEGIES:
+        raise InvalidPlan(f"plan: field 'strategy' is {strategy!r}, not one of {', '.join(STRATEGIES)}")
+    figures = _derived_figures(model, alignment, chosen, problem, buffers, pool_bytes, target, multi,
+                               state_bytes_expected)
+    if version < 2:
+        del figures["state_bytes"]      # version 1 files hold no state figures: the model's apply
+    stored = {key: _field(data, key, int) for key in figures if key != "optimal"}
+    stored["arena_bytes"] = arena
+    stored["optimal"] = _field(data, "optimal", bool)
+    for key, value in figures.items():
+        if key == "optimal":
+            # a search may prove a plan above the bound optimal: only "at the bound" is derived
+            if value and not stored[key]:
+                raise InvalidPlan("plan: field 'optimal' is false, but every pool is at the live-bytes "
+                                  "bound of its buffers")
+            if multi and stored[key] != value:
+                raise InvalidPlan(f"plan: field 'optimal' is {stored[key]}, its pools' bytes against "
+                                  f"their buffers' bounds give {value}")
+            continue
+        if stored[key] != value:
+            raise InvalidPlan(f"plan: field {key!r} is {stored[key]:,}, its buffers give {value:,}")
     return dict(model=model, buffers=buffers, arena_bytes=arena,
-                lower_bound_bytes=_field(data, "lower_bound_bytes", int),
-                greedy_size_bytes=_field(data, "greedy_size_bytes", int),
-                strategy=_field(data, "strategy", str), optimal=_field(data, "optimal", bool),
+                lower_bound_bytes=figures["lower_bound_bytes"],
+                greedy_size_bytes=figures["greedy_size_bytes"],
+                strategy=strategy, optimal=stored["optimal"],
                 alignment=alignment, mode=mode, choices=[None if v is None else v.name for v in chosen],
                 variable_bytes=acts.variable_bytes, unsupported=list(unsupported),
-                kernels=kernels, latency_s=latency, latency_source=data.get("latency_source"),
+                kernels=kernels, latency_s=latency, latency_source=latency_source,
                 pool_sizes=dict(pool_bytes) if multi else None, target=target,
                 state_buffers=state, state_bytes=state_bytes, state_pool=state_pool)
+
+
+def _derived_figures(model: Model, alignment: int, chosen, problem, buffers: List[BufferRecord],
+                     pool_bytes: Mapping, target, multi: bool, state_bytes: int) -> dict:
+    """What a plan's figures must be, given its buffers: each pool's bytes (the end of its
+    last buffer), the arena (their sum), the live-bytes bound, TensorFlow Lite Micro's
+    greedy figure for the same buffers (one greedy run), the state pool's bytes, and
+    whether every pool is at the bound of its buffers."""
+    extent = {name: 0 for name in pool_bytes}
+    for b in buffers:
+        a = b.alignment
+        extent[b.pool] = max(extent[b.pool], b.offset + -(-b.size // a) * a)
+    for name, size in pool_bytes.items():
+        if size != extent[name]:
+            raise InvalidPlan(f"plan: field 'pool_bytes' gives pool {name!r} {size:,} bytes, its "
+                              f"buffers end at {extent[name]:,}")
+    bound = int(lower_bound(problem.sizes, problem.first, problem.last, problem.alignments))
+    unfolded, _ = with_scratch(activation_buffers(model, alignment, fold_aliases=False), chosen, alignment)
+    greedy = solve(unfolded, "greedy_size").arena_bytes
+    if multi:
+        names = [p.name for p in target.pools]
+        index = np.array([names.index(b.pool) for b in buffers], dtype=np.uint32)
+        at_bound = pools_at_bound(problem, index, target.pools, [pool_bytes[n] for n in names])
+    else:
+        at_bound = extent["arena"] <= bound
+    return {"arena_bytes": sum(extent.values()), "lower_bound_bytes": bound,
+            "greedy_size_bytes": greedy, "state_bytes": state_bytes, "optimal": at_bound}
 
 
 def _state_from(data: Mapping, expected: List[StateBuffer]) -> tuple:

@@ -138,13 +138,23 @@ class Target:
         if unknown:
             raise InvalidArgument(f"unknown target field(s) {sorted(unknown)}")
         pools = []
-        for i, p in enumerate(data.get("pools") or []):
+        raw_pools = data.get("pools") or []
+        if not isinstance(raw_pools, (list, tuple)):
+            raise InvalidArgument(f"a target's pools must be a list of pools, got {raw_pools!r}")
+        for name in ("cores",):
+            if name in data and not (isinstance(data[name], (list, tuple))
+                                     and all(isinstance(c, str) for c in data[name])):
+                raise InvalidArgument(f"a target's {name} must be a list of names, got {data[name]!r}")
+        for i, p in enumerate(raw_pools):
             if not isinstance(p, Mapping):
                 raise InvalidArgument(f"pool {i} must be a mapping, got {p!r}")
             fields = {"name", "capacity", "alignment", "kind", "cores", "section"}
             if set(p) - fields or not {"name", "capacity"} <= set(p):
                 raise InvalidArgument(f"pool {i}: needs name and capacity; allowed fields {sorted(fields)}")
-            pools.append(Pool(**dict(p, cores=tuple(p.get("cores") or ()))))
+            cores = p.get("cores") or ()
+            if not (isinstance(cores, (list, tuple)) and all(isinstance(c, str) for c in cores)):
+                raise InvalidArgument(f"pool {i}: cores must be a list of names, got {cores!r}")
+            pools.append(Pool(**dict(p, cores=tuple(cores))))
         kwargs = {k: data[k] for k in ("latency_profile", "stack_scratch_limit", "description") if k in data}
         cores = tuple(data.get("cores") or sorted({c for p in pools for c in p.cores}) or ("core0",))
         return cls(name=str(data.get("name", "custom")), pools=tuple(pools), cores=cores, **kwargs)
