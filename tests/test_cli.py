@@ -115,3 +115,23 @@ def test_run_checks_a_stateful_model_against_litert(capsys):
     out = capsys.readouterr().out
     assert "LiteRT reference kernels: 3 of 3 run(s) bit-exact" in out
     assert "UNIDIRECTIONAL_SEQUENCE_LSTM" in out and "whole run" in out
+
+
+def test_an_unknown_model_name_lists_the_built_in_models(capsys):
+    assert main(["plan", "dscnn"]) == 2
+    err = capsys.readouterr().err
+    assert "no model 'dscnn'" in err and "ds_cnn, mobilenet_v1_025, resnet8, autoencoder" in err
+
+
+def test_run_says_what_a_file_that_is_not_npy_is(capsys, tmp_path):
+    import numpy as np
+    garbage = tmp_path / "x.npy"
+    garbage.write_bytes(b"garbage, not an array\n")
+    assert main(["run", "autoencoder", "--input", str(garbage)]) == 2
+    err = capsys.readouterr().err
+    assert "is not a .npy file" in err and "int8 [1, 640] for input 'input'" in err and "pickle" not in err
+    objects = tmp_path / "o.npy"
+    np.save(objects, np.array([object()], dtype=object), allow_pickle=True)
+    assert main(["run", "autoencoder", "--input", str(objects)]) == 2
+    err = capsys.readouterr().err
+    assert "holds Python objects, which are not read" in err and "allow_pickle" not in err

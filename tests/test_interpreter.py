@@ -381,3 +381,12 @@ def test_profile_together_of_a_shared_interpreter_takes_its_lock_once():
     interp = ap.Interpreter(plan)
     rows = profile_together([interp, interp], 3)   # the same one twice: no deadlock
     assert len(rows) == 2 and all(len(r) == 3 for r in rows)
+
+
+@pytest.mark.parametrize("x", [None, np.int8(3), "abc", b"ab", 3])
+def test_run_of_something_that_is_not_arrays_names_what_it_takes(x):
+    it = ap.Interpreter(ap.plan(ap.zoo.load("autoencoder")))
+    with pytest.raises(ap.InvalidArgument) as info:
+        it.run(x)
+    text = str(info.value)
+    assert f"got {type(x).__name__}" in text and "'input' int8 (1, 640)" in text

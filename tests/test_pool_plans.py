@@ -296,3 +296,15 @@ def test_a_pool_above_its_bound_is_not_optimal():
     # three buffers never live together: one pool holding them at 48 bytes is 32 over its bound
     assert not pools_at_bound(problem, np.zeros(3, np.uint32), pools, [48, 0, 0])
     assert pools_at_bound(problem, np.zeros(3, np.uint32), pools, [16, 0, 0])
+
+
+@pytest.mark.parametrize("pool, words", [("stack", "is a stack pool, which takes only scratch buffers"),
+                                         ("flash", "unknown pool")])
+def test_io_pool_that_cannot_hold_tensors_says_why(pool, words):
+    t = ap.targets.get("cortex-m7")
+    if pool == "flash":
+        t = t.with_pool("flash", capacity="1MiB", kind="const")
+        words = "is a const pool, which holds only constants"
+    with pytest.raises(ap.InvalidArgument) as info:
+        ap.plan(ap.zoo.load("ds_cnn"), target=t, io_pool=pool)
+    assert words in str(info.value) and "dtcm, sram" in str(info.value)

@@ -75,3 +75,9 @@ def test_unreadable_target_file(tmp_path):
     bad.write_text("name = [unclosed")
     with pytest.raises(ap.InvalidArgument, match="TOML"):
         targets.load(bad)
+
+
+def test_with_pool_names_an_unknown_field():
+    with pytest.raises(ap.InvalidArgument) as info:
+        targets.get("cortex-m7").with_pool("dtcm", speed=3)
+    assert "unknown pool field(s) speed" in str(info.value) and "capacity" in str(info.value)

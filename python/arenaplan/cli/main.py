@@ -45,6 +45,9 @@ def load_model(spec: Optional[str]) -> Model:
         return zoo.load()
     if spec in zoo.names() and not Path(spec).exists():
         return zoo.load(spec)
+    if not Path(spec).exists() and not spec.lower().endswith(".tflite"):
+        raise InvalidArgument(f"no model {spec!r}: not a file, and not a built-in model "
+                              f"({', '.join(zoo.names())})")
     return load_tflite(spec)
 
 

@@ -31,10 +31,7 @@ def model_inputs(model: Model, files: Sequence[str] = (), runs: int = 1, seed: i
                                   f"({', '.join(t.name for t in tensors)}); {len(files)} file(s) given")
         arrays = []
         for t, f in zip(tensors, files):
-            try:
-                a = np.load(f, allow_pickle=False)
-            except (OSError, ValueError) as exc:
-                raise InvalidArgument(f"input file {f!r}: {exc}") from None
+            a = _load_npy(f, t)
             if a.dtype != np.dtype(t.dtype) or tuple(a.shape) != tuple(t.shape):
                 raise InvalidArgument(f"input file {f!r} holds {a.dtype} {list(a.shape)}; input "
                                       f"{t.name!r} is {t.dtype} {list(t.shape)}")
@@ -52,6 +49,28 @@ def model_inputs(model: Model, files: Sequence[str] = (), runs: int = 1, seed: i
             xs.append(rng.integers(info.min, info.max, size=t.shape, dtype=dtype, endpoint=True))
         out.append(xs)
     return out
+
+
+_NPY_MAGIC = b"\x93NUMPY"
+
+
+def _load_npy(path, tensor) -> np.ndarray:
+    """One input array from a .npy file, or an error that says what the file is."""
+    want = f"{tensor.dtype} {list(tensor.shape)} for input {tensor.name!r}"
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(len(_NPY_MAGIC))
+    except OSError as exc:
+        raise InvalidArgument(f"input file {str(path)!r}: {exc.strerror or exc}") from None
+    if head != _NPY_MAGIC:
+        raise InvalidArgument(f"input file {str(path)!r} is not a .npy file (it starts with {head!r}, "
+                              f"not {_NPY_MAGIC!r}); save the array with numpy.save: {want}")
+    try:
+        return np.load(path, allow_pickle=False)
+    except ValueError as exc:
+        reason = ("holds Python objects, which are not read" if "pickle" in str(exc)
+                  else f"is damaged ({exc})")
+        raise InvalidArgument(f"input file {str(path)!r} {reason}; expected {want}") from None
 
 
 class RunReport:

@@ -96,7 +96,14 @@ class PlanContext:
         if io_pool is not None:
             if target is None:
                 raise InvalidArgument("io_pool names a pool of a target; give target= too")
-            target.pool(io_pool)
+            kind = target.pool(io_pool).kind
+            if kind != "workspace":
+                usable = [q.name for q in target.pools if q.kind == "workspace"]
+                raise InvalidArgument(
+                    f"io_pool {io_pool!r} is a {kind} pool, which "
+                    + ("takes only scratch buffers" if kind == "stack" else "holds only constants")
+                    + f"; the model's inputs and outputs need a workspace pool of {target.name!r}: "
+                    + ", ".join(usable))
         if kernels is None:
             kernels, unsupported = lower_model(model, require_kernels)
         state, state_bytes = state_layout(model, alignment)

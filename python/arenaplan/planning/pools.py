@@ -14,6 +14,7 @@ import numpy as np
 from .. import _core
 from .buffers import STRATEGIES, BufferPlan, BufferProblem, _time_limit, exact_vector
 from ..errors import InvalidArgument, PlanDoesNotFit
+from ..units import count_bytes
 from .targets import POOL_KINDS
 
 __all__ = ["allowed_pools", "place_over_pools"]
@@ -41,9 +42,28 @@ def allowed_pools(ctx, problem: BufferProblem, scratch: List[Tuple[str, int, int
             masks[i] |= np.uint32(1 << p)
         if not masks[i]:
             what = scratch[i - n_acts][0] if is_scratch else ctx.acts.names[i]
-            raise InvalidArgument(f"buffer {what!r} ({size:,} bytes) may live in no pool of target "
-                                  f"{target.name!r}")
+            why = "; ".join(_why_not(pool, is_scratch, holds_io, size, target, ctx.io_pool)
+                            for pool in target.pools)
+            raise InvalidArgument(f"buffer {what!r} ({count_bytes(size)}) may live in no pool of target "
+                                  f"{target.name!r}: {why}")
     return masks
+
+
+def _why_not(pool, is_scratch: bool, holds_io: bool, size: int, target, io_pool) -> str:
+    """Why one pool cannot hold a buffer, in the user's terms."""
+    if pool.kind == "const":
+        return f"{pool.name!r} is a const pool (flash: constants only)"
+    if pool.capacity == 0:
+        return f"{pool.name!r} has a capacity of 0"
+    if pool.kind == "stack" and not is_scratch:
+        return (f"{pool.name!r} is a stack pool, which takes only scratch buffers (of at most "
+                f"{count_bytes(target.stack_scratch_limit)}), not tensors")
+    if pool.kind == "stack":
+        return (f"{pool.name!r} is a stack pool that takes scratch buffers of at most "
+                f"{count_bytes(target.stack_scratch_limit)} (stack_scratch_limit)")
+    if holds_io and io_pool is not None and pool.name != io_pool:
+        return f"{pool.name!r} is not io_pool {io_pool!r}, where the model's inputs and outputs must live"
+    return f"{pool.name!r} is not allowed"
 
 
 def place_over_pools(ctx, problem: BufferProblem, scratch, strategy: str, time_limit_s, seed: int

@@ -14,6 +14,7 @@ and ``target.for_core("cm4")`` keeps only those.
 from __future__ import annotations
 
 import json
+import dataclasses
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Tuple, Union
@@ -109,6 +110,11 @@ class Target:
     def with_pool(self, name: str, **changes) -> "Target":
         """A copy with pool ``name`` changed (capacity="2KiB", alignment=..., section=...),
         or added at the end (slowest) when the target has no such pool."""
+        fields = {f.name for f in dataclasses.fields(Pool)} - {"name"}
+        unknown = sorted(set(changes) - fields)
+        if unknown:
+            raise InvalidArgument(f"with_pool({name!r}): unknown pool field(s) {', '.join(unknown)}; "
+                                  f"a pool has {', '.join(sorted(fields))}")
         if any(p.name == name for p in self.pools):
             pools = tuple(replace(p, **changes) if p.name == name else p for p in self.pools)
         else:

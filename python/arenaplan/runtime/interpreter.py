@@ -119,8 +119,13 @@ class Interpreter:
             values = [x[n] for n in names]
         elif isinstance(x, np.ndarray):
             values = [x]
-        else:
+        elif isinstance(x, (list, tuple)):
             values = list(x)
+        else:
+            shapes = ", ".join(f"{t.name!r} {t.dtype} {tuple(t.shape)}" for t in self._inputs)
+            raise InvalidArgument(f"run takes a numpy array (one input), a list of arrays in input "
+                                  f"order or a {{name: array}} dict, got {type(x).__name__}; the "
+                                  f"model's inputs: {shapes}")
         if len(values) != len(self._inputs):
             raise InvalidArgument(f"the model takes {len(self._inputs)} input(s), got {len(values)}")
         for t, view, v in zip(self._inputs, self._input_views, values):
