@@ -135,3 +135,44 @@ def test_run_says_what_a_file_that_is_not_npy_is(capsys, tmp_path):
     assert main(["run", "autoencoder", "--input", str(objects)]) == 2
     err = capsys.readouterr().err
     assert "holds Python objects, which are not read" in err and "allow_pickle" not in err
+
+
+def _quantize_model(tmp_path, zp):
+    import pytest
+    from reference import litert_layers as L
+    if L.unavailable_reason():
+        pytest.skip(L.unavailable_reason())
+    path = tmp_path / "quantize.tflite"
+    path.write_bytes(L.single_op_model("QUANTIZE", [dict(shape=(1, 8), dtype="float32"),
+                                                   dict(shape=(1, 8), dtype="int8", scale=0.5, zero_point=zp)],
+                                       [0], [1]))
+    return path
+
+
+def test_run_check_of_non_finite_floats_is_bit_exact_with_litert(capsys, tmp_path):
+    import numpy as np
+    x = tmp_path / "x.npy"
+    np.save(x, np.array([[np.inf, -np.inf, np.nan, 1e30, -1e30, 3e9, 1.0, -2.5]], np.float32))
+    for zp in (3, -3):
+        assert main(["run", str(_quantize_model(tmp_path, zp)), "--input", str(x), "--check"]) == 0
+        assert "1 of 1 run(s) bit-exact" in capsys.readouterr().out
+
+
+def test_run_check_says_which_outputs_differ_and_by_how_much(capsys, tmp_path, monkeypatch):
+    import numpy as np
+    from arenaplan.cli import run_model
+    real = run_model.litert_reference_runs
+
+    def off_by_some(source, runs):
+        want = real(source, runs)
+        want[0][0] = want[0][0].copy()
+        want[0][0][0, 2] += 7
+        want[0][0][0, 5] -= 2
+        return want
+    monkeypatch.setattr(run_model, "litert_reference_runs", off_by_some)
+    x = tmp_path / "x.npy"
+    np.save(x, np.zeros((1, 8), np.float32))
+    assert main(["run", str(_quantize_model(tmp_path, 0)), "--input", str(x), "--check"]) == 1
+    out = capsys.readouterr().out
+    assert "0 of 1 run(s) bit-exact" in out
+    assert "run 0, output 't1': 2 of 8 element(s) differ, by up to 7; first at [0, 2]: 0 here, 7 in LiteRT" in out

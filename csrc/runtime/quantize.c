@@ -91,17 +91,20 @@ ap_status ap_quantize_s8_run(const ap_affine_quant_params *params, const ap_vari
         /* TfLiteRound(val / static_cast<float>(scale)): a float32 quotient, rounded half
            away from zero as std::round(float). */
         const float q = roundf(input[i] / scale);
-        int32_t v;
-        if (q != q) {
-            v = zp;
-        } else if (q >= 1024.0f) {
-            v = 127;
-        } else if (q <= -1024.0f) {
-            v = -128;
-        } else {
-            v = ap_ops_clamp((int32_t)q + zp, -128, 127);
+        /* static_cast<int32>(q) in TFLite's reference kernel is undefined where q is NaN
+           or outside int32; LiteRT's x86 build gives INT32_MIN there (the conversion's
+           "indefinite" value), and its int32 sum with the zero point wraps. Both are
+           done here without undefined behaviour, so every target gives LiteRT's bits:
+           +-inf, NaN and |x/scale| >= 2^31 become INT32_MIN + zp, i.e. -128 when
+           zp >= 0 and 127 when zp < 0. */
+        int64_t sum = (q >= -2147483648.0f && q < 2147483648.0f) ? (int64_t)q : (int64_t)INT32_MIN;
+        sum += zp;
+        if (sum > INT32_MAX) {
+            sum -= (int64_t)1 << 32;
+        } else if (sum < INT32_MIN) {
+            sum += (int64_t)1 << 32;
         }
-        output[i] = (int8_t)v;
+        output[i] = (int8_t)(sum < -128 ? -128 : sum > 127 ? 127 : sum);
     }
     return AP_OK;
 }

@@ -56,7 +56,17 @@ def test_quantize_special_values(ffi, lib):
     x = np.array([np.nan, np.inf, -np.inf, 3e38, -3e38, 0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5], dtype=np.float32)
     q = call(ffi, lib, "quantize_s8", affine(ffi, x.size, 1.0, 3), x, np.int8)
     np.testing.assert_array_equal(q, ops.quantize(x, 1.0, 3))
-    assert list(q[:5]) == [3, 127, -128, 127, -128] and list(q[7:]) == [4, 2, 5, 1, 6]
+    # NaN, +-inf and |x / scale| >= 2^31: INT32_MIN + zp, as LiteRT gives (-128 for zp >= 0)
+    assert list(q[:5]) == [-128] * 5 and list(q[7:]) == [4, 2, 5, 1, 6]
+    q = call(ffi, lib, "quantize_s8", affine(ffi, x.size, 1.0, -3), x, np.int8)
+    np.testing.assert_array_equal(q, ops.quantize(x, 1.0, -3))
+    assert list(q[:5]) == [127] * 5      # INT32_MIN - 3 wraps to INT32_MAX - 2
+
+
+#: Floats whose quantised value TFLite's reference kernel leaves to the C++ cast.
+EDGES = np.array([np.inf, -np.inf, np.nan, 1e30, -1e30, 3.4e38, -3.4e38, 3e9, -3e9, 2.2e9, -2.2e9,
+                  2.1e9, -2.1e9, 2147483520.0, -2147483648.0, 1000.0, -1000.0, 127.4, -128.6, 1e-30],
+                 dtype=np.float32)
 
 
 @settings(max_examples=60, deadline=None)
@@ -125,6 +135,19 @@ def test_litert_quantize_dequantize_requantize(ffi, lib):
         r = L.run_single_op(model, [q])[0]
         m, s = quantize_multiplier(float(np.float64(sc) / np.float64(so)))
         np.testing.assert_array_equal(call(ffi, lib, "requantize_s8", requant(ffi, n, zp, zo, m, s), q, np.int8), r)
+
+
+@pytest.mark.skipif(_LITERT is not None, reason=str(_LITERT))
+@pytest.mark.parametrize("zp", [0, 5, -5, 127, -128])
+@pytest.mark.parametrize("scale", [1.0, 1e-3, 3e4])
+def test_litert_quantize_of_non_finite_and_out_of_range_floats(ffi, lib, zp, scale):
+    model = L.single_op_model("QUANTIZE", [dict(shape=(EDGES.size,), dtype="float32"),
+                                           dict(shape=(EDGES.size,), dtype="int8", scale=scale, zero_point=zp)],
+                              [0], [1])
+    want = np.asarray(L.run_single_op(model, [EDGES])).reshape(-1)
+    got = call(ffi, lib, "quantize_s8", affine(ffi, EDGES.size, scale, zp), EDGES, np.int8)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(ops.quantize(EDGES, scale, zp), want)
 
 
 # ---- requantisation between integer types (QUANTIZE int16 -> int8 | int16 | int32, ...) ----

@@ -317,13 +317,17 @@ def _round_half_away_array(q: np.ndarray) -> np.ndarray:
 
 
 def quantize(x, scale: float, zero_point: int) -> np.ndarray:
-    """reference_ops::AffineQuantize float32 -> int8: TfLiteRound(x / (float)scale) + zp,
-    clamped; the quotient is a float32 division."""
+    """reference_ops::AffineQuantize float32 -> int8: static_cast<int32>(TfLiteRound(x /
+    (float)scale)) + zp, clamped; the quotient is a float32 division. Where the rounded
+    quotient is NaN or outside int32 the cast is undefined in C++; LiteRT's x86 build gives
+    INT32_MIN there, and the int32 sum with the zero point wraps."""
     with np.errstate(invalid="ignore", over="ignore"):
         q = np.asarray(x, dtype=np.float32) / np.float32(scale)
     r = _round_half_away_array(q.astype(np.float64))
-    r = np.clip(np.nan_to_num(r, nan=0.0), -(2.0 ** 31), 2.0 ** 31 - 1)
-    return np.clip(r.astype(np.int64) + zero_point, -128, 127).astype(np.int8)
+    inside = (r >= -(2.0 ** 31)) & (r < 2.0 ** 31)
+    as_int = np.where(inside, np.nan_to_num(r, nan=0.0, posinf=0.0, neginf=0.0), -(2.0 ** 31)).astype(np.int64)
+    wrapped = (as_int + zero_point + 2 ** 31) % 2 ** 32 - 2 ** 31
+    return np.clip(wrapped, -128, 127).astype(np.int8)
 
 
 def dequantize(x, scale: float, zero_point: int) -> np.ndarray:

@@ -76,10 +76,13 @@ def _load_npy(path, tensor) -> np.ndarray:
 class RunReport:
     """Outputs of every run, and, when checked, whether LiteRT agreed."""
 
-    def __init__(self, plan: Plan, outputs: List[List[np.ndarray]], checked: Optional[List[bool]]):
+    def __init__(self, plan: Plan, outputs: List[List[np.ndarray]], checked: Optional[List[bool]],
+                 differences: Optional[List["OutputDifference"]] = None):
         self.plan = plan
         self.outputs = outputs
         self.checked = checked
+        #: Every output of every run that differs from LiteRT's: where and by how much.
+        self.differences = list(differences or [])
 
     @property
     def bit_exact(self) -> Optional[bool]:
@@ -97,13 +100,18 @@ class RunReport:
         if self.checked is not None:
             agree = sum(self.checked)
             lines.append(f"  LiteRT reference kernels: {agree} of {len(self.checked)} run(s) bit-exact")
+            for d in self.differences[:_SHOWN_DIFFERENCES]:
+                lines.append(f"    {d}")
+            if len(self.differences) > _SHOWN_DIFFERENCES:
+                lines.append(f"    ... and {len(self.differences) - _SHOWN_DIFFERENCES} more differing output(s)")
         return lines
 
     def to_dict(self) -> dict:
         return {"model": self.plan.model.name, "mode": self.plan.mode, "arena_bytes": self.plan.arena_bytes,
                 "state_bytes": self.plan.state_bytes, "runs": len(self.outputs),
                 "outputs": [[y.tolist() for y in ys] for ys in self.outputs],
-                "bit_exact": self.bit_exact}
+                "bit_exact": self.bit_exact,
+                "differences": [d.to_dict() for d in self.differences]}
 
 
 def run_plan(plan: Plan, runs: List[List[np.ndarray]], check: bool = False) -> RunReport:
@@ -121,4 +129,44 @@ def run_plan(plan: Plan, runs: List[List[np.ndarray]], check: bool = False) -> R
                                   f"{plan.model.name} comes from {source or 'code'}")
         want = litert_reference_runs(source, runs)
         checked = [all(np.array_equal(a, b) for a, b in zip(got, ref)) for got, ref in zip(outputs, want)]
-    return RunReport(plan, outputs, checked)
+        differences = [OutputDifference.of(r, plan.model.tensors[t].name, a, b)
+                       for r, (got, ref) in enumerate(zip(outputs, want))
+                       for t, a, b in zip(plan.model.outputs, got, ref) if not np.array_equal(a, b)]
+        return RunReport(plan, outputs, checked, differences)
+    return RunReport(plan, outputs, None)
+
+
+#: Differing outputs listed in full by ``RunReport.lines`` (the rest are counted).
+_SHOWN_DIFFERENCES = 8
+
+
+class OutputDifference:
+    """One output of one run that differs from LiteRT's: how many elements, the largest
+    difference, and the first element that differs."""
+
+    def __init__(self, run: int, name: str, count: int, size: int, largest: float,
+                 first: tuple, got, want) -> None:
+        self.run, self.name, self.count, self.size, self.largest = run, name, count, size, largest
+        self.first, self.got, self.want = first, got, want
+
+    @classmethod
+    def of(cls, run: int, name: str, got: np.ndarray, want: np.ndarray) -> "OutputDifference":
+        if got.shape != want.shape:
+            return cls(run, name, got.size, got.size, float("nan"), (), got.shape, want.shape)
+        a, b = got.astype(np.float64), want.astype(np.float64)
+        differ = ~((a == b) | (np.isnan(a) & np.isnan(b)))
+        index = tuple(int(i) for i in np.argwhere(differ)[0])
+        gap = np.abs(a - b)[differ]
+        return cls(run, name, int(differ.sum()), got.size, float(np.nanmax(gap)) if gap.size else float("nan"),
+                   index, got[index].item(), want[index].item())
+
+    def __str__(self) -> str:
+        if not self.first:
+            return f"run {self.run}, output {self.name!r}: shape {list(self.got)}, LiteRT's {list(self.want)}"
+        largest = f"{self.largest:g}"
+        return (f"run {self.run}, output {self.name!r}: {self.count} of {self.size} element(s) differ, by "
+                f"up to {largest}; first at {list(self.first)}: {self.got} here, {self.want} in LiteRT")
+
+    def to_dict(self) -> dict:
+        return {"run": self.run, "output": self.name, "elements": self.count, "of": self.size,
+                "largest": self.largest, "first_index": list(self.first), "got": self.got, "want": self.want}
