@@ -16,7 +16,8 @@ from arenaplan.planning.context import PlanContext
 from arenaplan.planning.tradeoffs import does_not_fit
 from arenaplan.model.zoo import GraphBuilder
 import svdf_models
-from conftest import model_path
+from conftest import MODEL_NAMES, model_path
+from arenaplan.planning.tradeoffs import FrontierPoint
 
 
 # The host source's brief windows here may well miss a spell of this machine's normal
@@ -418,3 +419,85 @@ def test_fragmentation_is_said_only_when_every_op_fits():
     # a budget at the live bytes but below the plan's arena (as a fragmented plan would be)
     e = does_not_fit(ctx, dataclasses.replace(p, arena_bytes=p.lower_bound_bytes + 16), p.lower_bound_bytes)
     assert "fragmentation" in str(e) and f"at most {p.lower_bound_bytes:,} bytes live at once" in str(e)
+
+
+# --- the frontier's table and plots ----------------------------------------------------------
+FRONTIER_MODELS = [n for n in MODEL_NAMES if n != "tflm_audio_preprocessor_int8"]   # custom ops
+
+
+def _change_cells(table: str) -> list:
+    rows = table.splitlines()[2:]
+    return [line[line.index("x  ") + 3:] if "x  " in line else "" for line in rows]
+
+
+@pytest.mark.parametrize("cost", ["model:cortex-m4", "model:cortex-m7"])
+@pytest.mark.parametrize("name", FRONTIER_MODELS)
+def test_frontier_table_says_what_changes_at_every_point(name, cost):
+    f = ap.frontier(ap.load_tflite(model_path(name)), latency=cost)
+    cells = _change_cells(f.table())
+    assert len(cells) == len(f.points) and all(c.strip() for c in cells), f.table()
+    assert cells[0] == "(size plan)"
+    for r in f.rows()[1:]:
+        assert r["changes"] or r["what"].startswith("placement only"), r
+
+
+@pytest.mark.parametrize("cost", ["model:cortex-m4", "model:cortex-m7"])
+@pytest.mark.parametrize("names", [("mlperf_tiny_kws_dscnn_int8", "mlperf_tiny_vww_mobilenetv1_025_int8"),
+                                   ("mlperf_tiny_ic_resnet8_int8", "mlperf_tiny_vww_mobilenetv1_025_int8")])
+def test_shared_arena_frontier_names_the_model_whose_op_changes(names, cost):
+    models = [ap.load_tflite(model_path(n)) for n in names]
+    f = ap.frontier(models, latency=cost)
+    cells = _change_cells(f.table())
+    assert all(c.strip() for c in cells), f.table()
+    for r in f.rows()[1:]:
+        assert r["changes"] and all(c.split(":")[0] in names for c in r["changes"]), r
+
+
+def test_frontier_table_says_placement_only_when_no_variant_changes():
+    m = ap.load_tflite(model_path("tflm_keyword_scrambled_int8"))
+    t = ap.targets.get("cortex-m7")
+    a = ap.plan(m, target=t, latency="model:cortex-m7")
+    b = ap.plan(m, target=t.with_pool("dtcm", capacity=a.state_bytes + a.arena_bytes - 1),
+                latency="model:cortex-m7")
+    assert a.choices == b.choices and a.pool_bytes != b.pool_bytes
+    f = ap.Frontier([FrontierPoint(a.arena_bytes, a.latency_s, a), FrontierPoint(b.arena_bytes, 0.5 * b.latency_s, b)],
+                    "kw", "test")
+    cell = _change_cells(f.table())[1]
+    assert cell.startswith("placement only") and "dtcm 288->192 B" in cell and "sram 0->96 B" in cell
+
+
+@pytest.mark.parametrize("name, cost", [("mlperf_tiny_ic_resnet8_int8", "model:cortex-m4"),
+                                        ("mlperf_tiny_ic_resnet8_int8", "model:cortex-m7"),
+                                        ("mlperf_tiny_ad_autoencoder_int8", "model:cortex-m7")])
+def test_frontier_plot_has_labelled_x_ticks_across_its_range(tmp_path, name, cost):
+    pytest.importorskip("matplotlib")
+    import matplotlib.image
+    f = ap.frontier(ap.load_tflite(model_path(name)), latency=cost)
+    path = tmp_path / "f.png"
+    fig = f.plot(str(path), size_px=(640, 400))
+    ax = fig.axes[0]
+    lo, hi = ax.get_xlim()
+    labelled = [(t.get_position()[0], t.get_text()) for t in ax.get_xticklabels() if t.get_text()]
+    assert len(labelled) >= 4 and len({s for _, s in labelled}) == len(labelled), labelled
+    xs = [x for x, _ in labelled]
+    assert all(lo - 1e-9 <= x <= hi + 1e-9 for x in xs)
+    assert xs[0] - lo < 0.3 * (hi - lo) and hi - xs[-1] < 0.3 * (hi - lo)   # spread across the axis
+    assert all(abs(float(s.replace(",", "")) - x) < 1e-6 * max(1.0, x) for x, s in labelled)   # KiB
+    png = matplotlib.image.imread(str(path))
+    assert png.shape[:2] == (400, 640)
+    colours = np.unique(png.reshape(-1, png.shape[-1]), axis=0)
+    assert len(colours) > 1
+
+
+def test_frontier_svg_labels_its_x_axis_across_the_range():
+    import xml.etree.ElementTree as ET
+    f = ap.frontier(ap.load_tflite(model_path("mlperf_tiny_ic_resnet8_int8")), latency="model:cortex-m4")
+    width = 480
+    root = ET.fromstring(f.svg(width=width, height=240))
+    ns = "{http://www.w3.org/2000/svg}"
+    ticks = [(float(t.get("x")), t.text) for t in root.iter(f"{ns}text") if t.get("class") == "xtick"]
+    assert len(ticks) >= 4 and len({s for _, s in ticks}) == len(ticks), ticks
+    xs = [x for x, _ in ticks]
+    assert xs == sorted(xs) and xs[0] < 0.4 * width and xs[-1] > 0.6 * width
+    values = [float(s) for _, s in ticks]
+    assert values == sorted(values) and values[0] <= f.points[0].arena_bytes / 1024 <= values[-1]

@@ -14,6 +14,7 @@ does X more bytes buy".
 from __future__ import annotations
 
 import html
+import math
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Tuple, Union
 
@@ -174,6 +175,27 @@ def _changes(a: Plan, b: Plan) -> List[Tuple[int, str, str, str]]:
     return out
 
 
+def _change_labels(a: Union[Plan, "MultiPlan"], b: Union[Plan, "MultiPlan"]) -> List[str]:
+    """The variants that differ from plan ``a`` to plan ``b``, as "op K from->to"; for
+    models sharing an arena each is prefixed with its model's name."""
+    if isinstance(a, Plan) and isinstance(b, Plan):
+        return [f"op {k} {f}->{t}" for k, _, f, t in _changes(a, b)]
+    out = []
+    for x, y in zip(getattr(a, "plans", []), getattr(b, "plans", [])):
+        out += [f"{x.model.name}: op {k} {f}->{t}" for k, _, f, t in _changes(x, y)]
+    return out
+
+
+def _placement_note(a: Union[Plan, "MultiPlan"], b: Union[Plan, "MultiPlan"]) -> str:
+    """What differs between two plans that choose the same variants: where buffers sit."""
+    pools_a = getattr(a, "pool_bytes", None) or {}
+    pools_b = getattr(b, "pool_bytes", None) or {}
+    moved = [f"{name} {pools_a.get(name, 0):,}->{pools_b.get(name, 0):,} B"
+             for name in dict.fromkeys([*pools_a, *pools_b])
+             if pools_a.get(name, 0) != pools_b.get(name, 0)]
+    return "placement only (same variants" + (f"; {', '.join(moved)})" if moved else ")")
+
+
 class Frontier:
     """Pareto-optimal (arena bytes, latency) plans of a model, smallest first."""
 
@@ -217,19 +239,32 @@ class Frontier:
         return Gain(a, b, extra, changes)
 
     def rows(self) -> List[dict]:
+        """One dict per point: arena and state bytes, latency, speed-up over the size
+        plan, ``changes`` (the variants that differ from the previous point, "op K
+        from->to", prefixed with the model's name when models share the arena) and
+        ``what``, the table's text for them: "(size plan)" on the first point,
+        "placement only (...)" where no variant changed."""
         base = self.points[0].latency_s
         rows = []
         prev = None
         for p in self.points:
-            changed = [] if prev is None or not isinstance(p.plan, Plan) else _changes(prev.plan, p.plan)
+            changed = [] if prev is None else _change_labels(prev.plan, p.plan)
+            if prev is None:
+                what = "(size plan)"
+            elif changed:
+                what = ", ".join(changed)
+            else:
+                what = _placement_note(prev.plan, p.plan)
             rows.append({"arena_bytes": p.arena_bytes, "state_bytes": p.state_bytes, "latency_s": p.latency_s,
                          "speedup": base / p.latency_s if p.latency_s else 1.0,
-                         "changes": [f"op {k} {f}->{t}" for k, _, f, t in changed]})
+                         "changes": changed, "what": what})
             prev = p
         return rows
 
     def table(self) -> str:
-        """Plain-text table: bytes, latency, speed-up over the size plan, ops that change."""
+        """Plain-text table: bytes, latency, speed-up over the size plan, and what changes
+        from the previous point (never blank: "(size plan)" first, then the variants that
+        change, or "placement only" where none does)."""
         state = self.points[0].state_bytes
         held = getattr(self.points[0].plan, "state_pool", None)
         where = f"in pool {held!r}, counted against it" if held else "outside the arena"
@@ -238,8 +273,8 @@ class Frontier:
                     if state else ""),
                  f"{'arena bytes':>12}  {'latency ms':>10}  {'speed-up':>8}  ops that change"]
         for r in self.rows():
-            what = ", ".join(r["changes"]) if r["changes"] else "(size plan)" if r is self.rows()[0] else ""
-            lines.append(f"{r['arena_bytes']:>12,}  {r['latency_s'] * 1e3:>10.3f}  {r['speedup']:>7.2f}x  {what}")
+            lines.append(f"{r['arena_bytes']:>12,}  {r['latency_s'] * 1e3:>10.3f}  {r['speedup']:>7.2f}x  "
+                         f"{r['what']}")
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -251,42 +286,64 @@ class Frontier:
                 "<tr><th>arena bytes</th><th>latency ms</th><th>speed-up</th><th>ops that change</th></tr>"
                 f"{cells}</table>")
 
+    def _x_range(self) -> Tuple[float, float]:
+        """The x axis's span in bytes: from the size end to 5 % past the speed end (for a
+        single point, 5 % either side), so the last step is visible."""
+        lo, hi = self.points[0].arena_bytes, self.points[-1].arena_bytes
+        if hi > lo:
+            return float(lo), hi + 0.05 * hi
+        pad = max(0.05 * lo, 16.0)
+        return max(lo - pad, 0.0), lo + pad
+
     def svg(self, width: int = 480, height: int = 240) -> str:
         """The frontier as an SVG step curve (latency against arena bytes), no matplotlib
-        needed: what ``_repr_html_`` shows in a notebook."""
+        needed: what ``_repr_html_`` shows in a notebook. The x axis has ticks in KiB
+        across its range, the y axis in ms."""
         if width < 160 or height < 100:
             raise InvalidArgument(f"a frontier plot needs width >= 160 and height >= 100, got {width} "
                                   f"and {height}")
-        left, right, top, bottom = 64, 16, 12, 34
+        left, right, top, bottom = 64, 16, 12, 40
         xs = [p.arena_bytes for p in self.points]
         ys = [p.latency_s * 1e3 for p in self.points]
-        x_hi = xs[-1] * 1.05 if xs[-1] > xs[0] else xs[0] + 1
-        x_lo, y_lo, y_hi = xs[0], 0.0, max(ys) * 1.1 or 1.0
+        x_lo, x_hi = self._x_range()
+        y_lo, y_hi = 0.0, max(ys) * 1.1 or 1.0
+
+        def px(x: float) -> float:
+            return left + (x - x_lo) / (x_hi - x_lo) * (width - left - right)
+
+        def py(y: float) -> float:
+            return top + (1 - (y - y_lo) / (y_hi - y_lo)) * (height - top - bottom)
 
         def at(x: float, y: float) -> str:
-            px = left + (x - x_lo) / (x_hi - x_lo) * (width - left - right)
-            py = top + (1 - (y - y_lo) / (y_hi - y_lo)) * (height - top - bottom)
-            return f"{px:.1f},{py:.1f}"
+            return f"{px(x):.1f},{py(y):.1f}"
 
         steps = [at(xs[0], ys[0])]
         for i in range(1, len(xs)):
             steps += [at(xs[i], ys[i - 1]), at(xs[i], ys[i])]
         steps.append(at(x_hi, ys[-1]))
         dots = "".join(
-            f'<circle cx="{at(x, y).split(",")[0]}" cy="{at(x, y).split(",")[1]}" r="3" fill="#4e79a7">'
+            f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="#4e79a7">'
             f"<title>{x:,} B: {y:.4f} ms</title></circle>" for x, y in zip(xs, ys))
         base = height - bottom
+        n_ticks = max(2, min(6, (width - left - right) // 70))
+        ticks = "".join(
+            f'<line class="xtick" x1="{px(v * 1024):.1f}" y1="{base}" x2="{px(v * 1024):.1f}" '
+            f'y2="{base + 4}" stroke="#999"/>'
+            f'<text class="xtick" x="{px(v * 1024):.1f}" y="{base + 15}" text-anchor="middle">{label}</text>'
+            for v, label in _kib_ticks(x_lo / 1024, x_hi / 1024, n_ticks))
+        y_ticks = "".join(
+            f'<line class="ytick" x1="{left - 4}" y1="{py(v):.1f}" x2="{left}" y2="{py(v):.1f}" stroke="#999"/>'
+            f'<text class="ytick" x="{left - 6}" y="{py(v) + 4:.1f}" text-anchor="end">{label}</text>'
+            for v, label in _nice_ticks(y_lo, y_hi, 4))
         return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
                 f'font-family="sans-serif" font-size="11">'
                 f'<line x1="{left}" y1="{base}" x2="{width - right}" y2="{base}" stroke="#999"/>'
                 f'<line x1="{left}" y1="{top}" x2="{left}" y2="{base}" stroke="#999"/>'
+                f"{ticks}{y_ticks}"
                 f'<polyline points="{" ".join(steps)}" fill="none" stroke="#4e79a7" stroke-width="1.5"/>'
                 f"{dots}"
-                f'<text x="{left}" y="{height - 18}">{xs[0]:,} B</text>'
-                f'<text x="{width - right}" y="{height - 18}" text-anchor="end">arena bytes</text>'
-                f'<text x="{left - 4}" y="{top + 8}" text-anchor="end">{y_hi:.3g}</text>'
-                f'<text x="{left - 4}" y="{base}" text-anchor="end">0 ms</text>'
-                f'<text x="{left + 4}" y="{top + 8}">latency ({html.escape(str(self.latency_source))})</text>'
+                f'<text x="{width - right}" y="{height - 4}" text-anchor="end">arena (KiB)</text>'
+                f'<text x="{left + 4}" y="{top + 8}">latency, ms ({html.escape(str(self.latency_source))})</text>'
                 "</svg>")
 
     def __repr__(self) -> str:
@@ -296,31 +353,71 @@ class Frontier:
     def to_dict(self) -> dict:
         return {"model": self.name, "latency_source": self.latency_source, "points": self.rows()}
 
-    def plot(self, path: Optional[str] = None):
+    def plot(self, path: Optional[str] = None, size_px: Tuple[int, int] = (768, 480), dpi: int = 120):
         """A step curve of latency against arena bytes (needs matplotlib: pip install
-        "arenaplan[plot]"). Saves to ``path`` when given; returns the Figure."""
+        "arenaplan[plot]"), with x ticks in KiB across the whole range. Saves a PNG of
+        ``size_px`` (width, height) pixels to ``path`` when given; returns the Figure."""
         try:
             import matplotlib
             if path is not None:
                 matplotlib.use("Agg")
             import matplotlib.pyplot as plt
+            from matplotlib.ticker import FixedLocator, FixedFormatter
         except ImportError:
             raise InvalidArgument("plotting needs matplotlib: pip install 'arenaplan[plot]'") from None
+        w, h = size_px
+        if w < 160 or h < 100 or dpi < 10:
+            raise InvalidArgument(f"a frontier plot needs at least 160 x 100 pixels and dpi >= 10, got "
+                                  f"{w} x {h} at {dpi}")
+        x_lo, x_hi = (v / 1024 for v in self._x_range())
         xs = [p.arena_bytes / 1024 for p in self.points]
         ys = [p.latency_s * 1e3 for p in self.points]
-        fig, ax = plt.subplots(figsize=(6.4, 4.0))
-        ax.step(xs + [xs[-1] * 1.05], ys + [ys[-1]], where="post", color="tab:blue")
+        fig, ax = plt.subplots(figsize=(w / dpi, h / dpi), dpi=dpi)
+        ax.step(xs + [x_hi], ys + [ys[-1]], where="post", color="tab:blue")
         ax.plot(xs, ys, "o", color="tab:blue")
         ax.annotate("size", (xs[0], ys[0]), textcoords="offset points", xytext=(6, 6))
         ax.annotate("speed", (xs[-1], ys[-1]), textcoords="offset points", xytext=(6, 6))
+        ticks = _kib_ticks(x_lo, x_hi, max(3, min(8, w // 110)))
+        ax.set_xlim(x_lo, x_hi)
+        ax.xaxis.set_major_locator(FixedLocator([v for v, _ in ticks]))
+        ax.xaxis.set_major_formatter(FixedFormatter([label for _, label in ticks]))
+        ax.set_ylim(0, max(ys) * 1.1 or 1.0)
         ax.set_xlabel("arena (KiB)")
         ax.set_ylabel(f"latency (ms, {self.latency_source})")
         ax.set_title(f"{self.name}: what more memory buys")
         ax.grid(True, alpha=0.3)
         fig.tight_layout()
         if path is not None:
-            fig.savefig(path, dpi=120)
+            fig.savefig(path, dpi=dpi)
         return fig
+
+
+def _nice_ticks(lo: float, hi: float, n: int) -> List[Tuple[float, str]]:
+    """About ``n`` ticks at round values (1, 2 or 5 times a power of ten) within
+    [lo, hi], each with its label (as many decimals as the step needs)."""
+    if not hi > lo:
+        return [(lo, f"{lo:,.6g}")]
+    raw = (hi - lo) / max(n, 1)
+    power = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    decimals = max(0, -math.floor(math.log10(step) + 1e-9))
+    first = math.ceil(lo / step - 1e-9)
+    out = []
+    k = first
+    while k * step <= hi + step * 1e-9:
+        v = k * step
+        out.append((v, f"{v:,.{decimals}f}"))
+        k += 1
+    return out
+
+
+def _kib_ticks(lo_kib: float, hi_kib: float, n: int) -> List[Tuple[float, str]]:
+    """Ticks of a KiB axis: round values across [lo, hi], at least four where ``n``
+    asks for four or more (a coarse step can leave three)."""
+    ticks = _nice_ticks(lo_kib, hi_kib, n)
+    if len(ticks) < min(n, 4):
+        ticks = _nice_ticks(lo_kib, hi_kib, 2 * n)
+    return ticks
 
 
 def _pareto(points: List[FrontierPoint]) -> List[FrontierPoint]:
