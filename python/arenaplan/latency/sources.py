@@ -6,7 +6,8 @@ One interface, three implementations:
   shapes inside the whole model (one profiled plan per variant rank, random inputs,
   the plans profiled together, repeat by repeat; the fastest runs (1st percentile),
   net of the timer's cost), cached on disk by kernel, variant, shapes and a CPU fingerprint, so the second
-  call is instant;
+  call is instant (``host_latency.json`` in ``$ARENAPLAN_CACHE_DIR``, else
+  ``$XDG_CACHE_HOME/arenaplan``, else ``~/.cache/arenaplan``);
 * ``CostModel``    an analytic model of a target profile (cycles per MAC for each
   variant family, cycles per byte of scratch traffic, a per-op overhead, the clock),
   so a Cortex-M answer needs no board;
@@ -150,8 +151,12 @@ class HostLatency(LatencySource):
         window_s: the least time spent measuring (per model).
         max_window_s: the most time spent measuring (per model) while the figures are
             still improving or the machine runs slower than its normal speed.
-        cache: read and write the on-disk cache (``$ARENAPLAN_CACHE_DIR`` or
-            ``~/.cache/arenaplan``).
+        cache: read and write the on-disk cache, one JSON file ``host_latency.json``
+            in ``$ARENAPLAN_CACHE_DIR`` when that is set, else in
+            ``$XDG_CACHE_HOME/arenaplan``, else in ``~/.cache/arenaplan``. Its keys hold
+            the kernel, the variant, the shapes, the CPU and the measuring method, so
+            figures from another machine or method are never reused; delete the file
+            to measure afresh. ``cache=False`` neither reads nor writes it.
         progress: show a progress bar while measuring (tqdm), None = when a terminal.
     """
 
