@@ -91,13 +91,15 @@ def plan_of(name, mode, target=None):
 
 
 def _cached_runtime(request, cc, flags, tag):
-    """Runtime objects for (compiler, flags), compiled once and kept in pytest's cache."""
+    """Runtime objects for (compiler, flags), compiled once and kept under build/ (keyed by
+    the compiler, the flags and every runtime source: a stale build is never reused)."""
     version = subprocess.run([cc, "--version"], capture_output=True, text=True).stdout
     h = hashlib.sha256(version.encode() + " ".join(flags).encode())
     for path in sorted((ROOT / "csrc" / "runtime").iterdir()) + sorted((ROOT / "csrc" / "include").rglob("*.h")):
         if path.is_file():
             h.update(path.name.encode() + path.read_bytes())
-    cache = Path(request.config.cache.mkdir(f"arenaplan-export-{tag}-{h.hexdigest()[:16]}"))
+    cache = ROOT / "build" / "test-export" / f"{tag}-{h.hexdigest()[:16]}"
+    cache.mkdir(parents=True, exist_ok=True)
     sources = fw.runtime_sources()
     objects = [cache / (s.stem + ".o") for s in sources]
     if not (cache / "complete").exists():

@@ -501,3 +501,13 @@ def test_frontier_svg_labels_its_x_axis_across_the_range():
     assert xs == sorted(xs) and xs[0] < 0.4 * width and xs[-1] > 0.6 * width
     values = [float(s) for _, s in ticks]
     assert values == sorted(values) and values[0] <= f.points[0].arena_bytes / 1024 <= values[-1]
+
+
+def test_a_budget_of_one_byte_is_one_byte():
+    m = ap.zoo.load("autoencoder")
+    with pytest.raises(ap.PlanDoesNotFit) as info:
+        ap.plan(m, mode="balanced", budget=1, latency="model:cortex-m7")
+    assert "the budget of 1 byte is 767 bytes short" in str(info.value)
+    with pytest.raises(ap.PlanDoesNotFit) as info:
+        ap.frontier(m, latency="model:cortex-m7").at(1)
+    assert "the budget of 1 byte is 767 bytes short" in str(info.value)

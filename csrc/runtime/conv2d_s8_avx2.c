@@ -295,6 +295,9 @@ AP_AVX2 void ap_conv2d_s8_rows_avx2(const ap_conv2d_ctx *c, const int8_t *const 
     const size_t chunk = c->k_pad < AP_AVX2_KC ? c->k_pad : AP_AVX2_KC;
     ap_avx2_tile_args t;
     size_t r, oc0, k0;
+    if (mr == 0) {
+        return;   /* no rows: nothing to write (and no last row to repeat below) */
+    }
     memset(&t, 0, sizeof(t));
     t.mr = mr;
     t.acc = acc;

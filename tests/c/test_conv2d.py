@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from reference.conv import activation_range, conv_geometry, conv_per_channel  # noqa: E402
 from reference.quant import quantize_multiplier  # noqa: E402
 
-MODELS = Path(__file__).resolve().parents[3] / "shared" / "models"
+from conftest import MODELS_DIR as MODELS  # noqa: E402  (honours ARENAPLAN_MODELS)
 GUARD = 64
 POISON = 0xA5
 

@@ -23,7 +23,7 @@ from ..ops.lowering import Variant
 from ..model.model import Model
 from .context import PlanContext, fastest, least_scratch
 from .plan import Plan
-from ..units import parse_bytes
+from ..units import count_bytes, parse_bytes
 
 __all__ = ["balanced", "does_not_fit", "Frontier", "FrontierPoint", "Gain", "MultiPlan", "model_frontier",
            "multi_frontier", "weights_of"]
@@ -66,8 +66,8 @@ def balanced(ctx: PlanContext, budget: int, strategy: str = "auto",
         op = _peak_op(size_plan)
         raise PlanDoesNotFit(
             f"{ctx.model.name} needs at least {size_plan.arena_bytes:,} bytes (its smallest plan, "
-            f"peak at op {op} {ctx.model.operators[op].type}); the budget of {budget:,} bytes is "
-            f"{size_plan.arena_bytes - budget:,} bytes short",
+            f"peak at op {op} {ctx.model.operators[op].type}); the budget of {count_bytes(budget)} is "
+            f"{count_bytes(size_plan.arena_bytes - budget)} short",
             pool="arena", needed=size_plan.arena_bytes, available=budget, op=op)
     target = budget
     for _ in range(_REPAIR_ROUNDS):
@@ -220,8 +220,8 @@ class Frontier:
         fitting = [p for p in self.points if p.arena_bytes <= b]
         if not fitting:
             smallest = self.points[0].arena_bytes
-            raise PlanDoesNotFit(f"{self.name} needs at least {smallest:,} bytes; the budget of {b:,} "
-                                 f"bytes is {smallest - b:,} short", pool="arena", needed=smallest,
+            raise PlanDoesNotFit(f"{self.name} needs at least {count_bytes(smallest)}; the budget of "
+                                 f"{count_bytes(b)} is {count_bytes(smallest - b)} short", pool="arena", needed=smallest,
                                  available=b)
         return fitting[-1].plan
 
