@@ -1,4 +1,4 @@
-"""auto's band decomposition phase (csrc/planner/bands.c) through the C API.
+"""auto's band decomposition phase (csrc/planner/bands/) through the C API.
 
 The problems are address x time rectangles cut into pieces by random guillotine
 cuts (rectangle_cut of benchmarks/bench_planner.py: a piece is chosen with a
@@ -38,8 +38,8 @@ def c_define(source, name):
 # with time reversed at BANDS_REVERSED_END, and the descent has the rest.
 BANDS_SHARE = c_define("plan.c", "AUTO_BANDS_SHARE")
 BANDS_NODES = int(c_define("plan.c", "AUTO_BANDS_NODES"))
-ENDS = c_define("bands.c", "BANDS_FORWARD_END"), c_define("bands.c", "BANDS_REVERSED_END")
-DESCENT_SHARE = c_define("bands.c", "BANDS_DESCENT_SHARE")
+ENDS = c_define("bands/bands.c", "BANDS_FORWARD_END"), c_define("bands/bands.c", "BANDS_REVERSED_END")
+DESCENT_SHARE = c_define("bands/bands.c", "BANDS_DESCENT_SHARE")
 STEP_LIMIT = 20_000_000
 
 
