@@ -219,6 +219,19 @@ ap_status ap_pl_exact(const ap_pl_problem *problem, size_t *offsets, size_t *are
                       ap_pl_search *search);
 
 /*
+ * The exact search on a stacked problem (blocks.c): buffers with one lifetime are
+ * stacked into a block and equal sizes that abut in time are chained, and the
+ * blocks are placed by ap_pl_exact from their greedy_size plan. Skipped when the
+ * blocks shrink the problem by less than 10 %, or at search->deadline. When it
+ * places the blocks, offsets_out (n entries) gets that plan for the buffers and
+ * *planned is set; the caller judges it by the buffers' own arena, which padding
+ * of a stack can make larger than the blocks'. Only search->steps is written
+ * back: a proof about the blocks is none about the buffers.
+ */
+ap_status ap_pl_blocks_exact(const ap_pl_problem *problem, size_t *offsets_out, int *planned,
+                             ap_pl_search *search);
+
+/*
  * Large neighbourhood search: improve the incumbent `offsets` / *arena in place
  * by freeing the buffers in random windows of ops x addresses and placing them
  * again around the others (see lns.c). Stops at the deadline, the step limit,
