@@ -6,36 +6,45 @@
  *
  * auto: every greedy heuristic (each O(E log) once the conflict graph is
  * built); stop if the best reaches the lower bound (then it is optimal). Else
- * the band decomposition of bands.c (AUTO_BANDS_SHARE of the time and steps,
- * at most AUTO_BANDS_NODES nodes, and as many again as its descent had when a
- * second, hinge descent runs) looks for a plan at exactly the bound, which
- * a problem made of a cut-up address x time rectangle often has; if it finds
- * one, that is the answer (reported as "exact": it is proven optimal). If not,
- * its descent may still leave a better incumbent (bands placed exactly, the
- * rest planned apart; reported as "lns" unless it is at the bound). Else
- * the exact search gets the first part of the remaining time (it proves the
- * bound reachable, or finds a plan within it, quickly on network-shaped graphs)
- * and the large neighbourhood search of lns.c the rest (annealing instead when
- * a capacity is given; above AUTO_ANNEAL_MAX_BUFFERS buffers, exact gets it
- * all). The best plan is returned; greedy_size runs first and only a strictly
- * smaller arena replaces it, so auto is never worse than it.
+ * the exact search gets AUTO_EXACT_SHARE of the time (it proves the bound
+ * reachable, or finds a plan within it, quickly on network-shaped graphs),
+ * half of it on the stacked problem of blocks.c first. If a gap to the bound
+ * remains and the problem is flat (its live bytes are the bound at every op,
+ * as in an address x time rectangle cut into buffers), the band phase of
+ * bands/ gets AUTO_BANDS_SHARE of what is left (at most BANDS_NODES nodes,
+ * and as many again as its descent had when a second, hinge descent runs): it
+ * looks for a plan at exactly the bound, or leaves its descent's plan (bands
+ * placed exactly, the rest planned apart) if that is better; either is
+ * reported as "bands". On any other problem the band phase cannot close the
+ * gap (its descent needs a rectangle to fill) and is not called. The rest of
+ * the time goes to the large neighbourhood search of lns.c (annealing instead
+ * when a capacity is given); above AUTO_ANNEAL_MAX_BUFFERS buffers neither
+ * runs, and the last phase that does (the exact search, or the band phase on
+ * a flat problem) gets all that is left. The best plan is returned;
+ * greedy_size runs first and only a strictly smaller arena replaces it, so
+ * auto is never worse than it.
+ *
+ * bands: the greedy heuristics, then the band phase with the whole time (and
+ * steps, at most BANDS_NODES nodes as in auto), whatever the problem's shape.
  *
  * lns: the greedy heuristics, then the large neighbourhood search for the whole
  * time (with a capacity, until a plan fits).
  *
- * Time: the search strategies (anneal, exact, lns, auto) stop at the time limit
+ * Time: the search strategies (anneal, exact, lns, bands, auto) stop at the time limit
  * (default 1 s), measured from entry, less a small margin for the way out; the
  * greedy strategies ignore it. A search that cannot get its working memory is
  * skipped and the plan in hand is returned.
  *
  * Steps (options->step_limit > 0): the searches also stop after that many
  * steps in all; auto shares them out as it shares its time (the exact phases
- * AUTO_EXACT_SHARE, the rest to the neighbourhood search or annealing). Every
+ * AUTO_EXACT_SHARE, the band phase AUTO_BANDS_SHARE of what they left, the rest
+ * to the neighbourhood search or annealing). Every
  * search bounds its parts by counts, never by the clock, so a call that stops
  * on its steps returns the same plan on any machine.
  *
  * Capacity (options->capacity > 0): every strategy stops at the first plan
- * within it and returns AP_OK. Otherwise AP_ERR_DOES_NOT_FIT, with needed = the
+ * within it and returns AP_OK (the band phase takes no capacity: it ends when
+ * it has its plan, which is then judged like any other). Otherwise AP_ERR_DOES_NOT_FIT, with needed = the
  * best arena found and available = the capacity; the message says whether that
  * is proven ("the live bytes alone exceed it", or the exact search exhausted
  * every plan: "proven: no plan fits") or only that none was found in the time.
@@ -56,22 +65,32 @@
    rectangles of bench_planner (9 instances x 2 seeds, 6M steps each) it was never
    worse than 0.75 and better on 9 of the 18 runs (mean auto / bound 1.0565 -> 1.0542). */
 #define AUTO_EXACT_SHARE 0.5
+/* The exact phases' share on a flat problem, where the band phase follows. On a
+   rectangle cut into buffers the exact search either reaches the bound at once
+   (200 s0 of bench_planner: 7,777 nodes) or not in any time the call has, while
+   the band phase needs most of the budget: with AUTO_EXACT_SHARE before it, auto
+   with 20M steps ended 400 s1 6.3 % above the bound and took 300 s1 there only
+   after 10M steps (the band phase alone: 2.45M nodes and 0.1M). */
+#define AUTO_FLAT_EXACT_SHARE 0.1
 /* Above this many non-empty buffers auto gives all its search time to the exact
    search: an annealing move re-decodes O(n) buffers, so it makes too few moves
    to matter, while one exact descent (n nodes of O(n)) often lands on the bound. */
 #define AUTO_ANNEAL_MAX_BUFFERS 2000u
-/* The band decomposition's share of auto's time and steps, and its node cap.
+/* The band phase's share of the time and steps auto has left when it runs, and
+   its node cap (in auto and in the bands strategy). The share was measured when
+   the phase ran first, with the whole time; after AUTO_FLAT_EXACT_SHARE it has
+   0.675 of it, and with 27M steps it still reaches the node cap.
    Its exact passes reach the bound on the cut rectangles within about 3M nodes
    when they reach it at all; its descent's capped band hunts need about a
    second more on 500 s15 (one hunt of 1.2M nodes), which 0.4 of 10 s left too
    short. In bench_planner's wider sample (seeds 0-19) 0.6 adds 500 s15 to the
    problems at the bound; the others within 5 % of it stay within. At 0.6 of
    10 s the phase made about 12M nodes here (2.2M a second), and with the
-   descent's hunts held to a share of its nodes (bands_descent.c) the sample had
+   descent's hunts held to a share of its nodes (bands/bands_descent.c) the sample had
    55 of 58 within 5 %; at 0.75 it reaches the node cap, as with 27M steps, and
    all 58 are within 5 %. */
 #define AUTO_BANDS_SHARE 0.75
-#define AUTO_BANDS_NODES 16000000u
+#define BANDS_NODES 16000000u
 
 typedef struct plan_run {
     const ap_pl_problem *p;
@@ -160,22 +179,19 @@ static ap_status run_exact(plan_run *run, double deadline, uint64_t max_steps, s
 }
 
 /*
- * The band decomposition of bands.c: AUTO_BANDS_SHARE of the time and steps
- * left, at most AUTO_BANDS_NODES nodes. It either reaches the bound (then the
- * plan is optimal and auto is done) or leaves the incumbent alone.
+ * The band phase of bands/: `share` of the time and steps left, at most
+ * BANDS_NODES nodes. It either reaches the bound (then the plan is optimal),
+ * leaves its descent's plan if that is smaller, or leaves the incumbent alone.
  */
-static ap_status run_bands(plan_run *run, double deadline)
+static ap_status run_bands(plan_run *run, double deadline, double share)
 {
     double now = ap_pl_now();
-    uint64_t steps = phase_steps(run, AUTO_BANDS_SHARE);
-    ap_pl_search search = phase_search(now + AUTO_BANDS_SHARE * (deadline - now),
-                                       steps == 0 || steps > AUTO_BANDS_NODES ? AUTO_BANDS_NODES
-                                                                              : steps,
+    uint64_t steps = phase_steps(run, share);
+    ap_pl_search search = phase_search(now + share * (deadline - now),
+                                       steps == 0 || steps > BANDS_NODES ? BANDS_NODES : steps,
                                        0, 0);
     ap_status st = ap_pl_bands(run->p, run->best, &run->best_arena, &search);
-    /* a plan above the bound is the descent's: bands, and leftovers the
-       neighbourhood search polished */
-    absorb_search(run, &search, search.proven ? AP_STRATEGY_EXACT : AP_STRATEGY_LNS);
+    absorb_search(run, &search, AP_STRATEGY_BANDS);
     return st;
 }
 
@@ -318,23 +334,26 @@ ap_status ap_plan_buffers(const ap_plan_options *options, const ap_buffer *buffe
             st = soft(run_lns(&run, deadline, phase_steps(&run, 1.0), capacity, options->seed));
         }
         break;
+    case AP_STRATEGY_BANDS:
+        st = try_greedies(&run, capacity);
+        if (st == AP_OK && !done(&run, capacity)) {
+            st = soft(run_bands(&run, deadline, 1.0));
+        }
+        break;
     case AP_STRATEGY_EXACT:
     case AP_STRATEGY_AUTO: {
+        int is_auto = options->strategy == AP_STRATEGY_AUTO;
+        /* the band phase only where it can close the gap: a rectangle to fill */
+        int bands_next = is_auto && problem.flat;
+        int lns_next = is_auto && problem.nonempty <= AUTO_ANNEAL_MAX_BUFFERS;
         /* the heuristics give the search its incumbent (and often the answer) */
         st = try_greedies(&run, capacity);
         if (st != AP_OK || done(&run, capacity)) {
             break;
         }
-        if (options->strategy == AP_STRATEGY_AUTO) {
-            st = soft(run_bands(&run, deadline));
-            if (st != AP_OK || done(&run, capacity)) {
-                break;
-            }
-        }
         {
-            int shared = problem.nonempty <= AUTO_ANNEAL_MAX_BUFFERS &&
-                         options->strategy == AP_STRATEGY_AUTO;
-            double share = shared ? AUTO_EXACT_SHARE : 1.0;
+            double share = bands_next ? AUTO_FLAT_EXACT_SHARE
+                                      : (lns_next ? AUTO_EXACT_SHARE : 1.0);
             double now = ap_pl_now();
             double exact_deadline = now + share * (deadline - now);
             uint64_t exact_steps = phase_steps(&run, share);
@@ -351,13 +370,18 @@ ap_status ap_plan_buffers(const ap_plan_options *options, const ap_buffer *buffe
                 exact_steps = spent < target ? target - spent : 1;
             }
             st = soft(run_exact(&run, exact_deadline, exact_steps, capacity, &infeasible));
-            if (options->strategy == AP_STRATEGY_EXACT) {
+            if (!is_auto || st != AP_OK || done(&run, capacity) || infeasible) {
                 break;
             }
-            if (st != AP_OK || done(&run, capacity) || infeasible ||
-                problem.nonempty > AUTO_ANNEAL_MAX_BUFFERS) {
+        }
+        if (bands_next) {
+            st = soft(run_bands(&run, deadline, lns_next ? AUTO_BANDS_SHARE : 1.0));
+            if (st != AP_OK || done(&run, capacity)) {
                 break;
             }
+        }
+        if (!lns_next) {
+            break;
         }
         if (capacity == 0) {
             st = soft(run_lns(&run, deadline, phase_steps(&run, 1.0), 0, options->seed));
