@@ -13,8 +13,12 @@ from glob import glob
 
 from setuptools import Extension, setup
 
-sources = sorted(glob("csrc/runtime/*.c")) + sorted(glob("csrc/planner/*.c")) + sorted(
-    glob("csrc/python/*.c")
+# the planner keeps one algorithm per file; its band phase has a folder of its own
+sources = (
+    sorted(glob("csrc/runtime/*.c"))
+    + sorted(glob("csrc/planner/*.c"))
+    + sorted(glob("csrc/planner/bands/*.c"))
+    + sorted(glob("csrc/python/*.c"))
 )
 
 cflags = ["-std=c99", "-Wall", "-Wextra", "-Wno-missing-field-initializers"]

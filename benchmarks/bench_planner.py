@@ -18,7 +18,8 @@ run): every seed below N of 300, 400 and 500 buffers on which greedy_size lands
 25-40 % above the bound, `auto` alone with the same 10 s limit; it reports how many
 reach the bound and how many stay within 5 %. The rows above the bound are decided by
 auto's neighbourhood search, whose path depends on its seed: --sample-seed S and
---sample-limit T run the sample alone (--sample-only) with another seed or time limit.
+--sample-limit T run the sample alone (--sample-only) with another seed or time limit,
+and --sample-strategy bands runs the band phase alone on it instead of auto.
 
 Checks the issue's targets and prints PASS/FAIL for each; writes
 benchmarks/results/bench_planner.json with machine information.
@@ -183,16 +184,17 @@ def bench_row(kind, problem, repeats, search_repeats, time_limit):
     return row
 
 
-def hard_sample(seeds: int, time_limit: float, search_seed: int = 0):
-    """`auto` (with ``seed=search_seed``) on every hard cut rectangle among the first
-    ``seeds`` generator seeds of each size."""
+def hard_sample(seeds: int, time_limit: float, search_seed: int = 0, strategy: str = "auto"):
+    """`strategy` (auto by default, with ``seed=search_seed``) on every hard cut
+    rectangle among the first ``seeds`` generator seeds of each size. The row keys
+    "auto" and "auto_ratio" hold that strategy's figures."""
     rows = []
     for n in (300, 400, 500):
         for seed in range(seeds):
             cut = hard_cut(n, seed)
             if cut is None:
                 continue
-            a = run((f"hard_{n}_s{seed}",) + cut[:3], "auto", 1, time_limit, search_seed)
+            a = run((f"hard_{n}_s{seed}",) + cut[:3], strategy, 1, time_limit, search_seed)
             rows.append({"buffers": n, "seed": seed, "lower_bound_bytes": a["lower_bound_bytes"],
                          "greedy_size": int(cut[3]), "auto": a["arena_bytes"],
                          "auto_ratio": a["arena_bytes"] / a["lower_bound_bytes"], "optimal": a["optimal"],
@@ -200,17 +202,19 @@ def hard_sample(seeds: int, time_limit: float, search_seed: int = 0):
     return rows
 
 
-def print_hard_sample(rows, seeds, time_limit, search_seed):
+def print_hard_sample(rows, seeds, time_limit, search_seed, strategy="auto"):
     print(f"\nhard sample: seeds 0-{seeds - 1} of 300, 400 and 500 buffers where greedy_size lands "
-          f"25-40 % above the bound; auto, time_limit_s={time_limit}, seed={search_seed}")
-    print(f"{'buffers':>8}{'seed':>6}{'greedy/bound':>14}{'auto/bound':>12}  {'by':<8}{'time (s)':>9}")
+          f"25-40 % above the bound; {strategy}, time_limit_s={time_limit}, seed={search_seed}")
+    print(f"{'buffers':>8}{'seed':>6}{'greedy/bound':>14}{strategy + '/bound':>12}  {'by':<8}"
+          f"{'time (s)':>9}")
     for r in rows:
         print(f"{r['buffers']:>8}{r['seed']:>6}{r['greedy_size'] / r['lower_bound_bytes']:>14.3f}"
               f"{r['auto_ratio']:>12.4f}  {r['returned_by']:<8}{r['time_s']:>9.2f}")
     at_bound = sum(r["auto_ratio"] == 1.0 for r in rows)
     within = sum(r["auto_ratio"] <= 1.05 for r in rows)
     print(f"at the bound: {at_bound} of {len(rows)}; within 5 %: {within} of {len(rows)}")
-    return {"seeds": seeds, "time_limit_s": time_limit, "search_seed": search_seed, "rows": rows,
+    return {"seeds": seeds, "time_limit_s": time_limit, "search_seed": search_seed,
+            "strategy": strategy, "rows": rows,
             "at_bound": at_bound,
             "within_5_percent": within, "count": len(rows)}
 
@@ -311,6 +315,8 @@ def main(argv=None):
                     help="auto's seed (its neighbourhood search's) in the hard sample (default 0)")
     ap.add_argument("--sample-limit", type=float, default=None, metavar="T",
                     help="auto's time limit in the hard sample (default: the hard rows' 10 s)")
+    ap.add_argument("--sample-strategy", default="auto", choices=arenaplan.STRATEGIES,
+                    metavar="NAME", help="the strategy the hard sample runs (default auto)")
     ap.add_argument("--out", type=Path, default=None,
                     help=f"JSON output path (default {RESULTS.relative_to(ROOT)}; "
                          "--quick writes bench_planner_quick.json beside it)")
@@ -349,8 +355,8 @@ def main(argv=None):
     limit = args.sample_limit if args.sample_limit is not None else hard_limit
     sample = None
     if seeds > 0:
-        sample = print_hard_sample(hard_sample(seeds, limit, args.sample_seed), seeds, limit,
-                                   args.sample_seed)
+        sample = print_hard_sample(hard_sample(seeds, limit, args.sample_seed, args.sample_strategy),
+                                   seeds, limit, args.sample_seed, args.sample_strategy)
     result = {
         "benchmark": "bench_planner",
         "quick": args.quick,

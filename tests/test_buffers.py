@@ -235,6 +235,18 @@ def test_lns_is_a_strategy_of_its_own():
     assert bp.search_steps <= 100_000
 
 
+def test_bands_is_a_strategy_of_its_own():
+    assert ap.STRATEGIES.index("bands") == 8  # appended: the older names keep their values
+    assert len(ap.STRATEGIES) == 9
+    sizes, first, last = cut_rectangle(150, 3)
+    greedy = ap.plan_buffers(sizes, first, last, strategy="greedy_size")
+    bp = ap.plan_buffers(sizes, first, last, strategy="bands", time_limit_s=30,
+                         step_limit=2_000_000)
+    assert bp.verify()
+    assert greedy.arena_bytes > bp.arena_bytes == bp.lower_bound_bytes == 65536
+    assert bp.optimal and bp.strategy == bp.requested == "bands"
+
+
 def test_step_limit_gives_the_same_plan_whatever_the_time_limit():
     sizes, first, last = cut_rectangle(250, 1)
     runs = [ap.plan_buffers(sizes, first, last, strategy="auto", time_limit_s=limit, seed=4,

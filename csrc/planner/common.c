@@ -224,14 +224,20 @@ static void sort_spans(ap_pl_span *s, size_t k)
 
 /* ---- lower bound ------------------------------------------------------------- */
 
-ap_status ap_pl_lower_bound(const ap_buffer *buffers, size_t count, size_t *bytes_out)
+ap_status ap_pl_lower_bound(const ap_buffer *buffers, size_t count, size_t *bytes_out,
+                            int *flat_out)
 {
     /* Sweep: +size at `first`, -size at `last + 1`; the live bytes at an op are the
        running sum after every event at that op. Keys put time in the high bits and
        "remove" before "add" is irrelevant since we sample after the whole op. */
     ap_pl_keyed *events, *tmp;
     size_t *sizes;
-    size_t i, k = 0, live = 0, best = 0;
+    size_t i, k = 0, live = 0, best = 0, least = SIZE_MAX;
+    /* ops of the non-empty buffers: flat asks for the bound at each of them */
+    uint64_t tmin = UINT64_MAX, tmax = 0;
+    if (flat_out != NULL) {
+        *flat_out = 0;
+    }
     if (count == 0) {
         *bytes_out = 0;
         return AP_OK;
@@ -247,6 +253,14 @@ ap_status ap_pl_lower_bound(const ap_buffer *buffers, size_t count, size_t *byte
     }
     for (i = 0; i < count; ++i) {
         sizes[i] = ap_pl_align_up_fast(buffers[i].size, buffers[i].alignment);
+        if (sizes[i] > 0) {
+            if ((uint64_t)buffers[i].first < tmin) {
+                tmin = (uint64_t)buffers[i].first;
+            }
+            if ((uint64_t)buffers[i].last > tmax) {
+                tmax = (uint64_t)buffers[i].last;
+            }
+        }
         /* bit 0 of the key marks a removal; time first, so both sort together */
         events[k].key = ((uint64_t)buffers[i].first << 1) | 0u;
         events[k].index = (uint32_t)i;
@@ -280,12 +294,20 @@ ap_status ap_pl_lower_bound(const ap_buffer *buffers, size_t count, size_t *byte
         if (live > best) {
             best = live;
         }
+        /* the live bytes hold from t to the next event time, so the least over
+           event times within [tmin, tmax] is the least over those ops */
+        if (t >= tmin && t <= tmax && live < least) {
+            least = live;
+        }
         i = j;
     }
     free(events);
     free(tmp);
     free(sizes);
     *bytes_out = best;
+    if (flat_out != NULL) {
+        *flat_out = tmin != UINT64_MAX && least == best;
+    }
     return AP_OK;
 }
 
@@ -307,7 +329,7 @@ ap_status ap_buffers_lower_bound(const ap_buffer *buffers, size_t count, size_t 
         return ap_pl_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1,
                           "count %zu exceeds %" PRIu32 " buffers", count, UINT32_MAX);
     }
-    st = ap_pl_lower_bound(buffers, count, &bytes);
+    st = ap_pl_lower_bound(buffers, count, &bytes, NULL);
     if (st != AP_OK) {
         return ap_pl_fail(error_out, st, AP_SUBJECT_NONE, -1,
                           "out of memory computing the lower bound of %zu buffers", count);
@@ -404,7 +426,7 @@ ap_status ap_pl_problem_init(ap_pl_problem *p, const ap_buffer *buffers, size_t 
         p->granule = 1;
     }
     p->nonempty = m;
-    if (ap_pl_lower_bound(buffers, count, &p->lower_bound) != AP_OK) {
+    if (ap_pl_lower_bound(buffers, count, &p->lower_bound, &p->flat) != AP_OK) {
         goto oom;
     }
     ap_pl_sort_keyed(by_first, m, tmp);

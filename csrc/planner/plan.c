@@ -1,38 +1,50 @@
 /*
- * ap_plan_buffers: validation, the strategy dispatcher and `auto`.
+ * ap_plan_buffers: validation, the strategy dispatcher and `auto`. Each
+ * algorithm has its own file (greedy_size.c, greedy_conflicts.c, exact.c,
+ * blocks.c, lns.c, anneal.c, bands/); this one only shares out the time and
+ * steps among them and keeps the best plan.
  *
  * auto: every greedy heuristic (each O(E log) once the conflict graph is
  * built); stop if the best reaches the lower bound (then it is optimal). Else
- * the band decomposition of bands.c (AUTO_BANDS_SHARE of the time and steps,
- * at most AUTO_BANDS_NODES nodes, and as many again as its descent had when a
- * second, hinge descent runs) looks for a plan at exactly the bound, which
- * a problem made of a cut-up address x time rectangle often has; if it finds
- * one, that is the answer (reported as "exact": it is proven optimal). If not,
- * its descent may still leave a better incumbent (bands placed exactly, the
- * rest planned apart; reported as "lns" unless it is at the bound). Else
- * the exact search gets the first part of the remaining time (it proves the
- * bound reachable, or finds a plan within it, quickly on network-shaped graphs)
- * and the large neighbourhood search of lns.c the rest (annealing instead when
- * a capacity is given; above AUTO_ANNEAL_MAX_BUFFERS buffers, exact gets it
- * all). The best plan is returned; greedy_size runs first and only a strictly
- * smaller arena replaces it, so auto is never worse than it.
+ * the exact search gets AUTO_EXACT_SHARE of the time (it proves the bound
+ * reachable, or finds a plan within it, quickly on network-shaped graphs),
+ * half of it on the stacked problem of blocks.c first. If a gap to the bound
+ * remains and the problem is flat (its live bytes are the bound at every op,
+ * as in an address x time rectangle cut into buffers), the band phase of
+ * bands/ gets AUTO_BANDS_SHARE of what is left (at most BANDS_NODES nodes,
+ * and as many again as its descent had when a second, hinge descent runs): it
+ * looks for a plan at exactly the bound, or leaves its descent's plan (bands
+ * placed exactly, the rest planned apart) if that is better; either is
+ * reported as "bands". On any other problem the band phase cannot close the
+ * gap (its descent needs a rectangle to fill) and is not called. The rest of
+ * the time goes to the large neighbourhood search of lns.c (annealing instead
+ * when a capacity is given); above AUTO_ANNEAL_MAX_BUFFERS buffers neither
+ * runs, and the last phase that does (the exact search, or the band phase on
+ * a flat problem) gets all that is left. The best plan is returned;
+ * greedy_size runs first and only a strictly smaller arena replaces it, so
+ * auto is never worse than it.
+ *
+ * bands: the greedy heuristics, then the band phase with the whole time (and
+ * steps, at most BANDS_NODES nodes as in auto), whatever the problem's shape.
  *
  * lns: the greedy heuristics, then the large neighbourhood search for the whole
  * time (with a capacity, until a plan fits).
  *
- * Time: the search strategies (anneal, exact, lns, auto) stop at the time limit
+ * Time: the search strategies (anneal, exact, lns, bands, auto) stop at the time limit
  * (default 1 s), measured from entry, less a small margin for the way out; the
  * greedy strategies ignore it. A search that cannot get its working memory is
  * skipped and the plan in hand is returned.
  *
  * Steps (options->step_limit > 0): the searches also stop after that many
  * steps in all; auto shares them out as it shares its time (the exact phases
- * AUTO_EXACT_SHARE, the rest to the neighbourhood search or annealing). Every
+ * AUTO_EXACT_SHARE, the band phase AUTO_BANDS_SHARE of what they left, the rest
+ * to the neighbourhood search or annealing). Every
  * search bounds its parts by counts, never by the clock, so a call that stops
  * on its steps returns the same plan on any machine.
  *
  * Capacity (options->capacity > 0): every strategy stops at the first plan
- * within it and returns AP_OK. Otherwise AP_ERR_DOES_NOT_FIT, with needed = the
+ * within it and returns AP_OK (the band phase takes no capacity: it ends when
+ * it has its plan, which is then judged like any other). Otherwise AP_ERR_DOES_NOT_FIT, with needed = the
  * best arena found and available = the capacity; the message says whether that
  * is proven ("the live bytes alone exceed it", or the exact search exhausted
  * every plan: "proven: no plan fits") or only that none was found in the time.
@@ -53,37 +65,32 @@
    rectangles of bench_planner (9 instances x 2 seeds, 6M steps each) it was never
    worse than 0.75 and better on 9 of the 18 runs (mean auto / bound 1.0565 -> 1.0542). */
 #define AUTO_EXACT_SHARE 0.5
+/* The exact phases' share on a flat problem, where the band phase follows. On a
+   rectangle cut into buffers the exact search either reaches the bound at once
+   (200 s0 of bench_planner: 7,777 nodes) or not in any time the call has, while
+   the band phase needs most of the budget: with AUTO_EXACT_SHARE before it, auto
+   with 20M steps ended 400 s1 6.3 % above the bound and took 300 s1 there only
+   after 10M steps (the band phase alone: 2.45M nodes and 0.1M). */
+#define AUTO_FLAT_EXACT_SHARE 0.1
 /* Above this many non-empty buffers auto gives all its search time to the exact
    search: an annealing move re-decodes O(n) buffers, so it makes too few moves
    to matter, while one exact descent (n nodes of O(n)) often lands on the bound. */
 #define AUTO_ANNEAL_MAX_BUFFERS 2000u
-/* The band decomposition's share of auto's time and steps, and its node cap.
+/* The band phase's share of the time and steps auto has left when it runs, and
+   its node cap (in auto and in the bands strategy). The share was measured when
+   the phase ran first, with the whole time; after AUTO_FLAT_EXACT_SHARE it has
+   0.675 of it, and with 27M steps it still reaches the node cap.
    Its exact passes reach the bound on the cut rectangles within about 3M nodes
    when they reach it at all; its descent's capped band hunts need about a
    second more on 500 s15 (one hunt of 1.2M nodes), which 0.4 of 10 s left too
    short. In bench_planner's wider sample (seeds 0-19) 0.6 adds 500 s15 to the
    problems at the bound; the others within 5 % of it stay within. At 0.6 of
    10 s the phase made about 12M nodes here (2.2M a second), and with the
-   descent's hunts held to a share of its nodes (bands_descent.c) the sample had
+   descent's hunts held to a share of its nodes (bands/bands_descent.c) the sample had
    55 of 58 within 5 %; at 0.75 it reaches the node cap, as with 27M steps, and
    all 58 are within 5 %. */
 #define AUTO_BANDS_SHARE 0.75
-#define AUTO_BANDS_NODES 16000000u
-
-const char *ap_strategy_str(ap_strategy strategy)
-{
-    switch (strategy) {
-    case AP_STRATEGY_AUTO: return "auto";
-    case AP_STRATEGY_GREEDY_SIZE: return "greedy_size";
-    case AP_STRATEGY_GREEDY_SIZE_BEST_FIT: return "greedy_size_best_fit";
-    case AP_STRATEGY_GREEDY_CONFLICTS: return "greedy_conflicts";
-    case AP_STRATEGY_GREEDY_CONFLICTS_BEST_FIT: return "greedy_conflicts_best_fit";
-    case AP_STRATEGY_ANNEAL: return "anneal";
-    case AP_STRATEGY_EXACT: return "exact";
-    case AP_STRATEGY_LNS: return "lns";
-    }
-    return NULL;
-}
+#define BANDS_NODES 16000000u
 
 typedef struct plan_run {
     const ap_pl_problem *p;
@@ -172,281 +179,34 @@ static ap_status run_exact(plan_run *run, double deadline, uint64_t max_steps, s
 }
 
 /*
- * The band decomposition of bands.c: AUTO_BANDS_SHARE of the time and steps
- * left, at most AUTO_BANDS_NODES nodes. It either reaches the bound (then the
- * plan is optimal and auto is done) or leaves the incumbent alone.
+ * The band phase of bands/: `share` of the time and steps left, at most
+ * BANDS_NODES nodes. It either reaches the bound (then the plan is optimal),
+ * leaves its descent's plan if that is smaller, or leaves the incumbent alone.
  */
-static ap_status run_bands(plan_run *run, double deadline)
+static ap_status run_bands(plan_run *run, double deadline, double share)
 {
     double now = ap_pl_now();
-    uint64_t steps = phase_steps(run, AUTO_BANDS_SHARE);
-    ap_pl_search search = phase_search(now + AUTO_BANDS_SHARE * (deadline - now),
-                                       steps == 0 || steps > AUTO_BANDS_NODES ? AUTO_BANDS_NODES
-                                                                              : steps,
+    uint64_t steps = phase_steps(run, share);
+    ap_pl_search search = phase_search(now + share * (deadline - now),
+                                       steps == 0 || steps > BANDS_NODES ? BANDS_NODES : steps,
                                        0, 0);
     ap_status st = ap_pl_bands(run->p, run->best, &run->best_arena, &search);
-    /* a plan above the bound is the descent's: bands, and leftovers the
-       neighbourhood search polished */
-    absorb_search(run, &search, search.proven ? AP_STRATEGY_EXACT : AP_STRATEGY_LNS);
+    absorb_search(run, &search, AP_STRATEGY_BANDS);
     return st;
 }
 
-/*
- * Blocks: a restriction of the problem in which groups of buffers move as one.
- * Two rules, applied in rounds until nothing changes:
- *  - stack: blocks with the same lifetime conflict with exactly the same
- *    others, so they are stacked into one (larger alignments lower, so every
- *    member stays aligned);
- *  - chain: a block that ends just before another of the same size starts,
- *    each being the other's only such partner, shares its offset with it (they
- *    never conflict; the pair becomes one block over both lifetimes).
- * A plan for the blocks is a plan for the buffers, and the live bytes of the
- * blocks equal those of the buffers unless stacking had to pad. On a problem
- * that is a cut-up rectangle the two rules undo many of the cuts (a cut in
- * address leaves pieces with one lifetime, a cut in time pieces of one size
- * that abut): the benchmark's hard problems of 300, 400 and 500 buffers shrink
- * to 66, 86 and 113 blocks. Not to one: stacking also joins unrelated pieces
- * that happen to share a lifetime, and then their partners no longer match.
- */
-typedef struct merge_ctx {
-    ap_buffer *blk;        /* current blocks */
-    size_t nb;
-} merge_ctx;
-
-static int stack_before(const void *context, uint32_t a, uint32_t b)
-{
-    const ap_buffer *x = &((const merge_ctx *)context)->blk[a];
-    const ap_buffer *y = &((const merge_ctx *)context)->blk[b];
-    if (x->first != y->first) {
-        return x->first < y->first;
-    }
-    if (x->last != y->last) {
-        return x->last < y->last;
-    }
-    if (x->alignment != y->alignment) {
-        return x->alignment > y->alignment;
-    }
-    return a < b;
-}
-
-static int chain_before(const void *context, uint32_t a, uint32_t b)
-{
-    const ap_buffer *x = &((const merge_ctx *)context)->blk[a];
-    const ap_buffer *y = &((const merge_ctx *)context)->blk[b];
-    if (x->size != y->size) {
-        return x->size < y->size;
-    }
-    if (x->first != y->first) {
-        return x->first < y->first;
-    }
-    return a < b;
-}
-
-/* In `sorted` (by size, then first), the range of blocks with this size and first. */
-static size_t chain_count(const merge_ctx *mc, const uint32_t *sorted, size_t size, int64_t first,
-                          uint32_t *one)
-{
-    size_t lo = 0, hi = mc->nb, k, count = 0;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const ap_buffer *x = &mc->blk[sorted[mid]];
-        if (x->size < size || (x->size == size && (int64_t)x->first < first)) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    for (k = lo; k < mc->nb && count < 2; ++k) {
-        const ap_buffer *x = &mc->blk[sorted[k]];
-        if (x->size != size || (int64_t)x->first != first) {
-            break;
-        }
-        *one = sorted[k];
-        ++count;
-    }
-    return count;
-}
-
-/*
- * Exact search on the blocks; skipped when they shrink the problem by less than
- * 10 %.
- */
+/* The exact search on the stacked problem of blocks.c; its plan, if any, is
+   offered like any other. */
 static ap_status run_merged_exact(plan_run *run, double deadline, uint64_t max_steps,
                                   size_t capacity)
 {
-    const ap_pl_problem *p = run->p;
-    merge_ctx mc;
-    uint32_t *order = NULL, *tmp = NULL, *item_blk = NULL, *remap = NULL, *ends = NULL;
-    ap_buffer *next = NULL;
-    size_t *rel = NULL, *shift = NULL, *moff = NULL;
-    size_t i, m = 0, arena;
-    ap_pl_problem mp;
-    ap_pl_search search;
-    ap_status st = AP_OK;
-    int changed = 1;
-
-    memset(&mp, 0, sizeof(mp));
-    memset(&mc, 0, sizeof(mc));
-    order = (uint32_t *)ap_pl_alloc(p->n, sizeof(uint32_t));
-    tmp = (uint32_t *)ap_pl_alloc(p->n, sizeof(uint32_t));
-    item_blk = (uint32_t *)ap_pl_alloc(p->n, sizeof(uint32_t));
-    remap = (uint32_t *)ap_pl_alloc(p->n, sizeof(uint32_t));
-    ends = (uint32_t *)ap_pl_alloc(p->n, sizeof(uint32_t));
-    mc.blk = (ap_buffer *)ap_pl_alloc(p->n, sizeof(ap_buffer));
-    next = (ap_buffer *)ap_pl_alloc(p->n, sizeof(ap_buffer));
-    rel = (size_t *)ap_pl_zalloc(p->n, sizeof(size_t));
-    shift = (size_t *)ap_pl_alloc(p->n, sizeof(size_t));
-    moff = (size_t *)ap_pl_alloc(p->n, sizeof(size_t));
-    if (!order || !tmp || !item_blk || !remap || !ends || !mc.blk || !next || !rel || !shift ||
-        !moff) {
-        st = AP_ERR_OUT_OF_MEMORY;
-        goto out;
-    }
-    /* one block per non-empty buffer; item_blk / rel map buffers into blocks */
-    for (i = 0; i < p->n; ++i) {
-        item_blk[i] = UINT32_MAX;
-        if (p->size[i] > 0) {
-            mc.blk[m] = p->buffers[i];
-            mc.blk[m].size = p->size[i];
-            item_blk[i] = (uint32_t)m++;
-        }
-    }
-    mc.nb = m;
-    while (changed && mc.nb > 1) {
-        size_t nn = 0, b;
-        changed = 0;
-        /* chain equal sizes that abut, when the partner is unique both ways */
-        for (b = 0; b < mc.nb; ++b) {
-            order[b] = (uint32_t)b;
-            ends[b] = UINT32_MAX; /* partner that follows */
-            remap[b] = UINT32_MAX;
-        }
-        ap_pl_sort_indices(order, mc.nb, tmp, chain_before, &mc);
-        for (b = 0; b < mc.nb; ++b) {
-            const ap_buffer *x = &mc.blk[b];
-            uint32_t y = UINT32_MAX, back = UINT32_MAX;
-            if (chain_count(&mc, order, x->size, (int64_t)x->last + 1, &y) != 1) {
-                continue;
-            }
-            /* y's only predecessor of its size must be x: count blocks of that size
-               ending at y.first - 1 (a linear scan of the size's range is fine:
-               equal sizes are few) */
-            {
-                size_t lo = 0, hi = mc.nb, k, count = 0;
-                while (lo < hi) {
-                    size_t mid = lo + (hi - lo) / 2;
-                    if (mc.blk[order[mid]].size < x->size) {
-                        lo = mid + 1;
-                    } else {
-                        hi = mid;
-                    }
-                }
-                for (k = lo; k < mc.nb && mc.blk[order[k]].size == x->size; ++k) {
-                    if (mc.blk[order[k]].last == x->last) {
-                        back = order[k];
-                        ++count;
-                    }
-                }
-                if (count == 1 && back == (uint32_t)b) {
-                    ends[b] = y;
-                }
-            }
-        }
-        nn = 0;
-        for (b = 0; b < mc.nb; ++b) {
-            uint32_t y = ends[b];
-            if (remap[b] != UINT32_MAX) {
-                continue;
-            }
-            next[nn] = mc.blk[b];
-            remap[b] = (uint32_t)nn;
-            shift[b] = 0;
-            if (y != UINT32_MAX && remap[y] == UINT32_MAX && ends[y] == UINT32_MAX) {
-                size_t align = mc.blk[y].alignment > next[nn].alignment ? mc.blk[y].alignment
-                                                                        : next[nn].alignment;
-                /* equal sizes, each a multiple of its own alignment, so of both */
-                next[nn].alignment = align;
-                next[nn].last = mc.blk[y].last;
-                remap[y] = (uint32_t)nn;
-                shift[y] = 0;
-                changed = 1;
-            }
-            ++nn;
-        }
-        for (i = 0; i < p->n; ++i) {
-            if (item_blk[i] != UINT32_MAX) {
-                item_blk[i] = remap[item_blk[i]];
-            }
-        }
-        memcpy(mc.blk, next, nn * sizeof(ap_buffer));
-        mc.nb = nn;
-        /* stack equal lifetimes */
-        nn = 0;
-        for (b = 0; b < mc.nb; ++b) {
-            order[b] = (uint32_t)b;
-        }
-        ap_pl_sort_indices(order, mc.nb, tmp, stack_before, &mc);
-        for (b = 0; b < mc.nb; ++b) {
-            const ap_buffer *x = &mc.blk[order[b]];
-            if (nn == 0 || x->first != next[nn - 1].first || x->last != next[nn - 1].last) {
-                next[nn] = *x;
-                next[nn].size = 0;
-                ++nn;
-            } else {
-                changed = 1;
-            }
-            /* sizes are multiples of their own alignment, which does not exceed
-               the ones below it: each member lands aligned; the sum stays below
-               the checked padded total */
-            shift[order[b]] = next[nn - 1].size;
-            remap[order[b]] = (uint32_t)(nn - 1);
-            next[nn - 1].size += x->size;
-        }
-        for (i = 0; i < p->n; ++i) {
-            if (item_blk[i] != UINT32_MAX) {
-                rel[i] += shift[item_blk[i]];
-                item_blk[i] = remap[item_blk[i]];
-            }
-        }
-        memcpy(mc.blk, next, nn * sizeof(ap_buffer));
-        mc.nb = nn;
-        if (ap_pl_now() > deadline) {
-            goto out;
-        }
-    }
-    if (mc.nb == 0 || (double)mc.nb > 0.9 * (double)m) {
-        goto out;
-    }
-    if (ap_pl_problem_init(&mp, mc.blk, mc.nb, NULL) != AP_OK) {
-        goto out; /* e.g. padding overflow of the blocks: just skip this phase */
-    }
-    if ((st = ap_pl_greedy(&mp, AP_STRATEGY_GREEDY_SIZE, moff)) != AP_OK) {
-        goto out;
-    }
-    arena = ap_pl_arena(&mp, moff);
-    search = phase_search(deadline, max_steps, capacity, 0);
-    st = ap_pl_exact(&mp, moff, &arena, &search);
+    ap_pl_search search = phase_search(deadline, max_steps, capacity, 0);
+    int planned = 0;
+    ap_status st = ap_pl_blocks_exact(run->p, run->work, &planned, &search);
     run->steps += search.steps;
-    if (st == AP_OK) {
-        /* judged by the buffers' own arena: a stack padded to its first member's
-           alignment can make the blocks' arena larger */
-        for (i = 0; i < p->n; ++i) {
-            run->work[i] = item_blk[i] == UINT32_MAX ? 0 : moff[item_blk[i]] + rel[i];
-        }
+    if (st == AP_OK && planned) {
         offer_work(run, AP_STRATEGY_EXACT);
     }
-out:
-    ap_pl_problem_free(&mp);
-    free(order);
-    free(tmp);
-    free(item_blk);
-    free(remap);
-    free(ends);
-    free(mc.blk);
-    free(next);
-    free(rel);
-    free(shift);
-    free(moff);
     return st;
 }
 
@@ -574,23 +334,26 @@ ap_status ap_plan_buffers(const ap_plan_options *options, const ap_buffer *buffe
             st = soft(run_lns(&run, deadline, phase_steps(&run, 1.0), capacity, options->seed));
         }
         break;
+    case AP_STRATEGY_BANDS:
+        st = try_greedies(&run, capacity);
+        if (st == AP_OK && !done(&run, capacity)) {
+            st = soft(run_bands(&run, deadline, 1.0));
+        }
+        break;
     case AP_STRATEGY_EXACT:
     case AP_STRATEGY_AUTO: {
+        int is_auto = options->strategy == AP_STRATEGY_AUTO;
+        /* the band phase only where it can close the gap: a rectangle to fill */
+        int bands_next = is_auto && problem.flat;
+        int lns_next = is_auto && problem.nonempty <= AUTO_ANNEAL_MAX_BUFFERS;
         /* the heuristics give the search its incumbent (and often the answer) */
         st = try_greedies(&run, capacity);
         if (st != AP_OK || done(&run, capacity)) {
             break;
         }
-        if (options->strategy == AP_STRATEGY_AUTO) {
-            st = soft(run_bands(&run, deadline));
-            if (st != AP_OK || done(&run, capacity)) {
-                break;
-            }
-        }
         {
-            int shared = problem.nonempty <= AUTO_ANNEAL_MAX_BUFFERS &&
-                         options->strategy == AP_STRATEGY_AUTO;
-            double share = shared ? AUTO_EXACT_SHARE : 1.0;
+            double share = bands_next ? AUTO_FLAT_EXACT_SHARE
+                                      : (lns_next ? AUTO_EXACT_SHARE : 1.0);
             double now = ap_pl_now();
             double exact_deadline = now + share * (deadline - now);
             uint64_t exact_steps = phase_steps(&run, share);
@@ -607,13 +370,18 @@ ap_status ap_plan_buffers(const ap_plan_options *options, const ap_buffer *buffe
                 exact_steps = spent < target ? target - spent : 1;
             }
             st = soft(run_exact(&run, exact_deadline, exact_steps, capacity, &infeasible));
-            if (options->strategy == AP_STRATEGY_EXACT) {
+            if (!is_auto || st != AP_OK || done(&run, capacity) || infeasible) {
                 break;
             }
-            if (st != AP_OK || done(&run, capacity) || infeasible ||
-                problem.nonempty > AUTO_ANNEAL_MAX_BUFFERS) {
+        }
+        if (bands_next) {
+            st = soft(run_bands(&run, deadline, lns_next ? AUTO_BANDS_SHARE : 1.0));
+            if (st != AP_OK || done(&run, capacity)) {
                 break;
             }
+        }
+        if (!lns_next) {
+            break;
         }
         if (capacity == 0) {
             st = soft(run_lns(&run, deadline, phase_steps(&run, 1.0), 0, options->seed));

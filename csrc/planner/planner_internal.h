@@ -95,6 +95,10 @@ typedef struct ap_pl_problem {
     size_t edge_count;     /* undirected edges */
     size_t max_degree;
     size_t nonempty;       /* buffers with size > 0 */
+    /* 1 when the live bytes equal lower_bound at every op from the first op of a
+       non-empty buffer to the last one (a rectangle to fill, where the band phase
+       can help); 0 otherwise and when every buffer is empty */
+    int flat;
 } ap_pl_problem;
 
 /* Validate buffers (the checks of ap_buffers_check plus the padded-total bound),
@@ -108,8 +112,10 @@ void ap_pl_problem_free(ap_pl_problem *problem);
 ap_status ap_pl_check(const ap_buffer *buffers, size_t count, size_t *total_out,
                       ap_error *error);
 
-/* Lower bound by a sweep over lifetimes; buffers already validated. */
-ap_status ap_pl_lower_bound(const ap_buffer *buffers, size_t count, size_t *bytes_out);
+/* Lower bound by a sweep over lifetimes; buffers already validated. flat_out (may
+   be NULL) gets ap_pl_problem.flat of these buffers. */
+ap_status ap_pl_lower_bound(const ap_buffer *buffers, size_t count, size_t *bytes_out,
+                            int *flat_out);
 
 /* ---- sorting --------------------------------------------------------------- */
 
@@ -219,6 +225,19 @@ ap_status ap_pl_exact(const ap_pl_problem *problem, size_t *offsets, size_t *are
                       ap_pl_search *search);
 
 /*
+ * The exact search on a stacked problem (blocks.c): buffers with one lifetime are
+ * stacked into a block and equal sizes that abut in time are chained, and the
+ * blocks are placed by ap_pl_exact from their greedy_size plan. Skipped when the
+ * blocks shrink the problem by less than 10 %, or at search->deadline. When it
+ * places the blocks, offsets_out (n entries) gets that plan for the buffers and
+ * *planned is set; the caller judges it by the buffers' own arena, which padding
+ * of a stack can make larger than the blocks'. Only search->steps is written
+ * back: a proof about the blocks is none about the buffers.
+ */
+ap_status ap_pl_blocks_exact(const ap_pl_problem *problem, size_t *offsets_out, int *planned,
+                             ap_pl_search *search);
+
+/*
  * Large neighbourhood search: improve the incumbent `offsets` / *arena in place
  * by freeing the buffers in random windows of ops x addresses and placing them
  * again around the others (see lns.c). Stops at the deadline, the step limit,
@@ -228,14 +247,15 @@ ap_status ap_pl_lns(const ap_pl_problem *problem, size_t *offsets, size_t *arena
                     ap_pl_search *search);
 
 /*
- * Band decomposition (bands.c): look for a plan at exactly the lower bound by
+ * Band decomposition (bands/bands.c): look for a plan at exactly the lower bound by
  * splitting the problem into bands of constant live bytes, as a cut-up address x
  * time rectangle allows. On success `offsets` / *arena get that plan and
  * search->proven and ->improved are set. Otherwise its descent's plan (bands
  * placed exactly, the rest planned apart) replaces the incumbent if smaller
  * (->improved set, ->proven only at the bound). search->max_steps is the node
  * budget (0: none). Skipped (AP_OK, nothing found) unless every non-empty buffer
- * has the same alignment and the bound is at most 65,536 granules.
+ * has the same alignment and the bound is at most 65,536 granules. Its descent
+ * runs only on a flat problem (ap_pl_problem.flat), so auto calls it only there.
  */
 ap_status ap_pl_bands(const ap_pl_problem *problem, size_t *offsets, size_t *arena,
                       ap_pl_search *search);

@@ -23,7 +23,8 @@ import cffi
 ROOT = Path(__file__).resolve().parents[2]
 INCLUDE = ROOT / "csrc" / "include"
 UMBRELLA = INCLUDE / "arenaplan" / "arenaplan.h"
-SOURCE_DIRS = [ROOT / "csrc" / "runtime", ROOT / "csrc" / "planner"]
+SOURCE_DIRS = [ROOT / "csrc" / "runtime", ROOT / "csrc" / "planner",
+               ROOT / "csrc" / "planner" / "bands"]
 
 
 def _sources() -> list[Path]:

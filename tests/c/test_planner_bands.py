@@ -1,24 +1,22 @@
-"""auto's band decomposition phase (csrc/planner/bands.c) through the C API.
+"""The band decomposition phase (csrc/planner/bands/) through the C API: the
+`bands` strategy, and `auto`, which calls the phase on flat problems only.
 
 The problems are address x time rectangles cut into pieces by random guillotine
-cuts (rectangle_cut of benchmarks/bench_planner.py: a piece is chosen with a
-probability proportional to its area): their live bytes are the full width at
-every op, so the bound is the optimum. Every plan is checked with ap_plan_verify
-by plan().
+cuts (rectangles.py, the generator of benchmarks/bench_planner.py: a piece is
+chosen with a probability proportional to its area): their live bytes are the full
+width at every op, so the bound is the optimum. Every plan is checked with
+ap_plan_verify by plan().
 """
 from __future__ import annotations
 
 import random
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
+from rectangles import rectangle_cut
 from test_planner import lower_bound, plan
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from bench_planner import rectangle_cut  # noqa: E402  (the benchmark's own generator)
 
 WIDTH = 65536
 STEPS = 64
@@ -33,49 +31,61 @@ def c_define(source, name):
     return float(match.group(1))
 
 
-# auto gives the band phase AUTO_BANDS_SHARE of its steps, at most AUTO_BANDS_NODES
-# nodes; the phase's forward exact search ends at BANDS_FORWARD_END of them, the one
-# with time reversed at BANDS_REVERSED_END, and the descent has the rest.
-BANDS_SHARE = c_define("plan.c", "AUTO_BANDS_SHARE")
-BANDS_NODES = int(c_define("plan.c", "AUTO_BANDS_NODES"))
-ENDS = c_define("bands.c", "BANDS_FORWARD_END"), c_define("bands.c", "BANDS_REVERSED_END")
-DESCENT_SHARE = c_define("bands.c", "BANDS_DESCENT_SHARE")
-STEP_LIMIT = 20_000_000
+# The bands strategy gives the phase all its steps, at most BANDS_NODES nodes; the
+# phase's forward exact search ends at BANDS_FORWARD_END of them, the one with time
+# reversed at BANDS_REVERSED_END, and the descent has the rest. auto gives the exact
+# phases AUTO_FLAT_EXACT_SHARE of its steps on a flat problem, then the band phase
+# AUTO_BANDS_SHARE of what they left.
+BANDS_NODES = int(c_define("plan.c", "BANDS_NODES"))
+FLAT_EXACT_SHARE = c_define("plan.c", "AUTO_FLAT_EXACT_SHARE")
+ENDS = (c_define("bands/bands.c", "BANDS_FORWARD_END"),
+        c_define("bands/bands.c", "BANDS_REVERSED_END"))
+DESCENT_SHARE = c_define("bands/bands.c", "BANDS_DESCENT_SHARE")
+# 15M band nodes: what auto gave the phase with 20M steps when it ran first
+STEP_LIMIT = 15_000_000
 
 
 def band_phase_ends(step_limit):
     """Steps by which the forward and the reversed exact band searches are over."""
-    nodes = min(int(step_limit * BANDS_SHARE), BANDS_NODES)
+    nodes = min(step_limit, BANDS_NODES)
     return tuple(int(end * nodes) for end in ENDS)
 
 
 def descent_end(step_limit):
     """Steps by which the first descent is over (it has BANDS_DESCENT_SHARE of the
     nodes the exact band searches left); a hinge descent runs beyond them."""
-    nodes = min(int(step_limit * BANDS_SHARE), BANDS_NODES)
+    nodes = min(step_limit, BANDS_NODES)
     reversed_end = band_phase_ends(step_limit)[1]
     return reversed_end + int(DESCENT_SHARE * (nodes - reversed_end))
 
 
-# with STEP_LIMIT the forward search may take 3,000,000 nodes, more than the
+# with STEP_LIMIT the forward search may take 3,750,000 nodes, more than the
 # 2,451,767 that the 400-piece rectangle below needs
 FORWARD_END, REVERSED_END = band_phase_ends(STEP_LIMIT)
 
 
 def cut_rectangle_steps(n, seed, steps):
-    """(sizes, first, last) of bench_planner's WIDTH x steps rectangle cut into n pieces."""
-    return tuple([int(x) for x in a] for a in rectangle_cut(n, seed, WIDTH, steps, GRAIN))
+    """(sizes, first, last) of a WIDTH x steps rectangle cut into n pieces."""
+    return rectangle_cut(n, seed, WIDTH, steps, GRAIN)
 
 
 def cut_rectangle(n, seed):
     return cut_rectangle_steps(n, seed, STEPS)
 
 
-def auto(ffi, lib, sizes, first, last, alignment=GRAIN, step_limit=STEP_LIMIT, time_limit=60.0):
-    p = plan(ffi, lib, sizes, first, last, alignment, strategy="auto", time_limit=time_limit,
+def run(ffi, lib, strategy, sizes, first, last, alignment, step_limit, time_limit):
+    p = plan(ffi, lib, sizes, first, last, alignment, strategy=strategy, time_limit=time_limit,
              step_limit=step_limit)
     assert p.status == lib.AP_OK, p.message
     return p
+
+
+def bands(ffi, lib, sizes, first, last, alignment=GRAIN, step_limit=STEP_LIMIT, time_limit=60.0):
+    return run(ffi, lib, "bands", sizes, first, last, alignment, step_limit, time_limit)
+
+
+def auto(ffi, lib, sizes, first, last, alignment=GRAIN, step_limit=20_000_000, time_limit=60.0):
+    return run(ffi, lib, "auto", sizes, first, last, alignment, step_limit, time_limit)
 
 
 # (pieces, seed): the hard rows of bench_planner, rectangles on which first fit lands
@@ -86,30 +96,54 @@ HARD = [(200, 0), (300, 1), (400, 1), (500, 3)]
 NODES_200 = 729
 
 
-def test_band_phase_reaches_the_bound_on_cut_rectangles(ffi, lib):
+def test_bands_strategy_reaches_the_bound_on_cut_rectangles(ffi, lib):
     for n, seed in HARD:
         sizes, first, last = cut_rectangle(n, seed)
         g = plan(ffi, lib, sizes, first, last, GRAIN, strategy="greedy_size")
         assert g.lower_bound == WIDTH
         assert 1.25 * WIDTH <= g.arena <= 1.40 * WIDTH  # first fit is far off
-        p = auto(ffi, lib, sizes, first, last)
+        p = bands(ffi, lib, sizes, first, last)
         assert p.arena == p.lower_bound == WIDTH
-        assert p.optimal == 1 and p.strategy == "exact"
-        # no step went to the other phases: the band search found it
+        assert p.optimal == 1 and p.strategy == "bands"
+        # the forward band search found it
         assert p.steps <= FORWARD_END
+
+
+def test_auto_reaches_the_bound_on_cut_rectangles(ffi, lib):
+    # the problems are flat: after the exact phases (which reach the bound at once on
+    # 200 s0 and run out of their steps on the others) auto calls the band phase
+    step_limit = 20_000_000
+    exact_steps = int(FLAT_EXACT_SHARE * step_limit)
+    for n, seed in HARD:
+        sizes, first, last = cut_rectangle(n, seed)
+        p = auto(ffi, lib, sizes, first, last, step_limit=step_limit)
+        assert p.arena == p.lower_bound == WIDTH and p.optimal == 1
+        if (n, seed) == (200, 0):
+            assert p.strategy == "exact" and p.steps < exact_steps
+        else:
+            assert p.strategy == "bands"
+            assert exact_steps < p.steps <= exact_steps + band_phase_ends(
+                int(c_define("plan.c", "AUTO_BANDS_SHARE") * (step_limit - exact_steps)))[1]
 
 
 def test_band_phase_is_deterministic_for_a_step_limit(ffi, lib):
     sizes, first, last = cut_rectangle(500, 3)
-    runs = [auto(ffi, lib, sizes, first, last, time_limit=t) for t in (60.0, 90.0)]
-    assert runs[0].offsets == runs[1].offsets and runs[0].steps == runs[1].steps
+    for run_ in (bands, auto):
+        runs = [run_(ffi, lib, sizes, first, last, time_limit=t) for t in (60.0, 90.0)]
+        assert runs[0].offsets == runs[1].offsets and runs[0].steps == runs[1].steps
 
 
-def test_band_phase_out_of_nodes_leaves_auto_as_before(ffi, lib):
-    # 500 s3 needs 286,865 nodes: with a limit of 1,000,000 the band phase gets
-    # 200,000, runs out, and the exact and neighbourhood phases use the rest.
+def test_band_phase_out_of_nodes_leaves_a_valid_plan(ffi, lib):
+    # 500 s3 needs 286,865 nodes forward: with 750,000 the forward search gets
+    # 187,500 and runs out; the search with time reversed then has up to 300,000
     sizes, first, last = cut_rectangle(500, 3)
     g = plan(ffi, lib, sizes, first, last, GRAIN, strategy="greedy_size")
+    p = bands(ffi, lib, sizes, first, last, step_limit=750_000)
+    assert band_phase_ends(750_000)[0] < p.steps <= 750_000
+    assert p.lower_bound <= p.arena <= g.arena
+    q = bands(ffi, lib, sizes, first, last, step_limit=750_000, time_limit=90.0)
+    assert (q.offsets, q.steps, q.strategy) == (p.offsets, p.steps, p.strategy)
+    # auto with few steps: the phases after the band phase use what it leaves
     p = auto(ffi, lib, sizes, first, last, step_limit=1_000_000)
     assert p.steps <= 1_000_000
     assert p.lower_bound <= p.arena <= g.arena
@@ -123,7 +157,7 @@ def test_band_phase_ignores_zero_sizes_and_where_time_starts(ffi, lib):
     sizes = sizes + [0, 0]
     first = [f + 1000 for f in first] + [0, 1010]
     last = [t + 1000 for t in last] + [2000, 1010]
-    p = auto(ffi, lib, sizes, first, last)
+    p = bands(ffi, lib, sizes, first, last)
     assert p.arena == p.lower_bound == WIDTH and p.optimal == 1
     assert p.steps == NODES_200
     assert p.offsets[-2:] == [0, 0]
@@ -135,12 +169,14 @@ def test_band_phase_skips_mixed_alignments(ffi, lib):
     aligns[0] = 64  # offsets are then not sums of sizes: the phase must not run
     bound = lower_bound(ffi, lib, sizes, first, last, aligns)
     g = plan(ffi, lib, sizes, first, last, aligns, strategy="greedy_size")
-    p = auto(ffi, lib, sizes, first, last, aligns, step_limit=200_000)
+    p = bands(ffi, lib, sizes, first, last, aligns, step_limit=200_000)
     assert p.lower_bound == bound
     assert bound <= p.arena <= g.arena
     # with one alignment the same problem is solved in 729 band nodes; here the
-    # steps went to the other phases
-    assert p.steps != NODES_200
+    # phase took none and the plan is a greedy one
+    assert p.steps == 0 and p.strategy.startswith("greedy")
+    p = auto(ffi, lib, sizes, first, last, aligns, step_limit=200_000)
+    assert bound <= p.arena <= g.arena and p.strategy != "bands"
 
 
 def test_band_phase_on_problems_that_are_not_rectangles(ffi, lib):
@@ -153,21 +189,52 @@ def test_band_phase_on_problems_that_are_not_rectangles(ffi, lib):
         last = [f + rng.randrange(0, 6) for f in first]
         sizes = [rng.randrange(1, 64) * GRAIN for _ in range(n)]
         g = plan(ffi, lib, sizes, first, last, GRAIN, strategy="greedy_size")
-        p = auto(ffi, lib, sizes, first, last, step_limit=100_000)
-        assert p.lower_bound <= p.arena <= g.arena
+        for run_ in (bands, auto):
+            p = run_(ffi, lib, sizes, first, last, step_limit=100_000)
+            assert p.lower_bound <= p.arena <= g.arena
+
+
+def rectangle_and_a_tail(n, seed):
+    """A cut rectangle and one small buffer at the op after it: no longer flat (the
+    tail's op has 16 live bytes), but nothing crosses into it, so the band phase's
+    time split still places the rectangle at the bound."""
+    sizes, first, last = cut_rectangle(n, seed)
+    return sizes + [GRAIN], first + [STEPS], last + [STEPS]
+
+
+def test_auto_calls_the_band_phase_only_on_flat_problems(ffi, lib):
+    for n, seed in ((300, 1), (500, 3)):
+        sizes, first, last = cut_rectangle(n, seed)
+        flat = auto(ffi, lib, sizes, first, last, step_limit=4_000_000)
+        assert flat.strategy == "bands" and flat.arena == WIDTH
+        sizes, first, last = rectangle_and_a_tail(n, seed)
+        # the band phase can place it when asked to
+        b = bands(ffi, lib, sizes, first, last, step_limit=4_000_000)
+        assert b.strategy == "bands" and b.arena == b.lower_bound == WIDTH
+        # auto does not ask: the exact phases take their steps, the neighbourhood
+        # search the rest, and no plan is the band phase's
+        a = auto(ffi, lib, sizes, first, last, step_limit=4_000_000)
+        assert a.strategy != "bands" and a.lower_bound == WIDTH
+        assert a.steps <= 4_000_000
 
 
 def test_band_phase_small_problems(ffi, lib):
     for sizes, first, last in (([], [], []), ([48], [3], [5]), ([0], [0], [0]),
                                ([32, 32, 64], [0, 1, 0], [0, 1, 1])):
-        p = auto(ffi, lib, sizes, first, last)
-        assert p.arena == p.lower_bound and p.optimal == 1
+        for run_ in (bands, auto):
+            p = run_(ffi, lib, sizes, first, last)
+            assert p.arena == p.lower_bound and p.optimal == 1
 
 
-def test_band_phase_beats_first_fit_on_a_small_problem(ffi, lib):
+def test_small_problem_that_is_not_flat(ffi, lib):
     # TestGreedyMedium of TFLite Micro: first fit needs 90, the bound 80 is reachable
+    # but the live bytes are 60 at op 0. The band phase finds no band packing of it
+    # (and its descent needs a flat problem): bands returns the greedy plan; auto's
+    # exact search finds 80.
     sizes, first, last = [10, 20, 30, 40, 50], [0, 1, 2, 3, 0], [1, 2, 3, 4, 1]
     assert plan(ffi, lib, sizes, first, last, 1, strategy="greedy_size").arena == 90
+    p = bands(ffi, lib, sizes, first, last, alignment=1)
+    assert p.arena == 90 and p.optimal == 0 and p.strategy.startswith("greedy")
     p = auto(ffi, lib, sizes, first, last, alignment=1)
     assert p.arena == 80 and p.optimal == 1 and p.strategy == "exact"
 
@@ -184,7 +251,7 @@ def test_descent_reaches_the_bound_where_the_exact_band_search_runs_out(ffi, lib
     sizes, first, last = cut_rectangle(*DESCENT_HARD)
     g = plan(ffi, lib, sizes, first, last, GRAIN, strategy="greedy_size")
     assert 1.25 * WIDTH <= g.arena <= 1.40 * WIDTH
-    runs = [auto(ffi, lib, sizes, first, last, time_limit=t) for t in (60.0, 90.0)]
+    runs = [bands(ffi, lib, sizes, first, last, time_limit=t) for t in (60.0, 90.0)]
     p = runs[0]
     assert p.arena == p.lower_bound == WIDTH and p.optimal == 1
     # both exact band searches spent their nodes (6,000,000) before the descent began
@@ -220,9 +287,9 @@ def test_descent_reaches_the_bound_where_the_exact_band_search_runs_out(ffi, lib
 # end 0.8 % and 2.2 % above (the budget paragraph of bands_descent.c).
 LATE_HARD = [((300, 16), STEP_LIMIT, FORWARD_END, REVERSED_END),
              ((500, 15), STEP_LIMIT, REVERSED_END, STEP_LIMIT),
-             ((300, 39), 27_000_000, band_phase_ends(27_000_000)[1], 27_000_000),
-             ((500, 25), 27_000_000, band_phase_ends(27_000_000)[1], 27_000_000),
-             ((400, 37), 27_000_000, band_phase_ends(27_000_000)[1], 27_000_000)]
+             ((300, 39), BANDS_NODES, band_phase_ends(BANDS_NODES)[1], BANDS_NODES),
+             ((500, 25), BANDS_NODES, band_phase_ends(BANDS_NODES)[1], BANDS_NODES),
+             ((400, 37), BANDS_NODES, band_phase_ends(BANDS_NODES)[1], BANDS_NODES)]
 
 
 @pytest.mark.parametrize("cut, step_limit, spent_before, most", LATE_HARD)
@@ -230,7 +297,7 @@ def test_later_band_stages_reach_the_bound(ffi, lib, cut, step_limit, spent_befo
     sizes, first, last = cut_rectangle(*cut)
     g = plan(ffi, lib, sizes, first, last, GRAIN, strategy="greedy_size")
     assert 1.25 * WIDTH <= g.arena <= 1.40 * WIDTH
-    p = auto(ffi, lib, sizes, first, last, step_limit=step_limit)
+    p = bands(ffi, lib, sizes, first, last, step_limit=step_limit)
     assert p.arena == p.lower_bound == WIDTH and p.optimal == 1
     assert spent_before < p.steps <= most
 
@@ -265,10 +332,12 @@ def test_descent_budget_keeps_hard_cuts_within_five_percent(ffi, lib, cut, most)
 # over 1,344 (hinged at op 1 by 3 + 2 buffers), and reaches the bound.
 def test_hinge_descent_reaches_the_bound_where_the_descent_leaves_no_plan(ffi, lib):
     sizes, first, last = cut_rectangle(500, 30)
-    p = auto(ffi, lib, sizes, first, last, step_limit=27_000_000, time_limit=600.0)
+    p = bands(ffi, lib, sizes, first, last, step_limit=BANDS_NODES, time_limit=600.0)
     assert p.arena == p.lower_bound == WIDTH and p.optimal == 1
-    assert descent_end(27_000_000) < p.steps < 27_000_000
-    again = auto(ffi, lib, sizes, first, last, step_limit=27_000_000, time_limit=600.0)
+    # the hinge descent runs beyond the phase's nodes, with as many again as the
+    # first descent had
+    assert descent_end(BANDS_NODES) < p.steps < 2 * BANDS_NODES
+    again = bands(ffi, lib, sizes, first, last, step_limit=BANDS_NODES, time_limit=600.0)
     assert (again.offsets, again.steps) == (p.offsets, p.steps)
 
 
@@ -295,7 +364,7 @@ def test_descent_plans_a_part_with_no_band_on_its_own(ffi, lib):
         sizes, first, last = rectangle_then_pinwheel(seed)
         g = plan(ffi, lib, sizes, first, last, GRAIN, strategy="greedy_size")
         assert g.arena > g.lower_bound == WIDTH
-        runs = [auto(ffi, lib, sizes, first, last, step_limit=2_000_000, time_limit=t)
+        runs = [bands(ffi, lib, sizes, first, last, step_limit=1_500_000, time_limit=t)
                 for t in (60.0, 90.0)]
         p = runs[0]
         assert p.arena == WIDTH and p.optimal == 1

@@ -65,10 +65,17 @@ typedef enum ap_strategy {
     /** Large-neighbourhood search from the best heuristic plan: parts of the plan are
         freed and placed again (the top of the arena by the exact search). Also the name
         auto reports when this search improved its plan. */
-    AP_STRATEGY_LNS = 7
+    AP_STRATEGY_LNS = 7,
+    /** Band decomposition after the greedy heuristics, with the whole time budget:
+        looks for a plan at exactly the lower bound on a problem whose live bytes are
+        the bound at every op (an address x time rectangle cut into buffers), by
+        splitting it into bands of constant live bytes. Skipped unless every non-empty
+        buffer has the same alignment. Also the name auto reports when this phase
+        made its plan (auto runs it only on such problems, after the exact search). */
+    AP_STRATEGY_BANDS = 8
 } ap_strategy;
 
-enum { AP_STRATEGY_COUNT = 8 };
+enum { AP_STRATEGY_COUNT = 9 };
 
 typedef struct ap_plan_options {
     ap_strategy strategy;

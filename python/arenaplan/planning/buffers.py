@@ -259,15 +259,16 @@ def plan_buffers(sizes: ArrayLike, first: ArrayLike, last: ArrayLike, alignment:
         alignment: a power of two for all buffers, or one per buffer; sizes are
             rounded up to it, as TensorFlow Lite Micro does.
         strategy: one of ``STRATEGIES`` ("auto", "greedy_size", "greedy_size_best_fit",
-            "greedy_conflicts", "greedy_conflicts_best_fit", "anneal", "exact", "lns").
-            ``strategy`` of the result names the one whose placement was returned;
-            "lns" when auto's large-neighbourhood search improved it, "exact" when
-            auto's exact or band search found it. ``auto`` runs the greedy heuristics,
-            then a band decomposition that finds perfect packings of problems whose
-            live bytes are the same at every op (e.g. a cut-up address x time
-            rectangle); failing that, a descent places exactly what bands it finds
-            and plans the rest apart; then the exact and large-neighbourhood
-            searches improve the best plan.
+            "greedy_conflicts", "greedy_conflicts_best_fit", "anneal", "exact", "lns",
+            "bands"). ``strategy`` of the result names the one whose placement was
+            returned: "exact", "bands" or "lns" for the phase of auto that found it.
+            ``auto`` runs the greedy heuristics, then the exact search; on a problem
+            whose live bytes are the bound at every op (e.g. a cut-up address x time
+            rectangle) that it leaves above the bound, the band decomposition, which
+            finds perfect packings of such problems or, failing that, places exactly
+            what bands it finds and plans the rest apart; then the large-neighbourhood
+            search improves the best plan. ``bands`` runs the greedy heuristics and
+            then the band decomposition alone, with the whole time limit.
         time_limit_s: bound on the search strategies (default: about a second).
         seed: makes randomised search deterministic.
         capacity: stop at the first plan within this many bytes (``"96KiB"`` accepted);

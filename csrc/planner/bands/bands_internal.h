@@ -7,7 +7,7 @@
 #ifndef AP_BANDS_INTERNAL_H
 #define AP_BANDS_INTERNAL_H
 
-#include "planner_internal.h"
+#include "../planner_internal.h" /* the shared problem, one folder up */
 
 typedef struct bs_frame {
     size_t set;            /* members: idx[set .. set + count), pushed by the parent */
