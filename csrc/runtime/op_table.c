@@ -169,6 +169,13 @@ static const ap_param_field ap_lstm_fields[] = {
     AP_I32(ap_lstm_params, cell_scale_log2), AP_I32(ap_lstm_params, cell_clip),
 };
 
+static const ap_param_field ap_relu_fields[] = {
+    AP_FIELD(ap_relu_params, count, AP_FIELD_SIZE, 1), AP_I32(ap_relu_params, input_zero_point),
+    AP_I32(ap_relu_params, output_zero_point), AP_I32(ap_relu_params, output_multiplier),
+    AP_I32(ap_relu_params, output_shift), AP_I32(ap_relu_params, activation_min),
+    AP_I32(ap_relu_params, activation_max),
+};
+
 /* ---- entry points with the table's signatures ---------------------------------------------- */
 /* The plan-time entry points of a family whose functions take (params, ...); none under
    AP_RUNTIME_ONLY. */
@@ -472,6 +479,8 @@ static const ap_op_def ap_op_table[] = {
             ap_lstm_fields), 1, 1, 1, 1, 2,
      AP_PLAN(ap_lstm_s8_variants_entry), AP_PLAN(ap_lstm_s8_prepared_size_entry), AP_PLAN(ap_lstm_constant_counts),
      AP_PLAN(ap_lstm_prepare_entry), ap_lstm_state_bytes_entry, ap_lstm_run_entry},
+    {AP_ROW(AP_OP_RELU, "RELU", ap_relu_params, ap_relu_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_relu_s8_variants), NULL, NULL, NULL, NULL, ap_relu_s8_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

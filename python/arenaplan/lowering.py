@@ -581,12 +581,27 @@ def _lstm(model: Model, op: Operator) -> tuple:
     return spec, (op.inputs[0],), weights, bias, (ops.output_state, ops.cell_state)
 
 
+def _relu(model: Model, op: Operator) -> tuple:
+    """int8 RELU with TFLite's ReluPrepare (the multiplier of the float32 quotient of the
+    scales) and QuantizedReluX (the clamp to [max(-128, output zero point), 127])."""
+    x = _tensor(model, op.inputs[0], "input", constant=False)
+    y = _tensor(model, op.outputs[0], "output")
+    count = int(np.prod(y.shape))
+    if int(np.prod(x.shape)) != count:
+        raise _Unsupported(f"input shape {x.shape} and output shape {y.shape} differ in size")
+    xs, xz = _per_tensor(x, "input")
+    ys, yz = _per_tensor(y, "output")
+    m, e = quantize_multiplier(float(np.float32(xs) / np.float32(ys)))
+    return ({"count": count, "input_zero_point": xz, "output_zero_point": yz, "output_multiplier": m,
+             "output_shift": e, "activation_min": max(-128, yz), "activation_max": 127}, (x.index,), None, None)
+
+
 _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
     "CONV_2D": _conv2d, "DEPTHWISE_CONV_2D": _depthwise_conv2d, "FULLY_CONNECTED": _fully_connected,
     "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool, "ADD": _add, "MUL": _mul, "SOFTMAX": _softmax,
     "RESHAPE": _reshape, "SQUEEZE": _reshape, "EXPAND_DIMS": _reshape, "QUANTIZE": _quantize,
     "DEQUANTIZE": _dequantize, "CONCATENATION": _concatenation, "PAD": _pad, "PADV2": _pad,
-    "MEAN": _mean, "SVDF": _svdf, "UNIDIRECTIONAL_SEQUENCE_LSTM": _lstm,
+    "MEAN": _mean, "SVDF": _svdf, "UNIDIRECTIONAL_SEQUENCE_LSTM": _lstm, "RELU": _relu,
 }
 
 

@@ -64,10 +64,11 @@ typedef enum ap_op {
     AP_OP_MEAN = 14,             /* ap_mean_params */
     AP_OP_SVDF = 15,             /* ap_svdf_params; inputs: input, weights_feature, weights_time
                                     [, bias]; one state operand (int16 [batches, filters*memory]) */
-    AP_OP_UNIDIRECTIONAL_SEQUENCE_LSTM = 16
+    AP_OP_UNIDIRECTIONAL_SEQUENCE_LSTM = 16,
                                  /* ap_lstm_params, prepared blob required (weights and biases);
                                     one input; two state operands: output state (int8
                                     [batches, cell_size]) then cell state (int16, same shape) */
+    AP_OP_RELU = 17              /* ap_relu_params, int8 in and out */
 } ap_op;
 
 /** Scalar types of params fields (stable values, append-only). */
@@ -162,6 +163,35 @@ const ap_op_def *ap_op_find(ap_op op, ap_types types);
 /** The instruction set the executor passes the entry points: the best this CPU supports
     and the kernels were built with, within ap_cpu_limit. */
 ap_isa ap_isa_detect(void);
+
+/* ---- ops whose kernels are written to the table's signatures -------------------------------- */
+
+/** Variant kinds of RELU. */
+typedef enum ap_relu_kind {
+    AP_RELU_DIRECT = 0,   /* requantise each element; no scratch */
+    AP_RELU_TABLE = 1     /* the 256 outputs of every int8 input into a scratch table, then look up */
+} ap_relu_kind;
+
+/**
+ * int8 RELU, TFLite's QuantizedReluX: out = clamp(output_zero_point +
+ * MultiplyByQuantizedMultiplier(in - input_zero_point, output_multiplier, output_shift),
+ * activation_min, activation_max), with output_multiplier / output_shift from
+ * QuantizeMultiplier(input_scale / output_scale), activation_min = max(-128, output zero
+ * point) and activation_max = 127. Every variant may run in place (output over input).
+ */
+typedef struct ap_relu_params {
+    size_t count;                /* elements */
+    int32_t input_zero_point;    /* [-128, 127] */
+    int32_t output_zero_point;   /* [-128, 127] */
+    int32_t output_multiplier;   /* >= 0 */
+    int32_t output_shift;        /* [-31, 30] */
+    int32_t activation_min;      /* -128 <= activation_min <= activation_max <= 127 */
+    int32_t activation_max;
+} ap_relu_params;
+
+ap_status ap_relu_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                              uint32_t *count_out, ap_error *error_out);
+ap_status ap_relu_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 #ifdef __cplusplus
 }
