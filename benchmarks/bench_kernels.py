@@ -63,7 +63,15 @@ except ImportError:  # pragma: no cover - older package
 
 from shared_models import MODELS, ROOT  # noqa: E402
 RESULTS = ROOT / "benchmarks" / "results" / "bench_kernels.json"
-OP_CODE = {"conv2d": 0, "depthwise_conv2d": 1, "fully_connected": 2}
+_CODES = {row["name"]: row["code"] for row in _core.ops()}
+OP_CODE = {"conv2d": _CODES["CONV_2D"], "depthwise_conv2d": _CODES["DEPTHWISE_CONV_2D"],
+           "fully_connected": _CODES["FULLY_CONNECTED"]}
+
+
+def _requant(mult, shift, per_channel, zp, lo, hi) -> dict:
+    return {"requant.multiplier": [int(v) for v in mult], "requant.shift": [int(v) for v in shift],
+            "requant.per_channel": per_channel, "requant.output_offset": zp,
+            "requant.activation_min": lo, "requant.activation_max": hi}
 TFLITE_OP = {"CONV_2D": "conv2d", "DEPTHWISE_CONV_2D": "depthwise_conv2d"}
 PORTABLE, AVX2 = 0, 1
 PATHS = (AVX2, PORTABLE)
@@ -196,9 +204,9 @@ class Case:
             mult, shift = conv_multipliers(self.input_scale, self.filter_scales, self.output_scale)
             real = [float(np.float32(self.input_scale)) * float(np.float32(s)) /
                     float(np.float32(self.output_scale)) for s in self.filter_scales]
-            ints = [batches, depth, oc, -self.input_zp, 0]
-            self.spec = (ints, ([int(v) for v in mult], [int(v) for v in shift], 0, self.output_zp, lo, hi),
-                         real)
+            self.spec = {"batches": batches, "input_depth": depth, "output_depth": oc,
+                         "input_offset": -self.input_zp, "filter_offset": 0,
+                         **_requant(mult, shift, 0, self.output_zp, lo, hi), "real_scale": real}
             self.out_shape = (batches, oc)
         else:
             n, h, w, c = self.in_shape
@@ -209,12 +217,12 @@ class Case:
             ph = same_padding(h, kh, sh, dh, oh) if pad == "SAME" else 0
             pw = same_padding(w, kw, sw, dw, ow) if pad == "SAME" else 0
             mult, shift = conv_multipliers(self.input_scale, self.filter_scales, self.output_scale)
-            ints = [n, h, w, c, oh, ow, oc, kh, kw, sh, sw, dh, dw, ph, pw]
+            self.spec = {"batches": n, "input_h": h, "input_w": w, "input_c": c, "output_h": oh,
+                         "output_w": ow, "output_c": oc, "filter_h": kh, "filter_w": kw, "stride_h": sh,
+                         "stride_w": sw, "dilation_h": dh, "dilation_w": dw, "pad_h": ph, "pad_w": pw,
+                         "input_offset": -self.input_zp, **_requant(mult, shift, 1, self.output_zp, lo, hi)}
             if kind == "depthwise_conv2d":
-                ints.append(layer["depth_multiplier"])
-            ints.append(-self.input_zp)
-            self.spec = (ints, ([int(v) for v in mult], [int(v) for v in shift], 1, self.output_zp, lo, hi),
-                         None)
+                self.spec["depth_multiplier"] = layer["depth_multiplier"]
             self.out_shape = (n, oh, ow, oc)
         self.variants = K.variant_details(kind, self.in_shape, f_shape, stride=tuple(layer["stride"]),
                                           padding=layer["padding"], dilation=tuple(layer["dilation"]),

@@ -24,7 +24,9 @@ def test_keyword_model_lowers_with_tflite_params():
                                           "SVDF", "FULLY_CONNECTED", "SVDF", "FULLY_CONNECTED", "SVDF", "SVDF",
                                           "SVDF", "FULLY_CONNECTED", "SOFTMAX", "REQUANTIZE"]]
     svdf = kernels[1]
-    batches, input_size, filters, memory, rank, xz, yz, m1, s1, m2, s2 = svdf.spec[0]
+    batches, input_size, filters, memory, rank, xz, yz, m1, s1, m2, s2 = (svdf.spec[f] for f in (
+        "batches", "input_size", "filters", "memory", "rank", "input_zero_point", "output_zero_point",
+        "feature_multiplier", "feature_shift", "time_multiplier", "time_shift"))
     assert (batches, input_size, filters, memory, rank, xz, yz) == (1, 96, 64, 8, 1, -128, -128)
     assert svdf.data_inputs == (0, 1, 2, 3) and svdf.states == (4,)
     assert [v.name for v in svdf.variants] == ["fused", "direct"]
@@ -35,9 +37,10 @@ def test_keyword_model_lowers_with_tflite_params():
     assert (m2, s2) == quantize_multiplier(float(f[2] * f[3] / f[4]))
     assert (m1, s1) != quantize_multiplier(float(f[0]) * float(f[1]) / float(f[2]))
     # QUANTIZE int16 -> int8 and int16 -> int32 carry the types; SOFTMAX writes int16
-    assert kernels[0].spec[5:] == (1, 0) and kernels[14].spec[5:] == (1, 2)
-    assert kernels[14].spec[1] == -32768
-    assert kernels[13].spec[0][-1] == 1
+    types = ("input_type", "output_type")
+    assert [kernels[0].spec[f] for f in types] == [1, 0] and [kernels[14].spec[f] for f in types] == [1, 2]
+    assert kernels[14].spec["input_zero_point"] == -32768
+    assert kernels[13].spec["output_type"] == 1
 
 
 def _op(model, k):
@@ -182,7 +185,8 @@ def test_lstm_model_lowers_to_one_weighted_kernel_with_two_states():
     op = m.operators[0]
     assert kernel.code == OP_CODES["UNIDIRECTIONAL_SEQUENCE_LSTM"] and kernel.weighted
     assert kernel.data_inputs == (op.inputs[0],) and kernel.states == (op.inputs[18], op.inputs[19])
-    batches, steps, n_input, n_cell, time_major = kernel.spec[0][:5]
+    batches, steps, n_input, n_cell, time_major = (kernel.spec[f] for f in (
+        "batches", "time_steps", "input_size", "cell_size", "time_major"))
     assert (batches, steps, n_input, n_cell, time_major) == (1, 28, 28, 20, 0)
     # the eight matrices in operand order (input-to-gate 1..4, recurrent-to-gate 5..8)
     want = np.concatenate([m.tensors[op.inputs[k]].data.reshape(-1) for k in range(1, 9)])

@@ -5,7 +5,7 @@
  *
  *   Graph(places, nodes, pool_bytes)
  *     places: [(pool, offset, bytes, data | None)]       data: a buffer for constants
- *     nodes:  [(op, spec, prepared | None, (kind, param), [inputs], output, [scratch][, [state]])]
+ *     nodes:  [(op, params dict, prepared | None, (kind, param), [inputs], output, [scratch][, [state]])]
  *             state: places the op reads and updates in place (persistent between runs)
  *     pool_bytes: [bytes of pool 0, ...]
  */

@@ -41,7 +41,8 @@ static PyObject *ap_py_kernel_variants(PyObject *self, PyObject *args)
     uint32_t count = 0;
     ap_error error;
     ap_error_clear(&error);
-    ap_status status = ap_py_op_variants(&params, variants, AP_MAX_VARIANTS, &count, &error);
+    ap_status status = params.def->variants(params.storage.bytes, ap_isa_detect(), variants, AP_MAX_VARIANTS,
+                                            &count, &error);
     ap_py_op_params_release(&params);
     if (status != AP_OK) {
         return ap_py_raise(status, &error);
@@ -66,26 +67,38 @@ static PyObject *ap_py_kernel_prepare(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "iOOO", &op, &spec, &filter_obj, &bias_obj)) {
         return NULL;
     }
-    if (!ap_py_op_is_weighted((ap_op)op)) {
-        PyErr_Format(PyExc_ValueError, "op %d has no constants to prepare", op);
-        return NULL;
-    }
     ap_py_op_params params;
     if (ap_py_op_params_fill((ap_op)op, spec, &params) != 0) {
         return NULL;
     }
+    const ap_op_def *def = params.def;
+    if (!def->has_blob) {
+        ap_py_op_params_release(&params);
+        PyErr_Format(PyExc_ValueError, "op %s has no constants to prepare", def->name);
+        return NULL;
+    }
+    const ap_isa isa = ap_isa_detect();
     ap_error error;
     ap_error_clear(&error);
     size_t bytes = 0;
-    ap_status status = ap_py_op_prepared_size(&params, &bytes, &error);
+    size_t filter_elems = 0, bias_elems = 0;
+    ap_status status = def->prepared_size(params.storage.bytes, isa, &bytes, &error);
+    if (status == AP_OK) {
+        status = def->constant_counts(params.storage.bytes, &filter_elems, &bias_elems, &error);
+    }
+    if (status == AP_OK && (bytes > (size_t)PY_SSIZE_T_MAX || filter_elems > (size_t)PY_SSIZE_T_MAX ||
+                            bias_elems > (size_t)PY_SSIZE_T_MAX / 4)) {
+        ap_py_op_params_release(&params);
+        PyErr_Format(PyExc_OverflowError, "op %s: the prepared constants do not fit this host", def->name);
+        return NULL;
+    }
     if (status != AP_OK) {
         ap_py_op_params_release(&params);
         return ap_py_raise(status, &error);
     }
     Py_buffer filter, bias;
-    Py_ssize_t filter_count = 0, bias_count = 0;
-    if (ap_py_op_constant_counts(&params, &filter_count, &bias_count) != 0 ||
-        ap_py_get_vector(filter_obj, "filter", 'i', 1, filter_count, &filter) != 0) {
+    Py_ssize_t filter_count = (Py_ssize_t)filter_elems, bias_count = (Py_ssize_t)bias_elems;
+    if (ap_py_get_vector(filter_obj, "filter", 'i', 1, filter_count, &filter) != 0) {
         ap_py_op_params_release(&params);
         return NULL;
     }
@@ -99,8 +112,8 @@ static PyObject *ap_py_kernel_prepare(PyObject *self, PyObject *args)
     PyObject *blob = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)bytes);
     if (blob != NULL) {
         memset(PyByteArray_AS_STRING(blob), 0, bytes);
-        status = ap_py_op_prepare(&params, filter.buf, has_bias ? bias.buf : NULL,
-                                  PyByteArray_AS_STRING(blob), bytes, &error);
+        status = def->prepare(params.storage.bytes, isa, filter.buf, has_bias ? bias.buf : NULL,
+                              PyByteArray_AS_STRING(blob), bytes, &error);
     }
     PyBuffer_Release(&filter);
     if (has_bias) {
@@ -195,7 +208,7 @@ static PyObject *ap_py_kernel_run(PyObject *self, PyObject *args)
     }
     /* Align the scratch pool's base to 64 bytes, as an arena's would be. */
     unsigned char *scratch_base = scratch + ((64 - ((uintptr_t)scratch & 63)) & 63);
-    if (ap_py_op_is_weighted((ap_op)op)) {
+    if (params.def->has_blob) {
         if (prepared_obj == Py_None || PyObject_GetBuffer(prepared_obj, &views[held], PyBUF_SIMPLE) != 0) {
             if (!PyErr_Occurred()) {
                 PyErr_SetString(PyExc_ValueError, "this op needs its prepared constants");
@@ -277,6 +290,13 @@ static PyObject *ap_py_quantize_multiplier(PyObject *self, PyObject *args)
     return Py_BuildValue("(ii)", (int)multiplier, (int)shift);
 }
 
+static PyObject *ap_py_ops(PyObject *self, PyObject *args)
+{
+    (void)self;
+    (void)args;
+    return ap_py_ops_list();
+}
+
 static PyObject *ap_py_cpu_limit(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -289,13 +309,17 @@ static PyObject *ap_py_cpu_limit(PyObject *self, PyObject *args)
 
 PyMethodDef ap_py_kernel_methods[] = {
     {"kernel_variants", ap_py_kernel_variants, METH_VARARGS,
-     "kernel_variants(op, spec) -> [(name, kind, param, ((bytes, align), ...), macs, in_place)]"},
+     "kernel_variants(op, params dict) -> [(name, kind, param, ((bytes, align), ...), macs, in_place)]"},
     {"kernel_prepare", ap_py_kernel_prepare, METH_VARARGS,
      "kernel_prepare(op, spec, filter i8, bias i32 | None) -> bytearray"},
     {"kernel_run", ap_py_kernel_run, METH_VARARGS,
      "kernel_run(op, spec, prepared | None, (kind, param), [inputs], output[, [state]]) -> None"},
     {"quantize_multiplier", ap_py_quantize_multiplier, METH_VARARGS,
      "quantize_multiplier(real) -> (multiplier, shift), TFLite QuantizeMultiplier"},
+    {"ops", ap_py_ops, METH_NOARGS,
+     "ops() -> the op table: [{code, name, symbol, types, params_type, params_size, params: "
+     "[(field, type, count, length, per, optional)], has_blob, arities: {inputs: (min, max), outputs, "
+     "state}}]"},
     {"cpu_limit", ap_py_cpu_limit, METH_VARARGS, "cpu_limit(level) -> level in force"},
     {NULL, NULL, 0, NULL},
 };

@@ -1,316 +1,360 @@
 /*
- * Params structs from Python specs. Spec forms, by op:
- *   CONV2D, DEPTHWISE_CONV2D, FULLY_CONNECTED:
- *       (ints, (multipliers, shifts, per_channel, output_offset, act_min, act_max), real_scale)
- *       ints: the struct's leading int32 fields in order; real_scale: floats or None (FC only)
- *   AVERAGE_POOL2D, MAX_POOL2D, ADD, MUL, SOFTMAX, PAD, MEAN, SVDF,
- *   UNIDIRECTIONAL_SEQUENCE_LSTM: (ints,) all int32 fields in order
- *   RESHAPE: (bytes,)
- *   QUANTIZE, DEQUANTIZE: (count, scale, zero_point)
- *   REQUANTIZE: (count, input_zero_point, output_zero_point, multiplier, shift
- *                [, input_type, output_type])   types: ap_dtype, int8 when left out
- *   CONCATENATION: (output_shape[4], axis, axis_sizes, multipliers|None, shifts|None,
- *                   zero_points|None, output_zero_point)
+ * Params structs from Python specs, by the op table's params descriptors: a spec is a dict
+ * {field: value} holding exactly the fields of the op's descriptor (arenaplan/ops.h).
+ * Every value is checked against its C type's range before it is stored; a pointer field's
+ * sequence must hold exactly as many values as its length field gives.
  */
 #include "op_params.h"
 
+#include <float.h>
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
-#include "arenaplan/conv2d.h"
-#include "arenaplan/depthwise_conv2d.h"
-#include "arenaplan/elementwise.h"
-#include "arenaplan/fully_connected.h"
-#include "arenaplan/lstm.h"
-#include "arenaplan/pooling.h"
-#include "arenaplan/quantize.h"
-#include "arenaplan/shape_ops.h"
-#include "arenaplan/softmax.h"
-#include "arenaplan/svdf.h"
+static const char *const ap_py_field_type_names[] = {
+    "int32", "uint32", "int64", "size_t", "float32", "dtype", "int32[]", "float64[]",
+};
 
-/* Convert one item: 0, or -1 with a Python exception set. */
-typedef int (*ap_py_item_fn)(PyObject *item, void *out, const char *what, Py_ssize_t i);
-
-static int ap_py_item_int32(PyObject *item, void *out, const char *what, Py_ssize_t i)
+static const char *ap_py_field_type_name(ap_field_type type)
 {
-    long long v = PyLong_AsLongLong(item);
-    if ((v == -1 && PyErr_Occurred()) || v < INT32_MIN || v > INT32_MAX) {
-        if (!PyErr_Occurred()) {
-            PyErr_Format(PyExc_OverflowError, "%s[%zd] = %lld is out of int32 range", what, i, v);
+    unsigned t = (unsigned)type;
+    return t < sizeof(ap_py_field_type_names) / sizeof(ap_py_field_type_names[0])
+               ? ap_py_field_type_names[t] : "unknown";
+}
+
+static const char *ap_py_types_name(ap_types types)
+{
+    return types == AP_TYPES_S8 ? "s8" : "unknown";
+}
+
+/* ValueError "op NAME: params field 'F'<suffix>". */
+static int ap_py_field_error(const ap_op_def *def, const ap_param_field *f, const char *format,
+                             PyObject *value)
+{
+    PyObject *detail = value != NULL ? PyUnicode_FromFormat(format, value) : PyUnicode_FromString(format);
+    if (detail != NULL) {
+        PyErr_Format(PyExc_ValueError, "op %s: params field '%s' %U", def->name, f->name, detail);
+        Py_DECREF(detail);
+    }
+    return -1;
+}
+
+/* An integer in [lo, hi] (hi as unsigned for size_t/uint ranges); index >= 0: an element. */
+static int ap_py_integer(const ap_op_def *def, const ap_param_field *f, Py_ssize_t index, PyObject *obj,
+                         long long lo, unsigned long long hi, const char *type_name, void *out,
+                         size_t out_size)
+{
+    char where[48] = "";
+    if (index >= 0) {
+        snprintf(where, sizeof(where), "[%zd]", index);
+    }
+    PyObject *value = PyNumber_Index(obj);
+    if (value == NULL) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "op %s: params field '%s'%s = %R is not an integer (%s)",
+                     def->name, f->name, where, obj, type_name);
+        return -1;
+    }
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+    unsigned long long u = 0;
+    int ok;
+    if (overflow > 0) {
+        u = PyLong_AsUnsignedLongLong(value);
+        ok = !(u == (unsigned long long)-1 && PyErr_Occurred()) && u <= hi;
+        PyErr_Clear();
+    } else if (overflow < 0 || (v == -1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        ok = 0;
+    } else {
+        ok = v >= lo && (v < 0 || (unsigned long long)v <= hi);
+        u = (unsigned long long)v;
+    }
+    if (!ok) {
+        PyErr_Format(PyExc_ValueError, "op %s: params field '%s'%s = %S is outside %s [%lld, %llu]",
+                     def->name, f->name, where, value, type_name, lo, hi);
+        Py_DECREF(value);
+        return -1;
+    }
+    Py_DECREF(value);
+    if (out_size == sizeof(int32_t) && lo < 0) {
+        int32_t x = (int32_t)v;
+        memcpy(out, &x, sizeof(x));
+    } else if (out_size == sizeof(uint32_t) && lo >= 0 && hi <= UINT32_MAX) {
+        uint32_t x = (uint32_t)u;
+        memcpy(out, &x, sizeof(x));
+    } else if (lo < 0) {
+        int64_t x = (int64_t)v;
+        memcpy(out, &x, sizeof(x));
+    } else {
+        if (out_size == sizeof(uint64_t)) {
+            uint64_t x = (uint64_t)u;
+            memcpy(out, &x, sizeof(x));
+        } else {
+            size_t x = (size_t)u;
+            memcpy(out, &x, out_size);
+        }
+    }
+    return 0;
+}
+
+static int ap_py_double(const ap_op_def *def, const ap_param_field *f, Py_ssize_t index, PyObject *obj,
+                        int as_float32, void *out)
+{
+    char where[48] = "";
+    if (index >= 0) {
+        snprintf(where, sizeof(where), "[%zd]", index);
+    }
+    double v = PyFloat_AsDouble(obj);
+    if (v == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "op %s: params field '%s'%s = %R is not a number", def->name,
+                     f->name, where, obj);
+        return -1;
+    }
+    if (as_float32) {
+        if (!isfinite(v) || fabs(v) > (double)FLT_MAX) {
+            PyErr_Format(PyExc_ValueError, "op %s: params field '%s'%s = %R is not a finite float32",
+                         def->name, f->name, where, obj);
+            return -1;
+        }
+        float x = (float)v;
+        memcpy(out, &x, sizeof(x));
+    } else {
+        memcpy(out, &v, sizeof(v));
+    }
+    return 0;
+}
+
+/* One scalar of `type` at `out`. */
+static int ap_py_scalar(const ap_op_def *def, const ap_param_field *f, ap_field_type type, Py_ssize_t index,
+                        PyObject *obj, void *out)
+{
+    switch (type) {
+    case AP_FIELD_INT32:
+    case AP_FIELD_INT32_ARRAY:
+        return ap_py_integer(def, f, index, obj, INT32_MIN, INT32_MAX, "int32", out, sizeof(int32_t));
+    case AP_FIELD_UINT32:
+        return ap_py_integer(def, f, index, obj, 0, UINT32_MAX, "uint32", out, sizeof(uint32_t));
+    case AP_FIELD_INT64:
+        return ap_py_integer(def, f, index, obj, INT64_MIN, INT64_MAX, "int64", out, sizeof(int64_t));
+    case AP_FIELD_SIZE:
+        return ap_py_integer(def, f, index, obj, 0, SIZE_MAX, "size_t", out, sizeof(size_t));
+    case AP_FIELD_DTYPE:
+        return ap_py_integer(def, f, index, obj, AP_DTYPE_INT8, AP_DTYPE_INT32, "ap_dtype", out,
+                             sizeof(int32_t));
+    case AP_FIELD_FLOAT32:
+        return ap_py_double(def, f, index, obj, 1, out);
+    case AP_FIELD_FLOAT64_ARRAY:
+        return ap_py_double(def, f, index, obj, 0, out);
+    }
+    PyErr_Format(PyExc_SystemError, "op %s: params field '%s' has an unknown type", def->name, f->name);
+    return -1;
+}
+
+static size_t ap_py_item_size(ap_field_type type)
+{
+    switch (type) {
+    case AP_FIELD_INT64: return sizeof(int64_t);
+    case AP_FIELD_SIZE: return sizeof(size_t);
+    case AP_FIELD_FLOAT64_ARRAY: return sizeof(double);
+    default: return sizeof(int32_t);
+    }
+}
+
+static const ap_param_field *ap_py_field_named(const ap_op_def *def, const char *name)
+{
+    for (uint32_t i = 0; name != NULL && i < def->field_count; i++) {
+        if (strcmp(def->fields[i].name, name) == 0) {
+            return &def->fields[i];
+        }
+    }
+    return NULL;
+}
+
+/* The integer value of an already-filled scalar field (the length or switch of an array). */
+static int ap_py_filled_integer(const ap_py_op_params *p, const ap_param_field *f, long long *out)
+{
+    const unsigned char *at = p->storage.bytes + f->offset;
+    switch (f->type) {
+    case AP_FIELD_INT32: { int32_t v; memcpy(&v, at, sizeof(v)); *out = v; return 0; }
+    case AP_FIELD_UINT32: { uint32_t v; memcpy(&v, at, sizeof(v)); *out = v; return 0; }
+    case AP_FIELD_INT64: { int64_t v; memcpy(&v, at, sizeof(v)); *out = v; return 0; }
+    case AP_FIELD_SIZE: {
+        size_t v;
+        memcpy(&v, at, sizeof(v));
+        *out = v > (size_t)PY_SSIZE_T_MAX ? -1 : (long long)v;
+        return 0;
+    }
+    default:
+        return -1;
+    }
+}
+
+/* A scalar (count 1) or an inline array of f->count. */
+static int ap_py_fill_inline(ap_py_op_params *p, const ap_param_field *f, PyObject *value)
+{
+    const ap_op_def *def = p->def;
+    unsigned char *at = p->storage.bytes + f->offset;
+    if (f->count == 1) {
+        return ap_py_scalar(def, f, f->type, -1, value, at);
+    }
+    PyObject *fast = PySequence_Check(value) ? PySequence_Fast(value, "") : NULL;
+    if (fast == NULL) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "op %s: params field '%s' = %R must be a sequence of %u %s",
+                     def->name, f->name, value, (unsigned)f->count, ap_py_field_type_name(f->type));
+        return -1;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    if (n != (Py_ssize_t)f->count) {
+        Py_DECREF(fast);
+        PyErr_Format(PyExc_ValueError, "op %s: params field '%s' has %zd values, the struct holds %u",
+                     def->name, f->name, n, (unsigned)f->count);
+        return -1;
+    }
+    size_t item = ap_py_item_size(f->type);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (ap_py_scalar(def, f, f->type, i, PySequence_Fast_GET_ITEM(fast, i), at + (size_t)i * item) != 0) {
+            Py_DECREF(fast);
+            return -1;
+        }
+    }
+    Py_DECREF(fast);
+    return 0;
+}
+
+/* A pointer to an array of exactly the count its length field (and switch) give. */
+static int ap_py_fill_pointer(ap_py_op_params *p, const ap_param_field *f, PyObject *value)
+{
+    const ap_op_def *def = p->def;
+    void *pointer = NULL;
+    if (value == Py_None) {
+        if (!f->optional) {
+            return ap_py_field_error(def, f, "is required (a sequence, not None)", NULL);
+        }
+        memcpy(p->storage.bytes + f->offset, &pointer, sizeof(pointer));
+        return 0;
+    }
+    const ap_param_field *length = ap_py_field_named(def, f->length);
+    const ap_param_field *per = ap_py_field_named(def, f->per);
+    long long want = 0, switch_value = 1;
+    if (length == NULL || ap_py_filled_integer(p, length, &want) != 0 ||
+        (f->per != NULL && (per == NULL || ap_py_filled_integer(p, per, &switch_value) != 0))) {
+        PyErr_Format(PyExc_SystemError, "op %s: params field '%s' has no usable length field", def->name,
+                     f->name);
+        return -1;
+    }
+    const long long length_value = want;
+    if (switch_value == 0) {
+        want = 1;
+    }
+    if (want < 0) {
+        PyErr_Format(PyExc_ValueError, "op %s: params field '%s' = %lld gives params field '%s' no valid "
+                     "length", def->name, length->name, want, f->name);
+        return -1;
+    }
+    PyObject *fast = PySequence_Check(value) ? PySequence_Fast(value, "") : NULL;
+    if (fast == NULL) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "op %s: params field '%s' = %R must be a sequence%s", def->name,
+                     f->name, value, f->optional ? " or None" : "");
+        return -1;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    if ((long long)n != want) {
+        Py_DECREF(fast);
+        if (f->per != NULL) {
+            PyErr_Format(PyExc_ValueError, "op %s: params field '%s' has %zd values; %s = %lld and %s = %lld "
+                         "need %lld", def->name, f->name, n, per->name, switch_value, length->name,
+                         length_value, want);
+        } else {
+            PyErr_Format(PyExc_ValueError, "op %s: params field '%s' has %zd values; %s = %lld needs %lld",
+                         def->name, f->name, n, length->name, want, want);
         }
         return -1;
     }
-    *(int32_t *)out = (int32_t)v;
-    return 0;
-}
-
-static int ap_py_item_double(PyObject *item, void *out, const char *what, Py_ssize_t i)
-{
-    (void)what;
-    (void)i;
-    double v = PyFloat_AsDouble(item);
-    if (v == -1.0 && PyErr_Occurred()) {
-        return -1;
-    }
-    *(double *)out = v;
-    return 0;
-}
-
-/* Copy a sequence into a new array owned by `p` (freed by ap_py_op_params_release);
-   count_out (may be NULL) gets the length. Returns NULL with an exception set on error. */
-static void *ap_py_array(ap_py_op_params *p, PyObject *seq, const char *what, size_t item_size,
-                         ap_py_item_fn convert, Py_ssize_t *count_out)
-{
     int slot = 0;
     while (slot < AP_PY_PARAMS_ARRAYS && p->arrays[slot] != NULL) {
         slot++;
     }
-    if (slot == AP_PY_PARAMS_ARRAYS) {
-        PyErr_SetString(PyExc_SystemError, "too many arrays in one params struct");
-        return NULL;
+    size_t item = ap_py_item_size(f->type);
+    if (slot == AP_PY_PARAMS_ARRAYS || (size_t)n > SIZE_MAX / item - 1) {
+        Py_DECREF(fast);
+        PyErr_Format(PyExc_SystemError, "op %s: too many or too large arrays in one params struct", def->name);
+        return -1;
     }
-    PyObject *fast = PySequence_Fast(seq, what);
-    if (fast == NULL) {
-        return NULL;
-    }
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
-    unsigned char *values = PyMem_Malloc((size_t)(n > 0 ? n : 1) * item_size);
+    unsigned char *values = PyMem_Malloc((size_t)(n > 0 ? n : 1) * item);
     if (values == NULL) {
         Py_DECREF(fast);
         PyErr_NoMemory();
-        return NULL;
+        return -1;
     }
+    p->arrays[slot] = values;   /* freed by release, also on error */
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (convert(PySequence_Fast_GET_ITEM(fast, i), values + (size_t)i * item_size, what, i) != 0) {
-            PyMem_Free(values);
+        if (ap_py_scalar(def, f, f->type, i, PySequence_Fast_GET_ITEM(fast, i), values + (size_t)i * item) != 0) {
             Py_DECREF(fast);
-            return NULL;
+            return -1;
         }
     }
     Py_DECREF(fast);
-    p->arrays[slot] = values;
-    if (count_out != NULL) {
-        *count_out = n;
-    }
-    return values;
-}
-
-static int32_t *ap_py_int32_array(ap_py_op_params *p, PyObject *seq, const char *what,
-                                  Py_ssize_t *count_out)
-{
-    return ap_py_array(p, seq, what, sizeof(int32_t), ap_py_item_int32, count_out);
-}
-
-static double *ap_py_double_array(ap_py_op_params *p, PyObject *seq, const char *what)
-{
-    return ap_py_array(p, seq, what, sizeof(double), ap_py_item_double, NULL);
-}
-
-/* Copy exactly `count` ints into the struct's leading int32 fields. */
-static int ap_py_fill_ints(ap_py_op_params *p, PyObject *ints, size_t count, const char *what)
-{
-    Py_ssize_t n = 0;
-    int32_t *values = ap_py_int32_array(p, ints, what, &n);
-    if (values == NULL) {
-        return -1;
-    }
-    if ((size_t)n != count) {
-        PyErr_Format(PyExc_ValueError, "%s: expected %zu ints, got %zd", what, count, n);
-        return -1;
-    }
-    memcpy(p->storage.bytes, values, count * sizeof(int32_t));
-    return 0;
-}
-
-/* int_fields: the int32 fields before the requant member (which may follow padding). */
-static int ap_py_fill_weighted(ap_py_op_params *p, PyObject *spec, size_t int_fields,
-                               size_t requant_offset, ptrdiff_t real_scale_offset)
-{
-    PyObject *ints, *requant, *real_scale;
-    if (!PyArg_ParseTuple(spec, "OOO", &ints, &requant, &real_scale)) {
-        return -1;
-    }
-    if (ap_py_fill_ints(p, ints, int_fields, "params") != 0) {
-        return -1;
-    }
-    if (requant == Py_None) {
-        return 0;
-    }
-    PyObject *mult, *shift;
-    int per_channel, offset, lo, hi;
-    if (!PyArg_ParseTuple(requant, "OOiiii", &mult, &shift, &per_channel, &offset, &lo, &hi)) {
-        return -1;
-    }
-    Py_ssize_t n_mult = 0, n_shift = 0;
-    ap_requant *rq = (ap_requant *)(p->storage.bytes + requant_offset);
-    rq->multiplier = ap_py_int32_array(p, mult, "output_multiplier", &n_mult);
-    if (rq->multiplier == NULL) {
-        return -1;
-    }
-    rq->shift = ap_py_int32_array(p, shift, "output_shift", &n_shift);
-    if (rq->shift == NULL) {
-        return -1;
-    }
-    if (n_mult != n_shift || n_mult == 0) {
-        PyErr_Format(PyExc_ValueError, "%zd multipliers and %zd shifts", n_mult, n_shift);
-        return -1;
-    }
-    rq->per_channel = per_channel;
-    rq->output_offset = offset;
-    rq->activation_min = lo;
-    rq->activation_max = hi;
-    if (real_scale != Py_None) {
-        if (real_scale_offset < 0) {
-            PyErr_SetString(PyExc_ValueError, "this op takes no real_scale");
-            return -1;
-        }
-        const double *values = ap_py_double_array(p, real_scale, "real_scale");
-        if (values == NULL) {
-            return -1;
-        }
-        memcpy(p->storage.bytes + real_scale_offset, &values, sizeof(values));
-    }
-    return 0;
-}
-
-static int ap_py_fill_concatenation(ap_py_op_params *p, PyObject *spec)
-{
-    ap_concatenation_params *c = (ap_concatenation_params *)p->storage.bytes;
-    PyObject *shape, *sizes, *mult, *shift, *zps;
-    int axis, out_zp;
-    if (!PyArg_ParseTuple(spec, "OiOOOOi", &shape, &axis, &sizes, &mult, &shift, &zps, &out_zp)) {
-        return -1;
-    }
-    Py_ssize_t n = 0, m = 0;
-    const int32_t *s = ap_py_int32_array(p, shape, "output_shape", &n);
-    if (s == NULL) {
-        return -1;
-    }
-    if (n != 4) {
-        PyErr_SetString(PyExc_ValueError, "output_shape must have 4 entries");
-        return -1;
-    }
-    memcpy(c->output_shape, s, sizeof(c->output_shape));
-    c->axis = axis;
-    c->output_zero_point = out_zp;
-    c->input_axis_sizes = ap_py_int32_array(p, sizes, "input_axis_sizes", &n);
-    if (c->input_axis_sizes == NULL) {
-        return -1;
-    }
-    c->input_count = (uint32_t)n;
-    PyObject *optional[3] = {mult, shift, zps};
-    const int32_t **targets[3] = {&c->input_multipliers, &c->input_shifts, &c->input_zero_points};
-    for (int i = 0; i < 3; i++) {
-        if (optional[i] == Py_None) {
-            continue;
-        }
-        *targets[i] = ap_py_int32_array(p, optional[i], "concatenation quantisation", &m);
-        if (*targets[i] == NULL) {
-            return -1;
-        }
-        if (m != n) {
-            PyErr_Format(PyExc_ValueError, "%zd requantisation entries for %zd inputs", m, n);
-            return -1;
-        }
-    }
+    pointer = values;
+    memcpy(p->storage.bytes + f->offset, &pointer, sizeof(pointer));
     return 0;
 }
 
 int ap_py_op_params_fill(ap_op op, PyObject *spec, ap_py_op_params *out)
 {
     memset(out, 0, sizeof(*out));
-    out->op = op;
-    if (!PyTuple_Check(spec)) {
-        PyErr_SetString(PyExc_TypeError, "op params must be a tuple");
+    const ap_op_def *def = ap_op_find(op, AP_TYPES_S8);
+    if (def == NULL) {
+        PyErr_Format(PyExc_ValueError, "unknown op code %d", (int)op);
         return -1;
     }
-    int rc = -1;
-    PyObject *first = PyTuple_GET_SIZE(spec) > 0 ? PyTuple_GET_ITEM(spec, 0) : Py_None;
-    switch (op) {
-    case AP_OP_CONV2D:
-        rc = ap_py_fill_weighted(out, spec, offsetof(ap_conv2d_params, input_offset) / 4 + 1,
-                                 offsetof(ap_conv2d_params, requant), -1);
-        break;
-    case AP_OP_DEPTHWISE_CONV2D:
-        rc = ap_py_fill_weighted(out, spec, offsetof(ap_depthwise_conv2d_params, input_offset) / 4 + 1,
-                                 offsetof(ap_depthwise_conv2d_params, requant), -1);
-        break;
-    case AP_OP_FULLY_CONNECTED:
-        rc = ap_py_fill_weighted(out, spec, offsetof(ap_fully_connected_params, filter_offset) / 4 + 1,
-                                 offsetof(ap_fully_connected_params, requant),
-                                 (ptrdiff_t)offsetof(ap_fully_connected_params, real_scale));
-        break;
-    case AP_OP_AVERAGE_POOL2D:
-    case AP_OP_MAX_POOL2D:
-        rc = ap_py_fill_ints(out, first, sizeof(ap_pool2d_params) / 4, "pool params");
-        break;
-    case AP_OP_ADD:
-        rc = ap_py_fill_ints(out, first, sizeof(ap_add_params) / 4, "add params");
-        break;
-    case AP_OP_MUL:
-        rc = ap_py_fill_ints(out, first, sizeof(ap_mul_params) / 4, "mul params");
-        break;
-    case AP_OP_SOFTMAX:
-        rc = ap_py_fill_ints(out, first, sizeof(ap_softmax_params) / 4,
-                             "softmax params");
-        break;
-    case AP_OP_PAD:
-        rc = ap_py_fill_ints(out, first, sizeof(ap_pad_params) / 4, "pad params");
-        break;
-    case AP_OP_MEAN:
-        rc = ap_py_fill_ints(out, first, sizeof(ap_mean_params) / 4, "mean params");
-        break;
-    case AP_OP_SVDF:
-        rc = ap_py_fill_ints(out, first, sizeof(ap_svdf_params) / 4, "svdf params");
-        break;
-    case AP_OP_UNIDIRECTIONAL_SEQUENCE_LSTM:
-        rc = ap_py_fill_ints(out, first, sizeof(ap_lstm_params) / 4, "lstm params");
-        break;
-    case AP_OP_RESHAPE: {
-        ap_reshape_params *r = (ap_reshape_params *)out->storage.bytes;
-        unsigned long long bytes;
-        rc = PyArg_ParseTuple(spec, "K", &bytes) ? 0 : -1;
-        r->bytes = (size_t)bytes;
-        break;
+    out->def = def;
+    if (!PyDict_Check(spec)) {
+        PyErr_Format(PyExc_TypeError, "op %s: params must be a dict {field: value}, got %s", def->name,
+                     Py_TYPE(spec)->tp_name);
+        return -1;
     }
-    case AP_OP_QUANTIZE:
-    case AP_OP_DEQUANTIZE: {
-        ap_affine_quant_params *q = (ap_affine_quant_params *)out->storage.bytes;
-        unsigned long long count;
-        double scale;
-        int zp;
-        rc = PyArg_ParseTuple(spec, "Kdi", &count, &scale, &zp) ? 0 : -1;
-        q->count = (size_t)count;
-        q->scale = (float)scale;
-        q->zero_point = zp;
-        break;
+    if (def->params_size > AP_PY_PARAMS_BYTES) {
+        PyErr_Format(PyExc_SystemError, "op %s: params struct of %zu bytes is larger than the binding's %d",
+                     def->name, def->params_size, AP_PY_PARAMS_BYTES);
+        return -1;
     }
-    case AP_OP_REQUANTIZE: {
-        ap_requantize_params *q = (ap_requantize_params *)out->storage.bytes;
-        unsigned long long count;
-        int in_zp, out_zp, mult, shift, in_type = AP_DTYPE_INT8, out_type = AP_DTYPE_INT8;
-        rc = PyArg_ParseTuple(spec, "Kiiii|ii", &count, &in_zp, &out_zp, &mult, &shift, &in_type,
-                              &out_type) ? 0 : -1;
-        q->count = (size_t)count;
-        q->input_zero_point = in_zp;
-        q->output_zero_point = out_zp;
-        q->multiplier = mult;
-        q->shift = shift;
-        q->input_type = in_type;
-        q->output_type = out_type;
-        break;
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(spec, &pos, &key, &value)) {
+        const char *name = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : NULL;
+        if (name == NULL || ap_py_field_named(def, name) == NULL) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, "op %s: unknown params field %R (%s has %u fields)", def->name, key,
+                         def->params_type, (unsigned)def->field_count);
+            return -1;
+        }
     }
-    case AP_OP_CONCATENATION:
-        rc = ap_py_fill_concatenation(out, spec);
-        break;
-    default:
-        PyErr_Format(PyExc_ValueError, "unknown op code %d", (int)op);
-        break;
+    /* scalars and inline arrays first: pointer fields' lengths read them */
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t i = 0; i < def->field_count; i++) {
+            const ap_param_field *f = &def->fields[i];
+            if ((f->count == 0) != (pass == 1)) {
+                continue;
+            }
+            PyObject *v = PyDict_GetItemString(spec, f->name);
+            if (v == NULL) {
+                PyErr_Format(PyExc_ValueError, "op %s: params field '%s' (%s) is missing", def->name, f->name,
+                             ap_py_field_type_name(f->type));
+                ap_py_op_params_release(out);
+                return -1;
+            }
+            int rc = pass == 0 ? ap_py_fill_inline(out, f, v) : ap_py_fill_pointer(out, f, v);
+            if (rc != 0) {
+                ap_py_op_params_release(out);
+                return -1;
+            }
+        }
     }
-    if (rc != 0) {
-        ap_py_op_params_release(out);
-    }
-    return rc;
+    return 0;
 }
 
 void ap_py_op_params_release(ap_py_op_params *params)
@@ -321,39 +365,14 @@ void ap_py_op_params_release(ap_py_op_params *params)
     }
 }
 
-ap_status ap_py_op_variants(const ap_py_op_params *p, ap_variant *v, uint32_t cap, uint32_t *n,
-                            ap_error *e)
-{
-    const void *s = p->storage.bytes;
-    switch (p->op) {
-    case AP_OP_CONV2D: return ap_conv2d_s8_variants(s, v, cap, n, e);
-    case AP_OP_DEPTHWISE_CONV2D: return ap_depthwise_conv2d_s8_variants(s, v, cap, n, e);
-    case AP_OP_FULLY_CONNECTED: return ap_fully_connected_s8_variants(s, v, cap, n, e);
-    case AP_OP_AVERAGE_POOL2D: return ap_average_pool2d_s8_variants(s, v, cap, n, e);
-    case AP_OP_MAX_POOL2D: return ap_max_pool2d_s8_variants(s, v, cap, n, e);
-    case AP_OP_ADD: return ap_add_s8_variants(s, v, cap, n, e);
-    case AP_OP_MUL: return ap_mul_s8_variants(s, v, cap, n, e);
-    case AP_OP_SOFTMAX: return ap_softmax_s8_variants(s, v, cap, n, e);
-    case AP_OP_RESHAPE: return ap_reshape_variants(s, v, cap, n, e);
-    case AP_OP_QUANTIZE: return ap_quantize_s8_variants(s, v, cap, n, e);
-    case AP_OP_DEQUANTIZE: return ap_dequantize_s8_variants(s, v, cap, n, e);
-    case AP_OP_REQUANTIZE: return ap_requantize_s8_variants(s, v, cap, n, e);
-    case AP_OP_CONCATENATION: return ap_concatenation_s8_variants(s, v, cap, n, e);
-    case AP_OP_PAD: return ap_pad_s8_variants(s, v, cap, n, e);
-    case AP_OP_MEAN: return ap_mean_s8_variants(s, v, cap, n, e);
-    case AP_OP_SVDF: return ap_svdf_s8_variants(s, v, cap, n, e);
-    case AP_OP_UNIDIRECTIONAL_SEQUENCE_LSTM: return ap_lstm_s8_variants(s, v, cap, n, e);
-    }
-    return AP_ERR_UNSUPPORTED;
-}
-
 int ap_py_op_find_variant(const ap_py_op_params *params, int kind, int param, ap_variant *out)
 {
     ap_variant variants[AP_MAX_VARIANTS];
     uint32_t count = 0;
     ap_error error;
     ap_error_clear(&error);
-    ap_status status = ap_py_op_variants(params, variants, AP_MAX_VARIANTS, &count, &error);
+    ap_status status = params->def->variants(params->storage.bytes, ap_isa_detect(), variants,
+                                             AP_MAX_VARIANTS, &count, &error);
     if (status != AP_OK) {
         ap_py_raise(status, &error);
         return -1;
@@ -369,108 +388,54 @@ int ap_py_op_find_variant(const ap_py_op_params *params, int kind, int param, ap
     return -1;
 }
 
-int ap_py_op_is_weighted(ap_op op)
+/* (name, type, count, length, per, optional) */
+static PyObject *ap_py_field_tuple(const ap_param_field *f)
 {
-    return op == AP_OP_CONV2D || op == AP_OP_DEPTHWISE_CONV2D || op == AP_OP_FULLY_CONNECTED ||
-           op == AP_OP_UNIDIRECTIONAL_SEQUENCE_LSTM;
+    PyObject *length = f->length ? PyUnicode_FromString(f->length) : Py_NewRef(Py_None);
+    PyObject *per = f->per ? PyUnicode_FromString(f->per) : Py_NewRef(Py_None);
+    if (length == NULL || per == NULL) {
+        Py_XDECREF(length);
+        Py_XDECREF(per);
+        return NULL;
+    }
+    return Py_BuildValue("(ssINNO)", f->name, ap_py_field_type_name(f->type), (unsigned int)f->count, length,
+                         per, f->optional ? Py_True : Py_False);
 }
 
-/* n = product of dims, 0 when a dim is negative or the product overflows Py_ssize_t. */
-static Py_ssize_t ap_py_count(const int32_t *dims, int rank)
+static PyObject *ap_py_op_dict(const ap_op_def *def)
 {
-    Py_ssize_t n = 1;
-    for (int i = 0; i < rank; i++) {
-        if (dims[i] < 0 || (dims[i] != 0 && n > PY_SSIZE_T_MAX / dims[i])) {
-            return 0;
+    PyObject *fields = PyList_New(def->field_count);
+    for (uint32_t i = 0; fields != NULL && i < def->field_count; i++) {
+        PyObject *item = ap_py_field_tuple(&def->fields[i]);
+        if (item == NULL) {
+            Py_CLEAR(fields);
+            break;
         }
-        n *= dims[i];
+        PyList_SET_ITEM(fields, i, item);
     }
-    return n;
+    if (fields == NULL) {
+        return NULL;
+    }
+    return Py_BuildValue("{s:i,s:s,s:s,s:s,s:s,s:n,s:N,s:O,s:{s:(II),s:I,s:I}}",
+                         "code", (int)def->op, "name", def->name, "symbol", def->symbol,
+                         "types", ap_py_types_name(def->types), "params_type", def->params_type,
+                         "params_size", (Py_ssize_t)def->params_size, "params", fields,
+                         "has_blob", def->has_blob ? Py_True : Py_False,
+                         "arities", "inputs", (unsigned int)def->inputs_min, (unsigned int)def->inputs_max,
+                         "outputs", (unsigned int)def->outputs, "state", (unsigned int)def->state_count);
 }
 
-int ap_py_op_constant_counts(const ap_py_op_params *p, Py_ssize_t *filter_count, Py_ssize_t *bias_count)
+PyObject *ap_py_ops_list(void)
 {
-    const void *s = p->storage.bytes;
-    switch (p->op) {
-    case AP_OP_CONV2D: {
-        const ap_conv2d_params *c = s;
-        const int32_t dims[] = {c->output_c, c->filter_h, c->filter_w, c->input_c};
-        *filter_count = ap_py_count(dims, 4);
-        *bias_count = c->output_c;
-        break;
-    }
-    case AP_OP_DEPTHWISE_CONV2D: {
-        const ap_depthwise_conv2d_params *c = s;
-        const int32_t dims[] = {c->filter_h, c->filter_w, c->output_c};
-        *filter_count = ap_py_count(dims, 3);
-        *bias_count = c->output_c;
-        break;
-    }
-    case AP_OP_FULLY_CONNECTED: {
-        const ap_fully_connected_params *c = s;
-        const int32_t dims[] = {c->output_depth, c->input_depth};
-        *filter_count = ap_py_count(dims, 2);
-        *bias_count = c->output_depth;
-        break;
-    }
-    case AP_OP_UNIDIRECTIONAL_SEQUENCE_LSTM: {
-        /* The four input-to-gate matrices, then the four recurrent ones; four gate biases. */
-        const ap_lstm_params *c = s;
-        const int32_t dims[] = {4, c->cell_size, c->input_size + c->cell_size};
-        const int32_t bias_dims[] = {4, c->cell_size};
-        *filter_count = c->input_size > INT32_MAX - c->cell_size ? 0 : ap_py_count(dims, 3);
-        *bias_count = ap_py_count(bias_dims, 2);
-        break;
-    }
-    default:
-        PyErr_Format(PyExc_ValueError, "op %d has no constants to prepare", (int)p->op);
-        return -1;
-    }
-    if (*filter_count <= 0 || *bias_count <= 0) {
-        PyErr_SetString(PyExc_ValueError, "the params' shapes give no valid constant sizes");
-        return -1;
-    }
-    return 0;
-}
-
-ap_status ap_py_op_prepared_size(const ap_py_op_params *p, size_t *bytes_out, ap_error *e)
-{
-    const void *s = p->storage.bytes;
-    switch (p->op) {
-    case AP_OP_CONV2D: return ap_conv2d_s8_prepared_size(s, bytes_out, e);
-    case AP_OP_DEPTHWISE_CONV2D: return ap_depthwise_conv2d_s8_prepared_size(s, bytes_out, e);
-    case AP_OP_FULLY_CONNECTED: return ap_fully_connected_s8_prepared_size(s, bytes_out, e);
-    case AP_OP_UNIDIRECTIONAL_SEQUENCE_LSTM: return ap_lstm_s8_prepared_size(s, bytes_out, e);
-    default: return AP_ERR_UNSUPPORTED;
-    }
-}
-
-ap_status ap_py_op_prepare(const ap_py_op_params *p, const int8_t *filter, const int32_t *bias,
-                           void *prepared_out, size_t prepared_bytes, ap_error *e)
-{
-    const void *s = p->storage.bytes;
-    switch (p->op) {
-    case AP_OP_CONV2D:
-        return ap_conv2d_s8_prepare(s, filter, bias, prepared_out, prepared_bytes, e);
-    case AP_OP_DEPTHWISE_CONV2D:
-        return ap_depthwise_conv2d_s8_prepare(s, filter, bias, prepared_out, prepared_bytes, e);
-    case AP_OP_FULLY_CONNECTED:
-        return ap_fully_connected_s8_prepare(s, filter, bias, prepared_out, prepared_bytes, e);
-    case AP_OP_UNIDIRECTIONAL_SEQUENCE_LSTM: {
-        /* filter and bias hold the matrices and biases in the order ap_py_op_constant_counts
-           gives; the sizes were checked against the shapes by the caller. */
-        const ap_lstm_params *c = s;
-        const size_t in_matrix = (size_t)c->cell_size * (size_t)c->input_size;
-        const size_t rec_matrix = (size_t)c->cell_size * (size_t)c->cell_size;
-        ap_lstm_weights w;
-        for (int g = 0; g < 4; g++) {
-            w.input_to_gate[g] = filter + (size_t)g * in_matrix;
-            w.recurrent_to_gate[g] = filter + 4 * in_matrix + (size_t)g * rec_matrix;
-            w.gate_bias[g] = bias != NULL ? bias + (size_t)g * (size_t)c->cell_size : NULL;
+    uint32_t n = ap_op_def_count();
+    PyObject *list = PyList_New(n);
+    for (uint32_t i = 0; list != NULL && i < n; i++) {
+        PyObject *item = ap_py_op_dict(ap_op_def_at(i));
+        if (item == NULL) {
+            Py_CLEAR(list);
+            break;
         }
-        return ap_lstm_s8_prepare(c, &w, prepared_out, prepared_bytes, e);
+        PyList_SET_ITEM(list, i, item);
     }
-    default:
-        return AP_ERR_UNSUPPORTED;
-    }
+    return list;
 }

@@ -4,16 +4,7 @@
 #include <string.h>
 #include <stdio.h>
 
-#include "arenaplan/conv2d.h"
-#include "arenaplan/depthwise_conv2d.h"
-#include "arenaplan/elementwise.h"
-#include "arenaplan/fully_connected.h"
-#include "arenaplan/lstm.h"
-#include "arenaplan/pooling.h"
-#include "arenaplan/quantize.h"
 #include "arenaplan/shape_ops.h"
-#include "arenaplan/softmax.h"
-#include "arenaplan/svdf.h"
 
 #include "message.h"
 
@@ -33,42 +24,15 @@ static ap_status ap_exec_fail(ap_error *error, ap_status status, int64_t node, i
     return status;
 }
 
-/* Inputs each op takes: [*min, *max]. */
-static void ap_exec_input_range(ap_op op, uint32_t *min, uint32_t *max)
+/* State operands the node's op takes, and the bytes each must hold (state_bytes[count]). */
+static ap_status ap_exec_state_needs(const ap_op_def *def, const ap_node *n, uint32_t *count,
+                                     size_t *state_bytes, ap_error *error)
 {
-    switch (op) {
-    case AP_OP_ADD:
-    case AP_OP_MUL:
-        *min = *max = 2;
-        return;
-    case AP_OP_CONCATENATION:
-        *min = 1;
-        *max = AP_CONCAT_MAX_INPUTS;
-        return;
-    case AP_OP_SVDF:
-        *min = 3;   /* input, weights_feature, weights_time */
-        *max = 4;   /* and the optional bias */
-        return;
-    default:
-        *min = *max = 1;
-        return;
+    *count = def->state_count;
+    if (def->state_count == 0 || def->state_bytes == NULL) {
+        return AP_OK;
     }
-}
-
-/* State operands each op takes, and the bytes each must hold (state_bytes[count]). */
-static ap_status ap_exec_state_needs(const ap_node *n, uint32_t *count, size_t *state_bytes,
-                                     ap_error *error)
-{
-    *count = 0;
-    if (n->op == AP_OP_SVDF) {
-        *count = 1;
-        return ap_svdf_s8_state_bytes(n->params, &state_bytes[0], error);
-    }
-    if (n->op == AP_OP_UNIDIRECTIONAL_SEQUENCE_LSTM) {
-        *count = 2;
-        return ap_lstm_s8_state_bytes(n->params, &state_bytes[0], &state_bytes[1], error);
-    }
-    return AP_OK;
+    return def->state_bytes(n->params, state_bytes, error);
 }
 
 /* 1 if two places share a byte of the same pool. */
@@ -79,12 +43,17 @@ static int ap_exec_overlap(const ap_place *a, const ap_place *b)
 }
 
 /* The state operands of node k: in a pool, large enough, apart from the node's other operands. */
-static ap_status ap_exec_check_state(const ap_graph *g, uint32_t k, ap_error *error)
+static ap_status ap_exec_check_state(const ap_graph *g, const ap_op_def *def, uint32_t k,
+                                     ap_error *error)
 {
     const ap_node *n = &g->nodes[k];
     size_t need[AP_MAX_STATE] = {0};
     uint32_t want = 0;
-    ap_status st = ap_exec_state_needs(n, &want, need, error);
+    if (def->state_count > AP_MAX_STATE) {
+        return ap_exec_fail(error, AP_ERR_UNSUPPORTED, k, -1, def->state_count, AP_MAX_STATE,
+                            "the op takes more state operands than the executor holds");
+    }
+    ap_status st = ap_exec_state_needs(def, n, &want, need, error);
     if (st != AP_OK) {
         if (error != NULL) {
             error->op = k;
@@ -140,12 +109,6 @@ static ap_status ap_exec_check_state(const ap_graph *g, uint32_t k, ap_error *er
     return AP_OK;
 }
 
-static int ap_exec_needs_prepared(ap_op op)
-{
-    return op == AP_OP_CONV2D || op == AP_OP_DEPTHWISE_CONV2D || op == AP_OP_FULLY_CONNECTED ||
-           op == AP_OP_UNIDIRECTIONAL_SEQUENCE_LSTM;
-}
-
 ap_status ap_graph_check(const ap_graph *graph, const size_t *pool_bytes, uint32_t pool_count,
                          ap_error *error_out)
 {
@@ -179,18 +142,18 @@ ap_status ap_graph_check(const ap_graph *graph, const size_t *pool_bytes, uint32
     }
     for (uint32_t k = 0; k < graph->node_count; k++) {
         const ap_node *n = &graph->nodes[k];
-        if ((unsigned)n->op >= AP_OP_COUNT || n->params == NULL) {
+        const ap_op_def *def = ap_op_find(n->op, AP_TYPES_S8);
+        if (def == NULL || n->params == NULL) {
             return ap_exec_fail(error_out, AP_ERR_INVALID_ARGUMENT, k, -1, 0, 0,
                                 "unknown op or missing params");
         }
-        if (ap_exec_needs_prepared(n->op) && n->prepared == NULL) {
+        if (def->has_blob && n->prepared == NULL) {
             return ap_exec_fail(error_out, AP_ERR_INVALID_ARGUMENT, k, -1, 0, 0,
                                 "a weighted op has no prepared constants");
         }
-        uint32_t min_inputs, max_inputs;
-        ap_exec_input_range(n->op, &min_inputs, &max_inputs);
-        if (n->input_count < min_inputs || n->input_count > max_inputs) {
-            return ap_exec_fail(error_out, AP_ERR_INVALID_ARGUMENT, k, -1, min_inputs, n->input_count,
+        if (n->input_count < def->inputs_min || n->input_count > def->inputs_max ||
+            n->input_count > AP_CONCAT_MAX_INPUTS) {
+            return ap_exec_fail(error_out, AP_ERR_INVALID_ARGUMENT, k, -1, def->inputs_min, n->input_count,
                                 "wrong number of inputs for the op");
         }
         if (n->scratch_count > AP_MAX_SCRATCH || n->scratch_count < n->variant.scratch_count) {
@@ -223,7 +186,7 @@ ap_status ap_graph_check(const ap_graph *graph, const size_t *pool_bytes, uint32
                                     pl->bytes, "a scratch place is smaller than its request");
             }
         }
-        ap_status st = ap_exec_check_state(graph, k, error_out);
+        ap_status st = ap_exec_check_state(graph, def, k, error_out);
         if (st != AP_OK) {
             return st;
         }
@@ -239,16 +202,19 @@ static void *ap_exec_pointer(const ap_place *pl, void *const *pools)
     return (unsigned char *)pools[pl->pool] + pl->offset;
 }
 
-static ap_status ap_exec_node(const ap_graph *g, const ap_node *n, void *const *pools,
+static ap_status ap_exec_node(const ap_graph *g, const ap_node *n, void *const *pools, ap_isa isa,
                               ap_error *error)
 {
+    const ap_op_def *def = ap_op_find(n->op, AP_TYPES_S8);
+    if (def == NULL) {
+        return AP_ERR_UNSUPPORTED;  /* ap_graph_check refuses such a node */
+    }
     const void *in[AP_CONCAT_MAX_INPUTS];
-    for (uint32_t i = 0; i < n->input_count; i++) {
+    for (uint32_t i = 0; i < n->input_count && i < AP_CONCAT_MAX_INPUTS; i++) {
         in[i] = ap_exec_pointer(&g->places[g->operands[n->inputs_at + i]], pools);
     }
-    void *out = ap_exec_pointer(&g->places[n->output], pools);
     ap_scratch scratch[AP_MAX_SCRATCH];
-    for (uint32_t s = 0; s < n->scratch_count; s++) {
+    for (uint32_t s = 0; s < n->scratch_count && s < AP_MAX_SCRATCH; s++) {
         const ap_place *pl = &g->places[g->operands[n->scratch_at + s]];
         scratch[s].data = ap_exec_pointer(pl, pools);
         scratch[s].bytes = pl->bytes;
@@ -257,51 +223,18 @@ static ap_status ap_exec_node(const ap_graph *g, const ap_node *n, void *const *
     for (uint32_t s = 0; s < n->state_count && s < AP_MAX_STATE; s++) {
         state[s] = ap_exec_pointer(&g->places[g->operands[n->state_at + s]], pools);
     }
-    const ap_variant *v = &n->variant;
-    const ap_scratch *sc = n->scratch_count ? scratch : NULL;
-    uint32_t ns = n->scratch_count;
-    switch (n->op) {
-    case AP_OP_CONV2D:
-        return ap_conv2d_s8_run(n->params, v, n->prepared, in[0], out, sc, ns, error);
-    case AP_OP_DEPTHWISE_CONV2D:
-        return ap_depthwise_conv2d_s8_run(n->params, v, n->prepared, in[0], out, sc, ns, error);
-    case AP_OP_FULLY_CONNECTED:
-        return ap_fully_connected_s8_run(n->params, v, n->prepared, in[0], out, sc, ns, error);
-    case AP_OP_AVERAGE_POOL2D:
-        return ap_average_pool2d_s8_run(n->params, v, in[0], out, sc, ns, error);
-    case AP_OP_MAX_POOL2D:
-        return ap_max_pool2d_s8_run(n->params, v, in[0], out, sc, ns, error);
-    case AP_OP_ADD:
-        return ap_add_s8_run(n->params, v, in[0], in[1], out, sc, ns, error);
-    case AP_OP_MUL:
-        return ap_mul_s8_run(n->params, v, in[0], in[1], out, sc, ns, error);
-    case AP_OP_SOFTMAX:
-        if (((const ap_softmax_params *)n->params)->output_type == AP_DTYPE_INT16) {
-            return ap_softmax_s8_s16_run(n->params, v, in[0], out, sc, ns, error);
-        }
-        return ap_softmax_s8_run(n->params, v, in[0], out, sc, ns, error);
-    case AP_OP_RESHAPE:
-        /* An aliased reshape shares its input's bytes: nothing to move. */
-        return in[0] == out ? AP_OK : ap_reshape_run(n->params, v, in[0], out, sc, ns, error);
-    case AP_OP_QUANTIZE:
-        return ap_quantize_s8_run(n->params, v, in[0], out, sc, ns, error);
-    case AP_OP_DEQUANTIZE:
-        return ap_dequantize_s8_run(n->params, v, in[0], out, sc, ns, error);
-    case AP_OP_REQUANTIZE:
-        return ap_requantize_run(n->params, v, in[0], out, sc, ns, error);
-    case AP_OP_CONCATENATION:
-        return ap_concatenation_s8_run(n->params, v, (const int8_t *const *)in, out, sc, ns, error);
-    case AP_OP_PAD:
-        return ap_pad_s8_run(n->params, v, in[0], out, sc, ns, error);
-    case AP_OP_MEAN:
-        return ap_mean_s8_run(n->params, v, in[0], out, sc, ns, error);
-    case AP_OP_SVDF:
-        return ap_svdf_s8_run(n->params, v, in[0], in[1], in[2], n->input_count > 3 ? in[3] : NULL,
-                              state[0], out, sc, ns, error);
-    case AP_OP_UNIDIRECTIONAL_SEQUENCE_LSTM:
-        return ap_lstm_s8_run(n->params, v, n->prepared, in[0], out, state[0], state[1], sc, ns, error);
-    }
-    return AP_ERR_UNSUPPORTED;
+    ap_op_call call;
+    call.params = n->params;
+    call.variant = &n->variant;
+    call.prepared = n->prepared;
+    call.inputs = in;
+    call.input_count = n->input_count;
+    call.output = ap_exec_pointer(&g->places[n->output], pools);
+    call.state = state;
+    call.state_count = n->state_count;
+    call.scratch = n->scratch_count ? scratch : NULL;
+    call.scratch_count = n->scratch_count;
+    return def->run(&call, isa, error);
 }
 
 ap_status ap_graph_invoke_range(const ap_graph *graph, uint32_t first_node, uint32_t end_node,
@@ -312,8 +245,9 @@ ap_status ap_graph_invoke_range(const ap_graph *graph, uint32_t first_node, uint
         return ap_exec_fail(error_out, AP_ERR_INVALID_ARGUMENT, -1, -1, 0, 0,
                             "invalid graph, node range or pools");
     }
+    const ap_isa isa = ap_isa_detect();
     for (uint32_t k = first_node; k < end_node; k++) {
-        ap_status status = ap_exec_node(graph, &graph->nodes[k], pools, error_out);
+        ap_status status = ap_exec_node(graph, &graph->nodes[k], pools, isa, error_out);
         if (status != AP_OK) {
             if (error_out != NULL) {
                 error_out->op = k;

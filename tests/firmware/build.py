@@ -29,7 +29,8 @@ HOST_FLAGS = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-O2"]
 
 ARM_CC = "arm-none-eabi-gcc"
 ARM_COMMON = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-O2", "-mthumb", "-ffunction-sections",
-              "-fdata-sections", "-fstack-usage", "-fcallgraph-info=su", "-DAP_NO_ERROR_MESSAGES"]
+              "-fdata-sections", "-fstack-usage", "-fcallgraph-info=su", "-DAP_NO_ERROR_MESSAGES",
+              "-DAP_RUNTIME_ONLY"]
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@
 #include "arenaplan/pools.h"
 #include "arenaplan/kernel.h"
 #include "arenaplan/quant.h"
+#include "arenaplan/ops.h"
 #include "arenaplan/conv2d.h"
 #include "arenaplan/executor.h"
 #include "arenaplan/depthwise_conv2d.h"

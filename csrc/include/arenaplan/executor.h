@@ -21,38 +21,14 @@
 #include <stdint.h>
 
 #include "arenaplan/kernel.h"
+#include "arenaplan/ops.h"
 #include "arenaplan/status.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/** Op codes of graph nodes (stable values). `params` points to the struct named. */
-typedef enum ap_op {
-    AP_OP_CONV2D = 0,            /* ap_conv2d_params, prepared blob required */
-    AP_OP_DEPTHWISE_CONV2D = 1,  /* ap_depthwise_conv2d_params, prepared blob required */
-    AP_OP_FULLY_CONNECTED = 2,   /* ap_fully_connected_params, prepared blob required */
-    AP_OP_AVERAGE_POOL2D = 3,    /* ap_pool2d_params */
-    AP_OP_MAX_POOL2D = 4,        /* ap_pool2d_params */
-    AP_OP_ADD = 5,               /* ap_add_params, two inputs */
-    AP_OP_MUL = 6,               /* ap_mul_params, two inputs */
-    AP_OP_SOFTMAX = 7,           /* ap_softmax_params, int8 in, int8 or int16 out (output_type) */
-    AP_OP_RESHAPE = 8,           /* ap_reshape_params; nothing to do when output aliases input */
-    AP_OP_QUANTIZE = 9,          /* ap_affine_quant_params, float32 in, int8 out */
-    AP_OP_DEQUANTIZE = 10,       /* ap_affine_quant_params, int8 in, float32 out */
-    AP_OP_REQUANTIZE = 11,       /* ap_requantize_params, integer in and out (its types) */
-    AP_OP_CONCATENATION = 12,    /* ap_concatenation_params, input_count inputs */
-    AP_OP_PAD = 13,              /* ap_pad_params */
-    AP_OP_MEAN = 14,             /* ap_mean_params */
-    AP_OP_SVDF = 15,             /* ap_svdf_params; inputs: input, weights_feature, weights_time
-                                    [, bias]; one state operand (int16 [batches, filters*memory]) */
-    AP_OP_UNIDIRECTIONAL_SEQUENCE_LSTM = 16
-                                 /* ap_lstm_params, prepared blob required (weights and biases);
-                                    one input; two state operands: output state (int8
-                                    [batches, cell_size]) then cell state (int16, same shape) */
-} ap_op;
-
-enum { AP_OP_COUNT = 17 };
+/* Op codes (ap_op) and what each op takes: arenaplan/ops.h, the op table. */
 
 /** Most state operands one node may have. */
 enum { AP_MAX_STATE = 4 };
@@ -68,7 +44,7 @@ typedef struct ap_place {
 /** One op of the graph. Operand lists are ranges of ap_graph.operands (place indices). */
 typedef struct ap_node {
     ap_op op;
-    const void *params;     /* the op's params struct (see ap_op) */
+    const void *params;     /* the op's params struct (its op table row's params_type) */
     const void *prepared;   /* prepared constants of weighted ops, else NULL */
     ap_variant variant;     /* as listed by the op's _variants function */
     uint32_t inputs_at;     /* first input in operands */
@@ -77,7 +53,7 @@ typedef struct ap_node {
     uint32_t scratch_at;    /* first scratch place in operands */
     uint32_t scratch_count; /* <= AP_MAX_SCRATCH */
     uint32_t state_at;      /* first state place in operands (read and written, persistent) */
-    uint32_t state_count;   /* exactly as many as the op takes (SVDF 1, LSTM 2, others 0) */
+    uint32_t state_count;   /* exactly as many as the op's row takes (SVDF 1, LSTM 2, others 0) */
 } ap_node;
 
 typedef struct ap_graph {

@@ -36,6 +36,7 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Uni
 
 import numpy as np
 
+from .. import _core
 from ..errors import InvalidArgument, UnsupportedModel
 from ..runtime.graph import core_graph, graph_tables
 from ..planning.state import STATE_POOL
@@ -49,54 +50,12 @@ CONST_ALIGNMENT = 16
 #: Least alignment of a pool array (raised to the largest buffer alignment in the pool).
 POOL_ALIGNMENT = 16
 
-_OP_ENUM = {
-    0: "AP_OP_CONV2D", 1: "AP_OP_DEPTHWISE_CONV2D", 2: "AP_OP_FULLY_CONNECTED",
-    3: "AP_OP_AVERAGE_POOL2D", 4: "AP_OP_MAX_POOL2D", 5: "AP_OP_ADD", 6: "AP_OP_MUL",
-    7: "AP_OP_SOFTMAX", 8: "AP_OP_RESHAPE", 9: "AP_OP_QUANTIZE", 10: "AP_OP_DEQUANTIZE",
-    11: "AP_OP_REQUANTIZE", 12: "AP_OP_CONCATENATION", 13: "AP_OP_PAD", 14: "AP_OP_MEAN",
-    15: "AP_OP_SVDF", 16: "AP_OP_UNIDIRECTIONAL_SEQUENCE_LSTM",
-}
-_STRUCT = {
-    0: "ap_conv2d_params", 1: "ap_depthwise_conv2d_params", 2: "ap_fully_connected_params",
-    3: "ap_pool2d_params", 4: "ap_pool2d_params", 5: "ap_add_params", 6: "ap_mul_params",
-    7: "ap_softmax_params", 8: "ap_reshape_params", 9: "ap_affine_quant_params",
-    10: "ap_affine_quant_params", 11: "ap_requantize_params", 12: "ap_concatenation_params",
-    13: "ap_pad_params", 14: "ap_mean_params", 15: "ap_svdf_params", 16: "ap_lstm_params",
-}
+#: The op table (``_core.ops()``) by op code: each op's ap_op symbol, params struct and fields.
+_OPS = {row["code"]: row for row in _core.ops()}
 _HEADERS = ("conv2d", "depthwise_conv2d", "elementwise", "fully_connected", "pooling",
             "quantize", "shape_ops", "softmax", "svdf", "lstm")
 #: The name ``sections=`` gives the state pool (not a pool of the plan).
 STATE_SECTION_KEY = "state"
-
-_CONV = ("batches", "input_h", "input_w", "input_c", "output_h", "output_w", "output_c",
-         "filter_h", "filter_w", "stride_h", "stride_w", "dilation_h", "dilation_w", "pad_h", "pad_w")
-_SHAPES3 = (("input1_shape", 4), ("input2_shape", 4), ("output_shape", 4))
-#: The int32 fields each spec's ``ints`` fill, in order (see csrc/python/op_params.c);
-#: (name, n) is an array of n.
-_INT_FIELDS: Dict[int, tuple] = {
-    0: _CONV + ("input_offset",),
-    1: _CONV + ("depth_multiplier", "input_offset"),
-    2: ("batches", "input_depth", "output_depth", "input_offset", "filter_offset"),
-    3: ("batches", "input_h", "input_w", "channels", "output_h", "output_w", "filter_h",
-        "filter_w", "stride_h", "stride_w", "pad_h", "pad_w", "activation_min", "activation_max"),
-    5: _SHAPES3 + ("input1_offset", "input2_offset", "output_offset", "left_shift",
-                   "input1_multiplier", "input1_shift", "input2_multiplier", "input2_shift",
-                   "output_multiplier", "output_shift", "activation_min", "activation_max"),
-    6: _SHAPES3 + ("input1_offset", "input2_offset", "output_offset", "output_multiplier",
-                   "output_shift", "activation_min", "activation_max"),
-    7: ("outer_size", "depth", "input_beta_multiplier", "input_beta_left_shift", "diff_min",
-        "output_type"),
-    13: (("input_shape", 4), ("pad_before", 4), ("pad_after", 4), "pad_value"),
-    14: ("batches", "input_h", "input_w", "channels", "input_zero_point", "output_zero_point",
-         "multiplier", "shift"),
-    15: ("batches", "input_size", "filters", "memory", "rank", "input_zero_point", "output_zero_point",
-         "feature_multiplier", "feature_shift", "time_multiplier", "time_shift"),
-    16: ("batches", "time_steps", "input_size", "cell_size", "time_major", "input_offset",
-         "output_state_offset", "hidden_zero_point", ("input_multiplier", 4), ("input_shift", 4),
-         ("recurrent_multiplier", 4), ("recurrent_shift", 4), "hidden_multiplier", "hidden_shift",
-         "cell_scale_log2", "cell_clip"),
-}
-_INT_FIELDS[4] = _INT_FIELDS[3]
 
 _C_TYPES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "uint16": "uint16_t",
             "int32": "int32_t", "uint32": "uint32_t", "float32": "float", "bool": "uint8_t"}
@@ -195,70 +154,58 @@ class _Source:
 
 
 # --- params structs ----------------------------------------------------------------------
-def _int_fields(fields: tuple, ints: Sequence[int], what: str) -> List[str]:
-    ints = list(ints)
-    want = sum(f[1] if isinstance(f, tuple) else 1 for f in fields)
-    if len(ints) != want:
-        raise InvalidArgument(f"{what}: the params spec has {len(ints)} ints, the C struct {want}")
-    out, i = [], 0
-    for f in fields:
-        if isinstance(f, tuple):
-            name, n = f
-            out.append(f".{name} = {{{', '.join(_i32(v) for v in ints[i:i + n])}}}")
-            i += n
-        else:
-            out.append(f".{f} = {_i32(ints[i])}")
-            i += 1
-    return out
+def _scalar(ftype: str, v, what: str) -> str:
+    """One value of a params field of scalar type ``ftype`` as a C literal."""
+    if ftype in ("int32", "dtype", "int32[]"):
+        return _i32(v)
+    if ftype == "uint32":
+        if not 0 <= int(v) <= 0xFFFFFFFF:
+            raise InvalidArgument(f"{what} = {v} does not fit uint32_t")
+        return f"{int(v)}u"
+    if ftype == "int64":
+        v = int(v)
+        if not -2**63 <= v < 2**63:
+            raise InvalidArgument(f"{what} = {v} does not fit int64_t")
+        return "(-9223372036854775807LL - 1)" if v == -2**63 else f"{v}LL"
+    if ftype == "size_t":
+        return _size(v, what)
+    if ftype == "float32":
+        return _float(np.float32(v), "f")
+    if ftype == "float64[]":
+        return _float(v, "")
+    raise InvalidArgument(f"{what}: params field type {ftype!r} has no C export")
 
 
-def _params(src: _Source, k: int, code: int, spec: tuple, what: str) -> str:
-    """Define the op's params struct (and the arrays it points to); returns its symbol."""
+def _params(src: _Source, k: int, code: int, spec: dict, what: str) -> str:
+    """Define the op's params struct (and the arrays it points to) from the op table's params
+    descriptor; returns its symbol."""
+    row = _OPS.get(code)
+    if row is None:
+        raise InvalidArgument(f"{what}: op code {code} is not in the op table")
+    names = [f[0] for f in row["params"]]
+    if set(spec) != set(names):
+        missing, unknown = sorted(set(names) - set(spec)), sorted(set(spec) - set(names))
+        raise InvalidArgument(f"{what}: params fields missing {missing}, unknown {unknown} "
+                              f"({row['params_type']})")
     pre = f"op{k}"
-    if code in (0, 1, 2):
-        ints, requant, real_scale = spec
-        fields = _int_fields(_INT_FIELDS[code], ints, what)
-        mult, shift, per_channel, out_offset, lo, hi = requant
-        m = src.int32s(f"{pre}_multiplier", mult)
-        s = src.int32s(f"{pre}_shift", shift)
-        fields.append(f".requant = {{ .multiplier = {m}, .shift = {s}, .per_channel = {_i32(per_channel)}, "
-                      f".output_offset = {_i32(out_offset)}, .activation_min = {_i32(lo)}, "
-                      f".activation_max = {_i32(hi)} }}")
-        if real_scale is not None:
-            if code != 2:
-                raise InvalidArgument(f"{what}: only FULLY_CONNECTED takes real_scale")
-            vals = [_float(v, "") for v in real_scale]
-            rs = src.array(f"{pre}_real_scale", "double", vals, 8 * len(vals))
-            fields.append(f".real_scale = {rs}")
-    elif code in _INT_FIELDS:
-        fields = _int_fields(_INT_FIELDS[code], spec[0], what)
-    elif code == 8:
-        fields = [f".bytes = {_size(spec[0], 'reshape bytes')}"]
-    elif code in (9, 10):
-        count, scale, zp = spec
-        fields = [f".count = {_size(count, 'count')}", f".scale = {_float(np.float32(scale), 'f')}",
-                  f".zero_point = {_i32(zp)}"]
-    elif code == 11:
-        count, in_zp, out_zp, mult, shift, in_type, out_type = (tuple(spec) + (0, 0))[:7]
-        fields = [f".count = {_size(count, 'count')}", f".input_zero_point = {_i32(in_zp)}",
-                  f".output_zero_point = {_i32(out_zp)}", f".multiplier = {_i32(mult)}",
-                  f".shift = {_i32(shift)}", f".input_type = {_i32(in_type)}",
-                  f".output_type = {_i32(out_type)}"]
-    elif code == 12:
-        shape, axis, sizes, mults, shifts, zps, out_zp = spec
-        fields = [f".output_shape = {{{', '.join(_i32(v) for v in shape)}}}", f".axis = {_i32(axis)}",
-                  f".input_count = {len(sizes)}u",
-                  f".input_axis_sizes = {src.int32s(f'{pre}_axis_sizes', sizes)}"]
-        for field_name, values, tag in (("input_multipliers", mults, "multipliers"),
-                                        ("input_shifts", shifts, "shifts"),
-                                        ("input_zero_points", zps, "zero_points")):
-            fields.append(f".{field_name} = " +
-                          ("NULL" if values is None else src.int32s(f"{pre}_{tag}", values)))
-        fields.append(f".output_zero_point = {_i32(out_zp)}")
-    else:
-        raise InvalidArgument(f"{what}: op code {code} has no C export")
+    fields = []
+    for name, ftype, count, _length, _per, _optional in row["params"]:
+        value = spec[name]
+        field_what = f"{what}: {name}"
+        if count == 0:              # a pointer to an array
+            if value is None:
+                text = "NULL"
+            else:
+                values = [_scalar(ftype, v, field_what) for v in value]
+                ctype, size = ("double", 8) if ftype == "float64[]" else ("int32_t", 4)
+                text = src.array(f"{pre}_{c_identifier(name)}", ctype, values or ["0"], size * len(values))
+        elif count == 1:
+            text = _scalar(ftype, value, field_what)
+        else:
+            text = "{" + ", ".join(_scalar(ftype, v, field_what) for v in value) + "}"
+        fields.append(f".{name} = {text}")
     symbol = f"{src.name}_{pre}_params"
-    src.parts.append(f"static const {_STRUCT[code]} {symbol} = {{\n    " + _rows(fields, 6) + "\n};")
+    src.parts.append(f"static const {row['params_type']} {symbol} = {{\n    " + _rows(fields, 6) + "\n};")
     return symbol
 
 
@@ -386,7 +333,7 @@ def export_c(plan, out_dir: Union[str, Path], name: Optional[str] = None,
                              for b, a in variant.scratch) or "{ 0u, 0u }"
         node_rows.append(
             f"    {{ /* {k}: {_comment(kernel.type)} -> {_comment(model.tensors[kernel.output].name)} */\n"
-            f"        .op = {_OP_ENUM[kernel.code]}, .params = &{params}, .prepared = {prep},\n"
+            f"        .op = {_OPS[kernel.code]['symbol']}, .params = &{params}, .prepared = {prep},\n"
             f"        .variant = {{ .kind = {_i32(variant.kind)}, .param = {_i32(variant.param)}, "
             f".name = \"{variant.name}\", .scratch_count = {len(variant.scratch)}u,\n"
             f"                     .scratch = {{ {requests} }}, .macs = {int(variant.macs)}ull, "

@@ -132,7 +132,9 @@ def stack_usage(ci_files: Sequence[Union[str, Path]], entry: str, elf: Optional[
     files to analyse (the export and csrc/runtime); objects: the matching .o files. From
     the objects' relocations come the calls the compiler emits without a call-graph edge
     (libgcc's ``__aeabi_*``) and the functions whose address is taken: an indirect call
-    may reach any of those (conservative). Functions outside the call graph (libc,
+    may reach any function whose address its own file takes (a kernel's table of row
+    functions), or, in a file that takes none (the executor calling through the op table),
+    any function whose address any file takes (conservative). Functions outside the call graph (libc,
     libgcc) get their frames from the Thumb disassembly of ``elf``; functions the linker
     dropped are never targets. Raises ArenaplanError on recursion, dynamic frames or a
     callee it cannot bound.
@@ -158,6 +160,8 @@ def stack_usage(ci_files: Sequence[Union[str, Path]], entry: str, elf: Optional[
         for src_, dst in _EDGE.findall(text):
             edges.setdefault(src_, set()).add(dst)
     address_taken: set = set()
+    taken_by_unit: Dict[str, set] = {}
+    unit_of: Dict[str, str] = {title: unit for (unit, _), title in local.items()}
     for obj in objects:
         obj = Path(obj)
         unit = units.get(obj)
@@ -181,6 +185,7 @@ def stack_usage(ci_files: Sequence[Union[str, Path]], entry: str, elf: Optional[
                     edges.setdefault(owner, set()).add(resolved)
             elif resolved in frames:
                 address_taken.add(resolved)
+                taken_by_unit.setdefault(unit, set()).add(resolved)
     indirect_sites = sum(1 for d in edges.values() for t in d if t == _INDIRECT)
     lib = _ElfFrames(None if elf is None else Path(elf), objdump)
     if indirect_sites and not address_taken:
@@ -193,7 +198,8 @@ def stack_usage(ci_files: Sequence[Union[str, Path]], entry: str, elf: Optional[
         out = set()
         for d in edges.get(f, ()):
             if d == _INDIRECT:   # a function the linker dropped cannot be the target
-                out |= {g for g in address_taken if elf is None or lib.has(_short(g))}
+                targets = taken_by_unit.get(unit_of.get(f, ""), set()) or address_taken
+                out |= {g for g in targets if elf is None or lib.has(_short(g))}
             else:
                 out.add(d)
         out.discard(f)

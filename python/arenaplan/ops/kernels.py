@@ -21,9 +21,11 @@ from .ranking import fastest_variant
 
 __all__ = ["conv2d", "depthwise_conv2d", "fully_connected", "svdf", "variants", "variant_details"]
 
-_CONV, _DEPTHWISE, _FC, _SVDF, _LSTM = 0, 1, 2, 15, 16  # executor op codes (ap_op)
-_OP_TYPES = {_CONV: "CONV_2D", _DEPTHWISE: "DEPTHWISE_CONV_2D", _FC: "FULLY_CONNECTED", _SVDF: "SVDF",
-             _LSTM: "UNIDIRECTIONAL_SEQUENCE_LSTM"}
+#: Op names by executor op code (ap_op), from the C op table.
+_OP_TYPES = {row["code"]: row["name"] for row in _core.ops()}
+_CODES = {name: code for code, name in _OP_TYPES.items()}
+_CONV, _DEPTHWISE, _FC = _CODES["CONV_2D"], _CODES["DEPTHWISE_CONV_2D"], _CODES["FULLY_CONNECTED"]
+_SVDF, _LSTM = _CODES["SVDF"], _CODES["UNIDIRECTIONAL_SEQUENCE_LSTM"]
 
 Padding = Union[str, Tuple[int, int]]
 
@@ -121,7 +123,7 @@ def _requant(channels: int, *, input_scale, filter_scales, output_scale, output_
     return (mult.astype(np.int32), shift.astype(np.int32), 1, zp, lo, hi)
 
 
-def _choose(code: int, spec: tuple, variant: Optional[str]) -> Tuple[int, int]:
+def _choose(code: int, spec: dict, variant: Optional[str]) -> Tuple[int, int]:
 
     found = [Variant(name, kind, param, tuple(scratch), macs, bool(in_place))
              for name, kind, param, scratch, macs, in_place in _core.kernel_variants(code, spec)]
@@ -160,15 +162,14 @@ def conv2d(x: np.ndarray, w: np.ndarray, bias: Optional[np.ndarray] = None,
                                          activation=activation, output_multiplier=output_multiplier,
                                          output_shift=output_shift, activation_min=activation_min,
                                          activation_max=activation_max))
-    ints = geometry + [-int(input_zero_point)]
-    n, out_h, out_w = x.shape[0], geometry[4], geometry[5]
-    return _run(_CONV, (ints, _lists(requant), None), w, bias, variant, x, (n, out_h, out_w, oc))
+    spec = {**geometry, "input_offset": -int(input_zero_point), **_lists(requant)}
+    n, out_h, out_w = x.shape[0], geometry["output_h"], geometry["output_w"]
+    return _run(_CONV, spec, w, bias, variant, x, (n, out_h, out_w, oc))
 
 
 def _conv_setup(x: np.ndarray, oc: int, k_hw: Tuple[int, int], bias: Optional[np.ndarray], stride,
-                padding: Padding, dilation, input_zero_point: int, quant: dict) -> Tuple[List[int], tuple]:
-    """Checks shared by conv and depthwise; returns the params' geometry ints
-    [n, h, w, c, out_h, out_w, oc, kh, kw, sh, sw, dh, dw, pad_h, pad_w] and the requant."""
+                padding: Padding, dilation, input_zero_point: int, quant: dict) -> Tuple[dict, tuple]:
+    """Checks shared by conv and depthwise; returns the params' geometry fields and the requant."""
     n, h, wd, c = x.shape
     if bias is not None:
         bias = _array(bias, "bias", np.int32, 1)
@@ -180,15 +181,29 @@ def _conv_setup(x: np.ndarray, oc: int, k_hw: Tuple[int, int], bias: Optional[np
         raise InvalidArgument(f"input_zero_point = {input_zero_point} is outside [-128, 127]")
     out_h, out_w, pad_h, pad_w = _spatial((h, wd), k_hw, (sh, sw), (dh, dw), padding)
     requant = _requant(oc, **quant)
-    return [n, h, wd, c, out_h, out_w, oc, k_hw[0], k_hw[1], sh, sw, dh, dw, pad_h, pad_w], requant
+    return _geometry(n, h, wd, c, out_h, out_w, oc, k_hw[0], k_hw[1], sh, sw, dh, dw, pad_h, pad_w), requant
 
 
-def _lists(requant: tuple) -> tuple:
+def _geometry(n, h, w, c, oh, ow, oc, kh, kw, sh, sw, dh, dw, ph, pw) -> dict:
+    """The window geometry fields of conv and depthwise params."""
+    return {"batches": n, "input_h": h, "input_w": w, "input_c": c, "output_h": oh, "output_w": ow,
+            "output_c": oc, "filter_h": kh, "filter_w": kw, "stride_h": sh, "stride_w": sw,
+            "dilation_h": dh, "dilation_w": dw, "pad_h": ph, "pad_w": pw}
+
+
+def _lists(requant: tuple) -> dict:
+    """The requant fields of a params dict."""
     mult, shift, per_channel, zp, lo, hi = requant
-    return ([int(v) for v in mult], [int(v) for v in shift], per_channel, zp, lo, hi)
+    return {"requant.multiplier": [int(v) for v in mult], "requant.shift": [int(v) for v in shift],
+            "requant.per_channel": int(per_channel), "requant.output_offset": int(zp),
+            "requant.activation_min": int(lo), "requant.activation_max": int(hi)}
 
 
-def _run(code: int, spec: tuple, w: np.ndarray, bias: Optional[np.ndarray], variant: Optional[str],
+#: requant fields for variant listings (variants depend on shapes only)
+_NEUTRAL_REQUANT = (np.array([1 << 30]), np.array([0]), 0, 0, -128, 127)
+
+
+def _run(code: int, spec: dict, w: np.ndarray, bias: Optional[np.ndarray], variant: Optional[str],
          x: np.ndarray, out_shape: Tuple[int, ...]) -> np.ndarray:
     kind_param = _choose(code, spec, variant)
     prepared = _core.kernel_prepare(code, spec, w.reshape(-1), bias)
@@ -229,9 +244,10 @@ def depthwise_conv2d(x: np.ndarray, w: np.ndarray, bias: Optional[np.ndarray] = 
                                          activation=activation, output_multiplier=output_multiplier,
                                          output_shift=output_shift, activation_min=activation_min,
                                          activation_max=activation_max))
-    ints = geometry + [int(depth_multiplier), -int(input_zero_point)]
-    out_h, out_w = geometry[4], geometry[5]
-    return _run(_DEPTHWISE, (ints, _lists(requant), None), w, bias, variant, x, (n, out_h, out_w, oc))
+    spec = {**geometry, "depth_multiplier": int(depth_multiplier), "input_offset": -int(input_zero_point),
+            **_lists(requant)}
+    out_h, out_w = geometry["output_h"], geometry["output_w"]
+    return _run(_DEPTHWISE, spec, w, bias, variant, x, (n, out_h, out_w, oc))
 
 
 def fully_connected(x: np.ndarray, w: np.ndarray, bias: Optional[np.ndarray] = None, *,
@@ -280,9 +296,10 @@ def fully_connected(x: np.ndarray, w: np.ndarray, bias: Optional[np.ndarray] = N
                        activation=activation, output_multiplier=output_multiplier,
                        output_shift=output_shift, activation_min=activation_min,
                        activation_max=activation_max)
-    mult, shift, _, zp, lo, hi = _lists(requant)
-    ints = [batches, depth, units, -int(input_zero_point), 0]
-    spec = (ints, (mult, shift, per_channel, zp, lo, hi), real_scale)
+    mult, shift, _, zp, lo, hi = requant
+    spec = {"batches": batches, "input_depth": depth, "output_depth": units,
+            "input_offset": -int(input_zero_point), "filter_offset": 0,
+            **_lists((mult, shift, per_channel, zp, lo, hi)), "real_scale": real_scale}
     return _run(_FC, spec, w, bias, variant, x, (batches, units))
 
 
@@ -350,13 +367,18 @@ def svdf(x: np.ndarray, weights_feature: np.ndarray, weights_time: np.ndarray,
         # TFLite's Prepare: float32 products, widened to double
         m1, s1 = quantize_multiplier(float(f[0] * f[1] / f[2]))
         m2, s2 = quantize_multiplier(float(f[2] * f[3] / f[4]))
-    ints = [batches, input_size, filters, memory, int(rank), int(input_zero_point), int(output_zero_point),
-            m1, s1, m2, s2]
-    spec = (ints,)
+    spec = _svdf_fields(batches, input_size, filters, memory, int(rank), int(input_zero_point),
+                        int(output_zero_point), m1, s1, m2, s2)
     kind_param = _choose(_SVDF, spec, variant)
     out = np.empty((batches, units), dtype=np.int8)
     _core.kernel_run(_SVDF, spec, None, kind_param, inputs, out, [state.reshape(-1)])
     return out
+
+
+def _svdf_fields(batches, input_size, filters, memory, rank, xz, yz, m1, s1, m2, s2) -> dict:
+    return {"batches": batches, "input_size": input_size, "filters": filters, "memory": memory, "rank": rank,
+            "input_zero_point": xz, "output_zero_point": yz, "feature_multiplier": m1, "feature_shift": s1,
+            "time_multiplier": m2, "time_shift": s2}
 
 
 def _dims(shape: Sequence[int], ndim: int, what: str) -> Tuple[int, ...]:
@@ -370,7 +392,7 @@ def _dims(shape: Sequence[int], ndim: int, what: str) -> Tuple[int, ...]:
 
 
 def _recurrent_spec(op: str, input_shape: Sequence[int], filter_shape: Sequence[int], rank,
-                    time_major: bool) -> Tuple[int, tuple]:
+                    time_major: bool) -> Tuple[int, dict]:
     """SVDF: x [batches, input_size] and weights_time [filters, memory]; LSTM: the input
     [batches, time_steps, input_size] ([time_steps, batches, input_size] when time_major) and
     one input-to-gate matrix [cell_size, input_size]. Variants depend on shapes only, so the
@@ -380,7 +402,7 @@ def _recurrent_spec(op: str, input_shape: Sequence[int], filter_shape: Sequence[
         filters, memory = _dims(filter_shape, 2, "svdf filter_shape (weights_time) [filters, memory]")
         if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or rank < 1 or filters % rank:
             raise InvalidArgument(f"rank must be a positive divisor of the {filters} filters, got {rank!r}")
-        return _SVDF, ([batches, input_size, filters, memory, int(rank), 0, 0, 1 << 30, 0, 1 << 30, 0],)
+        return _SVDF, _svdf_fields(batches, input_size, filters, memory, int(rank), 0, 0, 1 << 30, 0, 1 << 30, 0)
     if time_major:
         time_steps, batches, input_size = _dims(input_shape, 3,
                                                 "lstm input_shape [time_steps, batches, input_size]")
@@ -393,13 +415,15 @@ def _recurrent_spec(op: str, input_shape: Sequence[int], filter_shape: Sequence[
         raise InvalidArgument(f"lstm filter_shape {tuple(filter_shape)} has {weight_inputs} inputs but "
                               f"input_shape {tuple(input_shape)} has {input_size}")
     one, shift = [1 << 30] * 4, [0] * 4
-    ints = ([batches, time_steps, input_size, cell_size, int(bool(time_major)), 0, 0, 0] + one + shift + one
-            + shift + [1 << 30, 0, -12, 0])
-    return _LSTM, (ints,)
+    return _LSTM, {"batches": batches, "time_steps": time_steps, "input_size": input_size,
+                   "cell_size": cell_size, "time_major": int(bool(time_major)), "input_offset": 0,
+                   "output_state_offset": 0, "hidden_zero_point": 0, "input_multiplier": one,
+                   "input_shift": shift, "recurrent_multiplier": one, "recurrent_shift": shift,
+                   "hidden_multiplier": 1 << 30, "hidden_shift": 0, "cell_scale_log2": -12, "cell_clip": 0}
 
 
 def _variant_spec(op: str, input_shape: Sequence[int], filter_shape: Sequence[int], stride, padding,
-                  dilation, depth_multiplier: int, rank=1, time_major: bool = False) -> Tuple[int, tuple]:
+                  dilation, depth_multiplier: int, rank=1, time_major: bool = False) -> Tuple[int, dict]:
     if op not in ("conv2d", "depthwise_conv2d", "fully_connected", "svdf", "lstm"):
         raise InvalidArgument(f"unknown op {op!r}; choose 'conv2d', 'depthwise_conv2d', 'fully_connected', "
                               f"'svdf' or 'lstm'")
@@ -408,18 +432,20 @@ def _variant_spec(op: str, input_shape: Sequence[int], filter_shape: Sequence[in
     if op == "fully_connected":
         batches, depth = (int(v) for v in input_shape)
         units = int(filter_shape[0])
-        return _FC, ([batches, depth, units, 0, 0], None, None)
+        return _FC, {"batches": batches, "input_depth": depth, "output_depth": units, "input_offset": 0,
+                     "filter_offset": 0, **_lists(_NEUTRAL_REQUANT), "real_scale": None}
     n, h, w, c = (int(v) for v in input_shape)
     sh, sw = _pair(stride, "stride")
     dh, dw = _pair(dilation, "dilation")
     if op == "conv2d":
         oc, kh, kw, _ = (int(v) for v in filter_shape)
         oh, ow, ph, pw = _spatial((h, w), (kh, kw), (sh, sw), (dh, dw), padding)
-        return _CONV, ([n, h, w, c, oh, ow, oc, kh, kw, sh, sw, dh, dw, ph, pw, 0], None, None)
+        return _CONV, {**_geometry(n, h, w, c, oh, ow, oc, kh, kw, sh, sw, dh, dw, ph, pw), "input_offset": 0,
+                       **_lists(_NEUTRAL_REQUANT)}
     _, kh, kw, oc = (int(v) for v in filter_shape)
     oh, ow, ph, pw = _spatial((h, w), (kh, kw), (sh, sw), (dh, dw), padding)
-    return _DEPTHWISE, ([n, h, w, c, oh, ow, oc, kh, kw, sh, sw, dh, dw, ph, pw,
-                         int(depth_multiplier), 0], None, None)
+    return _DEPTHWISE, {**_geometry(n, h, w, c, oh, ow, oc, kh, kw, sh, sw, dh, dw, ph, pw),
+                        "depth_multiplier": int(depth_multiplier), "input_offset": 0, **_lists(_NEUTRAL_REQUANT)}
 
 
 def variant_details(op: str, input_shape: Sequence[int], filter_shape: Sequence[int],

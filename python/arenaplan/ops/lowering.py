@@ -1,7 +1,8 @@
 """From model ops to kernel calls: what each op runs, with which parameters.
 
 ``lower(model)`` maps every op to an ``OpKernel``: the executor's op code, the
-params spec the C core builds its struct from (derived exactly as TensorFlow
+params the C core builds its struct from (a ``{field: value}`` dict with the fields
+of the op table's params descriptor, ``_core.ops()``; derived exactly as TensorFlow
 Lite's Prepare functions derive them), the constants, and the variants the
 kernel offers for these shapes. Ops or parameters arenaplan cannot run raise
 UnsupportedModel naming the op index, its type and what is wrong, so a model
@@ -23,13 +24,10 @@ from ..model.quantize import activation_range, conv_multipliers, conv_output_siz
 
 __all__ = ["OP_CODES", "DTYPE_CODES", "Variant", "OpKernel", "lower", "lower_op"]
 
-#: Executor op codes (the C enum ap_op).
-OP_CODES = {
-    "CONV_2D": 0, "DEPTHWISE_CONV_2D": 1, "FULLY_CONNECTED": 2, "AVERAGE_POOL_2D": 3,
-    "MAX_POOL_2D": 4, "ADD": 5, "MUL": 6, "SOFTMAX": 7, "RESHAPE": 8, "QUANTIZE": 9,
-    "DEQUANTIZE": 10, "REQUANTIZE": 11, "CONCATENATION": 12, "PAD": 13, "MEAN": 14, "SVDF": 15,
-    "UNIDIRECTIONAL_SEQUENCE_LSTM": 16,
-}
+#: Executor op codes (the C enum ap_op) by op name, from the C op table.
+OP_CODES = {row["name"]: row["code"] for row in _core.ops()}
+#: Op codes whose kernels take a prepared constant blob (the table's has_blob).
+_WEIGHTED = frozenset(row["code"] for row in _core.ops() if row["has_blob"])
 
 #: Integer element types of kernels that take several (the C enum ap_dtype).
 DTYPE_CODES = {"int8": 0, "int16": 1, "int32": 2}
@@ -58,7 +56,7 @@ class OpKernel:
     index: int
     type: str
     code: int
-    spec: tuple
+    spec: dict                            # {field: value} of the op's params struct
     data_inputs: Tuple[int, ...]          # tensors the kernel reads (activations or constants)
     output: int
     variants: List[Variant]
@@ -69,7 +67,7 @@ class OpKernel:
 
     @property
     def weighted(self) -> bool:
-        return self.code in (0, 1, 2, OP_CODES["UNIDIRECTIONAL_SEQUENCE_LSTM"])
+        return self.code in _WEIGHTED
 
     def variant(self, name: str) -> Variant:
         for v in self.variants:
@@ -202,14 +200,16 @@ def _bias(model: Model, op: Operator, channels: int) -> Optional[np.ndarray]:
     return np.ascontiguousarray(b.data.reshape(-1), dtype=np.int32)
 
 
-def _requant(mult: np.ndarray, shift: np.ndarray, per_channel: int, zp: int, lo: int, hi: int) -> tuple:
-    return ([int(v) for v in mult], [int(v) for v in shift], per_channel, zp, lo, hi)
+def _requant(mult: np.ndarray, shift: np.ndarray, per_channel: int, zp: int, lo: int, hi: int) -> dict:
+    return {"requant.multiplier": [int(v) for v in mult], "requant.shift": [int(v) for v in shift],
+            "requant.per_channel": per_channel, "requant.output_offset": zp,
+            "requant.activation_min": lo, "requant.activation_max": hi}
 
 
 def _windowed(model: Model, op: Operator, x, w, y, nhwc: List[int], kh: int, kw: int, oc: int,
-              extra: List[int]) -> tuple:
+              extra: dict) -> tuple:
     """What lowering CONV_2D and DEPTHWISE_CONV_2D share: output geometry, per-channel
-    requantisation, and the kernel's ints (`extra` goes before the input offset)."""
+    requantisation, and the kernel's fields (and ``extra``)."""
     n, h, wd, c = nhwc
     oh, ow, sh, sw, dh, dw, ph, pw = _spatial(op, h, wd, kh, kw)
     _expect_shape(model, y.index, (n, oh, ow, oc), "output")
@@ -217,8 +217,10 @@ def _windowed(model: Model, op: Operator, x, w, y, nhwc: List[int], kh: int, kw:
     ys, yz = _per_tensor(y, "output")
     mult, shift = conv_multipliers(xs, _filter_scales(w, oc), ys)
     lo, hi = _activation(op, ys, yz)
-    ints = [n, h, wd, c, oh, ow, oc, kh, kw, sh, sw, dh, dw, ph, pw, *extra, -xz]
-    spec = (ints, _requant(mult, shift, 1, yz, lo, hi), None)
+    spec = {"batches": n, "input_h": h, "input_w": wd, "input_c": c, "output_h": oh, "output_w": ow,
+            "output_c": oc, "filter_h": kh, "filter_w": kw, "stride_h": sh, "stride_w": sw,
+            "dilation_h": dh, "dilation_w": dw, "pad_h": ph, "pad_w": pw, **extra, "input_offset": -xz,
+            **_requant(mult, shift, 1, yz, lo, hi)}
     return spec, (x.index,), w.data, _bias(model, op, oc)
 
 
@@ -235,7 +237,7 @@ def _conv2d(model: Model, op: Operator) -> tuple:
     if ic != c:
         raise _Unsupported(f"filter has {ic} input channels, the input has {c} (grouped convolution "
                            "is not supported)")
-    return _windowed(model, op, x, w, y, nhwc, kh, kw, oc, [])
+    return _windowed(model, op, x, w, y, nhwc, kh, kw, oc, {})
 
 
 def _depthwise_conv2d(model: Model, op: Operator) -> tuple:
@@ -250,7 +252,7 @@ def _depthwise_conv2d(model: Model, op: Operator) -> tuple:
     if oc % c:
         raise _Unsupported(f"filter has {oc} channels, not a multiple of the input's {c}")
     multiplier = oc // c
-    return _windowed(model, op, x, w, y, nhwc, kh, kw, oc, [multiplier])
+    return _windowed(model, op, x, w, y, nhwc, kh, kw, oc, {"depth_multiplier": multiplier})
 
 
 def _fully_connected(model: Model, op: Operator) -> tuple:
@@ -285,8 +287,9 @@ def _fully_connected(model: Model, op: Operator) -> tuple:
     mult, shift = conv_multipliers(xs, scales, ys)
     real_scale = [float(np.float32(xs)) * float(np.float32(s)) / float(np.float32(ys)) for s in scales]
     lo, hi = _activation(op, ys, yz)
-    ints = [batches, depth, units, -xz, 0 if per_channel else -w_zp]
-    spec = (ints, _requant(mult, shift, 1 if per_channel else 0, yz, lo, hi), real_scale)
+    spec = {"batches": batches, "input_depth": depth, "output_depth": units, "input_offset": -xz,
+            "filter_offset": 0 if per_channel else -w_zp,
+            **_requant(mult, shift, 1 if per_channel else 0, yz, lo, hi), "real_scale": real_scale}
     return spec, (x.index,), w.data, _bias(model, op, units)
 
 
@@ -305,7 +308,9 @@ def _pool(model: Model, op: Operator) -> tuple:
         raise _Unsupported(f"input ({xs}, {xz}) and output ({ys}, {yz}) quantisation differ; "
                            "TFLite requires them equal")
     lo, hi = _activation(op, ys, yz)
-    return ([n, h, wd, c, oh, ow, kh, kw, sh, sw, ph, pw, lo, hi],), (x.index,), None, None
+    return ({"batches": n, "input_h": h, "input_w": wd, "channels": c, "output_h": oh, "output_w": ow,
+             "filter_h": kh, "filter_w": kw, "stride_h": sh, "stride_w": sw, "pad_h": ph, "pad_w": pw,
+             "activation_min": lo, "activation_max": hi}, (x.index,), None, None)
 
 
 def _broadcast_shapes(model: Model, op: Operator) -> Tuple[Tensor, Tensor, Tensor, List[int], List[int], List[int]]:
@@ -328,8 +333,11 @@ def _add(model: Model, op: Operator) -> tuple:
     m2, e2 = quantize_multiplier(s2 / twice_max)
     mo, eo = quantize_multiplier(twice_max / float(np.float32((1 << left_shift) * np.float32(so))))
     lo, hi = _activation(op, so, zo)
-    ints = sa + sb + sy + [-z1, -z2, zo, left_shift, m1, e1, m2, e2, mo, eo, lo, hi]
-    return (ints,), (a.index, b.index), None, None
+    spec = {"input1_shape": sa, "input2_shape": sb, "output_shape": sy, "input1_offset": -z1,
+            "input2_offset": -z2, "output_offset": zo, "left_shift": left_shift, "input1_multiplier": m1,
+            "input1_shift": e1, "input2_multiplier": m2, "input2_shift": e2, "output_multiplier": mo,
+            "output_shift": eo, "activation_min": lo, "activation_max": hi}
+    return spec, (a.index, b.index), None, None
 
 
 def _mul(model: Model, op: Operator) -> tuple:
@@ -337,8 +345,10 @@ def _mul(model: Model, op: Operator) -> tuple:
     (s1, z1), (s2, z2), (so, zo) = _per_tensor(a, "first input"), _per_tensor(b, "second input"), _per_tensor(y, "output")
     mo, eo = quantize_multiplier(s1 * s2 / so)
     lo, hi = _activation(op, so, zo)
-    ints = sa + sb + sy + [-z1, -z2, zo, mo, eo, lo, hi]
-    return (ints,), (a.index, b.index), None, None
+    spec = {"input1_shape": sa, "input2_shape": sb, "output_shape": sy, "input1_offset": -z1,
+            "input2_offset": -z2, "output_offset": zo, "output_multiplier": mo, "output_shift": eo,
+            "activation_min": lo, "activation_max": hi}
+    return spec, (a.index, b.index), None, None
 
 
 def _softmax(model: Model, op: Operator) -> tuple:
@@ -360,7 +370,9 @@ def _softmax(model: Model, op: Operator) -> tuple:
     real = min(beta * xs * float(1 << 26), float((1 << 31) - 1))
     mult, left_shift = quantize_multiplier(real)
     diff_min = -int(math.floor(31.0 * (1 << 26) / (1 << left_shift)))
-    return ([outer, depth, mult, left_shift, diff_min, DTYPE_CODES[y.dtype]],), (x.index,), None, None
+    return ({"outer_size": outer, "depth": depth, "input_beta_multiplier": mult,
+             "input_beta_left_shift": left_shift, "diff_min": diff_min, "output_type": DTYPE_CODES[y.dtype]},
+            (x.index,), None, None)
 
 
 def _reshape(model: Model, op: Operator) -> tuple:
@@ -368,7 +380,7 @@ def _reshape(model: Model, op: Operator) -> tuple:
     y = _tensor(model, op.outputs[0], "output", None)
     if x.nbytes != y.nbytes:
         raise _Unsupported(f"input has {x.nbytes} bytes, output {y.nbytes}")
-    return (x.nbytes,), (x.index,), None, None
+    return {"bytes": x.nbytes}, (x.index,), None, None
 
 
 #: QUANTIZE between integer types: the pairs TFLite's Prepare accepts (uint8 aside).
@@ -386,7 +398,7 @@ def _quantize(model: Model, op: Operator) -> tuple:
         if y.dtype != "int8":
             raise _Unsupported(f"QUANTIZE float32 -> {y.dtype} is not supported (float32 -> int8 is)")
         ys, yz = _per_tensor(y, "output")
-        return (count, ys, yz), (x.index,), None, None
+        return {"count": count, "scale": ys, "zero_point": yz}, (x.index,), None, None
     if (x.dtype, y.dtype) not in _REQUANTIZE_PAIRS:
         raise _Unsupported(f"QUANTIZE {x.dtype} -> {y.dtype} is not supported (float32 -> int8 and "
                            + ", ".join(f"{a} -> {b}" for a, b in _REQUANTIZE_PAIRS) + " are)")
@@ -396,14 +408,15 @@ def _quantize(model: Model, op: Operator) -> tuple:
         raise _Unsupported(f"int16 -> int16 requantisation needs zero points 0 (TFLite's check), "
                            f"got {xz} and {yz}")
     m, e = quantize_multiplier(xs / ys)
-    return ((count, xz, yz, m, e, DTYPE_CODES[x.dtype], DTYPE_CODES[y.dtype]), (x.index,), None, None)
+    return ({"count": count, "input_zero_point": xz, "output_zero_point": yz, "multiplier": m, "shift": e,
+             "input_type": DTYPE_CODES[x.dtype], "output_type": DTYPE_CODES[y.dtype]}, (x.index,), None, None)
 
 
 def _dequantize(model: Model, op: Operator) -> tuple:
     x = _tensor(model, op.inputs[0], "input", constant=False)
     y = _tensor(model, op.outputs[0], "output", "float32")
     xs, xz = _per_tensor(x, "input")
-    return (int(np.prod(y.shape)), xs, xz), (x.index,), None, None
+    return {"count": int(np.prod(y.shape)), "scale": xs, "zero_point": xz}, (x.index,), None, None
 
 
 def _concatenation(model: Model, op: Operator) -> tuple:
@@ -427,7 +440,9 @@ def _concatenation(model: Model, op: Operator) -> tuple:
         mults.append(m)
         shifts.append(e)
         zps.append(z)
-    return ((_shape4(y.shape, "output"), axis + 4 - rank, sizes, mults, shifts, zps, yz),
+    return ({"output_shape": _shape4(y.shape, "output"), "axis": axis + 4 - rank, "input_count": len(sizes),
+             "input_axis_sizes": sizes, "input_multipliers": mults, "input_shifts": shifts,
+             "input_zero_points": zps, "output_zero_point": yz},
             tuple(t.index for t in ins), None, None)
 
 
@@ -444,7 +459,8 @@ def _pad(model: Model, op: Operator) -> tuple:
     value = yz
     if op.type == "PADV2" and len(op.inputs) > 2 and op.inputs[2] >= 0:
         value = int(_tensor(model, op.inputs[2], "constant value", "int8", constant=True).data.reshape(-1)[0])
-    return (_shape4(x.shape, "input") + before + after + [value],), (x.index,), None, None
+    return ({"input_shape": _shape4(x.shape, "input"), "pad_before": before, "pad_after": after,
+             "pad_value": value}, (x.index,), None, None)
 
 
 def _mean(model: Model, op: Operator) -> tuple:
@@ -459,7 +475,8 @@ def _mean(model: Model, op: Operator) -> tuple:
     ys, yz = _per_tensor(y, "output")
     m, e = quantize_multiplier(xs / ys)
     n, h, w, c = x.shape
-    return ([n, h, w, c, xz, yz, m, e],), (x.index,), None, None
+    return ({"batches": n, "input_h": h, "input_w": w, "channels": c, "input_zero_point": xz,
+             "output_zero_point": yz, "multiplier": m, "shift": e}, (x.index,), None, None)
 
 
 def _svdf(model: Model, op: Operator) -> tuple:
@@ -519,8 +536,10 @@ def _svdf(model: Model, op: Operator) -> tuple:
     f32 = np.float32
     m1, e1 = quantize_multiplier(float(f32(xs) * f32(wfs) / f32(ss)))
     m2, e2 = quantize_multiplier(float(f32(ss) * f32(wts) / f32(ys)))
-    ints = [batches, input_size, filters, memory, int(rank), xz, yz, m1, e1, m2, e2]
-    return (ints,), tuple(inputs), None, None, (state.index,)
+    spec = {"batches": batches, "input_size": input_size, "filters": filters, "memory": memory,
+            "rank": int(rank), "input_zero_point": xz, "output_zero_point": yz, "feature_multiplier": m1,
+            "feature_shift": e1, "time_multiplier": m2, "time_shift": e2}
+    return spec, tuple(inputs), None, None, (state.index,)
 
 
 def _lstm(model: Model, op: Operator) -> tuple:
@@ -550,13 +569,31 @@ def _lstm(model: Model, op: Operator) -> tuple:
         want = (ops.batches, ops.time_steps, ops.cell_size)
     _expect_shape(model, y.index, want, "output")
     q = ops.params
-    ints = [ops.batches, ops.time_steps, ops.input_size, ops.cell_size, int(ops.time_major),
-            q.input_offset, q.output_state_offset, q.hidden_zero_point,
-            *q.input_multiplier, *q.input_shift, *q.recurrent_multiplier, *q.recurrent_shift,
-            q.hidden_multiplier, q.hidden_shift, q.cell_scale_log2, q.cell_clip]
+    spec = {"batches": ops.batches, "time_steps": ops.time_steps, "input_size": ops.input_size,
+            "cell_size": ops.cell_size, "time_major": int(ops.time_major), "input_offset": q.input_offset,
+            "output_state_offset": q.output_state_offset, "hidden_zero_point": q.hidden_zero_point,
+            "input_multiplier": list(q.input_multiplier), "input_shift": list(q.input_shift),
+            "recurrent_multiplier": list(q.recurrent_multiplier), "recurrent_shift": list(q.recurrent_shift),
+            "hidden_multiplier": q.hidden_multiplier, "hidden_shift": q.hidden_shift,
+            "cell_scale_log2": q.cell_scale_log2, "cell_clip": q.cell_clip}
     weights = np.concatenate([w.reshape(-1) for w in ops.input_weights + ops.recurrent_weights])
     bias = np.concatenate(ops.biases).astype(np.int32)
-    return (ints,), (op.inputs[0],), weights, bias, (ops.output_state, ops.cell_state)
+    return spec, (op.inputs[0],), weights, bias, (ops.output_state, ops.cell_state)
+
+
+def _relu(model: Model, op: Operator) -> tuple:
+    """int8 RELU with TFLite's ReluPrepare (the multiplier of the float32 quotient of the
+    scales) and QuantizedReluX (the clamp to [max(-128, output zero point), 127])."""
+    x = _tensor(model, op.inputs[0], "input", constant=False)
+    y = _tensor(model, op.outputs[0], "output")
+    count = int(np.prod(y.shape))
+    if int(np.prod(x.shape)) != count:
+        raise _Unsupported(f"input shape {x.shape} and output shape {y.shape} differ in size")
+    xs, xz = _per_tensor(x, "input")
+    ys, yz = _per_tensor(y, "output")
+    m, e = quantize_multiplier(float(np.float32(xs) / np.float32(ys)))
+    return ({"count": count, "input_zero_point": xz, "output_zero_point": yz, "output_multiplier": m,
+             "output_shift": e, "activation_min": max(-128, yz), "activation_max": 127}, (x.index,), None, None)
 
 
 _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
@@ -564,14 +601,14 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
     "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool, "ADD": _add, "MUL": _mul, "SOFTMAX": _softmax,
     "RESHAPE": _reshape, "SQUEEZE": _reshape, "EXPAND_DIMS": _reshape, "QUANTIZE": _quantize,
     "DEQUANTIZE": _dequantize, "CONCATENATION": _concatenation, "PAD": _pad, "PADV2": _pad,
-    "MEAN": _mean, "SVDF": _svdf, "UNIDIRECTIONAL_SEQUENCE_LSTM": _lstm,
+    "MEAN": _mean, "SVDF": _svdf, "UNIDIRECTIONAL_SEQUENCE_LSTM": _lstm, "RELU": _relu,
 }
 
 
-def _code(op: Operator, spec: tuple) -> int:
+def _code(op: Operator, spec: dict) -> int:
     if op.type in ALIASING_OPS:
         return OP_CODES["RESHAPE"]
-    if op.type == "QUANTIZE" and len(spec) == 7:
+    if op.type == "QUANTIZE" and "input_type" in spec:
         return OP_CODES["REQUANTIZE"]
     if op.type == "PADV2":
         return OP_CODES["PAD"]

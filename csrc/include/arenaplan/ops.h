@@ -1,0 +1,199 @@
+/*
+ * The op table: the one place the op contract is written.
+ *
+ * One row (ap_op_def) per op and tensor types: the op's code and name, the types it takes,
+ * a descriptor of its params struct (every field's name, offset, scalar type and count),
+ * whether it has a prepared constant blob, its operand arities, and its kernel entry points
+ * with uniform signatures. The executor dispatches through the rows; the Python binding
+ * fills params structs from {field: value} dicts by the descriptors and hands the rows to
+ * Python (arenaplan._core.ops()); the C export writes params initialisers from the same
+ * descriptors. Adding an op is one kernel file and one row.
+ *
+ * Every entry point takes the instruction set to run with (ap_isa). Today the kernels
+ * still choose their SIMD path themselves at run time (ap_cpu_detect) and the entry
+ * points only pass the parameter along.
+ */
+#ifndef ARENAPLAN_OPS_H
+#define ARENAPLAN_OPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arenaplan/kernel.h"
+#include "arenaplan/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Instruction sets a kernel entry point may be asked to run with. Stable values,
+ * append-only (room for arm-dsp, arm-mve and x86-vnni after these).
+ */
+typedef enum ap_isa {
+    AP_ISA_PORTABLE = 0,   /* plain C99, any target */
+    AP_ISA_X86_AVX2 = 1    /* x86-64 with AVX2 and FMA */
+} ap_isa;
+
+/**
+ * The tensor types an op table row takes (stable values, append-only; the int16-activation
+ * "16x8" mode and float32 come next).
+ */
+typedef enum ap_types {
+    AP_TYPES_S8 = 0        /* int8 activations; int8 weights and int32 biases where the op has
+                              them (QUANTIZE: float32 in; DEQUANTIZE: float32 out; REQUANTIZE
+                              and SOFTMAX: the integer types their params name) */
+} ap_types;
+
+/** Op codes of graph nodes (stable values). `params` points to the struct named. */
+typedef enum ap_op {
+    AP_OP_CONV2D = 0,            /* ap_conv2d_params, prepared blob required */
+    AP_OP_DEPTHWISE_CONV2D = 1,  /* ap_depthwise_conv2d_params, prepared blob required */
+    AP_OP_FULLY_CONNECTED = 2,   /* ap_fully_connected_params, prepared blob required */
+    AP_OP_AVERAGE_POOL2D = 3,    /* ap_pool2d_params */
+    AP_OP_MAX_POOL2D = 4,        /* ap_pool2d_params */
+    AP_OP_ADD = 5,               /* ap_add_params, two inputs */
+    AP_OP_MUL = 6,               /* ap_mul_params, two inputs */
+    AP_OP_SOFTMAX = 7,           /* ap_softmax_params, int8 in, int8 or int16 out (output_type) */
+    AP_OP_RESHAPE = 8,           /* ap_reshape_params; nothing to do when output aliases input */
+    AP_OP_QUANTIZE = 9,          /* ap_affine_quant_params, float32 in, int8 out */
+    AP_OP_DEQUANTIZE = 10,       /* ap_affine_quant_params, int8 in, float32 out */
+    AP_OP_REQUANTIZE = 11,       /* ap_requantize_params, integer in and out (its types) */
+    AP_OP_CONCATENATION = 12,    /* ap_concatenation_params, input_count inputs */
+    AP_OP_PAD = 13,              /* ap_pad_params */
+    AP_OP_MEAN = 14,             /* ap_mean_params */
+    AP_OP_SVDF = 15,             /* ap_svdf_params; inputs: input, weights_feature, weights_time
+                                    [, bias]; one state operand (int16 [batches, filters*memory]) */
+    AP_OP_UNIDIRECTIONAL_SEQUENCE_LSTM = 16,
+                                 /* ap_lstm_params, prepared blob required (weights and biases);
+                                    one input; two state operands: output state (int8
+                                    [batches, cell_size]) then cell state (int16, same shape) */
+    AP_OP_RELU = 17              /* ap_relu_params, int8 in and out */
+} ap_op;
+
+/** Scalar types of params fields (stable values, append-only). */
+typedef enum ap_field_type {
+    AP_FIELD_INT32 = 0,          /* int32_t */
+    AP_FIELD_UINT32 = 1,         /* uint32_t */
+    AP_FIELD_INT64 = 2,          /* int64_t */
+    AP_FIELD_SIZE = 3,           /* size_t */
+    AP_FIELD_FLOAT32 = 4,        /* float (finite) */
+    AP_FIELD_DTYPE = 5,          /* an ap_dtype value held in an int32_t */
+    AP_FIELD_INT32_ARRAY = 6,    /* const int32_t *: a pointer to `length` elements */
+    AP_FIELD_FLOAT64_ARRAY = 7   /* const double *: a pointer to `length` elements */
+} ap_field_type;
+
+/** One field of an op's params struct. */
+typedef struct ap_param_field {
+    const char *name;        /* the C member designator, e.g. "stride_h", "requant.multiplier" */
+    size_t offset;           /* offsetof(params struct, name) */
+    ap_field_type type;
+    uint32_t count;          /* inline elements: 1 a scalar, n > 1 an array type name[n];
+                                0 for the pointer types */
+    const char *length;      /* pointer types: the integer field that counts the elements */
+    const char *per;         /* pointer types: NULL, or a field that, when 0, makes the count 1
+                                (requant.per_channel) */
+    int32_t optional;        /* pointer types: 1 when NULL is allowed */
+} ap_param_field;
+
+/** One node's operands as an entry point receives them (resolved pointers). */
+typedef struct ap_op_call {
+    const void *params;
+    const ap_variant *variant;
+    const void *prepared;            /* the prepared blob of a row with has_blob, else NULL */
+    const void *const *inputs;       /* input_count pointers */
+    uint32_t input_count;
+    void *output;
+    void *const *state;              /* state_count pointers, read and updated in place */
+    uint32_t state_count;
+    const ap_scratch *scratch;       /* scratch_count buffers, NULL when there are none */
+    uint32_t scratch_count;
+} ap_op_call;
+
+/** The variants that apply to `params`, least scratch first (AP_MAX_VARIANTS at most). */
+typedef ap_status (*ap_op_variants_fn)(const void *params, ap_isa isa, ap_variant *variants_out,
+                                       uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+/** Bytes of the prepared constant blob. */
+typedef ap_status (*ap_op_prepared_size_fn)(const void *params, ap_isa isa, size_t *bytes_out,
+                                            ap_error *error_out);
+/** Elements of the filter (int8) and bias (int32) that prepare reads. */
+typedef ap_status (*ap_op_constant_counts_fn)(const void *params, size_t *filter_count_out,
+                                              size_t *bias_count_out, ap_error *error_out);
+/** Fill the prepared blob from the filter and bias (bias may be NULL). */
+typedef ap_status (*ap_op_prepare_fn)(const void *params, ap_isa isa, const void *filter,
+                                      const void *bias, void *prepared_out, size_t prepared_bytes,
+                                      ap_error *error_out);
+/** Bytes each of the row's state_count state operands must hold (bytes_out[state_count]). */
+typedef ap_status (*ap_op_state_bytes_fn)(const void *params, size_t *bytes_out, ap_error *error_out);
+/** Run one node. */
+typedef ap_status (*ap_op_run_fn)(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** A row of the op table. */
+typedef struct ap_op_def {
+    ap_op op;                        /* the builtin op code */
+    const char *name;                /* TFLite builtin name ("CONV_2D"), REQUANTIZE for QUANTIZE
+                                        between integer types */
+    const char *symbol;              /* the ap_op constant's C name ("AP_OP_CONV2D") */
+    ap_types types;                  /* the tensor types the row takes */
+    const char *params_type;         /* the params struct's C name ("ap_conv2d_params") */
+    size_t params_size;              /* sizeof that struct */
+    const ap_param_field *fields;    /* every field, in declaration order */
+    uint32_t field_count;
+    int32_t has_blob;                /* 1: a prepared constant blob is required (weighted op) */
+    uint32_t inputs_min, inputs_max; /* input operands */
+    uint32_t outputs;                /* output operands (1) */
+    uint32_t state_count;            /* state operands */
+    ap_op_variants_fn variants;
+    ap_op_prepared_size_fn prepared_size;        /* NULL unless has_blob */
+    ap_op_constant_counts_fn constant_counts;    /* NULL unless has_blob */
+    ap_op_prepare_fn prepare;                    /* NULL unless has_blob */
+    ap_op_state_bytes_fn state_bytes;            /* NULL when state_count is 0 */
+    ap_op_run_fn run;
+} ap_op_def;
+
+/** Rows in the table. */
+uint32_t ap_op_def_count(void);
+
+/** Row `index` (< ap_op_def_count()), else NULL. */
+const ap_op_def *ap_op_def_at(uint32_t index);
+
+/** The row of (op, types), or NULL when the table has none. */
+const ap_op_def *ap_op_find(ap_op op, ap_types types);
+
+/** The instruction set the executor passes the entry points: the best this CPU supports
+    and the kernels were built with, within ap_cpu_limit. */
+ap_isa ap_isa_detect(void);
+
+/* ---- ops whose kernels are written to the table's signatures -------------------------------- */
+
+/** Variant kinds of RELU. */
+typedef enum ap_relu_kind {
+    AP_RELU_DIRECT = 0,   /* requantise each element; no scratch */
+    AP_RELU_TABLE = 1     /* the 256 outputs of every int8 input into a scratch table, then look up */
+} ap_relu_kind;
+
+/**
+ * int8 RELU, TFLite's QuantizedReluX: out = clamp(output_zero_point +
+ * MultiplyByQuantizedMultiplier(in - input_zero_point, output_multiplier, output_shift),
+ * activation_min, activation_max), with output_multiplier / output_shift from
+ * QuantizeMultiplier(input_scale / output_scale), activation_min = max(-128, output zero
+ * point) and activation_max = 127. Every variant may run in place (output over input).
+ */
+typedef struct ap_relu_params {
+    size_t count;                /* elements */
+    int32_t input_zero_point;    /* [-128, 127] */
+    int32_t output_zero_point;   /* [-128, 127] */
+    int32_t output_multiplier;   /* >= 0 */
+    int32_t output_shift;        /* [-31, 30] */
+    int32_t activation_min;      /* -128 <= activation_min <= activation_max <= 127 */
+    int32_t activation_max;
+} ap_relu_params;
+
+ap_status ap_relu_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                              uint32_t *count_out, ap_error *error_out);
+ap_status ap_relu_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,516 @@
+/*
+ * The op table (arenaplan/ops.h): one row per op and tensor types, and the entry points
+ * that give every kernel family the table's uniform signatures.
+ *
+ * A row's params descriptor lists every field of the params struct in declaration order
+ * (the Python binding fills structs by it, the C export writes initialisers from it). The
+ * entry points take the instruction set to run with; the kernels still choose their SIMD
+ * path themselves (ap_cpu_detect), so today they only pass it along.
+ */
+#include "arenaplan/ops.h"
+
+#include "arenaplan/conv2d.h"
+#include "arenaplan/depthwise_conv2d.h"
+#include "arenaplan/elementwise.h"
+#include "arenaplan/fully_connected.h"
+#include "arenaplan/lstm.h"
+#include "arenaplan/pooling.h"
+#include "arenaplan/quantize.h"
+#include "arenaplan/shape_ops.h"
+#include "arenaplan/softmax.h"
+#include "arenaplan/svdf.h"
+
+#include "ops_s8_common.h"
+
+/* A firmware build defines AP_RUNTIME_ONLY: the rows keep what the executor calls (run,
+   state_bytes) and leave the plan-time entry points (variants, prepared_size,
+   constant_counts, prepare) NULL, so the link carries no plan-time code (nor the printf
+   family that names variants). */
+#ifdef AP_RUNTIME_ONLY
+#define AP_PLAN(fn) NULL
+#else
+#define AP_PLAN(fn) fn
+#endif
+
+/* A scalar or inline array field, and a field that points to an array. */
+#define AP_FIELD(T, member, type, count) { #member, offsetof(T, member), type, count, NULL, NULL, 0 }
+#define AP_ARRAY(T, member, type, length, per, optional) \
+    { #member, offsetof(T, member), type, 0, length, per, optional }
+#define AP_I32(T, member) AP_FIELD(T, member, AP_FIELD_INT32, 1)
+#define AP_FIELDS(list) list, (uint32_t)(sizeof(list) / sizeof(list[0]))
+
+/* ---- params descriptors ---------------------------------------------------------------- */
+#define AP_REQUANT(T, channels) \
+    AP_ARRAY(T, requant.multiplier, AP_FIELD_INT32_ARRAY, channels, "requant.per_channel", 0), \
+    AP_ARRAY(T, requant.shift, AP_FIELD_INT32_ARRAY, channels, "requant.per_channel", 0), \
+    AP_I32(T, requant.per_channel), AP_I32(T, requant.output_offset), \
+    AP_I32(T, requant.activation_min), AP_I32(T, requant.activation_max)
+
+#define AP_CONV_GEOMETRY(T) \
+    AP_I32(T, batches), AP_I32(T, input_h), AP_I32(T, input_w), AP_I32(T, input_c), \
+    AP_I32(T, output_h), AP_I32(T, output_w), AP_I32(T, output_c), AP_I32(T, filter_h), \
+    AP_I32(T, filter_w), AP_I32(T, stride_h), AP_I32(T, stride_w), AP_I32(T, dilation_h), \
+    AP_I32(T, dilation_w), AP_I32(T, pad_h), AP_I32(T, pad_w)
+
+static const ap_param_field ap_conv2d_fields[] = {
+    AP_CONV_GEOMETRY(ap_conv2d_params), AP_I32(ap_conv2d_params, input_offset),
+    AP_REQUANT(ap_conv2d_params, "output_c"),
+};
+
+static const ap_param_field ap_depthwise_conv2d_fields[] = {
+    AP_CONV_GEOMETRY(ap_depthwise_conv2d_params), AP_I32(ap_depthwise_conv2d_params, depth_multiplier),
+    AP_I32(ap_depthwise_conv2d_params, input_offset),
+    AP_REQUANT(ap_depthwise_conv2d_params, "output_c"),
+};
+
+static const ap_param_field ap_fully_connected_fields[] = {
+    AP_I32(ap_fully_connected_params, batches), AP_I32(ap_fully_connected_params, input_depth),
+    AP_I32(ap_fully_connected_params, output_depth), AP_I32(ap_fully_connected_params, input_offset),
+    AP_I32(ap_fully_connected_params, filter_offset),
+    AP_REQUANT(ap_fully_connected_params, "output_depth"),
+    AP_ARRAY(ap_fully_connected_params, real_scale, AP_FIELD_FLOAT64_ARRAY, "output_depth",
+             "requant.per_channel", 1),
+};
+
+static const ap_param_field ap_pool2d_fields[] = {
+    AP_I32(ap_pool2d_params, batches), AP_I32(ap_pool2d_params, input_h), AP_I32(ap_pool2d_params, input_w),
+    AP_I32(ap_pool2d_params, channels), AP_I32(ap_pool2d_params, output_h), AP_I32(ap_pool2d_params, output_w),
+    AP_I32(ap_pool2d_params, filter_h), AP_I32(ap_pool2d_params, filter_w), AP_I32(ap_pool2d_params, stride_h),
+    AP_I32(ap_pool2d_params, stride_w), AP_I32(ap_pool2d_params, pad_h), AP_I32(ap_pool2d_params, pad_w),
+    AP_I32(ap_pool2d_params, activation_min), AP_I32(ap_pool2d_params, activation_max),
+};
+
+#define AP_SHAPES3(T) \
+    AP_FIELD(T, input1_shape, AP_FIELD_INT32, 4), AP_FIELD(T, input2_shape, AP_FIELD_INT32, 4), \
+    AP_FIELD(T, output_shape, AP_FIELD_INT32, 4)
+
+static const ap_param_field ap_add_fields[] = {
+    AP_SHAPES3(ap_add_params), AP_I32(ap_add_params, input1_offset), AP_I32(ap_add_params, input2_offset),
+    AP_I32(ap_add_params, output_offset), AP_I32(ap_add_params, left_shift),
+    AP_I32(ap_add_params, input1_multiplier), AP_I32(ap_add_params, input1_shift),
+    AP_I32(ap_add_params, input2_multiplier), AP_I32(ap_add_params, input2_shift),
+    AP_I32(ap_add_params, output_multiplier), AP_I32(ap_add_params, output_shift),
+    AP_I32(ap_add_params, activation_min), AP_I32(ap_add_params, activation_max),
+};
+
+static const ap_param_field ap_mul_fields[] = {
+    AP_SHAPES3(ap_mul_params), AP_I32(ap_mul_params, input1_offset), AP_I32(ap_mul_params, input2_offset),
+    AP_I32(ap_mul_params, output_offset), AP_I32(ap_mul_params, output_multiplier),
+    AP_I32(ap_mul_params, output_shift), AP_I32(ap_mul_params, activation_min),
+    AP_I32(ap_mul_params, activation_max),
+};
+
+static const ap_param_field ap_softmax_fields[] = {
+    AP_I32(ap_softmax_params, outer_size), AP_I32(ap_softmax_params, depth),
+    AP_I32(ap_softmax_params, input_beta_multiplier), AP_I32(ap_softmax_params, input_beta_left_shift),
+    AP_I32(ap_softmax_params, diff_min), AP_FIELD(ap_softmax_params, output_type, AP_FIELD_DTYPE, 1),
+};
+
+static const ap_param_field ap_reshape_fields[] = {
+    AP_FIELD(ap_reshape_params, bytes, AP_FIELD_SIZE, 1),
+};
+
+static const ap_param_field ap_affine_quant_fields[] = {
+    AP_FIELD(ap_affine_quant_params, count, AP_FIELD_SIZE, 1),
+    AP_FIELD(ap_affine_quant_params, scale, AP_FIELD_FLOAT32, 1),
+    AP_I32(ap_affine_quant_params, zero_point),
+};
+
+static const ap_param_field ap_requantize_fields[] = {
+    AP_FIELD(ap_requantize_params, count, AP_FIELD_SIZE, 1),
+    AP_I32(ap_requantize_params, input_zero_point), AP_I32(ap_requantize_params, output_zero_point),
+    AP_I32(ap_requantize_params, multiplier), AP_I32(ap_requantize_params, shift),
+    AP_FIELD(ap_requantize_params, input_type, AP_FIELD_DTYPE, 1),
+    AP_FIELD(ap_requantize_params, output_type, AP_FIELD_DTYPE, 1),
+};
+
+static const ap_param_field ap_concatenation_fields[] = {
+    AP_FIELD(ap_concatenation_params, output_shape, AP_FIELD_INT32, 4),
+    AP_I32(ap_concatenation_params, axis),
+    AP_FIELD(ap_concatenation_params, input_count, AP_FIELD_UINT32, 1),
+    AP_ARRAY(ap_concatenation_params, input_axis_sizes, AP_FIELD_INT32_ARRAY, "input_count", NULL, 0),
+    AP_ARRAY(ap_concatenation_params, input_multipliers, AP_FIELD_INT32_ARRAY, "input_count", NULL, 1),
+    AP_ARRAY(ap_concatenation_params, input_shifts, AP_FIELD_INT32_ARRAY, "input_count", NULL, 1),
+    AP_ARRAY(ap_concatenation_params, input_zero_points, AP_FIELD_INT32_ARRAY, "input_count", NULL, 1),
+    AP_I32(ap_concatenation_params, output_zero_point),
+};
+
+static const ap_param_field ap_pad_fields[] = {
+    AP_FIELD(ap_pad_params, input_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_pad_params, pad_before, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_pad_params, pad_after, AP_FIELD_INT32, 4),
+    AP_I32(ap_pad_params, pad_value),
+};
+
+static const ap_param_field ap_mean_fields[] = {
+    AP_I32(ap_mean_params, batches), AP_I32(ap_mean_params, input_h), AP_I32(ap_mean_params, input_w),
+    AP_I32(ap_mean_params, channels), AP_I32(ap_mean_params, input_zero_point),
+    AP_I32(ap_mean_params, output_zero_point), AP_I32(ap_mean_params, multiplier),
+    AP_I32(ap_mean_params, shift),
+};
+
+static const ap_param_field ap_svdf_fields[] = {
+    AP_I32(ap_svdf_params, batches), AP_I32(ap_svdf_params, input_size), AP_I32(ap_svdf_params, filters),
+    AP_I32(ap_svdf_params, memory), AP_I32(ap_svdf_params, rank), AP_I32(ap_svdf_params, input_zero_point),
+    AP_I32(ap_svdf_params, output_zero_point), AP_I32(ap_svdf_params, feature_multiplier),
+    AP_I32(ap_svdf_params, feature_shift), AP_I32(ap_svdf_params, time_multiplier),
+    AP_I32(ap_svdf_params, time_shift),
+};
+
+static const ap_param_field ap_lstm_fields[] = {
+    AP_I32(ap_lstm_params, batches), AP_I32(ap_lstm_params, time_steps), AP_I32(ap_lstm_params, input_size),
+    AP_I32(ap_lstm_params, cell_size), AP_I32(ap_lstm_params, time_major), AP_I32(ap_lstm_params, input_offset),
+    AP_I32(ap_lstm_params, output_state_offset), AP_I32(ap_lstm_params, hidden_zero_point),
+    AP_FIELD(ap_lstm_params, input_multiplier, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_lstm_params, input_shift, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_lstm_params, recurrent_multiplier, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_lstm_params, recurrent_shift, AP_FIELD_INT32, 4),
+    AP_I32(ap_lstm_params, hidden_multiplier), AP_I32(ap_lstm_params, hidden_shift),
+    AP_I32(ap_lstm_params, cell_scale_log2), AP_I32(ap_lstm_params, cell_clip),
+};
+
+static const ap_param_field ap_relu_fields[] = {
+    AP_FIELD(ap_relu_params, count, AP_FIELD_SIZE, 1), AP_I32(ap_relu_params, input_zero_point),
+    AP_I32(ap_relu_params, output_zero_point), AP_I32(ap_relu_params, output_multiplier),
+    AP_I32(ap_relu_params, output_shift), AP_I32(ap_relu_params, activation_min),
+    AP_I32(ap_relu_params, activation_max),
+};
+
+/* ---- entry points with the table's signatures ---------------------------------------------- */
+/* The plan-time entry points of a family whose functions take (params, ...); none under
+   AP_RUNTIME_ONLY. */
+#ifdef AP_RUNTIME_ONLY
+#define AP_VARIANTS(fn, T)
+#define AP_PREPARED_SIZE(fn, T)
+#define AP_PREPARE(fn, T)
+#else
+#define AP_VARIANTS(fn, T)                                                                         \
+    static ap_status fn##_entry(const void *params, ap_isa isa, ap_variant *variants_out,          \
+                                uint32_t capacity, uint32_t *count_out, ap_error *error_out)       \
+    {                                                                                              \
+        (void)isa;                                                                                 \
+        return fn((const T *)params, variants_out, capacity, count_out, error_out);               \
+    }
+#define AP_PREPARED_SIZE(fn, T)                                                                    \
+    static ap_status fn##_entry(const void *params, ap_isa isa, size_t *bytes_out,                 \
+                                ap_error *error_out)                                               \
+    {                                                                                              \
+        (void)isa;                                                                                 \
+        return fn((const T *)params, bytes_out, error_out);                                       \
+    }
+#define AP_PREPARE(fn, T)                                                                          \
+    static ap_status fn##_entry(const void *params, ap_isa isa, const void *filter,                \
+                                const void *bias, void *prepared_out, size_t prepared_bytes,       \
+                                ap_error *error_out)                                               \
+    {                                                                                              \
+        (void)isa;                                                                                 \
+        return fn((const T *)params, (const int8_t *)filter, (const int32_t *)bias, prepared_out,  \
+                  prepared_bytes, error_out);                                                      \
+    }
+#endif
+/* One input, one output, no prepared blob, no state. */
+#define AP_RUN_UNARY(fn, T, IN, OUT)                                                               \
+    static ap_status fn##_entry(const ap_op_call *c, ap_isa isa, ap_error *error_out)              \
+    {                                                                                              \
+        (void)isa;                                                                                 \
+        return fn((const T *)c->params, c->variant, (const IN *)c->inputs[0], (OUT *)c->output,   \
+                  c->scratch, c->scratch_count, error_out);                                        \
+    }
+/* One input, one output and the prepared blob. */
+#define AP_RUN_WEIGHTED(fn, T)                                                                     \
+    static ap_status fn##_entry(const ap_op_call *c, ap_isa isa, ap_error *error_out)              \
+    {                                                                                              \
+        (void)isa;                                                                                 \
+        return fn((const T *)c->params, c->variant, c->prepared, (const int8_t *)c->inputs[0],    \
+                  (int8_t *)c->output, c->scratch, c->scratch_count, error_out);                   \
+    }
+/* Two inputs, one output. */
+#define AP_RUN_BINARY(fn, T)                                                                       \
+    static ap_status fn##_entry(const ap_op_call *c, ap_isa isa, ap_error *error_out)              \
+    {                                                                                              \
+        (void)isa;                                                                                 \
+        return fn((const T *)c->params, c->variant, (const int8_t *)c->inputs[0],                 \
+                  (const int8_t *)c->inputs[1], (int8_t *)c->output, c->scratch, c->scratch_count, \
+                  error_out);                                                                      \
+    }
+
+#ifndef AP_RUNTIME_ONLY
+/* product of n non-negative int32 dims into *out; AP_OK, or invalid / overflow */
+static ap_status ap_op_count_of(const int32_t *dims, int n, size_t *out, const char *op, ap_error *error)
+{
+    size_t total = 1;
+    for (int i = 0; i < n; i++) {
+        if (dims[i] < 1) {
+            return AP_OPS_INVALID(error, "%s: the params' shapes give no valid constant sizes (%d)", op,
+                                  (int)dims[i]);
+        }
+        if (!ap_ops_mul(total, (size_t)dims[i], &total)) {
+            return AP_OPS_OVERFLOW(error, "%s: the constants' element count overflows size_t", op);
+        }
+    }
+    *out = total;
+    return AP_OK;
+}
+#endif
+
+AP_VARIANTS(ap_conv2d_s8_variants, ap_conv2d_params)
+AP_PREPARED_SIZE(ap_conv2d_s8_prepared_size, ap_conv2d_params)
+AP_PREPARE(ap_conv2d_s8_prepare, ap_conv2d_params)
+AP_RUN_WEIGHTED(ap_conv2d_s8_run, ap_conv2d_params)
+
+#ifndef AP_RUNTIME_ONLY
+static ap_status ap_conv2d_constant_counts(const void *params, size_t *filter_count, size_t *bias_count,
+                                           ap_error *error)
+{
+    const ap_conv2d_params *c = params;
+    const int32_t dims[] = {c->output_c, c->filter_h, c->filter_w, c->input_c};
+    ap_status st = ap_op_count_of(dims, 4, filter_count, "CONV_2D", error);
+    return st != AP_OK ? st : ap_op_count_of(&c->output_c, 1, bias_count, "CONV_2D", error);
+}
+#endif
+
+AP_VARIANTS(ap_depthwise_conv2d_s8_variants, ap_depthwise_conv2d_params)
+AP_PREPARED_SIZE(ap_depthwise_conv2d_s8_prepared_size, ap_depthwise_conv2d_params)
+AP_PREPARE(ap_depthwise_conv2d_s8_prepare, ap_depthwise_conv2d_params)
+AP_RUN_WEIGHTED(ap_depthwise_conv2d_s8_run, ap_depthwise_conv2d_params)
+
+#ifndef AP_RUNTIME_ONLY
+static ap_status ap_depthwise_conv2d_constant_counts(const void *params, size_t *filter_count,
+                                                     size_t *bias_count, ap_error *error)
+{
+    const ap_depthwise_conv2d_params *c = params;
+    const int32_t dims[] = {c->filter_h, c->filter_w, c->output_c};
+    ap_status st = ap_op_count_of(dims, 3, filter_count, "DEPTHWISE_CONV_2D", error);
+    return st != AP_OK ? st : ap_op_count_of(&c->output_c, 1, bias_count, "DEPTHWISE_CONV_2D", error);
+}
+#endif
+
+AP_VARIANTS(ap_fully_connected_s8_variants, ap_fully_connected_params)
+AP_PREPARED_SIZE(ap_fully_connected_s8_prepared_size, ap_fully_connected_params)
+AP_PREPARE(ap_fully_connected_s8_prepare, ap_fully_connected_params)
+AP_RUN_WEIGHTED(ap_fully_connected_s8_run, ap_fully_connected_params)
+
+#ifndef AP_RUNTIME_ONLY
+static ap_status ap_fully_connected_constant_counts(const void *params, size_t *filter_count,
+                                                    size_t *bias_count, ap_error *error)
+{
+    const ap_fully_connected_params *c = params;
+    const int32_t dims[] = {c->output_depth, c->input_depth};
+    ap_status st = ap_op_count_of(dims, 2, filter_count, "FULLY_CONNECTED", error);
+    return st != AP_OK ? st : ap_op_count_of(&c->output_depth, 1, bias_count, "FULLY_CONNECTED", error);
+}
+#endif
+
+AP_VARIANTS(ap_average_pool2d_s8_variants, ap_pool2d_params)
+AP_RUN_UNARY(ap_average_pool2d_s8_run, ap_pool2d_params, int8_t, int8_t)
+AP_VARIANTS(ap_max_pool2d_s8_variants, ap_pool2d_params)
+AP_RUN_UNARY(ap_max_pool2d_s8_run, ap_pool2d_params, int8_t, int8_t)
+AP_VARIANTS(ap_add_s8_variants, ap_add_params)
+AP_RUN_BINARY(ap_add_s8_run, ap_add_params)
+AP_VARIANTS(ap_mul_s8_variants, ap_mul_params)
+AP_RUN_BINARY(ap_mul_s8_run, ap_mul_params)
+AP_VARIANTS(ap_softmax_s8_variants, ap_softmax_params)
+
+static ap_status ap_softmax_run_entry(const ap_op_call *c, ap_isa isa, ap_error *error_out)
+{
+    (void)isa;
+    const ap_softmax_params *p = c->params;
+    if (p->output_type == AP_DTYPE_INT16) {
+        return ap_softmax_s8_s16_run(p, c->variant, c->inputs[0], c->output, c->scratch, c->scratch_count,
+                                     error_out);
+    }
+    return ap_softmax_s8_run(p, c->variant, c->inputs[0], c->output, c->scratch, c->scratch_count, error_out);
+}
+
+AP_VARIANTS(ap_reshape_variants, ap_reshape_params)
+
+static ap_status ap_reshape_run_entry(const ap_op_call *c, ap_isa isa, ap_error *error_out)
+{
+    (void)isa;
+    /* An aliased reshape shares its input's bytes: nothing to move. */
+    if (c->inputs[0] == c->output) {
+        return AP_OK;
+    }
+    return ap_reshape_run(c->params, c->variant, c->inputs[0], c->output, c->scratch, c->scratch_count,
+                          error_out);
+}
+
+AP_VARIANTS(ap_quantize_s8_variants, ap_affine_quant_params)
+AP_RUN_UNARY(ap_quantize_s8_run, ap_affine_quant_params, float, int8_t)
+AP_VARIANTS(ap_dequantize_s8_variants, ap_affine_quant_params)
+AP_RUN_UNARY(ap_dequantize_s8_run, ap_affine_quant_params, int8_t, float)
+AP_VARIANTS(ap_requantize_s8_variants, ap_requantize_params)
+AP_RUN_UNARY(ap_requantize_run, ap_requantize_params, void, void)
+AP_VARIANTS(ap_concatenation_s8_variants, ap_concatenation_params)
+
+static ap_status ap_concatenation_run_entry(const ap_op_call *c, ap_isa isa, ap_error *error_out)
+{
+    (void)isa;
+    return ap_concatenation_s8_run(c->params, c->variant, (const int8_t *const *)c->inputs, c->output,
+                                   c->scratch, c->scratch_count, error_out);
+}
+
+AP_VARIANTS(ap_pad_s8_variants, ap_pad_params)
+AP_RUN_UNARY(ap_pad_s8_run, ap_pad_params, int8_t, int8_t)
+AP_VARIANTS(ap_mean_s8_variants, ap_mean_params)
+AP_RUN_UNARY(ap_mean_s8_run, ap_mean_params, int8_t, int8_t)
+AP_VARIANTS(ap_svdf_s8_variants, ap_svdf_params)
+
+static ap_status ap_svdf_state_bytes_entry(const void *params, size_t *bytes_out, ap_error *error_out)
+{
+    return ap_svdf_s8_state_bytes(params, &bytes_out[0], error_out);
+}
+
+static ap_status ap_svdf_run_entry(const ap_op_call *c, ap_isa isa, ap_error *error_out)
+{
+    (void)isa;
+    return ap_svdf_s8_run(c->params, c->variant, c->inputs[0], c->inputs[1], c->inputs[2],
+                          c->input_count > 3 ? c->inputs[3] : NULL, c->state[0], c->output, c->scratch,
+                          c->scratch_count, error_out);
+}
+
+AP_VARIANTS(ap_lstm_s8_variants, ap_lstm_params)
+AP_PREPARED_SIZE(ap_lstm_s8_prepared_size, ap_lstm_params)
+
+#ifndef AP_RUNTIME_ONLY
+static ap_status ap_lstm_constant_counts(const void *params, size_t *filter_count, size_t *bias_count,
+                                         ap_error *error)
+{
+    /* The four input-to-gate matrices, then the four recurrent ones; four gate biases. */
+    const ap_lstm_params *c = params;
+    const int32_t dims[] = {4, c->cell_size, c->input_size, c->cell_size};
+    size_t in_part = 0, rec_part = 0;
+    ap_status st = ap_op_count_of(dims, 3, &in_part, "UNIDIRECTIONAL_SEQUENCE_LSTM", error);
+    if (st == AP_OK) {
+        const int32_t rec[] = {4, c->cell_size, c->cell_size};
+        st = ap_op_count_of(rec, 3, &rec_part, "UNIDIRECTIONAL_SEQUENCE_LSTM", error);
+    }
+    if (st == AP_OK && !ap_ops_add(in_part, rec_part, filter_count)) {
+        return AP_OPS_OVERFLOW(error, "UNIDIRECTIONAL_SEQUENCE_LSTM: the weights' element count overflows");
+    }
+    return st != AP_OK ? st : ap_op_count_of(dims, 2, bias_count, "UNIDIRECTIONAL_SEQUENCE_LSTM", error);
+}
+#endif
+
+#ifndef AP_RUNTIME_ONLY
+static ap_status ap_lstm_prepare_entry(const void *params, ap_isa isa, const void *filter, const void *bias,
+                                       void *prepared_out, size_t prepared_bytes, ap_error *error_out)
+{
+    /* filter and bias hold the matrices and biases in the order ap_lstm_constant_counts gives. */
+    (void)isa;
+    const ap_lstm_params *c = params;
+    size_t filter_count = 0, bias_count = 0;
+    ap_status st = ap_lstm_constant_counts(c, &filter_count, &bias_count, error_out);
+    if (st != AP_OK) {
+        return st;
+    }
+    const size_t in_matrix = (size_t)c->cell_size * (size_t)c->input_size;
+    const size_t rec_matrix = (size_t)c->cell_size * (size_t)c->cell_size;
+    const int8_t *f = filter;
+    const int32_t *b = bias;
+    ap_lstm_weights w;
+    for (int g = 0; g < 4; g++) {
+        w.input_to_gate[g] = f + (size_t)g * in_matrix;
+        w.recurrent_to_gate[g] = f + 4 * in_matrix + (size_t)g * rec_matrix;
+        w.gate_bias[g] = b != NULL ? b + (size_t)g * (size_t)c->cell_size : NULL;
+    }
+    return ap_lstm_s8_prepare(c, &w, prepared_out, prepared_bytes, error_out);
+}
+#endif
+
+static ap_status ap_lstm_state_bytes_entry(const void *params, size_t *bytes_out, ap_error *error_out)
+{
+    return ap_lstm_s8_state_bytes(params, &bytes_out[0], &bytes_out[1], error_out);
+}
+
+static ap_status ap_lstm_run_entry(const ap_op_call *c, ap_isa isa, ap_error *error_out)
+{
+    (void)isa;
+    return ap_lstm_s8_run(c->params, c->variant, c->prepared, c->inputs[0], c->output, c->state[0],
+                          c->state[1], c->scratch, c->scratch_count, error_out);
+}
+
+/* ---- the table ------------------------------------------------------------------------------- */
+#define AP_ROW(code, name, T, fields) code, name, #code, AP_TYPES_S8, #T, sizeof(T), AP_FIELDS(fields)
+
+static const ap_op_def ap_op_table[] = {
+    {AP_ROW(AP_OP_CONV2D, "CONV_2D", ap_conv2d_params, ap_conv2d_fields), 1, 1, 1, 1, 0,
+     AP_PLAN(ap_conv2d_s8_variants_entry), AP_PLAN(ap_conv2d_s8_prepared_size_entry), AP_PLAN(ap_conv2d_constant_counts),
+     AP_PLAN(ap_conv2d_s8_prepare_entry), NULL, ap_conv2d_s8_run_entry},
+    {AP_ROW(AP_OP_DEPTHWISE_CONV2D, "DEPTHWISE_CONV_2D", ap_depthwise_conv2d_params,
+            ap_depthwise_conv2d_fields), 1, 1, 1, 1, 0,
+     AP_PLAN(ap_depthwise_conv2d_s8_variants_entry), AP_PLAN(ap_depthwise_conv2d_s8_prepared_size_entry),
+     AP_PLAN(ap_depthwise_conv2d_constant_counts), AP_PLAN(ap_depthwise_conv2d_s8_prepare_entry), NULL,
+     ap_depthwise_conv2d_s8_run_entry},
+    {AP_ROW(AP_OP_FULLY_CONNECTED, "FULLY_CONNECTED", ap_fully_connected_params, ap_fully_connected_fields),
+     1, 1, 1, 1, 0,
+     AP_PLAN(ap_fully_connected_s8_variants_entry), AP_PLAN(ap_fully_connected_s8_prepared_size_entry),
+     AP_PLAN(ap_fully_connected_constant_counts), AP_PLAN(ap_fully_connected_s8_prepare_entry), NULL,
+     ap_fully_connected_s8_run_entry},
+    {AP_ROW(AP_OP_AVERAGE_POOL2D, "AVERAGE_POOL_2D", ap_pool2d_params, ap_pool2d_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_average_pool2d_s8_variants_entry), NULL, NULL, NULL, NULL, ap_average_pool2d_s8_run_entry},
+    {AP_ROW(AP_OP_MAX_POOL2D, "MAX_POOL_2D", ap_pool2d_params, ap_pool2d_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_max_pool2d_s8_variants_entry), NULL, NULL, NULL, NULL, ap_max_pool2d_s8_run_entry},
+    {AP_ROW(AP_OP_ADD, "ADD", ap_add_params, ap_add_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_add_s8_variants_entry), NULL, NULL, NULL, NULL, ap_add_s8_run_entry},
+    {AP_ROW(AP_OP_MUL, "MUL", ap_mul_params, ap_mul_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_mul_s8_variants_entry), NULL, NULL, NULL, NULL, ap_mul_s8_run_entry},
+    {AP_ROW(AP_OP_SOFTMAX, "SOFTMAX", ap_softmax_params, ap_softmax_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_softmax_s8_variants_entry), NULL, NULL, NULL, NULL, ap_softmax_run_entry},
+    {AP_ROW(AP_OP_RESHAPE, "RESHAPE", ap_reshape_params, ap_reshape_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_reshape_variants_entry), NULL, NULL, NULL, NULL, ap_reshape_run_entry},
+    {AP_ROW(AP_OP_QUANTIZE, "QUANTIZE", ap_affine_quant_params, ap_affine_quant_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_quantize_s8_variants_entry), NULL, NULL, NULL, NULL, ap_quantize_s8_run_entry},
+    {AP_ROW(AP_OP_DEQUANTIZE, "DEQUANTIZE", ap_affine_quant_params, ap_affine_quant_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_dequantize_s8_variants_entry), NULL, NULL, NULL, NULL, ap_dequantize_s8_run_entry},
+    {AP_ROW(AP_OP_REQUANTIZE, "REQUANTIZE", ap_requantize_params, ap_requantize_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_requantize_s8_variants_entry), NULL, NULL, NULL, NULL, ap_requantize_run_entry},
+    {AP_ROW(AP_OP_CONCATENATION, "CONCATENATION", ap_concatenation_params, ap_concatenation_fields),
+     0, 1, AP_CONCAT_MAX_INPUTS, 1, 0,
+     AP_PLAN(ap_concatenation_s8_variants_entry), NULL, NULL, NULL, NULL, ap_concatenation_run_entry},
+    {AP_ROW(AP_OP_PAD, "PAD", ap_pad_params, ap_pad_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_pad_s8_variants_entry), NULL, NULL, NULL, NULL, ap_pad_s8_run_entry},
+    {AP_ROW(AP_OP_MEAN, "MEAN", ap_mean_params, ap_mean_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_mean_s8_variants_entry), NULL, NULL, NULL, NULL, ap_mean_s8_run_entry},
+    /* inputs: input, weights_feature, weights_time and the optional bias */
+    {AP_ROW(AP_OP_SVDF, "SVDF", ap_svdf_params, ap_svdf_fields), 0, 3, 4, 1, 1,
+     AP_PLAN(ap_svdf_s8_variants_entry), NULL, NULL, NULL, ap_svdf_state_bytes_entry, ap_svdf_run_entry},
+    {AP_ROW(AP_OP_UNIDIRECTIONAL_SEQUENCE_LSTM, "UNIDIRECTIONAL_SEQUENCE_LSTM", ap_lstm_params,
+            ap_lstm_fields), 1, 1, 1, 1, 2,
+     AP_PLAN(ap_lstm_s8_variants_entry), AP_PLAN(ap_lstm_s8_prepared_size_entry), AP_PLAN(ap_lstm_constant_counts),
+     AP_PLAN(ap_lstm_prepare_entry), ap_lstm_state_bytes_entry, ap_lstm_run_entry},
+    {AP_ROW(AP_OP_RELU, "RELU", ap_relu_params, ap_relu_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_relu_s8_variants), NULL, NULL, NULL, NULL, ap_relu_s8_run},
+};
+
+enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };
+
+uint32_t ap_op_def_count(void)
+{
+    return (uint32_t)AP_OP_TABLE_ROWS;
+}
+
+const ap_op_def *ap_op_def_at(uint32_t index)
+{
+    return index < (uint32_t)AP_OP_TABLE_ROWS ? &ap_op_table[index] : NULL;
+}
+
+const ap_op_def *ap_op_find(ap_op op, ap_types types)
+{
+    /* rows are in code order today: the row at index op first, then a scan */
+    if ((unsigned)op < (unsigned)AP_OP_TABLE_ROWS && ap_op_table[op].op == op &&
+        ap_op_table[op].types == types) {
+        return &ap_op_table[op];
+    }
+    for (uint32_t i = 0; i < (uint32_t)AP_OP_TABLE_ROWS; i++) {
+        if (ap_op_table[i].op == op && ap_op_table[i].types == types) {
+            return &ap_op_table[i];
+        }
+    }
+    return NULL;
+}
+
+ap_isa ap_isa_detect(void)
+{
+    return ap_cpu_detect() == AP_CPU_AVX2 ? AP_ISA_X86_AVX2 : AP_ISA_PORTABLE;
+}

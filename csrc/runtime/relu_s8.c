@@ -1,0 +1,96 @@
+/* int8 RELU (arenaplan/ops.h): TFLite's reference ReluX with QuantizedReluX's parameters. */
+#include "arenaplan/ops.h"
+#include "arenaplan/quant.h"
+
+#include "ops_s8_common.h"
+
+#define RELU_OP "relu"
+
+enum { RELU_TABLE_BYTES = 256 };
+
+static ap_status relu_check(const ap_relu_params *p, ap_error *error)
+{
+    if (p == NULL) {
+        return AP_OPS_INVALID(error, RELU_OP ": params must not be NULL");
+    }
+    if (!ap_ops_int8_range(p->input_zero_point) || !ap_ops_int8_range(p->output_zero_point)) {
+        return AP_OPS_INVALID(error, RELU_OP ": zero points %d and %d must lie in [-128, 127]",
+                              (int)p->input_zero_point, (int)p->output_zero_point);
+    }
+    if (p->output_multiplier < 0 || p->output_shift < -31 || p->output_shift > 30) {
+        return AP_OPS_INVALID(error, RELU_OP ": output_multiplier %d must be >= 0 and output_shift %d in "
+                              "[-31, 30]", (int)p->output_multiplier, (int)p->output_shift);
+    }
+    if (p->activation_min < -128 || p->activation_min > p->activation_max || p->activation_max > 127) {
+        return AP_OPS_INVALID(error, RELU_OP ": activation range [%d, %d] must lie within [-128, 127]",
+                              (int)p->activation_min, (int)p->activation_max);
+    }
+    return AP_OK;
+}
+
+static int8_t relu_one(const ap_relu_params *p, int32_t x)
+{
+    const int32_t v = p->output_zero_point + ap_multiply_by_quantized_multiplier(
+        x - p->input_zero_point, p->output_multiplier, p->output_shift);
+    return (int8_t)ap_ops_clamp(v, p->activation_min, p->activation_max);
+}
+
+ap_status ap_relu_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                              uint32_t *count_out, ap_error *error_out)
+{
+    (void)isa;
+    const ap_relu_params *p = params;
+    ap_status st = relu_check(p, error_out);
+    if (st != AP_OK) {
+        return st;
+    }
+    ap_variant found[2];
+    const size_t bytes[1] = {RELU_TABLE_BYTES}, align[1] = {1};
+    ap_ops_variant_set(&found[0], AP_RELU_DIRECT, 0, "direct", 0, NULL, NULL, (uint64_t)p->count, 1);
+    ap_ops_variant_set(&found[1], AP_RELU_TABLE, 0, "table", 1, bytes, align, (uint64_t)p->count, 1);
+    return ap_ops_variants_out(found, 2, variants_out, capacity, count_out, RELU_OP, error_out);
+}
+
+ap_status ap_relu_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    (void)isa;
+    if (call == NULL) {
+        return AP_OPS_INVALID(error_out, RELU_OP ": call must not be NULL");
+    }
+    const ap_relu_params *p = call->params;
+    ap_status st = relu_check(p, error_out);
+    if (st == AP_OK) {
+        st = ap_ops_check_variant_ptr(call->variant, RELU_OP, error_out);
+    }
+    if (st != AP_OK) {
+        return st;
+    }
+    if (call->input_count != 1 || call->inputs == NULL || call->inputs[0] == NULL || call->output == NULL) {
+        return AP_OPS_INVALID(error_out, RELU_OP ": one input and the output must not be NULL");
+    }
+    const int8_t *in = call->inputs[0];
+    int8_t *out = call->output;
+    if (call->variant->kind == AP_RELU_DIRECT) {
+        for (size_t i = 0; i < p->count; ++i) {
+            out[i] = relu_one(p, in[i]);
+        }
+        return AP_OK;
+    }
+    if (call->variant->kind != AP_RELU_TABLE) {
+        return AP_OPS_INVALID(error_out, RELU_OP ": variant kind %d does not apply", (int)call->variant->kind);
+    }
+    const size_t need[1] = {RELU_TABLE_BYTES};
+    st = ap_ops_check_scratch(RELU_OP, call->variant->name, need, 1, call->scratch, call->scratch_count,
+                              error_out);
+    if (st != AP_OK) {
+        return st;
+    }
+    int8_t *table = call->scratch[0].data;   /* table[x + 128]: the output of input x */
+    for (int32_t x = -128; x <= 127; ++x) {
+        table[x + 128] = relu_one(p, x);
+    }
+    for (size_t i = 0; i < p->count; ++i) {   /* reads in[i] before writing out[i]: in place is safe */
+        out[i] = table[(int32_t)in[i] + 128];
+    }
+    return AP_OK;
+}
