@@ -241,3 +241,14 @@ def test_svdf_bad_input(change, match):
     kwargs.update(change)
     with pytest.raises(ap.InvalidArgument, match=match):
         ap.kernels.svdf(**kwargs)
+
+
+@pytest.mark.parametrize("args, field", [
+    (("conv2d", (1, 2 ** 40, 56, 64), (64, 3, 3, 64)), "'input_h' = 1099511627776 is outside int32"),
+    (("conv2d", (1, 56, 56, 64), (2 ** 40, 3, 3, 64)), "'output_c' = 1099511627776 is outside int32"),
+    (("depthwise_conv2d", (1, 2 ** 31, 5, 8), (1, 3, 3, 8)), "'input_h' = 2147483648 is outside int32"),
+])
+def test_variants_of_shapes_beyond_the_kernels_name_the_field(args, field):
+    with pytest.raises(ap.InvalidArgument) as info:
+        ap.kernels.variants(*args)
+    assert field in str(info.value) and "params[" not in str(info.value)

@@ -123,10 +123,19 @@ def _requant(channels: int, *, input_scale, filter_scales, output_scale, output_
     return (mult.astype(np.int32), shift.astype(np.int32), 1, zp, lo, hi)
 
 
-def _choose(code: int, spec: dict, variant: Optional[str]) -> Tuple[int, int]:
+def _kernel_variants(code: int, spec: dict) -> list:
+    """The C kernel's variant records for ``spec``; a shape or parameter the kernels cannot
+    take (beyond their int32 fields, say) is an InvalidArgument naming the field and range."""
+    try:
+        return _core.kernel_variants(code, spec)
+    except (ValueError, OverflowError) as exc:
+        raise InvalidArgument(f"{_OP_TYPES.get(code, code)}: {exc}".replace(
+            f"op {_OP_TYPES.get(code, code)}: ", "")) from None
 
+
+def _choose(code: int, spec: dict, variant: Optional[str]) -> Tuple[int, int]:
     found = [Variant(name, kind, param, tuple(scratch), macs, bool(in_place))
-             for name, kind, param, scratch, macs, in_place in _core.kernel_variants(code, spec)]
+             for name, kind, param, scratch, macs, in_place in _kernel_variants(code, spec)]
     if variant is None:
         pick = fastest_variant(found, _OP_TYPES.get(code))
         return pick.kind, pick.param
@@ -466,7 +475,7 @@ def variant_details(op: str, input_shape: Sequence[int], filter_shape: Sequence[
     """
     code, spec = _variant_spec(op, input_shape, filter_shape, stride, padding, dilation,
                                depth_multiplier, rank, time_major)
-    return _core.kernel_variants(code, spec)
+    return _kernel_variants(code, spec)
 
 
 def variants(op: str, input_shape: Sequence[int], filter_shape: Sequence[int],

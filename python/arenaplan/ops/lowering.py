@@ -91,6 +91,11 @@ class _Unsupported(Exception):
 
 
 # --- helpers -------------------------------------------------------------------------
+def _operand(indices: Sequence[int], position: int) -> int:
+    """The tensor index at ``position`` of an op's operand list, or -1 (missing) past its end."""
+    return indices[position] if position < len(indices) else -1
+
+
 def _tensor(model: Model, index: int, what: str, dtype: Optional[str] = "int8",
             constant: Optional[bool] = None, variable: bool = False) -> Tensor:
     """Operand ``index`` checked: present, of ``dtype``, constant or not; a variable (state)
@@ -194,7 +199,7 @@ def _filter_scales(w: Tensor, channels: int) -> Sequence[float]:
 def _bias(model: Model, op: Operator, channels: int) -> Optional[np.ndarray]:
     if len(op.inputs) < 3 or op.inputs[2] < 0:
         return None
-    b = _tensor(model, op.inputs[2], "bias", "int32", constant=True)
+    b = _tensor(model, _operand(op.inputs, 2), "bias", "int32", constant=True)
     if b.data.size != channels:
         raise _Unsupported(f"bias tensor {b.index} has {b.data.size} values for {channels} channels")
     return np.ascontiguousarray(b.data.reshape(-1), dtype=np.int32)
@@ -226,9 +231,9 @@ def _windowed(model: Model, op: Operator, x, w, y, nhwc: List[int], kh: int, kw:
 
 # --- one function per op type -----------------------------------------------------------
 def _conv2d(model: Model, op: Operator) -> tuple:
-    x = _tensor(model, op.inputs[0], "input", constant=False)
-    w = _tensor(model, op.inputs[1], "filter", "int8", constant=True)
-    y = _tensor(model, op.outputs[0], "output")
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    w = _tensor(model, _operand(op.inputs, 1), "filter", "int8", constant=True)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
     nhwc = _shape4(x.shape, "input")
     c = nhwc[3]
     if len(w.shape) != 4:
@@ -241,9 +246,9 @@ def _conv2d(model: Model, op: Operator) -> tuple:
 
 
 def _depthwise_conv2d(model: Model, op: Operator) -> tuple:
-    x = _tensor(model, op.inputs[0], "input", constant=False)
-    w = _tensor(model, op.inputs[1], "filter", "int8", constant=True)
-    y = _tensor(model, op.outputs[0], "output")
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    w = _tensor(model, _operand(op.inputs, 1), "filter", "int8", constant=True)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
     nhwc = _shape4(x.shape, "input")
     c = nhwc[3]
     if len(w.shape) != 4 or w.shape[0] != 1:
@@ -256,9 +261,9 @@ def _depthwise_conv2d(model: Model, op: Operator) -> tuple:
 
 
 def _fully_connected(model: Model, op: Operator) -> tuple:
-    x = _tensor(model, op.inputs[0], "input", constant=False)
-    w = _tensor(model, op.inputs[1], "weights", "int8", constant=True)
-    y = _tensor(model, op.outputs[0], "output")
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    w = _tensor(model, _operand(op.inputs, 1), "weights", "int8", constant=True)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
     if len(w.shape) != 2:
         raise _Unsupported(f"weights have shape {w.shape}; [units, depth] expected")
     if op.options.get("weights_format", 0) != 0:
@@ -294,8 +299,8 @@ def _fully_connected(model: Model, op: Operator) -> tuple:
 
 
 def _pool(model: Model, op: Operator) -> tuple:
-    x = _tensor(model, op.inputs[0], "input", constant=False)
-    y = _tensor(model, op.outputs[0], "output")
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
     n, h, wd, c = _shape4(x.shape, "input")
     kh, kw = int(op.options.get("filter_height", 1)), int(op.options.get("filter_width", 1))
     options = dict(op.options, dilation_h_factor=1, dilation_w_factor=1)
@@ -314,9 +319,9 @@ def _pool(model: Model, op: Operator) -> tuple:
 
 
 def _broadcast_shapes(model: Model, op: Operator) -> Tuple[Tensor, Tensor, Tensor, List[int], List[int], List[int]]:
-    a = _tensor(model, op.inputs[0], "first input")
-    b = _tensor(model, op.inputs[1], "second input")
-    y = _tensor(model, op.outputs[0], "output")
+    a = _tensor(model, _operand(op.inputs, 0), "first input")
+    b = _tensor(model, _operand(op.inputs, 1), "second input")
+    y = _tensor(model, _operand(op.outputs, 0), "output")
     sa, sb, sy = _shape4(a.shape, "first input"), _shape4(b.shape, "second input"), _shape4(y.shape, "output")
     for d in range(4):
         if sy[d] != max(sa[d], sb[d]) or sa[d] not in (1, sy[d]) or sb[d] not in (1, sy[d]):
@@ -352,8 +357,8 @@ def _mul(model: Model, op: Operator) -> tuple:
 
 
 def _softmax(model: Model, op: Operator) -> tuple:
-    x = _tensor(model, op.inputs[0], "input", constant=False)
-    y = _tensor(model, op.outputs[0], "output", None)
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
     xs, _ = _per_tensor(x, "input")
     if y.dtype not in ("int8", "int16"):
         raise _Unsupported(f"output tensor {y.index} is {y.dtype}; an int8 softmax writes int8 or int16")
@@ -376,8 +381,8 @@ def _softmax(model: Model, op: Operator) -> tuple:
 
 
 def _reshape(model: Model, op: Operator) -> tuple:
-    x = _tensor(model, op.inputs[0], "input", None, constant=False)
-    y = _tensor(model, op.outputs[0], "output", None)
+    x = _tensor(model, _operand(op.inputs, 0), "input", None, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
     if x.nbytes != y.nbytes:
         raise _Unsupported(f"input has {x.nbytes} bytes, output {y.nbytes}")
     return {"bytes": x.nbytes}, (x.index,), None, None
@@ -389,8 +394,8 @@ _REQUANTIZE_PAIRS = (("int8", "int8"), ("int16", "int8"), ("int16", "int16"), ("
 
 
 def _quantize(model: Model, op: Operator) -> tuple:
-    x = _tensor(model, op.inputs[0], "input", None, constant=False)
-    y = _tensor(model, op.outputs[0], "output", None)
+    x = _tensor(model, _operand(op.inputs, 0), "input", None, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
     count = int(np.prod(y.shape))
     if int(np.prod(x.shape)) != count:
         raise _Unsupported(f"input shape {x.shape} and output shape {y.shape} differ in size")
@@ -413,14 +418,14 @@ def _quantize(model: Model, op: Operator) -> tuple:
 
 
 def _dequantize(model: Model, op: Operator) -> tuple:
-    x = _tensor(model, op.inputs[0], "input", constant=False)
-    y = _tensor(model, op.outputs[0], "output", "float32")
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", "float32")
     xs, xz = _per_tensor(x, "input")
     return {"count": int(np.prod(y.shape)), "scale": xs, "zero_point": xz}, (x.index,), None, None
 
 
 def _concatenation(model: Model, op: Operator) -> tuple:
-    y = _tensor(model, op.outputs[0], "output")
+    y = _tensor(model, _operand(op.outputs, 0), "output")
     rank = len(y.shape)
     axis = int(op.options.get("axis", 0))
     axis = axis + rank if axis < 0 else axis
@@ -447,9 +452,9 @@ def _concatenation(model: Model, op: Operator) -> tuple:
 
 
 def _pad(model: Model, op: Operator) -> tuple:
-    x = _tensor(model, op.inputs[0], "input", constant=False)
-    p = _tensor(model, op.inputs[1], "paddings", None, constant=True)
-    y = _tensor(model, op.outputs[0], "output")
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    p = _tensor(model, _operand(op.inputs, 1), "paddings", None, constant=True)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
     pads = np.asarray(p.data, dtype=np.int64).reshape(-1, 2)
     if pads.shape[0] != len(x.shape) or (pads < 0).any():
         raise _Unsupported(f"paddings {pads.tolist()} do not fit an input of rank {len(x.shape)}")
@@ -458,15 +463,15 @@ def _pad(model: Model, op: Operator) -> tuple:
     _, yz = _per_tensor(y, "output")
     value = yz
     if op.type == "PADV2" and len(op.inputs) > 2 and op.inputs[2] >= 0:
-        value = int(_tensor(model, op.inputs[2], "constant value", "int8", constant=True).data.reshape(-1)[0])
+        value = int(_tensor(model, _operand(op.inputs, 2), "constant value", "int8", constant=True).data.reshape(-1)[0])
     return ({"input_shape": _shape4(x.shape, "input"), "pad_before": before, "pad_after": after,
              "pad_value": value}, (x.index,), None, None)
 
 
 def _mean(model: Model, op: Operator) -> tuple:
-    x = _tensor(model, op.inputs[0], "input", constant=False)
-    axes_t = _tensor(model, op.inputs[1], "axes", "int32", constant=True)
-    y = _tensor(model, op.outputs[0], "output")
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    axes_t = _tensor(model, _operand(op.inputs, 1), "axes", "int32", constant=True)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
     axes = sorted(int(a) % 4 for a in axes_t.data.reshape(-1))
     if len(x.shape) != 4 or axes != [1, 2]:
         raise _Unsupported(f"MEAN over axes {axes} of a rank-{len(x.shape)} tensor; only H, W of "
@@ -485,11 +490,11 @@ def _svdf(model: Model, op: Operator) -> tuple:
     if len(op.inputs) != 5:
         raise _Unsupported(f"SVDF takes 5 inputs (input, weights_feature, weights_time, bias, state), "
                            f"got {len(op.inputs)}")
-    x = _tensor(model, op.inputs[0], "input", "int8", constant=False)
-    wf = _tensor(model, op.inputs[1], "weights_feature", "int8", constant=True)
-    wt = _tensor(model, op.inputs[2], "weights_time", "int16", constant=True)
-    state = _tensor(model, op.inputs[4], "state", "int16", constant=False, variable=True)
-    y = _tensor(model, op.outputs[0], "output", "int8")
+    x = _tensor(model, _operand(op.inputs, 0), "input", "int8", constant=False)
+    wf = _tensor(model, _operand(op.inputs, 1), "weights_feature", "int8", constant=True)
+    wt = _tensor(model, _operand(op.inputs, 2), "weights_time", "int16", constant=True)
+    state = _tensor(model, _operand(op.inputs, 4), "state", "int16", constant=False, variable=True)
+    y = _tensor(model, _operand(op.outputs, 0), "output", "int8")
     if not state.is_variable:
         raise _Unsupported(f"state tensor {state.index} ({state.name!r}) is not a variable tensor; "
                            "TFLite keeps SVDF's state in one")
@@ -518,7 +523,7 @@ def _svdf(model: Model, op: Operator) -> tuple:
     _expect_shape(model, y.index, (batches, units), "output")
     inputs = [x.index, wf.index, wt.index]
     if op.inputs[3] >= 0:
-        b = _tensor(model, op.inputs[3], "bias", "int32", constant=True)
+        b = _tensor(model, _operand(op.inputs, 3), "bias", "int32", constant=True)
         if b.data.size != units:
             raise _Unsupported(f"bias tensor {b.index} has {b.data.size} values for {units} units")
         inputs.append(b.index)
@@ -560,7 +565,7 @@ def _lstm(model: Model, op: Operator) -> tuple:
         if message.startswith(prefix):
             message = message[len(prefix):].lstrip(": ")
         raise _Unsupported(message) from None
-    y = _tensor(model, op.outputs[0], "output", "int8", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", "int8", constant=False)
     if len(model.tensors[op.inputs[0]].shape) == 2:     # one step, no time axis
         want = (ops.batches, ops.cell_size)
     elif ops.time_major:
@@ -584,8 +589,8 @@ def _lstm(model: Model, op: Operator) -> tuple:
 def _relu(model: Model, op: Operator) -> tuple:
     """int8 RELU with TFLite's ReluPrepare (the multiplier of the float32 quotient of the
     scales) and QuantizedReluX (the clamp to [max(-128, output zero point), 127])."""
-    x = _tensor(model, op.inputs[0], "input", constant=False)
-    y = _tensor(model, op.outputs[0], "output")
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
     count = int(np.prod(y.shape))
     if int(np.prod(x.shape)) != count:
         raise _Unsupported(f"input shape {x.shape} and output shape {y.shape} differ in size")
@@ -621,6 +626,9 @@ def lower_op(model: Model, op: Operator) -> OpKernel:
     if fn is None:
         raise UnsupportedModel(f"op {op.index} ({op.type}): no kernel for this op type; "
                                f"arenaplan runs {', '.join(sorted(_LOWER))}")
+    if len(op.outputs) != 1:
+        raise UnsupportedModel(f"op {op.index} ({op.type}): {len(op.outputs)} outputs; arenaplan's "
+                               f"kernels write exactly one")
     try:
         lowered = fn(model, op)
         spec, inputs, weights, bias = lowered[:4]
