@@ -148,6 +148,8 @@ def _symmetric(t: Tensor, what: str) -> float:
 def _shape4(shape: Sequence[int], what: str) -> List[int]:
     if len(shape) > 4:
         raise _Unsupported(f"{what} has rank {len(shape)}; at most 4 is supported")
+    if any(int(d) < 1 for d in shape):
+        raise _Unsupported(f"{what} has shape {tuple(shape)}: every dimension must be at least 1")
     return [1] * (4 - len(shape)) + [int(d) for d in shape]
 
 
