@@ -5,6 +5,7 @@ import json
 import subprocess
 import sys
 
+import arenaplan as ap
 from arenaplan.cli import main
 from conftest import model_path
 
@@ -35,8 +36,16 @@ def test_stateful_model_plan_and_export(capsys, tmp_path):
 
 
 def test_plan_with_strategy(capsys):
-    assert main(["plan", "resnet8", "--strategy", "greedy_size"]) == 0
-    assert "greedy_size" in capsys.readouterr().out
+    # the strategy changes the placement: TFLite Micro's greedy planner needs 73,728 B for
+    # VWW, where auto reaches the live-bytes bound of 55,296 B
+    vww = str(model_path("mlperf_tiny_vww_mobilenetv1_025_int8"))
+    figures = {}
+    for strategy in ("greedy_size", "auto"):
+        assert main(["plan", vww, "--strategy", strategy, "--json"]) == 0
+        d = json.loads(capsys.readouterr().out)
+        figures[strategy] = (d["arena_bytes"], d["strategy"])
+    assert figures["greedy_size"] == (73728, "greedy_size")
+    assert figures["auto"][0] == 55296
 
 
 def test_bad_model_path_is_a_clear_error(capsys, tmp_path):
@@ -56,9 +65,12 @@ def test_plan_and_tradeoffs_over_a_target(capsys):
     path = str(model_path("tflm_keyword_scrambled_int8"))
     assert main(["plan", path, "--target", "cortex-m7", "--state-pool", "sram", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["target"] == "cortex-m7" and data["state_pool"] == "sram"
+    assert data["target"]["name"] == "cortex-m7" and data["state_pool"] == "sram"
     assert data["ram_bytes"] == data["arena_bytes"] + data["state_bytes"] == 288 + 10240
     assert set(data["pool_bytes"]) == {"dtcm", "sram", "stack"}
+    # --json prints the plan file's record (plus derived figures): it loads back as a plan
+    again = ap.Plan.from_json(json.dumps(data))
+    assert again.verify() and again.pool_bytes == data["pool_bytes"]
     assert main(["plan", path, "--target", "cortex-m7"]) == 0
     out = capsys.readouterr().out
     assert "in pool 'dtcm'" in out and "dtcm                    288 B + state 10,240 B of 131,072 B" in out

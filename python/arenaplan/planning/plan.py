@@ -269,22 +269,11 @@ class Plan:
         return f"arenaplan saves {saved:,} B, {100.0 * saved / self.greedy_size_bytes:.1f} %"
 
     def to_dict(self) -> dict:
-        """Plain data (for --json output)."""
-        return {
-            "model": self.model.name, "model_sha256": self.model.digest, "mode": self.mode,
-            "strategy": self.strategy, "optimal": self.optimal, "alignment": self.alignment,
-            "arena_bytes": self.arena_bytes, "lower_bound_bytes": self.lower_bound_bytes,
-            "greedy_size_bytes": self.greedy_size_bytes, "variable_bytes": self.variable_bytes,
-            "state_bytes": self.state_bytes, "state_pool": self.state_pool, "ram_bytes": self.ram_bytes,
-            "state_buffers": [dict(b.__dict__) for b in self.state_buffers],
-            "target": None if self.target is None else self.target.name,
-            "scratch_bytes": self.scratch_bytes, "live_bytes": self.live_bytes(),
-            "choices": list(self.choices), "unsupported": list(self.unsupported),
-            "pool_bytes": self.pool_bytes, "latency_s": self.latency_s,
-            "latency_source": self.latency_source,
-            "ops": [{"index": op.index, "type": op.type} for op in self.model.operators],
-            "buffers": [dict(b.__dict__, tensors=list(b.tensors)) for b in self.buffers],
-        }
+        """Plain data (``arenaplan plan --json``): the plan file's record (``to_json``), plus
+        the figures derived from it: RAM, scratch and live bytes per op, and the ops."""
+        return {**plan_file.plan_record(self), "ram_bytes": self.ram_bytes,
+                "scratch_bytes": self.scratch_bytes, "live_bytes": self.live_bytes(),
+                "ops": [{"index": op.index, "type": op.type} for op in self.model.operators]}
 
     def to_json(self) -> str:
         """The plan as versioned JSON (see plan_file): reload with ``Plan.from_json``."""

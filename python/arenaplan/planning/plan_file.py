@@ -41,7 +41,7 @@ from .records import BufferRecord, unplaced_records, with_scratch
 from .state import StateBuffer, state_extent, state_layout
 from .targets import Target
 
-__all__ = ["SCHEMA_VERSION", "plan_to_json", "plan_fields"]
+__all__ = ["SCHEMA_VERSION", "plan_record", "plan_to_json", "plan_fields"]
 
 FORMAT = "arenaplan-plan"
 SCHEMA_VERSION = 3
@@ -53,8 +53,14 @@ _STATE_FIELDS = ("name", "tensor", "offset", "size", "alignment", "fill")
 
 def plan_to_json(plan) -> str:
     """The plan file of ``plan`` (a planning.plan.Plan)."""
+    return json.dumps(plan_record(plan), indent=1)
+
+
+def plan_record(plan) -> dict:
+    """What a plan file holds, as plain data: the one record of a plan's decisions and
+    figures (``Plan.to_dict`` adds what is derived from it)."""
     target = plan.target.to_dict() if plan.target is not None else None
-    return json.dumps({
+    return {
         "format": FORMAT,
         "schema_version": SCHEMA_VERSION,
         "model": {"name": plan.model.name, "sha256": plan.model.digest, "source": plan.model.source},
@@ -76,7 +82,7 @@ def plan_to_json(plan) -> str:
         "state_bytes": plan.state_bytes,
         "state_buffers": [{f: getattr(b, f) for f in _STATE_FIELDS} for b in plan.state_buffers],
         "state_pool": plan.state_pool,
-    }, indent=1)
+    }
 
 
 def _field(data: Mapping, key: str, types, where: str = "plan") -> Any:
