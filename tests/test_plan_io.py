@@ -269,6 +269,16 @@ def _target_plan():
     return m, p, json.loads(p.to_json())
 
 
+def _plan_of_kind(which):
+    """(model, plan, its file as a dict) of a plain plan, a stateful one or one over a target."""
+    if which == "target":
+        return _target_plan()
+    if which == "state":
+        return _state_plan()
+    p, d = _plan_dict()
+    return p.model, p, d
+
+
 @pytest.mark.parametrize("which, path, value, words", [
     ("plain", ("lower_bound_bytes",), 10 ** 12, "'lower_bound_bytes' is 1,000,000,000,000, its buffers give"),
     ("plain", ("greedy_size_bytes",), 1, "'greedy_size_bytes' is 1, its buffers give"),
@@ -286,13 +296,7 @@ def _target_plan():
     ("plain", ("strategy",), "magic", "'strategy' is 'magic'"),
 ])
 def test_figures_and_mistyped_fields_are_refused_naming_the_field(which, path, value, words):
-    if which == "target":
-        m, p, d = _target_plan()
-    elif which == "state":
-        m, p, d = _state_plan()
-    else:
-        p, d = _plan_dict()
-        m = p.model
+    m, p, d = _plan_of_kind(which)
     node = d
     for key in path[:-1]:
         node = node[key]
@@ -320,13 +324,7 @@ def test_a_loaded_plan_reports_the_figures_of_its_buffers():
 @given(st.data())
 def test_fuzzed_figures_of_every_kind_of_plan_are_refused_or_equal_the_derived_ones(data):
     which = data.draw(st.sampled_from(["plain", "state", "target"]))
-    if which == "target":
-        m, p, d = _target_plan()
-    elif which == "state":
-        m, p, d = _state_plan()
-    else:
-        p, d = _plan_dict()
-        m = p.model
+    m, p, d = _plan_of_kind(which)
     keys = ["lower_bound_bytes", "greedy_size_bytes", "arena_bytes", "state_bytes", "optimal",
             "latency_s", "latency_source", "strategy", "mode", "multi_pool", "pool_bytes", "target"]
     for _ in range(data.draw(st.integers(1, 3))):
