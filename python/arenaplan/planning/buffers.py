@@ -282,7 +282,8 @@ def plan_buffers(sizes: ArrayLike, first: ArrayLike, last: ArrayLike, alignment:
         BufferPlan with ``offsets``, ``arena_bytes``, ``lower_bound_bytes``,
         ``strategy``, ``optimal`` and ``verify()``. Sizes and offsets are exact up to
         2**64 - 1: ``offsets`` is an int64 array, or uint64 when an offset is 2**63
-        or more (never wrapped to a negative number).
+        or more (never wrapped to a negative number). A problem whose aligned sizes plus
+        each buffer's alignment - 1 of padding sum past 2**64 - 1 raises SizeOverflow.
     """
     problem = BufferProblem.build(sizes, first, last, alignment)
     return solve(problem, strategy, time_limit_s, seed, capacity, step_limit)
