@@ -31,6 +31,7 @@ from .planning.tradeoffs import Frontier, FrontierPoint, Gain, MultiPlan
 from .runtime.interpreter import Interpreter, OpProfile, Profile
 from .latency.sources import CostModel, HostLatency, LatencySource, TableLatency
 from . import export
+from . import tflm
 from .api import frontier, plan
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "ModelError", "MultiPlan", "OpProfile", "Operator", "Plan", "PlanDoesNotFit", "Pool", "Profile",
     "Quantization", "STRATEGIES", "SizeOverflow", "TableLatency", "Target", "Tensor",
     "UnsupportedModel", "buffers", "errors", "export", "format_bytes", "frontier", "kernels",
+    "tflm",
     "lifetimes", "load_tflite", "lower_bound", "parse_bytes", "parse_tflite", "plan", "plan_buffers",
     "targets", "zoo",
 ]

@@ -5,6 +5,8 @@
     arenaplan plan [MODEL] [--mode size|speed|balanced] [--budget B] [--strategy S] [--json]
     arenaplan run [MODEL] [--input X.npy ...] [--runs N] [--plan PLAN.json] [--check] [--profile R]
     (plan, tradeoffs, run, export also take --target T [--io-pool P] [--state-pool P])
+    arenaplan tflm MODEL [--kernels reference|cmsis-nn] [--pointer-bytes 4|8] [--json]
+                   [--write-offline-plan OUT.tflite]
     arenaplan export [MODEL] -o DIR [--target T [--state-pool P]] [--budget B] [--mode M]
                      [--section POOL=SEC]
 
@@ -35,6 +37,7 @@ from ..planning import targets
 from .run_model import model_inputs, run_plan
 from ..runtime.interpreter import Interpreter
 from ..export.c import export_c
+from . import tflm_command
 
 __all__ = ["main", "load_model"]
 
@@ -177,6 +180,10 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_tflm(args: argparse.Namespace) -> int:
+    return tflm_command.run(args, load_model(args.model))
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="arenaplan", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -242,6 +249,8 @@ def _parser() -> argparse.ArgumentParser:
                         "state pool of a model with variable tensors (repeatable)")
     e.add_argument("--alignment", type=int, default=16, help="buffer alignment in bytes (default 16)")
     e.set_defaults(func=_cmd_export)
+    tflm_command.add_parser(sub)
+    sub.choices["tflm"].set_defaults(func=_cmd_tflm)
     return parser
 
 

@@ -1,0 +1,67 @@
+"""TFLite Micro's arena per shared model: ap.tflm's prediction against the tflite-micro package.
+
+    python benchmarks/bench_tflm.py
+
+For each model: predicted arena_size / head / tail (host, 8-byte pointers) against the
+package's (bisection at 16 bytes; head and tail from its allocation report), the
+32-bit prediction, and the arena with arenaplan's offline plan (predicted, and measured).
+Writes benchmarks/results/bench_tflm.json.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "python"))
+sys.path.insert(0, str(ROOT / "tests"))
+
+import arenaplan as ap  # noqa: E402
+from tflm_support import HAVE_TFLM, smallest_arena, trial  # noqa: E402
+from test_tflm import RUNNABLE  # noqa: E402
+from conftest import MODELS_DIR  # noqa: E402
+
+
+def main() -> int:
+    if not HAVE_TFLM:
+        print("tflite-micro is not importable: pip install '.[test]'")
+        return 1
+    rows = []
+    tmp = Path(tempfile.mkdtemp())
+    for name in RUNNABLE:
+        path = Path(MODELS_DIR) / f"{name}.tflite"
+        m = ap.load_tflite(str(path))
+        host = ap.tflm.arena(m, pointer_bytes=8)
+        m32 = ap.tflm.arena(m, pointer_bytes=4)
+        cm = ap.tflm.arena(m, kernels="cmsis-nn", pointer_bytes=4)
+        measured = smallest_arena(str(path))
+        rep = trial(str(path), measured)
+        out = tmp / f"{name}_planned.tflite"
+        off = ap.tflm.with_offline_plan(str(path), str(out))
+        off_measured = smallest_arena(str(out))
+        rows.append({"model": name, "predicted": host.arena_size, "measured": measured,
+                     "head": host.head_bytes, "measured_head": rep["head"],
+                     "tail": host.tail_bytes, "measured_tail": rep["tail"],
+                     "predicted_32bit": m32.arena_size, "predicted_cmsis_nn_32bit": cm.arena_size,
+                     "offline_predicted": off.arena_size, "offline_measured": off_measured,
+                     "offline_saves": host.arena_size - off.arena_size})
+    head = ("| model | predicted | measured | head (pred / TFLM) | tail (pred / TFLM) | 32-bit pred | "
+            "CMSIS-NN 32-bit pred | offline plan (pred / measured) | saves |")
+    print(head)
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print(f"| {r['model']} | {r['predicted']:,} | {r['measured']:,} | {r['head']:,} / {r['measured_head']:,} | "
+              f"{r['tail']:,} / {r['measured_tail']:,} | {r['predicted_32bit']:,} | "
+              f"{r['predicted_cmsis_nn_32bit']:,} | {r['offline_predicted']:,} / {r['offline_measured']:,} | "
+              f"{r['offline_saves']:,} |")
+    res = ROOT / "benchmarks" / "results" / "bench_tflm.json"
+    res.parent.mkdir(exist_ok=True)
+    res.write_text(json.dumps({"tflite_micro": ap.tflm.TFLM_VERSION, "rows": rows}, indent=2))
+    print(f"wrote {res}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

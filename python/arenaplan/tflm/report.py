@@ -1,0 +1,223 @@
+"""``arena()``: the kTensorArenaSize a TFLite Micro build needs for a model, and why.
+
+Head (non-persistent): TFLM's greedy plan of its tensors together with the scratch its
+kernels request op by op. Tail (persistent): eval tensors, node and registration structs,
+parsed op options, kernel buffers (op data, per-channel quantisation arrays), variable
+tensors, the input/output TfLiteTensors and the allocator's own objects. The arena must
+also hold, while TFLM plans, the tail so far, the scratch requests, one AllocationInfo per
+tensor and scratch buffer and the planner's per-buffer records.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+from ..errors import InvalidArgument, UnsupportedModel
+from ..model.model import Model
+from . import rules
+from .planner import Request, greedy_offsets
+
+__all__ = ["TflmArena", "Allocation", "arena", "requests_of"]
+
+
+def _align(x: int, a: int = rules.ALIGNMENT) -> int:
+    return (x + a - 1) // a * a
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """One line of the breakdown: where (head|tail), kind, op (or -1) and bytes."""
+
+    where: str
+    kind: str
+    op: int
+    op_type: str
+    bytes: int
+
+
+@dataclass
+class TflmArena:
+    """TFLM's arena for one model: ``arena_size``, ``head_bytes``, ``tail_bytes``, breakdown.
+
+    ``pointer_bytes=8`` with ``kernels="reference"`` is the 64-bit host build of the
+    pinned ``tflite-micro`` package (``rules.TFLM_VERSION``), which the tests check
+    exactly; ``pointer_bytes=4`` (Cortex-M) and ``kernels="cmsis-nn"`` are predictions
+    from the same documented rules.
+    """
+
+    model_name: str
+    kernels: str
+    pointer_bytes: int
+    arena_size: int
+    head_bytes: int
+    tail_bytes: int
+    planning_bytes: int
+    allocations: List[Allocation] = field(default_factory=list)
+    offline: bool = False
+
+    @property
+    def predicted(self) -> bool:
+        """True where the figures are predictions rather than checked against TFLM."""
+        return self.pointer_bytes != 8 or self.kernels != "reference"
+
+    def line(self) -> str:
+        """The line to paste into the firmware."""
+        return f"constexpr int kTensorArenaSize = {self.arena_size};"
+
+    def tail_by_kind(self) -> Dict[str, int]:
+        out: Dict[str, int] = {}
+        for a in self.allocations:
+            if a.where == "tail":
+                out[a.kind] = out.get(a.kind, 0) + a.bytes
+        return out
+
+    def scratch(self) -> List[Allocation]:
+        return [a for a in self.allocations if a.where == "head" and a.kind == "kernel scratch"]
+
+    def summary(self) -> str:
+        note = "prediction" if self.predicted else f"checked against tflite-micro {rules.TFLM_VERSION}"
+        lines = [f"{self.model_name}: TFLM arena ({self.kernels} kernels, {self.pointer_bytes}-byte "
+                 f"pointers; {note})",
+                 f"  arena_size {self.arena_size:>10,} B",
+                 f"  head       {self.head_bytes:>10,} B  (tensors and kernel scratch"
+                 f"{', offline plan' if self.offline else ''})",
+                 f"  tail       {self.tail_bytes:>10,} B"]
+        for kind, b in self.tail_by_kind().items():
+            lines.append(f"    {kind:<32} {b:>8,} B")
+        for a in self.scratch():
+            lines.append(f"  scratch of op {a.op} {a.op_type}: {a.bytes:,} B")
+        if self.planning_bytes > self.head_bytes + self.tail_bytes:
+            lines.append(f"  (planning needs {self.planning_bytes:,} B, more than head + tail)")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict:
+        return {"model": self.model_name, "kernels": self.kernels, "pointer_bytes": self.pointer_bytes,
+                "arena_size": self.arena_size, "head_bytes": self.head_bytes,
+                "tail_bytes": self.tail_bytes, "planning_bytes": self.planning_bytes,
+                "predicted": self.predicted, "tflite_micro_version": rules.TFLM_VERSION,
+                "offline_plan": self.offline, "tail_by_kind": self.tail_by_kind(),
+                "scratch": [{"op": a.op, "op_type": a.op_type, "bytes": a.bytes} for a in self.scratch()]}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2)
+
+
+def _check(model: Model, kernels: str, pointer_bytes: int) -> None:
+    if kernels not in rules.KERNELS:
+        raise InvalidArgument(f"kernels must be one of {', '.join(rules.KERNELS)}, not {kernels!r}")
+    if pointer_bytes not in rules.POINTER_BYTES:
+        raise InvalidArgument(f"pointer_bytes must be 4 or 8, not {pointer_bytes!r}")
+    for op in model.operators:
+        if op.is_custom or op.type not in rules.SUPPORTED_OPS:
+            raise UnsupportedModel(f"op {op.index} ({op.custom_code or op.type}): TFLite Micro has no "
+                                   f"kernel these rules describe for it")
+        for i in tuple(op.inputs) + tuple(op.outputs):
+            if i >= 0 and model.tensors[i].dtype not in rules.SUPPORTED_TYPES:
+                t = model.tensors[i]
+                raise UnsupportedModel(f"op {op.index} ({op.type}): tensor {i} {t.name!r} has type "
+                                       f"{t.dtype}, which TFLite Micro's kernels do not support")
+
+
+def _planned_tensors(model: Model) -> List[int]:
+    first, last = rules.lifetimes(model)
+    return [t.index for t in model.tensors
+            if not t.is_constant and not t.is_variable and t.nbytes > 0
+            and t.index in first and t.index in last]
+
+
+def requests_of(model: Model, kernels: str = "reference",
+                offsets: Optional[Dict[int, int]] = None) -> Tuple[List[Request], List[Tuple[str, int, int]]]:
+    """TFLM's planner input: tensors in index order, then the kernels' scratch in request order.
+
+    Returns the requests and, per request, (kind, op or tensor index, unaligned bytes).
+    """
+    first, last = rules.lifetimes(model)
+    reqs: List[Request] = []
+    what: List[Tuple[str, int, int]] = []
+    for i in _planned_tensors(model):
+        t = model.tensors[i]
+        off = None if offsets is None else offsets.get(i)
+        reqs.append((_align(t.nbytes), first[i], last[i], off))
+        what.append(("tensor", i, t.nbytes))
+    for k, op in enumerate(model.operators):
+        for _, b in rules.kernel_scratch(model, op, kernels):
+            reqs.append((_align(b), k, k, None))
+            what.append(("kernel scratch", k, b))
+    return reqs, what
+
+
+def _quantization_bytes(model: Model, index: int, s: rules.Sizes) -> int:
+    q = model.tensors[index].quantization
+    if q is None:
+        return 0
+    return _align(s.affine_quantization, s.pointer_bytes) + _align(4 + 4 * len(q.scale), s.pointer_bytes)
+
+
+def arena(model: Model, kernels: str = "reference", pointer_bytes: int = 4,
+          offsets: Optional[Dict[int, int]] = None) -> TflmArena:
+    """The arena TFLite Micro needs for ``model``: its kTensorArenaSize and the breakdown.
+
+    Args:
+        model: an ``ap.Model`` (``ap.load_tflite``).
+        kernels: ``"reference"`` (TFLM's reference kernels) or ``"cmsis-nn"`` (CMSIS-NN's
+            scratch rules, from its ``*_get_buffer_size`` functions: a prediction).
+        pointer_bytes: 4 for a 32-bit target (Cortex-M; a prediction), 8 for a 64-bit
+            host build (checked exactly against the pinned ``tflite-micro`` package).
+        offsets: offline offsets by tensor index (an OfflineMemoryAllocation plan).
+
+    Raises:
+        UnsupportedModel: an op or type TFLM's kernels do not handle.
+        InvalidArgument: ``kernels`` or ``pointer_bytes`` not one of the above.
+    """
+    _check(model, kernels, pointer_bytes)
+    s = rules.sizes_for(pointer_bytes)
+    allocs: List[Allocation] = []
+    reqs, what = requests_of(model, kernels, offsets)
+    _, head = greedy_offsets(reqs)
+    head = _align(head)
+    tensor_bytes = sum(r[0] for r, w in zip(reqs, what) if w[0] == "tensor")
+    allocs.append(Allocation("head", "tensors (greedy plan)", -1, "", head))
+    for r, w in zip(reqs, what):
+        if w[0] == "kernel scratch":
+            allocs.append(Allocation("head", "kernel scratch", w[1], model.operators[w[1]].type, r[0]))
+    ops = model.operators
+    n_scratch = sum(1 for w in what if w[0] == "kernel scratch")
+
+    def tail(kind: str, b: int, op: int = -1) -> None:
+        allocs.append(Allocation("tail", kind, op, ops[op].type if op >= 0 else "", b))
+
+    tail("allocator and interpreter objects", s.fixed)
+    books = (s.subgraph_allocations + s.node_and_registration * len(ops)
+             + s.eval_tensor * len(model.tensors) + sum(rules.options_bytes(o) for o in ops)
+             + s.scratch_handle * n_scratch)
+    tail("eval tensors", s.eval_tensor * len(model.tensors))
+    tail("node and registration structs", s.node_and_registration * len(ops))
+    for op in ops:
+        if rules.options_bytes(op):
+            tail("op options", rules.options_bytes(op), op.index)
+    if n_scratch:
+        tail("scratch buffer handles", s.scratch_handle * n_scratch)
+    rest = _align(books) - books + s.subgraph_allocations
+    if rest:
+        tail("subgraph records and alignment", rest)
+    for t in model.tensors:
+        if t.is_variable:
+            tail("variable tensors", _align(t.nbytes))
+    for b in s.base_buffers:
+        tail("kernel buffers", _align(b))
+    for op in ops:
+        for kind, b in rules.kernel_persistent(model, op, s):
+            tail("per-channel quantisation" if kind.startswith("per-channel") else "kernel op data",
+                 _align(b), op.index)
+    tail_commit = sum(a.bytes for a in allocs if a.where == "tail")
+    for i in tuple(model.inputs) + tuple(model.outputs):
+        tail("input/output TfLiteTensors", s.tflite_tensor + _quantization_bytes(model, i, s))
+    tail_bytes = sum(a.bytes for a in allocs if a.where == "tail")
+    planning = (tail_commit + s.scratch_request * n_scratch
+                + s.allocation_info * (len(model.tensors) + n_scratch)
+                + s.planner_per_buffer * len(reqs) + s.planning_fixed)
+    size = _align(max(head + tail_bytes, planning))
+    del tensor_bytes
+    return TflmArena(model.name, kernels, pointer_bytes, size, head, tail_bytes, planning, allocs,
+                     offline=offsets is not None)

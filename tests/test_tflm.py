@@ -1,0 +1,121 @@
+"""ap.tflm against TensorFlow Lite Micro itself (the tflite-micro package, host build)."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import arenaplan as ap
+from tflm_support import HAVE_TFLM, trial
+from conftest import MODELS_DIR
+
+needs_tflm = pytest.mark.skipif(not HAVE_TFLM, reason="tflite-micro is not importable")
+
+#: The shared models TFLM's reference kernels run (the audio preprocessor's Signal ops
+#: are not registered in the package).
+RUNNABLE = ["mlperf_tiny_vww_mobilenetv1_025_int8", "tflm_person_detect_int8", "mlperf_tiny_ic_resnet8_int8",
+            "mlperf_tiny_kws_dscnn_int8", "mlperf_tiny_sww_dscnn_int8", "tflm_keyword_scrambled_int8",
+            "tflm_micro_speech_int8", "tflm_mnist_lstm_int8", "mlperf_tiny_ad_autoencoder_int8",
+            "tflm_hello_world_int8"]
+
+
+def model_path(name):
+    p = Path(MODELS_DIR) / f"{name}.tflite"
+    if not p.exists():
+        pytest.skip(f"{p} not found")
+    return p
+
+
+@needs_tflm
+@pytest.mark.parametrize("name", RUNNABLE)
+def test_host_arena_is_tflms(name):
+    path = model_path(name)
+    r = ap.tflm.arena(ap.load_tflite(str(path)), pointer_bytes=8)
+    ok = trial(str(path), r.arena_size)
+    assert ok["ok"], f"TFLM does not allocate {name} in the predicted {r.arena_size} B"
+    assert (ok["head"], ok["tail"]) == (r.head_bytes, r.tail_bytes)
+    assert not trial(str(path), r.arena_size - 16)["ok"]
+    assert r.line() == f"constexpr int kTensorArenaSize = {r.arena_size};"
+
+
+@needs_tflm
+@pytest.mark.parametrize("name", RUNNABLE)
+def test_offline_plan_runs_in_predicted_arena(name, tmp_path):
+    path = model_path(name)
+    out = tmp_path / "planned.tflite"
+    pred = ap.tflm.with_offline_plan(str(path), str(out))
+    base = ap.tflm.arena(ap.load_tflite(str(path)), pointer_bytes=8)
+    assert pred.arena_size <= base.arena_size
+    ok = trial(str(out), pred.arena_size)
+    assert ok["ok"] and ok["head"] == pred.head_bytes and ok["tail"] == pred.tail_bytes
+    assert not trial(str(out), pred.arena_size - 16)["ok"]
+    ref = trial(str(path), base.arena_size)
+    assert ok["outputs"] == ref["outputs"]
+    values = ap.tflm.read_offline_plan(out)
+    assert list(values[:3]) == [1, 0, len(ap.load_tflite(str(path)).tensors)]
+    with pytest.raises(ap.InvalidArgument, match="already carries an offline memory plan"):
+        ap.tflm.with_offline_plan(str(out), str(tmp_path / "again.tflite"))
+    again = ap.tflm.with_offline_plan(str(out), str(tmp_path / "again.tflite"), replace=True)
+    assert again.arena_size == pred.arena_size
+
+
+def test_offline_plan_saves_on_vww(tmp_path):
+    path = model_path("mlperf_tiny_vww_mobilenetv1_025_int8")
+    pred = ap.tflm.with_offline_plan(str(path), str(tmp_path / "v.tflite"))
+    base = ap.tflm.arena(ap.load_tflite(str(path)), pointer_bytes=8)
+    assert base.arena_size - pred.arena_size >= 18432
+
+
+def test_offline_tensor_offsets_are_a_valid_plan():
+    m = ap.load_tflite(str(model_path("tflm_keyword_scrambled_int8")))
+    offsets, r = ap.tflm.plan_offline(m)
+    reqs, what = ap.tflm.report.requests_of(m, offsets=offsets)
+    placed, end = ap.tflm.greedy_offsets(reqs)
+    for a in range(len(reqs)):
+        for b in range(a):
+            live = not (reqs[a][1] > reqs[b][2] or reqs[b][1] > reqs[a][2])
+            apart = placed[a] + reqs[a][0] <= placed[b] or placed[b] + reqs[b][0] <= placed[a]
+            assert not live or apart or 0 in (reqs[a][0], reqs[b][0])
+    assert r.head_bytes == (end + 15) // 16 * 16
+
+
+def test_breakdown_and_predictions():
+    m = ap.load_tflite(str(model_path("tflm_keyword_scrambled_int8")))
+    r = ap.tflm.arena(m, pointer_bytes=8)
+    assert len(r.scratch()) == 14 and not r.predicted
+    assert r.tail_by_kind()["variable tensors"] == 10240
+    assert sum(a.bytes for a in r.allocations if a.where == "tail") == r.tail_bytes
+    small = ap.tflm.arena(m, pointer_bytes=4)
+    assert small.predicted and small.arena_size < r.arena_size
+    assert "prediction" in small.summary()
+    lstm = ap.tflm.arena(ap.load_tflite(str(model_path("tflm_mnist_lstm_int8"))), pointer_bytes=8)
+    assert [a.bytes for a in lstm.scratch()] == [32] * 4 or len(lstm.scratch()) == 4
+    kws = ap.load_tflite(str(model_path("mlperf_tiny_kws_dscnn_int8")))
+    cm = ap.tflm.arena(kws, kernels="cmsis-nn")
+    assert cm.predicted and cm.scratch() and cm.arena_size >= ap.tflm.arena(kws).arena_size
+    assert "kTensorArenaSize" in cm.line()
+
+
+def test_bad_input():
+    m = ap.load_tflite(str(model_path("tflm_hello_world_int8")))
+    with pytest.raises(ap.InvalidArgument):
+        ap.tflm.arena(m, pointer_bytes=2)
+    with pytest.raises(ap.InvalidArgument):
+        ap.tflm.arena(m, kernels="fast")
+    audio = model_path("tflm_audio_preprocessor_int8")
+    with pytest.raises(ap.UnsupportedModel, match="Signal"):
+        ap.tflm.arena(ap.load_tflite(str(audio)))
+
+
+def test_cli_tflm(tmp_path, capsys):
+    path = model_path("mlperf_tiny_vww_mobilenetv1_025_int8")
+    from arenaplan.cli import main
+    assert main(["tflm", str(path), "--pointer-bytes", "8"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("constexpr int kTensorArenaSize = 103680;") and "saves" in out
+    dst = tmp_path / "p.tflite"
+    assert main(["tflm", str(path), "--json", "--write-offline-plan", str(dst)]) == 0
+    import json
+    d = json.loads(capsys.readouterr().out)
+    assert d["predicted"] and d["offline_plan"]["saves_bytes"] > 0 and dst.exists()
+    with pytest.raises(SystemExit):
+        main(["tflm", str(path), "--pointer-bytes", "3"])
