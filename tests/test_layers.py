@@ -10,7 +10,8 @@ import arenaplan
 PACKAGE = Path(arenaplan.__file__).resolve().parent
 
 #: Layers, lowest first; a module may import from its own layer and those before it.
-LAYERS = ["base", "model", "ops", "planning", "runtime", "latency", "export", "tflm", "api", "cli", "package"]
+LAYERS = ["base", "model", "ops", "planning", "runtime", "latency", "export", "tflm", "api", "sweep", "cli",
+          "package"]
 BASE = {"errors", "units", "_version", "_core"}
 
 

@@ -10,8 +10,8 @@ The package is in layers, each importing only from those before it:
 ``model`` (models, importers, the zoo, quantisation helpers) -> ``ops`` (lowering to
 kernels, NumPy-facing kernels) -> ``planning`` (buffers, pools, targets, the plan context,
 variant choice, the Plan record and its files) -> ``runtime`` (graph tables, the
-Interpreter) -> ``latency`` (latency sources) -> ``export`` (C export) -> ``api``
-(``plan``, ``frontier``) -> ``cli``; ``errors`` and ``units`` sit below them all.
+Interpreter) -> ``latency`` (latency sources) -> ``export`` (C export) -> ``tflm`` (TFLite
+Micro's arena) -> ``api`` (``plan``, ``frontier``) -> ``sweep`` -> ``cli``; ``errors`` and ``units`` sit below them all.
 """
 from . import errors
 from ._version import __version__
@@ -33,14 +33,14 @@ from .latency.sources import CostModel, HostLatency, LatencySource, TableLatency
 from . import export
 from . import tflm
 from .api import frontier, plan
+from .sweep import SweepRecord, SweepResult, sweep
 
 __all__ = [
     "ArenaplanError", "BufferPlan", "BufferRecord", "CostModel", "Frontier", "FrontierPoint", "Gain",
     "HostLatency", "Interpreter", "InvalidArgument", "InvalidPlan", "LatencySource", "MODES", "Model",
     "ModelError", "MultiPlan", "OpProfile", "Operator", "Plan", "PlanDoesNotFit", "Pool", "Profile",
     "Quantization", "STRATEGIES", "SizeOverflow", "TableLatency", "Target", "Tensor",
-    "UnsupportedModel", "buffers", "errors", "export", "format_bytes", "frontier", "kernels",
-    "tflm",
-    "lifetimes", "load_tflite", "lower_bound", "parse_bytes", "parse_tflite", "plan", "plan_buffers",
-    "targets", "zoo",
+    "SweepRecord", "SweepResult", "UnsupportedModel", "buffers", "errors", "export", "format_bytes",
+    "frontier", "kernels", "lifetimes", "load_tflite", "lower_bound", "parse_bytes", "parse_tflite",
+    "plan", "plan_buffers", "sweep", "targets", "tflm", "zoo",
 ]

@@ -9,6 +9,8 @@
                    [--write-offline-plan OUT.tflite]
     arenaplan export [MODEL] -o DIR [--target T [--state-pool P]] [--budget B] [--mode M]
                      [--section POOL=SEC]
+    arenaplan sweep MODEL... [--targets T...] [--budgets B...] [--modes M...]
+                    [--workers N | --scheduler ADDRESS] [-o results.csv] [--json]
 
 MODEL is a ``.tflite`` file or the name of a built-in zoo model; without it the
 built-in ``ds_cnn`` keyword-spotting model is used, so ``arenaplan tradeoffs``
@@ -37,7 +39,7 @@ from ..planning import targets
 from .run_model import model_inputs, run_plan
 from ..runtime.interpreter import Interpreter
 from ..export.c import export_c
-from . import tflm_command
+from . import sweep_command, tflm_command
 
 __all__ = ["main", "load_model"]
 
@@ -251,6 +253,8 @@ def _parser() -> argparse.ArgumentParser:
     e.set_defaults(func=_cmd_export)
     tflm_command.add_parser(sub)
     sub.choices["tflm"].set_defaults(func=_cmd_tflm)
+    sweep_command.add_parser(sub)
+    sub.choices["sweep"].set_defaults(func=sweep_command.run)
     return parser
 
 
