@@ -21,6 +21,7 @@ import arenaplan as ap
 from arenaplan.cli import main as cli_main
 from arenaplan.errors import ArenaplanError, InvalidArgument, UnsupportedModel
 from arenaplan.export import export_c, stack_usage
+from arenaplan.ops.lowering import HOST_ISA
 from conftest import ROOT, model_path
 
 sys.path.insert(0, str(ROOT / "tests" / "firmware"))
@@ -77,17 +78,18 @@ def has_targets():
     return hasattr(ap, "targets") and "target" in inspect.signature(ap.plan).parameters
 
 
-def plan_of(name, mode, target=None):
-    """A plan of a shared model, or of "svdf_chain" (tests/svdf_models.py)."""
-    if (name, mode, target) not in _plans:
-        kwargs = {}
+def plan_of(name, mode, target=None, isa=None):
+    """A plan of a shared model, or of "svdf_chain" (tests/svdf_models.py), for ``isa``
+    (default: the target's, or the host's)."""
+    if (name, mode, target, isa) not in _plans:
+        kwargs = {} if isa is None else {"isa": isa}
         if target is not None:
             if not has_targets():
                 pytest.skip("plans over targets' pools are not in this version")
             kwargs["target"] = ap.targets.get(target)
         model = svdf_models.svdf_chain() if name == "svdf_chain" else ap.load_tflite(model_path(name))
-        _plans[(name, mode, target)] = ap.plan(model, mode=mode, **kwargs)
-    return _plans[(name, mode, target)]
+        _plans[(name, mode, target, isa)] = ap.plan(model, mode=mode, **kwargs)
+    return _plans[(name, mode, target, isa)]
 
 
 def _cached_runtime(request, cc, flags, tag):
@@ -176,7 +178,8 @@ def test_state_section_name_is_checked(tmp_path):
 
 @pytest.mark.parametrize("target", ["cortex-m4", "cortex-m7", "dual-m7-m4"])
 def test_target_plans_build_and_run(target, host_runtime, tmp_path):
-    p = plan_of("mlperf_tiny_kws_dscnn_int8", "size", target)
+    # the target's pools, built and run on this host: the plan is for the host's ISA
+    p = plan_of("mlperf_tiny_kws_dscnn_int8", "size", target, isa=HOST_ISA)
     out = p.export_c(tmp_path, name="net")
     assert out.pool_bytes == p.pool_bytes and len(p.pool_bytes) > 1
     exe = fw.build_host(out, host_runtime, tmp_path)
@@ -237,7 +240,10 @@ def test_several_pools_build_and_run(kind, host_runtime, tmp_path):
 def test_cortex_m_under_qemu_is_bit_exact(cpu, name, mode, request, tmp_path):
     arch = fw.ARM_CPUS[cpu]
     runtime = arm_runtime(request, arch)
-    p = plan_of(name, "size", cpu) if mode == "target" else plan_of(name, mode)
+    # the firmware runs the core's ISA (arm-dsp): the plan is for it
+    isa = ap.targets.get(cpu).isa
+    p = plan_of(name, "size", cpu) if mode == "target" else plan_of(name, mode, isa=isa)
+    assert p.isa == isa
     out = p.export_c(tmp_path, name="net")
     xs = samples(p.model, 2, seed=1)
     firmware = fw.build_arm(out, arch, runtime, tmp_path, xs)

@@ -88,7 +88,7 @@ def test_numpy_values_and_optional_arrays():
     fc = {"batches": np.int32(1), "input_depth": 4, "output_depth": 2, "input_offset": 0, "filter_offset": 0,
           "requant.multiplier": np.array([1 << 30], np.int32), "requant.shift": [0], "requant.per_channel": 0,
           "requant.output_offset": 0, "requant.activation_min": -128, "requant.activation_max": 127,
-          "real_scale": None}
+          "real_scale": None, "reference": 0}
     assert _core.kernel_variants(OP_CODES["FULLY_CONNECTED"], fc)
     with pytest.raises(ValueError, match="'real_scale' has 2 values; requant.per_channel = 0"):
         _core.kernel_variants(OP_CODES["FULLY_CONNECTED"], dict(fc, real_scale=[0.5, 0.5]))

@@ -166,7 +166,7 @@ def _state_plan():
 
 def test_state_pool_round_trip_runs_the_same_sequence():
     m, p, d = _state_plan()
-    assert d["schema_version"] == 3 and d["state_bytes"] == 240 and d["state_pool"] is None
+    assert d["schema_version"] == 4 and d["state_bytes"] == 240 and d["state_pool"] is None
     assert [b["tensor"] for b in d["state_buffers"]] == m.variable_tensors()
     assert [b["fill"] for b in d["state_buffers"]] == [0, 0, 0xFD]
     q = _load(d, m)

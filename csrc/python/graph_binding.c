@@ -5,7 +5,7 @@
  *
  *   Graph(places, nodes, pool_bytes)
  *     places: [(pool, offset, bytes, data | None)]       data: a buffer for constants
- *     nodes:  [(op, params dict, prepared | None, (kind, param), [inputs], output, [scratch][, [state]])]
+ *     nodes:  [(op, params dict, prepared | None, (kind, param, isa), [inputs], output, [scratch][, [state]])]
  *             state: places the op reads and updates in place (persistent between runs)
  *     pool_bytes: [bytes of pool 0, ...]
  */
@@ -167,11 +167,11 @@ static int ap_py_graph_init(ap_py_graph *self, PyObject *args, PyObject *kwds)
     self->graph.place_count = (uint32_t)n_places;
     uint32_t used = 0;
     for (Py_ssize_t k = 0; k < n_nodes; k++) {
-        int op, kind, param;
+        int op, kind, param, isa;
         unsigned long output;
         PyObject *spec, *prepared, *ins, *scratch, *state = NULL;
-        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(nodes, k), "iOO(ii)OkO|O", &op, &spec, &prepared,
-                              &kind, &param, &ins, &output, &scratch, &state)) {
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(nodes, k), "iOO(iii)OkO|O", &op, &spec, &prepared,
+                              &kind, &param, &isa, &ins, &output, &scratch, &state)) {
             goto done;
         }
         ap_node *n = &self->nodes[k];
@@ -181,7 +181,7 @@ static int ap_py_graph_init(ap_py_graph *self, PyObject *args, PyObject *kwds)
         self->graph.node_count = (uint32_t)(k + 1);  /* params[0..k] need releasing now */
         n->op = (ap_op)op;
         n->params = self->params[k].storage.bytes;
-        if (ap_py_op_find_variant(&self->params[k], kind, param, &n->variant) != 0) {
+        if (ap_py_op_find_variant(&self->params[k], kind, param, isa, &n->variant) != 0) {
             goto done;
         }
         if (prepared != Py_None && ap_py_graph_hold(self, prepared, 0, &n->prepared, NULL) != 0) {

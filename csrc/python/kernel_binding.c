@@ -21,16 +21,16 @@ static PyObject *ap_py_variant_tuple(const ap_variant *v)
         PyTuple_SET_ITEM(scratch, i, Py_BuildValue("(KK)", (unsigned long long)v->scratch[i].bytes,
                                                    (unsigned long long)v->scratch[i].alignment));
     }
-    return Py_BuildValue("(siiNKi)", v->name, (int)v->kind, (int)v->param, scratch,
-                         (unsigned long long)v->macs, (int)v->in_place);
+    return Py_BuildValue("(siiNKiis)", v->name, (int)v->kind, (int)v->param, scratch,
+                         (unsigned long long)v->macs, (int)v->in_place, (int)v->isa, v->family);
 }
 
 static PyObject *ap_py_kernel_variants(PyObject *self, PyObject *args)
 {
     (void)self;
-    int op;
+    int op, isa = (int)ap_isa_detect();
     PyObject *spec;
-    if (!PyArg_ParseTuple(args, "iO", &op, &spec)) {
+    if (!PyArg_ParseTuple(args, "iO|i", &op, &spec, &isa)) {
         return NULL;
     }
     ap_py_op_params params;
@@ -41,7 +41,7 @@ static PyObject *ap_py_kernel_variants(PyObject *self, PyObject *args)
     uint32_t count = 0;
     ap_error error;
     ap_error_clear(&error);
-    ap_status status = params.def->variants(params.storage.bytes, ap_isa_detect(), variants, AP_MAX_VARIANTS,
+    ap_status status = params.def->variants(params.storage.bytes, (ap_isa)isa, variants, AP_MAX_VARIANTS,
                                             &count, &error);
     ap_py_op_params_release(&params);
     if (status != AP_OK) {
@@ -62,9 +62,9 @@ static PyObject *ap_py_kernel_variants(PyObject *self, PyObject *args)
 static PyObject *ap_py_kernel_prepare(PyObject *self, PyObject *args)
 {
     (void)self;
-    int op;
+    int op, isa_code = (int)ap_isa_detect();
     PyObject *spec, *filter_obj, *bias_obj;
-    if (!PyArg_ParseTuple(args, "iOOO", &op, &spec, &filter_obj, &bias_obj)) {
+    if (!PyArg_ParseTuple(args, "iOOO|i", &op, &spec, &filter_obj, &bias_obj, &isa_code)) {
         return NULL;
     }
     ap_py_op_params params;
@@ -77,7 +77,7 @@ static PyObject *ap_py_kernel_prepare(PyObject *self, PyObject *args)
         PyErr_Format(PyExc_ValueError, "op %s has no constants to prepare", def->name);
         return NULL;
     }
-    const ap_isa isa = ap_isa_detect();
+    const ap_isa isa = (ap_isa)isa_code;
     ap_error error;
     ap_error_clear(&error);
     size_t bytes = 0;
@@ -130,14 +130,14 @@ static PyObject *ap_py_kernel_prepare(PyObject *self, PyObject *args)
     return blob;
 }
 
-/* kernel_run(op, spec, prepared | None, (kind, param), [inputs], output[, [state]]) -> None
+/* kernel_run(op, spec, prepared | None, (kind, param, isa), [inputs], output[, [state]]) -> None
    state: writable buffers the op reads and updates in place (SVDF's variable tensor). */
 static PyObject *ap_py_kernel_run(PyObject *self, PyObject *args)
 {
     (void)self;
-    int op, kind, param;
+    int op, kind, param, isa;
     PyObject *spec, *prepared_obj, *inputs_obj, *output_obj, *state_obj = NULL;
-    if (!PyArg_ParseTuple(args, "iOO(ii)OO|O", &op, &spec, &prepared_obj, &kind, &param, &inputs_obj,
+    if (!PyArg_ParseTuple(args, "iOO(iii)OO|O", &op, &spec, &prepared_obj, &kind, &param, &isa, &inputs_obj,
                           &output_obj, &state_obj)) {
         return NULL;
     }
@@ -177,7 +177,7 @@ static PyObject *ap_py_kernel_run(PyObject *self, PyObject *args)
     size_t pool_bytes[2 + AP_MAX_STATE];
     void *pools[2 + AP_MAX_STATE];
     unsigned char *scratch = NULL;
-    if (ap_py_op_find_variant(&params, kind, param, &node.variant) != 0) {
+    if (ap_py_op_find_variant(&params, kind, param, isa, &node.variant) != 0) {
         goto done;
     }
     for (Py_ssize_t i = 0; i < n_in; i++, held++) {
@@ -297,6 +297,34 @@ static PyObject *ap_py_ops(PyObject *self, PyObject *args)
     return ap_py_ops_list();
 }
 
+/* isas() -> [(code, name, compiled, available)] for every ISA the C enum names. */
+static PyObject *ap_py_isas(PyObject *self, PyObject *args)
+{
+    (void)self;
+    (void)args;
+    PyObject *list = PyList_New(0);
+    for (int32_t code = 0; list != NULL && ap_isa_name(code) != NULL; code++) {
+        PyObject *item = Py_BuildValue("(isOOi)", (int)code, ap_isa_name(code),
+                                       ap_isa_compiled(code) ? Py_True : Py_False,
+                                       ap_isa_available(code) ? Py_True : Py_False,
+                                       (int)ap_isa_runs_as(code));
+        if (item == NULL || PyList_Append(list, item) != 0) {
+            Py_XDECREF(item);
+            Py_CLEAR(list);
+            break;
+        }
+        Py_DECREF(item);
+    }
+    return list;
+}
+
+static PyObject *ap_py_host_isa(PyObject *self, PyObject *args)
+{
+    (void)self;
+    (void)args;
+    return PyLong_FromLong((long)ap_isa_detect());
+}
+
 static PyObject *ap_py_cpu_limit(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -309,11 +337,14 @@ static PyObject *ap_py_cpu_limit(PyObject *self, PyObject *args)
 
 PyMethodDef ap_py_kernel_methods[] = {
     {"kernel_variants", ap_py_kernel_variants, METH_VARARGS,
-     "kernel_variants(op, params dict) -> [(name, kind, param, ((bytes, align), ...), macs, in_place)]"},
+     "kernel_variants(op, params dict[, isa: the host's best]) -> [(name, kind, param, ((bytes, align), ...), macs, in_place, isa, family)]"},
     {"kernel_prepare", ap_py_kernel_prepare, METH_VARARGS,
-     "kernel_prepare(op, spec, filter i8, bias i32 | None) -> bytearray"},
+     "kernel_prepare(op, spec, filter i8, bias i32 | None[, isa: the host's best]) -> bytearray"},
     {"kernel_run", ap_py_kernel_run, METH_VARARGS,
-     "kernel_run(op, spec, prepared | None, (kind, param), [inputs], output[, [state]]) -> None"},
+     "kernel_run(op, spec, prepared | None, (kind, param, isa), [inputs], output[, [state]]) -> None"},
+    {"isas", ap_py_isas, METH_NOARGS,
+     "isas() -> [(code, name, compiled into this build, this CPU runs it, code of the ISA that runs its variants here or -1)]"},
+    {"host_isa", ap_py_host_isa, METH_NOARGS, "host_isa() -> the code of the best ISA this host runs"},
     {"quantize_multiplier", ap_py_quantize_multiplier, METH_VARARGS,
      "quantize_multiplier(real) -> (multiplier, shift), TFLite QuantizeMultiplier"},
     {"ops", ap_py_ops, METH_NOARGS,

@@ -365,13 +365,13 @@ void ap_py_op_params_release(ap_py_op_params *params)
     }
 }
 
-int ap_py_op_find_variant(const ap_py_op_params *params, int kind, int param, ap_variant *out)
+int ap_py_op_find_variant(const ap_py_op_params *params, int kind, int param, int isa, ap_variant *out)
 {
     ap_variant variants[AP_MAX_VARIANTS];
     uint32_t count = 0;
     ap_error error;
     ap_error_clear(&error);
-    ap_status status = params->def->variants(params->storage.bytes, ap_isa_detect(), variants,
+    ap_status status = params->def->variants(params->storage.bytes, (ap_isa)isa, variants,
                                              AP_MAX_VARIANTS, &count, &error);
     if (status != AP_OK) {
         ap_py_raise(status, &error);
@@ -383,8 +383,8 @@ int ap_py_op_find_variant(const ap_py_op_params *params, int kind, int param, ap
             return 0;
         }
     }
-    PyErr_Format(PyExc_ValueError, "variant (kind %d, param %d) does not apply to these shapes",
-                 kind, param);
+    PyErr_Format(PyExc_ValueError, "variant (kind %d, param %d) does not apply to these shapes (ISA %s)",
+                 kind, param, ap_isa_name(isa));
     return -1;
 }
 

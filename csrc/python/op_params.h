@@ -33,7 +33,7 @@ int ap_py_op_params_fill(ap_op op, PyObject *spec, ap_py_op_params *out);
 void ap_py_op_params_release(ap_py_op_params *params);
 
 /** Find the variant with (kind, param); returns 0, or -1 with a Python exception set. */
-int ap_py_op_find_variant(const ap_py_op_params *params, int kind, int param, ap_variant *out);
+int ap_py_op_find_variant(const ap_py_op_params *params, int kind, int param, int isa, ap_variant *out);
 
 /** The op table as Python data (arenaplan._core.ops()). */
 PyObject *ap_py_ops_list(void);

@@ -196,12 +196,7 @@ static ap_status ap_conv2d_check_requant(const ap_conv2d_params *p, ap_error *er
 /* ------------------------------------------------------------------------------------------ */
 /* Variants: one "applies?" and one "scratch" function each, used by variants() and run().     */
 
-static int ap_conv2d_gemm_1x1_applies(const ap_conv2d_params *p)
-{
-    return p->filter_h == 1 && p->filter_w == 1 && p->stride_h == 1 && p->stride_w == 1 &&
-           p->pad_h == 0 && p->pad_w == 0 && p->output_h == p->input_h &&
-           p->output_w == p->input_w;
-}
+/* gemm_1x1: ap_conv2d_gemm_1x1_applies (conv2d_s8_internal.h, shared with the AVX2 kernels). */
 
 /* The im2col matrix of a pointwise stride-1 conv is a copy of its input: not worth offering. */
 static int ap_conv2d_im2col_applies(const ap_conv2d_params *p)
@@ -247,14 +242,11 @@ static ap_status ap_conv2d_describe(const ap_conv2d_geom *g, int32_t kind, int32
     memset(v, 0, sizeof(*v));
     v->kind = kind;
     v->param = param;
-    switch (kind) {
-    case AP_CONV2D_DIRECT: snprintf(v->name, sizeof(v->name), "direct"); break;
-    case AP_CONV2D_GEMM_1X1: snprintf(v->name, sizeof(v->name), "gemm_1x1"); break;
-    case AP_CONV2D_IM2COL_ROWS:
-        snprintf(v->name, sizeof(v->name), "im2col_rows_%ld", (long)param);
-        break;
-    default: snprintf(v->name, sizeof(v->name), "im2col"); break;
-    }
+    ap_ops_variant_name(v, kind == AP_CONV2D_DIRECT      ? "direct"
+                           : kind == AP_CONV2D_GEMM_1X1  ? "gemm_1x1"
+                           : kind == AP_CONV2D_IM2COL_ROWS ? "im2col_rows"
+                                                           : "im2col",
+                        param);
     if (!ap_conv2d_scratch_bytes(g, kind, param, &bytes)) {
         return ap_ops_fail(error, AP_ERR_OVERFLOW, AP_SUBJECT_ARGUMENT, -1, 0, 0,
                               "conv2d: scratch size of %s overflows size_t", v->name);
@@ -269,7 +261,7 @@ static ap_status ap_conv2d_describe(const ap_conv2d_geom *g, int32_t kind, int32
     return AP_OK;
 }
 
-ap_status ap_conv2d_s8_variants(const ap_conv2d_params *params, ap_variant *variants_out,
+ap_status ap_conv2d_s8_variants(const ap_conv2d_params *params, ap_isa isa, ap_variant *variants_out,
                                 uint32_t capacity, uint32_t *count_out, ap_error *error_out)
 {
     ap_conv2d_geom g;
@@ -278,6 +270,9 @@ ap_status ap_conv2d_s8_variants(const ap_conv2d_params *params, ap_variant *vari
     ap_status status;
     int64_t rows;
     ap_error_clear(error_out);
+    if (ap_isa_name(isa) == NULL) {
+        return AP_OPS_INVALID(error_out, "conv2d: %d is not an instruction set (ap_isa)", (int)isa);
+    }
     if (count_out == NULL) {
         return ap_ops_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 3, 0, 0,
                               "conv2d: count_out is NULL");
@@ -315,8 +310,11 @@ ap_status ap_conv2d_s8_variants(const ap_conv2d_params *params, ap_variant *vari
                               "conv2d: %u variants apply but variants_out holds %u",
                               (unsigned)n, variants_out == NULL ? 0u : (unsigned)capacity);
     }
+    /* Every ISA lists the same variants today (x86-avx2 runs SIMD code inside each; arm-dsp's
+       are the portable kernels until its SMLAD kernels land). */
     for (i = 0; i < n; ++i) {
         variants_out[i] = list[i];
+        variants_out[i].isa = (int32_t)isa;
     }
     return AP_OK;
 }
@@ -328,10 +326,12 @@ ap_status ap_conv2d_s8_variants(const ap_conv2d_params *params, ap_variant *vari
 enum {
     AP_CONV2D_MAGIC = 0x32435041, /* "APC2" */
     AP_CONV2D_VERSION = 1,
-    AP_CONV2D_HEADER_WORDS = 10
+    AP_CONV2D_HEADER_WORDS = 11
 };
 
-static void ap_conv2d_header(const ap_conv2d_params *p, const ap_conv2d_geom *g,
+/* words[10]: the ISA the blob was packed for. Every ISA reads the one layout below today, so
+   run() takes a blob of any ISA (the record says what it was made for). */
+static void ap_conv2d_header(const ap_conv2d_params *p, const ap_conv2d_geom *g, int32_t isa,
                              int32_t words[AP_CONV2D_HEADER_WORDS])
 {
     words[0] = AP_CONV2D_MAGIC;
@@ -344,6 +344,7 @@ static void ap_conv2d_header(const ap_conv2d_params *p, const ap_conv2d_geom *g,
     words[7] = (int32_t)(g->k & 0x7fffffff);
     words[8] = (int32_t)(g->k_pad & 0x7fffffff);
     words[9] = (int32_t)(g->oc_pad & 0x7fffffff);
+    words[10] = isa;
 }
 
 ap_status ap_conv2d_s8_prepared_size(const ap_conv2d_params *params, size_t *bytes_out,
@@ -364,7 +365,7 @@ ap_status ap_conv2d_s8_prepared_size(const ap_conv2d_params *params, size_t *byt
     return AP_OK;
 }
 
-ap_status ap_conv2d_s8_prepare(const ap_conv2d_params *params, const int8_t *filter,
+ap_status ap_conv2d_s8_prepare(const ap_conv2d_params *params, ap_isa isa, const int8_t *filter,
                                const int32_t *bias, void *prepared_out, size_t prepared_bytes,
                                ap_error *error_out)
 {
@@ -376,6 +377,9 @@ ap_status ap_conv2d_s8_prepare(const ap_conv2d_params *params, const int8_t *fil
     int8_t *packed;
     size_t oc, k;
     ap_error_clear(error_out);
+    if (ap_isa_name(isa) == NULL) {
+        return AP_OPS_INVALID(error_out, "conv2d: %d is not an instruction set (ap_isa)", (int)isa);
+    }
     status = ap_conv2d_check_shapes(params, &g, error_out);
     if (status != AP_OK) {
         return status;
@@ -402,7 +406,7 @@ ap_status ap_conv2d_s8_prepare(const ap_conv2d_params *params, const int8_t *fil
                               (unsigned long long)g.prepared_bytes);
     }
     memset(blob, 0, g.prepared_bytes);
-    ap_conv2d_header(params, &g, header);
+    ap_conv2d_header(params, &g, (int32_t)isa, header);
     memcpy(blob, header, sizeof(header));
     folded = (int32_t *)(void *)(blob + AP_CONV2D_PREPARED_HEADER_BYTES);
     packed = (int8_t *)(blob + AP_CONV2D_PREPARED_HEADER_BYTES + 4 * g.oc_pad);
@@ -671,11 +675,13 @@ typedef struct ap_conv2d_level {
                    size_t pixel_end);
 } ap_conv2d_level;
 
-static ap_conv2d_level ap_conv2d_select_level(void)
+/* The code of the variant's ISA (ap_isa_check has said this build and CPU run it). */
+static ap_conv2d_level ap_conv2d_select_level(int32_t isa)
 {
     ap_conv2d_level level;
+    (void)isa;  /* only x86-avx2 has code of its own today */
 #if AP_CONV2D_HAVE_AVX2
-    if (ap_cpu_detect() >= AP_CPU_AVX2) {
+    if (ap_ops_runs_avx2(isa)) {
         level.rows = ap_conv2d_s8_rows_avx2;
         level.direct = ap_conv2d_direct_gathered;
         return level;
@@ -759,12 +765,16 @@ ap_status ap_conv2d_s8_run(const ap_conv2d_params *params, const ap_variant *var
                               "conv2d: prepared must be %d-byte aligned",
                               (int)AP_CONV2D_PREPARED_ALIGNMENT);
     }
-    ap_conv2d_header(params, &g, expected);
     memcpy(header, prepared, sizeof(header));
-    if (memcmp(header, expected, sizeof(header)) != 0) {
+    ap_conv2d_header(params, &g, header[10], expected);
+    if (ap_isa_name(header[10]) == NULL || memcmp(header, expected, sizeof(header)) != 0) {
         return ap_ops_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 2, 0, 0,
                               "conv2d: prepared data was not made by ap_conv2d_s8_prepare for "
                               "these shapes and input_offset");
+    }
+    status = ap_isa_check(variant->isa, "conv2d", error_out);
+    if (status != AP_OK) {
+        return status;
     }
     if (variant->kind < AP_CONV2D_DIRECT || variant->kind > AP_CONV2D_GEMM_1X1) {
         return ap_ops_fail(error_out, AP_ERR_UNSUPPORTED, AP_SUBJECT_ARGUMENT, 1, 0, 0,
@@ -825,7 +835,7 @@ ap_status ap_conv2d_s8_run(const ap_conv2d_params *params, const ap_variant *var
     c.output_offset = params->requant.output_offset;
     c.act_min = params->requant.activation_min;
     c.act_max = params->requant.activation_max;
-    level = ap_conv2d_select_level();
+    level = ap_conv2d_select_level(variant->isa);
     total = (size_t)params->batches * g.pixels;
 
 #if AP_CONV2D_HAVE_AVX2

@@ -13,7 +13,7 @@
  * Requantisation is vectorised exactly (64-bit products with vpmuldq), never through floats.
  *
  * Compiled with a per-function target attribute, so the library still builds and runs on CPUs
- * without AVX2; the caller dispatches on ap_cpu_detect().
+ * without AVX2; the caller runs it for x86-avx2 variants only.
  */
 #include "conv2d_s8_internal.h"
 
@@ -356,12 +356,7 @@ AP_AVX2 void ap_conv2d_s8_rows_avx2(const ap_conv2d_ctx *c, const int8_t *const 
  * channel once per run.
  */
 
-enum {
-    AP_LANES_MR = 12,          /* panel rows (output pixels) per gather */
-    AP_LANES_W_PAIRS = 8192,   /* k_pairs * oc8 * 8 int16 pairs: 32 KiB of stack */
-    AP_LANES_MAX_K = 576,      /* panel rows of k + 32 int16: 14.3 KiB of stack at most */
-    AP_LANES_MAX_OC = 256      /* per-channel constants: 7 KiB of stack */
-};
+/* The stack bounds (AP_LANES_*) and the layers it takes: conv2d_s8_internal.h. */
 
 typedef struct ap_lanes {
     const ap_conv2d_ctx *c;
@@ -664,9 +659,7 @@ AP_AVX2 static void ap_lanes_run(const ap_conv2d_ctx *c, int16_t *w16, int32_t *
     ap_lanes_tile_fn tile1, tile2;
     int32_t oy = 0, ox = 0;
     size_t image = 0;
-    const int pointwise = p->filter_h == 1 && p->filter_w == 1 && p->stride_h == 1 &&
-                          p->stride_w == 1 && p->pad_h == 0 && p->pad_w == 0 &&
-                          p->output_h == p->input_h && p->output_w == p->input_w;
+    const int pointwise = ap_conv2d_gemm_1x1_applies(p);
 
     /* Per-channel constants, 8 channels at a time (a scalar loop here costs as much as a
        small layer's multiply-adds). Padding channels get zeros. */
@@ -779,15 +772,7 @@ AP_AVX2 int ap_conv2d_s8_lanes_avx2(const ap_conv2d_ctx *c, size_t total)
     int16_t w16[2 * AP_LANES_W_PAIRS];
     int32_t consts[7 * AP_LANES_MAX_OC];
     int16_t panel[AP_LANES_MR * (AP_LANES_MAX_K + 32)];
-    const size_t chans = (c->oc + 7) / 8 * 8;
-    const size_t kp2 = (c->k + 1) / 2;
-    if (c->k > AP_LANES_MAX_K || chans > AP_LANES_MAX_OC || kp2 * chans > AP_LANES_W_PAIRS) {
-        return 0;
-    }
-    /* Widening the weights costs about as much as multiplying them with a few rows: past
-       16 KiB of them, the lanes kernel pays off only from a few dozen output pixels on
-       (measured: 128 -> 128 channels, 1x1, loses at 15 and 24 pixels, wins at 36). */
-    if (kp2 * chans > AP_LANES_W_PAIRS / 2 && total < 32) {
+    if (!ap_conv2d_lanes_applies(c->k, c->oc, total)) {
         return 0;
     }
     ap_lanes_run(c, w16, consts, panel, total);

@@ -10,13 +10,10 @@
 
 #include "arenaplan/conv2d.h"
 
-/* The AVX2 micro-kernel is compiled (with a per-function target attribute, never a global
-   -mavx2) wherever GCC-style x86 intrinsics exist; it runs only where ap_cpu_detect() says so. */
-#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
-#define AP_CONV2D_HAVE_AVX2 1
-#else
-#define AP_CONV2D_HAVE_AVX2 0
-#endif
+#include "isa.h"
+
+/* The AVX2 micro-kernels are compiled where isa.h says; they run for x86-avx2 variants only. */
+#define AP_CONV2D_HAVE_AVX2 AP_HAVE_X86_AVX2
 
 enum {
     AP_CONV2D_MR = 3,   /* output pixels (GEMM rows) of one tile */
@@ -24,6 +21,39 @@ enum {
     AP_CONV2D_KB = 4,   /* k values per packed group */
     AP_CONV2D_OB = 4    /* output channels per packed block */
 };
+
+/* The AVX2 "lanes" kernel's stack copies (conv2d_s8_avx2.c): their sizes bound the layers it
+   takes (ap_conv2d_lanes_applies). */
+enum {
+    AP_LANES_MR = 12,          /* panel rows (output pixels) per gather */
+    AP_LANES_W_PAIRS = 8192,   /* k_pairs * oc8 * 8 int16 pairs: 32 KiB of stack */
+    AP_LANES_MAX_K = 576,      /* panel rows of k + 32 int16: 14.3 KiB of stack at most */
+    AP_LANES_MAX_OC = 256      /* per-channel constants: 7 KiB of stack */
+};
+
+/* gemm_1x1 applies: a pointwise stride-1 conv without padding, whose im2col matrix is its
+   input (the portable variant list and the AVX2 kernels' pointwise paths both ask this). */
+static inline int ap_conv2d_gemm_1x1_applies(const ap_conv2d_params *p)
+{
+    return p->filter_h == 1 && p->filter_w == 1 && p->stride_h == 1 && p->stride_w == 1 &&
+           p->pad_h == 0 && p->pad_w == 0 && p->output_h == p->input_h &&
+           p->output_w == p->input_w;
+}
+
+/* The AVX2 "lanes" kernel takes a layer (every variant of it) when the int16 weights fit its
+   stack copy: k <= AP_LANES_MAX_K, output_c rounded up to 8 <= AP_LANES_MAX_OC and
+   ceil(k / 2) * that <= AP_LANES_W_PAIRS, and, past half of that, only from 32 output pixels
+   on (widening the weights costs about as much as multiplying them with a few rows: measured,
+   128 -> 128 channels 1x1 loses at 15 and 24 pixels, wins at 36). The one statement of it. */
+static inline int ap_conv2d_lanes_applies(size_t k, size_t output_c, size_t total_pixels)
+{
+    const size_t chans = (output_c + 7) / 8 * 8;
+    const size_t kp2 = (k + 1) / 2;
+    if (k > AP_LANES_MAX_K || chans > AP_LANES_MAX_OC || kp2 * chans > AP_LANES_W_PAIRS) {
+        return 0;
+    }
+    return !(kp2 * chans > AP_LANES_W_PAIRS / 2 && total_pixels < 32);
+}
 
 /* Everything a run needs, derived once from validated params and the prepared blob. */
 typedef struct ap_conv2d_ctx {
@@ -60,16 +90,14 @@ typedef void (*ap_conv2d_rows_fn)(const ap_conv2d_ctx *ctx, const int8_t *const 
 void ap_conv2d_s8_gather(const ap_conv2d_ctx *ctx, size_t pixel, int8_t *dst);
 
 #if AP_CONV2D_HAVE_AVX2
-/* AVX2 rows (conv2d_s8_avx2.c); call only when ap_cpu_detect() >= AP_CPU_AVX2.
+/* AVX2 rows (conv2d_s8_avx2.c); call only for an x86-avx2 variant (ap_isa_check passed).
    Uses up to 13 KiB of stack. */
 void ap_conv2d_s8_rows_avx2(const ap_conv2d_ctx *ctx, const int8_t *const *a, size_t mr,
                             int8_t *out);
 
-/* The whole conv (every output pixel of every image) with the AVX2 "lanes" kernel, for
-   layers whose int16 weights fit its stack copy (k <= 576, output_c <= 256, ceil(k / 2) *
-   round_up(output_c, 8) <= 4096 pairs, or <= 8192 with 32 output pixels or more): returns 1.
-   Otherwise returns 0 having done nothing. Call only when ap_cpu_detect() >= AP_CPU_AVX2.
-   Uses up to 56 KiB of stack. */
+/* The whole conv (every output pixel of every image) with the AVX2 "lanes" kernel, for the
+   layers ap_conv2d_lanes_applies takes: returns 1. Otherwise returns 0 having done nothing.
+   Call only for an x86-avx2 variant. Uses up to 56 KiB of stack. */
 int ap_conv2d_s8_lanes_avx2(const ap_conv2d_ctx *ctx, size_t total);
 #endif
 

@@ -24,7 +24,7 @@ typedef struct dw_header {
     int32_t filter_w;
     int32_t input_offset;
     uint32_t pairs;
-    uint32_t reserved;
+    int32_t isa;          /* the ISA the blob was packed for (every ISA reads this layout today) */
 } dw_header;
 
 typedef struct dw_layout {
@@ -174,7 +174,7 @@ static uint64_t dw_macs(const ap_depthwise_conv2d_params *p)
 }
 
 ap_status ap_depthwise_conv2d_s8_variants(const ap_depthwise_conv2d_params *params,
-                                          ap_variant *variants_out, uint32_t capacity,
+                                          ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                                           uint32_t *count_out, ap_error *error_out)
 {
     ap_status st = dw_check_shape(params, error_out);
@@ -205,15 +205,10 @@ ap_status ap_depthwise_conv2d_s8_variants(const ap_depthwise_conv2d_params *para
         if (st != AP_OK) {
             return st;
         }
-        char name[32];
-        if (kind == AP_DEPTHWISE_CONV2D_DIRECT) {
-            snprintf(name, sizeof(name), "direct");
-        } else {
-            snprintf(name, sizeof(name), "padded_rows_%d", (int)param);
-        }
-        ap_ops_variant_set(&found[n++], kind, param, name, count, bytes, align, dw_macs(params), 0);
+        const char *family = kind == AP_DEPTHWISE_CONV2D_DIRECT ? "direct" : "padded_rows";
+        ap_ops_variant_set(&found[n++], kind, param, family, count, bytes, align, dw_macs(params), 0);
     }
-    return ap_ops_variants_out(found, n, variants_out, capacity, count_out, DW_OP, error_out);
+    return ap_ops_variants_out(found, n, isa, variants_out, capacity, count_out, DW_OP, error_out);
 }
 
 ap_status ap_depthwise_conv2d_s8_prepared_size(const ap_depthwise_conv2d_params *params,
@@ -234,11 +229,14 @@ ap_status ap_depthwise_conv2d_s8_prepared_size(const ap_depthwise_conv2d_params 
     return st;
 }
 
-ap_status ap_depthwise_conv2d_s8_prepare(const ap_depthwise_conv2d_params *params,
+ap_status ap_depthwise_conv2d_s8_prepare(const ap_depthwise_conv2d_params *params, ap_isa isa,
                                          const int8_t *filter, const int32_t *bias,
                                          void *prepared_out, size_t prepared_bytes,
                                          ap_error *error_out)
 {
+    if (ap_isa_name(isa) == NULL) {
+        return AP_OPS_INVALID(error_out, DW_OP ": %d is not an instruction set (ap_isa)", (int)isa);
+    }
     ap_status st = dw_check_shape(params, error_out);
     if (st != AP_OK) {
         return st;
@@ -270,6 +268,7 @@ ap_status ap_depthwise_conv2d_s8_prepare(const ap_depthwise_conv2d_params *param
     h.filter_w = params->filter_w;
     h.input_offset = params->input_offset;
     h.pairs = (uint32_t)l.pairs;
+    h.isa = (int32_t)isa;
     memcpy(base, &h, sizeof(h));
 
     const size_t oc = (size_t)params->output_c;
@@ -471,7 +470,7 @@ ap_status ap_depthwise_conv2d_s8_run(const ap_depthwise_conv2d_params *params,
     memcpy(&h, prepared, sizeof(h));
     if (h.magic != DW_MAGIC || h.version != DW_VERSION || h.output_c != params->output_c ||
         h.filter_h != params->filter_h || h.filter_w != params->filter_w ||
-        h.input_offset != params->input_offset) {
+        h.input_offset != params->input_offset || ap_isa_name(h.isa) == NULL) {
         return AP_OPS_INVALID(error_out, DW_OP ": prepared data was not made by _prepare for these "
                               "params (output_c, filter size or input_offset differ)");
     }
@@ -501,7 +500,7 @@ ap_status ap_depthwise_conv2d_s8_run(const ap_depthwise_conv2d_params *params,
     const int32_t *bias_plain = (const int32_t *)(const void *)(base + l.bias);
     const int8_t *w8 = (const int8_t *)(base + l.w8);
     const int16_t *w16p = (const int16_t *)(const void *)(base + l.w16p);
-    const int use_avx2 = AP_OPS_HAVE_AVX2 && ap_cpu_detect() >= AP_CPU_AVX2;
+    const int use_avx2 = ap_ops_runs_avx2(variant->isa);
     const size_t in_batch = (size_t)params->input_h * params->input_w * params->input_c;
     const size_t out_batch = (size_t)params->output_h * params->output_w * params->output_c;
 

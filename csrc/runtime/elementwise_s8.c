@@ -128,7 +128,7 @@ static int ew_same_shape(const int32_t *a, const int32_t *b)
     return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3];
 }
 
-static ap_status ew_variants(const int32_t *in1, const int32_t *in2, const int32_t *out, ap_variant *variants_out,
+static ap_status ew_variants(const int32_t *in1, const int32_t *in2, const int32_t *out, ap_isa isa, ap_variant *variants_out,
                              uint32_t capacity, uint32_t *count_out, const char *op, ap_error *error)
 {
     ap_variant found[1];
@@ -141,7 +141,7 @@ static ap_status ew_variants(const int32_t *in1, const int32_t *in2, const int32
         ap_ops_variant_set(&found[n++], AP_ELEMENTWISE_DIRECT, 0, "direct", count, bytes, align, (uint64_t)total,
                            in_place);
     }
-    return ap_ops_variants_out(found, n, variants_out, capacity, count_out, op, error);
+    return ap_ops_variants_out(found, n, isa, variants_out, capacity, count_out, op, error);
 }
 
 /* The checks every run shares, then row() over the broadcast rows. */
@@ -239,25 +239,40 @@ static inline int8_t add1(const ap_add_params *p, int32_t x1, int32_t x2)
 static void add_row(const void *ctx, const int8_t *a, int sa, const int8_t *b, int sb, int8_t *out, size_t n)
 {
     const ap_add_params *p = (const ap_add_params *)ctx;
-    size_t i = 0;
-    if (AP_OPS_HAVE_AVX2 && ap_cpu_detect() >= AP_CPU_AVX2 && (sa | sb)) {
-#if AP_OPS_HAVE_AVX2
-        i = ap_add_row_avx2(p, a, sa, b, sb, out, n);
-#endif
-    }
-    for (; i < n; ++i) {
+    for (size_t i = 0; i < n; ++i) {
         out[i] = add1(p, a[sa ? i : 0], b[sb ? i : 0]);
     }
 }
 
-ap_status ap_add_s8_variants(const ap_add_params *params, ap_variant *variants_out, uint32_t capacity,
+#if AP_OPS_HAVE_AVX2
+/* x86-avx2: the vector loop over the rows that are not a broadcast scalar, the tail portable. */
+static void add_row_simd(const void *ctx, const int8_t *a, int sa, const int8_t *b, int sb, int8_t *out, size_t n)
+{
+    const ap_add_params *p = (const ap_add_params *)ctx;
+    const size_t done = (sa | sb) ? ap_add_row_avx2(p, a, sa, b, sb, out, n) : 0;
+    add_row(ctx, sa ? a + done : a, sa, sb ? b + done : b, sb, out + done, n - done);
+}
+#endif
+
+static ew_row_fn add_row_for(const ap_variant *variant)
+{
+#if AP_OPS_HAVE_AVX2
+    if (variant != NULL && ap_ops_runs_avx2(variant->isa)) {
+        return add_row_simd;
+    }
+#endif
+    (void)variant;
+    return add_row;
+}
+
+ap_status ap_add_s8_variants(const ap_add_params *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                              uint32_t *count_out, ap_error *error_out)
 {
     ap_status st = add_check(params, error_out);
     if (st != AP_OK) {
         return st;
     }
-    return ew_variants(params->input1_shape, params->input2_shape, params->output_shape, variants_out, capacity,
+    return ew_variants(params->input1_shape, params->input2_shape, params->output_shape, isa, variants_out, capacity,
                        count_out, "add", error_out);
 }
 
@@ -270,7 +285,7 @@ ap_status ap_add_s8_run(const ap_add_params *params, const ap_variant *variant, 
         return st;
     }
     return ew_run(params->input1_shape, params->input2_shape, params->output_shape, variant, input1, input2,
-                  output, scratch, scratch_count, "add", add_row, params, error_out);
+                  output, scratch, scratch_count, "add", add_row_for(variant), params, error_out);
 }
 
 /* ---- MUL ---- */
@@ -307,25 +322,40 @@ static inline int8_t mul1(const ap_mul_params *p, int32_t x1, int32_t x2)
 static void mul_row(const void *ctx, const int8_t *a, int sa, const int8_t *b, int sb, int8_t *out, size_t n)
 {
     const ap_mul_params *p = (const ap_mul_params *)ctx;
-    size_t i = 0;
-    if (AP_OPS_HAVE_AVX2 && ap_cpu_detect() >= AP_CPU_AVX2 && (sa | sb)) {
-#if AP_OPS_HAVE_AVX2
-        i = ap_mul_row_avx2(p, a, sa, b, sb, out, n);
-#endif
-    }
-    for (; i < n; ++i) {
+    for (size_t i = 0; i < n; ++i) {
         out[i] = mul1(p, a[sa ? i : 0], b[sb ? i : 0]);
     }
 }
 
-ap_status ap_mul_s8_variants(const ap_mul_params *params, ap_variant *variants_out, uint32_t capacity,
+#if AP_OPS_HAVE_AVX2
+/* x86-avx2: the vector loop over the rows that are not a broadcast scalar, the tail portable. */
+static void mul_row_simd(const void *ctx, const int8_t *a, int sa, const int8_t *b, int sb, int8_t *out, size_t n)
+{
+    const ap_mul_params *p = (const ap_mul_params *)ctx;
+    const size_t done = (sa | sb) ? ap_mul_row_avx2(p, a, sa, b, sb, out, n) : 0;
+    mul_row(ctx, sa ? a + done : a, sa, sb ? b + done : b, sb, out + done, n - done);
+}
+#endif
+
+static ew_row_fn mul_row_for(const ap_variant *variant)
+{
+#if AP_OPS_HAVE_AVX2
+    if (variant != NULL && ap_ops_runs_avx2(variant->isa)) {
+        return mul_row_simd;
+    }
+#endif
+    (void)variant;
+    return mul_row;
+}
+
+ap_status ap_mul_s8_variants(const ap_mul_params *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                              uint32_t *count_out, ap_error *error_out)
 {
     ap_status st = mul_check(params, error_out);
     if (st != AP_OK) {
         return st;
     }
-    return ew_variants(params->input1_shape, params->input2_shape, params->output_shape, variants_out, capacity,
+    return ew_variants(params->input1_shape, params->input2_shape, params->output_shape, isa, variants_out, capacity,
                        count_out, "mul", error_out);
 }
 
@@ -338,5 +368,5 @@ ap_status ap_mul_s8_run(const ap_mul_params *params, const ap_variant *variant, 
         return st;
     }
     return ew_run(params->input1_shape, params->input2_shape, params->output_shape, variant, input1, input2,
-                  output, scratch, scratch_count, "mul", mul_row, params, error_out);
+                  output, scratch, scratch_count, "mul", mul_row_for(variant), params, error_out);
 }

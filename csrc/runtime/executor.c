@@ -245,9 +245,10 @@ ap_status ap_graph_invoke_range(const ap_graph *graph, uint32_t first_node, uint
         return ap_exec_fail(error_out, AP_ERR_INVALID_ARGUMENT, -1, -1, 0, 0,
                             "invalid graph, node range or pools");
     }
-    const ap_isa isa = ap_isa_detect();
     for (uint32_t k = first_node; k < end_node; k++) {
-        ap_status status = ap_exec_node(graph, &graph->nodes[k], pools, isa, error_out);
+        /* each node runs its variant's ISA: the plan's, never a CPU-wide default */
+        ap_status status = ap_exec_node(graph, &graph->nodes[k], pools, (ap_isa)graph->nodes[k].variant.isa,
+                                        error_out);
         if (status != AP_OK) {
             if (error_out != NULL) {
                 error_out->op = k;

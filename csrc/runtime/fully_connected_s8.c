@@ -25,7 +25,7 @@ typedef struct fc_header {
     int32_t input_offset;
     int32_t filter_offset;
     uint32_t flags;
-    uint32_t reserved;
+    int32_t isa;          /* the ISA the blob was packed for (every ISA reads this layout today) */
 } fc_header;
 
 typedef struct fc_layout {
@@ -64,6 +64,12 @@ static ap_status fc_check_shape(const ap_fully_connected_params *p, ap_error *er
 /* Requantisation fields: fixed point (ap_requant arrays) or LiteRT's double scales. */
 static ap_status fc_check_requant(const ap_fully_connected_params *p, ap_error *error)
 {
+    if (p->reference != AP_REFERENCE_LITERT && p->reference != AP_REFERENCE_TFLM) {
+        return AP_OPS_INVALID(error, FC_OP ": reference %d is neither litert (0) nor tflm (1)", (int)p->reference);
+    }
+    if (p->reference == AP_REFERENCE_TFLM && p->real_scale != NULL) {
+        return AP_OPS_INVALID(error, FC_OP ": reference tflm requantises in fixed point; real_scale must be NULL");
+    }
     if (p->real_scale == NULL) {
         return ap_ops_check_requant(&p->requant, p->output_depth, FC_OP, error);
     }
@@ -128,7 +134,7 @@ static ap_status fc_variant_scratch(const ap_fully_connected_params *p, int32_t 
 }
 
 ap_status ap_fully_connected_s8_variants(const ap_fully_connected_params *params,
-                                         ap_variant *variants_out, uint32_t capacity,
+                                         ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                                          uint32_t *count_out, ap_error *error_out)
 {
     ap_status st = fc_check_shape(params, error_out);
@@ -146,7 +152,7 @@ ap_status ap_fully_connected_s8_variants(const ap_fully_connected_params *params
         uint64_t macs = (uint64_t)params->batches * (uint64_t)params->output_depth * (uint64_t)params->input_depth;
         ap_ops_variant_set(&found[n++], AP_FULLY_CONNECTED_DIRECT, 0, "direct", count, bytes, align, macs, 0);
     }
-    return ap_ops_variants_out(found, n, variants_out, capacity, count_out, FC_OP, error_out);
+    return ap_ops_variants_out(found, n, isa, variants_out, capacity, count_out, FC_OP, error_out);
 }
 
 ap_status ap_fully_connected_s8_prepared_size(const ap_fully_connected_params *params,
@@ -167,11 +173,14 @@ ap_status ap_fully_connected_s8_prepared_size(const ap_fully_connected_params *p
     return st;
 }
 
-ap_status ap_fully_connected_s8_prepare(const ap_fully_connected_params *params,
+ap_status ap_fully_connected_s8_prepare(const ap_fully_connected_params *params, ap_isa isa,
                                         const int8_t *filter, const int32_t *bias,
                                         void *prepared_out, size_t prepared_bytes,
                                         ap_error *error_out)
 {
+    if (ap_isa_name(isa) == NULL) {
+        return AP_OPS_INVALID(error_out, FC_OP ": %d is not an instruction set (ap_isa)", (int)isa);
+    }
     ap_status st = fc_check_shape(params, error_out);
     if (st != AP_OK) {
         return st;
@@ -197,6 +206,7 @@ ap_status ap_fully_connected_s8_prepare(const ap_fully_connected_params *params,
     memset(&h, 0, sizeof(h));
     h.magic = FC_MAGIC;
     h.version = FC_VERSION;
+    h.isa = (int32_t)isa;
     h.input_depth = params->input_depth;
     h.output_depth = params->output_depth;
     h.input_offset = params->input_offset;
@@ -275,7 +285,7 @@ ap_status ap_fully_connected_s8_run(const ap_fully_connected_params *params,
     memcpy(&h, prepared, sizeof(h));
     if (h.magic != FC_MAGIC || h.version != FC_VERSION || h.input_depth != params->input_depth ||
         h.output_depth != params->output_depth || h.input_offset != params->input_offset ||
-        h.filter_offset != params->filter_offset) {
+        h.filter_offset != params->filter_offset || ap_isa_name(h.isa) == NULL) {
         return AP_OPS_INVALID(error_out, FC_OP ": prepared data was not made by _prepare for these "
                               "params (depths or offsets differ)");
     }
@@ -298,7 +308,7 @@ ap_status ap_fully_connected_s8_run(const ap_fully_connected_params *params,
         return st;
     }
     const uint8_t *base = (const uint8_t *)prepared;
-    const int use_avx2 = AP_OPS_HAVE_AVX2 && ap_cpu_detect() >= AP_CPU_AVX2;
+    const int use_avx2 = ap_ops_runs_avx2(variant->isa);
     for (int32_t b = 0; b < params->batches; ++b) {
         ap_fc_row r;
         r.input = input + (size_t)b * (size_t)params->input_depth;

@@ -27,7 +27,8 @@ typedef struct lstm_header {
     int32_t cell_size;
     int32_t input_offset;
     int32_t output_state_offset;
-    uint32_t reserved[2];
+    int32_t isa;          /* the ISA the blob was packed for (every ISA reads this layout today) */
+    uint32_t reserved;
 } lstm_header;
 
 typedef struct lstm_layout {
@@ -141,7 +142,7 @@ static ap_status lstm_layout_of(const ap_lstm_params *p, lstm_layout *l, ap_erro
     return AP_OK;
 }
 
-ap_status ap_lstm_s8_variants(const ap_lstm_params *params, ap_variant *variants_out,
+ap_status ap_lstm_s8_variants(const ap_lstm_params *params, ap_isa isa, ap_variant *variants_out,
                               uint32_t capacity, uint32_t *count_out, ap_error *error_out)
 {
     ap_status st = lstm_check_shape(params, error_out);
@@ -153,7 +154,7 @@ ap_status ap_lstm_s8_variants(const ap_lstm_params *params, ap_variant *variants
                           ((uint64_t)params->input_size + (uint64_t)params->cell_size);
     ap_variant found[1];
     ap_ops_variant_set(&found[0], AP_LSTM_DIRECT, 0, "direct", 0, NULL, NULL, macs, 0);
-    return ap_ops_variants_out(found, 1, variants_out, capacity, count_out, LSTM_OP, error_out);
+    return ap_ops_variants_out(found, 1, isa, variants_out, capacity, count_out, LSTM_OP, error_out);
 }
 
 ap_status ap_lstm_s8_prepared_size(const ap_lstm_params *params, size_t *bytes_out,
@@ -205,9 +206,12 @@ static int32_t lstm_wrap32(int64_t v)
     return (int32_t)(uint32_t)(uint64_t)v;
 }
 
-ap_status ap_lstm_s8_prepare(const ap_lstm_params *params, const ap_lstm_weights *weights,
+ap_status ap_lstm_s8_prepare(const ap_lstm_params *params, ap_isa isa, const ap_lstm_weights *weights,
                              void *prepared_out, size_t prepared_bytes, ap_error *error_out)
 {
+    if (ap_isa_name(isa) == NULL) {
+        return AP_OPS_INVALID(error_out, LSTM_OP ": %d is not an instruction set (ap_isa)", (int)isa);
+    }
     ap_status st = lstm_check_shape(params, error_out);
     if (st != AP_OK) {
         return st;
@@ -244,6 +248,7 @@ ap_status ap_lstm_s8_prepare(const ap_lstm_params *params, const ap_lstm_weights
     h.cell_size = params->cell_size;
     h.input_offset = params->input_offset;
     h.output_state_offset = params->output_state_offset;
+    h.isa = (int32_t)isa;
     memcpy(base, &h, sizeof(h));
     int32_t *bias = (int32_t *)(void *)(base + l.bias);
     int8_t *packed = (int8_t *)(base + l.weights);
@@ -368,7 +373,7 @@ static ap_status lstm_check_prepared(const ap_lstm_params *p, const void *prepar
     }
     lstm_header h;
     memcpy(&h, prepared, sizeof(h));
-    if (h.magic != LSTM_MAGIC || h.version != LSTM_VERSION) {
+    if (h.magic != LSTM_MAGIC || h.version != LSTM_VERSION || ap_isa_name(h.isa) == NULL) {
         return AP_OPS_INVALID(error, LSTM_OP ": prepared blob is not from ap_lstm_s8_prepare "
                               "(magic/version mismatch)");
     }
@@ -420,7 +425,7 @@ ap_status ap_lstm_s8_run(const ap_lstm_params *params, const ap_variant *variant
     s.bias = (const int32_t *)(const void *)(base + l.bias);
     s.weights = (const int8_t *)(base + l.weights);
     s.cell_block = l.cell_block;
-    const int use_avx2 = AP_OPS_HAVE_AVX2 && ap_cpu_detect() >= AP_CPU_AVX2;
+    const int use_avx2 = ap_ops_runs_avx2(variant->isa);
     /* Batch rows are independent; each runs its whole sequence (TFLite's batch-major order). */
     for (size_t b = 0; b < batches; ++b) {
         int8_t *h = output_state + b * n_cell;

@@ -4,8 +4,9 @@
  *
  * A row's params descriptor lists every field of the params struct in declaration order
  * (the Python binding fills structs by it, the C export writes initialisers from it). The
- * entry points take the instruction set to run with; the kernels still choose their SIMD
- * path themselves (ap_cpu_detect), so today they only pass it along.
+ * entry points take the instruction set: variants() and prepare() pass it to the kernels (each
+ * record and each blob header carries it), run() checks that the node's variant belongs to it
+ * and the kernel runs that ISA's code (AP_ERR_UNSUPPORTED where this build or CPU lacks it).
  */
 #include "arenaplan/ops.h"
 
@@ -70,6 +71,7 @@ static const ap_param_field ap_fully_connected_fields[] = {
     AP_REQUANT(ap_fully_connected_params, "output_depth"),
     AP_ARRAY(ap_fully_connected_params, real_scale, AP_FIELD_FLOAT64_ARRAY, "output_depth",
              "requant.per_channel", 1),
+    AP_I32(ap_fully_connected_params, reference),
 };
 
 static const ap_param_field ap_pool2d_fields[] = {
@@ -188,14 +190,13 @@ static const ap_param_field ap_relu_fields[] = {
     static ap_status fn##_entry(const void *params, ap_isa isa, ap_variant *variants_out,          \
                                 uint32_t capacity, uint32_t *count_out, ap_error *error_out)       \
     {                                                                                              \
-        (void)isa;                                                                                 \
-        return fn((const T *)params, variants_out, capacity, count_out, error_out);               \
+        return fn((const T *)params, isa, variants_out, capacity, count_out, error_out);          \
     }
 #define AP_PREPARED_SIZE(fn, T)                                                                    \
     static ap_status fn##_entry(const void *params, ap_isa isa, size_t *bytes_out,                 \
                                 ap_error *error_out)                                               \
     {                                                                                              \
-        (void)isa;                                                                                 \
+        (void)isa; /* every ISA reads one blob layout today: the size does not depend on it */     \
         return fn((const T *)params, bytes_out, error_out);                                       \
     }
 #define AP_PREPARE(fn, T)                                                                          \
@@ -203,16 +204,38 @@ static const ap_param_field ap_relu_fields[] = {
                                 const void *bias, void *prepared_out, size_t prepared_bytes,       \
                                 ap_error *error_out)                                               \
     {                                                                                              \
-        (void)isa;                                                                                 \
-        return fn((const T *)params, (const int8_t *)filter, (const int32_t *)bias, prepared_out,  \
-                  prepared_bytes, error_out);                                                      \
+        return fn((const T *)params, isa, (const int8_t *)filter, (const int32_t *)bias,           \
+                  prepared_out, prepared_bytes, error_out);                                        \
     }
 #endif
+/* A node runs the code of its variant's ISA: the executor passes that ISA, and a caller that
+   passes another gets told so, naming both. */
+static ap_status ap_op_check_isa(const ap_op_call *c, ap_isa isa, ap_error *error_out)
+{
+    if (c == NULL || c->variant == NULL) {
+        return AP_OPS_INVALID(error_out, "run: the call and its variant must not be NULL");
+    }
+    if (c->variant->isa != (int32_t)isa) {
+        const char *have = ap_isa_name(c->variant->isa), *want = ap_isa_name(isa);
+        return AP_OPS_INVALID(error_out, "run: variant '%s' is a %s variant; asked to run it as %s",
+                              c->variant->name, have != NULL ? have : "(unknown ISA)",
+                              want != NULL ? want : "(unknown ISA)");
+    }
+    return AP_OK;
+}
+#define AP_CHECK_ISA(c, isa, error_out)                                                            \
+    do {                                                                                           \
+        ap_status isa_st_ = ap_op_check_isa((c), (isa), (error_out));                             \
+        if (isa_st_ != AP_OK) {                                                                    \
+            return isa_st_;                                                                        \
+        }                                                                                          \
+    } while (0)
+
 /* One input, one output, no prepared blob, no state. */
 #define AP_RUN_UNARY(fn, T, IN, OUT)                                                               \
     static ap_status fn##_entry(const ap_op_call *c, ap_isa isa, ap_error *error_out)              \
     {                                                                                              \
-        (void)isa;                                                                                 \
+        AP_CHECK_ISA(c, isa, error_out);                                                           \
         return fn((const T *)c->params, c->variant, (const IN *)c->inputs[0], (OUT *)c->output,   \
                   c->scratch, c->scratch_count, error_out);                                        \
     }
@@ -220,7 +243,7 @@ static const ap_param_field ap_relu_fields[] = {
 #define AP_RUN_WEIGHTED(fn, T)                                                                     \
     static ap_status fn##_entry(const ap_op_call *c, ap_isa isa, ap_error *error_out)              \
     {                                                                                              \
-        (void)isa;                                                                                 \
+        AP_CHECK_ISA(c, isa, error_out);                                                           \
         return fn((const T *)c->params, c->variant, c->prepared, (const int8_t *)c->inputs[0],    \
                   (int8_t *)c->output, c->scratch, c->scratch_count, error_out);                   \
     }
@@ -228,7 +251,7 @@ static const ap_param_field ap_relu_fields[] = {
 #define AP_RUN_BINARY(fn, T)                                                                       \
     static ap_status fn##_entry(const ap_op_call *c, ap_isa isa, ap_error *error_out)              \
     {                                                                                              \
-        (void)isa;                                                                                 \
+        AP_CHECK_ISA(c, isa, error_out);                                                           \
         return fn((const T *)c->params, c->variant, (const int8_t *)c->inputs[0],                 \
                   (const int8_t *)c->inputs[1], (int8_t *)c->output, c->scratch, c->scratch_count, \
                   error_out);                                                                      \
@@ -313,7 +336,7 @@ AP_VARIANTS(ap_softmax_s8_variants, ap_softmax_params)
 
 static ap_status ap_softmax_run_entry(const ap_op_call *c, ap_isa isa, ap_error *error_out)
 {
-    (void)isa;
+    AP_CHECK_ISA(c, isa, error_out);
     const ap_softmax_params *p = c->params;
     if (p->output_type == AP_DTYPE_INT16) {
         return ap_softmax_s8_s16_run(p, c->variant, c->inputs[0], c->output, c->scratch, c->scratch_count,
@@ -326,7 +349,7 @@ AP_VARIANTS(ap_reshape_variants, ap_reshape_params)
 
 static ap_status ap_reshape_run_entry(const ap_op_call *c, ap_isa isa, ap_error *error_out)
 {
-    (void)isa;
+    AP_CHECK_ISA(c, isa, error_out);
     /* An aliased reshape shares its input's bytes: nothing to move. */
     if (c->inputs[0] == c->output) {
         return AP_OK;
@@ -345,7 +368,7 @@ AP_VARIANTS(ap_concatenation_s8_variants, ap_concatenation_params)
 
 static ap_status ap_concatenation_run_entry(const ap_op_call *c, ap_isa isa, ap_error *error_out)
 {
-    (void)isa;
+    AP_CHECK_ISA(c, isa, error_out);
     return ap_concatenation_s8_run(c->params, c->variant, (const int8_t *const *)c->inputs, c->output,
                                    c->scratch, c->scratch_count, error_out);
 }
@@ -363,7 +386,7 @@ static ap_status ap_svdf_state_bytes_entry(const void *params, size_t *bytes_out
 
 static ap_status ap_svdf_run_entry(const ap_op_call *c, ap_isa isa, ap_error *error_out)
 {
-    (void)isa;
+    AP_CHECK_ISA(c, isa, error_out);
     return ap_svdf_s8_run(c->params, c->variant, c->inputs[0], c->inputs[1], c->inputs[2],
                           c->input_count > 3 ? c->inputs[3] : NULL, c->state[0], c->output, c->scratch,
                           c->scratch_count, error_out);
@@ -397,7 +420,6 @@ static ap_status ap_lstm_prepare_entry(const void *params, ap_isa isa, const voi
                                        void *prepared_out, size_t prepared_bytes, ap_error *error_out)
 {
     /* filter and bias hold the matrices and biases in the order ap_lstm_constant_counts gives. */
-    (void)isa;
     const ap_lstm_params *c = params;
     size_t filter_count = 0, bias_count = 0;
     ap_status st = ap_lstm_constant_counts(c, &filter_count, &bias_count, error_out);
@@ -414,7 +436,7 @@ static ap_status ap_lstm_prepare_entry(const void *params, ap_isa isa, const voi
         w.recurrent_to_gate[g] = f + 4 * in_matrix + (size_t)g * rec_matrix;
         w.gate_bias[g] = b != NULL ? b + (size_t)g * (size_t)c->cell_size : NULL;
     }
-    return ap_lstm_s8_prepare(c, &w, prepared_out, prepared_bytes, error_out);
+    return ap_lstm_s8_prepare(c, isa, &w, prepared_out, prepared_bytes, error_out);
 }
 #endif
 
@@ -425,7 +447,7 @@ static ap_status ap_lstm_state_bytes_entry(const void *params, size_t *bytes_out
 
 static ap_status ap_lstm_run_entry(const ap_op_call *c, ap_isa isa, ap_error *error_out)
 {
-    (void)isa;
+    AP_CHECK_ISA(c, isa, error_out);
     return ap_lstm_s8_run(c->params, c->variant, c->prepared, c->inputs[0], c->output, c->state[0],
                           c->state[1], c->scratch, c->scratch_count, error_out);
 }
@@ -508,9 +530,4 @@ const ap_op_def *ap_op_find(ap_op op, ap_types types)
         }
     }
     return NULL;
-}
-
-ap_isa ap_isa_detect(void)
-{
-    return ap_cpu_detect() == AP_CPU_AVX2 ? AP_ISA_X86_AVX2 : AP_ISA_PORTABLE;
 }

@@ -17,14 +17,11 @@
 #include "arenaplan/status.h"
 #include "message.h"
 
-/* AVX2 code is compiled (with a per-function target attribute, never a global
-   flag) only where GCC-style x86 intrinsics exist; elsewhere the portable C
-   path is the only one. */
-#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
-#define AP_OPS_HAVE_AVX2 1
-#else
-#define AP_OPS_HAVE_AVX2 0
-#endif
+#include "isa.h"
+
+/* AVX2 code is compiled where isa.h says (AP_HAVE_X86_AVX2); a kernel runs it only for a
+   variant whose ISA is x86-avx2 (ap_ops_runs_avx2). */
+#define AP_OPS_HAVE_AVX2 AP_HAVE_X86_AVX2
 
 /* Fill *error (if any) and return status. */
 static inline ap_status ap_ops_fail(ap_error *error, ap_status status, ap_subject subject,
@@ -179,15 +176,27 @@ static inline int8_t ap_ops_requant_double(int32_t acc, double scale, int32_t of
     return (int8_t)ap_ops_clamp((int32_t)r + offset, lo, hi);
 }
 
+/* A variant's family and name: the one place names are made (the name is the family, then
+   "_<param>" when param != 0; callers read kind, param and family, never parse the name). */
+static inline void ap_ops_variant_name(ap_variant *v, const char *family, int32_t param)
+{
+    snprintf(v->family, sizeof(v->family), "%s", family);
+    if (param != 0) {
+        snprintf(v->name, sizeof(v->name), "%s_%ld", family, (long)param);
+    } else {
+        snprintf(v->name, sizeof(v->name), "%s", family);
+    }
+}
+
 /* Fill one variant descriptor. */
-static inline void ap_ops_variant_set(ap_variant *v, int32_t kind, int32_t param, const char *name,
+static inline void ap_ops_variant_set(ap_variant *v, int32_t kind, int32_t param, const char *family,
                                       uint32_t scratch_count, const size_t *bytes,
                                       const size_t *alignment, uint64_t macs, int32_t in_place)
 {
     memset(v, 0, sizeof(*v));
     v->kind = kind;
     v->param = param;
-    snprintf(v->name, sizeof(v->name), "%s", name);
+    ap_ops_variant_name(v, family, param);
     v->scratch_count = scratch_count;
     for (uint32_t i = 0; i < scratch_count && i < AP_MAX_SCRATCH; ++i) {
         v->scratch[i].bytes = bytes[i];
@@ -197,12 +206,17 @@ static inline void ap_ops_variant_set(ap_variant *v, int32_t kind, int32_t param
     v->in_place = in_place;
 }
 
-/* Copy a candidate list into the caller's array (or report the count only when
-   variants_out is NULL and capacity is 0). */
-static inline ap_status ap_ops_variants_out(const ap_variant *found, uint32_t n, ap_variant *variants_out,
-                                            uint32_t capacity, uint32_t *count_out, const char *op,
-                                            ap_error *error)
+/* Copy a candidate list into the caller's array, each record marked with `isa` (or report
+   the count only when variants_out is NULL and capacity is 0). Every ISA lists the same
+   variants today: x86-avx2 runs SIMD code inside each variant, and arm-dsp's variants are the
+   portable kernels until its SMLAD kernels land. */
+static inline ap_status ap_ops_variants_out(const ap_variant *found, uint32_t n, ap_isa isa,
+                                            ap_variant *variants_out, uint32_t capacity,
+                                            uint32_t *count_out, const char *op, ap_error *error)
 {
+    if (ap_isa_name(isa) == NULL) {
+        return AP_OPS_INVALID(error, "%s: %d is not an instruction set (ap_isa)", op, (int)isa);
+    }
     if (count_out == NULL) {
         return AP_OPS_INVALID(error, "%s: count_out must not be NULL", op);
     }
@@ -219,7 +233,17 @@ static inline ap_status ap_ops_variants_out(const ap_variant *found, uint32_t n,
                            op, (unsigned)n, (unsigned)capacity);
     }
     memcpy(variants_out, found, n * sizeof(ap_variant));
+    for (uint32_t i = 0; i < n; ++i) {
+        variants_out[i].isa = (int32_t)isa;
+    }
     return AP_OK;
+}
+
+/* 1 when a variant of `isa` runs the AVX2 code (compiled in; ap_isa_check has said the CPU
+   has it). Every other ISA runs the portable code today. */
+static inline int ap_ops_runs_avx2(int32_t isa)
+{
+    return AP_OPS_HAVE_AVX2 && isa == AP_ISA_X86_AVX2;
 }
 
 /* Check the scratch buffers handed to run() against the sizes a variant needs. */
@@ -258,7 +282,7 @@ static inline ap_status ap_ops_check_variant_ptr(const ap_variant *variant, cons
     if (variant == NULL) {
         return AP_OPS_INVALID(error, "%s: variant must not be NULL (take one from the _variants list)", op);
     }
-    return AP_OK;
+    return ap_isa_check(variant->isa, op, error);
 }
 
 #endif

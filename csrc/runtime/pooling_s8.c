@@ -67,7 +67,7 @@ static uint32_t pool_variant_scratch(int32_t kind, int32_t param, size_t *bytes,
     return 0;
 }
 
-static ap_status pool_variants(const ap_pool2d_params *params, ap_variant *variants_out, uint32_t capacity,
+static ap_status pool_variants(const ap_pool2d_params *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                                uint32_t *count_out, const char *op, ap_error *error)
 {
     ap_status st = pool_check(params, op, error);
@@ -83,7 +83,7 @@ static ap_status pool_variants(const ap_pool2d_params *params, ap_variant *varia
                         (uint64_t)params->channels * (uint64_t)params->filter_h * (uint64_t)params->filter_w;
         ap_ops_variant_set(&found[n++], AP_POOL2D_DIRECT, 0, "direct", count, bytes, align, macs, 0);
     }
-    return ap_ops_variants_out(found, n, variants_out, capacity, count_out, op, error);
+    return ap_ops_variants_out(found, n, isa, variants_out, capacity, count_out, op, error);
 }
 
 static ap_status pool_run_checks(const ap_pool2d_params *params, const ap_variant *variant, const int8_t *input,
@@ -109,16 +109,16 @@ static ap_status pool_run_checks(const ap_pool2d_params *params, const ap_varian
     return ap_ops_check_scratch(op, variant->name, need, need_count, scratch, scratch_count, error);
 }
 
-ap_status ap_average_pool2d_s8_variants(const ap_pool2d_params *params, ap_variant *variants_out,
+ap_status ap_average_pool2d_s8_variants(const ap_pool2d_params *params, ap_isa isa, ap_variant *variants_out,
                                         uint32_t capacity, uint32_t *count_out, ap_error *error_out)
 {
-    return pool_variants(params, variants_out, capacity, count_out, "average_pool2d", error_out);
+    return pool_variants(params, isa, variants_out, capacity, count_out, "average_pool2d", error_out);
 }
 
-ap_status ap_max_pool2d_s8_variants(const ap_pool2d_params *params, ap_variant *variants_out,
+ap_status ap_max_pool2d_s8_variants(const ap_pool2d_params *params, ap_isa isa, ap_variant *variants_out,
                                     uint32_t capacity, uint32_t *count_out, ap_error *error_out)
 {
-    return pool_variants(params, variants_out, capacity, count_out, "max_pool2d", error_out);
+    return pool_variants(params, isa, variants_out, capacity, count_out, "max_pool2d", error_out);
 }
 
 /* One window's valid taps over a chunk of at most POOL_CHUNK channels: tap (fy, fx)

@@ -18,7 +18,7 @@ static uint32_t q_variant_scratch(int32_t kind, int32_t param, size_t *bytes, si
     return 0;
 }
 
-static ap_status q_variants(size_t count, int32_t in_place, ap_variant *variants_out, uint32_t capacity,
+static ap_status q_variants(size_t count, int32_t in_place, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                             uint32_t *count_out, const char *op, ap_error *error)
 {
     ap_variant found[1];
@@ -28,7 +28,7 @@ static ap_status q_variants(size_t count, int32_t in_place, ap_variant *variants
         uint32_t sc = q_variant_scratch(AP_QUANTIZE_DIRECT, 0, bytes, align);
         ap_ops_variant_set(&found[n++], AP_QUANTIZE_DIRECT, 0, "direct", sc, bytes, align, (uint64_t)count, in_place);
     }
-    return ap_ops_variants_out(found, n, variants_out, capacity, count_out, op, error);
+    return ap_ops_variants_out(found, n, isa, variants_out, capacity, count_out, op, error);
 }
 
 static ap_status q_run_checks(const ap_variant *variant, const void *input, const void *output,
@@ -70,11 +70,11 @@ static ap_status affine_check(const ap_affine_quant_params *p, const char *op, a
     return AP_OK;
 }
 
-ap_status ap_quantize_s8_variants(const ap_affine_quant_params *params, ap_variant *variants_out,
+ap_status ap_quantize_s8_variants(const ap_affine_quant_params *params, ap_isa isa, ap_variant *variants_out,
                                   uint32_t capacity, uint32_t *count_out, ap_error *error_out)
 {
     ap_status st = affine_check(params, "quantize", error_out);
-    return st != AP_OK ? st : q_variants(params->count, 0, variants_out, capacity, count_out, "quantize", error_out);
+    return st != AP_OK ? st : q_variants(params->count, 0, isa, variants_out, capacity, count_out, "quantize", error_out);
 }
 
 ap_status ap_quantize_s8_run(const ap_affine_quant_params *params, const ap_variant *variant,
@@ -109,11 +109,11 @@ ap_status ap_quantize_s8_run(const ap_affine_quant_params *params, const ap_vari
     return AP_OK;
 }
 
-ap_status ap_dequantize_s8_variants(const ap_affine_quant_params *params, ap_variant *variants_out,
+ap_status ap_dequantize_s8_variants(const ap_affine_quant_params *params, ap_isa isa, ap_variant *variants_out,
                                     uint32_t capacity, uint32_t *count_out, ap_error *error_out)
 {
     ap_status st = affine_check(params, "dequantize", error_out);
-    return st != AP_OK ? st : q_variants(params->count, 0, variants_out, capacity, count_out, "dequantize", error_out);
+    return st != AP_OK ? st : q_variants(params->count, 0, isa, variants_out, capacity, count_out, "dequantize", error_out);
 }
 
 ap_status ap_dequantize_s8_run(const ap_affine_quant_params *params, const ap_variant *variant,
@@ -210,7 +210,7 @@ static ap_status requant_check(const ap_requantize_params *p, ap_error *error)
     return AP_OK;
 }
 
-ap_status ap_requantize_s8_variants(const ap_requantize_params *params, ap_variant *variants_out,
+ap_status ap_requantize_s8_variants(const ap_requantize_params *params, ap_isa isa, ap_variant *variants_out,
                                     uint32_t capacity, uint32_t *count_out, ap_error *error_out)
 {
     ap_status st = requant_check(params, error_out);
@@ -218,7 +218,7 @@ ap_status ap_requantize_s8_variants(const ap_requantize_params *params, ap_varia
         return st;
     }
     const int32_t in_place = requant_type_size(params->output_type) <= requant_type_size(params->input_type);
-    return q_variants(params->count, in_place, variants_out, capacity, count_out, "requantize", error_out);
+    return q_variants(params->count, in_place, isa, variants_out, capacity, count_out, "requantize", error_out);
 }
 
 /* One requantised element before the output clamp: MBQM(x - in_zp) + out_zp, wrapping where

@@ -38,7 +38,6 @@ static int8_t relu_one(const ap_relu_params *p, int32_t x)
 ap_status ap_relu_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                               uint32_t *count_out, ap_error *error_out)
 {
-    (void)isa;
     const ap_relu_params *p = params;
     ap_status st = relu_check(p, error_out);
     if (st != AP_OK) {
@@ -48,12 +47,12 @@ ap_status ap_relu_s8_variants(const void *params, ap_isa isa, ap_variant *varian
     const size_t bytes[1] = {RELU_TABLE_BYTES}, align[1] = {1};
     ap_ops_variant_set(&found[0], AP_RELU_DIRECT, 0, "direct", 0, NULL, NULL, (uint64_t)p->count, 1);
     ap_ops_variant_set(&found[1], AP_RELU_TABLE, 0, "table", 1, bytes, align, (uint64_t)p->count, 1);
-    return ap_ops_variants_out(found, 2, variants_out, capacity, count_out, RELU_OP, error_out);
+    return ap_ops_variants_out(found, 2, isa, variants_out, capacity, count_out, RELU_OP, error_out);
 }
 
 ap_status ap_relu_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
-    (void)isa;
+    /* one code for every ISA (a table lookup has nothing to vectorise at int8 widths) */
     if (call == NULL) {
         return AP_OPS_INVALID(error_out, RELU_OP ": call must not be NULL");
     }
@@ -61,6 +60,10 @@ ap_status ap_relu_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out
     ap_status st = relu_check(p, error_out);
     if (st == AP_OK) {
         st = ap_ops_check_variant_ptr(call->variant, RELU_OP, error_out);
+    }
+    if (st == AP_OK && call->variant->isa != (int32_t)isa) {
+        st = AP_OPS_INVALID(error_out, RELU_OP ": variant '%s' is a %s variant; asked to run it as %s",
+                            call->variant->name, ap_isa_name(call->variant->isa), ap_isa_name(isa));
     }
     if (st != AP_OK) {
         return st;

@@ -9,12 +9,12 @@
 #define MEAN_CHUNK 64
 
 /* Shared variant plumbing for the single-variant ops. */
-static ap_status one_direct_variant(uint64_t work, int32_t in_place, ap_variant *variants_out, uint32_t capacity,
+static ap_status one_direct_variant(uint64_t work, int32_t in_place, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                                     uint32_t *count_out, const char *op, ap_error *error)
 {
     ap_variant v;
     ap_ops_variant_set(&v, AP_SHAPE_OP_DIRECT, 0, "direct", 0, NULL, NULL, work, in_place);
-    return ap_ops_variants_out(&v, 1, variants_out, capacity, count_out, op, error);
+    return ap_ops_variants_out(&v, 1, isa, variants_out, capacity, count_out, op, error);
 }
 
 static ap_status direct_variant_checks(const ap_variant *variant, const ap_scratch *scratch, uint32_t scratch_count,
@@ -86,12 +86,12 @@ static ap_status concat_check(const ap_concatenation_params *p, size_t *total, a
     return AP_OK;
 }
 
-ap_status ap_concatenation_s8_variants(const ap_concatenation_params *params, ap_variant *variants_out,
+ap_status ap_concatenation_s8_variants(const ap_concatenation_params *params, ap_isa isa, ap_variant *variants_out,
                                        uint32_t capacity, uint32_t *count_out, ap_error *error_out)
 {
     size_t total = 0;
     ap_status st = concat_check(params, &total, error_out);
-    return st != AP_OK ? st : one_direct_variant(total, 0, variants_out, capacity, count_out, "concatenation", error_out);
+    return st != AP_OK ? st : one_direct_variant(total, 0, isa, variants_out, capacity, count_out, "concatenation", error_out);
 }
 
 ap_status ap_concatenation_s8_run(const ap_concatenation_params *params, const ap_variant *variant,
@@ -180,13 +180,13 @@ static ap_status pad_check(const ap_pad_params *p, int32_t *out_shape, size_t *t
     return AP_OK;
 }
 
-ap_status ap_pad_s8_variants(const ap_pad_params *params, ap_variant *variants_out, uint32_t capacity,
+ap_status ap_pad_s8_variants(const ap_pad_params *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                              uint32_t *count_out, ap_error *error_out)
 {
     int32_t out_shape[4];
     size_t total = 0;
     ap_status st = pad_check(params, out_shape, &total, error_out);
-    return st != AP_OK ? st : one_direct_variant(total, 0, variants_out, capacity, count_out, "pad", error_out);
+    return st != AP_OK ? st : one_direct_variant(total, 0, isa, variants_out, capacity, count_out, "pad", error_out);
 }
 
 ap_status ap_pad_s8_run(const ap_pad_params *params, const ap_variant *variant, const int8_t *input,
@@ -271,7 +271,7 @@ static uint32_t mean_variant_scratch(const ap_mean_params *p, int32_t kind, size
     return 0;
 }
 
-ap_status ap_mean_s8_variants(const ap_mean_params *params, ap_variant *variants_out, uint32_t capacity,
+ap_status ap_mean_s8_variants(const ap_mean_params *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                               uint32_t *count_out, ap_error *error_out)
 {
     ap_status st = mean_check(params, error_out);
@@ -291,7 +291,7 @@ ap_status ap_mean_s8_variants(const ap_mean_params *params, ap_variant *variants
             ap_ops_variant_set(&found[n++], kinds[i], 0, names[i], count, bytes, align, work, 0);
         }
     }
-    return ap_ops_variants_out(found, n, variants_out, capacity, count_out, "mean", error_out);
+    return ap_ops_variants_out(found, n, isa, variants_out, capacity, count_out, "mean", error_out);
 }
 
 /* LiteRT's reference_ops::QuantizedMeanOrSum folds 1/n into the multiplier:
@@ -387,13 +387,13 @@ ap_status ap_mean_s8_run(const ap_mean_params *params, const ap_variant *variant
 
 /* ---- RESHAPE copy ---- */
 
-ap_status ap_reshape_variants(const ap_reshape_params *params, ap_variant *variants_out, uint32_t capacity,
+ap_status ap_reshape_variants(const ap_reshape_params *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                               uint32_t *count_out, ap_error *error_out)
 {
     if (params == NULL || params->bytes < 1) {
         return AP_OPS_INVALID(error_out, "reshape: params must not be NULL and bytes >= 1");
     }
-    return one_direct_variant(params->bytes, 1, variants_out, capacity, count_out, "reshape", error_out);
+    return one_direct_variant(params->bytes, 1, isa, variants_out, capacity, count_out, "reshape", error_out);
 }
 
 ap_status ap_reshape_run(const ap_reshape_params *params, const ap_variant *variant, const void *input,

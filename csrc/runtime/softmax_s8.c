@@ -53,7 +53,7 @@ static uint32_t sm_variant_scratch(const ap_softmax_params *p, int32_t kind, siz
     return 0;
 }
 
-ap_status ap_softmax_s8_variants(const ap_softmax_params *params, ap_variant *variants_out,
+ap_status ap_softmax_s8_variants(const ap_softmax_params *params, ap_isa isa, ap_variant *variants_out,
                                  uint32_t capacity, uint32_t *count_out, ap_error *error_out)
 {
     ap_status st = sm_check(params, error_out);
@@ -73,7 +73,7 @@ ap_status ap_softmax_s8_variants(const ap_softmax_params *params, ap_variant *va
         uint32_t count = sm_variant_scratch(params, kinds[i], bytes, align);
         ap_ops_variant_set(&found[n++], kinds[i], 0, names[i], count, bytes, align, ops, 0);
     }
-    return ap_ops_variants_out(found, n, variants_out, capacity, count_out, SM_OP, error_out);
+    return ap_ops_variants_out(found, n, isa, variants_out, capacity, count_out, SM_OP, error_out);
 }
 
 /* exp(diff * beta) in Q0.31 for one input difference that passed diff_min. */

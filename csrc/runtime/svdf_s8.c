@@ -73,7 +73,7 @@ static uint32_t svdf_variant_scratch(int32_t kind, const svdf_sizes *s, size_t *
     return 1;
 }
 
-ap_status ap_svdf_s8_variants(const ap_svdf_params *params, ap_variant *variants_out,
+ap_status ap_svdf_s8_variants(const ap_svdf_params *params, ap_isa isa, ap_variant *variants_out,
                               uint32_t capacity, uint32_t *count_out, ap_error *error_out)
 {
     static const struct { int32_t kind; const char *name; } table[] = {
@@ -94,7 +94,7 @@ ap_status ap_svdf_s8_variants(const ap_svdf_params *params, ap_variant *variants
             ap_ops_variant_set(&found[n++], table[i].kind, 0, table[i].name, count, bytes, align, macs, 0);
         }
     }
-    return ap_ops_variants_out(found, n, variants_out, capacity, count_out, SVDF_OP, error_out);
+    return ap_ops_variants_out(found, n, isa, variants_out, capacity, count_out, SVDF_OP, error_out);
 }
 
 ap_status ap_svdf_s8_state_bytes(const ap_svdf_params *params, size_t *bytes_out, ap_error *error_out)
@@ -390,7 +390,7 @@ ap_status ap_svdf_s8_run(const ap_svdf_params *params, const ap_variant *variant
     if (st != AP_OK) {
         return st;
     }
-    const int use_avx2 = AP_OPS_HAVE_AVX2 && ap_cpu_detect() >= AP_CPU_AVX2;
+    const int use_avx2 = ap_ops_runs_avx2(variant->isa);
     if (variant->kind == AP_SVDF_FUSED) {
         svdf_run_fused(params, &s, input, weights_feature, weights_time, bias, state, output, use_avx2);
         return AP_OK;

@@ -7,10 +7,11 @@ from typing import Optional, Sequence, Union
 from .errors import InvalidArgument
 from .latency.sources import resolve as resolve_latency
 from .model.model import Model
-from .ops.lowering import lower_model
+from .ops.lowering import HOST_ISA, check_isa, check_reference, lower_model
 from .planning.context import PlanContext, fastest, least_scratch
 from .planning.plan import MODES, Plan
 from .planning.state import state_layout
+from .planning.targets import resolve as resolve_target
 from .planning.tradeoffs import (Frontier, MultiPlan, balanced, does_not_fit, model_frontier,
                                  multi_frontier, weights_of)
 from .units import parse_bytes
@@ -18,25 +19,41 @@ from .units import parse_bytes
 __all__ = ["plan", "frontier", "plan_many", "context"]
 
 
+def isa_and_reference(target, isa: Optional[str], reference: Optional[str]):
+    """The ISA and rounding rule of a plan: as given, else the target's, else (no target)
+    the host's best ISA and "litert"."""
+    t = resolve_target(target)
+    isa = check_isa(isa) if isa is not None else (t.isa if t is not None else HOST_ISA)
+    reference = check_reference(reference) if reference is not None else \
+        (t.reference if t is not None else "litert")
+    return isa, reference
+
+
 def context(model: Model, alignment: int = 16, latency=None, require_kernels: bool = True,
             target=None, io_pool: Optional[str] = None, state_pool: Optional[str] = None,
-            shared_state_bytes: int = 0) -> PlanContext:
-    """The PlanContext of ``model`` with the op times of the latency source ``latency``
-    ("host", "model:<profile>", a table or a LatencySource; None: no times)."""
+            shared_state_bytes: int = 0, isa: Optional[str] = None,
+            reference: Optional[str] = None) -> PlanContext:
+    """The PlanContext of ``model`` with ``isa``'s variants (default: the target's ISA, or
+    the host's best), the rounding rule ``reference`` (default: the target's, or "litert")
+    and the op times of the latency source ``latency`` ("host", "model:<profile>", a table or
+    a LatencySource; None: no times)."""
     if not isinstance(model, Model):
         raise InvalidArgument(f"expected an arenaplan.Model, got {type(model).__name__}")
-    kernels, unsupported = lower_model(model, require_kernels)
+    isa, reference = isa_and_reference(target, isa, reference)
+    kernels, unsupported = lower_model(model, require_kernels, isa, reference)
     source = resolve_latency(latency)
     times = source.op_times(model, kernels) if source is not None else None
     return PlanContext.build(model, alignment, require_kernels, target, io_pool, state_pool,
                              shared_state_bytes, kernels=kernels, unsupported=unsupported,
-                             times=times, latency_name=None if source is None else source.name)
+                             times=times, latency_name=None if source is None else source.name,
+                             isa=isa, reference=reference)
 
 
 def plan(model: Model, mode: str = "size", strategy: str = "auto", alignment: int = 16,
          time_limit_s: Optional[float] = None, seed: int = 0, require_kernels: bool = True,
          budget=None, latency=None, target=None, io_pool: Optional[str] = None,
-         state_pool: Optional[str] = None) -> Plan:
+         state_pool: Optional[str] = None, isa: Optional[str] = None,
+         reference: Optional[str] = None) -> Plan:
     """Plan the arena of ``model``: a variant per op and an offset per buffer.
 
     Args:
@@ -58,6 +75,11 @@ def plan(model: Model, mode: str = "size", strategy: str = "auto", alignment: in
         io_pool: with a target, the pool the model's inputs and outputs must live in.
         state_pool: with a target, the pool whose memory holds the variable tensors
             (default: the fastest workspace pool with room); its capacity counts them.
+        isa: the instruction set whose kernels' variants (and scratch) the plan uses:
+            "portable", "x86-avx2", "arm-dsp"; default the target's, or this host's best.
+        reference: the rounding rule, "tflm" (TensorFlow Lite Micro: fixed point; the
+            default for Cortex-M targets) or "litert" (LiteRT's reference kernels; the
+            default on the host and without a target).
     """
     if isinstance(model, (list, tuple)):
         return plan_many(model, budget=budget, latency=latency, alignment=alignment)
@@ -69,7 +91,8 @@ def plan(model: Model, mode: str = "size", strategy: str = "auto", alignment: in
     limit = None if budget is None else parse_bytes(budget, "budget")
     if mode == "balanced" and latency is None:
         latency = "host"
-    ctx = context(model, alignment, latency, require_kernels, target, io_pool, state_pool)
+    ctx = context(model, alignment, latency, require_kernels, target, io_pool, state_pool,
+                  isa=isa, reference=reference)
     if limit is None and ctx.target is not None:
         limit = ctx.capacity
     if mode == "balanced":
@@ -84,7 +107,8 @@ def plan(model: Model, mode: str = "size", strategy: str = "auto", alignment: in
 def frontier(model: Union[Model, Sequence[Model]], latency="host", alignment: int = 16,
              strategy: str = "auto", time_limit_s: Optional[float] = 0.05,
              weights: Optional[Sequence[float]] = None, target=None,
-             io_pool: Optional[str] = None, state_pool: Optional[str] = None) -> Frontier:
+             io_pool: Optional[str] = None, state_pool: Optional[str] = None,
+             isa: Optional[str] = None, reference: Optional[str] = None) -> Frontier:
     """Every Pareto-optimal (arena bytes, latency) plan, from the size plan to the speed plan.
 
     ``model`` may be a list: models that run one at a time in one arena; the arena is the
@@ -103,11 +127,13 @@ def frontier(model: Union[Model, Sequence[Model]], latency="host", alignment: in
         # every model keeps its state while the others run: each plan leaves room for all of it
         states = [state_layout(m, alignment)[1] if isinstance(m, Model) else 0 for m in model]
         fronts = [model_frontier(context(m, alignment, latency, target=target, io_pool=io_pool,
-                                         state_pool=state_pool, shared_state_bytes=sum(states) - own),
+                                         state_pool=state_pool, shared_state_bytes=sum(states) - own,
+                                         isa=isa, reference=reference),
                                  strategy, time_limit_s)
                   for m, own in zip(model, states)]
         return multi_frontier(fronts, w)
-    ctx = context(model, alignment, latency, target=target, io_pool=io_pool, state_pool=state_pool)
+    ctx = context(model, alignment, latency, target=target, io_pool=io_pool, state_pool=state_pool,
+                  isa=isa, reference=reference)
     return model_frontier(ctx, strategy, time_limit_s)
 
 

@@ -46,18 +46,30 @@ def guarded_from(ffi, array: np.ndarray, align: int = 16) -> Guarded:
     return g
 
 
-def variants(ffi, lib, fn, params) -> list:
-    """Call an ap_<op>_variants function and return the records as a list of cdata copies."""
+#: Every variant record variants() has handed out: inside ``cpu(lib, isa)`` they all run as
+#: that ISA's variants (the record's isa field), so a test's loop over cpu_levels runs every
+#: variant on every ISA this build and CPU have.
+_LISTED: list = None
+
+
+def variants(ffi, lib, fn, params, isa=None) -> list:
+    """Call an ap_<op>_variants function for ``isa`` (default portable) and return the records
+    as a list of cdata copies."""
+    global _LISTED
     out = ffi.new("ap_variant[]", lib.AP_MAX_VARIANTS)
     count = ffi.new("uint32_t *")
     err = ffi.new("ap_error *")
-    status = fn(params, out, lib.AP_MAX_VARIANTS, count, err)
+    status = fn(params, lib.AP_ISA_PORTABLE if isa is None else isa, out, lib.AP_MAX_VARIANTS, count, err)
     assert status == lib.AP_OK, ffi.string(err.message).decode()
     result = []
     for i in range(count[0]):
         v = ffi.new("ap_variant *")
         v[0] = out[i]
         result.append(v)
+    if _LISTED is None:
+        _LISTED = []
+    _LISTED.extend(result)
+    del _LISTED[:-4096]
     return result
 
 
@@ -86,21 +98,23 @@ def message(ffi, err) -> str:
 
 
 @contextlib.contextmanager
-def cpu(lib, level):
-    """Limit SIMD dispatch inside the block (restores AVX2 ceiling afterwards)."""
-    lib.ap_cpu_limit(level)
+def cpu(lib, isa):
+    """Inside the block every variant record listed by variants() is ``isa``'s (each ISA lists
+    the same variants today), so run() executes that ISA's code; portable afterwards."""
+    for v in _LISTED or []:
+        v.isa = isa
     try:
         yield
     finally:
-        lib.ap_cpu_limit(lib.AP_CPU_AVX2)
+        for v in _LISTED or []:
+            v.isa = lib.AP_ISA_PORTABLE
 
 
 def cpu_levels(lib) -> list:
-    """The dispatch levels to compare: portable, and AVX2 when this CPU has it."""
-    levels = [lib.AP_CPU_PORTABLE]
-    if lib.ap_cpu_detect() == lib.AP_CPU_AVX2:
-        levels.append(lib.AP_CPU_AVX2)
-    return levels
+    """The ISAs to compare: every one this build compiles and this CPU runs (portable, and
+    x86-avx2 on an AVX2 host; arm-dsp on a DSP Cortex-M)."""
+    return [isa for isa in (lib.AP_ISA_PORTABLE, lib.AP_ISA_X86_AVX2, lib.AP_ISA_ARM_DSP)
+            if lib.ap_isa_available(isa)]
 
 
 def requant_arrays(ffi, multipliers, shifts):

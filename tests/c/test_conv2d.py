@@ -85,7 +85,7 @@ class Conv:
         self.prepared_size = size[0]
         self.prepared = np.zeros(self.prepared_size // 16 + 1, dtype=np.dtype((np.void, 16)))
         bias_ptr = ffi.NULL if self.bias is None else ffi.cast("int32_t *", ffi.from_buffer(self.bias))
-        st_ = lib.ap_conv2d_s8_prepare(p, ffi.cast("int8_t *", ffi.from_buffer(self.w)), bias_ptr,
+        st_ = lib.ap_conv2d_s8_prepare(p, lib.AP_ISA_PORTABLE, ffi.cast("int8_t *", ffi.from_buffer(self.w)), bias_ptr,
                                        ffi.from_buffer(self.prepared), self.prepared_size, err)
         assert st_ == lib.AP_OK, ffi.string(err.message)
 
@@ -97,7 +97,7 @@ class Conv:
         out = ffi.new("ap_variant[]", lib.AP_MAX_VARIANTS)
         count = ffi.new("uint32_t *")
         err = ffi.new("ap_error *")
-        st_ = lib.ap_conv2d_s8_variants(self.params, out, lib.AP_MAX_VARIANTS, count, err)
+        st_ = lib.ap_conv2d_s8_variants(self.params, lib.AP_ISA_PORTABLE, out, lib.AP_MAX_VARIANTS, count, err)
         assert st_ == lib.AP_OK, ffi.string(err.message)
         self.keep.append(out)  # the pointers below do not keep the array alive
         return [out + i for i in range(count[0])]
@@ -136,11 +136,13 @@ def check_all_variants(ffi, lib, conv: Conv, x: np.ndarray, expected: np.ndarray
     assert variants[0].scratch_count == 0 and ffi.string(variants[0].name) == b"direct"
     totals = [sum(v.scratch[i].bytes for i in range(v.scratch_count)) for v in variants]
     assert totals == sorted(totals)
-    levels = [lib.AP_CPU_PORTABLE] + ([lib.AP_CPU_AVX2] if lib.ap_cpu_limit(lib.AP_CPU_AVX2) == lib.AP_CPU_AVX2 else [])
+    # every ISA this build and CPU run: the same variants, each run with its ISA's code
+    levels = [isa for isa in (lib.AP_ISA_PORTABLE, lib.AP_ISA_X86_AVX2, lib.AP_ISA_ARM_DSP)
+              if lib.ap_isa_available(isa)]
     try:
         for level in levels:
-            assert lib.ap_cpu_limit(level) == level
             for v in variants:
+                v.isa = level
                 name = ffi.string(v.name).decode()
                 st_, err, got, guards_ok, _ = conv.run(v, x)
                 assert st_ == lib.AP_OK, (name, ffi.string(err.message))
@@ -157,7 +159,8 @@ def check_all_variants(ffi, lib, conv: Conv, x: np.ndarray, expected: np.ndarray
                     assert b"scratch 0" in ffi.string(err.message)
                     assert guards_ok and untouched
     finally:
-        lib.ap_cpu_limit(lib.AP_CPU_AVX2)
+        for v in variants:
+            v.isa = lib.AP_ISA_PORTABLE
     return variants
 
 
@@ -242,12 +245,12 @@ def test_variants_count_query_and_capacity(ffi, lib):
     conv = Conv(ffi, lib, **quantized_case(rng, input_shape=(1, 8, 8, 4), filter_shape=(4, 3, 3))[0])
     count = ffi.new("uint32_t *")
     err = ffi.new("ap_error *")
-    assert lib.ap_conv2d_s8_variants(conv.params, ffi.NULL, 0, count, err) == lib.AP_OK
+    assert lib.ap_conv2d_s8_variants(conv.params, lib.AP_ISA_PORTABLE, ffi.NULL, 0, count, err) == lib.AP_OK
     assert count[0] == 5  # direct, rows_3, rows_12, rows_48, im2col
     small = ffi.new("ap_variant[]", 2)
-    assert lib.ap_conv2d_s8_variants(conv.params, small, 2, count, err) == lib.AP_ERR_INVALID_ARGUMENT
+    assert lib.ap_conv2d_s8_variants(conv.params, lib.AP_ISA_PORTABLE, small, 2, count, err) == lib.AP_ERR_INVALID_ARGUMENT
     assert count[0] == 5 and b"5 variants" in ffi.string(err.message)
-    assert lib.ap_conv2d_s8_variants(conv.params, small, 2, ffi.NULL, err) == lib.AP_ERR_INVALID_ARGUMENT
+    assert lib.ap_conv2d_s8_variants(conv.params, lib.AP_ISA_PORTABLE, small, 2, ffi.NULL, err) == lib.AP_ERR_INVALID_ARGUMENT
 
 
 def test_prepared_blob_does_not_depend_on_cpu(ffi, lib):
@@ -505,7 +508,7 @@ def status_of_variants(ffi, lib, params):
     out = ffi.new("ap_variant[]", lib.AP_MAX_VARIANTS)
     count = ffi.new("uint32_t *")
     err = ffi.new("ap_error *")
-    st_ = lib.ap_conv2d_s8_variants(params, out, lib.AP_MAX_VARIANTS, count, err)
+    st_ = lib.ap_conv2d_s8_variants(params, lib.AP_ISA_PORTABLE, out, lib.AP_MAX_VARIANTS, count, err)
     return st_, ffi.string(err.message).decode()
 
 
@@ -559,16 +562,16 @@ def test_null_pointers(ffi, lib):
     err = ffi.new("ap_error *")
     count = ffi.new("uint32_t *")
     size = ffi.new("size_t *")
-    assert lib.ap_conv2d_s8_variants(ffi.NULL, ffi.NULL, 0, count, err) == lib.AP_ERR_INVALID_ARGUMENT
+    assert lib.ap_conv2d_s8_variants(ffi.NULL, lib.AP_ISA_PORTABLE, ffi.NULL, 0, count, err) == lib.AP_ERR_INVALID_ARGUMENT
     assert b"params is NULL" in ffi.string(err.message)
     assert lib.ap_conv2d_s8_prepared_size(conv.params, ffi.NULL, err) == lib.AP_ERR_INVALID_ARGUMENT
     assert lib.ap_conv2d_s8_prepared_size(ffi.NULL, size, ffi.NULL) == lib.AP_ERR_INVALID_ARGUMENT
     blob = np.zeros(conv.prepared_size, dtype=np.int32)
-    assert lib.ap_conv2d_s8_prepare(conv.params, ffi.NULL, ffi.NULL, ffi.from_buffer(blob),
+    assert lib.ap_conv2d_s8_prepare(conv.params, lib.AP_ISA_PORTABLE, ffi.NULL, ffi.NULL, ffi.from_buffer(blob),
                                     conv.prepared_size, err) == lib.AP_ERR_INVALID_ARGUMENT
     assert b"filter is NULL" in ffi.string(err.message)
     wptr = ffi.cast("int8_t *", ffi.from_buffer(conv.w))
-    assert lib.ap_conv2d_s8_prepare(conv.params, wptr, ffi.NULL, ffi.NULL, conv.prepared_size,
+    assert lib.ap_conv2d_s8_prepare(conv.params, lib.AP_ISA_PORTABLE, wptr, ffi.NULL, ffi.NULL, conv.prepared_size,
                                     err) == lib.AP_ERR_INVALID_ARGUMENT
     v = conv.variants()[1]
     out = np.zeros(int(np.prod(conv.output_shape)), dtype=np.int8)
@@ -600,10 +603,10 @@ def test_prepared_buffer_checks(ffi, lib):
     wptr = ffi.cast("int8_t *", ffi.from_buffer(conv.w))
     blob = np.zeros(conv.prepared_size // 4 + 2, dtype=np.int32)
     base = ffi.cast("char *", ffi.from_buffer(blob))
-    st_ = lib.ap_conv2d_s8_prepare(conv.params, wptr, ffi.NULL, base, conv.prepared_size - 1, err)
+    st_ = lib.ap_conv2d_s8_prepare(conv.params, lib.AP_ISA_PORTABLE, wptr, ffi.NULL, base, conv.prepared_size - 1, err)
     assert st_ == lib.AP_ERR_INVALID_ARGUMENT
     assert (err.needed, err.available) == (conv.prepared_size, conv.prepared_size - 1)
-    st_ = lib.ap_conv2d_s8_prepare(conv.params, wptr, ffi.NULL, base + 1, conv.prepared_size, err)
+    st_ = lib.ap_conv2d_s8_prepare(conv.params, lib.AP_ISA_PORTABLE, wptr, ffi.NULL, base + 1, conv.prepared_size, err)
     assert st_ == lib.AP_ERR_INVALID_ARGUMENT and b"aligned" in ffi.string(err.message)
     assert not blob.any()
     # a blob prepared for another input offset, or garbage, is refused by run
@@ -619,7 +622,7 @@ def test_prepared_buffer_checks(ffi, lib):
     # input offset out of range
     conv2, _, _ = small_conv(ffi, lib)
     conv2.params.input_offset = 129
-    st_ = lib.ap_conv2d_s8_prepare(conv2.params, wptr, ffi.NULL, base, conv.prepared_size, err)
+    st_ = lib.ap_conv2d_s8_prepare(conv2.params, lib.AP_ISA_PORTABLE, wptr, ffi.NULL, base, conv.prepared_size, err)
     assert st_ == lib.AP_ERR_INVALID_ARGUMENT and b"input_offset" in ffi.string(err.message)
 
 

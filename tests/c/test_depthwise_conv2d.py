@@ -69,7 +69,7 @@ class Case:
         assert lib.ap_depthwise_conv2d_s8_prepared_size(self.params, size, err) == lib.AP_OK, message(ffi, err)
         buf = Guarded(ffi, size[0])
         bias = ffi.NULL if self.bias is None else ffi.from_buffer("int32_t[]", self.bias)
-        st_ = lib.ap_depthwise_conv2d_s8_prepare(self.params, ffi.from_buffer("int8_t[]", self.wt), bias,
+        st_ = lib.ap_depthwise_conv2d_s8_prepare(self.params, lib.AP_ISA_PORTABLE, ffi.from_buffer("int8_t[]", self.wt), bias,
                                                  buf.ptr, size[0], err)
         assert st_ == lib.AP_OK, message(ffi, err)
         assert buf.intact()
@@ -179,11 +179,11 @@ def test_variant_list_and_scratch_formula(ffi, lib):
     macs = p.batches * p.output_h * p.output_w * p.output_c * p.filter_h * p.filter_w
     assert all(v.macs == macs and v.in_place == 0 for v in vs)
     count = ffi.new("uint32_t *")
-    assert lib.ap_depthwise_conv2d_s8_variants(p, ffi.NULL, 0, count, ffi.NULL) == lib.AP_OK
+    assert lib.ap_depthwise_conv2d_s8_variants(p, lib.AP_ISA_PORTABLE, ffi.NULL, 0, count, ffi.NULL) == lib.AP_OK
     assert count[0] == 4
     small = ffi.new("ap_variant[]", 2)
     err = ffi.new("ap_error *")
-    assert lib.ap_depthwise_conv2d_s8_variants(p, small, 2, count, err) == lib.AP_ERR_INVALID_ARGUMENT
+    assert lib.ap_depthwise_conv2d_s8_variants(p, lib.AP_ISA_PORTABLE, small, 2, count, err) == lib.AP_ERR_INVALID_ARGUMENT
     one_row = Case(ffi, lib, h=1, w=4, c=2, kh=1, kw=3)
     assert [variant_name(ffi, v) for v in one_row.variants()] == ["direct", "padded_rows_1"]
 
@@ -257,10 +257,10 @@ def test_bad_input(ffi, lib):
     assert lib.ap_depthwise_conv2d_s8_prepared_size(p, size, err) == lib.AP_OK
     blob = Guarded(ffi, size[0])
     wt = ffi.from_buffer("int8_t[]", case.wt)
-    assert lib.ap_depthwise_conv2d_s8_prepare(p, wt, ffi.NULL, blob.ptr, size[0] - 1, err) == lib.AP_ERR_INVALID_ARGUMENT
+    assert lib.ap_depthwise_conv2d_s8_prepare(p, lib.AP_ISA_PORTABLE, wt, ffi.NULL, blob.ptr, size[0] - 1, err) == lib.AP_ERR_INVALID_ARGUMENT
     assert err.needed == size[0]
-    assert lib.ap_depthwise_conv2d_s8_prepare(p, wt, ffi.NULL, ffi.cast("char *", blob.ptr) + 1, size[0], err) == lib.AP_ERR_INVALID_ARGUMENT
-    assert lib.ap_depthwise_conv2d_s8_prepare(p, ffi.NULL, ffi.NULL, blob.ptr, size[0], err) == lib.AP_ERR_INVALID_ARGUMENT
+    assert lib.ap_depthwise_conv2d_s8_prepare(p, lib.AP_ISA_PORTABLE, wt, ffi.NULL, ffi.cast("char *", blob.ptr) + 1, size[0], err) == lib.AP_ERR_INVALID_ARGUMENT
+    assert lib.ap_depthwise_conv2d_s8_prepare(p, lib.AP_ISA_PORTABLE, ffi.NULL, ffi.NULL, blob.ptr, size[0], err) == lib.AP_ERR_INVALID_ARGUMENT
     assert lib.ap_depthwise_conv2d_s8_prepared_size(p, ffi.NULL, err) == lib.AP_ERR_INVALID_ARGUMENT
     assert blob.intact()
     # huge shapes overflow instead of wrapping

@@ -61,7 +61,7 @@ class Case:
         assert size[0] == 32 + 4 * (-(-out // 8) * 8) + (-(-out // 8) * 8) * (-(-depth // 4) * 4)
         self.prepared = Guarded(ffi, size[0])
         bias = ffi.NULL if self.bias is None else ffi.from_buffer("int32_t[]", self.bias)
-        assert lib.ap_fully_connected_s8_prepare(p, ffi.from_buffer("int8_t[]", self.wt), bias,
+        assert lib.ap_fully_connected_s8_prepare(p, lib.AP_ISA_PORTABLE, ffi.from_buffer("int8_t[]", self.wt), bias,
                                                  self.prepared.ptr, size[0], err) == lib.AP_OK, message(ffi, err)
         assert self.prepared.intact()
 
@@ -259,7 +259,7 @@ def test_litert_layers_bit_exact(ffi, lib):
         assert lib.ap_fully_connected_s8_prepared_size(p, size, err) == lib.AP_OK
         case.prepared = Guarded(ffi, size[0])
         b = ffi.NULL if bias is None else ffi.from_buffer("int32_t[]", bias)
-        assert lib.ap_fully_connected_s8_prepare(p, ffi.from_buffer("int8_t[]", wt), b, case.prepared.ptr, size[0],
+        assert lib.ap_fully_connected_s8_prepare(p, lib.AP_ISA_PORTABLE, ffi.from_buffer("int8_t[]", wt), b, case.prepared.ptr, size[0],
                                                  err) == lib.AP_OK
         for level in cpu_levels(lib):
             with cpu(lib, level):

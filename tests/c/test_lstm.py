@@ -71,7 +71,7 @@ class Case:
         assert lib.ap_lstm_s8_prepared_size(p, size, err) == lib.AP_OK, message(ffi, err)
         assert size[0] == 32 + 32 * self.n_cell + self.n_cell * 4 * (self.n_input + self.n_cell)
         self.prepared = Guarded(ffi, size[0])
-        assert lib.ap_lstm_s8_prepare(p, self.weights, self.prepared.ptr, size[0], err) == lib.AP_OK, \
+        assert lib.ap_lstm_s8_prepare(p, lib.AP_ISA_PORTABLE, self.weights, self.prepared.ptr, size[0], err) == lib.AP_OK, \
             message(ffi, err)
         assert self.prepared.intact()
         self.variant = variants(ffi, lib, lib.ap_lstm_s8_variants, p)[0]
@@ -183,7 +183,7 @@ def test_variants_sizes_and_macs(ffi, lib):
     assert vs[0].macs == 2 * 28 * 4 * 20 * (28 + 20)
     count = ffi.new("uint32_t *")
     err = ffi.new("ap_error *")
-    assert lib.ap_lstm_s8_variants(case.params, ffi.NULL, 0, count, err) == lib.AP_OK and count[0] == 1
+    assert lib.ap_lstm_s8_variants(case.params, lib.AP_ISA_PORTABLE, ffi.NULL, 0, count, err) == lib.AP_OK and count[0] == 1
 
 
 # ---- against the NumPy reference ----------------------------------------------------------
@@ -251,7 +251,7 @@ def test_activations_of_every_int16_input(tmp_path):
     cflags, ldflags = cbuild.compile_flags()
     exe = tmp_path / "lstm_activations"
     subprocess.run([cc, *cflags, "-I", str(cbuild.INCLUDE), "-I", str(runtime),
-                    str(here / "lstm_activations_main.c"), str(runtime / "lstm_s8_avx2.c"), str(runtime / "cpu.c"),
+                    str(here / "lstm_activations_main.c"), str(runtime / "lstm_s8_avx2.c"), str(runtime / "cpu.c"), str(runtime / "status.c"),
                     "-o", str(exe), *ldflags], check=True)
     raw = subprocess.run([str(exe)], capture_output=True, check=True).stdout
     has_avx2 = int(np.frombuffer(raw[:4], np.int32)[0])
@@ -468,7 +468,7 @@ def test_bad_parameters_fail_cleanly(ffi, lib):
         assert "must not be NULL" in message(ffi, err)
     # sizes whose byte counts overflow size_t
     big = params_with(batches=2 ** 31 - 1, time_steps=2 ** 31 - 1, input_size=65536)
-    assert lib.ap_lstm_s8_variants(big, ffi.NULL, 0, ffi.new("uint32_t *"), err) == lib.AP_ERR_OVERFLOW
+    assert lib.ap_lstm_s8_variants(big, lib.AP_ISA_PORTABLE, ffi.NULL, 0, ffi.new("uint32_t *"), err) == lib.AP_ERR_OVERFLOW
     assert "overflows" in message(ffi, err)
 
 
@@ -480,20 +480,20 @@ def test_bad_prepare_and_variants_arguments(ffi, lib):
     size = case.prepared.nbytes
     blob = Guarded(ffi, size)
     p, w = case.params, case.weights
-    assert lib.ap_lstm_s8_prepare(p, w, blob.ptr, size - 1, err) == lib.AP_ERR_INVALID_ARGUMENT
+    assert lib.ap_lstm_s8_prepare(p, lib.AP_ISA_PORTABLE, w, blob.ptr, size - 1, err) == lib.AP_ERR_INVALID_ARGUMENT
     assert err.needed == size and err.available == size - 1
-    assert lib.ap_lstm_s8_prepare(p, w, ffi.cast("char *", blob.ptr) + 2, size, err) == lib.AP_ERR_INVALID_ARGUMENT
-    assert lib.ap_lstm_s8_prepare(p, ffi.NULL, blob.ptr, size, err) == lib.AP_ERR_INVALID_ARGUMENT
-    assert lib.ap_lstm_s8_prepare(p, w, ffi.NULL, size, err) == lib.AP_ERR_INVALID_ARGUMENT
+    assert lib.ap_lstm_s8_prepare(p, lib.AP_ISA_PORTABLE, w, ffi.cast("char *", blob.ptr) + 2, size, err) == lib.AP_ERR_INVALID_ARGUMENT
+    assert lib.ap_lstm_s8_prepare(p, lib.AP_ISA_PORTABLE, ffi.NULL, blob.ptr, size, err) == lib.AP_ERR_INVALID_ARGUMENT
+    assert lib.ap_lstm_s8_prepare(p, lib.AP_ISA_PORTABLE, w, ffi.NULL, size, err) == lib.AP_ERR_INVALID_ARGUMENT
     missing = ffi.new("ap_lstm_weights *", w[0])
     missing.recurrent_to_gate[2] = ffi.NULL
-    assert lib.ap_lstm_s8_prepare(p, missing, blob.ptr, size, err) == lib.AP_ERR_INVALID_ARGUMENT
+    assert lib.ap_lstm_s8_prepare(p, lib.AP_ISA_PORTABLE, missing, blob.ptr, size, err) == lib.AP_ERR_INVALID_ARGUMENT
     assert "cell gate" in message(ffi, err) and err.index == 2
     assert blob.intact()
     assert lib.ap_lstm_s8_prepared_size(p, ffi.NULL, err) == lib.AP_ERR_INVALID_ARGUMENT
     out = ffi.new("ap_variant[]", 1)
     count = ffi.new("uint32_t *")
-    assert lib.ap_lstm_s8_variants(p, out, 0, count, err) == lib.AP_ERR_INVALID_ARGUMENT
+    assert lib.ap_lstm_s8_variants(p, lib.AP_ISA_PORTABLE, out, 0, count, err) == lib.AP_ERR_INVALID_ARGUMENT
     assert count[0] == 1 and err.needed == 1 and err.available == 0
-    assert lib.ap_lstm_s8_variants(p, ffi.NULL, 1, count, err) == lib.AP_ERR_INVALID_ARGUMENT
-    assert lib.ap_lstm_s8_variants(p, out, 1, ffi.NULL, err) == lib.AP_ERR_INVALID_ARGUMENT
+    assert lib.ap_lstm_s8_variants(p, lib.AP_ISA_PORTABLE, ffi.NULL, 1, count, err) == lib.AP_ERR_INVALID_ARGUMENT
+    assert lib.ap_lstm_s8_variants(p, lib.AP_ISA_PORTABLE, out, 1, ffi.NULL, err) == lib.AP_ERR_INVALID_ARGUMENT

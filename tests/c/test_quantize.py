@@ -217,7 +217,7 @@ def test_requantize_types_bad_input(ffi, lib):
     bad = typed(ffi, lib, 4, 0, 0, 1, 0, np.int16, np.int8)
     bad.input_type = 7
     n = ffi.new("uint32_t *")
-    assert lib.ap_requantize_s8_variants(bad, ffi.NULL, 0, n, err) == lib.AP_ERR_INVALID_ARGUMENT
+    assert lib.ap_requantize_s8_variants(bad, lib.AP_ISA_PORTABLE, ffi.NULL, 0, n, err) == lib.AP_ERR_INVALID_ARGUMENT
 
 
 @pytest.mark.skipif(_LITERT is not None, reason=str(_LITERT))

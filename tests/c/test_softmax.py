@@ -198,7 +198,7 @@ def test_int16_output_entry_points_check_the_type(ffi, lib):
     assert lib.ap_softmax_s8_s16_run(p16, v, x, ffi.NULL, ffi.NULL, 0, err) == lib.AP_ERR_INVALID_ARGUMENT
     bad = make(ffi, 1, 4, dict(fields, output_type=2))
     n = ffi.new("uint32_t *")
-    assert lib.ap_softmax_s8_variants(bad, ffi.NULL, 0, n, err) == lib.AP_ERR_INVALID_ARGUMENT
+    assert lib.ap_softmax_s8_variants(bad, lib.AP_ISA_PORTABLE, ffi.NULL, 0, n, err) == lib.AP_ERR_INVALID_ARGUMENT
     assert "output_type 2" in message(ffi, err)
 
 

@@ -50,7 +50,7 @@ class Runner:
         out = Guarded(ffi, int(np.prod(self.out_shape)), fill=0x42)
         scr, bufs = scratch_for(ffi, self.v, short)
         err = ffi.new("ap_error *")
-        with cpu(lib, lib.AP_CPU_AVX2 if self.level is None else self.level):
+        with cpu(lib, lib.ap_isa_detect() if self.level is None else self.level):
             status = lib.ap_svdf_s8_run(self.p, self.v, ffi.cast("int8_t *", inp.ptr),
                                         ffi.cast("int8_t *", self.wf.ptr), ffi.cast("int16_t *", self.wt.ptr),
                                         ffi.NULL if self.bias is None else ffi.cast("int32_t *", self.bias.ptr),
@@ -227,7 +227,7 @@ def test_bad_input(ffi, lib):
         assert run(params=q) == lib.AP_ERR_INVALID_ARGUMENT, field
         assert words in message(ffi, err), (field, message(ffi, err))
         n = ffi.new("uint32_t *")
-        assert lib.ap_svdf_s8_variants(q, ffi.NULL, 0, n, err) == lib.AP_ERR_INVALID_ARGUMENT
+        assert lib.ap_svdf_s8_variants(q, lib.AP_ISA_PORTABLE, ffi.NULL, 0, n, err) == lib.AP_ERR_INVALID_ARGUMENT
     big = make(ffi, **dict(good, batches=2 ** 31 - 1, filters=2 ** 31 - 1, memory=2 ** 31 - 1, rank=1))
     n = ffi.new("size_t *")
     assert lib.ap_svdf_s8_state_bytes(big, n, err) == lib.AP_ERR_OVERFLOW

@@ -148,7 +148,7 @@ def _runners():
         _RUNNERS = []
         for name in ("autoencoder", "ds_cnn"):
             m = ap.zoo.load(name)
-            plans = [ap.plan(m), ap.plan(m, mode="speed"), ap.plan(m, mode="speed", target="cortex-m7")]
+            plans = [ap.plan(m), ap.plan(m, mode="speed"), ap.plan(m, mode="speed", target="cortex-m7", reference="litert")]
             for p in plans:
                 p.verify()
             _RUNNERS.append((m, [ap.Interpreter(p) for p in plans]))

@@ -87,7 +87,7 @@ typedef struct ap_conv2d_params {
  * Returns AP_OK; AP_ERR_INVALID_ARGUMENT (NULL params/count_out, bad shapes, or capacity below
  * the count: nothing is written then); AP_ERR_OVERFLOW (a size does not fit size_t).
  */
-ap_status ap_conv2d_s8_variants(const ap_conv2d_params *params, ap_variant *variants_out,
+ap_status ap_conv2d_s8_variants(const ap_conv2d_params *params, ap_isa isa, ap_variant *variants_out,
                                 uint32_t capacity, uint32_t *count_out, ap_error *error_out);
 
 /**
@@ -105,7 +105,8 @@ ap_status ap_conv2d_s8_prepared_size(const ap_conv2d_params *params, size_t *byt
  * would), and the filter repacked for the GEMM micro-kernels: blocks of 4 output channels,
  * within a block groups of 4 consecutive k (k = (fy * filter_w + fx) * input_c + c), within a
  * group [4 channels][4 k]; padding channels and k are zero. The layout does not depend on
- * the CPU. Reads params' shapes and input_offset (not requant).
+ * the CPU; the header records `isa` (the ISA whose code will read it; every ISA reads this one
+ * layout today). Reads params' shapes and input_offset (not requant).
  * filter: OHWI int8, output_c * filter_h * filter_w * input_c values (required).
  * bias: output_c int32 values, or NULL for none.
  * prepared_out: caller-owned, prepared_bytes >= ap_conv2d_s8_prepared_size(),
@@ -113,19 +114,20 @@ ap_status ap_conv2d_s8_prepared_size(const ap_conv2d_params *params, size_t *byt
  * Returns AP_OK, AP_ERR_INVALID_ARGUMENT (NULL pointer, bad shapes or input_offset, misaligned
  * or too small blob: error->needed/available say the bytes) or AP_ERR_OVERFLOW.
  */
-ap_status ap_conv2d_s8_prepare(const ap_conv2d_params *params, const int8_t *filter,
+ap_status ap_conv2d_s8_prepare(const ap_conv2d_params *params, ap_isa isa, const int8_t *filter,
                                const int32_t *bias, void *prepared_out, size_t prepared_bytes,
                                ap_error *error_out);
 
 /**
  * Run one variant. Never allocates; writes nothing but `output` and the scratch buffers, and
- * nothing at all when it fails. Uses the best SIMD level ap_cpu_detect() allows; every level
- * gives the same bits. Stack: under 1 KiB on the portable level; on the AVX2 level (x86 hosts
- * only) up to 56 KiB: layers whose weights are small (k * output_c up to 16384 int16 pairs,
- * k <= 576, output_c <= 256) run one kernel for every variant, with an int16 copy of the
- * weights and the im2col rows it gathers itself on the stack (the im2col scratch is then
- * checked but not used); larger ones use the scratch as described above, with up to 13 KiB
- * (25 KiB for "direct") of stack.
+ * nothing at all when it fails. Runs the code of the variant's ISA (variant->isa): portable and
+ * arm-dsp (today the portable kernels) anywhere they are compiled, x86-avx2 where this build
+ * and CPU have it (else AP_ERR_UNSUPPORTED naming both ISAs); every ISA gives the same bits.
+ * Stack: under 1 KiB for portable code; for x86-avx2 up to 56 KiB: layers whose weights are
+ * small (the bounds are the AVX2 "lanes" kernel's, stated once in the runtime) run one kernel
+ * for every variant, with an int16 copy of the weights and the im2col rows it gathers itself
+ * on the stack (the im2col scratch is then checked but not used); larger ones use the scratch
+ * as described above, with up to 13 KiB (25 KiB for "direct") of stack.
  * params: as given to prepare (shapes and input_offset must match the blob) plus requant.
  * variant: one of ap_conv2d_s8_variants()'s entries (kind and param are read; the scratch
  *          sizes are recomputed, not trusted).
@@ -135,7 +137,7 @@ ap_status ap_conv2d_s8_prepare(const ap_conv2d_params *params, const int8_t *fil
  *          bytes >= the variant's request (no alignment is required; requests say 16).
  * Returns AP_OK; AP_ERR_INVALID_ARGUMENT (NULL pointer, bad shapes or quantisation, blob that
  * does not match params, variant that does not apply); AP_ERR_UNSUPPORTED (unknown variant
- * kind); AP_ERR_SCRATCH_TOO_SMALL (error->index = scratch index, needed/available bytes);
+ * kind, or an ISA this build or CPU lacks); AP_ERR_SCRATCH_TOO_SMALL (error->index = scratch index, needed/available bytes);
  * AP_ERR_OVERFLOW.
  */
 ap_status ap_conv2d_s8_run(const ap_conv2d_params *params, const ap_variant *variant,

@@ -71,7 +71,7 @@ typedef struct ap_depthwise_conv2d_params {
  * (filter larger than 65536 taps), AP_ERR_OVERFLOW (a size does not fit size_t / int32).
  */
 ap_status ap_depthwise_conv2d_s8_variants(const ap_depthwise_conv2d_params *params,
-                                          ap_variant *variants_out, uint32_t capacity,
+                                          ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                                           uint32_t *count_out, ap_error *error_out);
 
 /**
@@ -93,7 +93,7 @@ ap_status ap_depthwise_conv2d_s8_prepared_size(const ap_depthwise_conv2d_params 
  * Returns AP_OK, AP_ERR_INVALID_ARGUMENT (NULL pointer, misaligned or too small buffer,
  * bad dims), AP_ERR_UNSUPPORTED, AP_ERR_OVERFLOW.
  */
-ap_status ap_depthwise_conv2d_s8_prepare(const ap_depthwise_conv2d_params *params,
+ap_status ap_depthwise_conv2d_s8_prepare(const ap_depthwise_conv2d_params *params, ap_isa isa,
                                          const int8_t *filter, const int32_t *bias,
                                          void *prepared_out, size_t prepared_bytes,
                                          ap_error *error_out);
@@ -104,7 +104,8 @@ ap_status ap_depthwise_conv2d_s8_prepare(const ap_depthwise_conv2d_params *param
  * must not overlap. scratch: `scratch_count` buffers, at least the variant's requests
  * (checked; AP_ERR_SCRATCH_TOO_SMALL names the buffer, needed and available bytes; the
  * padded_rows buffer must be at least 2-byte aligned, else AP_ERR_INVALID_ARGUMENT).
- * Never allocates. Chooses the AVX2 path when ap_cpu_detect() allows; results are identical.
+ * Never allocates. Runs the code of the variant's ISA (AP_ERR_UNSUPPORTED where
+ * this build or CPU lacks it); every ISA gives identical results.
  * Returns AP_OK, AP_ERR_INVALID_ARGUMENT, AP_ERR_UNSUPPORTED, AP_ERR_OVERFLOW,
  * AP_ERR_SCRATCH_TOO_SMALL.
  */

@@ -75,13 +75,13 @@ typedef struct ap_mul_params {
 } ap_mul_params;
 
 /** Variants of ADD; convention as ap_depthwise_conv2d_s8_variants. */
-ap_status ap_add_s8_variants(const ap_add_params *params, ap_variant *variants_out, uint32_t capacity,
+ap_status ap_add_s8_variants(const ap_add_params *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                              uint32_t *count_out, ap_error *error_out);
 
 /**
  * Run ADD. input1 / input2 / output: int8 tensors of the params' shapes. output may be
  * input1 or input2 when that input has the output's shape (see in_place), otherwise it must
- * not overlap them. Chooses the AVX2 loop when ap_cpu_detect() allows; identical results.
+ * not overlap them. Runs the code of the variant's ISA; identical results.
  * Returns AP_OK, AP_ERR_INVALID_ARGUMENT (NULL, shapes that do not broadcast, offsets or
  * shifts out of range, bad variant), AP_ERR_UNSUPPORTED (a positive shift),
  * AP_ERR_OVERFLOW, AP_ERR_SCRATCH_TOO_SMALL.
@@ -91,7 +91,7 @@ ap_status ap_add_s8_run(const ap_add_params *params, const ap_variant *variant, 
                         uint32_t scratch_count, ap_error *error_out);
 
 /** Variants of MUL; convention as ap_depthwise_conv2d_s8_variants. */
-ap_status ap_mul_s8_variants(const ap_mul_params *params, ap_variant *variants_out, uint32_t capacity,
+ap_status ap_mul_s8_variants(const ap_mul_params *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                              uint32_t *count_out, ap_error *error_out);
 
 /** Run MUL; arguments and statuses as ap_add_s8_run (no AP_ERR_UNSUPPORTED). */

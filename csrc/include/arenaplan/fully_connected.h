@@ -16,10 +16,11 @@
  *             everything but fo * sum(x) (per batch row, computed at run time) in the bias.
  * MACs: batches * output_depth * input_depth.
  *
- * Two requantisations (chosen by `real_scale`):
+ * Two requantisations (chosen by `reference` and `real_scale`):
  *   real_scale == NULL  fixed point, MultiplyByQuantizedMultiplier(acc, multiplier, shift)
- *                       (TFLite's optimized kernels, TFLite Micro, CMSIS-NN);
- *   real_scale != NULL  LiteRT's reference kernel (FullyConnectedInt8<kReference> calls the
+ *                       (TFLite's optimized kernels, TFLite Micro, CMSIS-NN): always with
+ *                       reference AP_REFERENCE_TFLM;
+ *   real_scale != NULL  (reference AP_REFERENCE_LITERT only) LiteRT's reference kernel (FullyConnectedInt8<kReference> calls the
  *                       float-scale reference_integer_ops::FullyConnected[PerChannel]):
  *                       out = round_half_away((double)acc * real_scale[c]) + output offset,
  *                       clamped; requant.multiplier / shift are then not read (may be NULL).
@@ -55,11 +56,13 @@ typedef enum ap_fully_connected_kind {
  * real_scale: NULL, or (per_channel ? output_depth : 1) finite values >= 0, each
  * (double)input_scale * (double)filter_scale[c] / (double)output_scale. LiteRT's per-channel
  * reference ignores the filter zero point: pass filter_offset 0 with per_channel 1.
+ * reference: an ap_reference; AP_REFERENCE_TFLM requires real_scale NULL.
  */
 typedef struct ap_fully_connected_params {
     int32_t batches, input_depth, output_depth, input_offset, filter_offset;
     ap_requant requant;
     const double *real_scale;
+    int32_t reference;
 } ap_fully_connected_params;
 
 /**
@@ -68,7 +71,7 @@ typedef struct ap_fully_connected_params {
  * (input_depth too large), AP_ERR_OVERFLOW.
  */
 ap_status ap_fully_connected_s8_variants(const ap_fully_connected_params *params,
-                                         ap_variant *variants_out, uint32_t capacity,
+                                         ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                                          uint32_t *count_out, ap_error *error_out);
 
 /**
@@ -85,13 +88,14 @@ ap_status ap_fully_connected_s8_prepared_size(const ap_fully_connected_params *p
  * int8; bias: output_depth int32 or NULL. prepared_out: at least _prepared_size bytes,
  * 4-byte aligned (16 recommended). Embeds the shapes and both offsets; _run checks them.
  */
-ap_status ap_fully_connected_s8_prepare(const ap_fully_connected_params *params,
+ap_status ap_fully_connected_s8_prepare(const ap_fully_connected_params *params, ap_isa isa,
                                         const int8_t *filter, const int32_t *bias,
                                         void *prepared_out, size_t prepared_bytes,
                                         ap_error *error_out);
 
 /**
- * Run one variant (AVX2 path when ap_cpu_detect() allows; identical results).
+ * Run one variant with the code of its ISA (AP_ERR_UNSUPPORTED where this build or CPU
+ * lacks it; every ISA gives identical results).
  * input: batches*input_depth int8; output: batches*output_depth int8, not overlapping input.
  * Returns AP_OK, AP_ERR_INVALID_ARGUMENT, AP_ERR_UNSUPPORTED, AP_ERR_OVERFLOW,
  * AP_ERR_SCRATCH_TOO_SMALL.

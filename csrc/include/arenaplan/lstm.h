@@ -35,7 +35,7 @@
  *   "direct"  kind AP_LSTM_DIRECT, param 0, no scratch. Each cell's four gates depend only on
  *             its own weight rows and the previous output state, so the kernel works through
  *             the cells 16 at a time (their gates in 160 bytes of stack; the activations of the
- *             16 run as one AVX2 vector when ap_cpu_detect() allows, bit-identical), updates the
+ *             16 run as one AVX2 vector for x86-avx2 variants, bit-identical), updates the
  *             cell state in place, writes the new hidden values into the step's output row and
  *             copies that row into the output state when the step is done: none of the gate
  *             buffers TFLite allocates (four int16, one int8 and one int32 of batches x
@@ -108,7 +108,7 @@ typedef struct ap_lstm_weights {
  * Returns AP_OK; AP_ERR_INVALID_ARGUMENT (NULL params / count_out, bad shapes, capacity below
  * the count); AP_ERR_UNSUPPORTED (input_size or cell_size above 65536); AP_ERR_OVERFLOW.
  */
-ap_status ap_lstm_s8_variants(const ap_lstm_params *params, ap_variant *variants_out,
+ap_status ap_lstm_s8_variants(const ap_lstm_params *params, ap_isa isa, ap_variant *variants_out,
                               uint32_t capacity, uint32_t *count_out, ap_error *error_out);
 
 /**
@@ -142,7 +142,7 @@ ap_status ap_lstm_s8_state_bytes(const ap_lstm_params *params, size_t *output_st
  * too small blob: error->needed / available give the bytes); AP_ERR_UNSUPPORTED;
  * AP_ERR_OVERFLOW.
  */
-ap_status ap_lstm_s8_prepare(const ap_lstm_params *params, const ap_lstm_weights *weights,
+ap_status ap_lstm_s8_prepare(const ap_lstm_params *params, ap_isa isa, const ap_lstm_weights *weights,
                              void *prepared_out, size_t prepared_bytes, ap_error *error_out);
 
 /**

@@ -9,9 +9,11 @@
  * Python (arenaplan._core.ops()); the C export writes params initialisers from the same
  * descriptors. Adding an op is one kernel file and one row.
  *
- * Every entry point takes the instruction set to run with (ap_isa). Today the kernels
- * still choose their SIMD path themselves at run time (ap_cpu_detect) and the entry
- * points only pass the parameter along.
+ * Every entry point takes the instruction set (ap_isa, kernel.h): variants() lists that ISA's
+ * variants (each record carries it), prepare() packs the blob for that ISA's code and records
+ * it in the blob's header, run() executes that ISA's code (the executor passes each node's
+ * variant ISA, never a CPU-wide default) and returns AP_ERR_UNSUPPORTED, naming the ISA and
+ * the host's best, when this build or this CPU lacks it.
  */
 #ifndef ARENAPLAN_OPS_H
 #define ARENAPLAN_OPS_H
@@ -25,15 +27,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/**
- * Instruction sets a kernel entry point may be asked to run with. Stable values,
- * append-only (room for arm-dsp, arm-mve and x86-vnni after these).
- */
-typedef enum ap_isa {
-    AP_ISA_PORTABLE = 0,   /* plain C99, any target */
-    AP_ISA_X86_AVX2 = 1    /* x86-64 with AVX2 and FMA */
-} ap_isa;
 
 /**
  * The tensor types an op table row takes (stable values, append-only; the int16-activation
@@ -159,10 +152,6 @@ const ap_op_def *ap_op_def_at(uint32_t index);
 
 /** The row of (op, types), or NULL when the table has none. */
 const ap_op_def *ap_op_find(ap_op op, ap_types types);
-
-/** The instruction set the executor passes the entry points: the best this CPU supports
-    and the kernels were built with, within ap_cpu_limit. */
-ap_isa ap_isa_detect(void);
 
 /* ---- ops whose kernels are written to the table's signatures -------------------------------- */
 

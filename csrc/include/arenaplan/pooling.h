@@ -42,7 +42,7 @@ typedef struct ap_pool2d_params {
 } ap_pool2d_params;
 
 /** Variants of AVERAGE_POOL_2D; convention as ap_depthwise_conv2d_s8_variants. */
-ap_status ap_average_pool2d_s8_variants(const ap_pool2d_params *params, ap_variant *variants_out,
+ap_status ap_average_pool2d_s8_variants(const ap_pool2d_params *params, ap_isa isa, ap_variant *variants_out,
                                         uint32_t capacity, uint32_t *count_out, ap_error *error_out);
 
 /**
@@ -56,7 +56,7 @@ ap_status ap_average_pool2d_s8_run(const ap_pool2d_params *params, const ap_vari
                                    uint32_t scratch_count, ap_error *error_out);
 
 /** Variants of MAX_POOL_2D; convention as ap_depthwise_conv2d_s8_variants. */
-ap_status ap_max_pool2d_s8_variants(const ap_pool2d_params *params, ap_variant *variants_out,
+ap_status ap_max_pool2d_s8_variants(const ap_pool2d_params *params, ap_isa isa, ap_variant *variants_out,
                                     uint32_t capacity, uint32_t *count_out, ap_error *error_out);
 
 /** Run MAX_POOL_2D; arguments and statuses as ap_average_pool2d_s8_run. */

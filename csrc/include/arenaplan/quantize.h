@@ -68,7 +68,7 @@ typedef struct ap_requantize_params {
 } ap_requantize_params;
 
 /** Variants of QUANTIZE float32 -> int8; convention as ap_depthwise_conv2d_s8_variants. */
-ap_status ap_quantize_s8_variants(const ap_affine_quant_params *params, ap_variant *variants_out,
+ap_status ap_quantize_s8_variants(const ap_affine_quant_params *params, ap_isa isa, ap_variant *variants_out,
                                   uint32_t capacity, uint32_t *count_out, ap_error *error_out);
 
 /**
@@ -81,7 +81,7 @@ ap_status ap_quantize_s8_run(const ap_affine_quant_params *params, const ap_vari
                              uint32_t scratch_count, ap_error *error_out);
 
 /** Variants of DEQUANTIZE int8 -> float32; convention as ap_depthwise_conv2d_s8_variants. */
-ap_status ap_dequantize_s8_variants(const ap_affine_quant_params *params, ap_variant *variants_out,
+ap_status ap_dequantize_s8_variants(const ap_affine_quant_params *params, ap_isa isa, ap_variant *variants_out,
                                     uint32_t capacity, uint32_t *count_out, ap_error *error_out);
 
 /** Run DEQUANTIZE int8 -> float32 (output not overlapping input); statuses as ap_quantize_s8_run. */
@@ -91,7 +91,7 @@ ap_status ap_dequantize_s8_run(const ap_affine_quant_params *params, const ap_va
 
 /** Variants of requantisation (any supported type pair); convention as
     ap_depthwise_conv2d_s8_variants. */
-ap_status ap_requantize_s8_variants(const ap_requantize_params *params, ap_variant *variants_out,
+ap_status ap_requantize_s8_variants(const ap_requantize_params *params, ap_isa isa, ap_variant *variants_out,
                                     uint32_t capacity, uint32_t *count_out, ap_error *error_out);
 
 /** Run int8 -> int8 requantisation (output may equal input; params types must be int8);

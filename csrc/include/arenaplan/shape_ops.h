@@ -66,7 +66,7 @@ typedef struct ap_concatenation_params {
 } ap_concatenation_params;
 
 /** Variants of CONCATENATION; convention as ap_depthwise_conv2d_s8_variants. */
-ap_status ap_concatenation_s8_variants(const ap_concatenation_params *params, ap_variant *variants_out,
+ap_status ap_concatenation_s8_variants(const ap_concatenation_params *params, ap_isa isa, ap_variant *variants_out,
                                        uint32_t capacity, uint32_t *count_out, ap_error *error_out);
 
 /**
@@ -91,7 +91,7 @@ typedef struct ap_pad_params {
 } ap_pad_params;
 
 /** Variants of PAD; convention as ap_depthwise_conv2d_s8_variants. */
-ap_status ap_pad_s8_variants(const ap_pad_params *params, ap_variant *variants_out, uint32_t capacity,
+ap_status ap_pad_s8_variants(const ap_pad_params *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                              uint32_t *count_out, ap_error *error_out);
 
 /** Run PAD (output not overlapping input); statuses as ap_concatenation_s8_run. */
@@ -114,7 +114,7 @@ typedef struct ap_mean_params {
 } ap_mean_params;
 
 /** Variants of MEAN; convention as ap_depthwise_conv2d_s8_variants. */
-ap_status ap_mean_s8_variants(const ap_mean_params *params, ap_variant *variants_out, uint32_t capacity,
+ap_status ap_mean_s8_variants(const ap_mean_params *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                               uint32_t *count_out, ap_error *error_out);
 
 /** Run MEAN (output not overlapping input); statuses as ap_concatenation_s8_run. */
@@ -128,7 +128,7 @@ typedef struct ap_reshape_params {
 } ap_reshape_params;
 
 /** Variants of the RESHAPE copy ("direct", in_place 1); convention as above. */
-ap_status ap_reshape_variants(const ap_reshape_params *params, ap_variant *variants_out, uint32_t capacity,
+ap_status ap_reshape_variants(const ap_reshape_params *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                               uint32_t *count_out, ap_error *error_out);
 
 /** Copy `bytes` from input to output (memmove: any overlap is fine). */

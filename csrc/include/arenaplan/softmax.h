@@ -53,7 +53,7 @@ typedef struct ap_softmax_params {
 } ap_softmax_params;
 
 /** Variants of SOFTMAX; convention as ap_depthwise_conv2d_s8_variants. */
-ap_status ap_softmax_s8_variants(const ap_softmax_params *params, ap_variant *variants_out,
+ap_status ap_softmax_s8_variants(const ap_softmax_params *params, ap_isa isa, ap_variant *variants_out,
                                  uint32_t capacity, uint32_t *count_out, ap_error *error_out);
 
 /**

@@ -23,7 +23,7 @@
  *             per-filter int32 buffer is needed.
  *   "direct"  kind AP_SVDF_DIRECT, param 0, one scratch buffer of batches * filters * 4 bytes
  *             (alignment 16): TFLite's int32 scratch of the time step, in TFLite's order.
- * Both take the AVX2 path (vpmaddwd dot products) where ap_cpu_detect() allows, bit-identical
+ * Both take the AVX2 path (vpmaddwd dot products) for x86-avx2 variants, bit-identical
  * to the portable one. in_place 0. MACs reported: batches * filters * (input_size + memory).
  */
 #ifndef ARENAPLAN_SVDF_H
@@ -69,7 +69,7 @@ typedef struct ap_svdf_params {
 } ap_svdf_params;
 
 /** Variants of SVDF; convention as ap_depthwise_conv2d_s8_variants. */
-ap_status ap_svdf_s8_variants(const ap_svdf_params *params, ap_variant *variants_out,
+ap_status ap_svdf_s8_variants(const ap_svdf_params *params, ap_isa isa, ap_variant *variants_out,
                               uint32_t capacity, uint32_t *count_out, ap_error *error_out);
 
 /**

@@ -25,7 +25,6 @@ import json
 import math
 import os
 import platform
-import re
 import time
 import warnings
 from dataclasses import dataclass, replace
@@ -37,7 +36,7 @@ import numpy as np
 from .. import _core
 from . import speed_probe
 from ..errors import InvalidArgument
-from ..ops.lowering import OpKernel, Variant
+from ..ops.lowering import ISA_CODES, OpKernel, Variant, runs_as
 from ..model.model import Model
 from ..runtime.profiling import OpProfile, Profile, Summary, Timings, profile_rounds, summarise
 from ..runtime.interpreter import Interpreter
@@ -184,7 +183,8 @@ class HostLatency(LatencySource):
         self._fingerprint = _cpu_fingerprint()
 
     def _key(self, kernel: OpKernel, variant: Variant) -> str:
-        text = repr((self._fingerprint, kernel.code, kernel.spec, variant.name))
+        # the code measured is the one that runs the kernel's ISA here (arm-dsp: portable)
+        text = repr((self._fingerprint, kernel.code, kernel.spec, runs_as(kernel.isa), variant.name))
         return hashlib.sha256(text.encode()).hexdigest()
 
     def _cache_file(self) -> Path:
@@ -284,7 +284,8 @@ class HostLatency(LatencySource):
 
         # Time the very kernels (and prepared weights) the plans will run: where weights
         # sit in memory moves some layers' times by tens of percent.
-        ctx = PlanContext.build(model, kernels=list(kernels))
+        isa = next((k.isa for k in kernels if k is not None), "portable")
+        ctx = PlanContext.build(model, kernels=list(kernels), isa=isa)
         rng = np.random.default_rng(0)
         x = []
         for t in model.inputs:
@@ -403,7 +404,8 @@ class _NodeTimer:
             states.append(len(places) - 1)
         self._arena = np.random.default_rng(0).integers(0, 256, size=offset + 64, dtype=np.uint8)
         self._graph = _core.Graph(places, [(kernel.code, kernel.spec, kernel.prepared(),
-                                            (variant.kind, variant.param), inputs, output, scratch,
+                                            (variant.kind, variant.param, ISA_CODES[runs_as(kernel.isa)]),
+                                            inputs, output, scratch,
                                             states)],
                                   [offset + 64])
         self._label = (kernel.index, kernel.type, variant.name, variant.scratch_bytes)
@@ -440,8 +442,9 @@ class TargetProfile:
     source: str = ""
 
     def family(self, variant: Variant) -> str:
-        """The variant's name without its block-size suffix ("im2col_rows_12" -> "im2col_rows")."""
-        return re.sub(r"_\d+$", "", variant.name)
+        """The variant's kind name without its param ("im2col_rows_12" -> "im2col_rows"), as
+        the C side names it."""
+        return variant.family or variant.name
 
     def per_mac(self, kernel: OpKernel, variant: Variant) -> float:
         """Cycles per MAC of ``variant`` of ``kernel``'s op (see the class docstring)."""

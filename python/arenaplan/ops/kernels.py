@@ -16,7 +16,7 @@ import numpy as np
 from .. import _core
 from ..errors import InvalidArgument
 from ..model.quantize import activation_range, conv_multipliers, conv_output_size, quantize_multiplier, same_padding
-from .lowering import Variant
+from .lowering import REFERENCES, variants_from_core
 from .ranking import fastest_variant
 
 __all__ = ["conv2d", "depthwise_conv2d", "fully_connected", "svdf", "variants", "variant_details"]
@@ -127,21 +127,21 @@ def _kernel_variants(code: int, spec: dict) -> list:
     """The C kernel's variant records for ``spec``; a shape or parameter the kernels cannot
     take (beyond their int32 fields, say) is an InvalidArgument naming the field and range."""
     try:
-        return _core.kernel_variants(code, spec)
+        return _core.kernel_variants(code, spec, _core.host_isa())
     except (ValueError, OverflowError) as exc:
         raise InvalidArgument(f"{_OP_TYPES.get(code, code)}: {exc}".replace(
             f"op {_OP_TYPES.get(code, code)}: ", "")) from None
 
 
-def _choose(code: int, spec: dict, variant: Optional[str]) -> Tuple[int, int]:
-    found = [Variant(name, kind, param, tuple(scratch), macs, bool(in_place))
-             for name, kind, param, scratch, macs, in_place in _kernel_variants(code, spec)]
+def _choose(code: int, spec: dict, variant: Optional[str]) -> Tuple[int, int, int]:
+    """(kind, param, isa) of the named variant (or the fastest) of the best ISA this host runs
+    now (ap_isa_detect: within _core.cpu_limit, so tests can compare the ISAs' code)."""
+    found = variants_from_core(_kernel_variants(code, spec))
     if variant is None:
-        pick = fastest_variant(found, _OP_TYPES.get(code))
-        return pick.kind, pick.param
+        return fastest_variant(found, _OP_TYPES.get(code)).core_key
     for v in found:
         if v.name == variant:
-            return v.kind, v.param
+            return v.core_key
     raise InvalidArgument(f"no variant {variant!r} for these shapes; "
                           f"available: {', '.join(v.name for v in found)}")
 
@@ -215,7 +215,7 @@ _NEUTRAL_REQUANT = (np.array([1 << 30]), np.array([0]), 0, 0, -128, 127)
 def _run(code: int, spec: dict, w: np.ndarray, bias: Optional[np.ndarray], variant: Optional[str],
          x: np.ndarray, out_shape: Tuple[int, ...]) -> np.ndarray:
     kind_param = _choose(code, spec, variant)
-    prepared = _core.kernel_prepare(code, spec, w.reshape(-1), bias)
+    prepared = _core.kernel_prepare(code, spec, w.reshape(-1), bias, _core.host_isa())
     out = np.empty(out_shape, dtype=np.int8)
     _core.kernel_run(code, spec, prepared, kind_param, [x.reshape(-1)], out)
     return out
@@ -308,7 +308,8 @@ def fully_connected(x: np.ndarray, w: np.ndarray, bias: Optional[np.ndarray] = N
     mult, shift, _, zp, lo, hi = requant
     spec = {"batches": batches, "input_depth": depth, "output_depth": units,
             "input_offset": -int(input_zero_point), "filter_offset": 0,
-            **_lists((mult, shift, per_channel, zp, lo, hi)), "real_scale": real_scale}
+            **_lists((mult, shift, per_channel, zp, lo, hi)), "real_scale": real_scale,
+            "reference": REFERENCES["litert" if real_scale is not None else "tflm"]}
     return _run(_FC, spec, w, bias, variant, x, (batches, units))
 
 
@@ -442,7 +443,8 @@ def _variant_spec(op: str, input_shape: Sequence[int], filter_shape: Sequence[in
         batches, depth = (int(v) for v in input_shape)
         units = int(filter_shape[0])
         return _FC, {"batches": batches, "input_depth": depth, "output_depth": units, "input_offset": 0,
-                     "filter_offset": 0, **_lists(_NEUTRAL_REQUANT), "real_scale": None}
+                     "filter_offset": 0, **_lists(_NEUTRAL_REQUANT), "real_scale": None,
+                     "reference": REFERENCES["tflm"]}
     n, h, w, c = (int(v) for v in input_shape)
     sh, sw = _pair(stride, "stride")
     dh, dw = _pair(dilation, "dilation")
@@ -475,7 +477,7 @@ def variant_details(op: str, input_shape: Sequence[int], filter_shape: Sequence[
     """
     code, spec = _variant_spec(op, input_shape, filter_shape, stride, padding, dilation,
                                depth_multiplier, rank, time_major)
-    return _kernel_variants(code, spec)
+    return [v[:6] for v in _kernel_variants(code, spec)]
 
 
 def variants(op: str, input_shape: Sequence[int], filter_shape: Sequence[int],

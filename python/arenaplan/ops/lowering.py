@@ -17,12 +17,13 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .. import _core
-from ..errors import ArenaplanError, UnsupportedModel
+from ..errors import ArenaplanError, InvalidArgument, UnsupportedModel
 from .lstm_params import lstm_operands
 from ..model.model import ALIASING_OPS, Model, Operator, Tensor
 from ..model.quantize import activation_range, conv_multipliers, conv_output_size, quantize_multiplier, same_padding
 
-__all__ = ["OP_CODES", "DTYPE_CODES", "Variant", "OpKernel", "lower", "lower_op"]
+__all__ = ["OP_CODES", "DTYPE_CODES", "ISA_CODES", "ISA_NAMES", "HOST_ISA", "REFERENCES", "Variant",
+           "OpKernel", "lower", "lower_op", "check_isa", "check_reference", "runs_as", "variants_from_core"]
 
 #: Executor op codes (the C enum ap_op) by op name, from the C op table.
 OP_CODES = {row["name"]: row["code"] for row in _core.ops()}
@@ -31,6 +32,47 @@ _WEIGHTED = frozenset(row["code"] for row in _core.ops() if row["has_blob"])
 
 #: Integer element types of kernels that take several (the C enum ap_dtype).
 DTYPE_CODES = {"int8": 0, "int16": 1, "int32": 2}
+
+#: Instruction sets by name (the C enum ap_isa, from the C side: _core.isas()).
+_ISAS = _core.isas()
+ISA_CODES = {name: code for code, name, _, _, _ in _ISAS}
+ISA_NAMES = {code: name for name, code in ISA_CODES.items()}
+#: The ISA whose code runs each ISA's variants on this host (absent: this host cannot).
+_RUNS_AS = {name: ISA_NAMES[runs] for _, name, _, _, runs in _ISAS if runs >= 0}
+#: The best ISA this build and CPU run ("x86-avx2" on an AVX2 host, else "portable").
+HOST_ISA = ISA_NAMES[_core.host_isa()]
+
+#: Rounding rules (the C enum ap_reference): where LiteRT 2.3's reference kernels and
+#: TensorFlow Lite Micro differ (FULLY_CONNECTED: LiteRT's double scales, TFLM's fixed point).
+REFERENCES = {"litert": 0, "tflm": 1}
+
+
+def check_isa(isa: str, what: str = "isa") -> str:
+    """``isa`` if it is an instruction set the C side knows, else InvalidArgument naming it
+    and the known ones."""
+    if not isinstance(isa, str) or isa not in ISA_CODES:
+        raise InvalidArgument(f"{what} {isa!r} is not an instruction set arenaplan knows; "
+                              f"it knows {', '.join(ISA_CODES)}")
+    return isa
+
+
+def check_reference(reference: str) -> str:
+    """``reference`` if it is "tflm" or "litert", else InvalidArgument naming it."""
+    if not isinstance(reference, str) or reference not in REFERENCES:
+        raise InvalidArgument(f"reference {reference!r}: choose \"tflm\" (TensorFlow Lite Micro's "
+                              f"fixed-point rounding) or \"litert\" (LiteRT's reference kernels)")
+    return reference
+
+
+def runs_as(isa: str) -> str:
+    """The ISA whose code runs ``isa``'s variants on this host, bit for bit (itself where the
+    host has it; "portable" for "arm-dsp", whose kernels are the portable ones today).
+    UnsupportedModel naming both ISAs when this host cannot run it."""
+    check_isa(isa)
+    if isa not in _RUNS_AS:
+        raise UnsupportedModel(f"this host cannot run {isa} code (the build or the CPU lacks it); "
+                               f"it runs {HOST_ISA}")
+    return _RUNS_AS[isa]
 
 
 @dataclass(frozen=True)
@@ -43,10 +85,24 @@ class Variant:
     scratch: Tuple[Tuple[int, int], ...]   # (bytes, alignment) per scratch buffer
     macs: int
     in_place: bool
+    isa: str = "portable"     # the instruction set whose code this variant runs
+    family: str = ""          # the kind's name without its param ("im2col_rows"), from C
 
     @property
     def scratch_bytes(self) -> int:
         return sum(b for b, _ in self.scratch)
+
+    @property
+    def core_key(self) -> Tuple[int, int, int]:
+        """(kind, param, isa code): how the C side names this variant."""
+        return (self.kind, self.param, ISA_CODES[self.isa])
+
+
+def variants_from_core(found) -> List[Variant]:
+    """Variant records from ``_core.kernel_variants``' tuples (the one place they are read)."""
+    return [Variant(name, int(kind), int(param), tuple((int(b), int(a)) for b, a in scratch), int(macs),
+                    bool(in_place), ISA_NAMES[isa], family)
+            for name, kind, param, scratch, macs, in_place, isa, family in found]
 
 
 @dataclass
@@ -63,6 +119,7 @@ class OpKernel:
     weights: Optional[np.ndarray] = None  # filter of weighted ops
     bias: Optional[np.ndarray] = None
     states: Tuple[int, ...] = ()          # variable tensors the kernel reads and updates in place
+    isa: str = "portable"                 # the instruction set of the variants and the blob
     _prepared: Optional[bytearray] = field(default=None, repr=False)
 
     @property
@@ -73,7 +130,7 @@ class OpKernel:
         for v in self.variants:
             if v.name == name:
                 return v
-        raise UnsupportedModel(f"op {self.index} ({self.type}): no variant {name!r}; "
+        raise UnsupportedModel(f"op {self.index} ({self.type}): no {self.isa} variant {name!r}; "
                                f"available: {', '.join(v.name for v in self.variants)}")
 
     def prepared(self) -> Optional[bytearray]:
@@ -82,7 +139,7 @@ class OpKernel:
             return None
         if self._prepared is None:
             self._prepared = _core.kernel_prepare(self.code, self.spec, self.weights.reshape(-1),
-                                                  self.bias)
+                                                  self.bias, ISA_CODES[self.isa])
         return self._prepared
 
 
@@ -262,7 +319,7 @@ def _depthwise_conv2d(model: Model, op: Operator) -> tuple:
     return _windowed(model, op, x, w, y, nhwc, kh, kw, oc, {"depth_multiplier": multiplier})
 
 
-def _fully_connected(model: Model, op: Operator) -> tuple:
+def _fully_connected(model: Model, op: Operator, reference: str) -> tuple:
     x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
     w = _tensor(model, _operand(op.inputs, 1), "weights", "int8", constant=True)
     y = _tensor(model, _operand(op.outputs, 0), "output")
@@ -292,11 +349,15 @@ def _fully_connected(model: Model, op: Operator) -> tuple:
         raise _Unsupported(f"weights zero point {w_zp} is out of range")
     scales = list(q.scale)
     mult, shift = conv_multipliers(xs, scales, ys)
-    real_scale = [float(np.float32(xs)) * float(np.float32(s)) / float(np.float32(ys)) for s in scales]
+    # LiteRT's reference kernel requantises through double scales; TFLM (as CMSIS-NN) in fixed
+    # point with the multipliers above.
+    real_scale = None if reference == "tflm" else \
+        [float(np.float32(xs)) * float(np.float32(s)) / float(np.float32(ys)) for s in scales]
     lo, hi = _activation(op, ys, yz)
     spec = {"batches": batches, "input_depth": depth, "output_depth": units, "input_offset": -xz,
             "filter_offset": 0 if per_channel else -w_zp,
-            **_requant(mult, shift, 1 if per_channel else 0, yz, lo, hi), "real_scale": real_scale}
+            **_requant(mult, shift, 1 if per_channel else 0, yz, lo, hi), "real_scale": real_scale,
+            "reference": REFERENCES[reference]}
     return spec, (x.index,), w.data, _bias(model, op, units)
 
 
@@ -612,6 +673,10 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
 }
 
 
+#: Ops whose lowering takes the rounding rule: their params carry a ``reference`` field.
+_TAKES_REFERENCE = frozenset({"FULLY_CONNECTED"})
+
+
 def _code(op: Operator, spec: dict) -> int:
     if op.type in ALIASING_OPS:
         return OP_CODES["RESHAPE"]
@@ -622,8 +687,9 @@ def _code(op: Operator, spec: dict) -> int:
     return OP_CODES[op.type]
 
 
-def lower_op(model: Model, op: Operator) -> OpKernel:
-    """Lower one op; raises UnsupportedModel naming the op if it cannot run."""
+def lower_op(model: Model, op: Operator, isa: str = "portable", reference: str = "litert") -> OpKernel:
+    """Lower one op for the variants of ``isa`` under the rounding rule ``reference``;
+    raises UnsupportedModel naming the op if it cannot run."""
     fn = _LOWER.get(op.type)
     if fn is None:
         raise UnsupportedModel(f"op {op.index} ({op.type}): no kernel for this op type; "
@@ -632,26 +698,25 @@ def lower_op(model: Model, op: Operator) -> OpKernel:
         raise UnsupportedModel(f"op {op.index} ({op.type}): {len(op.outputs)} outputs; arenaplan's "
                                f"kernels write exactly one")
     try:
-        lowered = fn(model, op)
+        lowered = fn(model, op, reference) if op.type in _TAKES_REFERENCE else fn(model, op)
         spec, inputs, weights, bias = lowered[:4]
         states = tuple(lowered[4]) if len(lowered) > 4 else ()
         code = _code(op, spec)
-        found = _core.kernel_variants(code, spec)
+        found = _core.kernel_variants(code, spec, ISA_CODES[isa])
     except _Unsupported as exc:
         raise UnsupportedModel(f"op {op.index} ({op.type}): {exc}") from None
     except ArenaplanError as exc:
         raise UnsupportedModel(f"op {op.index} ({op.type}): {exc}") from None
-    variants = [Variant(name, kind, param, tuple((int(b), int(a)) for b, a in scratch), int(macs),
-                        bool(in_place))
-                for name, kind, param, scratch, macs, in_place in found]
-    return OpKernel(op.index, op.type, code, spec, tuple(inputs), op.outputs[0], variants,
+    return OpKernel(op.index, op.type, code, spec, tuple(inputs), op.outputs[0], variants_from_core(found),
                     None if weights is None else np.ascontiguousarray(weights, dtype=np.int8), bias,
-                    states)
+                    states, isa)
 
 
-def lower(model: Model) -> List[OpKernel]:
+def lower(model: Model, isa: str = "portable", reference: str = "litert") -> List[OpKernel]:
     """Lower every op of ``model`` (raises UnsupportedModel at the first that cannot run)."""
-    return [lower_op(model, op) for op in model.operators]
+    check_isa(isa)
+    check_reference(reference)
+    return [lower_op(model, op, isa, reference) for op in model.operators]
 
 
 def unsupported_ops(model: Model) -> List[str]:
@@ -665,14 +730,18 @@ def unsupported_ops(model: Model) -> List[str]:
     return reasons
 
 
-def lower_model(model: Model, require_kernels: bool) -> Tuple[List[Optional[OpKernel]], List[str]]:
-    """A kernel per op of ``model`` (None for an op without one, when ``require_kernels``
-    is False; its reason is then listed in the second result)."""
+def lower_model(model: Model, require_kernels: bool, isa: str = "portable",
+                reference: str = "litert") -> Tuple[List[Optional[OpKernel]], List[str]]:
+    """A kernel per op of ``model`` with ``isa``'s variants under the rounding rule
+    ``reference`` (None for an op without one, when ``require_kernels`` is False; its reason is
+    then listed in the second result)."""
+    check_isa(isa)
+    check_reference(reference)
     kernels: List[Optional[OpKernel]] = []
     unsupported: List[str] = []
     for op in model.operators:
         try:
-            kernels.append(lower_op(model, op))
+            kernels.append(lower_op(model, op, isa, reference))
         except UnsupportedModel as exc:
             if require_kernels:
                 raise

@@ -77,6 +77,8 @@ class PlanContext:
     #: less the state's bytes, this model's or, with shared_state_bytes, every model's that
     #: shares the target (the target itself without state; None without a target).
     pool_target: Optional[object] = field(default=None, repr=False)
+    isa: str = "portable"                    # the instruction set of the kernels' variants
+    reference: str = "litert"                # the rounding rule the kernels reproduce
     _activation_live: Optional[List[int]] = field(default=None, repr=False)
 
     @classmethod
@@ -84,7 +86,8 @@ class PlanContext:
               target=None, io_pool: Optional[str] = None, state_pool: Optional[str] = None,
               shared_state_bytes: int = 0, kernels: Optional[List[Optional[OpKernel]]] = None,
               unsupported: Sequence[str] = (), times: Optional[List[Dict[str, float]]] = None,
-              latency_name: Optional[str] = None) -> "PlanContext":
+              latency_name: Optional[str] = None, isa: str = "portable",
+              reference: str = "litert") -> "PlanContext":
         """The context of ``model``'s plans. ``kernels`` (with ``unsupported``): the ops'
         kernels if already lowered (``ops.lowering.lower_model``), else lowered here;
         ``times``: seconds per op and variant name (a latency source's ``op_times``),
@@ -105,7 +108,7 @@ class PlanContext:
                     + f"; the model's inputs and outputs need a workspace pool of {target.name!r}: "
                     + ", ".join(usable))
         if kernels is None:
-            kernels, unsupported = lower_model(model, require_kernels)
+            kernels, unsupported = lower_model(model, require_kernels, isa, reference)
         state, state_bytes = state_layout(model, alignment)
         if state_pool is not None and target is None:
             raise InvalidArgument("state_pool names a pool of a target; give target= too")
@@ -118,7 +121,7 @@ class PlanContext:
             pool_target = target.with_pool(held_in, capacity=pool.capacity - reserve_bytes(reserved, pool))
         return cls(model, list(kernels), list(unsupported), alignment, activation_buffers(model, alignment),
                    activation_buffers(model, alignment, fold_aliases=False), times,
-                   latency_name, target, io_pool, state, state_bytes, held_in, pool_target)
+                   latency_name, target, io_pool, state, state_bytes, held_in, pool_target, isa, reference)
 
     @property
     def capacity(self) -> Optional[int]:
@@ -172,4 +175,5 @@ class PlanContext:
                     unsupported=list(self.unsupported), kernels=self.kernels,
                     latency_s=self.latency_of(chosen), latency_source=self.latency_name,
                     pool_sizes=pool_sizes, target=self.target, state_buffers=list(self.state),
-                    state_bytes=self.state_bytes, state_pool=self.state_pool)
+                    state_bytes=self.state_bytes, state_pool=self.state_pool, isa=self.isa,
+                    reference=self.reference)

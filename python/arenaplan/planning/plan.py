@@ -58,6 +58,10 @@ class Plan:
     state_bytes: int = 0
     #: On a target, the pool whose memory holds the state pool (its capacity counts it).
     state_pool: Optional[str] = None
+    #: The instruction set whose kernels the plan's variants are ("portable", "x86-avx2", ...).
+    isa: str = "portable"
+    #: The rounding rule the kernels reproduce: "litert" or "tflm".
+    reference: str = "litert"
 
     # --- views ----------------------------------------------------------------
     @property
@@ -207,7 +211,8 @@ class Plan:
         live = self.live_bytes()
         peak = max(live) if live else 0
         lines = [f"{m.name}: {len(m.operators)} ops, {len(self.buffers)} buffers, mode {self.mode}, "
-                 f"strategy {self.strategy}{' (proven optimal)' if self.optimal else ''}",
+                 f"strategy {self.strategy}{' (proven optimal)' if self.optimal else ''}, "
+                 f"isa {self.isa}, rounding as {self.reference}",
                  f"{'op':>4}  {'type':<22}{'output shape':<18}{'variant':<18}{'scratch':>9}{'live bytes':>12}"]
         for op in m.operators:
             shape = "x".join(str(d) for d in m.tensors[op.outputs[0]].shape) if op.outputs else ""
@@ -293,10 +298,10 @@ class Plan:
                 f"optimal={self.optimal})")
 
     def export_c(self, out_dir, name: Optional[str] = None,
-                 sections: Optional[Dict[str, str]] = None):
+                 sections: Optional[Dict[str, str]] = None, isa: Optional[str] = None):
         """Write ``<name>.h`` and ``<name>.c`` for a firmware build (see ``arenaplan.export``);
         returns an ``ExportedC`` with the paths and sizes."""
         if "c" not in EXPORTERS:
             raise InvalidArgument("the C exporter is not loaded: import arenaplan (not only "
                                   "arenaplan.planning) to export plans")
-        return EXPORTERS["c"](self, out_dir, name=name, sections=sections)
+        return EXPORTERS["c"](self, out_dir, name=name, sections=sections, isa=isa)

@@ -31,7 +31,7 @@ from ..errors import ArenaplanError, InvalidPlan
 from ..model import zoo
 from ..model.importers import load_tflite
 from ..model.model import Model
-from ..ops.lowering import lower_model
+from ..ops.lowering import HOST_ISA, ISA_CODES, REFERENCES, lower_model
 from ..units import parse_bytes
 from .buffers import STRATEGIES, lower_bound, solve
 from .lifetimes import activation_buffers
@@ -44,9 +44,10 @@ from .targets import Target
 __all__ = ["SCHEMA_VERSION", "plan_record", "plan_to_json", "plan_fields"]
 
 FORMAT = "arenaplan-plan"
-SCHEMA_VERSION = 3
-#: Versions the loader reads (1: no state pool in the file; 2: no state_pool).
-READABLE_VERSIONS = (1, 2, 3)
+SCHEMA_VERSION = 4
+#: Versions the loader reads (1: no state pool in the file; 2: no state_pool; 3: no isa and
+#: reference, read as the host's ISA and "litert", the rounding of those files' kernels).
+READABLE_VERSIONS = (1, 2, 3, 4)
 _BUFFER_FIELDS = ("name", "kind", "op", "pool", "offset", "size", "first", "last", "tensors", "alignment")
 _STATE_FIELDS = ("name", "tensor", "offset", "size", "alignment", "fill")
 
@@ -65,6 +66,8 @@ def plan_record(plan) -> dict:
         "schema_version": SCHEMA_VERSION,
         "model": {"name": plan.model.name, "sha256": plan.model.digest, "source": plan.model.source},
         "target": target,
+        "isa": plan.isa,
+        "reference": plan.reference,
         "mode": plan.mode,
         "strategy": plan.strategy,
         "optimal": plan.optimal,
@@ -162,9 +165,18 @@ def plan_fields(text: str, model: Optional[Model] = None) -> dict:
         if target is not None and name not in {p.name for p in target.pools}:
             raise InvalidPlan(f"pool {name!r} is not a pool of target {target.name!r}")
 
+    isa, reference = HOST_ISA, "litert"
+    if version >= 4:
+        isa = _field(data, "isa", str)
+        reference = _field(data, "reference", str)
+        if isa not in ISA_CODES:
+            raise InvalidPlan(f"the plan is for instruction set {isa!r}, which this build lacks; it has "
+                              f"{', '.join(ISA_CODES)}")
+        if reference not in REFERENCES:
+            raise InvalidPlan(f"plan: field 'reference' is {reference!r}, not one of {', '.join(REFERENCES)}")
     try:
         alignment = parse_bytes(alignment, "alignment")
-        kernels, unsupported = lower_model(model, require_kernels=False)
+        kernels, unsupported = lower_model(model, False, isa, reference)
         acts = activation_buffers(model, alignment)
     except ArenaplanError as exc:
         raise InvalidPlan(f"plan alignment or model: {exc}") from None
@@ -182,7 +194,8 @@ def plan_fields(text: str, model: Optional[Model] = None) -> dict:
         try:
             chosen.append(kernel.variant(choice))
         except ArenaplanError as exc:
-            raise InvalidPlan(str(exc)) from None
+            raise InvalidPlan(f"{exc} (the plan's instruction set is {isa}; this build's are "
+                              f"{', '.join(ISA_CODES)})") from None
     # What the model and the choices imply; only pools and offsets come from the file.
     problem, scratch = with_scratch(acts, chosen, alignment)
     expected = unplaced_records(acts, scratch, problem)
@@ -265,7 +278,7 @@ def plan_fields(text: str, model: Optional[Model] = None) -> dict:
                 alignment=alignment, mode=mode, choices=[None if v is None else v.name for v in chosen],
                 variable_bytes=acts.variable_bytes, unsupported=list(unsupported),
                 kernels=kernels, latency_s=latency, latency_source=latency_source,
-                pool_sizes=dict(pool_bytes) if multi else None, target=target,
+                pool_sizes=dict(pool_bytes) if multi else None, target=target, isa=isa, reference=reference,
                 state_buffers=state, state_bytes=state_bytes, state_pool=state_pool)
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Tuple, Union
 
 from ..errors import InvalidArgument
+from ..ops.lowering import HOST_ISA, check_isa, check_reference
 from ..units import parse_bytes
 
 __all__ = ["Pool", "Target", "get", "names", "load", "POOL_KINDS"]
@@ -71,8 +72,14 @@ class Target:
     latency_profile: Optional[str] = None   # a CostModel profile name for this core
     stack_scratch_limit: int = 2048         # largest single scratch buffer the stack takes
     description: str = ""
+    #: The instruction set of the kernels the target runs ("portable", "x86-avx2", "arm-dsp").
+    isa: str = "portable"
+    #: The rounding rule plans for it reproduce: "tflm" (TensorFlow Lite Micro) or "litert".
+    reference: str = "tflm"
 
     def __post_init__(self) -> None:
+        check_isa(self.isa, f"target {self.name!r}: isa")
+        check_reference(self.reference)
         pools = tuple(self.pools)
         if not pools:
             raise InvalidArgument(f"target {self.name!r} has no pools")
@@ -139,7 +146,8 @@ class Target:
     def from_dict(cls, data: Mapping) -> "Target":
         if not isinstance(data, Mapping):
             raise InvalidArgument(f"a target must be a mapping, got {type(data).__name__}")
-        known = {"name", "pools", "cores", "latency_profile", "stack_scratch_limit", "description"}
+        known = {"name", "pools", "cores", "latency_profile", "stack_scratch_limit", "description", "isa",
+                 "reference"}
         unknown = set(data) - known
         if unknown:
             raise InvalidArgument(f"unknown target field(s) {sorted(unknown)}")
@@ -161,12 +169,14 @@ class Target:
             if not (isinstance(cores, (list, tuple)) and all(isinstance(c, str) for c in cores)):
                 raise InvalidArgument(f"pool {i}: cores must be a list of names, got {cores!r}")
             pools.append(Pool(**dict(p, cores=tuple(cores))))
-        kwargs = {k: data[k] for k in ("latency_profile", "stack_scratch_limit", "description") if k in data}
+        kwargs = {k: data[k] for k in ("latency_profile", "stack_scratch_limit", "description", "isa", "reference")
+                  if k in data}
         cores = tuple(data.get("cores") or sorted({c for p in pools for c in p.cores}) or ("core0",))
         return cls(name=str(data.get("name", "custom")), pools=tuple(pools), cores=cores, **kwargs)
 
     def summary(self) -> str:
-        lines = [f"target {self.name}" + (f": {self.description}" if self.description else "")]
+        lines = [f"target {self.name}" + (f": {self.description}" if self.description else ""),
+                 f"  isa {self.isa}, rounding as {self.reference}"]
         for p in self.pools:
             where = f" (cores {', '.join(p.cores)})" if p.cores else ""
             lines.append(f"  {p.name:<12} {p.kind:<9} {p.capacity:>12,} B  align {p.alignment}{where}")
@@ -174,31 +184,44 @@ class Target:
 
 
 _PRESETS: Dict[str, Target] = {
-    "host": Target("host", (Pool("arena", 1 << 30, 64),), description="this machine: one large arena"),
+    "host": Target("host", (Pool("arena", 1 << 30, 64),), description="this machine: one large arena",
+                   isa=HOST_ISA, reference="litert"),
     "cortex-m4": Target(
         "cortex-m4",
         (Pool("sram", "128KiB", 16), Pool("stack", "8KiB", 8, "stack")),
         latency_profile="cortex-m4",
-        description="Cortex-M4 with 128 KiB SRAM (e.g. STM32F4 class) and an 8 KiB stack"),
+        description="Cortex-M4 with 128 KiB SRAM (e.g. STM32F4 class) and an 8 KiB stack",
+        isa="arm-dsp"),
     "cortex-m7": Target(
         "cortex-m7",
         (Pool("dtcm", "128KiB", 16, section=".dtcm"), Pool("sram", "384KiB", 32),
          Pool("stack", "8KiB", 8, "stack")),
         latency_profile="cortex-m7",
-        description="Cortex-M7 with 128 KiB DTCM (single-cycle) and 384 KiB AXI SRAM (STM32F7/H7 class)"),
+        description="Cortex-M7 with 128 KiB DTCM (single-cycle) and 384 KiB AXI SRAM (STM32F7/H7 class)",
+        isa="arm-dsp"),
+    "cortex-m33": Target(
+        "cortex-m33",
+        (Pool("sram", "256KiB", 16), Pool("stack", "8KiB", 8, "stack")),
+        latency_profile="cortex-m4",
+        description="Cortex-M33 with the DSP extension and 256 KiB SRAM (e.g. the MPS2 AN505 / "
+                    "STM32U5 class); costed as a Cortex-M4 until it has a profile of its own",
+        isa="arm-dsp"),
+    # arm-mve (Helium) kernels do not exist yet: until they do, an M55 runs the portable ones.
     "cortex-m55": Target(
         "cortex-m55",
         (Pool("dtcm", "256KiB", 16, section=".dtcm"), Pool("sram", "1MiB", 32),
          Pool("stack", "8KiB", 8, "stack")),
         latency_profile="cortex-m55",
-        description="Cortex-M55 with 256 KiB DTCM and 1 MiB SRAM (Corstone-300 class)"),
+        description="Cortex-M55 with 256 KiB DTCM and 1 MiB SRAM (Corstone-300 class); portable "
+                    "kernels until arm-mve exists",
+        isa="portable"),
     "dual-m7-m4": Target(
         "dual-m7-m4",
         (Pool("m7_dtcm", "128KiB", 16, cores=("cm7",), section=".dtcm"),
          Pool("m4_sram", "128KiB", 16, cores=("cm4",), section=".sram2"),
          Pool("shared_sram", "256KiB", 32, cores=("cm7", "cm4"), section=".sram1"),
          Pool("stack", "8KiB", 8, "stack")),
-        cores=("cm7", "cm4"), latency_profile="cortex-m7",
+        cores=("cm7", "cm4"), latency_profile="cortex-m7", isa="arm-dsp",
         description="two cores (M7 + M4, STM32H747 class): a pool each core reaches alone, "
                     "plus SRAM both reach; plan for one core with target.for_core('cm4')"),
 }

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _core
 from ..errors import InvalidArgument
+from ..ops.lowering import ISA_CODES, runs_as
 from ..planning.state import STATE_POOL
 
 __all__ = ["graph_tables", "core_graph", "graph_pool_bytes"]
@@ -86,6 +87,9 @@ def core_graph(plan, tables: Optional[Tables] = None) -> "_core.Graph":
     pool_index = {name: i for i, name in enumerate(pools)}
     core_places = [(-1, 0, nbytes, data) if pool is None else (pool_index[pool], offset, nbytes, None)
                    for pool, offset, nbytes, data, _ in places]
-    core_nodes = [(k.code, k.spec, k.prepared(), (v.kind, v.param), ins, out, scratch, states)
+    # the plan's ISA where this host has it; an arm-dsp plan runs its portable-equivalent code
+    # (the same kernels today), bit-identical; anything else is refused naming both ISAs
+    isa = ISA_CODES[runs_as(plan.isa)]
+    core_nodes = [(k.code, k.spec, k.prepared(), (v.kind, v.param, isa), ins, out, scratch, states)
                   for k, v, ins, out, scratch, states in nodes]
     return _core.Graph(core_places, core_nodes, list(pools.values()))
