@@ -1,12 +1,14 @@
-"""The command line: arenaplan plan."""
+"""The command line: arenaplan plan, tradeoffs, run and the errors it prints."""
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
 
+import pytest
+
 import arenaplan as ap
-from arenaplan.cli import main
+from arenaplan.cli import main, sweep_command
 from conftest import model_path
 
 
@@ -120,7 +122,6 @@ def test_run_rejects_bad_inputs(capsys, tmp_path):
 
 
 def test_run_checks_a_stateful_model_against_litert(capsys):
-    import pytest
     pytest.importorskip("ai_edge_litert.interpreter", reason="ai-edge-litert is not installable here")
     path = str(model_path("tflm_mnist_lstm_int8"))
     assert main(["run", path, "--runs", "3", "--check", "--mode", "speed", "--profile", "3"]) == 0
@@ -150,7 +151,6 @@ def test_run_says_what_a_file_that_is_not_npy_is(capsys, tmp_path):
 
 
 def _quantize_model(tmp_path, zp):
-    import pytest
     from reference import litert_layers as L
     if L.unavailable_reason():
         pytest.skip(L.unavailable_reason())
@@ -188,3 +188,58 @@ def test_run_check_says_which_outputs_differ_and_by_how_much(capsys, tmp_path, m
     out = capsys.readouterr().out
     assert "0 of 1 run(s) bit-exact" in out
     assert "run 0, output 't1': 2 of 8 element(s) differ, by up to 7; first at [0, 2]: 0 here, 7 in LiteRT" in out
+
+
+def test_cli_tradeoffs(capsys, tmp_path):
+    assert main(["tradeoffs", "--latency", "model:cortex-m4"]) == 0
+    out = capsys.readouterr().out
+    assert "Pareto" in out and "speed end" in out
+    assert main(["tradeoffs", "resnet8", "--latency", "model:cortex-m7", "--budget", "64KiB", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["points"] and data["budget"]["arena_bytes"] <= 65536
+    assert main(["tradeoffs", "ds_cnn", "--latency", "model:cortex-m4", "--budget", "1KiB"]) == 2
+    assert "short" in capsys.readouterr().err
+
+
+def test_cli_tradeoffs_plot(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "f.png"
+    assert main(["tradeoffs", "resnet8", "--latency", "model:cortex-m4", "--plot", str(out)]) == 0
+    import matplotlib.image
+    pixels = matplotlib.image.imread(out)
+    assert pixels.shape[:2] == (480, 768)                  # the plot's default size_px
+    colours = {tuple(px) for px in pixels.reshape(-1, pixels.shape[2])[::7]}
+    assert len(colours) > 10                               # axes, curve, labels: not a blank image
+
+
+def test_cli_tflm(tmp_path, capsys):
+    path = model_path("mlperf_tiny_vww_mobilenetv1_025_int8")
+    assert main(["tflm", str(path), "--pointer-bytes", "8"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("constexpr int kTensorArenaSize = 103680;") and "saves" in out
+    dst = tmp_path / "p.tflite"
+    assert main(["tflm", str(path), "--json", "--write-offline-plan", str(dst)]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["predicted"] and d["offline_plan"]["saves_bytes"] > 0 and dst.exists()
+    with pytest.raises(SystemExit):
+        main(["tflm", str(path), "--pointer-bytes", "3"])
+
+
+def test_cli_sweep_serial_and_on_two_workers_writes_the_same_records(tmp_path, capsys):
+    kws = str(model_path("mlperf_tiny_kws_dscnn_int8"))
+    args = ["sweep", kws, "resnet8", "--targets", "none", "cortex-m4", "--budgets", "none", "24KiB",
+            "--modes", "size", "balanced", "--latency", "model:cortex-m4"]
+    assert main(args + ["-o", str(tmp_path / "a.csv")]) == 0
+    out = capsys.readouterr().out
+    assert "16 combinations" in out and "mlperf_tiny_kws_dscnn_int8" in out
+    assert main(args + ["--workers", "2", "-o", str(tmp_path / "b.csv")]) == 0
+    capsys.readouterr()
+    a, b = (tmp_path / "a.csv").read_text(), (tmp_path / "b.csv").read_text()
+    assert a == b and len(a.splitlines()) == 17
+
+
+def test_cli_sweep_with_a_scheduler_that_cannot_be_reached_says_so_before_any_work(capsys, monkeypatch):
+    pytest.importorskip("distributed", reason="dask.distributed is not installed")
+    monkeypatch.setattr(sweep_command, "CONNECT_TIMEOUT_S", 1)
+    assert main(["sweep", "resnet8", "--scheduler", "tcp://127.0.0.1:9"]) == 2
+    assert "cannot reach the Dask scheduler 'tcp://127.0.0.1:9' within 1 s" in capsys.readouterr().err

@@ -74,25 +74,3 @@ def test_the_frontier_mode_lists_its_points_and_a_table_comes_out():
 def test_bad_sweeps_fail_before_any_work(kwargs, words):
     with pytest.raises(ap.InvalidArgument, match=words):
         ap.sweep(**kwargs)
-
-
-def test_cli_sweep_serial_and_on_two_workers_writes_the_same_records(tmp_path, capsys):
-    from arenaplan.cli import main
-    kws = str(model_path("mlperf_tiny_kws_dscnn_int8"))
-    args = ["sweep", kws, "resnet8", "--targets", "none", "cortex-m4", "--budgets", "none", "24KiB",
-            "--modes", "size", "balanced", "--latency", "model:cortex-m4"]
-    assert main(args + ["-o", str(tmp_path / "a.csv")]) == 0
-    out = capsys.readouterr().out
-    assert "16 combinations" in out and "mlperf_tiny_kws_dscnn_int8" in out
-    assert main(args + ["--workers", "2", "-o", str(tmp_path / "b.csv")]) == 0
-    capsys.readouterr()
-    a, b = (tmp_path / "a.csv").read_text(), (tmp_path / "b.csv").read_text()
-    assert a == b and len(a.splitlines()) == 17
-
-
-def test_cli_sweep_with_a_scheduler_that_cannot_be_reached_says_so_before_any_work(capsys, monkeypatch):
-    pytest.importorskip("distributed", reason="dask.distributed is not installed")
-    from arenaplan.cli import main, sweep_command
-    monkeypatch.setattr(sweep_command, "CONNECT_TIMEOUT_S", 1)
-    assert main(["sweep", "resnet8", "--scheduler", "tcp://127.0.0.1:9"]) == 2
-    assert "cannot reach the Dask scheduler 'tcp://127.0.0.1:9' within 1 s" in capsys.readouterr().err

@@ -1,7 +1,6 @@
 """ap.tflm against TensorFlow Lite Micro itself (the tflite-micro package, host build)."""
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 import arenaplan as ap
@@ -105,18 +104,3 @@ def test_bad_input():
     audio = model_path("tflm_audio_preprocessor_int8")
     with pytest.raises(ap.UnsupportedModel, match="Signal"):
         ap.tflm.arena(ap.load_tflite(str(audio)))
-
-
-def test_cli_tflm(tmp_path, capsys):
-    path = model_path("mlperf_tiny_vww_mobilenetv1_025_int8")
-    from arenaplan.cli import main
-    assert main(["tflm", str(path), "--pointer-bytes", "8"]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith("constexpr int kTensorArenaSize = 103680;") and "saves" in out
-    dst = tmp_path / "p.tflite"
-    assert main(["tflm", str(path), "--json", "--write-offline-plan", str(dst)]) == 0
-    import json
-    d = json.loads(capsys.readouterr().out)
-    assert d["predicted"] and d["offline_plan"]["saves_bytes"] > 0 and dst.exists()
-    with pytest.raises(SystemExit):
-        main(["tflm", str(path), "--pointer-bytes", "3"])

@@ -1,0 +1,189 @@
+"""Latency sources: cost models, tables, host measurement and its cache, prediction checks."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import arenaplan as ap
+from arenaplan.latency import sources as latency
+from arenaplan.planning.context import PlanContext
+from tiny_models import made_up_table, tiny_model
+
+# The host source's brief windows here may well miss a spell of this machine's normal
+# speed, which it says in a warning (checked on its own below).
+pytestmark = pytest.mark.filterwarnings("ignore:host latency of .* measured while:RuntimeWarning")
+
+
+def test_unknown_latency_source():
+    with pytest.raises(ap.InvalidArgument, match="unknown latency source"):
+        ap.frontier(ap.zoo.load("ds_cnn"), latency="fast")
+    with pytest.raises(ap.InvalidArgument, match="unknown target profile"):
+        ap.frontier(ap.zoo.load("ds_cnn"), latency="model:z80")
+
+
+def test_bad_latency_tables(tmp_path):
+    m = tiny_model()
+    rows = made_up_table(m, 0)
+    with pytest.raises(ap.InvalidArgument, match="no time for op 0"):
+        ap.frontier(m, latency=[r for r in rows if r["op"] != 0])
+    with pytest.raises(ap.InvalidArgument, match="no variant 'winograd'"):
+        ap.frontier(m, latency=rows + [{"op": 0, "variant": "winograd", "seconds": 1.0}])
+    with pytest.raises(ap.InvalidArgument, match="negative"):
+        ap.frontier(m, latency=rows + [{"op": 0, "variant": "direct", "seconds": -1.0}])
+    with pytest.raises(ap.InvalidArgument, match="not on tiny"):
+        ap.frontier(m, latency={"model_sha256": "0" * 64, "rows": rows})
+    with pytest.raises(ap.InvalidArgument, match="no op 99"):
+        ap.frontier(m, latency=rows + [{"op": 99, "variant": "direct", "seconds": 1.0}])
+
+
+def test_latency_table_files_override_a_base(tmp_path):
+    m = tiny_model()
+    base = ap.CostModel("cortex-m4")
+    csv_path = tmp_path / "board.csv"
+    csv_path.write_text("op,variant,cycles,clock_hz\n0,direct,1000,1000000\n")
+    src = ap.TableLatency(csv_path, base=base)
+    times = src.op_times(m, PlanContext.build(m).kernels)
+    assert times[0]["direct"] == pytest.approx(0.001)
+    ctx = PlanContext.build(m)
+    assert times[1] == base.op_times(m, ctx.kernels)[1]
+    json_path = tmp_path / "board.json"
+    json_path.write_text(json.dumps({"model_sha256": m.digest, "rows": made_up_table(m, 1)}))
+    assert ap.frontier(m, latency=str(json_path)).points
+
+
+def quick_host(**kwargs) -> ap.HostLatency:
+    """A host source that measures briefly: these tests check bookkeeping, not speed."""
+    return ap.HostLatency(repeats=2, window_s=0.01, max_window_s=0.01, progress=False, **kwargs)
+
+
+def no_measuring(*args, **kwargs):
+    raise AssertionError("measured again despite the cache")
+
+
+def test_host_latency_is_cached_on_disk(tmp_path, monkeypatch):
+    monkeypatch.setenv("ARENAPLAN_CACHE_DIR", str(tmp_path))
+    m = tiny_model()
+    kernels = PlanContext.build(m).kernels
+    first = quick_host().op_times(m, kernels)
+    saved = json.loads((tmp_path / "host_latency.json").read_text())
+    # the speed probe's fastest run is remembered beside the op times
+    assert sum(key.startswith("speed probe|") for key in saved) == 1
+    assert all(t >= 0 for op in first for t in op.values())
+    assert sum(t for op in first for t in op.values()) > 0
+    monkeypatch.setattr(ap.HostLatency, "measure_in_graph", no_measuring)
+    monkeypatch.setattr(ap.HostLatency, "measure_isolated", no_measuring)
+    assert quick_host().op_times(m, kernels) == first
+
+
+def test_host_latency_keeps_zero_times_and_drops_bad_entries(tmp_path, monkeypatch):
+    """An op cheaper than the clock's jitter measures 0 s: that is a figure, not a gap."""
+    monkeypatch.setenv("ARENAPLAN_CACHE_DIR", str(tmp_path))
+    m = tiny_model()
+    kernels = PlanContext.build(m).kernels
+    src = quick_host()
+    keys = [src._key(k, v) for k in kernels for v in k.variants]
+    table = {key: 0.0 if i == 0 else 1e-6 * i for i, key in enumerate(keys)}
+    (tmp_path / "host_latency.json").write_text(json.dumps({**table, "bad": -1.0, "worse": "x"}))
+    monkeypatch.setattr(ap.HostLatency, "measure_in_graph", no_measuring)
+    times = src.op_times(m, kernels)
+    assert [t for op in times for t in op.values()] == [table[k] for k in keys]
+
+
+def test_host_latency_warns_when_measured_in_a_slow_spell(tmp_path, monkeypatch):
+    monkeypatch.setenv("ARENAPLAN_CACHE_DIR", str(tmp_path))
+    m = tiny_model()
+    kernels = PlanContext.build(m).kernels
+    src = quick_host()
+    # a record no window can meet: the machine looks a thousand times slower than normal
+    (tmp_path / "host_latency.json").write_text(json.dumps({f"speed probe|{src._fingerprint}": 1e-9}))
+    with pytest.warns(RuntimeWarning, match=r"ran \d+\.\d+x slower than its normal speed"):
+        src.op_times(m, kernels)
+    assert src.last_window["probe_vs_record"] > 100 and src.last_window["seconds"] > 0
+    assert json.loads((tmp_path / "host_latency.json").read_text())[f"speed probe|{src._fingerprint}"] == 1e-9
+
+
+def test_host_latency_figures_of_another_method_are_not_reused(tmp_path, monkeypatch):
+    monkeypatch.setenv("ARENAPLAN_CACHE_DIR", str(tmp_path))
+    m = tiny_model()
+    kernels = PlanContext.build(m).kernels
+    src = quick_host()
+    old = quick_host()
+    old._fingerprint = src._fingerprint.replace(latency._METHOD, "in-graph")   # medians, before
+    (tmp_path / "host_latency.json").write_text(json.dumps(
+        {old._key(k, v): 1.0 for k in kernels for v in k.variants}))
+    assert all(t < 1.0 for op in src.op_times(m, kernels) for t in op.values())
+
+
+def test_host_latency_measures_ops_one_by_one_when_the_model_cannot_run():
+    m = tiny_model()
+    kernels = PlanContext.build(m).kernels
+    src = quick_host(cache=False)
+    todo = [(k, v) for k in kernels for v in k.variants]
+    found = src.measure_isolated(m, todo)
+    assert set(found) == {src._key(k, v) for k, v in todo}
+    conv = [found[src._key(k, v)] for k, v in todo if k.type == "CONV_2D"]
+    assert all(t > 0 for t in conv)
+
+
+def test_host_latency_arguments_are_checked():
+    for kwargs, words in (({"repeats": 0}, "repeats"), ({"window_s": -1}, "window_s"),
+                          ({"min_sample_s": float("nan")}, "min_sample_s")):
+        with pytest.raises(ap.InvalidArgument, match=words):
+            ap.HostLatency(**kwargs)
+
+
+def test_host_check_predicts_and_measures_each_plan_in_one_window(tmp_path, monkeypatch):
+    monkeypatch.setenv("ARENAPLAN_CACHE_DIR", str(tmp_path))
+    m = tiny_model()
+    src = quick_host()
+    size = ap.plan(m, mode="size", latency=src)
+    speed = ap.plan(m, mode="speed", latency=src)
+    checks = src.check([size, speed], window_s=0.01)
+    assert len(checks) == 2
+    for c, p in zip(checks, (size, speed)):
+        assert c.predicted_s > 0 and c.measured_s == pytest.approx(sum(op.seconds for op in c.profile))
+        assert c.measured_whole_s == c.profile.total_s > 0
+        assert [op.variant for op in c.profile] == p.choices
+        assert c.error == pytest.approx((c.predicted_s - c.measured_s) / c.measured_s)
+        assert c.whole_error == pytest.approx((c.predicted_s - c.measured_whole_s) / c.measured_whole_s)
+    other = ap.plan(ap.zoo.load("ds_cnn"))
+    with pytest.raises(ap.InvalidArgument, match="one model"):
+        src.check([size, other])
+    with pytest.raises(ap.InvalidArgument, match="non-empty"):
+        src.check([])
+
+
+def test_cost_model_keys_by_op_type_then_family():
+    m = tiny_model()
+    kernels = PlanContext.build(m).kernels
+    model = ap.CostModel("cortex-m4", cycles_per_mac={"direct": 100.0, "CONV_2D:direct": 1.0,
+                                                     "default": 50.0})
+    profile = model.profile
+    by_type = {k.type: k for k in kernels}
+    conv, dw, soft = by_type["CONV_2D"], by_type["DEPTHWISE_CONV_2D"], by_type["SOFTMAX"]
+    assert profile.per_mac(conv, conv.variant("direct")) == 1.0           # op type and family
+    # a family given bare replaces that family's figures for every op type
+    assert profile.per_mac(dw, dw.variant("direct")) == 100.0
+    assert profile.per_mac(soft, soft.variant("direct")) == 100.0
+    # the rest stays the profile's
+    assert profile.per_mac(soft, soft.variant("exp_cache")) == latency.PROFILES["cortex-m4"].cycles_per_mac["SOFTMAX:exp_cache"]
+    padded = next(v for v in dw.variants if v.name.startswith("padded_rows"))
+    assert profile.per_mac(dw, padded) == latency.PROFILES["cortex-m4"].cycles_per_mac["DEPTHWISE_CONV_2D:padded_rows"]
+    # the calibrated profiles: counted instructions times the core's cycles per instruction
+    for name, counted in (("cortex-m4", "cortex-m4"), ("cortex-m7", "cortex-m7"), ("cortex-m55", "cortex-m4")):
+        p = latency.PROFILES[name]
+        cpi = latency._CYCLES_PER_INSTRUCTION[name]
+        assert p.cycles_per_mac["CONV_2D:im2col"] == pytest.approx(
+            latency._INSTRUCTIONS_PER_MAC[counted]["CONV_2D:im2col"] * cpi, rel=1e-3)
+        assert p.overhead_cycles == pytest.approx(latency._INSTRUCTIONS_PER_OP * cpi)
+
+
+def test_cost_model_coefficients_can_be_overridden():
+    m = tiny_model()
+    kernels = PlanContext.build(m).kernels
+    slow = ap.CostModel("cortex-m4", clock_hz=84e6).op_times(m, kernels)
+    fast = ap.CostModel("cortex-m4").op_times(m, kernels)
+    assert slow[0]["direct"] == pytest.approx(2 * fast[0]["direct"])
+    with pytest.raises(ap.InvalidArgument, match="unknown cost model"):
+        ap.CostModel("cortex-m4", cycles_per_flop=1)
