@@ -36,9 +36,10 @@ import numpy as np
 from .. import _core
 from . import speed_probe
 from ..errors import InvalidArgument
-from ..ops.lowering import ISA_CODES, OpKernel, Variant, runs_as
+from ..ops.lowering import OpKernel, Variant, runs_as
 from ..model.model import Model
 from ..runtime.profiling import OpProfile, Profile, Summary, Timings, profile_rounds, summarise
+from ..runtime.graph import graph_of
 from ..runtime.interpreter import Interpreter
 from ..planning.context import PlanContext
 from ..planning.plan import Plan
@@ -369,6 +370,10 @@ class HostLatency(LatencySource):
                 for k in kernels]
 
 
+#: The one pool of a one-node timing graph.
+_ARENA = "arena"
+
+
 class _NodeTimer:
     """One (op, variant) on a one-node graph over random bytes, profiled like a plan."""
 
@@ -386,28 +391,25 @@ class _NodeTimer:
             tensor = model.tensors[t]
             if tensor.is_constant:
                 data = np.ascontiguousarray(tensor.data)
-                places.append((-1, 0, data.nbytes, data))
+                places.append((None, 0, data.nbytes, data, t))
             else:
-                places.append((0, slot(tensor.nbytes), tensor.nbytes, None))
+                places.append((_ARENA, slot(tensor.nbytes), tensor.nbytes, None, t))
             inputs.append(len(places) - 1)
         out_t = model.tensors[kernel.output]
-        places.append((0, slot(out_t.nbytes), out_t.nbytes, None))
+        places.append((_ARENA, slot(out_t.nbytes), out_t.nbytes, None, kernel.output))
         output = len(places) - 1
         scratch = []
         for bytes_, align in variant.scratch:
-            places.append((0, slot(bytes_, max(align, 64)), bytes_, None))
+            places.append((_ARENA, slot(bytes_, max(align, 64)), bytes_, None, None))
             scratch.append(len(places) - 1)
         states = []
         for t in kernel.states:
             nbytes = model.tensors[t].nbytes
-            places.append((0, slot(nbytes), nbytes, None))
+            places.append((_ARENA, slot(nbytes), nbytes, None, t))
             states.append(len(places) - 1)
         self._arena = np.random.default_rng(0).integers(0, 256, size=offset + 64, dtype=np.uint8)
-        self._graph = _core.Graph(places, [(kernel.code, kernel.spec, kernel.prepared(),
-                                            (variant.kind, variant.param, ISA_CODES[runs_as(kernel.isa)]),
-                                            inputs, output, scratch,
-                                            states)],
-                                  [offset + 64])
+        self._graph = graph_of(places, [(kernel, variant, inputs, output, scratch, states)],
+                               {_ARENA: offset + 64}, kernel.isa)
         self._label = (kernel.index, kernel.type, variant.name, variant.scratch_bytes)
 
     def profile(self, repeats: int) -> Profile:

@@ -82,3 +82,23 @@ def same_padding(size: int, kernel: int, stride: int, dilation: int, out: int) -
     dk = (kernel - 1) * dilation + 1
     total = max((out - 1) * stride + dk - size, 0)
     return total // 2
+
+
+def window_geometry(in_hw, k_hw, stride, dilation, padding) -> tuple:
+    """(out_h, out_w, pad_h, pad_w) of a windowed op (conv, depthwise, pooling) over an
+    input of ``in_hw`` with a ``k_hw`` window: TFLite's "SAME"/"VALID" padding, or explicit
+    symmetric padding (pad_h, pad_w). Raises InvalidArgument when the window does not fit."""
+    if isinstance(padding, str):
+        mode = padding.upper()
+        out = [conv_output_size(in_hw[i], k_hw[i], stride[i], dilation[i], mode) for i in range(2)]
+        pads = ([same_padding(in_hw[i], k_hw[i], stride[i], dilation[i], out[i]) for i in range(2)]
+                if mode == "SAME" else [0, 0])
+    else:
+        pads = [int(padding[0]), int(padding[1])]
+        out = [(in_hw[i] + 2 * pads[i] - ((k_hw[i] - 1) * dilation[i] + 1)) // stride[i] + 1
+               for i in range(2)]
+    if min(out) < 1:
+        raise InvalidArgument(f"the {k_hw[0]}x{k_hw[1]} window (dilation {tuple(dilation)}) does not fit "
+                              f"the {in_hw[0]}x{in_hw[1]} input with padding {padding!r}: the output "
+                              f"would be {tuple(out)}")
+    return out[0], out[1], pads[0], pads[1]

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import _core
 from ..errors import InvalidArgument
-from ..model.quantize import activation_range, conv_multipliers, conv_output_size, quantize_multiplier, same_padding
+from ..model.quantize import activation_range, conv_multipliers, quantize_multiplier, window_geometry
 from .lowering import REFERENCES, variants_from_core
 from .ranking import fastest_variant
 
@@ -55,21 +55,8 @@ def _array(x: np.ndarray, name: str, dtype: type, ndim: int) -> np.ndarray:
 def _spatial(in_hw: Tuple[int, int], k_hw: Tuple[int, int], stride: Tuple[int, int],
              dilation: Tuple[int, int], padding: Padding) -> Tuple[int, int, int, int]:
     """(out_h, out_w, pad_h, pad_w) for TFLite SAME/VALID or explicit symmetric padding."""
-    if isinstance(padding, str):
-        mode = padding.upper()
-        out = [conv_output_size(in_hw[i], k_hw[i], stride[i], dilation[i], mode) for i in range(2)]
-        if mode == "SAME":
-            pads = [same_padding(in_hw[i], k_hw[i], stride[i], dilation[i], out[i]) for i in range(2)]
-        else:
-            pads = [0, 0]
-    else:
-        pads = list(_pair_nonneg(padding))
-        out = [(in_hw[i] + 2 * pads[i] - ((k_hw[i] - 1) * dilation[i] + 1)) // stride[i] + 1
-               for i in range(2)]
-    if min(out) < 1:
-        raise InvalidArgument(f"the filter {k_hw} (dilation {dilation}) does not fit the input "
-                              f"{in_hw} with padding {padding!r}: the output would be {tuple(out)}")
-    return out[0], out[1], pads[0], pads[1]
+    return window_geometry(in_hw, k_hw, stride, dilation,
+                           padding if isinstance(padding, str) else _pair_nonneg(padding))
 
 
 def _pair_nonneg(value: Sequence[int]) -> Tuple[int, int]:

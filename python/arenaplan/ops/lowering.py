@@ -20,7 +20,7 @@ from .. import _core
 from ..errors import ArenaplanError, InvalidArgument, UnsupportedModel
 from .lstm_params import lstm_operands
 from ..model.model import ALIASING_OPS, Model, Operator, Tensor
-from ..model.quantize import activation_range, conv_multipliers, conv_output_size, quantize_multiplier, same_padding
+from ..model.quantize import activation_range, conv_multipliers, quantize_multiplier, window_geometry
 
 __all__ = ["OP_CODES", "DTYPE_CODES", "ISA_CODES", "ISA_NAMES", "HOST_ISA", "REFERENCES", "Variant",
            "OpKernel", "lower", "lower_op", "check_isa", "check_reference", "runs_as", "variants_from_core"]
@@ -234,12 +234,7 @@ def _spatial(op: Operator, h: int, w: int, kh: int, kw: int) -> Tuple[int, int, 
     padding = op.options.get("padding", "VALID")
     if padding not in ("SAME", "VALID"):
         raise _Unsupported(f"padding {padding!r} is not supported")
-    oh = conv_output_size(h, kh, sh, dh, padding)
-    ow = conv_output_size(w, kw, sw, dw, padding)
-    if oh < 1 or ow < 1:
-        raise _Unsupported(f"the {kh}x{kw} window does not fit the {h}x{w} input")
-    ph = same_padding(h, kh, sh, dh, oh) if padding == "SAME" else 0
-    pw = same_padding(w, kw, sw, dw, ow) if padding == "SAME" else 0
+    oh, ow, ph, pw = window_geometry((h, w), (kh, kw), (sh, sw), (dh, dw), padding)
     return oh, ow, sh, sw, dh, dw, ph, pw
 
 

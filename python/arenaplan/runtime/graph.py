@@ -83,13 +83,18 @@ def graph_pool_bytes(plan) -> Dict[str, int]:
 def core_graph(plan, tables: Optional[Tables] = None) -> "_core.Graph":
     """A checked C executor graph (``ap_graph_check`` runs when it is built)."""
     places, nodes, _ = tables if tables is not None else graph_tables(plan)
-    pools = graph_pool_bytes(plan)
+    return graph_of(places, nodes, graph_pool_bytes(plan), plan.isa)
+
+
+def graph_of(places: List[tuple], nodes: List[tuple], pools: Dict[str, int], isa: str) -> "_core.Graph":
+    """The C executor graph of tables in ``graph_tables``' form over ``pools`` (name ->
+    bytes, in the order their base pointers are passed), running ``isa``'s kernels where
+    this host has them: an arm-dsp plan runs its portable-equivalent code (the same
+    kernels today), bit-identical; an ISA the host lacks is refused naming both."""
     pool_index = {name: i for i, name in enumerate(pools)}
     core_places = [(-1, 0, nbytes, data) if pool is None else (pool_index[pool], offset, nbytes, None)
                    for pool, offset, nbytes, data, _ in places]
-    # the plan's ISA where this host has it; an arm-dsp plan runs its portable-equivalent code
-    # (the same kernels today), bit-identical; anything else is refused naming both ISAs
-    isa = ISA_CODES[runs_as(plan.isa)]
-    core_nodes = [(k.code, k.spec, k.prepared(), (v.kind, v.param, isa), ins, out, scratch, states)
+    code = ISA_CODES[runs_as(isa)]
+    core_nodes = [(k.code, k.spec, k.prepared(), (v.kind, v.param, code), ins, out, scratch, states)
                   for k, v, ins, out, scratch, states in nodes]
     return _core.Graph(core_places, core_nodes, list(pools.values()))
