@@ -19,7 +19,7 @@ from .buffers import solve
 from .lifetimes import ModelBuffers, activation_buffers
 from .plan import Plan
 from .pools import place_over_pools
-from .records import live_per_op, unplaced_records, with_scratch
+from .records import live_per_op, scratch_footprint, unplaced_records, with_scratch
 from .state import StateBuffer, choose_state_pool, reserve_bytes, state_layout
 from .targets import resolve as resolve_target
 
@@ -145,11 +145,7 @@ class PlanContext:
 
     def scratch_need(self, v: Variant) -> int:
         """Arena bytes a variant's scratch takes at its op (each buffer aligned)."""
-        total = 0
-        for bytes_, align in v.scratch:
-            a = max(self.alignment, align)
-            total += -(-bytes_ // a) * a
-        return total
+        return scratch_footprint(v, self.alignment)
 
     def make(self, chosen: List[Optional[Variant]], mode: str, strategy: str = "auto",
              time_limit_s: Optional[float] = None, seed: int = 0,

@@ -10,7 +10,8 @@ from ..ops.lowering import Variant
 from .buffers import BufferProblem
 from .lifetimes import ModelBuffers
 
-__all__ = ["BufferRecord", "live_per_op", "with_scratch", "unplaced_records"]
+__all__ = ["BufferRecord", "live_per_op", "scratch_buffers", "scratch_footprint", "with_scratch",
+           "unplaced_records"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,17 @@ def live_per_op(op_count: int, buffers) -> List[int]:
     return live
 
 
+def scratch_buffers(v: Variant, alignment: int) -> List[Tuple[int, int]]:
+    """(bytes, alignment) of each buffer a variant's scratch requests become in a plan: the
+    request's bytes, aligned to the larger of the request's alignment and the plan's."""
+    return [(int(bytes_), max(alignment, int(align))) for bytes_, align in v.scratch]
+
+
+def scratch_footprint(v: Variant, alignment: int) -> int:
+    """Arena bytes a variant's scratch takes at its op (each buffer rounded to its alignment)."""
+    return sum(-(-b // a) * a for b, a in scratch_buffers(v, alignment))
+
+
 def with_scratch(acts: ModelBuffers, chosen: List[Optional[Variant]],
                   alignment: int) -> Tuple[BufferProblem, List[Tuple[str, int, int]]]:
     """Activations plus one buffer per scratch request of the chosen variants."""
@@ -52,8 +64,7 @@ def with_scratch(acts: ModelBuffers, chosen: List[Optional[Variant]],
     for k, v in enumerate(chosen):
         if v is None:
             continue
-        for i, (bytes_, align) in enumerate(v.scratch):
-            a = max(alignment, align)
+        for i, (bytes_, a) in enumerate(scratch_buffers(v, alignment)):
             scratch.append((f"op{k}/{v.name}/scratch{i}", k, a))
             sizes.append(bytes_)
             first.append(k)
