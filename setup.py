@@ -26,7 +26,8 @@ ldflags = []
 if os.environ.get("AP_SANITIZE"):
     sanitize = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined",
                 "-fno-omit-frame-pointer"]
-    cflags += ["-O1", "-g"] + sanitize
+    # warning-free under the sanitizers' instrumentation too (it once found a subscript of -1)
+    cflags += ["-O1", "-g", "-Werror"] + sanitize
     ldflags += sanitize
 else:
     cflags += ["-O0", "-g"] if os.environ.get("AP_DEBUG") else ["-O3"]
