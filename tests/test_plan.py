@@ -68,36 +68,6 @@ def test_summary_names_the_figures():
     assert data["arena_bytes"] == p.arena_bytes and len(data["live_bytes"]) == 13
 
 
-def test_state_is_reported_apart_from_the_arena():
-    m = ap.load_tflite(model_path("tflm_keyword_scrambled_int8"))
-    p = ap.plan(m)
-    # the state never enters the arena, and the SVDFs run "fused" (no scratch): the peak is the
-    # int16 input (192 B) beside its int8 requantisation (96 B)
-    assert p.arena_bytes == p.lower_bound_bytes == 288
-    assert p.state_bytes == p.variable_bytes == 10240 and len(p.state_buffers) == 7
-    assert all(b.offset % 16 == 0 and b.fill == 0 for b in p.state_buffers)
-    assert "state                  10,240 B  (7 variable tensors" in p.summary()
-    data = p.to_dict()
-    assert data["state_bytes"] == 10240 and data["arena_bytes"] == 288
-    assert [b["tensor"] for b in data["state_buffers"]] == m.variable_tensors()
-    # the LSTM's two state tensors (int8 output state, int16 cell state) each get a place
-    lstm = ap.plan(ap.load_tflite(model_path("tflm_mnist_lstm_int8")))
-    assert lstm.verify() and lstm.state_bytes == sum(-(-b.size // 16) * 16 for b in lstm.state_buffers)
-    assert sorted(b.size for b in lstm.state_buffers) == [20, 40]
-
-
-def test_verify_checks_the_state_pool():
-    p = ap.plan(ap.load_tflite(model_path("tflm_keyword_scrambled_int8")))
-    buffers = list(p.state_buffers)
-    buffers[1] = dataclasses.replace(buffers[1], offset=buffers[0].offset)
-    with pytest.raises(ap.InvalidPlan, match="share bytes"):
-        dataclasses.replace(p, state_buffers=buffers).verify()
-    with pytest.raises(ap.InvalidPlan, match="outside the state pool"):
-        dataclasses.replace(p, state_bytes=p.state_bytes - 16).verify()
-    with pytest.raises(ap.InvalidPlan, match="the model's variable tensors"):
-        dataclasses.replace(p, state_buffers=p.state_buffers[1:]).verify()
-
-
 def test_plan_rejects_what_is_not_a_model():
     with pytest.raises(ap.InvalidArgument, match="Model"):
         ap.plan("model.tflite")
