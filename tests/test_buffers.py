@@ -240,7 +240,8 @@ def test_lns_is_a_strategy_of_its_own():
 
 def test_bands_is_a_strategy_of_its_own():
     assert ap.STRATEGIES.index("bands") == 8  # appended: the older names keep their values
-    assert len(ap.STRATEGIES) == 9
+    assert len(ap.STRATEGIES) == 10
+    assert ap.STRATEGIES.index("sweep") == 9  # appended too
     sizes, first, last = cut_rectangle(150, 3)
     greedy = ap.plan_buffers(sizes, first, last, strategy="greedy_size")
     bp = ap.plan_buffers(sizes, first, last, strategy="bands", time_limit_s=30,

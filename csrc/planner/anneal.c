@@ -117,7 +117,7 @@ ap_status ap_pl_anneal(const ap_pl_problem *p, const uint32_t *start_order, size
         {
             /* a move can cost milliseconds on big problems: read the clock every time */
             double now = ap_pl_now();
-            if (now >= search->deadline ||
+            if (now >= search->deadline || ap_pl_expired(p->control, search->deadline) ||
                 (search->max_steps > 0 && moves >= search->max_steps)) {
                 break;
             }

@@ -227,7 +227,7 @@ ap_status ap_pl_blocks_exact(const ap_pl_problem *problem, size_t *offsets_out, 
         }
         memcpy(mc.blk, next, nn * sizeof(ap_buffer));
         mc.nb = nn;
-        if (ap_pl_now() > deadline) {
+        if (ap_pl_expired(p->control, deadline)) {
             goto out;
         }
     }
@@ -237,7 +237,11 @@ ap_status ap_pl_blocks_exact(const ap_pl_problem *problem, size_t *offsets_out, 
     if (ap_pl_problem_init(&mp, mc.blk, mc.nb, NULL) != AP_OK) {
         goto out; /* e.g. padding overflow of the blocks: just skip this phase */
     }
-    if ((st = ap_pl_greedy(&mp, AP_STRATEGY_GREEDY_SIZE, moff)) != AP_OK) {
+    mp.control = p->control;
+    if ((st = ap_pl_greedy_until(&mp, AP_STRATEGY_GREEDY_SIZE, moff, deadline)) != AP_OK) {
+        if (st == AP_ERR_TIMEOUT) {
+            st = AP_OK; /* out of time: skip this phase */
+        }
         goto out;
     }
     arena = ap_pl_arena(&mp, moff);

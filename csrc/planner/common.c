@@ -106,12 +106,50 @@ ap_status ap_buffers_check(const ap_buffer *buffers, size_t count, ap_error *err
 
 /* ---- sorting ---------------------------------------------------------------- */
 
+/* Stable counting sort when the keys span a small range (op indices, sizes of one
+   order of magnitude): O(n + range), the same order as the merge sort's. Returns 0
+   (nothing done) when the range is too wide or its counts cannot be allocated. */
+static int sort_keyed_counting(ap_pl_keyed *items, size_t n, ap_pl_keyed *tmp)
+{
+    uint64_t lo = UINT64_MAX, hi = 0, range;
+    size_t i, *count, sum = 0;
+    for (i = 0; i < n; ++i) {
+        lo = items[i].key < lo ? items[i].key : lo;
+        hi = items[i].key > hi ? items[i].key : hi;
+    }
+    range = hi - lo;
+    if (range >= 2 * (uint64_t)n + 65536u) {
+        return 0;
+    }
+    count = (size_t *)ap_pl_zalloc((size_t)range + 1, sizeof(size_t));
+    if (count == NULL) {
+        return 0;
+    }
+    for (i = 0; i < n; ++i) {
+        ++count[items[i].key - lo];
+    }
+    for (i = 0; i <= (size_t)range; ++i) {
+        size_t c = count[i];
+        count[i] = sum;
+        sum += c;
+    }
+    for (i = 0; i < n; ++i) {
+        tmp[count[items[i].key - lo]++] = items[i];
+    }
+    memcpy(items, tmp, n * sizeof(*items));
+    free(count);
+    return 1;
+}
+
 void ap_pl_sort_keyed(ap_pl_keyed *items, size_t n, ap_pl_keyed *tmp)
 {
     /* bottom-up merge sort: stable, O(n log n), no recursion */
     size_t width;
     ap_pl_keyed *src = items;
     ap_pl_keyed *dst = tmp;
+    if (n >= 4096 && sort_keyed_counting(items, n, tmp)) {
+        return;
+    }
     for (width = 1; width < n; width *= 2) {
         size_t lo;
         for (lo = 0; lo < n; lo += 2 * width) {
@@ -342,15 +380,20 @@ ap_status ap_buffers_lower_bound(const ap_buffer *buffers, size_t count, size_t 
 
 /* One sweep over buffers sorted by first op; `active` holds the buffers still
    live. Each pair is met once, when the later-starting buffer arrives, so the
-   sweep costs O(n log n + E). With adj == NULL it only counts degrees. */
-static void sweep_conflicts(const ap_pl_problem *p, const ap_pl_keyed *by_first, size_t m,
-                            uint32_t *active, size_t *degree, size_t *cursor, uint32_t *adj)
+   sweep costs O(n log n + E). With adj == NULL it only counts degrees. Returns 0
+   if it stopped at `deadline` or on cancellation (p->control), 1 when done. */
+static int sweep_conflicts(const ap_pl_problem *p, const ap_pl_keyed *by_first, size_t m,
+                           uint32_t *active, size_t *degree, size_t *cursor, uint32_t *adj,
+                           double deadline)
 {
     size_t k, live = 0;
     for (k = 0; k < m; ++k) {
         uint32_t i = by_first[k].index;
         int32_t first = p->buffers[i].first;
         size_t a, kept = 0;
+        if (ap_pl_tick_until(p->control, live + 8, deadline)) {
+            return 0;
+        }
         for (a = 0; a < live; ++a) {
             uint32_t j = active[a];
             if (p->buffers[j].last >= first) {
@@ -367,16 +410,38 @@ static void sweep_conflicts(const ap_pl_problem *p, const ap_pl_keyed *by_first,
         live = kept;
         active[live++] = i;
     }
+    return 1;
 }
 
-ap_status ap_pl_problem_init(ap_pl_problem *p, const ap_buffer *buffers, size_t count,
-                             ap_error *error)
+/* Number of pairs of non-empty buffers whose lifetimes intersect, without listing
+   them: in order of first op, buffer k meets every earlier one except those whose
+   last op is before its first (and all of those are earlier). O(n log n). */
+static size_t count_conflicts(const ap_pl_problem *p, const ap_pl_keyed *by_first, size_t m,
+                              ap_pl_keyed *by_last, ap_pl_keyed *tmp)
+{
+    size_t k, dead = 0, edges = 0;
+    for (k = 0; k < m; ++k) {
+        by_last[k].key = (uint64_t)p->buffers[by_first[k].index].last;
+        by_last[k].index = by_first[k].index;
+    }
+    ap_pl_sort_keyed(by_last, m, tmp);
+    for (k = 0; k < m; ++k) {
+        uint64_t first = (uint64_t)p->buffers[by_first[k].index].first;
+        while (dead < m && by_last[dead].key < first) {
+            ++dead;
+        }
+        edges += k - dead; /* dead <= k: those buffers all start before this one */
+    }
+    return edges;
+}
+
+/* Validation, sizes, bounds and the edge count: everything but the graph. */
+static ap_status problem_setup(ap_pl_problem *p, const ap_buffer *buffers, size_t count,
+                               ap_error *error)
 {
     ap_status st;
-    ap_pl_keyed *by_first = NULL, *tmp = NULL;
-    uint32_t *active = NULL;
-    size_t *degree = NULL, *cursor = NULL;
-    size_t i, m = 0, directed = 0;
+    ap_pl_keyed *by_first = NULL, *tmp = NULL, *by_last = NULL;
+    size_t i, m = 0;
 
     memset(p, 0, sizeof(*p));
     st = ap_pl_check(buffers, count, &p->total, error);
@@ -399,16 +464,11 @@ ap_status ap_pl_problem_init(ap_pl_problem *p, const ap_buffer *buffers, size_t 
                               "buffer %zu: sizes plus alignment padding overflow size_t", i);
         }
     }
-
     p->size = (size_t *)ap_pl_alloc(count, sizeof(size_t));
-    p->adj_start = (size_t *)ap_pl_zalloc(count + 1, sizeof(size_t));
     by_first = (ap_pl_keyed *)ap_pl_alloc(count, sizeof(ap_pl_keyed));
     tmp = (ap_pl_keyed *)ap_pl_alloc(count, sizeof(ap_pl_keyed));
-    active = (uint32_t *)ap_pl_alloc(count, sizeof(uint32_t));
-    degree = (size_t *)ap_pl_zalloc(count, sizeof(size_t));
-    cursor = (size_t *)ap_pl_alloc(count, sizeof(size_t));
-    if (p->size == NULL || p->adj_start == NULL || by_first == NULL || tmp == NULL ||
-        active == NULL || degree == NULL || cursor == NULL) {
+    by_last = (ap_pl_keyed *)ap_pl_alloc(count, sizeof(ap_pl_keyed));
+    if (p->size == NULL || by_first == NULL || tmp == NULL || by_last == NULL) {
         goto oom;
     }
     for (i = 0; i < count; ++i) {
@@ -430,8 +490,90 @@ ap_status ap_pl_problem_init(ap_pl_problem *p, const ap_buffer *buffers, size_t 
         goto oom;
     }
     ap_pl_sort_keyed(by_first, m, tmp);
+    p->edge_count = count_conflicts(p, by_first, m, by_last, tmp);
+    free(by_first);
+    free(tmp);
+    free(by_last);
+    return AP_OK;
 
-    sweep_conflicts(p, by_first, m, active, degree, NULL, NULL);
+oom:
+    free(by_first);
+    free(tmp);
+    free(by_last);
+    ap_pl_problem_free(p);
+    return ap_pl_fail(error, AP_ERR_OUT_OF_MEMORY, AP_SUBJECT_NONE, -1,
+                      "out of memory sizing the problem of %zu buffers", count);
+}
+
+size_t ap_pl_graph_bytes(const ap_pl_problem *p)
+{
+    /* adj_start, adj (two entries an edge), and the build's temporaries: by_first,
+       its sort's scratch, active, degree and cursor */
+    size_t directed, bytes, temps;
+    if (!ap_pl_mul(p->edge_count, 2 * sizeof(uint32_t), &directed) ||
+        !ap_pl_mul(p->n + 1, sizeof(size_t), &bytes) || !ap_pl_add(bytes, directed, &bytes) ||
+        !ap_pl_mul(p->n, 2 * sizeof(ap_pl_keyed) + sizeof(uint32_t) + 2 * sizeof(size_t),
+                   &temps) ||
+        !ap_pl_add(bytes, temps, &bytes)) {
+        return SIZE_MAX;
+    }
+    return bytes;
+}
+
+/* Measured on the 300,000-buffer problem of bench_deadlines (1.1e9 edges) and on
+   smaller ones: building the graph takes about 2.5 ns an edge, one greedy pass
+   about 40 ns an edge (its span sorts grow with the degree). Only the decision
+   whether to try the graph at all rests on them; a phase still stops on the clock. */
+#define GRAPH_S_PER_EDGE 2.5e-9
+#define GREEDY_S_PER_EDGE 40e-9
+
+double ap_pl_graph_cost_s(const ap_pl_problem *p)
+{
+    return GRAPH_S_PER_EDGE * ((double)p->edge_count + (double)p->n);
+}
+
+double ap_pl_greedy_cost_s(const ap_pl_problem *p)
+{
+    return GREEDY_S_PER_EDGE * ((double)p->edge_count + (double)p->n);
+}
+
+ap_status ap_pl_problem_graph(ap_pl_problem *p, double deadline)
+{
+    const ap_buffer *buffers = p->buffers;
+    size_t count = p->n;
+    ap_pl_keyed *by_first = NULL, *tmp = NULL;
+    uint32_t *active = NULL;
+    size_t *degree = NULL, *cursor = NULL;
+    size_t i, m = 0, directed = 0;
+    ap_status st = AP_OK;
+
+    if (p->has_graph) {
+        return AP_OK;
+    }
+    p->adj_start = (size_t *)ap_pl_zalloc(count + 1, sizeof(size_t));
+    by_first = (ap_pl_keyed *)ap_pl_alloc(count, sizeof(ap_pl_keyed));
+    tmp = (ap_pl_keyed *)ap_pl_alloc(count, sizeof(ap_pl_keyed));
+    active = (uint32_t *)ap_pl_alloc(count, sizeof(uint32_t));
+    degree = (size_t *)ap_pl_zalloc(count, sizeof(size_t));
+    cursor = (size_t *)ap_pl_alloc(count, sizeof(size_t));
+    if (p->adj_start == NULL || by_first == NULL || tmp == NULL || active == NULL ||
+        degree == NULL || cursor == NULL) {
+        st = AP_ERR_OUT_OF_MEMORY;
+        goto out;
+    }
+    for (i = 0; i < count; ++i) {
+        if (p->size[i] > 0) {
+            by_first[m].key = (uint64_t)buffers[i].first;
+            by_first[m].index = (uint32_t)i;
+            ++m;
+        }
+    }
+    ap_pl_sort_keyed(by_first, m, tmp);
+    if (!sweep_conflicts(p, by_first, m, active, degree, NULL, NULL, deadline)) {
+        st = AP_ERR_TIMEOUT;
+        goto out;
+    }
+    p->max_degree = 0;
     for (i = 0; i < count; ++i) {
         p->adj_start[i] = directed;
         directed += degree[i]; /* <= n * (n - 1), far below SIZE_MAX for n < 2^32 on 64-bit */
@@ -443,27 +585,56 @@ ap_status ap_pl_problem_init(ap_pl_problem *p, const ap_buffer *buffers, size_t 
     p->edge_count = directed / 2;
     p->adj = (uint32_t *)ap_pl_alloc(directed, sizeof(uint32_t));
     if (p->adj == NULL) {
-        goto oom;
+        st = AP_ERR_OUT_OF_MEMORY;
+        goto out;
     }
     memcpy(cursor, p->adj_start, count * sizeof(size_t));
-    sweep_conflicts(p, by_first, m, active, degree, cursor, p->adj);
-
+    if (!sweep_conflicts(p, by_first, m, active, degree, cursor, p->adj, deadline)) {
+        st = AP_ERR_TIMEOUT;
+        goto out;
+    }
+    p->has_graph = 1;
+out:
     free(by_first);
     free(tmp);
     free(active);
     free(degree);
     free(cursor);
+    if (st != AP_OK) {
+        free(p->adj_start);
+        free(p->adj);
+        p->adj_start = NULL;
+        p->adj = NULL;
+        p->max_degree = 0;
+    }
+    return st;
+}
+
+ap_status ap_pl_problem_init_lazy(ap_pl_problem *p, const ap_buffer *buffers, size_t count,
+                                  ap_pl_control *control, ap_error *error)
+{
+    ap_status st = problem_setup(p, buffers, count, error);
+    if (st == AP_OK) {
+        p->control = control;
+    }
+    return st;
+}
+
+ap_status ap_pl_problem_init(ap_pl_problem *p, const ap_buffer *buffers, size_t count,
+                             ap_error *error)
+{
+    ap_status st = problem_setup(p, buffers, count, error);
+    if (st != AP_OK) {
+        return st;
+    }
+    /* no control yet, so no deadline: callers that share one set it afterwards */
+    st = ap_pl_problem_graph(p, 1e300);
+    if (st != AP_OK) {
+        ap_pl_problem_free(p);
+        return ap_pl_fail(error, AP_ERR_OUT_OF_MEMORY, AP_SUBJECT_NONE, -1,
+                          "out of memory building the conflict graph of %zu buffers", count);
+    }
     return AP_OK;
-
-oom:
-    free(by_first);
-    free(tmp);
-    free(active);
-    free(degree);
-    free(cursor);
-    ap_pl_problem_free(p);
-    return ap_pl_fail(error, AP_ERR_OUT_OF_MEMORY, AP_SUBJECT_NONE, -1,
-                      "out of memory building the conflict graph of %zu buffers", count);
 }
 
 void ap_pl_problem_free(ap_pl_problem *p)
@@ -474,6 +645,7 @@ void ap_pl_problem_free(ap_pl_problem *p)
     p->size = NULL;
     p->adj_start = NULL;
     p->adj = NULL;
+    p->has_graph = 0;
 }
 
 /* ---- placement ------------------------------------------------------------------ */
@@ -497,60 +669,91 @@ void ap_pl_placer_free(ap_pl_placer *placer)
     placer->rank = NULL;
 }
 
+/* Place buffer order[pos] against its conflicts earlier in the order (rank set);
+   returns the spans gathered, as a measure of the work done. */
+static size_t place_one(const ap_pl_problem *p, uint32_t i, size_t pos, ap_pl_fit fit,
+                        ap_pl_placer *placer, size_t *offsets)
+{
+    const uint32_t *rank = placer->rank;
+    ap_pl_span *spans = placer->spans;
+    size_t size = p->size[i];
+    size_t align = p->buffers[i].alignment;
+    size_t e, k = 0, s;
+    size_t candidate = 0, chosen, best_gap = SIZE_MAX;
+    int found = 0;
+    if (size == 0) {
+        offsets[i] = 0;
+        return 0;
+    }
+    for (e = p->adj_start[i]; e < p->adj_start[i + 1]; ++e) {
+        uint32_t j = p->adj[e];
+        if (rank[j] < pos) {
+            spans[k].begin = offsets[j];
+            spans[k].end = offsets[j] + p->size[j];
+            ++k;
+        }
+    }
+    sort_spans(spans, k);
+    /* Walk the placed conflicts in offset order; `candidate` is the lowest aligned
+       offset above everything seen so far. The first gap that holds the buffer is
+       the lowest offset that fits, which is what TFLite Micro's list walk finds.
+       No sum here can overflow: everything stays below padded_total. */
+    chosen = 0;
+    for (s = 0; s < k; ++s) {
+        if (spans[s].begin >= candidate && spans[s].begin - candidate >= size) {
+            size_t gap = spans[s].begin - candidate;
+            if (fit == AP_PL_FIRST_FIT) {
+                chosen = candidate;
+                found = 1;
+                break;
+            }
+            if (gap < best_gap) {
+                best_gap = gap;
+                chosen = candidate;
+                found = 1;
+            }
+        }
+        if (spans[s].end > candidate) {
+            candidate = ap_pl_align_up_fast(spans[s].end, align);
+        }
+    }
+    offsets[i] = found ? chosen : candidate;
+    return k;
+}
+
 void ap_pl_decode(const ap_pl_problem *p, const uint32_t *order, size_t from, ap_pl_fit fit,
                   ap_pl_placer *placer, size_t *offsets)
 {
     size_t pos;
-    uint32_t *rank = placer->rank;
-    ap_pl_span *spans = placer->spans;
     for (pos = from; pos < p->n; ++pos) {
-        rank[order[pos]] = (uint32_t)pos;
+        placer->rank[order[pos]] = (uint32_t)pos;
     }
     for (pos = from; pos < p->n; ++pos) {
+        place_one(p, order[pos], pos, fit, placer, offsets);
+    }
+}
+
+int ap_pl_decode_until(const ap_pl_problem *p, const uint32_t *order, ap_pl_fit fit,
+                       ap_pl_placer *placer, size_t *offsets, double deadline)
+{
+    size_t pos;
+    ap_pl_control *c = p->control;
+    for (pos = 0; pos < p->n; ++pos) {
+        placer->rank[order[pos]] = (uint32_t)pos;
+    }
+    for (pos = 0; pos < p->n; ++pos) {
         uint32_t i = order[pos];
-        size_t size = p->size[i];
-        size_t align = p->buffers[i].alignment;
-        size_t e, k = 0, s;
-        size_t candidate = 0, chosen, best_gap = SIZE_MAX;
-        int found = 0;
-        if (size == 0) {
-            offsets[i] = 0;
-            continue;
+        /* the degree is what the gather walks, the spans what the sort orders */
+        size_t k = place_one(p, i, pos, fit, placer, offsets);
+        size_t walked = p->adj_start[i + 1] - p->adj_start[i];
+        if (c != NULL) {
+            c->placed = pos + 1;
         }
-        for (e = p->adj_start[i]; e < p->adj_start[i + 1]; ++e) {
-            uint32_t j = p->adj[e];
-            if (rank[j] < pos) {
-                spans[k].begin = offsets[j];
-                spans[k].end = offsets[j] + p->size[j];
-                ++k;
-            }
+        if (ap_pl_tick_until(c, 16 + walked + 4 * (uint64_t)k, deadline)) {
+            return 0;
         }
-        sort_spans(spans, k);
-        /* Walk the placed conflicts in offset order; `candidate` is the lowest aligned
-           offset above everything seen so far. The first gap that holds the buffer is
-           the lowest offset that fits, which is what TFLite Micro's list walk finds.
-           No sum here can overflow: everything stays below padded_total. */
-        chosen = 0;
-        for (s = 0; s < k; ++s) {
-            if (spans[s].begin >= candidate && spans[s].begin - candidate >= size) {
-                size_t gap = spans[s].begin - candidate;
-                if (fit == AP_PL_FIRST_FIT) {
-                    chosen = candidate;
-                    found = 1;
-                    break;
-                }
-                if (gap < best_gap) {
-                    best_gap = gap;
-                    chosen = candidate;
-                    found = 1;
-                }
-            }
-            if (spans[s].end > candidate) {
-                candidate = ap_pl_align_up_fast(spans[s].end, align);
-            }
-        }
-        offsets[i] = found ? chosen : candidate;
     }
+    return 1;
 }
 
 size_t ap_pl_arena(const ap_pl_problem *p, const size_t *offsets)
@@ -565,7 +768,37 @@ size_t ap_pl_arena(const ap_pl_problem *p, const size_t *offsets)
     return arena;
 }
 
-/* ---- clock and PRNG --------------------------------------------------------------- */
+/* ---- clock, polling and PRNG ------------------------------------------------------ */
+
+int ap_pl_poll(ap_pl_control *c)
+{
+    c->work = 0;
+    c->now = ap_pl_now();
+    if (c->poll != NULL && !c->cancelled && c->now >= c->next_poll) {
+        double fraction;
+        if (c->placing) {
+            fraction = c->total > 0 ? (double)c->placed / (double)c->total : 0.0;
+        } else {
+            fraction = c->limit > 0 ? (c->now - c->t0) / c->limit : 0.0;
+        }
+        fraction = fraction < 0 ? 0 : (fraction > 1 ? 1 : fraction);
+        c->next_poll = c->now + AP_PL_POLL_S;
+        if (c->poll(c->context, fraction) != 0) {
+            c->cancelled = 1;
+        }
+    }
+    return c->cancelled;
+}
+
+int ap_pl_expired(ap_pl_control *c, double deadline)
+{
+    if (c == NULL) {
+        return ap_pl_now() > deadline;
+    }
+    ap_pl_poll(c);
+    return c->cancelled || c->now > deadline;
+}
+
 
 double ap_pl_now(void)
 {

@@ -804,7 +804,7 @@ static int ex_search(ex_ctx *c, uint32_t *items, size_t k, size_t s_lo, size_t s
             result = EX_ABORTED;
             break;
         }
-        if ((c->nodes & 255u) == 0 && ap_pl_now() > c->deadline) {
+        if ((c->nodes & 255u) == 0 && ap_pl_expired(c->p->control, c->deadline)) {
             c->timed_out = 1;
             result = EX_ABORTED;
             break;
@@ -1098,4 +1098,22 @@ ap_status ap_pl_exact(const ap_pl_problem *p, size_t *offsets, size_t *arena,
     free(tmp);
     ex_free(&c);
     return AP_OK;
+}
+
+size_t ap_pl_exact_bytes(const ap_pl_problem *p)
+{
+    /* An upper estimate of ex_init's allocations. An item's sections are bounded
+       by the events inside its lifetime, each a conflicting buffer's start or end,
+       so span_sum <= 2E + m; sections <= 2m. Trails: 2E min-offset entries and a
+       floor trail capped at 4 span_sum + 2^20; split pools (MAX_LEVEL + 1) x
+       (items + sections); some 160 bytes of per-item arrays. Doubles: the sum
+       may exceed size_t, which then reads as "too much". */
+    double m = (double)p->nonempty, e = (double)p->edge_count;
+    double span = 2.0 * e + m, sections = 2.0 * m;
+    double bytes = (double)sizeof(ex_change) * (2.0 * e + 1.0 + 4.0 * span + 1048576.0) +
+                   (double)sizeof(uint32_t) * span +
+                   (double)(MAX_LEVEL + 1) * ((double)sizeof(uint32_t) * (m + sections + 2.0) +
+                                              (double)sizeof(size_t) * (sections + 1.0)) +
+                   160.0 * m + (double)sizeof(ex_frame) * (m + MAX_LEVEL + 2.0);
+    return bytes >= (double)SIZE_MAX ? SIZE_MAX : (size_t)bytes;
 }

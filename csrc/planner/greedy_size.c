@@ -34,6 +34,15 @@ void ap_pl_order_by_size(const ap_pl_problem *problem, uint32_t *order, uint32_t
 /* Shared by the four greedy strategies: order, then one placement pass. */
 ap_status ap_pl_greedy(const ap_pl_problem *problem, ap_strategy strategy, size_t *offsets_out)
 {
+    return ap_pl_greedy_until(problem, strategy, offsets_out, 1e300);
+}
+
+/* The pass checks the clock (and the call's cancellation) as it goes: on a large
+   problem one pass can take minutes, since it walks every conflict pair. The
+   placements are those of ap_pl_decode, so a pass that completes is TFLM's plan. */
+ap_status ap_pl_greedy_until(const ap_pl_problem *problem, ap_strategy strategy,
+                             size_t *offsets_out, double deadline)
+{
     ap_pl_placer placer;
     uint32_t *order = (uint32_t *)ap_pl_alloc(problem->n, sizeof(uint32_t));
     uint32_t *tmp = (uint32_t *)ap_pl_alloc(problem->n, sizeof(uint32_t));
@@ -62,7 +71,9 @@ ap_status ap_pl_greedy(const ap_pl_problem *problem, ap_strategy strategy, size_
                strategy == AP_STRATEGY_GREEDY_CONFLICTS_BEST_FIT)
                   ? AP_PL_BEST_FIT
                   : AP_PL_FIRST_FIT;
-        ap_pl_decode(problem, order, 0, fit, &placer, offsets_out);
+        if (!ap_pl_decode_until(problem, order, fit, &placer, offsets_out, deadline)) {
+            st = AP_ERR_TIMEOUT;
+        }
     }
     ap_pl_placer_free(&placer);
     free(order);

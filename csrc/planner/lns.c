@@ -146,6 +146,7 @@ static int lns_band_move(const ap_pl_problem *p, lns_band *w, size_t *offsets,
     }
     memset(&sp, 0, sizeof(sp));
     if (fixed_top <= arena - g && ap_pl_problem_init(&sp, w->sub, k, NULL) == AP_OK) {
+        sp.control = p->control;
         memset(&search, 0, sizeof(search));
         search.deadline = deadline;
         search.max_steps = max_nodes;
@@ -254,7 +255,7 @@ ap_status ap_pl_lns(const ap_pl_problem *p, size_t *offsets, size_t *arena, ap_p
         uint32_t centre;
         double new_excess;
         ap_pl_fit fit;
-        if ((moves & 63u) == 0 && ap_pl_now() > search->deadline) {
+        if ((moves & 63u) == 0 && ap_pl_expired(p->control, search->deadline)) {
             break;
         }
         if (search->max_steps > 0 && used >= search->max_steps) {

@@ -50,6 +50,29 @@
  * every plan: "proven: no plan fits") or only that none was found in the time.
  * AP_ERR_TIMEOUT is never returned: there is always a plan (the greedy one),
  * and stats_out (filled on DOES_NOT_FIT too) says whether it is proven optimal.
+ *
+ * Large problems. The problem is first sized without its conflict graph (the
+ * number of conflicting pairs is counted in O(n log n)), so that the graph's
+ * bytes (ap_pl_graph_bytes) and the time to build it and make one greedy pass
+ * over it (fixed rates: ap_pl_graph_cost_s, ap_pl_greedy_cost_s) are known
+ * before anything is allocated. A search strategy on a problem whose graph is
+ * over options->memory_limit, or whose graph and one greedy pass would take more
+ * than LARGE_TIME_SHARE of its time, starts from the sweep plan (sweep.c: no
+ * graph, O(n log n)), reported as "sweep"; then builds the graph and runs the
+ * greedy heuristics only if they fit the memory and the time left, each cut off
+ * at the deadline (a cut pass is dropped, never half-used), and the searches only
+ * on a graph. Whatever auto skipped or cut is in ap_plan_stats.skipped: bit
+ * AP_STRATEGY_GREEDY_SIZE there means TFLite Micro's figure was not computed.
+ * A greedy strategy (the figure itself) ignores the time limit as before, but
+ * refuses a graph over the memory limit with AP_ERR_OUT_OF_MEMORY, needed = its
+ * bytes. The exact search is skipped when its trails (ap_pl_exact_bytes) are over
+ * the memory limit.
+ *
+ * Cancellation and progress: options->poll is called every AP_PL_POLL_S seconds
+ * from the check points every phase already has (the clock checks of the
+ * searches, and ticks counted in the graph build and the greedy and sweep
+ * passes, every AP_PL_TICK_WORK units of work); when it returns nonzero every
+ * check point reports its deadline passed, and the call returns AP_ERR_CANCELLED.
  */
 #include "planner_internal.h"
 
@@ -91,6 +114,13 @@
    all 58 are within 5 %. */
 #define AUTO_BANDS_SHARE 0.75
 #define BANDS_NODES 16000000u
+/* A search strategy starts from the sweep plan when building the conflict graph and
+   one greedy pass over it are estimated to take more than this share of its time:
+   the rest is for the searches, and the estimate may be off by a factor of two. */
+#define LARGE_TIME_SHARE 0.25
+/* options->memory_limit == 0: 4 GiB, or half the address space of a 32-bit host. */
+#define DEFAULT_MEMORY_LIMIT ((size_t)-1 > UINT64_C(0xFFFFFFFF) ? (size_t)UINT64_C(4294967296) \
+                                                                  : (size_t)-1 / 2)
 
 typedef struct plan_run {
     const ap_pl_problem *p;
@@ -102,7 +132,16 @@ typedef struct plan_run {
     int proven;
     uint64_t steps;
     uint64_t step_limit;   /* options->step_limit: 0 = none */
+    double greedy_deadline; /* greedy passes stop here (search strategies: the deadline) */
+    int large;             /* the sweep made the first plan: greedies judged by their cost */
+    size_t memory_limit;
+    uint32_t skipped;      /* ap_plan_stats.skipped */
 } plan_run;
+
+static uint32_t bit(ap_strategy strategy)
+{
+    return 1u << (unsigned)strategy;
+}
 
 /* Steps for the next phase: `share` of those left (at least one), or 0 (no
    limit) when the call has no step limit. */
@@ -156,21 +195,51 @@ static void offer_work(plan_run *run, ap_strategy strategy)
     }
 }
 
-/* Run a greedy strategy into run->work; keep it if strictly better. */
+/* Run a greedy strategy into run->work; keep it if strictly better. On a large
+   problem a pass that would not end before the deadline is not started; one that
+   the deadline (or cancellation) cuts is dropped; both are marked skipped. */
 static ap_status try_greedy(plan_run *run, ap_strategy strategy)
 {
-    ap_status st = ap_pl_greedy(run->p, strategy, run->work);
+    ap_status st;
+    if (!run->p->has_graph ||
+        (run->large && ap_pl_now() + ap_pl_greedy_cost_s(run->p) > run->greedy_deadline)) {
+        run->skipped |= bit(strategy);
+        return AP_OK;
+    }
+    st = ap_pl_greedy_until(run->p, strategy, run->work, run->greedy_deadline);
     if (st == AP_OK) {
         offer_work(run, strategy);
+    } else if (st == AP_ERR_TIMEOUT) {
+        run->skipped |= bit(strategy);
+        st = AP_OK;
     }
     return st;
+}
+
+/* A search phase needs the graph, a plan to improve, and (exact) its trails within
+   the memory limit; else it is marked skipped. */
+static int can_search(plan_run *run, ap_strategy strategy)
+{
+    if (!run->p->has_graph || !run->have_best ||
+        (strategy == AP_STRATEGY_EXACT && ap_pl_exact_bytes(run->p) > run->memory_limit)) {
+        run->skipped |= bit(strategy);
+        return 0;
+    }
+    return 1;
 }
 
 static ap_status run_exact(plan_run *run, double deadline, uint64_t max_steps, size_t capacity,
                            int *infeasible)
 {
     ap_pl_search search = phase_search(deadline, max_steps, capacity, 0);
-    ap_status st = ap_pl_exact(run->p, run->best, &run->best_arena, &search);
+    ap_status st;
+    if (infeasible != NULL) {
+        *infeasible = 0;
+    }
+    if (!can_search(run, AP_STRATEGY_EXACT)) {
+        return AP_OK;
+    }
+    st = ap_pl_exact(run->p, run->best, &run->best_arena, &search);
     absorb_search(run, &search, AP_STRATEGY_EXACT);
     if (infeasible != NULL) {
         *infeasible = search.infeasible;
@@ -190,7 +259,11 @@ static ap_status run_bands(plan_run *run, double deadline, double share)
     ap_pl_search search = phase_search(now + share * (deadline - now),
                                        steps == 0 || steps > BANDS_NODES ? BANDS_NODES : steps,
                                        0, 0);
-    ap_status st = ap_pl_bands(run->p, run->best, &run->best_arena, &search);
+    ap_status st;
+    if (!can_search(run, AP_STRATEGY_BANDS)) {
+        return AP_OK;
+    }
+    st = ap_pl_bands(run->p, run->best, &run->best_arena, &search);
     absorb_search(run, &search, AP_STRATEGY_BANDS);
     return st;
 }
@@ -202,7 +275,11 @@ static ap_status run_merged_exact(plan_run *run, double deadline, uint64_t max_s
 {
     ap_pl_search search = phase_search(deadline, max_steps, capacity, 0);
     int planned = 0;
-    ap_status st = ap_pl_blocks_exact(run->p, run->work, &planned, &search);
+    ap_status st;
+    if (!can_search(run, AP_STRATEGY_EXACT)) {
+        return AP_OK;
+    }
+    st = ap_pl_blocks_exact(run->p, run->work, &planned, &search);
     run->steps += search.steps;
     if (st == AP_OK && planned) {
         offer_work(run, AP_STRATEGY_EXACT);
@@ -214,7 +291,11 @@ static ap_status run_lns(plan_run *run, double deadline, uint64_t max_steps, siz
                          uint64_t seed)
 {
     ap_pl_search search = phase_search(deadline, max_steps, capacity, seed);
-    ap_status st = ap_pl_lns(run->p, run->best, &run->best_arena, &search);
+    ap_status st;
+    if (!can_search(run, AP_STRATEGY_LNS)) {
+        return AP_OK;
+    }
+    st = ap_pl_lns(run->p, run->best, &run->best_arena, &search);
     absorb_search(run, &search, AP_STRATEGY_LNS);
     return st;
 }
@@ -224,8 +305,12 @@ static ap_status run_anneal(plan_run *run, double deadline, uint64_t max_steps, 
 {
     ap_pl_search search;
     ap_status st;
-    uint32_t *order = (uint32_t *)ap_pl_alloc(run->p->n, sizeof(uint32_t));
-    uint32_t *tmp = (uint32_t *)ap_pl_alloc(run->p->n, sizeof(uint32_t));
+    uint32_t *order, *tmp;
+    if (!can_search(run, AP_STRATEGY_ANNEAL)) {
+        return AP_OK;
+    }
+    order = (uint32_t *)ap_pl_alloc(run->p->n, sizeof(uint32_t));
+    tmp = (uint32_t *)ap_pl_alloc(run->p->n, sizeof(uint32_t));
     if (order == NULL || tmp == NULL) {
         free(order);
         free(tmp);
@@ -274,15 +359,48 @@ static int done(const plan_run *run, size_t capacity)
            (capacity > 0 && (run->best_arena <= capacity || run->p->lower_bound > capacity));
 }
 
+/* Graph-free first plan for a search strategy on a large problem, then the graph
+   if it fits the memory and the time left (see the head of this file). Leaves
+   run->p without a graph when it is skipped; the phases then skip themselves. */
+static ap_status large_prelude(plan_run *run, ap_pl_problem *problem, double deadline,
+                               ap_error *error)
+{
+    ap_status st = AP_OK;
+    size_t graph = ap_pl_graph_bytes(problem);
+    run->large = 1;
+    if (ap_pl_sweep_bytes(problem) <= run->memory_limit || graph > run->memory_limit) {
+        st = ap_pl_sweep(problem, run->work);
+        if (st == AP_ERR_OUT_OF_MEMORY) {
+            return ap_pl_fail(error, st, AP_SUBJECT_NONE, -1,
+                              "out of memory in the sweep over %zu buffers", problem->n);
+        }
+        if (st != AP_OK) {
+            return st;
+        }
+        offer_work(run, AP_STRATEGY_SWEEP);
+    }
+    if (graph > run->memory_limit ||
+        ap_pl_now() + ap_pl_graph_cost_s(problem) + ap_pl_greedy_cost_s(problem) > deadline) {
+        /* every phase that needs the graph marks itself skipped as it comes */
+        return AP_OK;
+    }
+    st = ap_pl_problem_graph(problem, deadline);
+    if (st == AP_ERR_TIMEOUT || st == AP_ERR_OUT_OF_MEMORY) {
+        st = AP_OK; /* as above */
+    }
+    return st;
+}
+
 ap_status ap_plan_buffers(const ap_plan_options *options, const ap_buffer *buffers, size_t count,
                           size_t *offsets_out, ap_plan_stats *stats_out, ap_error *error_out)
 {
     double t0 = ap_pl_now(), limit, deadline;
     ap_pl_problem problem;
+    ap_pl_control control;
     plan_run run;
     ap_status st;
     size_t capacity;
-    int infeasible = 0;
+    int infeasible = 0, greedy_only;
 
     ap_error_clear(error_out);
     st = ap_pl_check_options(options, error_out);
@@ -293,20 +411,36 @@ ap_status ap_plan_buffers(const ap_plan_options *options, const ap_buffer *buffe
         return ap_pl_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1,
                           "offsets_out is NULL but count is %zu", count);
     }
-    st = ap_pl_problem_init(&problem, buffers, count, error_out);
-    if (st != AP_OK) {
-        return st;
-    }
     /* NaN and non-positive limits mean the default. The searches stop a little
        before the limit (10 %, at most 100 ms) so that copying the result out and the
        caller's own overhead still fit within it. */
     limit = options->time_limit_s > 0 ? options->time_limit_s : DEFAULT_TIME_LIMIT_S;
     deadline = t0 + limit - (0.1 * limit < 0.1 ? 0.1 * limit : 0.1);
     capacity = options->capacity;
+    greedy_only = options->strategy == AP_STRATEGY_GREEDY_SIZE ||
+                  options->strategy == AP_STRATEGY_GREEDY_SIZE_BEST_FIT ||
+                  options->strategy == AP_STRATEGY_GREEDY_CONFLICTS ||
+                  options->strategy == AP_STRATEGY_GREEDY_CONFLICTS_BEST_FIT;
+
+    memset(&control, 0, sizeof(control));
+    control.poll = options->poll;
+    control.context = options->poll_context;
+    control.t0 = t0;
+    control.limit = limit;
+    control.now = t0;
+    control.next_poll = t0 + AP_PL_POLL_S;
+    control.placing = greedy_only;
+    control.total = count;
+    st = ap_pl_problem_init_lazy(&problem, buffers, count, &control, error_out);
+    if (st != AP_OK) {
+        return st;
+    }
 
     memset(&run, 0, sizeof(run));
     run.p = &problem;
     run.step_limit = options->step_limit;
+    run.memory_limit = options->memory_limit > 0 ? options->memory_limit : DEFAULT_MEMORY_LIMIT;
+    run.greedy_deadline = greedy_only ? 1e300 : deadline;
     run.best = (size_t *)ap_pl_alloc(count, sizeof(size_t));
     run.work = (size_t *)ap_pl_alloc(count, sizeof(size_t));
     run.best_arena = SIZE_MAX;
@@ -315,12 +449,66 @@ ap_status ap_plan_buffers(const ap_plan_options *options, const ap_buffer *buffe
         goto out;
     }
 
+    if (greedy_only) {
+        size_t graph = ap_pl_graph_bytes(&problem);
+        if (graph > run.memory_limit) {
+            st = ap_pl_fail(error_out, AP_ERR_OUT_OF_MEMORY, AP_SUBJECT_NONE, -1,
+                            "the conflict graph of %zu buffers (%zu conflicts) needs %zu bytes; "
+                            "the memory limit is %zu",
+                            count, problem.edge_count, graph, run.memory_limit);
+            if (error_out != NULL) {
+                error_out->needed = graph;
+                error_out->available = run.memory_limit;
+            }
+            goto out;
+        }
+    }
+    if (options->strategy == AP_STRATEGY_SWEEP) {
+        /* no graph at all */
+    } else if (!greedy_only && (ap_pl_graph_bytes(&problem) > run.memory_limit ||
+                         ap_pl_graph_cost_s(&problem) + ap_pl_greedy_cost_s(&problem) >
+                             LARGE_TIME_SHARE * (deadline - t0))) {
+        st = large_prelude(&run, &problem, deadline, error_out);
+        if (st != AP_OK) {
+            goto out;
+        }
+    } else {
+        st = ap_pl_problem_graph(&problem, greedy_only ? 1e300 : deadline);
+        if (st == AP_ERR_TIMEOUT && control.cancelled) {
+            st = AP_OK; /* every phase skips itself without a graph; reported below */
+        } else if (st == AP_ERR_TIMEOUT) {
+            /* the estimate was off: the sweep needs no graph */
+            run.large = 1;
+            st = ap_pl_sweep(&problem, run.work);
+            if (st == AP_OK) {
+                offer_work(&run, AP_STRATEGY_SWEEP);
+            }
+        }
+        if (st != AP_OK) {
+            if (st == AP_ERR_OUT_OF_MEMORY) {
+                ap_pl_fail(error_out, st, AP_SUBJECT_NONE, -1,
+                           "out of memory building the conflict graph of %zu buffers "
+                           "(%zu bytes)", count, ap_pl_graph_bytes(&problem));
+                if (error_out != NULL) {
+                    error_out->needed = ap_pl_graph_bytes(&problem);
+                }
+            }
+            goto out;
+        }
+    }
+
     switch (options->strategy) {
     case AP_STRATEGY_GREEDY_SIZE:
     case AP_STRATEGY_GREEDY_SIZE_BEST_FIT:
     case AP_STRATEGY_GREEDY_CONFLICTS:
     case AP_STRATEGY_GREEDY_CONFLICTS_BEST_FIT:
         st = try_greedy(&run, options->strategy);
+        break;
+    case AP_STRATEGY_SWEEP:
+        st = ap_pl_sweep(&problem, run.work);
+        if (st == AP_OK) {
+            offer_work(&run, AP_STRATEGY_SWEEP);
+        }
         break;
     case AP_STRATEGY_ANNEAL:
         st = try_greedy(&run, AP_STRATEGY_GREEDY_SIZE);
@@ -391,6 +579,18 @@ ap_status ap_plan_buffers(const ap_plan_options *options, const ap_buffer *buffe
         break;
     }
     }
+    if (st == AP_OK && count > 0 && !run.have_best && !control.cancelled) {
+        /* every pass that needs the graph was cut: the sweep does not */
+        st = ap_pl_sweep(&problem, run.work);
+        if (st == AP_OK) {
+            offer_work(&run, AP_STRATEGY_SWEEP);
+        }
+    }
+    if (control.cancelled || st == AP_ERR_CANCELLED) {
+        st = ap_pl_fail(error_out, AP_ERR_CANCELLED, AP_SUBJECT_NONE, -1,
+                        "planning %zu buffers cancelled after %.3f s", count, ap_pl_now() - t0);
+        goto out;
+    }
     if (st != AP_OK) {
         if (st == AP_ERR_OUT_OF_MEMORY) {
             ap_pl_fail(error_out, st, AP_SUBJECT_NONE, -1,
@@ -414,6 +614,7 @@ ap_status ap_plan_buffers(const ap_plan_options *options, const ap_buffer *buffe
         stats_out->strategy = run.best_strategy;
         stats_out->search_steps = run.steps;
         stats_out->elapsed_s = ap_pl_now() - t0;
+        stats_out->skipped = run.skipped;
     }
     if (capacity > 0 && run.best_arena > capacity) {
         const char *why = problem.lower_bound > capacity

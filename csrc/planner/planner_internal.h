@@ -74,6 +74,63 @@ void *ap_pl_alloc(size_t count, size_t size);
 /* calloc with the same contract. */
 void *ap_pl_zalloc(size_t count, size_t size);
 
+/* ---- deadlines, cancellation and progress ------------------------------------- */
+
+/*
+ * One call's polling state, shared by all its phases (and the sub-problems they
+ * build). Phases report work with ap_pl_tick (cheap: a counter) and ask
+ * ap_pl_expired at their own check points; either reads the clock at most every
+ * AP_PL_TICK_WORK units of work and calls the caller's hook at most every
+ * AP_PL_POLL_S seconds. Once the hook asks to stop, `cancelled` stays set and every
+ * check point answers "expired", so each phase winds down as on its deadline and
+ * the dispatcher returns AP_ERR_CANCELLED.
+ */
+typedef struct ap_pl_control {
+    ap_plan_poll_fn poll;   /* NULL: none */
+    void *context;
+    double t0, limit;       /* progress = (now - t0) / limit, unless `placing` */
+    double next_poll;       /* clock value of the next hook call */
+    double now;             /* the clock when last read */
+    uint64_t work;          /* work since the clock was last read */
+    size_t placed, total;   /* greedy strategies: progress = placed / total */
+    int placing;
+    int cancelled;
+} ap_pl_control;
+
+/* Units of ap_pl_tick work (about a nanosecond each) between clock reads, and the
+   seconds between hook calls. */
+#define AP_PL_TICK_WORK 65536u
+#define AP_PL_POLL_S 0.02
+
+/* Read the clock, call the hook if it is due; returns control->cancelled. */
+int ap_pl_poll(ap_pl_control *control);
+
+/* Count `work` units; returns nonzero when cancelled (control may be NULL). */
+static inline int ap_pl_tick(ap_pl_control *control, uint64_t work)
+{
+    if (control == NULL) {
+        return 0;
+    }
+    control->work += work;
+    if (control->work >= AP_PL_TICK_WORK) {
+        return ap_pl_poll(control);
+    }
+    return control->cancelled;
+}
+
+/* ap_pl_tick, then 1 also when the clock, as last read, is past `deadline`. */
+static inline int ap_pl_tick_until(ap_pl_control *control, uint64_t work, double deadline)
+{
+    if (control == NULL) {
+        return 0;
+    }
+    return ap_pl_tick(control, work) || control->now > deadline;
+}
+
+/* A phase's check point: 1 when the clock is past `deadline` or the call was
+   cancelled (control may be NULL). Reads the clock every time. */
+int ap_pl_expired(ap_pl_control *control, double deadline);
+
 /* ---- the problem --------------------------------------------------------- */
 
 typedef struct ap_pl_problem {
@@ -99,12 +156,28 @@ typedef struct ap_pl_problem {
        non-empty buffer to the last one (a rectangle to fill, where the band phase
        can help); 0 otherwise and when every buffer is empty */
     int flat;
+    /* the call's polling state (NULL: none); sub-problems a phase builds share it */
+    ap_pl_control *control;
+    /* 1 once adj_start / adj hold the conflict graph (ap_pl_problem_graph) */
+    int has_graph;
 } ap_pl_problem;
 
 /* Validate buffers (the checks of ap_buffers_check plus the padded-total bound),
    and build sizes, lower bound and conflict graph. On error nothing is left allocated. */
 ap_status ap_pl_problem_init(ap_pl_problem *problem, const ap_buffer *buffers, size_t count,
                              ap_error *error);
+/* The same without the graph: sizes, bounds, and edge_count counted in O(n log n)
+   (by binary search over the sorted last ops), so that the graph's cost can be
+   judged before it is built. control is stored in the problem. */
+ap_status ap_pl_problem_init_lazy(ap_pl_problem *problem, const ap_buffer *buffers, size_t count,
+                                  ap_pl_control *control, ap_error *error);
+/* Bytes ap_pl_problem_graph allocates (its peak, temporaries included); SIZE_MAX if
+   that overflows. */
+size_t ap_pl_graph_bytes(const ap_pl_problem *problem);
+/* Build the conflict graph of a lazily initialised problem. Stops at `deadline`
+   (or on cancellation) with AP_ERR_TIMEOUT, the problem left without a graph;
+   AP_ERR_OUT_OF_MEMORY if an allocation fails. */
+ap_status ap_pl_problem_graph(ap_pl_problem *problem, double deadline);
 void ap_pl_problem_free(ap_pl_problem *problem);
 
 /* Validation shared by ap_buffers_check and ap_pl_problem_init; *total_out gets the
@@ -162,6 +235,12 @@ void ap_pl_placer_free(ap_pl_placer *placer);
 void ap_pl_decode(const ap_pl_problem *problem, const uint32_t *order, size_t from,
                   ap_pl_fit fit, ap_pl_placer *placer, size_t *offsets);
 
+/* ap_pl_decode of a whole order (from 0), stopping at the first check point past
+   `deadline` or on cancellation (problem->control): returns 1 if every buffer was
+   placed, 0 if it stopped (offsets then partial). Updates control->placed. */
+int ap_pl_decode_until(const ap_pl_problem *problem, const uint32_t *order, ap_pl_fit fit,
+                       ap_pl_placer *placer, size_t *offsets, double deadline);
+
 /* max over buffers of offset + aligned size */
 size_t ap_pl_arena(const ap_pl_problem *problem, const size_t *offsets);
 
@@ -173,6 +252,29 @@ void ap_pl_order_by_conflicts(const ap_pl_problem *problem, uint32_t *order, uin
 
 /* Run one greedy strategy; offsets_out gets n offsets. */
 ap_status ap_pl_greedy(const ap_pl_problem *problem, ap_strategy strategy, size_t *offsets_out);
+/* The same, stopping at `deadline` or on cancellation: AP_ERR_TIMEOUT then (the
+   offsets are partial and must be dropped). */
+ap_status ap_pl_greedy_until(const ap_pl_problem *problem, ap_strategy strategy,
+                             size_t *offsets_out, double deadline);
+
+/* Estimated seconds of one greedy pass over the conflict graph (gathering and
+   sorting every buffer's placed conflicts), from edge_count alone; a fixed rate,
+   so that the decision it feeds does not depend on the machine. */
+double ap_pl_greedy_cost_s(const ap_pl_problem *problem);
+/* Estimated seconds of building the conflict graph, likewise. */
+double ap_pl_graph_cost_s(const ap_pl_problem *problem);
+
+/*
+ * The sweep heuristic (sweep.c): buffers in order of first op (larger first within
+ * an op), each placed first fit among the free address ranges at that op, the
+ * ranges of buffers whose last op has passed returned first. Needs no conflict
+ * graph: O(n log n) time, O(n) memory. Stops with AP_ERR_CANCELLED on cancellation.
+ */
+ap_status ap_pl_sweep(const ap_pl_problem *problem, size_t *offsets_out);
+/* Bytes ap_pl_sweep allocates. */
+size_t ap_pl_sweep_bytes(const ap_pl_problem *problem);
+/* Bytes the exact search's working memory takes at most (its trails are O(E)). */
+size_t ap_pl_exact_bytes(const ap_pl_problem *problem);
 
 /* A monotonic clock in seconds. */
 double ap_pl_now(void);

@@ -395,6 +395,10 @@ static ap_status place_members(pools_run *r, uint32_t p, size_t m, uint32_t usab
         opts.time_limit_s = slice > MIN_SLICE_S ? slice : MIN_SLICE_S;
         opts.seed = r->options->seed;
         opts.step_limit = r->options->step_limit;
+        /* the caller's memory limit and polling hook reach every pool's placement */
+        opts.memory_limit = r->options->memory_limit;
+        opts.poll = r->options->poll;
+        opts.poll_context = r->options->poll_context;
         /* Minimise first: the smallest footprint leaves the rest of the pool to the
            firmware. Only when that plan does not fit, search for any plan within it. */
         opts.capacity = 0;

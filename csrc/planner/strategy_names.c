@@ -19,6 +19,7 @@ const char *ap_strategy_str(ap_strategy strategy)
     case AP_STRATEGY_EXACT: return "exact";
     case AP_STRATEGY_LNS: return "lns";
     case AP_STRATEGY_BANDS: return "bands";
+    case AP_STRATEGY_SWEEP: return "sweep";
     }
     return NULL;
 }

@@ -71,16 +71,73 @@ fail:
     return NULL;
 }
 
+/*
+ * The planner runs with the GIL released; its poll hook (every ~20 ms, on the
+ * calling thread) takes the GIL back for a moment to run Python's signal handlers
+ * (Ctrl-C: KeyboardInterrupt) and the caller's progress callable. Either raising
+ * cancels the plan; the exception stays set on this thread and is what the call
+ * raises once the planner has returned AP_ERR_CANCELLED.
+ */
+typedef struct ap_py_poll {
+    PyThreadState *saved;  /* this thread's state while the GIL is released */
+    PyObject *progress;    /* NULL or a callable taking the fraction done */
+} ap_py_poll;
+
+static int ap_py_poll_hook(void *context, double fraction)
+{
+    ap_py_poll *poll = (ap_py_poll *)context;
+    int stop = 0;
+    PyEval_RestoreThread(poll->saved);
+    if (PyErr_CheckSignals() != 0) {
+        stop = 1;
+    } else if (poll->progress != NULL) {
+        PyObject *r = PyObject_CallFunction(poll->progress, "d", fraction);
+        if (r == NULL) {
+            stop = 1;
+        }
+        Py_XDECREF(r);
+    }
+    poll->saved = PyEval_SaveThread();
+    return stop;
+}
+
+/* Run `status = call` with the GIL released and `options` polled through `poll`. */
+#define AP_PY_POLLED(poll, options, status, call)                                      \
+    do {                                                                                \
+        (options).poll = ap_py_poll_hook;                                               \
+        (options).poll_context = &(poll);                                               \
+        (poll).saved = PyEval_SaveThread();                                             \
+        status = call;                                                                  \
+        PyEval_RestoreThread((poll).saved);                                             \
+    } while (0)
+
+/* A cancelled call raises what the hook caught (KeyboardInterrupt, or the progress
+   callable's exception); otherwise the status's own exception. */
+static PyObject *ap_py_raise_plan(ap_status status, const ap_error *error)
+{
+    if (status == AP_ERR_CANCELLED) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_KeyboardInterrupt, error->message);
+        }
+        return NULL;
+    }
+    return ap_py_raise(status, error);
+}
+
 static PyObject *ap_py_plan_buffers(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *sizes, *alignments, *first, *last;
+    PyObject *sizes, *alignments, *first, *last, *progress = Py_None;
     int strategy;
     double time_limit_s;
-    unsigned long long seed, capacity, step_limit = 0;
-    if (!PyArg_ParseTuple(args, "OOOOidKK|K", &sizes, &alignments, &first, &last, &strategy,
-                          &time_limit_s, &seed, &capacity, &step_limit)) {
+    unsigned long long seed, capacity, step_limit = 0, memory_limit = 0;
+    if (!PyArg_ParseTuple(args, "OOOOidKK|KKO", &sizes, &alignments, &first, &last, &strategy,
+                          &time_limit_s, &seed, &capacity, &step_limit, &memory_limit,
+                          &progress)) {
         return NULL;
+    }
+    if (memory_limit > (unsigned long long)SIZE_MAX) {
+        memory_limit = (unsigned long long)SIZE_MAX;
     }
     size_t n = 0;
     ap_buffer *buffers = ap_py_buffers(sizes, alignments, first, last, &n);
@@ -96,19 +153,19 @@ static PyObject *ap_py_plan_buffers(PyObject *self, PyObject *args)
         return PyErr_NoMemory();
     }
     ap_plan_options options = {(ap_strategy)strategy, time_limit_s, (uint64_t)seed, (size_t)capacity,
-                               (uint64_t)step_limit};
+                               (uint64_t)step_limit, (size_t)memory_limit, NULL, NULL};
     ap_plan_stats stats = {0};
+    ap_py_poll poll = {NULL, progress == Py_None ? NULL : progress};
     ap_error error;
     ap_error_clear(&error);
     ap_status status;
-    Py_BEGIN_ALLOW_THREADS
-    status = ap_plan_buffers(&options, buffers, n, offsets, &stats, &error);
-    Py_END_ALLOW_THREADS
+    AP_PY_POLLED(poll, options, status,
+                 ap_plan_buffers(&options, buffers, n, offsets, &stats, &error));
     PyMem_Free(buffers);
     if (status != AP_OK) {
         PyMem_Free(offsets);
         Py_DECREF(offsets_bytes);
-        return ap_py_raise(status, &error);
+        return ap_py_raise_plan(status, &error);
     }
     uint64_t *out = (uint64_t *)PyBytes_AS_STRING(offsets_bytes);
     for (size_t i = 0; i < n; i++) {
@@ -116,10 +173,10 @@ static PyObject *ap_py_plan_buffers(PyObject *self, PyObject *args)
     }
     PyMem_Free(offsets);
     const char *name = ap_strategy_str(stats.strategy);
-    return Py_BuildValue("(N(KKisdK))", offsets_bytes, (unsigned long long)stats.arena_bytes,
+    return Py_BuildValue("(N(KKisdKk))", offsets_bytes, (unsigned long long)stats.arena_bytes,
                          (unsigned long long)stats.lower_bound_bytes, (int)stats.optimal,
                          name ? name : "unknown", stats.elapsed_s,
-                         (unsigned long long)stats.search_steps);
+                         (unsigned long long)stats.search_steps, (unsigned long)stats.skipped);
 }
 
 static PyObject *ap_py_lower_bound(PyObject *self, PyObject *args)
@@ -274,14 +331,17 @@ static PyObject *ap_py_plan_pools(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *sizes, *alignments, *first, *last, *allowed_obj, *capacities, *pool_alignments,
-        *kinds;
+        *kinds, *progress = Py_None;
     int strategy;
     double time_limit_s;
-    unsigned long long seed;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOidK", &sizes, &alignments, &first, &last, &allowed_obj,
-                          &capacities, &pool_alignments, &kinds, &strategy, &time_limit_s,
-                          &seed)) {
+    unsigned long long seed, memory_limit = 0;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOidK|KO", &sizes, &alignments, &first, &last,
+                          &allowed_obj, &capacities, &pool_alignments, &kinds, &strategy,
+                          &time_limit_s, &seed, &memory_limit, &progress)) {
         return NULL;
+    }
+    if (memory_limit > (unsigned long long)SIZE_MAX) {
+        memory_limit = (unsigned long long)SIZE_MAX;
     }
     size_t n = 0, pool_count = 0;
     ap_buffer *buffers = ap_py_buffers(sizes, alignments, first, last, &n);
@@ -326,16 +386,18 @@ static PyObject *ap_py_plan_pools(PyObject *self, PyObject *args)
         Py_XDECREF(offsets_bytes);
         return PyErr_NoMemory();
     }
-    ap_plan_options options = {(ap_strategy)strategy, time_limit_s, (uint64_t)seed, 0, 0};
+    ap_plan_options options = {(ap_strategy)strategy, time_limit_s, (uint64_t)seed, 0, 0,
+                               (size_t)memory_limit, NULL, NULL};
+    ap_py_poll poll = {NULL, progress == Py_None ? NULL : progress};
     /* more than AP_MAX_POOLS (however many) is refused by ap_plan_pools */
     uint32_t pools_arg = pool_count > UINT32_MAX ? UINT32_MAX : (uint32_t)pool_count;
     ap_error error;
     ap_error_clear(&error);
     ap_status status;
-    Py_BEGIN_ALLOW_THREADS
-    status = ap_plan_pools(&options, buffers, allowed, n, pools, pools_arg,
-                           (uint32_t *)PyBytes_AS_STRING(pool_index), offsets, pool_bytes, &error);
-    Py_END_ALLOW_THREADS
+    AP_PY_POLLED(poll, options, status,
+                 ap_plan_pools(&options, buffers, allowed, n, pools, pools_arg,
+                               (uint32_t *)PyBytes_AS_STRING(pool_index), offsets, pool_bytes,
+                               &error));
     PyMem_Free(buffers);
     PyMem_Free(pools);
     PyMem_Free(allowed);
@@ -360,7 +422,7 @@ static PyObject *ap_py_plan_pools(PyObject *self, PyObject *args)
     if (status != AP_OK || per_pool == NULL) {
         Py_DECREF(pool_index);
         Py_DECREF(offsets_bytes);
-        return status != AP_OK ? ap_py_raise(status, &error) : NULL;
+        return status != AP_OK ? ap_py_raise_plan(status, &error) : NULL;
     }
     return Py_BuildValue("(NNN)", pool_index, offsets_bytes, per_pool);
 }
@@ -383,15 +445,17 @@ static PyObject *ap_py_strategy_names(PyObject *self, PyObject *unused)
 PyMethodDef ap_py_planner_methods[] = {
     {"plan_buffers", ap_py_plan_buffers, METH_VARARGS,
      "plan_buffers(sizes u64, alignments u64, first i32, last i32, strategy, time_limit_s, seed, "
-     "capacity[, step_limit]) -> (offsets bytes of u64, (arena, lower_bound, optimal, strategy, "
-     "elapsed_s, steps))"},
+     "capacity[, step_limit, memory_limit, progress]) -> (offsets bytes of u64, (arena, "
+     "lower_bound, optimal, strategy, elapsed_s, steps, skipped mask)). Ctrl-C (or progress "
+     "raising) cancels within ~20 ms of planning; progress(fraction) is called every ~20 ms."},
     {"lower_bound", ap_py_lower_bound, METH_VARARGS,
      "lower_bound(sizes, alignments, first, last) -> bytes live at the busiest op"},
     {"verify", ap_py_verify, METH_VARARGS,
      "verify(sizes, alignments, first, last, offsets u64, overlaps, capacity) -> arena bytes"},
     {"plan_pools", ap_py_plan_pools, METH_VARARGS,
      "plan_pools(sizes u64, alignments u64, first i32, last i32, allowed u32 | None, "
-     "pool_capacities u64, pool_alignments u64, pool_kinds i32, strategy, time_limit_s, seed) "
+     "pool_capacities u64, pool_alignments u64, pool_kinds i32, strategy, time_limit_s, seed"
+     "[, memory_limit, progress]) "
      "-> (pool_index bytes of u32, offsets bytes of u64 from each buffer's pool base, "
      "pool_bytes tuple). allowed[i] bit p: buffer i may live in pool p; None: every non-const "
      "pool. Pools fastest first; kinds 0 workspace, 1 stack, 2 const; capacity 0 = unusable. "

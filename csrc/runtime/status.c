@@ -15,6 +15,7 @@ const char *ap_status_str(ap_status status)
     case AP_ERR_UNSUPPORTED: return "unsupported";
     case AP_ERR_INVALID_PLAN: return "invalid_plan";
     case AP_ERR_TIMEOUT: return "timeout";
+    case AP_ERR_CANCELLED: return "cancelled";
     }
     return "unknown";
 }

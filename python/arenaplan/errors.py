@@ -106,5 +106,5 @@ def from_status(status: str, subject: str, index: int, other: int, op: int, need
     if status == "timeout":
         return SearchTimeout(message)
     if status == "out_of_memory":
-        return ArenaplanError(f"out of memory: {message}")
+        return PlanDoesNotFit(f"out of memory: {message}", pool="host", needed=needed or None, available=available or None)
     return InvalidArgument(message)

@@ -72,10 +72,28 @@ typedef enum ap_strategy {
         splitting it into bands of constant live bytes. Skipped unless every non-empty
         buffer has the same alignment. Also the name auto reports when this phase
         made its plan (auto runs it only on such problems, after the exact search). */
-    AP_STRATEGY_BANDS = 8
+    AP_STRATEGY_BANDS = 8,
+    /** A sweep over ops in order of first op, each buffer first fit into the free
+        address ranges left by the buffers that died before it (an interval tree of
+        free ranges): O(n log n) time and O(n) memory, no conflict graph. auto's first
+        plan on a problem whose conflict graph would take too long or too much memory
+        to build; the name auto reports when it returns this plan (then greedy_size's
+        figure was not computed: see ap_plan_stats.skipped). */
+    AP_STRATEGY_SWEEP = 9
 } ap_strategy;
 
-enum { AP_STRATEGY_COUNT = 9 };
+enum { AP_STRATEGY_COUNT = 10 };
+
+/**
+ * Polling hook of a long call (ap_plan_options.poll): called from the planning
+ * thread about every 20 ms of planning (never more often, never while holding
+ * planner locks: there are none). context: ap_plan_options.poll_context.
+ * fraction: estimated part of the call done, in [0, 1] (the time spent over the
+ * time limit for the search strategies; buffers placed over buffers for the greedy
+ * ones). Return 0 to go on, nonzero to cancel: the call then stops within a few
+ * milliseconds and returns AP_ERR_CANCELLED, writing no offsets.
+ */
+typedef int (*ap_plan_poll_fn)(void *context, double fraction);
 
 typedef struct ap_plan_options {
     ap_strategy strategy;
@@ -87,6 +105,16 @@ typedef struct ap_plan_options {
                               this many search steps (see ap_plan_stats.search_steps). A
                               search that stops on its steps, not on the clock, returns the
                               same plan for the same input and seed on any machine. */
+    /* Fields below were appended; zero-initialised options keep the old behaviour. */
+    size_t memory_limit;   /* bytes of working memory a phase may ask for, estimated before
+                              it allocates (the conflict graph, the exact search's trails);
+                              0: the default, 4 GiB (half the address space on a 32-bit
+                              host). A search phase over it is skipped (see
+                              ap_plan_stats.skipped); a greedy strategy whose conflict
+                              graph is over it fails with AP_ERR_OUT_OF_MEMORY, needed =
+                              the bytes it would take, available = the limit. */
+    ap_plan_poll_fn poll;  /* NULL: none; else polled during planning (cancel, progress) */
+    void *poll_context;    /* passed to poll; not touched by the planner */
 } ap_plan_options;
 
 typedef struct ap_plan_stats {
@@ -97,6 +125,12 @@ typedef struct ap_plan_stats {
     double elapsed_s;
     uint64_t search_steps;     /* nodes (exact), moves (anneal) or moves and the nodes of
                                   their exact re-solves (lns) examined */
+    /* Appended. Bit (1u << s) set for each strategy s that the call would have run
+       but skipped or cut short, for lack of time or of memory (estimated before the
+       phase starts, or its clock ran out mid-way; a cut phase's partial plan is
+       dropped). Bit AP_STRATEGY_GREEDY_SIZE set means TFLite Micro's figure was not
+       computed: the arena returned is not it. */
+    uint32_t skipped;
 } ap_plan_stats;
 
 /** Stable lowercase name of a strategy ("auto", "greedy_size", ...); NULL for an unknown value. */
@@ -120,9 +154,14 @@ ap_status ap_buffers_lower_bound(const ap_buffer *buffers, size_t count,
 /**
  * Place buffers: writes one offset per buffer into offsets_out (caller-owned,
  * `count` entries). stats_out may be NULL.
- * Returns AP_OK, AP_ERR_INVALID_ARGUMENT, AP_ERR_OVERFLOW, AP_ERR_OUT_OF_MEMORY, or
- * AP_ERR_DOES_NOT_FIT when options->capacity > 0 and no plan within it was found
- * (error->needed = best arena found, error->available = capacity).
+ * Returns AP_OK, AP_ERR_INVALID_ARGUMENT, AP_ERR_OVERFLOW, AP_ERR_OUT_OF_MEMORY
+ * (error->needed = the bytes the phase would have needed when it was refused by
+ * options->memory_limit, error->available = that limit), AP_ERR_CANCELLED (the poll
+ * hook asked to stop), or AP_ERR_DOES_NOT_FIT when options->capacity > 0 and no plan
+ * within it was found (error->needed = best arena found, error->available = capacity).
+ * The search strategies (and auto) stop within about 10 % + 50 ms of the time limit,
+ * whatever the problem's size: on a problem whose conflict graph would not be built
+ * in time or memory they return the sweep plan (AP_STRATEGY_SWEEP).
  */
 ap_status ap_plan_buffers(const ap_plan_options *options, const ap_buffer *buffers, size_t count,
                           size_t *offsets_out, ap_plan_stats *stats_out, ap_error *error_out);

@@ -34,7 +34,9 @@ typedef enum ap_status {
     /** A plan failed verification (misaligned, overlapping live buffers, out of capacity). */
     AP_ERR_INVALID_PLAN = 7,
     /** A search hit its time limit before it could answer the question asked. */
-    AP_ERR_TIMEOUT = 8
+    AP_ERR_TIMEOUT = 8,
+    /** The caller cancelled the call (its poll hook returned nonzero, e.g. on Ctrl-C). */
+    AP_ERR_CANCELLED = 9
 } ap_status;
 
 /** Which kind of object an ap_error refers to. */

@@ -157,7 +157,7 @@ static int bs_node(bs_state *s)
     if (s->nodes > s->node_cap) {
         return 0;
     }
-    return (s->nodes & 255u) != 0 || ap_pl_now() <= s->deadline;
+    return (s->nodes & 255u) != 0 || !ap_pl_expired(s->control, s->deadline);
 }
 
 /* ---- frames ------------------------------------------------------------------ */
@@ -1095,6 +1095,7 @@ ap_status ap_pl_bands(const ap_pl_problem *problem, size_t *offsets, size_t *are
     units = (uint32_t)(p->lower_bound / g);
 
     memset(&s, 0, sizeof(s));
+    s.control = p->control;
     s.m = (uint32_t)p->nonempty;
     s.u = (uint32_t *)ap_pl_alloc(s.m, sizeof(uint32_t));
     s.f = (int32_t *)ap_pl_alloc(s.m, sizeof(int32_t));

@@ -184,6 +184,7 @@ static uint32_t descent_leftover(bs_descent *d, const uint32_t *set, uint32_t co
         bufs[j].last = s->l[i];
     }
     if (ap_pl_problem_init(&sub, bufs, count, NULL) != AP_OK ||
+        (sub.control = s->control, 0) ||
         ap_pl_greedy(&sub, AP_STRATEGY_GREEDY_SIZE, off) != AP_OK ||
         ap_pl_greedy(&sub, AP_STRATEGY_GREEDY_CONFLICTS, alt) != AP_OK) {
         d->failed = 1;

@@ -292,7 +292,7 @@ void ap_bs_hinge_hunt(bs_state *s, const uint32_t *set, uint32_t count, int32_t 
         uint64_t a, b;
         int got;
         if (s->nodes >= stop || s->nodes >= s->node_cap ||
-            ((k & 63u) == 0 && ap_pl_now() > s->deadline)) {
+            ((k & 63u) == 0 && ap_pl_expired(s->control, s->deadline))) {
             break;
         }
         hinge_key(s, h, t0, t1, &a, &b);

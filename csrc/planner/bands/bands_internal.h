@@ -102,6 +102,7 @@ typedef struct bs_state {
     int given_opening;     /* the only opening: the marked members starting at t0 */
     int any_band;          /* a hunt's bands need not split in time */
     double deadline;
+    ap_pl_control *control; /* the call's polling state (cancellation), or NULL */
     int result;            /* of the frame that finished last */
 } bs_state;
 

@@ -5,8 +5,10 @@ each buffer in, offsets out, with the live-bytes lower bound beside them.
 """
 from __future__ import annotations
 
+import sys
+import time
 from dataclasses import dataclass, field
-from typing import Optional, Sequence, Union
+from typing import Callable, Optional, Sequence, Union
 
 import numpy as np
 
@@ -16,7 +18,8 @@ from ..units import parse_bytes
 from ..errors import InvalidPlan
 from ..errors import PlanDoesNotFit
 
-__all__ = ["STRATEGIES", "BufferPlan", "plan_buffers", "lower_bound", "verify_offsets"]
+__all__ = ["STRATEGIES", "BufferPlan", "plan_buffers", "lower_bound", "verify_offsets",
+           "ProgressBar"]
 
 #: Strategy names, in the order of the C enum ``ap_strategy``.
 STRATEGIES: tuple = tuple(_core.strategy_names())
@@ -156,6 +159,9 @@ class BufferPlan:
     elapsed_s: float = 0.0
     search_steps: int = 0
     requested: str = field(default="auto")
+    #: strategies the call skipped or cut short for lack of time or memory; with
+    #: "greedy_size" here, TFLite Micro's figure was not computed for this problem
+    skipped: tuple = ()
 
     @property
     def sizes(self) -> np.ndarray:
@@ -226,9 +232,65 @@ def _step_limit(step_limit: Optional[int]) -> int:
     return int(step_limit)
 
 
+class ProgressBar:
+    """Progress callable for the C planner's poll hook: shows a tqdm bar on stderr
+    once a call has run for ``delay_s`` seconds, then follows the fraction done."""
+
+    def __init__(self, desc: str = "planning", delay_s: float = 1.0) -> None:
+        self.desc = desc
+        self.delay_s = delay_s
+        self.start = time.monotonic()
+        self.bar = None
+
+    def __call__(self, fraction: float) -> None:
+        if self.bar is None:
+            if time.monotonic() - self.start < self.delay_s:
+                return
+            from tqdm import tqdm  # a dependency; imported only for long plans
+            self.bar = tqdm(total=1000, desc=self.desc, file=sys.stderr, leave=False,
+                            bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}")
+        done = int(round(min(max(fraction, 0.0), 1.0) * 1000))
+        if done > self.bar.n:
+            self.bar.update(done - self.bar.n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
+def progress_hook(progress: Union[None, bool, Callable[[float], None]],
+                  desc: str = "planning") -> Optional[Callable[[float], None]]:
+    """The callable for the C side: None = a bar when stderr is a terminal, True /
+    False to force it on / off, or the caller's own callable(fraction)."""
+    if callable(progress) and not isinstance(progress, bool):
+        return progress
+    if progress is None:
+        isatty = getattr(sys.stderr, "isatty", None)
+        progress = bool(isatty and isatty())
+    if not isinstance(progress, bool):
+        raise InvalidArgument(f"progress must be None, True, False or a callable, got {progress!r}")
+    return ProgressBar(desc) if progress else None
+
+
+def _memory_limit(memory_limit: Optional[Union[int, str]]) -> int:
+    if memory_limit is None:
+        return 0
+    value = parse_bytes(memory_limit, "memory_limit")
+    if value <= 0:
+        raise InvalidArgument(f"memory_limit must be at least 1 byte, got {memory_limit!r}")
+    return value
+
+
+def skipped_names(mask: int) -> tuple:
+    """Strategy names of a skipped-phases mask (ap_plan_stats.skipped)."""
+    return tuple(name for i, name in enumerate(STRATEGIES) if mask >> i & 1)
+
+
 def solve(problem: BufferProblem, strategy: str = "auto", time_limit_s: Optional[float] = None,
           seed: int = 0, capacity: Optional[int] = None,
-          step_limit: Optional[int] = None) -> BufferPlan:
+          step_limit: Optional[int] = None, memory_limit: Optional[Union[int, str]] = None,
+          progress: Union[None, bool, Callable[[float], None]] = False) -> BufferPlan:
     """Plan a validated problem (see plan_buffers)."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed <= _U64_MAX:
         raise InvalidArgument(f"seed must be an integer in [0, 2**64), got {seed!r}")
@@ -239,18 +301,27 @@ def solve(problem: BufferProblem, strategy: str = "auto", time_limit_s: Optional
         if np.any(problem.sizes > 0):
             raise PlanDoesNotFit("capacity 0 bytes cannot hold any non-empty buffer",
                                  needed=int(problem.aligned_sizes().max()), available=0)
-    raw, stats = _core.plan_buffers(*problem.core_args(), _strategy_value(strategy),
-                                    _time_limit(time_limit_s), int(seed), cap, steps)
-    arena, bound, optimal, used, elapsed, steps = stats
+    mem = _memory_limit(memory_limit)
+    value = _strategy_value(strategy)
+    hook = progress_hook(progress)
+    try:
+        raw, stats = _core.plan_buffers(*problem.core_args(), value, _time_limit(time_limit_s),
+                                        int(seed), cap, steps, mem, hook)
+    finally:
+        if isinstance(hook, ProgressBar):
+            hook.close()
+    arena, bound, optimal, used, elapsed, steps, skipped = stats
     offsets = exact_vector(np.frombuffer(raw, dtype=np.uint64))
     return BufferPlan(problem, offsets, int(arena), int(bound), used, bool(optimal),
-                      float(elapsed), int(steps), strategy)
+                      float(elapsed), int(steps), strategy, skipped_names(skipped))
 
 
 def plan_buffers(sizes: ArrayLike, first: ArrayLike, last: ArrayLike, alignment: Union[int, ArrayLike] = 16,
                  strategy: str = "auto", time_limit_s: Optional[float] = None, seed: int = 0,
                  capacity: Optional[Union[int, str]] = None,
-                 step_limit: Optional[int] = None) -> BufferPlan:
+                 step_limit: Optional[int] = None,
+                 memory_limit: Optional[Union[int, str]] = None,
+                 progress: Union[None, bool, Callable[[float], None]] = None) -> BufferPlan:
     """Place buffers with lifetimes in one arena.
 
     Args:
@@ -277,6 +348,25 @@ def plan_buffers(sizes: ArrayLike, first: ArrayLike, last: ArrayLike, alignment:
             (``search_steps`` of the result). A search that ends on its steps rather
             than on the clock returns the same plan for the same input and seed on any
             machine; leave the time limit generous for that.
+        memory_limit: bytes of working memory a phase may take (``"8GiB"`` accepted;
+            default 4 GiB), estimated before it allocates. auto and the searches skip
+            a phase over it (the plan says so in ``skipped``); a greedy strategy whose
+            conflict graph is over it raises PlanDoesNotFit with ``pool="host"`` and
+            ``needed`` = the bytes it would take.
+        progress: None (default) shows a progress bar on stderr for plans that take
+            more than a second when stderr is a terminal; True / False force it on /
+            off; a callable gets the fraction done (0..1) about every 20 ms (raising
+            in it cancels the plan). Ctrl-C stops a plan within about 20 ms of
+            planning time with KeyboardInterrupt, whatever this is.
+
+    Large problems: when the conflict graph would take more than the memory limit,
+    or building it and one greedy pass over it more than a quarter of the time
+    limit, the search strategies (auto included) start from the "sweep" plan (a
+    pass over ops in order, each buffer first fit among the free ranges; no graph)
+    and run what else fits; ``strategy`` is then "sweep" unless a later phase did
+    better, and ``skipped`` lists what did not run (with "greedy_size" there, the
+    arena is not TFLite Micro's figure). The search strategies return within about
+    10 % + 50 ms of ``time_limit_s``; the greedy strategies ignore the limit.
 
     Returns:
         BufferPlan with ``offsets``, ``arena_bytes``, ``lower_bound_bytes``,
@@ -286,7 +376,8 @@ def plan_buffers(sizes: ArrayLike, first: ArrayLike, last: ArrayLike, alignment:
         each buffer's alignment - 1 of padding sum past 2**64 - 1 raises SizeOverflow.
     """
     problem = BufferProblem.build(sizes, first, last, alignment)
-    return solve(problem, strategy, time_limit_s, seed, capacity, step_limit)
+    return solve(problem, strategy, time_limit_s, seed, capacity, step_limit, memory_limit,
+                 progress)
 
 
 def lower_bound(sizes: ArrayLike, first: ArrayLike, last: ArrayLike,
