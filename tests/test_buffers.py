@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import arenaplan as ap
+from arenaplan.planning.buffers import BufferProblem
 
 ALL = list(ap.STRATEGIES)
 
@@ -259,3 +260,25 @@ def test_step_limit_gives_the_same_plan_whatever_the_time_limit():
     assert runs[0].search_steps == runs[1].search_steps <= 60_000
     assert runs[0].strategy == runs[1].strategy
     assert all(r.verify() for r in runs)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems())
+def test_live_bytes_per_op_are_the_sum_of_the_aligned_buffers_live_there(problem):
+    sizes, first, last, alignment = problem
+    bp = BufferProblem.build(sizes, first, last, alignment)
+    ops = (max(last) + 1) if sizes else 0
+    want = [sum(-(-s // alignment) * alignment for s, f, l_ in zip(sizes, first, last) if f <= k <= l_)
+            for k in range(ops)]
+    assert [int(v) for v in bp.live_bytes()] == want
+    assert [int(v) for v in bp.live_bytes(ops + 3)] == want + [0, 0, 0]
+    if sizes:
+        assert max(want) == ap.lower_bound(sizes, first, last, alignment)
+
+
+def test_live_bytes_are_exact_at_the_top_of_the_range_and_refuse_a_short_op_count():
+    bp = BufferProblem.build([2 ** 63, 2 ** 63 - 6, 5], [0, 0, 1], [0, 1, 1], 1)   # 2**64 - 1 in all
+    assert bp.live_bytes().dtype == np.uint64
+    assert [int(v) for v in bp.live_bytes()] == [2 ** 64 - 6, 2 ** 63 - 1]
+    with pytest.raises(ap.InvalidArgument, match="buffer 1 lives to op 1, past the 1 ops asked for"):
+        bp.live_bytes(1)

@@ -376,6 +376,47 @@ ap_status ap_buffers_lower_bound(const ap_buffer *buffers, size_t count, size_t 
     return AP_OK;
 }
 
+ap_status ap_buffers_live_bytes(const ap_buffer *buffers, size_t count, size_t op_count,
+                                size_t *bytes_out, ap_error *error_out)
+{
+    ap_status st;
+    size_t i, k, live = 0;
+    ap_error_clear(error_out);
+    if (op_count > 0 && bytes_out == NULL) {
+        return ap_pl_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1,
+                          "bytes_out is NULL but op_count is %zu", op_count);
+    }
+    st = ap_pl_check(buffers, count, NULL, error_out);
+    if (st != AP_OK) {
+        return st;
+    }
+    for (i = 0; i < count; ++i) {
+        if ((size_t)buffers[i].last >= op_count) {
+            return ap_pl_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_BUFFER, (int64_t)i,
+                              "buffer %zu lives to op %d, past the %zu ops asked for", i,
+                              (int)buffers[i].last, op_count);
+        }
+    }
+    /* A difference array in bytes_out itself: + at first, - after last (unsigned
+       arithmetic wraps there, and the prefix sums come back exact: every partial sum of
+       live bytes is at most the checked total). */
+    for (k = 0; k < op_count; ++k) {
+        bytes_out[k] = 0;
+    }
+    for (i = 0; i < count; ++i) {
+        size_t a = ap_pl_align_up_fast(buffers[i].size, buffers[i].alignment);
+        bytes_out[buffers[i].first] += a;
+        if ((size_t)buffers[i].last + 1 < op_count) {
+            bytes_out[buffers[i].last + 1] -= a;
+        }
+    }
+    for (k = 0; k < op_count; ++k) {
+        live += bytes_out[k];
+        bytes_out[k] = live;
+    }
+    return AP_OK;
+}
+
 /* ---- the problem and its conflict graph -------------------------------------- */
 
 /* One sweep over buffers sorted by first op; `active` holds the buffers still

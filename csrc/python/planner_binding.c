@@ -202,6 +202,50 @@ static PyObject *ap_py_lower_bound(PyObject *self, PyObject *args)
     return PyLong_FromUnsignedLongLong((unsigned long long)bytes);
 }
 
+/* live_bytes(sizes, alignments, first, last, op_count) -> bytes of uint64: aligned bytes
+   live at each op. */
+static PyObject *ap_py_live_bytes(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *sizes, *alignments, *first, *last;
+    Py_ssize_t op_count;
+    if (!PyArg_ParseTuple(args, "OOOOn", &sizes, &alignments, &first, &last, &op_count)) {
+        return NULL;
+    }
+    if (op_count < 0) {
+        PyErr_Format(PyExc_ValueError, "op_count must be >= 0, got %zd", op_count);
+        return NULL;
+    }
+    size_t n = 0;
+    ap_buffer *buffers = ap_py_buffers(sizes, alignments, first, last, &n);
+    if (buffers == NULL) {
+        return NULL;
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, op_count * (Py_ssize_t)sizeof(uint64_t));
+    size_t *live = PyMem_Calloc(op_count > 0 ? (size_t)op_count : 1, sizeof(size_t));
+    if (out == NULL || live == NULL) {
+        PyMem_Free(buffers);
+        PyMem_Free(live);
+        Py_XDECREF(out);
+        return PyErr_NoMemory();
+    }
+    ap_error error;
+    ap_error_clear(&error);
+    ap_status status = ap_buffers_live_bytes(buffers, n, (size_t)op_count, live, &error);
+    PyMem_Free(buffers);
+    if (status != AP_OK) {
+        PyMem_Free(live);
+        Py_DECREF(out);
+        return ap_py_raise(status, &error);
+    }
+    uint64_t *dst = (uint64_t *)PyBytes_AS_STRING(out);
+    for (Py_ssize_t k = 0; k < op_count; ++k) {
+        dst[k] = (uint64_t)live[k];
+    }
+    PyMem_Free(live);
+    return out;
+}
+
 /* overlaps: a sequence of (input, output, kind, min_lead) tuples. */
 static ap_overlap *ap_py_overlaps(PyObject *seq, size_t *count_out)
 {
@@ -448,6 +492,8 @@ PyMethodDef ap_py_planner_methods[] = {
      "capacity[, step_limit, memory_limit, progress]) -> (offsets bytes of u64, (arena, "
      "lower_bound, optimal, strategy, elapsed_s, steps, skipped mask)). Ctrl-C (or progress "
      "raising) cancels within ~20 ms of planning; progress(fraction) is called every ~20 ms."},
+    {"live_bytes", ap_py_live_bytes, METH_VARARGS,
+     "live_bytes(sizes, alignments, first, last, op_count) -> bytes of u64: aligned bytes live at each op"},
     {"lower_bound", ap_py_lower_bound, METH_VARARGS,
      "lower_bound(sizes, alignments, first, last) -> bytes live at the busiest op"},
     {"verify", ap_py_verify, METH_VARARGS,

@@ -865,3 +865,30 @@ def test_lower_bound_counts_inclusive_lifetimes(ffi, lib):
     assert lower_bound(ffi, lib, [10, 20], [0, 2], [1, 3]) == 20
     assert lower_bound(ffi, lib, [10, 20], [0, 0], [0, 0], 16) == 48
     assert lower_bound(ffi, lib, [5], [2**31 - 1], [2**31 - 1]) == 5
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems())
+def test_live_bytes_per_op_sum_the_aligned_buffers_and_peak_at_the_lower_bound(ffi, lib, problem):
+    sizes, first, last, aligns = problem
+    n, ops = len(sizes), (max(last) + 1 if sizes else 0)
+    buffers = make_buffers(ffi, sizes, first, last, aligns)
+    out = ffi.new("size_t[]", max(ops, 1) + 1)
+    out[ops] = 0xDEAD                       # one past the end: never written
+    error = ffi.new("ap_error *")
+    assert lib.ap_buffers_live_bytes(buffers, n, ops, out, error) == lib.AP_OK
+    want = [sum(align_up(s, a) for s, a, f, l_ in zip(sizes, aligns, first, last) if f <= k <= l_)
+            for k in range(ops)]
+    assert list(out[0:ops]) == want and out[ops] == 0xDEAD
+    if n:
+        assert max(want) == lower_bound(ffi, lib, sizes, first, last, aligns)
+
+
+def test_live_bytes_bad_input(ffi, lib):
+    buffers = make_buffers(ffi, [16, 16], [0, 1], [0, 3])
+    error = ffi.new("ap_error *")
+    out = ffi.new("size_t[]", 4)
+    assert lib.ap_buffers_live_bytes(buffers, 2, 3, out, error) == lib.AP_ERR_INVALID_ARGUMENT
+    assert "buffer 1 lives to op 3, past the 3 ops asked for" in ffi.string(error.message).decode()
+    assert lib.ap_buffers_live_bytes(buffers, 2, 4, ffi.NULL, error) == lib.AP_ERR_INVALID_ARGUMENT
+    assert lib.ap_buffers_live_bytes(ffi.NULL, 0, 0, ffi.NULL, error) == lib.AP_OK

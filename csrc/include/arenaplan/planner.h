@@ -152,6 +152,17 @@ ap_status ap_buffers_lower_bound(const ap_buffer *buffers, size_t count,
                                  size_t *bytes_out, ap_error *error_out);
 
 /**
+ * Aligned bytes live at each op: bytes_out[k] = the sum of the aligned sizes of the
+ * buffers with first <= k <= last, for k in [0, op_count). The lower bound is their max.
+ * buffers: `count` records (may be NULL when count == 0); every `last` below op_count.
+ * bytes_out: caller-owned, op_count entries (may be NULL when op_count == 0).
+ * Returns AP_OK, AP_ERR_INVALID_ARGUMENT (a buffer outlives op_count, NULL outputs) or the
+ * statuses of ap_buffers_check.
+ */
+ap_status ap_buffers_live_bytes(const ap_buffer *buffers, size_t count, size_t op_count,
+                                size_t *bytes_out, ap_error *error_out);
+
+/**
  * Place buffers: writes one offset per buffer into offsets_out (caller-owned,
  * `count` entries). stats_out may be NULL.
  * Returns AP_OK, AP_ERR_INVALID_ARGUMENT, AP_ERR_OVERFLOW, AP_ERR_OUT_OF_MEMORY

@@ -132,15 +132,14 @@ class BufferProblem:
         a = self.alignments
         return ((self.sizes + a - np.uint64(1)) // a) * a
 
-    def live_bytes(self) -> np.ndarray:
-        """Aligned bytes live at each op 0..max(last)."""
-        if len(self) == 0:
-            return np.zeros(0, dtype=np.int64)
-        steps = int(self.last.max()) + 2
-        delta = np.zeros(steps, dtype=object)
-        np.add.at(delta, self.first, [int(v) for v in self.aligned_sizes()])
-        np.add.at(delta, self.last + 1, [-int(v) for v in self.aligned_sizes()])
-        return np.array([int(v) for v in np.cumsum(delta)[:-1]], dtype=object)
+    def live_bytes(self, op_count: Optional[int] = None) -> np.ndarray:
+        """Aligned bytes live at each op 0..op_count - 1 (default: through the last op any
+        buffer lives at), computed by the C core (ap_buffers_live_bytes): exact, as
+        ``exact_vector`` returns integers."""
+        if op_count is None:
+            op_count = int(self.last.max()) + 1 if len(self) else 0
+        raw = _core.live_bytes(*self.core_args(), int(op_count))
+        return exact_vector(np.frombuffer(raw, dtype=np.uint64))
 
     def core_args(self) -> tuple:
         return (self.sizes, self.alignments, self.first, self.last)

@@ -35,13 +35,14 @@ class BufferRecord:
 
 
 def live_per_op(op_count: int, buffers) -> List[int]:
-    """Aligned bytes live at each op, from (size, alignment, first, last) rows."""
-    live = [0] * op_count
-    for size, alignment, first, last in buffers:
-        aligned = -(-size // alignment) * alignment
-        for k in range(first, last + 1):
-            live[k] += aligned
-    return live
+    """Aligned bytes live at each op, from (size, alignment, first, last) rows (the C
+    core's count, through BufferProblem.live_bytes)."""
+    rows = list(buffers)
+    if not rows:
+        return [0] * op_count
+    sizes, alignments, first, last = zip(*rows)
+    problem = BufferProblem.build(list(sizes), list(first), list(last), list(alignments))
+    return [int(v) for v in problem.live_bytes(op_count)]
 
 
 def scratch_buffers(v: Variant, alignment: int) -> List[Tuple[int, int]]:
