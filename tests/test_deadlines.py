@@ -19,7 +19,6 @@ import pytest
 import arenaplan as ap
 from arenaplan.planning.buffers import ProgressBar, progress_hook
 
-ROOT = Path(__file__).resolve().parents[1]
 
 # a plan that searches for its whole time limit (60 s) unless interrupted
 LONG_PLAN = textwrap.dedent("""
@@ -44,7 +43,9 @@ LONG_PLAN = textwrap.dedent("""
 
 @pytest.mark.parametrize("strategy", ["auto", "lns"])
 def test_ctrl_c_stops_a_long_plan_with_keyboard_interrupt(strategy):
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "python") + os.pathsep +
+    # the child imports the very arenaplan this test imported (an installed copy, or the
+    # source tree with an in-place build): python/ alone has no extension in a fresh checkout
+    env = dict(os.environ, PYTHONPATH=str(Path(ap.__file__).resolve().parents[1]) + os.pathsep +
                os.environ.get("PYTHONPATH", ""))
     proc = subprocess.Popen([sys.executable, "-c", LONG_PLAN, strategy], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env)
