@@ -140,57 +140,11 @@ static ap_status ap_conv2d_check_input_offset(const ap_conv2d_params *p, ap_erro
     return AP_OK;
 }
 
+/* conv2d's requantisation takes left shifts up to 30 (the accumulator is shifted before
+   the multiply in its tiles): the shared check with that bound. */
 static ap_status ap_conv2d_check_requant(const ap_conv2d_params *p, ap_error *error)
 {
-    const ap_requant *q = &p->requant;
-    int32_t i, n;
-    if (q->multiplier == NULL || q->shift == NULL) {
-        return ap_ops_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
-                              "conv2d: requant.multiplier and requant.shift must not be NULL");
-    }
-    if (q->per_channel != 0 && q->per_channel != 1) {
-        return ap_ops_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
-                              "conv2d: requant.per_channel must be 0 or 1 (got %d)",
-                              (int)q->per_channel);
-    }
-    n = q->per_channel ? p->output_c : 1;
-    {
-        /* Checked at every run: a branch-free min/max pass (vectorised by the compiler)
-           first, the loop that names the offending entry only when it fails. */
-        int32_t min_mult = 0, min_shift = 0, max_shift = 0;
-        for (i = 0; i < n; ++i) {
-            min_mult = q->multiplier[i] < min_mult ? q->multiplier[i] : min_mult;
-            min_shift = q->shift[i] < min_shift ? q->shift[i] : min_shift;
-            max_shift = q->shift[i] > max_shift ? q->shift[i] : max_shift;
-        }
-        if (min_mult >= 0 && min_shift >= -31 && max_shift <= 30) {
-            n = 0;
-        }
-    }
-    for (i = 0; i < n; ++i) {
-        if (q->multiplier[i] < 0) {
-            return ap_ops_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
-                                  "conv2d: requant.multiplier[%d] = %ld must be >= 0", (int)i,
-                                  (long)q->multiplier[i]);
-        }
-        if (q->shift[i] < -31 || q->shift[i] > 30) {
-            return ap_ops_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
-                                  "conv2d: requant.shift[%d] = %ld must be in [-31, 30]", (int)i,
-                                  (long)q->shift[i]);
-        }
-    }
-    if (q->output_offset < -128 || q->output_offset > 127) {
-        return ap_ops_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
-                              "conv2d: requant.output_offset %d is outside [-128, 127]",
-                              (int)q->output_offset);
-    }
-    if (q->activation_min < -128 || q->activation_max > 127 ||
-        q->activation_min > q->activation_max) {
-        return ap_ops_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,
-                              "conv2d: activation range [%d, %d] must satisfy -128 <= min <= max <= 127",
-                              (int)q->activation_min, (int)q->activation_max);
-    }
-    return AP_OK;
+    return ap_ops_check_requant(&p->requant, p->output_c, 30, "conv2d", error);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -790,18 +744,10 @@ ap_status ap_conv2d_s8_run(const ap_conv2d_params *params, const ap_variant *var
                               "conv2d: scratch size overflows size_t");
     }
     if (scratch_bytes > 0) {
-        size_t have = scratch_count >= 1 && scratch != NULL ? scratch[0].bytes : 0;
-        if (have < scratch_bytes) {
-            return ap_ops_fail(error_out, AP_ERR_SCRATCH_TOO_SMALL, AP_SUBJECT_BUFFER, 0,
-                                  scratch_bytes, have,
-                                  "conv2d: scratch 0 has %llu bytes, variant kind %d param %d "
-                                  "needs %llu",
-                                  (unsigned long long)have, (int)variant->kind,
-                                  (int)variant->param, (unsigned long long)scratch_bytes);
-        }
-        if (scratch[0].data == NULL) {
-            return ap_ops_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_BUFFER, 0,
-                                  scratch_bytes, 0, "conv2d: scratch 0 data is NULL");
+        ap_status st = ap_ops_check_scratch("conv2d", variant->name, &scratch_bytes, 1, scratch,
+                                            scratch_count, error_out);
+        if (st != AP_OK) {
+            return st;
         }
         if (ap_conv2d_overlaps(scratch[0].data, scratch_bytes, output, g.output_bytes) ||
             ap_conv2d_overlaps(scratch[0].data, scratch_bytes, input, g.input_bytes)) {

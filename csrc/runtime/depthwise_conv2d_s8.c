@@ -474,7 +474,7 @@ ap_status ap_depthwise_conv2d_s8_run(const ap_depthwise_conv2d_params *params,
         return AP_OPS_INVALID(error_out, DW_OP ": prepared data was not made by _prepare for these "
                               "params (output_c, filter size or input_offset differ)");
     }
-    if ((st = ap_ops_check_requant(&params->requant, params->output_c, DW_OP, error_out)) != AP_OK) {
+    if ((st = ap_ops_check_requant(&params->requant, params->output_c, 31, DW_OP, error_out)) != AP_OK) {
         return st;
     }
     if (!dw_variant_applies(params, variant->kind, variant->param)) {

@@ -71,7 +71,7 @@ static ap_status fc_check_requant(const ap_fully_connected_params *p, ap_error *
         return AP_OPS_INVALID(error, FC_OP ": reference tflm requantises in fixed point; real_scale must be NULL");
     }
     if (p->real_scale == NULL) {
-        return ap_ops_check_requant(&p->requant, p->output_depth, FC_OP, error);
+        return ap_ops_check_requant(&p->requant, p->output_depth, 31, FC_OP, error);
     }
     const ap_requant *rq = &p->requant;
     if (rq->per_channel != 0 && rq->per_channel != 1) {

@@ -110,9 +110,11 @@ static inline int ap_ops_input_offset_ok(int32_t v)
     return v >= -127 && v <= 128;
 }
 
-/* Check an ap_requant: arrays present, shifts in range, clamps sane.
-   `channels` is the number of output channels (entries when per_channel). */
-static inline ap_status ap_ops_check_requant(const ap_requant *rq, int32_t channels,
+/* Check an ap_requant: arrays present, shifts in [-31, max_shift], clamps sane.
+   `channels` is the number of output channels (entries when per_channel); `max_shift` is
+   the largest left shift the op's requantisation takes (31, or 30 where a kernel shifts
+   its accumulator before the multiply). */
+static inline ap_status ap_ops_check_requant(const ap_requant *rq, int32_t channels, int32_t max_shift,
                                              const char *op, ap_error *error)
 {
     if (rq->multiplier == NULL || rq->shift == NULL) {
@@ -134,13 +136,13 @@ static inline ap_status ap_ops_check_requant(const ap_requant *rq, int32_t chann
     int32_t n = rq->per_channel ? channels : 1;
     /* Every run checks the arrays: a branch-free min/max pass (which the compiler
        vectorises) first, the loop that names the offending entry only when it fails. */
-    int32_t min_mult = 0, min_shift = 0, max_shift = 0;
+    int32_t min_mult = 0, min_shift = 0, max_shift_seen = 0;
     for (int32_t i = 0; i < n; ++i) {
         min_mult = rq->multiplier[i] < min_mult ? rq->multiplier[i] : min_mult;
         min_shift = rq->shift[i] < min_shift ? rq->shift[i] : min_shift;
-        max_shift = rq->shift[i] > max_shift ? rq->shift[i] : max_shift;
+        max_shift_seen = rq->shift[i] > max_shift_seen ? rq->shift[i] : max_shift_seen;
     }
-    if (min_mult >= 0 && min_shift >= -31 && max_shift <= 31) {
+    if (min_mult >= 0 && min_shift >= -31 && max_shift_seen <= max_shift) {
         return AP_OK;
     }
     for (int32_t i = 0; i < n; ++i) {
@@ -149,10 +151,10 @@ static inline ap_status ap_ops_check_requant(const ap_requant *rq, int32_t chann
                                "%s: requant.multiplier[%d] = %d is negative (QuantizeMultiplier gives >= 0)",
                                op, (int)i, (int)rq->multiplier[i]);
         }
-        if (rq->shift[i] < -31 || rq->shift[i] > 31) {
+        if (rq->shift[i] < -31 || rq->shift[i] > max_shift) {
             return ap_ops_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, i, 0, 0,
-                               "%s: requant.shift[%d] = %d is outside [-31, 31]", op, (int)i,
-                               (int)rq->shift[i]);
+                               "%s: requant.shift[%d] = %d is outside [-31, %d]", op, (int)i,
+                               (int)rq->shift[i], (int)max_shift);
         }
     }
     return AP_OK;

@@ -156,7 +156,7 @@ def check_all_variants(ffi, lib, conv: Conv, x: np.ndarray, expected: np.ndarray
                     assert st_ == lib.AP_ERR_SCRATCH_TOO_SMALL, name
                     assert err.index == 0 and err.needed == v.scratch[0].bytes
                     assert err.available == v.scratch[0].bytes - 1
-                    assert b"scratch 0" in ffi.string(err.message)
+                    assert f"scratch buffer 0 needs {v.scratch[0].bytes} bytes, got {v.scratch[0].bytes - 1}".encode() in ffi.string(err.message)
                     assert guards_ok and untouched
     finally:
         for v in variants:
@@ -588,8 +588,10 @@ def test_null_pointers(ffi, lib):
         assert st_ == lib.AP_ERR_INVALID_ARGUMENT and f"{what} is NULL" in ffi.string(err.message).decode()
     assert lib.ap_conv2d_s8_run(ffi.NULL, v, pp, xp, op, scratch, 1, err) == lib.AP_ERR_INVALID_ARGUMENT
     # scratch: none passed, NULL data
-    assert lib.ap_conv2d_s8_run(conv.params, v, pp, xp, op, ffi.NULL, 0, err) == lib.AP_ERR_SCRATCH_TOO_SMALL
-    assert (err.index, err.needed, err.available) == (0, v.scratch[0].bytes, 0)
+    # as every op: a missing buffer is an invalid argument naming how many the variant needs
+    assert lib.ap_conv2d_s8_run(conv.params, v, pp, xp, op, ffi.NULL, 0, err) == lib.AP_ERR_INVALID_ARGUMENT
+    assert (err.needed, err.available) == (1, 0)
+    assert "needs 1 scratch buffer(s), got 0" in ffi.string(err.message).decode()
     scratch[0].data = ffi.NULL
     assert lib.ap_conv2d_s8_run(conv.params, v, pp, xp, op, scratch, 1, err) == lib.AP_ERR_INVALID_ARGUMENT
     assert not out.any()
@@ -627,9 +629,9 @@ def test_prepared_buffer_checks(ffi, lib):
 
 
 @pytest.mark.parametrize("field,index,value,fragment", [
-    ("multiplier", 3, -5, "multiplier[3] = -5 must be >= 0"),
-    ("shift", 0, 31, "shift[0] = 31 must be in [-31, 30]"),
-    ("shift", 7, -32, "shift[7] = -32 must be in [-31, 30]"),
+    ("multiplier", 3, -5, "multiplier[3] = -5 is negative"),
+    ("shift", 0, 31, "shift[0] = 31 is outside [-31, 30]"),
+    ("shift", 7, -32, "shift[7] = -32 is outside [-31, 30]"),
     ("per_channel", None, 2, "per_channel must be 0 or 1"),
     ("output_offset", None, 128, "output_offset 128"),
     ("activation_min", None, 100, "activation range [100, "),
