@@ -236,6 +236,66 @@ def link_arm(cpu: ArmCpu, objects: Sequence[Path], out_dir: Path, name: str = "p
     return elf
 
 
+def build_arm_batch(exports: Sequence, cpu: ArmCpu, runtime_objects: Sequence[Path],
+                    out_dir: Path) -> Firmware:
+    """One image running several exports (each its own name), each invoked once on
+    pseudo-random inputs (the same for every export) and timed: prints
+    "ticks <index> <ticks>" per export, then "done". Outputs are not reported: this
+    counts instructions, the tests check outputs (build_arm)."""
+    in_max = max(sum(e.input_bytes) for e in exports)
+    out_max = max(sum(e.output_bytes) for e in exports)
+    lines = ["#include <stdint.h>", "#include <stdio.h>",
+             *[f'#include "{e.name}.h"' for e in exports],
+             "#define SYST_CSR (*(volatile uint32_t *)0xE000E010u)",
+             "#define SYST_RVR (*(volatile uint32_t *)0xE000E014u)",
+             "#define SYST_CVR (*(volatile uint32_t *)0xE000E018u)",
+             "extern volatile uint32_t ap_systick_wraps;",
+             f"static uint8_t ap_in[{in_max}] __attribute__((aligned(16)));",
+             f"static uint8_t ap_out[{out_max}] __attribute__((aligned(16)));",
+             "static uint64_t ap_ticks(void)", "{", "    uint32_t wraps, cvr;",
+             "    do { wraps = ap_systick_wraps; cvr = SYST_CVR; } while (wraps != ap_systick_wraps);",
+             "    return (uint64_t)wraps * 0x1000000u + (0xFFFFFFu - cvr);", "}",
+             "int main(void)", "{", "    const void *in[16];", "    void *out[16];",
+             "    uint32_t x = 12345u;",
+             "    for (unsigned i = 0; i < sizeof(ap_in); i++) {",
+             "        x = x * 1664525u + 1013904223u;", "        ap_in[i] = (uint8_t)(x >> 24);", "    }",
+             "    SYST_RVR = 0xFFFFFFu;", "    SYST_CVR = 0;", "    SYST_CSR = 7u;",
+             "    (void)ap_ticks();  /* the counter reads 0 until its first reload */",
+             "    for (volatile unsigned i = 0; i < 100u; i++) {", "    }"]
+    for k, e in enumerate(exports):
+        at = 0
+        for i, n in enumerate(e.input_bytes):
+            lines.append(f"    in[{i}] = ap_in + {at};")
+            at += n
+        at = 0
+        for i, n in enumerate(e.output_bytes):
+            lines.append(f"    out[{i}] = ap_out + {at};")
+            at += n
+        lines += ["    {", "        uint64_t t0 = ap_ticks();",
+                  f"        int status = {e.name}_invoke(in, out);",
+                  "        uint64_t t1 = ap_ticks();",
+                  f'        if (status != 0) {{ printf("error %d at {k}\\n", status); return status; }}',
+                  f'        printf("ticks {k} %llu\\n", (unsigned long long)(t1 - t0));', "    }"]
+    lines += ['    printf("done\\n");', "    return 0;", "}", ""]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    main = out_dir / "batch_main.c"
+    main.write_text("\n".join(lines))
+    dirs = sorted({e.source.parent for e in exports})
+    objs = compile_all(ARM_CC, arm_flags(cpu), [*[e.source for e in exports], main, HERE / "startup.c"],
+                       out_dir / "obj", [INCLUDE, HERE, *dirs])
+    elf = link_arm(cpu, [*objs, *runtime_objects], out_dir)
+    return Firmware(elf, cpu, [], objs, image_size(elf), {})
+
+
+def count_batch(fw: Firmware, count: int, timeout: float = 600) -> List[int]:
+    """Run a build_arm_batch image: the instructions of each export's invoke, in order."""
+    log = run_elf(fw.elf, fw.cpu, True, timeout)
+    ticks = {int(k): int(t) for k, t in re.findall(r"^ticks (\d+) (\d+)$", log, re.M)}
+    if sorted(ticks) != list(range(count)):
+        raise RuntimeError(f"expected {count} timings:\n{log}")
+    return [fw.cpu.instructions(ticks[k]) for k in range(count)]
+
+
 def image_size(elf: Path) -> Dict[str, int]:
     """Berkeley sizes of an ELF: text (code + constants), data, bss."""
     out = _run(["arm-none-eabi-size", "-B", elf]).stdout.splitlines()
