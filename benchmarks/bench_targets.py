@@ -112,7 +112,7 @@ def image_rows() -> list:
                 stack = stack_usage(firmware.ci_files, "net_invoke", firmware.elf, objects=firmware.objects)
                 row = {"model": name, "mode": mode, **{k: v for k, v in firmware.footprint.items()},
                        "image": firmware.sizes, "stack_bound": stack.bytes, "stack_measured": run.stack_bytes,
-                       "instructions": 40 * min(run.ticks), "bit_exact": exact}
+                       "instructions": min(run.instructions), "bit_exact": exact}
                 rows.append(row)
                 print(f"{name:<38}{mode:<9}{row['text']:>9,}{row['data']:>7,}{row['bss']:>8,}"
                       f"{stack.bytes:>12,}{run.stack_bytes:>9,}{row['instructions']:>14,}  "

@@ -1,11 +1,10 @@
 """Instruction counts of every kernel variant on a Cortex-M4 and a Cortex-M7, under QEMU.
 
 Each case is a one-op model built in code with shapes like the shared models' layers, at
-two sizes. Every variant of its op is planned, exported (``plan.export_c``), built with
-the firmware harness of tests/firmware (the runtime compiled for the core, -O2) and run
-under ``qemu-system-arm -icount shift=0``, where SysTick counts one tick per 40
-instructions: the count is of instructions executed by one invoke, exact to 40, not of
-cycles (QEMU models no pipeline).
+two sizes. Every variant of its op is planned, exported and counted under
+``qemu-system-arm -icount shift=0`` by benchmarks/cortex_m.py (the machinery
+bench_cortex_m.py shares): the count is of instructions executed by one invoke, exact to
+a SysTick tick (40 instructions on these boards), not of cycles (QEMU models no pipeline).
 
 Per (op type, variant family) a line through the two sizes gives the instructions per
 MAC (the slope) and per op (the intercept: the call, the I/O copies, per-op set-up).
@@ -28,13 +27,14 @@ from pathlib import Path
 import numpy as np
 
 import arenaplan as ap
-from arenaplan.planning.context import PlanContext
 from arenaplan.model.zoo import GraphBuilder
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "firmware"))
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 import build as fw  # noqa: E402
+import cortex_m  # noqa: E402  (the export, build and count machinery)
 import svdf_models  # noqa: E402
 from reference.svdf import random_case  # noqa: E402
 
@@ -98,17 +98,6 @@ def family(variant: str) -> str:
     return re.sub(r"_\d+$", "", variant)
 
 
-def instructions(plan, cpu, runtime, work: Path) -> int:
-    """Instructions one invoke of ``plan`` executes on ``cpu`` (fewest over two samples)."""
-    work.mkdir(parents=True, exist_ok=True)
-    out = plan.export_c(work, name="net")
-    rng = np.random.default_rng(0)
-    xs = [[rng.integers(-128, 128, size=plan.model.tensors[t].shape, dtype=np.int8)
-           for t in plan.model.inputs] for _ in range(2)]
-    run = fw.run_qemu(fw.build_arm(out, cpu, runtime, work, xs), timeout=600)
-    return 40 * min(run.ticks)
-
-
 def main() -> int:
     missing = fw.missing_arm_tools()
     if missing:
@@ -117,23 +106,17 @@ def main() -> int:
     rows = []
     with tempfile.TemporaryDirectory(prefix="arenaplan-calibrate-") as tmp:
         tmp = Path(tmp)
-        runtimes = {}
-        for name in CPUS:
-            cpu = fw.ARM_CPUS[name]
-            runtimes[name] = fw.compile_all(fw.ARM_CC, fw.arm_flags(cpu), fw.runtime_sources(),
-                                            tmp / f"runtime-{name}", [fw.INCLUDE])
+        runtimes = cortex_m.runtimes(CPUS, tmp)
         for case, (_, sizes) in CASES.items():
             for size in sizes:
                 m = one_op_model(case, size)
-                ctx = PlanContext.build(m)
-                k = next(i for i, kern in enumerate(ctx.kernels) if kern is not None and kern.type != "RESHAPE")
-                for v in ctx.kernels[k].variants:
-                    chosen = [v if i == k else kern.variants[0] for i, kern in enumerate(ctx.kernels)]
-                    plan = ctx.make(chosen, "size", with_greedy=False)
-                    counts = {name: instructions(plan, fw.ARM_CPUS[name], runtimes[name],
-                                                 tmp / f"{case}-{size}-{v.name}-{name}".replace(" ", "_"))
-                              for name in CPUS}
-                    rows.append({"case": case, "size": size, "op": ctx.kernels[k].type, "variant": v.name,
+                found = [(k, v, plan) for k, v, plan in cortex_m.variant_plans(m) if plan.kernels[k].type != "RESHAPE"]
+                k0 = found[0][0]
+                found = [f for f in found if f[0] == k0]
+                counted = cortex_m.count([plan for _, _, plan in found], CPUS, runtimes,
+                                         tmp / f"{case}-{size}".replace(" ", "_"))
+                for (k, v, plan), counts in zip(found, counted):
+                    rows.append({"case": case, "size": size, "op": plan.kernels[k].type, "variant": v.name,
                                  "family": family(v.name), "macs": v.macs, "scratch_bytes": v.scratch_bytes,
                                  "instructions": counts})
                     print(f"{case:<22}{size:>4} {v.name:<18}{v.macs:>9,} MACs  "

@@ -39,7 +39,9 @@ ARM_CASES = [("cortex-m4", "mlperf_tiny_kws_dscnn_int8", "speed"),
              ("cortex-m4", "mlperf_tiny_ad_autoencoder_int8", "speed"),
              ("cortex-m4", "svdf_chain", "size"),                     # state carried on the board
              ("cortex-m4", "tflm_mnist_lstm_int8", "size"),           # LSTM: int8 and int16 state
-             ("cortex-m7", "mlperf_tiny_kws_dscnn_int8", "size")]
+             ("cortex-m7", "mlperf_tiny_kws_dscnn_int8", "size"),
+             ("cortex-m33", "mlperf_tiny_kws_dscnn_int8", "speed"),  # mps2-an505's memory map
+             ("cortex-m33", "mlperf_tiny_ad_autoencoder_int8", "size")]
 
 
 def samples(model, count, seed=0):
@@ -256,15 +258,28 @@ def test_cortex_m_under_qemu_is_bit_exact(cpu, name, mode, request, tmp_path):
     stack = stack_usage(firmware.ci_files, "net_invoke", firmware.elf, objects=firmware.objects)
     # the static bound holds what the run touched (painted stack, measured from the call)
     assert 0 < run.stack_bytes <= stack.bytes
-    # the deterministic instruction count repeats for the same work (icount: 40 per tick)
-    assert all(t > 0 for t in run.ticks)
+    # the deterministic instruction count repeats for the same work (icount: the board's
+    # instructions per tick)
+    assert all(t > 0 for t in run.ticks) and len(run.instructions) == len(run.ticks)
     # the runtime reaches no printf family with AP_NO_ERROR_MESSAGES
     assert not any("printf" in f for f in stack.library_frames)
     print(f"\n{cpu} {name} {mode}: image text {firmware.sizes['text']} data {firmware.sizes['data']} "
           f"bss {firmware.sizes['bss']}; export+runtime text {firmware.footprint['text']} "
           f"data {firmware.footprint['data']} bss {firmware.footprint['bss']}; "
           f"stack bound {stack.bytes} B, measured {run.stack_bytes} B; "
-          f"instructions per inference ~{40 * min(run.ticks):,}\n  worst path: {stack.describe()}")
+          f"instructions per inference ~{min(run.instructions):,}\n  worst path: {stack.describe()}")
+
+
+@pytest.mark.parametrize("cpu", sorted(fw.ARM_CPUS))
+def test_board_tick_calibration(cpu, tmp_path):
+    """Each board's table entry (build.BOARDS) holds its instructions per SysTick tick under
+    -icount shift=0, as measured by timing loops of known length on it: 40 on mps2-an386 and
+    mps2-an500 (25 MHz), 50 on mps2-an505 (20 MHz), 31.25 on mps3-an547 (32 MHz)."""
+    if fw.missing_arm_tools():
+        pytest.skip("Cortex-M toolchain not installed")
+    arch = fw.ARM_CPUS[cpu]
+    measured = fw.measure_instructions_per_tick(arch, tmp_path)
+    assert measured == pytest.approx(arch.board.instructions_per_tick, rel=1e-3)
 
 
 # --- bad input -----------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
  * Firmware test program for an exported model under QEMU: runs the embedded samples,
  * printing through semihosting, one line each:
  *   out <sample> <hex of every output, back to back>
- *   ticks <sample> <SysTick ticks of the invoke>   (with -icount shift=0: 40 instructions a tick)
+ *   ticks <sample> <SysTick ticks of the invoke>   (with -icount shift=0: the board's instructions a tick, build.BOARDS)
  *   stack <bytes>   (deepest stack the invokes touched, measured by painting)
  * and ends with "done"; the exit status is 0, or the first failing ap_status.
  */

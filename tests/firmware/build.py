@@ -4,7 +4,8 @@ Used by tests/test_export.py. The runtime (csrc/runtime/*.c) is compiled once pe
 toolchain into objects that every model's program links; each program is the export
 (<name>.c), a generated io.c (sizes, entry point, embedded samples) and a main:
 host_main.c (samples from a file) or arm_main.c + startup.c + cortex_m.ld (samples in
-the image, results through semihosting).
+the image, results through semihosting), linked for one board of BOARDS (its memory map
+written as the image's ap_memory.ld, which cortex_m.ld includes).
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Sequence
+from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
@@ -34,17 +35,61 @@ ARM_COMMON = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-O2", "-mthumb", "-ffu
 
 
 @dataclass(frozen=True)
+class Board:
+    """A QEMU machine the firmware runs on: where code and data go, and how SysTick
+    counts under ``-icount shift=0`` (one instruction a nanosecond, SysTick on the
+    board's CPU clock: 25 MHz gives 40 instructions a tick)."""
+    machine: str
+    flash: Tuple[int, int]       # (origin, bytes): code and constants, the vector table first
+    ram: Tuple[int, int]         # (origin, bytes): data, bss, heap, stack at the top
+    instructions_per_tick: float
+
+    def memory_script(self) -> str:
+        """The MEMORY command of this board's linker script (cortex_m.ld includes it)."""
+        (fo, fl), (ro, rl) = self.flash, self.ram
+        return (f"/* {self.machine} (written by tests/firmware/build.py) */\nMEMORY\n{{\n"
+                f"    FLASH (rx)  : ORIGIN = 0x{fo:08X}, LENGTH = 0x{fl:X}\n"
+                f"    RAM   (rwx) : ORIGIN = 0x{ro:08X}, LENGTH = 0x{rl:X}\n}}\n")
+
+
+#: The boards, from QEMU's board definitions (hw/arm/mps2.c, hw/arm/mps2-tz.c). The
+#: TrustZone boards boot secure with the vector table at INITSVTOR = 0x10000000, so code
+#: and data use the secure aliases of their memories: an505's SSRAM1 (4 MiB) and
+#: SSRAM2+3 (2 x 2 MiB, contiguous); an547's ITCM and DTCM (512 KiB each). The ticks were
+#: measured by test_board_tick_calibration (tests/test_export.py).
+BOARDS = {
+    "mps2-an386": Board("mps2-an386", (0x00000000, 4 << 20), (0x20000000, 4 << 20), 40.0),
+    "mps2-an500": Board("mps2-an500", (0x00000000, 4 << 20), (0x20000000, 4 << 20), 40.0),
+    "mps2-an505": Board("mps2-an505", (0x10000000, 4 << 20), (0x38000000, 4 << 20), 50.0),
+    "mps3-an547": Board("mps3-an547", (0x10000000, 512 << 10), (0x30000000, 512 << 10), 31.25),
+}
+
+
+@dataclass(frozen=True)
 class ArmCpu:
+    """A core: its compiler flags (CPU, FPU, float ABI) and the board it runs on."""
     name: str
     flags: tuple
-    machine: str
+    board: Board
+
+    @property
+    def machine(self) -> str:
+        return self.board.machine
+
+    def instructions(self, ticks: int) -> int:
+        """Instructions executed in ``ticks`` SysTick ticks (under -icount shift=0)."""
+        return int(round(ticks * self.board.instructions_per_tick))
 
 
 ARM_CPUS = {
     "cortex-m4": ArmCpu("cortex-m4", ("-mcpu=cortex-m4", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"),
-                        "mps2-an386"),
+                        BOARDS["mps2-an386"]),
     "cortex-m7": ArmCpu("cortex-m7", ("-mcpu=cortex-m7", "-mfloat-abi=hard", "-mfpu=fpv5-d16"),
-                        "mps2-an500"),
+                        BOARDS["mps2-an500"]),
+    "cortex-m33": ArmCpu("cortex-m33", ("-mcpu=cortex-m33", "-mfloat-abi=hard", "-mfpu=fpv5-sp-d16"),
+                         BOARDS["mps2-an505"]),
+    "cortex-m55": ArmCpu("cortex-m55", ("-mcpu=cortex-m55", "-mfloat-abi=hard"),
+                         BOARDS["mps3-an547"]),
 }
 
 
@@ -172,15 +217,83 @@ def build_arm(exported, cpu: ArmCpu, runtime_objects: Sequence[Path], out_dir: P
     objs = compile_all(ARM_CC, arm_flags(cpu), [exported.source, io, HERE / "arm_main.c",
                                                  HERE / "startup.c"],
                        out_dir / "obj", [INCLUDE, HERE, exported.source.parent])
-    elf = out_dir / "prog.elf"
-    _run([ARM_CC, *arm_flags(cpu), "--specs=rdimon.specs",
-          "-Wl,--gc-sections", f"-Wl,-T,{HERE / 'cortex_m.ld'}", f"-Wl,-Map,{out_dir / 'prog.map'}",
-          *objs, *runtime_objects, "-Wl,--start-group", "-lc", "-lrdimon", "-lgcc", "-lm",
-          "-Wl,--end-group", "-lrdimon", "-o", elf])
+    elf = link_arm(cpu, [*objs, *runtime_objects], out_dir)
     # the stack bound covers the export and the runtime (not this harness)
     analysed = [objs[0]] + list(runtime_objects)
     ci = [o.with_suffix(".ci") for o in analysed if o.with_suffix(".ci").exists()]
     return Firmware(elf, cpu, ci, analysed, image_size(elf), footprint(out_dir / "prog.map", analysed))
+
+
+def link_arm(cpu: ArmCpu, objects: Sequence[Path], out_dir: Path, name: str = "prog") -> Path:
+    """Link objects with startup.c's vector table for cpu's board (out_dir/<name>.elf,
+    its map beside it)."""
+    (out_dir / "ap_memory.ld").write_text(cpu.board.memory_script())
+    elf = out_dir / f"{name}.elf"
+    _run([ARM_CC, *arm_flags(cpu), "--specs=rdimon.specs", f"-L{out_dir}",
+          "-Wl,--gc-sections", f"-Wl,-T,{HERE / 'cortex_m.ld'}", f"-Wl,-Map,{out_dir / (name + '.map')}",
+          *objects, "-Wl,--start-group", "-lc", "-lrdimon", "-lgcc", "-lm",
+          "-Wl,--end-group", "-lrdimon", "-o", elf])
+    return elf
+
+
+def build_arm_batch(exports: Sequence, cpu: ArmCpu, runtime_objects: Sequence[Path],
+                    out_dir: Path) -> Firmware:
+    """One image running several exports (each its own name), each invoked once on
+    pseudo-random inputs (the same for every export) and timed: prints
+    "ticks <index> <ticks>" per export, then "done". Outputs are not reported: this
+    counts instructions, the tests check outputs (build_arm)."""
+    in_max = max(sum(e.input_bytes) for e in exports)
+    out_max = max(sum(e.output_bytes) for e in exports)
+    lines = ["#include <stdint.h>", "#include <stdio.h>",
+             *[f'#include "{e.name}.h"' for e in exports],
+             "#define SYST_CSR (*(volatile uint32_t *)0xE000E010u)",
+             "#define SYST_RVR (*(volatile uint32_t *)0xE000E014u)",
+             "#define SYST_CVR (*(volatile uint32_t *)0xE000E018u)",
+             "extern volatile uint32_t ap_systick_wraps;",
+             f"static uint8_t ap_in[{in_max}] __attribute__((aligned(16)));",
+             f"static uint8_t ap_out[{out_max}] __attribute__((aligned(16)));",
+             "static uint64_t ap_ticks(void)", "{", "    uint32_t wraps, cvr;",
+             "    do { wraps = ap_systick_wraps; cvr = SYST_CVR; } while (wraps != ap_systick_wraps);",
+             "    return (uint64_t)wraps * 0x1000000u + (0xFFFFFFu - cvr);", "}",
+             "int main(void)", "{", "    const void *in[16];", "    void *out[16];",
+             "    uint32_t x = 12345u;",
+             "    for (unsigned i = 0; i < sizeof(ap_in); i++) {",
+             "        x = x * 1664525u + 1013904223u;", "        ap_in[i] = (uint8_t)(x >> 24);", "    }",
+             "    SYST_RVR = 0xFFFFFFu;", "    SYST_CVR = 0;", "    SYST_CSR = 7u;",
+             "    (void)ap_ticks();  /* the counter reads 0 until its first reload */",
+             "    for (volatile unsigned i = 0; i < 100u; i++) {", "    }"]
+    for k, e in enumerate(exports):
+        at = 0
+        for i, n in enumerate(e.input_bytes):
+            lines.append(f"    in[{i}] = ap_in + {at};")
+            at += n
+        at = 0
+        for i, n in enumerate(e.output_bytes):
+            lines.append(f"    out[{i}] = ap_out + {at};")
+            at += n
+        lines += ["    {", "        uint64_t t0 = ap_ticks();",
+                  f"        int status = {e.name}_invoke(in, out);",
+                  "        uint64_t t1 = ap_ticks();",
+                  f'        if (status != 0) {{ printf("error %d at {k}\\n", status); return status; }}',
+                  f'        printf("ticks {k} %llu\\n", (unsigned long long)(t1 - t0));', "    }"]
+    lines += ['    printf("done\\n");', "    return 0;", "}", ""]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    main = out_dir / "batch_main.c"
+    main.write_text("\n".join(lines))
+    dirs = sorted({e.source.parent for e in exports})
+    objs = compile_all(ARM_CC, arm_flags(cpu), [*[e.source for e in exports], main, HERE / "startup.c"],
+                       out_dir / "obj", [INCLUDE, HERE, *dirs])
+    elf = link_arm(cpu, [*objs, *runtime_objects], out_dir)
+    return Firmware(elf, cpu, [], objs, image_size(elf), {})
+
+
+def count_batch(fw: Firmware, count: int, timeout: float = 600) -> List[int]:
+    """Run a build_arm_batch image: the instructions of each export's invoke, in order."""
+    log = run_elf(fw.elf, fw.cpu, True, timeout)
+    ticks = {int(k): int(t) for k, t in re.findall(r"^ticks (\d+) (\d+)$", log, re.M)}
+    if sorted(ticks) != list(range(count)):
+        raise RuntimeError(f"expected {count} timings:\n{log}")
+    return [fw.cpu.instructions(ticks[k]) for k in range(count)]
 
 
 def image_size(elf: Path) -> Dict[str, int]:
@@ -227,21 +340,39 @@ class QemuRun:
     ticks: List[int]
     stack_bytes: int
     log: str
+    instructions: List[int] = field(default_factory=list)   # per sample, from the ticks
 
 
-def run_qemu(fw: Firmware, icount: bool = True, timeout: float = 300) -> QemuRun:
-    cmd = ["qemu-system-arm", "-M", fw.cpu.machine, "-nographic", "-semihosting-config",
-           "enable=on,target=native", "-kernel", fw.elf, "-monitor", "none", "-serial", "none"]
+def run_elf(elf: Path, cpu: ArmCpu, icount: bool = True, timeout: float = 300) -> str:
+    """Run an image on cpu's board under QEMU; returns its semihosting output (the run
+    must exit 0 and print "done")."""
+    cmd = ["qemu-system-arm", "-M", cpu.machine, "-nographic", "-semihosting-config",
+           "enable=on,target=native", "-kernel", elf, "-monitor", "none", "-serial", "none"]
     if icount:
         cmd += ["-icount", "shift=0"]
     proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, timeout=timeout)
-    log = proc.stdout + proc.stderr
     if proc.returncode != 0 or "done" not in proc.stdout:
-        raise RuntimeError(f"firmware failed (exit {proc.returncode}):\n{log}")
-    outs = [bytes.fromhex(m) for m in re.findall(r"^out \d+ ([0-9a-f]*)$", proc.stdout, re.M)]
-    ticks = [int(t) for t in re.findall(r"^ticks \d+ (\d+)$", proc.stdout, re.M)]
-    stack = int(re.search(r"^stack (\d+)$", proc.stdout, re.M).group(1))
-    return QemuRun(outs, ticks, stack, log)
+        raise RuntimeError(f"firmware failed on {cpu.machine} (exit {proc.returncode}):\n"
+                           f"{proc.stdout + proc.stderr}")
+    return proc.stdout + proc.stderr
+
+
+def run_qemu(fw: Firmware, icount: bool = True, timeout: float = 300) -> QemuRun:
+    log = run_elf(fw.elf, fw.cpu, icount, timeout)
+    outs = [bytes.fromhex(m) for m in re.findall(r"^out \d+ ([0-9a-f]*)$", log, re.M)]
+    ticks = [int(t) for t in re.findall(r"^ticks \d+ (\d+)$", log, re.M)]
+    stack = int(re.search(r"^stack (\d+)$", log, re.M).group(1))
+    return QemuRun(outs, ticks, stack, log, [fw.cpu.instructions(t) for t in ticks])
+
+
+def measure_instructions_per_tick(cpu: ArmCpu, out_dir: Path) -> float:
+    """Instructions per SysTick tick on cpu's board, measured (tick_main.c): the difference
+    of two timed loops of known length, so the timing's own instructions cancel."""
+    objs = compile_all(ARM_CC, arm_flags(cpu), [HERE / "tick_main.c", HERE / "startup.c"],
+                       out_dir / "obj", [HERE])
+    log = run_elf(link_arm(cpu, objs, out_dir, "ticks"), cpu)
+    (i0, t0), (i1, t1) = [(int(a), int(b)) for a, b in re.findall(r"^loop (\d+) (\d+)$", log, re.M)]
+    return (i1 - i0) / (t1 - t0)
 
 
 def split_outputs(raw: bytes, output_specs) -> List[np.ndarray]:

@@ -1,9 +1,11 @@
 /*
- * Minimal Cortex-M startup for QEMU's MPS2 boards (mps2-an386: Cortex-M4, mps2-an500:
- * Cortex-M7): a 16-entry vector table, a reset handler that enables the FPU and calls
- * newlib's _start (rdimon crt0: zeroes .bss, sets up semihosting, calls main, exit),
- * a SysTick handler that counts wraps of the 24-bit counter, and fault handlers that
- * end the emulation through semihosting instead of hanging.
+ * Minimal Cortex-M startup for QEMU's MPS2/MPS3 boards (mps2-an386: Cortex-M4,
+ * mps2-an500: Cortex-M7, mps2-an505: Cortex-M33 and mps3-an547: Cortex-M55, both booting
+ * secure with the table at 0x10000000): a 16-entry vector table, a reset handler that
+ * enables the FPU and calls newlib's _start (rdimon crt0: zeroes .bss, sets up
+ * semihosting, calls main, exit), a SysTick handler that counts wraps of the 24-bit
+ * counter, and fault handlers that end the emulation through semihosting instead of
+ * hanging.
  */
 #include <stdint.h>
 
