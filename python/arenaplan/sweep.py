@@ -108,7 +108,7 @@ def _run_job(job: _Job) -> SweepRecord:
             points = [(pt.arena_bytes, pt.latency_s) for pt in f.points]
         else:
             p = plan(model, mode=job.mode, budget=job.budget, target=target,
-                     latency=job.latency if job.mode != "size" or job.latency else None)
+                     latency=job.latency)
             points = None
         p.verify()
     except ArenaplanError as exc:

@@ -19,7 +19,7 @@ from .buffers import solve
 from .lifetimes import ModelBuffers, activation_buffers
 from .plan import Plan
 from .pools import place_over_pools
-from .records import live_per_op, scratch_footprint, unplaced_records, with_scratch
+from .records import live_per_op, scratch_footprint, tflm_greedy_bytes, unplaced_records, with_scratch
 from .state import StateBuffer, choose_state_pool, reserve_bytes, state_layout
 from .targets import resolve as resolve_target
 
@@ -157,10 +157,7 @@ class PlanContext:
         else:
             result = solve(problem, strategy, time_limit_s, seed)
             pools, pool_sizes = ["arena"] * len(problem), None
-        greedy_bytes = 0
-        if with_greedy:
-            unfolded, _ = with_scratch(self.acts_unfolded, chosen, self.alignment)
-            greedy_bytes = solve(unfolded, "greedy_size").arena_bytes
+        greedy_bytes = tflm_greedy_bytes(self.acts_unfolded, chosen, self.alignment) if with_greedy else 0
         records = [r.placed(pools[i], int(result.offsets[i]))
                    for i, r in enumerate(unplaced_records(self.acts, scratch, problem))]
         return Plan(model=self.model, buffers=records, arena_bytes=result.arena_bytes,

@@ -33,11 +33,11 @@ from ..model.importers import load_tflite
 from ..model.model import Model
 from ..ops.lowering import HOST_ISA, ISA_CODES, REFERENCES, lower_model
 from ..units import parse_bytes
-from .buffers import STRATEGIES, lower_bound, solve
+from .buffers import STRATEGIES, lower_bound
 from .lifetimes import activation_buffers
 from .modes import MODES
 from .pools import pools_at_bound
-from .records import BufferRecord, unplaced_records, with_scratch
+from .records import BufferRecord, tflm_greedy_bytes, unplaced_records, with_scratch
 from .state import StateBuffer, state_extent, state_layout
 from .targets import Target
 
@@ -297,8 +297,7 @@ def _derived_figures(model: Model, alignment: int, chosen, problem, buffers: Lis
             raise InvalidPlan(f"plan: field 'pool_bytes' gives pool {name!r} {size:,} bytes, its "
                               f"buffers end at {extent[name]:,}")
     bound = int(lower_bound(problem.sizes, problem.first, problem.last, problem.alignments))
-    unfolded, _ = with_scratch(activation_buffers(model, alignment, fold_aliases=False), chosen, alignment)
-    greedy = solve(unfolded, "greedy_size").arena_bytes
+    greedy = tflm_greedy_bytes(activation_buffers(model, alignment, fold_aliases=False), chosen, alignment)
     if multi:
         names = [p.name for p in target.pools]
         index = np.array([names.index(b.pool) for b in buffers], dtype=np.uint32)

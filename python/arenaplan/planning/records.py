@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
 from ..ops.lowering import Variant
-from .buffers import BufferProblem
+from .buffers import BufferProblem, solve
 from .lifetimes import ModelBuffers
 
-__all__ = ["BufferRecord", "live_per_op", "scratch_buffers", "scratch_footprint", "with_scratch",
+__all__ = ["BufferRecord", "live_per_op", "scratch_buffers", "scratch_footprint", "tflm_greedy_bytes", "with_scratch",
            "unplaced_records"]
 
 
@@ -72,6 +72,13 @@ def with_scratch(acts: ModelBuffers, chosen: List[Optional[Variant]],
             last.append(k)
             aligns.append(a)
     return BufferProblem.build(sizes, first, last, aligns), scratch
+
+
+def tflm_greedy_bytes(acts_unfolded: ModelBuffers, chosen: List[Optional[Variant]], alignment: int) -> int:
+    """The arena TensorFlow Lite Micro's greedy planner needs for the same buffers: its
+    placement (greedy_size) of the activations with no alias folded, plus the scratch."""
+    unfolded, _ = with_scratch(acts_unfolded, chosen, alignment)
+    return solve(unfolded, "greedy_size").arena_bytes
 
 
 def unplaced_records(acts: ModelBuffers, scratch: List[Tuple[str, int, int]],
