@@ -77,10 +77,11 @@ def one_svdf(c: dict) -> ap.Model:
     return ap.Model("one_svdf", tensors, [op], (xi,), (yi,), source="test:one_svdf")
 
 
-def plan_with(model: ap.Model, variant: str) -> "ap.Plan":
-    """A plan of ``model`` whose SVDF ops all run ``variant``; every other op its first."""
+def plan_with(model: ap.Model, variant: str, isa: str = "portable") -> "ap.Plan":
+    """A plan of ``model`` whose SVDF ops all run ``variant`` on instruction set ``isa``;
+    every other op its first variant."""
     from arenaplan.planning.context import PlanContext
-    ctx = PlanContext.build(model)
+    ctx = PlanContext.build(model, isa=isa)
     chosen = [None if k is None else k.variant(variant) if k.type == "SVDF" else k.variants[0]
               for k in ctx.kernels]
     return ctx.make(chosen, "size")

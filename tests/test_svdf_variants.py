@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import arenaplan as ap
-from arenaplan import _core
+from arenaplan.ops.lowering import HOST_ISA
 import svdf_models
 from conftest import model_path
 from reference import litert_layers as L
@@ -20,23 +20,10 @@ VARIANTS = ["fused", "direct"]
 _LITERT = L.unavailable_reason()
 
 
-def cpu_levels() -> list:
-    """0 (portable C) and, where this CPU has it, 1 (AVX2)."""
-    best = _core.cpu_limit(1)
-    return [0] + ([1] if best == 1 else [])
-
-
-class cpu_level:
-    """Run the block with SIMD dispatch limited to `level` (the best level afterwards)."""
-
-    def __init__(self, level: int) -> None:
-        self.level = level
-
-    def __enter__(self):
-        assert _core.cpu_limit(self.level) == self.level
-
-    def __exit__(self, *exc):
-        _core.cpu_limit(1)
+def host_isas() -> list:
+    """The instruction sets whose kernels this host runs natively: portable C and, where
+    this CPU has it, AVX2 (a plan's ISA decides which kernels run, not a CPU setting)."""
+    return ["portable"] + (["x86-avx2"] if HOST_ISA == "x86-avx2" else [])
 
 
 def test_plan_with_picks_the_variant():
@@ -51,23 +38,23 @@ def test_plan_with_picks_the_variant():
 
 @pytest.mark.skipif(_LITERT is not None, reason=str(_LITERT))
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_keyword_model_every_variant_and_cpu_level(variant):
+def test_keyword_model_every_variant_and_isa(variant):
     """Seven SVDFs (memories 8 and 32, inputs 96, 16 and 32): outputs and every state tensor
-    equal LiteRT's after each of 5 runs, on each dispatch level."""
+    equal LiteRT's after each of 5 runs, on each instruction set this host runs."""
     path = model_path(KEYWORD)
     m = ap.load_tflite(path)
     variables = m.variable_tensors()
     xs = keyword_inputs(m, 5, seed=8)
-    p = svdf_models.plan_with(m, variant)
-    for level in cpu_levels():
+    for isa in host_isas():
+        p = svdf_models.plan_with(m, variant, isa)
+        assert p.verify() and p.isa == isa
         it = ap.Interpreter(p)
         ref = litert_interpreter(path, preserve=True)
-        with cpu_level(level):
-            for run, x in enumerate(xs):
-                np.testing.assert_array_equal(it.run(x), litert_step(ref, x))
-                for t in variables:
-                    np.testing.assert_array_equal(it.state_tensor(t), ref.get_tensor(t),
-                                                  err_msg=f"{variant}, level {level}, state {t}, run {run}")
+        for run, x in enumerate(xs):
+            np.testing.assert_array_equal(it.run(x), litert_step(ref, x))
+            for t in variables:
+                np.testing.assert_array_equal(it.state_tensor(t), ref.get_tensor(t),
+                                              err_msg=f"{variant}, {isa}, state {t}, run {run}")
         assert all(it.state_tensor(t).any() for t in variables)
 
 
@@ -75,9 +62,9 @@ def test_keyword_model_every_variant_and_cpu_level(variant):
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(batches=st.integers(1, 2), input_size=st.integers(1, 300), units=st.integers(1, 12),
        rank=st.integers(1, 3), memory=st.integers(1, 40), bias=st.booleans(), seed=st.integers(0, 2 ** 31))
-def test_one_svdf_models_every_variant_and_cpu_level(batches, input_size, units, rank, memory, bias, seed):
+def test_one_svdf_models_every_variant_and_isa(batches, input_size, units, rank, memory, bias, seed):
     """Generated one-SVDF models (inputs past the 256-element feature block, memories and
-    inputs off the SIMD widths): each variant on each level equals LiteRT and the NumPy
+    inputs off the SIMD widths): each variant on each instruction set equals LiteRT and the NumPy
     reference, output and state, over 4 runs."""
     from reference.litert_svdf import STATE, svdf_model
     rng = np.random.default_rng(seed)
@@ -87,31 +74,32 @@ def test_one_svdf_models_every_variant_and_cpu_level(batches, input_size, units,
     m = svdf_models.one_svdf(c)
     state_t = m.variable_tensors()[0]
     for variant in VARIANTS:
-        p = svdf_models.plan_with(m, variant)
-        for level in cpu_levels():
+        for isa in host_isas():
+            p = svdf_models.plan_with(m, variant, isa)
+            assert p.verify()
             it = ap.Interpreter(p)
             state = np.zeros((batches, units * rank * memory), np.int16)
-            with cpu_level(level):
-                for run, x in enumerate(xs):
-                    got = it.run(x)
-                    want, state = step(c, x, state)
-                    where = f"{variant}, level {level}, run {run}"
-                    np.testing.assert_array_equal(got, want, err_msg=where)
-                    np.testing.assert_array_equal(got, outs[run][0], err_msg=where)
-                    np.testing.assert_array_equal(it.state_tensor(state_t), seen[STATE][run], err_msg=where)
+            for run, x in enumerate(xs):
+                got = it.run(x)
+                want, state = step(c, x, state)
+                where = f"{variant}, {isa}, run {run}"
+                np.testing.assert_array_equal(got, want, err_msg=where)
+                np.testing.assert_array_equal(got, outs[run][0], err_msg=where)
+                np.testing.assert_array_equal(it.state_tensor(state_t), seen[STATE][run], err_msg=where)
 
 
-def test_svdf_chain_every_variant_and_cpu_level():
-    """The two-SVDF chain of svdf_models against the NumPy reference, each variant, each level."""
+def test_svdf_chain_every_variant_and_isa():
+    """The two-SVDF chain of svdf_models against the NumPy reference, each variant, each instruction set."""
     m = svdf_models.svdf_chain()
     xs = svdf_models.inputs(m, 6)
     want = svdf_models.reference_outputs(m, xs)
     for variant in VARIANTS:
-        for level in cpu_levels():
-            it = ap.Interpreter(svdf_models.plan_with(m, variant))
-            with cpu_level(level):
-                for run, x in enumerate(xs):
-                    np.testing.assert_array_equal(it.run(x), want[run], err_msg=f"{variant}, level {level}")
+        for isa in host_isas():
+            p = svdf_models.plan_with(m, variant, isa)
+            assert p.verify()
+            it = ap.Interpreter(p)
+            for run, x in enumerate(xs):
+                np.testing.assert_array_equal(it.run(x), want[run], err_msg=f"{variant}, {isa}")
 
 
 def test_speed_plans_take_the_variant_without_scratch():
