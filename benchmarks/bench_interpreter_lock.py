@@ -28,7 +28,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
-from shared_models import MODELS, sample_input  # noqa: E402
+from shared_models import MODELS, sample_input, seconds_per_call  # noqa: E402
 
 import arenaplan as ap  # noqa: E402
 
@@ -48,18 +48,6 @@ def runners(interp: ap.Interpreter, x: np.ndarray):
     def unlocked():
         bare.run(x)
     return locked, unlocked
-
-
-def per_run_us(fn, target_s: float) -> float:
-    n = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        dt = time.perf_counter() - t0
-        if dt >= target_s:
-            return dt / n * 1e6
-        n *= 2
 
 
 def threaded(make, threads: int, runs: int, x: np.ndarray, want: np.ndarray) -> tuple:
@@ -109,7 +97,7 @@ def main(argv=None) -> int:
         for r in range(args.rounds):
             order = [("locked", locked), ("unlocked", unlocked)]
             for key, fn in order[r % 2:] + order[:r % 2]:
-                samples[key].append(per_run_us(fn, args.target_ms / 1e3))
+                samples[key].append(seconds_per_call(fn, args.target_ms / 1e3) * 1e6)
         cost = statistics.median(a - b for a, b in zip(samples["locked"], samples["unlocked"]))
         shared_rate, shared_bad = threaded(lambda i: interp, args.threads, args.runs, x, want)
         own_rate, own_bad = threaded(lambda i: ap.Interpreter(plan), args.threads, args.runs, x, want)

@@ -32,7 +32,6 @@ import json
 import os
 import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +39,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tests" / "c"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from shared_models import seconds_per_call  # noqa: E402
 RESULTS = ROOT / "benchmarks" / "results" / "bench_lstm.json"
 MODEL = ROOT.parent / "shared" / "models" / "tflm_mnist_lstm_int8.tflite"
 
@@ -73,10 +74,12 @@ def c_kernel(ops, limit=None):
     err = ffi.new("ap_error *")
     assert lib.ap_lstm_s8_prepared_size(p, size, err) == 0
     blob = np.zeros(size[0] // 4 + 1, np.int32)
-    assert lib.ap_lstm_s8_prepare(p, w, ffi.from_buffer(blob), size[0], err) == 0
+    # the instruction set is a parameter of the kernel: AVX2 unless limited to portable
+    isa = lib.AP_ISA_X86_AVX2 if limit is None or limit >= lib.AP_CPU_AVX2 else lib.AP_ISA_PORTABLE
+    assert lib.ap_lstm_s8_prepare(p, isa, w, ffi.from_buffer(blob), size[0], err) == 0
     variant = ffi.new("ap_variant[]", 1)
     count = ffi.new("uint32_t *")
-    assert lib.ap_lstm_s8_variants(p, variant, 1, count, err) == 0
+    assert lib.ap_lstm_s8_variants(p, isa, variant, 1, count, err) == 0
     out = np.zeros((ops.batches, ops.time_steps, ops.cell_size), np.int8)
     h = np.full((ops.batches, ops.cell_size), -q.output_state_offset, np.int8)
     c = np.zeros((ops.batches, ops.cell_size), np.int16)
@@ -132,19 +135,6 @@ def litert(ops, x, resolver):
     return call
 
 
-def sample(fn, target_s: float) -> float:
-    """Seconds per call over about target_s of back-to-back calls."""
-    n = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        dt = time.perf_counter() - t0
-        if dt >= target_s:
-            return dt / n
-        n = max(n * 2, int(n * target_s / max(dt, 1e-9)) + 1)
-
-
 def bench_lstm(rounds: int, target: float) -> dict:
     import arenaplan as ap
     from arenaplan.ops.lstm_params import lstm_operands
@@ -165,7 +155,7 @@ def bench_lstm(rounds: int, target: float) -> dict:
     for r in range(rounds):
         order = names[r % len(names):] + names[:r % len(names)]
         for n in order:
-            times[n].append(sample(runners[n], target))
+            times[n].append(seconds_per_call(runners[n], target))
     base = times[names[0]]
     macs = ops.batches * ops.time_steps * 4 * ops.cell_size * (ops.input_size + ops.cell_size)
     print(f"mnist_lstm op 0: {ops.time_steps} steps, input {ops.input_size}, cells {ops.cell_size}, "
@@ -199,21 +189,18 @@ def svdf_case(shape):
 
 def check_svdf(c, its, litert_call) -> None:
     """Every runner's outputs and state equal LiteRT's reference kernels over 3 steps."""
-    from arenaplan import _core
     from reference import litert_layers as L
     from reference.litert_svdf import STATE, svdf_model
     rng = np.random.default_rng(1)
     xs = [rng.integers(-128, 128, (c["batches"], c["input_size"]), dtype=np.int8) for _ in range(3)]
     outs, seen = L.run_sequence(svdf_model(c), [[x] for x in xs], (STATE,))
     for (variant, level), it in its.items():
-        _core.cpu_limit(level)
         it.reset_state()
         for k, x in enumerate(xs):
             if not np.array_equal(it.run(x), outs[k][0]) or \
                     not np.array_equal(it.state_tensor(it.plan.model.variable_tensors()[0]), seen[STATE][k]):
-                raise SystemExit(f"SVDF {variant} (cpu level {level}) disagrees with LiteRT at step {k}")
+                raise SystemExit(f"SVDF {variant} ({it.plan.isa}) disagrees with LiteRT at step {k}")
         it.reset_state()
-    _core.cpu_limit(1)
     for name, call in litert_call.items():
         if not np.array_equal(call(xs[0]), outs[0][0]):
             raise SystemExit(f"{name} disagrees with LiteRT's reference kernels")
@@ -238,8 +225,8 @@ def litert_svdf(c, resolver):
 def bench_svdf(rounds: int, target: float, repeats: int) -> dict:
     import arenaplan as ap
     import svdf_models
-    from arenaplan import _core
-    avx2 = _core.cpu_limit(1) == 1
+    from arenaplan.ops.lowering import HOST_ISA
+    avx2 = HOST_ISA == "x86-avx2"
     runners = [r for r in SVDF_RUNNERS if avx2 or r[1] == 0]
     label = {("fused", 1): "fused AVX2", ("fused", 0): "fused C", ("direct", 1): "direct AVX2",
              ("direct", 0): "direct C"}
@@ -252,7 +239,9 @@ def bench_svdf(rounds: int, target: float, repeats: int) -> dict:
     for shape in SVDF_SHAPES:
         c = svdf_case(shape)
         m = svdf_models.one_svdf(c)
-        its = {r: ap.Interpreter(svdf_models.plan_with(m, r[0])) for r in runners}
+        # each runner's plan names its instruction set: AVX2 (level 1) or portable C (level 0)
+        its = {r: ap.Interpreter(svdf_models.plan_with(m, r[0], "x86-avx2" if r[1] else "portable"))
+               for r in runners}
         lite = {"LiteRT BUILTIN_REF": litert_svdf(c, "ref"), "LiteRT BUILTIN": litert_svdf(c, "builtin")}
         check_svdf(c, its, {k: v[1] for k, v in lite.items()})
         x = np.random.default_rng(2).integers(-128, 128, (c["batches"], c["input_size"]), dtype=np.int8)
@@ -267,11 +256,9 @@ def bench_svdf(rounds: int, target: float, repeats: int) -> dict:
         for rnd in range(rounds):
             for n in names[rnd % len(names):] + names[:rnd % len(names)]:
                 if n in kernel:
-                    _core.cpu_limit(n[1])
                     kernel[n].append(its[n].profile(repeats=repeats)[0].median_s)
-                    _core.cpu_limit(1)
                 else:
-                    per_call[n].append(sample(calls[n], target))
+                    per_call[n].append(seconds_per_call(calls[n], target))
         med = {r: statistics.median(v) for r, v in kernel.items()}
         ratio = lambda a, b: statistics.median(x / y for x, y in zip(a, b))  # noqa: E731
         direct_fused = ratio(kernel[("direct", 1 if avx2 else 0)], kernel[("fused", 1 if avx2 else 0)])

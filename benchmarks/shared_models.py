@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import numpy as np
@@ -27,3 +28,16 @@ def sample_input(model, seed: int = 0) -> np.ndarray:
     info = np.iinfo(np.dtype(t.dtype))
     return np.random.default_rng(seed).integers(info.min, info.max, size=t.shape, dtype=np.dtype(t.dtype),
                                                 endpoint=True)
+
+
+def seconds_per_call(fn, target_s: float) -> float:
+    """Seconds per call of ``fn`` over about ``target_s`` of back-to-back calls."""
+    n = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        dt = time.perf_counter() - t0
+        if dt >= target_s:
+            return dt / n
+        n = max(n * 2, int(n * target_s / max(dt, 1e-9)) + 1)
