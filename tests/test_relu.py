@@ -8,6 +8,7 @@ import pytest
 
 import arenaplan as ap
 from arenaplan import _core
+from arenaplan.ops.lowering import HOST_ISA
 from arenaplan.planning.context import PlanContext
 from reference import litert_layers as L
 
@@ -25,10 +26,9 @@ CASES = [
 ]
 
 
-def cpu_levels() -> list:
-    """0 (portable C) and, where this CPU has it, 1 (AVX2)."""
-    best = _core.cpu_limit(1)
-    return [0] + ([1] if best == 1 else [])
+def host_isas() -> list:
+    """The instruction sets this host runs natively; a plan's ISA picks its kernels."""
+    return ["portable"] + (["x86-avx2"] if HOST_ISA == "x86-avx2" else [])
 
 
 def relu_model(xs: float, xz: int, ys: float, yz: int, shape) -> bytes:
@@ -38,14 +38,16 @@ def relu_model(xs: float, xz: int, ys: float, yz: int, shape) -> bytes:
 
 
 def plans(model: ap.Model) -> dict:
-    ctx = PlanContext.build(model)
-    (kernel,) = ctx.kernels
-    assert [v.name for v in kernel.variants] == VARIANTS
+    """{(variant, isa): plan} for every variant on every instruction set this host runs."""
     out = {}
-    for name in VARIANTS:
-        p = ctx.make([kernel.variant(name)], "size")
-        assert p.verify()
-        out[name] = p
+    for isa in host_isas():
+        ctx = PlanContext.build(model, isa=isa)
+        (kernel,) = ctx.kernels
+        assert [v.name for v in kernel.variants] == VARIANTS
+        for name in VARIANTS:
+            p = ctx.make([kernel.variant(name)], "size")
+            assert p.verify() and p.isa == isa
+            out[(name, isa)] = p
     return out
 
 
@@ -62,17 +64,12 @@ def test_every_variant_matches_litert(case, tmp_path):
     inputs = [rng.integers(-128, 128, size=shape, dtype=np.int8) for _ in range(3)]
     inputs.append(np.resize(np.arange(-128, 128, dtype=np.int8), shape))   # every int8 value
     wants = L.run_sequence(content, [[x] for x in inputs])[0]
-    for name, p in plans(model).items():
-        for level in cpu_levels():
-            assert _core.cpu_limit(level) == level
-            try:
-                it = ap.Interpreter(p)
-                for x, want in zip(inputs, wants):
-                    got = it.run(x)
-                    assert got.dtype == np.int8 and got.shape == want[0].shape
-                    np.testing.assert_array_equal(got, want[0], err_msg=f"{name}, level {level}, {case}")
-            finally:
-                _core.cpu_limit(1)
+    for (name, isa), p in plans(model).items():
+        it = ap.Interpreter(p)
+        for x, want in zip(inputs, wants):
+            got = it.run(x)
+            assert got.dtype == np.int8 and got.shape == want[0].shape
+            np.testing.assert_array_equal(got, want[0], err_msg=f"{name}, {isa}, {case}")
 
 
 def test_relu_params_are_checked(tmp_path):
