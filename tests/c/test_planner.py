@@ -724,6 +724,62 @@ def test_verify_zero_size_never_conflicts(ffi, lib):
     assert status == lib.AP_OK and arena == 32
 
 
+def _pairs_sharing_wrongly(sizes, first, last, offsets, overlaps, alias, lead):
+    """Every pair the brute force finds live together, overlapping and not let share."""
+    bad = []
+    for a, b in itertools.combinations(range(len(sizes)), 2):
+        if not sizes[a] or not sizes[b] or max(first[a], first[b]) > min(last[a], last[b]):
+            continue
+        if offsets[a] >= offsets[b] + sizes[b] or offsets[b] >= offsets[a] + sizes[a]:
+            continue
+        allowed = False
+        for i, o, kind, min_lead in overlaps:
+            if {i, o} == {a, b}:
+                allowed |= kind == alias or (kind == lead and offsets[i] >= offsets[o] + min_lead)
+        if not allowed:
+            bad.append((a, b))
+    return bad
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_verify_agrees_with_every_pair_checked(ffi, lib, data):
+    """The sweep finds a conflict exactly when some pair conflicts, and names one of them,
+    with aliases and leads mixed in (the cases where live buffers may overlap)."""
+    n = data.draw(st.integers(1, 12))
+    sizes = data.draw(st.lists(st.integers(0, 40), min_size=n, max_size=n))
+    first = data.draw(st.lists(st.integers(0, 6), min_size=n, max_size=n))
+    last = [f + data.draw(st.integers(0, 4)) for f in first]
+    offsets = data.draw(st.lists(st.integers(0, 120), min_size=n, max_size=n))
+    overlaps = data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1),
+                                            st.sampled_from([lib.AP_OVERLAP_ALIAS, lib.AP_OVERLAP_LEAD]),
+                                            st.integers(0, 30)), max_size=4))
+    overlaps = [o for o in overlaps if o[0] != o[1]]
+    status, arena, err, msg = verify(ffi, lib, sizes, first, last, offsets, overlaps=overlaps)
+    bad = _pairs_sharing_wrongly(sizes, first, last, offsets, overlaps, lib.AP_OVERLAP_ALIAS,
+                                 lib.AP_OVERLAP_LEAD)
+    if bad:
+        assert status == lib.AP_ERR_INVALID_PLAN, (bad, msg)
+        assert (err.index, err.other) in bad
+    else:
+        assert status == lib.AP_OK, msg
+        assert arena == max(o + s for o, s in zip(offsets, sizes))
+
+
+def test_verify_a_million_buffers_live_at_once(ffi, lib):
+    """Half a trillion pairs live together: the check is in address order, not by pair."""
+    n = 1_000_000
+    sizes = [16] * n
+    offsets = list(range(0, 16 * n, 16))
+    t = time.monotonic()
+    status, arena, _, msg = verify(ffi, lib, sizes, [0] * n, [0] * n, offsets)
+    assert status == lib.AP_OK and arena == 16 * n, msg
+    offsets[n // 2] += 8   # one buffer half over its neighbour
+    status, _, err, msg = verify(ffi, lib, sizes, [0] * n, [0] * n, offsets)
+    assert status == lib.AP_ERR_INVALID_PLAN and {err.index, err.other} == {n // 2, n // 2 + 1}, msg
+    assert time.monotonic() - t < 30
+
+
 def test_verify_bad_arguments(ffi, lib):
     buffers = make_buffers(ffi, [8, 8], [0, 0], [0, 0])
     offs = ffi.new("size_t[]", [0, 8])
