@@ -241,6 +241,35 @@ def test_pad_16x8_matches_litert(shape, pads, tmp_path):
     check_against_litert(pad_model(shape, pads), tmp_path, [[x] for x in int16_inputs(rng, shape)], ["direct"])
 
 
+@needs_litert
+@pytest.mark.parametrize("scale", [0.001, 0.37, 1e-5])
+def test_quantize_dequantize_16x8_match_litert(scale, tmp_path):
+    zp = 0   # LiteRT's int16 QUANTIZE and DEQUANTIZE require it, as arenaplan does
+    rng = np.random.default_rng(int(scale * 1e5))
+    shape = (3, 41)
+    q = L.single_op_model("QUANTIZE", [dict(shape=shape, dtype="float32"),
+                                       dict(shape=shape, dtype="int16", scale=scale, zero_point=zp)], [0], [1])
+    x = (rng.standard_normal(shape) * 40000 * scale).astype(np.float32)
+    x[0, :6] = [0.0, -0.0, 1e30, -1e30, scale * 0.5, -scale * 2.5]   # saturation and rounding halves
+    seen, _ = check_against_litert(q, tmp_path, [[x], [x / 7]], ["direct"])
+    d = L.single_op_model("DEQUANTIZE", [dict(shape=shape, dtype="int16", scale=scale, zero_point=zp),
+                                         dict(shape=shape, dtype="float32")], [0], [1])
+    model = load(d, tmp_path, "d")
+    xs = int16_inputs(rng, shape)
+    wants = L.run_sequence(d, [[v] for v in xs])[0]
+    for isa in host_isas():
+        ctx = PlanContext.build(model, isa=isa)
+        (k,) = ctx.kernels
+        assert k.types == TYPES_CODES["s16x8"]
+        p = ctx.make([k.variants[0]], "size")
+        assert p.verify()
+        it = ap.Interpreter(p)
+        for v, want in zip(xs, wants):
+            got = it.run(v)
+            assert got.dtype == np.float32
+            np.testing.assert_array_equal(got.view(np.uint32), want[0].view(np.uint32))
+
+
 # --- bad input ---------------------------------------------------------------------------------
 def _refused(content, tmp_path, match):
     model = load(content, tmp_path)
@@ -270,6 +299,9 @@ def test_bad_16x8_models_are_refused(tmp_path):
     int8_sub = [dict(shape=(4,), dtype="int8", scale=0.01) for _ in range(3)]
     _refused(L.single_op_model("SUB", int8_sub, [0, 1], [2], "SubOptions", S.SubOptionsT(), version=2), tmp_path,
              r"op 0 \(SUB\): arenaplan runs SUB with int16 activations \(16x8\) only; the first input is int8")
+    q = L.single_op_model("DEQUANTIZE", [dict(shape=(4,), dtype="int16", scale=0.1, zero_point=-7),
+                                         dict(shape=(4,), dtype="float32")], [0], [1])
+    _refused(q, tmp_path, r"op 0 \(DEQUANTIZE\): input tensor 0 .* is int16 with zero point -7")
     int16_mul = [dict(shape=(4,), dtype="int16", scale=0.01) for _ in range(3)]
     _refused(L.single_op_model("MUL", int16_mul, [0, 1], [2], "MulOptions", S.MulOptionsT(), version=4), tmp_path,
              r"op 0 \(MUL\): first input tensor 0 .* is int16, expected int8")
@@ -309,7 +341,7 @@ def test_16x8_params_and_blobs_are_checked(tmp_path):
 
 def test_op_table_has_the_16x8_rows():
     rows = {(r["name"], r["types"]) for r in _core.ops()}
-    for name in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD", "SUB", "PAD"):
+    for name in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD", "SUB", "PAD", "QUANTIZE", "DEQUANTIZE"):
         assert (name, "s16x8") in rows
     assert ("CONV_2D", "s8") in rows and OP_CODES["SUB"] != OP_CODES["ADD"]
 

@@ -289,6 +289,17 @@ ap_status ap_pad_s16_variants(const void *params, ap_isa isa, ap_variant *varian
                               uint32_t *count_out, ap_error *error_out);
 ap_status ap_pad_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
+/** QUANTIZE float32 -> int16 and DEQUANTIZE int16 -> float32 (ap_affine_quant_params,
+    arenaplan/quantize.h, with zero_point within [-32768, 32767]): TFLite's AffineQuantize
+    (the float32 quotient rounded half away from zero, plus the zero point, clamped) and
+    Dequantize; "direct". */
+ap_status ap_quantize_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                   uint32_t *count_out, ap_error *error_out);
+ap_status ap_quantize_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_dequantize_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                     uint32_t *count_out, ap_error *error_out);
+ap_status ap_dequantize_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
 #ifdef __cplusplus
 }
 #endif

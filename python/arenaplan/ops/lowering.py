@@ -463,7 +463,8 @@ def _quantize(model: Model, op: Operator) -> tuple:
         raise _Unsupported(f"input shape {x.shape} and output shape {y.shape} differ in size")
     if x.dtype == "float32":
         if y.dtype != "int8":
-            raise _Unsupported(f"QUANTIZE float32 -> {y.dtype} is not supported (float32 -> int8 is)")
+            raise _Unsupported(f"QUANTIZE float32 -> {y.dtype} is not supported (float32 -> int8 and "
+                               "float32 -> int16 are)")
         ys, yz = _per_tensor(y, "output")
         return {"count": count, "scale": ys, "zero_point": yz}, (x.index,), None, None
     if (x.dtype, y.dtype) not in _REQUANTIZE_PAIRS:
@@ -824,21 +825,44 @@ def _pad_16x8(model: Model, op: Operator) -> tuple:
              "pad_value": value}, (x.index,), None, None)
 
 
-#: The 16x8 rows' lowering, chosen when the op's first input is int16 (_types_of).
+def _quantize_16x8(model: Model, op: Operator) -> tuple:
+    """QUANTIZE float32 -> int16 (int16 -> int8 and the other integer pairs are REQUANTIZE)."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", "float32", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", "int16")
+    count = int(np.prod(y.shape))
+    if int(np.prod(x.shape)) != count:
+        raise _Unsupported(f"input shape {x.shape} and output shape {y.shape} differ in size")
+    return {"count": count, "scale": _int16_scale(y, "output"), "zero_point": 0}, (x.index,), None, None
+
+
+def _dequantize_16x8(model: Model, op: Operator) -> tuple:
+    x = _tensor(model, _operand(op.inputs, 0), "input", "int16", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", "float32")
+    return {"count": int(np.prod(y.shape)), "scale": _int16_scale(x, "input"), "zero_point": 0}, (x.index,), \
+        None, None
+
+
+#: The 16x8 rows' lowering, chosen by _types_of.
 _LOWER_S16X8: Dict[str, Callable[[Model, Operator], tuple]] = {
     "CONV_2D": _conv2d_16x8, "DEPTHWISE_CONV_2D": _depthwise_conv2d_16x8,
     "FULLY_CONNECTED": _fully_connected_16x8, "ADD": _add_sub_16x8, "SUB": _add_sub_16x8,
-    "PAD": _pad_16x8, "PADV2": _pad_16x8,
+    "PAD": _pad_16x8, "PADV2": _pad_16x8, "QUANTIZE": _quantize_16x8, "DEQUANTIZE": _dequantize_16x8,
 }
 
 
 def _types_of(model: Model, op: Operator) -> str:
     """The op table row's tensor types for ``op``: "s16x8" where a 16x8 row exists for its
-    type and its first input is int16, else "s8"."""
-    if op.type in _LOWER_S16X8 and op.inputs and 0 <= op.inputs[0] < len(model.tensors) \
-            and model.tensors[op.inputs[0]].dtype == "int16":
-        return "s16x8"
-    return "s8"
+    type and its first input is int16 (QUANTIZE: a float32 input and an int16 output), else
+    "s8"."""
+    def dtype(indices: Sequence[int]) -> Optional[str]:
+        t = indices[0] if indices else -1
+        return model.tensors[t].dtype if 0 <= t < len(model.tensors) else None
+
+    if op.type not in _LOWER_S16X8:
+        return "s8"
+    if op.type == "QUANTIZE":
+        return "s16x8" if (dtype(op.inputs), dtype(op.outputs)) == ("float32", "int16") else "s8"
+    return "s16x8" if dtype(op.inputs) == "int16" else "s8"
 
 
 _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
