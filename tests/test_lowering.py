@@ -142,7 +142,7 @@ def test_variable_tensor_as_plain_input_is_refused():
 @pytest.mark.parametrize("pair,match", [
     (("int8", "int16"), "QUANTIZE int8 -> int16 is not supported"),
     (("int16", "uint8"), "QUANTIZE int16 -> uint8 is not supported"),
-    (("float32", "int16"), "QUANTIZE float32 -> int16 is not supported"),
+    (("float32", "uint8"), "QUANTIZE float32 -> uint8 is not supported"),
 ])
 def test_quantize_type_pairs(pair, match):
     m = ap.load_tflite(model_path(KEYWORD))

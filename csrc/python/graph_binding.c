@@ -5,7 +5,8 @@
  *
  *   Graph(places, nodes, pool_bytes)
  *     places: [(pool, offset, bytes, data | None)]       data: a buffer for constants
- *     nodes:  [(op, params dict, prepared | None, (kind, param, isa), [inputs], output, [scratch][, [state]])]
+ *     nodes:  [(op, params dict, prepared | None, (kind, param, isa), [inputs], output, [scratch][, [state][, types]])]
+ *             (types: the ap_types of the op table row, default 0, int8)
  *             state: places the op reads and updates in place (persistent between runs)
  *     pool_bytes: [bytes of pool 0, ...]
  */
@@ -167,19 +168,20 @@ static int ap_py_graph_init(ap_py_graph *self, PyObject *args, PyObject *kwds)
     self->graph.place_count = (uint32_t)n_places;
     uint32_t used = 0;
     for (Py_ssize_t k = 0; k < n_nodes; k++) {
-        int op, kind, param, isa;
+        int op, kind, param, isa, types = (int)AP_TYPES_S8;
         unsigned long output;
         PyObject *spec, *prepared, *ins, *scratch, *state = NULL;
-        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(nodes, k), "iOO(iii)OkO|O", &op, &spec, &prepared,
-                              &kind, &param, &isa, &ins, &output, &scratch, &state)) {
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(nodes, k), "iOO(iii)OkO|Oi", &op, &spec, &prepared,
+                              &kind, &param, &isa, &ins, &output, &scratch, &state, &types)) {
             goto done;
         }
         ap_node *n = &self->nodes[k];
-        if (ap_py_op_params_fill((ap_op)op, spec, &self->params[k]) != 0) {
+        if (ap_py_op_params_fill((ap_op)op, (ap_types)types, spec, &self->params[k]) != 0) {
             goto done;
         }
         self->graph.node_count = (uint32_t)(k + 1);  /* params[0..k] need releasing now */
         n->op = (ap_op)op;
+        n->types = (ap_types)types;
         n->params = self->params[k].storage.bytes;
         if (ap_py_op_find_variant(&self->params[k], kind, param, isa, &n->variant) != 0) {
             goto done;

@@ -28,13 +28,13 @@ static PyObject *ap_py_variant_tuple(const ap_variant *v)
 static PyObject *ap_py_kernel_variants(PyObject *self, PyObject *args)
 {
     (void)self;
-    int op, isa = (int)ap_isa_detect();
+    int op, isa = (int)ap_isa_detect(), types = (int)AP_TYPES_S8;
     PyObject *spec;
-    if (!PyArg_ParseTuple(args, "iO|i", &op, &spec, &isa)) {
+    if (!PyArg_ParseTuple(args, "iO|ii", &op, &spec, &isa, &types)) {
         return NULL;
     }
     ap_py_op_params params;
-    if (ap_py_op_params_fill((ap_op)op, spec, &params) != 0) {
+    if (ap_py_op_params_fill((ap_op)op, (ap_types)types, spec, &params) != 0) {
         return NULL;
     }
     ap_variant variants[AP_MAX_VARIANTS];
@@ -62,13 +62,13 @@ static PyObject *ap_py_kernel_variants(PyObject *self, PyObject *args)
 static PyObject *ap_py_kernel_prepare(PyObject *self, PyObject *args)
 {
     (void)self;
-    int op, isa_code = (int)ap_isa_detect();
+    int op, isa_code = (int)ap_isa_detect(), types = (int)AP_TYPES_S8;
     PyObject *spec, *filter_obj, *bias_obj;
-    if (!PyArg_ParseTuple(args, "iOOO|i", &op, &spec, &filter_obj, &bias_obj, &isa_code)) {
+    if (!PyArg_ParseTuple(args, "iOOO|ii", &op, &spec, &filter_obj, &bias_obj, &isa_code, &types)) {
         return NULL;
     }
     ap_py_op_params params;
-    if (ap_py_op_params_fill((ap_op)op, spec, &params) != 0) {
+    if (ap_py_op_params_fill((ap_op)op, (ap_types)types, spec, &params) != 0) {
         return NULL;
     }
     const ap_op_def *def = params.def;
@@ -87,7 +87,7 @@ static PyObject *ap_py_kernel_prepare(PyObject *self, PyObject *args)
         status = def->constant_counts(params.storage.bytes, &filter_elems, &bias_elems, &error);
     }
     if (status == AP_OK && (bytes > (size_t)PY_SSIZE_T_MAX || filter_elems > (size_t)PY_SSIZE_T_MAX ||
-                            bias_elems > (size_t)PY_SSIZE_T_MAX / 4)) {
+                            bias_elems > (size_t)PY_SSIZE_T_MAX / 8)) {
         ap_py_op_params_release(&params);
         PyErr_Format(PyExc_OverflowError, "op %s: the prepared constants do not fit this host", def->name);
         return NULL;
@@ -103,7 +103,9 @@ static PyObject *ap_py_kernel_prepare(PyObject *self, PyObject *args)
         return NULL;
     }
     int has_bias = bias_obj != Py_None;
-    if (has_bias && ap_py_get_vector(bias_obj, "bias", 'i', 4, bias_count, &bias) != 0) {
+    /* the 16x8 rows take their biases as int64, every other row as int32 */
+    const Py_ssize_t bias_item = def->types == AP_TYPES_S16X8 ? 8 : 4;
+    if (has_bias && ap_py_get_vector(bias_obj, "bias", 'i', bias_item, bias_count, &bias) != 0) {
         PyBuffer_Release(&filter);
         ap_py_op_params_release(&params);
         return NULL;
@@ -135,10 +137,10 @@ static PyObject *ap_py_kernel_prepare(PyObject *self, PyObject *args)
 static PyObject *ap_py_kernel_run(PyObject *self, PyObject *args)
 {
     (void)self;
-    int op, kind, param, isa;
+    int op, kind, param, isa, types = (int)AP_TYPES_S8;
     PyObject *spec, *prepared_obj, *inputs_obj, *output_obj, *state_obj = NULL;
-    if (!PyArg_ParseTuple(args, "iOO(iii)OO|O", &op, &spec, &prepared_obj, &kind, &param, &isa, &inputs_obj,
-                          &output_obj, &state_obj)) {
+    if (!PyArg_ParseTuple(args, "iOO(iii)OO|Oi", &op, &spec, &prepared_obj, &kind, &param, &isa, &inputs_obj,
+                          &output_obj, &state_obj, &types)) {
         return NULL;
     }
     PyObject *inputs = PySequence_Fast(inputs_obj, "inputs must be a sequence of buffers");
@@ -161,7 +163,7 @@ static PyObject *ap_py_kernel_run(PyObject *self, PyObject *args)
         return NULL;
     }
     ap_py_op_params params;
-    if (ap_py_op_params_fill((ap_op)op, spec, &params) != 0) {
+    if (ap_py_op_params_fill((ap_op)op, (ap_types)types, spec, &params) != 0) {
         Py_DECREF(inputs);
         Py_DECREF(states);
         return NULL;
@@ -232,6 +234,7 @@ static PyObject *ap_py_kernel_run(PyObject *self, PyObject *args)
         operands[operand_count++] = place_count++;
     }
     node.op = (ap_op)op;
+    node.types = (ap_types)types;
     node.params = params.storage.bytes;
     node.inputs_at = 0;
     node.input_count = (uint32_t)n_in;
@@ -337,11 +340,11 @@ static PyObject *ap_py_cpu_limit(PyObject *self, PyObject *args)
 
 PyMethodDef ap_py_kernel_methods[] = {
     {"kernel_variants", ap_py_kernel_variants, METH_VARARGS,
-     "kernel_variants(op, params dict[, isa: the host's best]) -> [(name, kind, param, ((bytes, align), ...), macs, in_place, isa, family)]"},
+     "kernel_variants(op, params dict[, isa: the host's best[, types: 0 int8]]) -> [(name, kind, param, ((bytes, align), ...), macs, in_place, isa, family)]"},
     {"kernel_prepare", ap_py_kernel_prepare, METH_VARARGS,
-     "kernel_prepare(op, spec, filter i8, bias i32 | None[, isa: the host's best]) -> bytearray"},
+     "kernel_prepare(op, spec, filter i8, bias i32 (i64 for 16x8 rows) | None[, isa: the host's best[, types]]) -> bytearray"},
     {"kernel_run", ap_py_kernel_run, METH_VARARGS,
-     "kernel_run(op, spec, prepared | None, (kind, param, isa), [inputs], output[, [state]]) -> None"},
+     "kernel_run(op, spec, prepared | None, (kind, param, isa), [inputs], output[, [state][, types]]) -> None"},
     {"isas", ap_py_isas, METH_NOARGS,
      "isas() -> [(code, name, compiled into this build, this CPU runs it, code of the ISA that runs its variants here or -1)]"},
     {"host_isa", ap_py_host_isa, METH_NOARGS, "host_isa() -> the code of the best ISA this host runs"},

@@ -24,7 +24,7 @@ static const char *ap_py_field_type_name(ap_field_type type)
 
 static const char *ap_py_types_name(ap_types types)
 {
-    return types == AP_TYPES_S8 ? "s8" : "unknown";
+    return types == AP_TYPES_S8 ? "s8" : types == AP_TYPES_S16X8 ? "s16x8" : "unknown";
 }
 
 /* ValueError "op NAME: params field 'F'<suffix>". */
@@ -303,12 +303,17 @@ static int ap_py_fill_pointer(ap_py_op_params *p, const ap_param_field *f, PyObj
     return 0;
 }
 
-int ap_py_op_params_fill(ap_op op, PyObject *spec, ap_py_op_params *out)
+int ap_py_op_params_fill(ap_op op, ap_types types, PyObject *spec, ap_py_op_params *out)
 {
     memset(out, 0, sizeof(*out));
-    const ap_op_def *def = ap_op_find(op, AP_TYPES_S8);
+    const ap_op_def *def = ap_op_find(op, types);
     if (def == NULL) {
-        PyErr_Format(PyExc_ValueError, "unknown op code %d", (int)op);
+        if (ap_op_find(op, AP_TYPES_S8) != NULL) {
+            PyErr_Format(PyExc_ValueError, "op %s has no kernel for tensor types %s (%d)",
+                         ap_op_find(op, AP_TYPES_S8)->name, ap_py_types_name(types), (int)types);
+        } else {
+            PyErr_Format(PyExc_ValueError, "unknown op code %d (tensor types %d)", (int)op, (int)types);
+        }
         return -1;
     }
     out->def = def;
@@ -416,9 +421,10 @@ static PyObject *ap_py_op_dict(const ap_op_def *def)
     if (fields == NULL) {
         return NULL;
     }
-    return Py_BuildValue("{s:i,s:s,s:s,s:s,s:s,s:n,s:N,s:O,s:{s:(II),s:I,s:I}}",
+    return Py_BuildValue("{s:i,s:s,s:s,s:s,s:i,s:s,s:n,s:N,s:O,s:{s:(II),s:I,s:I}}",
                          "code", (int)def->op, "name", def->name, "symbol", def->symbol,
-                         "types", ap_py_types_name(def->types), "params_type", def->params_type,
+                         "types", ap_py_types_name(def->types), "types_code", (int)def->types,
+                         "params_type", def->params_type,
                          "params_size", (Py_ssize_t)def->params_size, "params", fields,
                          "has_blob", def->has_blob ? Py_True : Py_False,
                          "arities", "inputs", (unsigned int)def->inputs_min, (unsigned int)def->inputs_max,

@@ -24,10 +24,10 @@ typedef struct ap_py_op_params {
     void *arrays[AP_PY_PARAMS_ARRAYS];  /* PyMem_Malloc'd arrays the struct points into */
 } ap_py_op_params;
 
-/** Fill `out` for `op` from the dict `spec`; returns 0, or -1 with a Python exception set
-    (ValueError naming the op, the field and the value for a missing, unknown or
-    out-of-range field). */
-int ap_py_op_params_fill(ap_op op, PyObject *spec, ap_py_op_params *out);
+/** Fill `out` for the row (`op`, `types`) from the dict `spec`; returns 0, or -1 with a Python
+    exception set (ValueError naming the op, the field and the value for a missing, unknown or
+    out-of-range field, or the op and types when the table has no such row). */
+int ap_py_op_params_fill(ap_op op, ap_types types, PyObject *spec, ap_py_op_params *out);
 
 /** Free the arrays (safe to call twice). */
 void ap_py_op_params_release(ap_py_op_params *params);

@@ -142,7 +142,7 @@ ap_status ap_graph_check(const ap_graph *graph, const size_t *pool_bytes, uint32
     }
     for (uint32_t k = 0; k < graph->node_count; k++) {
         const ap_node *n = &graph->nodes[k];
-        const ap_op_def *def = ap_op_find(n->op, AP_TYPES_S8);
+        const ap_op_def *def = ap_op_find(n->op, n->types);
         if (def == NULL || n->params == NULL) {
             return ap_exec_fail(error_out, AP_ERR_INVALID_ARGUMENT, k, -1, 0, 0,
                                 "unknown op or missing params");
@@ -205,7 +205,7 @@ static void *ap_exec_pointer(const ap_place *pl, void *const *pools)
 static ap_status ap_exec_node(const ap_graph *g, const ap_node *n, void *const *pools, ap_isa isa,
                               ap_error *error)
 {
-    const ap_op_def *def = ap_op_find(n->op, AP_TYPES_S8);
+    const ap_op_def *def = ap_op_find(n->op, n->types);
     if (def == NULL) {
         return AP_ERR_UNSUPPORTED;  /* ap_graph_check refuses such a node */
     }

@@ -178,6 +178,29 @@ static const ap_param_field ap_relu_fields[] = {
     AP_I32(ap_relu_params, activation_max),
 };
 
+/* The 16x8 weighted ops' params: the int8 ops' window or shape fields, requant and the
+   accumulator width. */
+static const ap_param_field ap_conv2d_s16_fields[] = {
+    AP_CONV_GEOMETRY(ap_conv2d_s16_params), AP_REQUANT(ap_conv2d_s16_params, "output_c"),
+    AP_I32(ap_conv2d_s16_params, accumulator_bits),
+};
+
+static const ap_param_field ap_depthwise_conv2d_s16_fields[] = {
+    AP_CONV_GEOMETRY(ap_depthwise_conv2d_s16_params), AP_I32(ap_depthwise_conv2d_s16_params, depth_multiplier),
+    AP_REQUANT(ap_depthwise_conv2d_s16_params, "output_c"),
+    AP_I32(ap_depthwise_conv2d_s16_params, accumulator_bits),
+};
+
+static const ap_param_field ap_fully_connected_s16_fields[] = {
+    AP_I32(ap_fully_connected_s16_params, batches), AP_I32(ap_fully_connected_s16_params, input_depth),
+    AP_I32(ap_fully_connected_s16_params, output_depth),
+    AP_REQUANT(ap_fully_connected_s16_params, "output_depth"),
+    AP_I32(ap_fully_connected_s16_params, accumulator_bits),
+    AP_ARRAY(ap_fully_connected_s16_params, real_scale, AP_FIELD_FLOAT64_ARRAY, "output_depth",
+             "requant.per_channel", 1),
+    AP_I32(ap_fully_connected_s16_params, reference),
+};
+
 /* ---- entry points with the table's signatures ---------------------------------------------- */
 /* The plan-time entry points of a family whose functions take (params, ...); none under
    AP_RUNTIME_ONLY. */
@@ -453,7 +476,9 @@ static ap_status ap_lstm_run_entry(const ap_op_call *c, ap_isa isa, ap_error *er
 }
 
 /* ---- the table ------------------------------------------------------------------------------- */
-#define AP_ROW(code, name, T, fields) code, name, #code, AP_TYPES_S8, #T, sizeof(T), AP_FIELDS(fields)
+#define AP_ROW_OF(code, name, types, T, fields) code, name, #code, types, #T, sizeof(T), AP_FIELDS(fields)
+#define AP_ROW(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S8, T, fields)
+#define AP_ROW_S16X8(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S16X8, T, fields)
 
 static const ap_op_def ap_op_table[] = {
     {AP_ROW(AP_OP_CONV2D, "CONV_2D", ap_conv2d_params, ap_conv2d_fields), 1, 1, 1, 1, 0,
@@ -503,6 +528,30 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_lstm_prepare_entry), ap_lstm_state_bytes_entry, ap_lstm_run_entry},
     {AP_ROW(AP_OP_RELU, "RELU", ap_relu_params, ap_relu_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_relu_s8_variants), NULL, NULL, NULL, NULL, ap_relu_s8_run},
+    /* the 16x8 mode: int16 activations, int8 weights (ops.h) */
+    {AP_ROW_S16X8(AP_OP_CONV2D, "CONV_2D", ap_conv2d_s16_params, ap_conv2d_s16_fields), 1, 1, 1, 1, 0,
+     AP_PLAN(ap_conv2d_s16_variants), AP_PLAN(ap_conv2d_s16_prepared_size), AP_PLAN(ap_conv2d_s16_constant_counts),
+     AP_PLAN(ap_conv2d_s16_prepare), NULL, ap_conv2d_s16_run},
+    {AP_ROW_S16X8(AP_OP_DEPTHWISE_CONV2D, "DEPTHWISE_CONV_2D", ap_depthwise_conv2d_s16_params,
+                  ap_depthwise_conv2d_s16_fields), 1, 1, 1, 1, 0,
+     AP_PLAN(ap_depthwise_conv2d_s16_variants), AP_PLAN(ap_depthwise_conv2d_s16_prepared_size),
+     AP_PLAN(ap_depthwise_conv2d_s16_constant_counts), AP_PLAN(ap_depthwise_conv2d_s16_prepare), NULL,
+     ap_depthwise_conv2d_s16_run},
+    {AP_ROW_S16X8(AP_OP_FULLY_CONNECTED, "FULLY_CONNECTED", ap_fully_connected_s16_params,
+                  ap_fully_connected_s16_fields), 1, 1, 1, 1, 0,
+     AP_PLAN(ap_fully_connected_s16_variants), AP_PLAN(ap_fully_connected_s16_prepared_size),
+     AP_PLAN(ap_fully_connected_s16_constant_counts), AP_PLAN(ap_fully_connected_s16_prepare), NULL,
+     ap_fully_connected_s16_run},
+    {AP_ROW_S16X8(AP_OP_ADD, "ADD", ap_add_params, ap_add_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_add_s16_variants), NULL, NULL, NULL, NULL, ap_add_s16_run},
+    {AP_ROW_S16X8(AP_OP_SUB, "SUB", ap_add_params, ap_add_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_sub_s16_variants), NULL, NULL, NULL, NULL, ap_sub_s16_run},
+    {AP_ROW_S16X8(AP_OP_PAD, "PAD", ap_pad_params, ap_pad_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_pad_s16_variants), NULL, NULL, NULL, NULL, ap_pad_s16_run},
+    {AP_ROW_S16X8(AP_OP_QUANTIZE, "QUANTIZE", ap_affine_quant_params, ap_affine_quant_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_quantize_s16_variants), NULL, NULL, NULL, NULL, ap_quantize_s16_run},
+    {AP_ROW_S16X8(AP_OP_DEQUANTIZE, "DEQUANTIZE", ap_affine_quant_params, ap_affine_quant_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_dequantize_s16_variants), NULL, NULL, NULL, NULL, ap_dequantize_s16_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

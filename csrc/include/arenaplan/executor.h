@@ -54,6 +54,8 @@ typedef struct ap_node {
     uint32_t scratch_count; /* <= AP_MAX_SCRATCH */
     uint32_t state_at;      /* first state place in operands (read and written, persistent) */
     uint32_t state_count;   /* exactly as many as the op's row takes (SVDF 1, LSTM 2, others 0) */
+    ap_types types;         /* the tensor types: with `op`, the op table row that runs the node
+                               (last, so a zero-initialised node is int8) */
 } ap_node;
 
 typedef struct ap_graph {

@@ -29,13 +29,16 @@ extern "C" {
 #endif
 
 /**
- * The tensor types an op table row takes (stable values, append-only; the int16-activation
- * "16x8" mode and float32 come next).
+ * The tensor types an op table row takes (stable values, append-only; float32 comes next).
  */
 typedef enum ap_types {
-    AP_TYPES_S8 = 0        /* int8 activations; int8 weights and int32 biases where the op has
+    AP_TYPES_S8 = 0,       /* int8 activations; int8 weights and int32 biases where the op has
                               them (QUANTIZE: float32 in; DEQUANTIZE: float32 out; REQUANTIZE
                               and SOFTMAX: the integer types their params name) */
+    AP_TYPES_S16X8 = 1     /* TFLite's "16x8" mode: int16 activations with zero point 0, int8
+                              weights with zero point 0; the biases of CONV_2D,
+                              DEPTHWISE_CONV_2D and FULLY_CONNECTED travel to prepare as int64
+                              (the model's int64, or int32 widened, see accumulator_bits) */
 } ap_types;
 
 /** Op codes of graph nodes (stable values). `params` points to the struct named. */
@@ -61,7 +64,8 @@ typedef enum ap_op {
                                  /* ap_lstm_params, prepared blob required (weights and biases);
                                     one input; two state operands: output state (int8
                                     [batches, cell_size]) then cell state (int16, same shape) */
-    AP_OP_RELU = 17              /* ap_relu_params, int8 in and out */
+    AP_OP_RELU = 17,             /* ap_relu_params, int8 in and out */
+    AP_OP_SUB = 18               /* ap_add_params (input1 - input2), two inputs; 16x8 only today */
 } ap_op;
 
 /** Scalar types of params fields (stable values, append-only). */
@@ -181,6 +185,120 @@ typedef struct ap_relu_params {
 ap_status ap_relu_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                               uint32_t *count_out, ap_error *error_out);
 ap_status ap_relu_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/* ---- the 16x8 mode (AP_TYPES_S16X8): int16 activations, int8 weights ------------------------ */
+
+/** Variant kinds of the 16x8 CONV_2D (ap_variant.kind). */
+typedef enum ap_conv2d_s16_kind {
+    AP_CONV2D_S16_DIRECT = 0,   /* no scratch: each output from the input in place */
+    AP_CONV2D_S16_IM2COL = 1    /* one scratch of output_w * filter_h * filter_w * input_c int16:
+                                   the im2col columns of one output row, gathered once and read
+                                   by every output channel */
+} ap_conv2d_s16_kind;
+
+/**
+ * 16x8 CONV_2D, TFLite's reference_integer_ops::ConvPerChannel for int16 input: every
+ * output channel accumulates filter * input (the input zero point is 0) plus its bias, then
+ * out = clamp(MultiplyByQuantizedMultiplier(acc, multiplier[oc], shift[oc]), activation_min,
+ * activation_max). With accumulator_bits 64 (an int64 bias) acc is int64 and the multiply is
+ * TFLite's int64 overload (the multiplier rounded to 16 bits, one rounding shift); with 32 (an
+ * int32 bias, or none, as TFLite Micro and LiteRT take it) acc wraps as int32 and the multiply
+ * is the int32 one (gemmlowp's two roundings).
+ * Shapes as ap_conv2d_params (arenaplan/conv2d.h); layouts NHWC int16 in and out, filter
+ * OHWI int8. The prepared blob holds the bias (int64) and the filter.
+ */
+typedef struct ap_conv2d_s16_params {
+    int32_t batches, input_h, input_w, input_c, output_h, output_w, output_c, filter_h, filter_w;
+    int32_t stride_h, stride_w, dilation_h, dilation_w, pad_h, pad_w;
+    ap_requant requant;          /* per_channel 0 or 1; output_offset 0; shift in [-31, 7] for
+                                    64-bit accumulators, [-31, 30] for 32; activation range
+                                    within [-32768, 32767] */
+    int32_t accumulator_bits;    /* 64 or 32 */
+} ap_conv2d_s16_params;
+
+/** 16x8 DEPTHWISE_CONV_2D (reference_integer_ops::DepthwiseConvPerChannel, int16 input):
+    as ap_conv2d_s16_params with depth_multiplier; filter 1HW(C*M) int8; "direct" only. */
+typedef struct ap_depthwise_conv2d_s16_params {
+    int32_t batches, input_h, input_w, input_c, output_h, output_w, output_c, filter_h, filter_w;
+    int32_t stride_h, stride_w, dilation_h, dilation_w, pad_h, pad_w;
+    int32_t depth_multiplier;    /* output_c = input_c * depth_multiplier */
+    ap_requant requant;
+    int32_t accumulator_bits;
+} ap_depthwise_conv2d_s16_params;
+
+/** 16x8 FULLY_CONNECTED (reference_integer_ops::FullyConnected, int16 input): [batches,
+    input_depth] int16 times [output_depth, input_depth] int8 (zero point 0) plus the bias, as
+    an int64 sum. Requantised by `reference` as the int8 FULLY_CONNECTED is
+    (arenaplan/fully_connected.h): AP_REFERENCE_TFLM in fixed point as ap_conv2d_s16_params
+    (requant.per_channel: one multiplier or one per output); AP_REFERENCE_LITERT, with
+    real_scale, as LiteRT's reference kernel: round half away from zero of (double)acc *
+    real_scale[c], saturated, then the clamp. "direct" only. */
+typedef struct ap_fully_connected_s16_params {
+    int32_t batches, input_depth, output_depth;
+    ap_requant requant;
+    int32_t accumulator_bits;
+    const double *real_scale;    /* NULL, or (per_channel ? output_depth : 1) finite values >= 0 */
+    int32_t reference;           /* ap_reference; real_scale must be given for LiteRT, NULL for TFLM */
+} ap_fully_connected_s16_params;
+
+ap_status ap_conv2d_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                 uint32_t *count_out, ap_error *error_out);
+ap_status ap_conv2d_s16_prepared_size(const void *params, ap_isa isa, size_t *bytes_out, ap_error *error_out);
+ap_status ap_conv2d_s16_constant_counts(const void *params, size_t *filter_count_out, size_t *bias_count_out,
+                                        ap_error *error_out);
+ap_status ap_conv2d_s16_prepare(const void *params, ap_isa isa, const void *filter, const void *bias,
+                                void *prepared_out, size_t prepared_bytes, ap_error *error_out);
+ap_status ap_conv2d_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+ap_status ap_depthwise_conv2d_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                           uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_depthwise_conv2d_s16_prepared_size(const void *params, ap_isa isa, size_t *bytes_out,
+                                                ap_error *error_out);
+ap_status ap_depthwise_conv2d_s16_constant_counts(const void *params, size_t *filter_count_out,
+                                                  size_t *bias_count_out, ap_error *error_out);
+ap_status ap_depthwise_conv2d_s16_prepare(const void *params, ap_isa isa, const void *filter, const void *bias,
+                                          void *prepared_out, size_t prepared_bytes, ap_error *error_out);
+ap_status ap_depthwise_conv2d_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+ap_status ap_fully_connected_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                          uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_fully_connected_s16_prepared_size(const void *params, ap_isa isa, size_t *bytes_out,
+                                               ap_error *error_out);
+ap_status ap_fully_connected_s16_constant_counts(const void *params, size_t *filter_count_out,
+                                                 size_t *bias_count_out, ap_error *error_out);
+ap_status ap_fully_connected_s16_prepare(const void *params, ap_isa isa, const void *filter, const void *bias,
+                                         void *prepared_out, size_t prepared_bytes, ap_error *error_out);
+ap_status ap_fully_connected_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * 16x8 ADD and SUB (ap_add_params, arenaplan/elementwise.h), TFLite's general int16 path
+ * (AddOptions / SubOptions pot_scale_int16 false): offsets 0, left_shift 15, each input
+ * scaled by its multiplier below one, summed (or input1 - input2), rescaled, clamped to the
+ * activation range within [-32768, 32767]. 4-D broadcasting; "direct", in place where an
+ * input has the output's shape.
+ */
+ap_status ap_add_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                              uint32_t *count_out, ap_error *error_out);
+ap_status ap_add_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_sub_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                              uint32_t *count_out, ap_error *error_out);
+ap_status ap_sub_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** int16 PAD (ap_pad_params, arenaplan/shape_ops.h; pad_value within [-32768, 32767]). */
+ap_status ap_pad_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                              uint32_t *count_out, ap_error *error_out);
+ap_status ap_pad_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** QUANTIZE float32 -> int16 and DEQUANTIZE int16 -> float32 (ap_affine_quant_params,
+    arenaplan/quantize.h, with zero_point within [-32768, 32767]): TFLite's AffineQuantize
+    (the float32 quotient rounded half away from zero, plus the zero point, clamped) and
+    Dequantize; "direct". */
+ap_status ap_quantize_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                   uint32_t *count_out, ap_error *error_out);
+ap_status ap_quantize_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_dequantize_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                     uint32_t *count_out, ap_error *error_out);
+ap_status ap_dequantize_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 #ifdef __cplusplus
 }

@@ -51,8 +51,11 @@ CONST_ALIGNMENT = 16
 #: Least alignment of a pool array (raised to the largest buffer alignment in the pool).
 POOL_ALIGNMENT = 16
 
-#: The op table (``_core.ops()``) by op code: each op's ap_op symbol, params struct and fields.
-_OPS = {row["code"]: row for row in _core.ops()}
+#: The op table (``_core.ops()``) by (op code, tensor-types code): each row's ap_op symbol, params
+#: struct and fields.
+_OPS = {(row["code"], row["types_code"]): row for row in _core.ops()}
+#: The C names of the ap_types values.
+_TYPES_SYMBOLS = {"s8": "AP_TYPES_S8", "s16x8": "AP_TYPES_S16X8"}
 _HEADERS = ("conv2d", "depthwise_conv2d", "elementwise", "fully_connected", "pooling",
             "quantize", "shape_ops", "softmax", "svdf", "lstm")
 #: The name ``sections=`` gives the state pool (not a pool of the plan).
@@ -177,12 +180,12 @@ def _scalar(ftype: str, v, what: str) -> str:
     raise InvalidArgument(f"{what}: params field type {ftype!r} has no C export")
 
 
-def _params(src: _Source, k: int, code: int, spec: dict, what: str) -> str:
-    """Define the op's params struct (and the arrays it points to) from the op table's params
-    descriptor; returns its symbol."""
-    row = _OPS.get(code)
+def _params(src: _Source, k: int, code: int, spec: dict, what: str, types: int = 0) -> str:
+    """Define the op's params struct (and the arrays it points to) from the op table row's
+    params descriptor; returns its symbol."""
+    row = _OPS.get((code, types))
     if row is None:
-        raise InvalidArgument(f"{what}: op code {code} is not in the op table")
+        raise InvalidArgument(f"{what}: op code {code} with tensor types {types} is not in the op table")
     names = [f[0] for f in row["params"]]
     if set(spec) != set(names):
         missing, unknown = sorted(set(names) - set(spec)), sorted(set(spec) - set(names))
@@ -342,7 +345,8 @@ def export_c(plan, out_dir: Union[str, Path], name: Optional[str] = None,
     node_rows, operands = [], []
     for k, (kernel, variant, ins, out, scratch, states) in enumerate(nodes):
         what = f"op {kernel.index} ({kernel.type})"
-        params = _params(src, k, kernel.code, kernel.spec, what)
+        params = _params(src, k, kernel.code, kernel.spec, what, kernel.types)
+        row = _OPS[(kernel.code, kernel.types)]
         prepared = kernel.prepared()
         prep = "NULL"
         if prepared is not None:
@@ -359,7 +363,8 @@ def export_c(plan, out_dir: Union[str, Path], name: Optional[str] = None,
                              for b, a in variant.scratch) or "{ 0u, 0u }"
         node_rows.append(
             f"    {{ /* {k}: {_comment(kernel.type)} -> {_comment(model.tensors[kernel.output].name)} */\n"
-            f"        .op = {_OPS[kernel.code]['symbol']}, .params = &{params}, .prepared = {prep},\n"
+            f"        .op = {row['symbol']}, .types = {_TYPES_SYMBOLS[row['types']]}, .params = &{params}, "
+            f".prepared = {prep},\n"
             f"        .variant = {{ .kind = {_i32(variant.kind)}, .param = {_i32(variant.param)}, "
             f".name = \"{variant.name}\", .scratch_count = {len(variant.scratch)}u,\n"
             f"                     .scratch = {{ {requests} }}, .macs = {int(variant.macs)}ull, "

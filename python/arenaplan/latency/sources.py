@@ -66,7 +66,7 @@ class LatencySource:
 
 def layer_signature(kernel: OpKernel) -> str:
     """A stable text naming an op's kernel and shapes, independent of its position."""
-    return f"{kernel.type}:{hashlib.sha256(repr((kernel.code, kernel.spec)).encode()).hexdigest()[:16]}"
+    return f"{kernel.type}:{hashlib.sha256(repr((kernel.code, kernel.types, kernel.spec)).encode()).hexdigest()[:16]}"
 
 
 # --- host measurement ------------------------------------------------------------------
@@ -185,7 +185,7 @@ class HostLatency(LatencySource):
 
     def _key(self, kernel: OpKernel, variant: Variant) -> str:
         # the code measured is the one that runs the kernel's ISA here (arm-dsp: portable)
-        text = repr((self._fingerprint, kernel.code, kernel.spec, runs_as(kernel.isa), variant.name))
+        text = repr((self._fingerprint, kernel.code, kernel.types, kernel.spec, runs_as(kernel.isa), variant.name))
         return hashlib.sha256(text.encode()).hexdigest()
 
     def _cache_file(self) -> Path:

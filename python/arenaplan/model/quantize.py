@@ -45,10 +45,11 @@ def conv_multipliers(input_scale: float, filter_scales: Sequence[float],
     return np.array(mult, dtype=np.int32), np.array(shift, dtype=np.int32)
 
 
-def activation_range(activation: Optional[str], scale: float, zero_point: int) -> Tuple[int, int]:
-    """CalculateActivationRangeQuantized for int8 outputs."""
+def activation_range(activation: Optional[str], scale: float, zero_point: int,
+                     dtype: str = "int8") -> Tuple[int, int]:
+    """CalculateActivationRangeQuantized for int8 (or, with ``dtype="int16"``, int16) outputs."""
     act = "NONE" if activation is None else str(activation).upper()
-    qmin, qmax = -128, 127
+    qmin, qmax = (-32768, 32767) if dtype == "int16" else (-128, 127)
     s = np.float32(scale)
 
     def q(f: float) -> int:

@@ -22,13 +22,15 @@ from .lstm_params import lstm_operands
 from ..model.model import ALIASING_OPS, Model, Operator, Tensor
 from ..model.quantize import activation_range, conv_multipliers, quantize_multiplier, window_geometry
 
-__all__ = ["OP_CODES", "DTYPE_CODES", "ISA_CODES", "ISA_NAMES", "HOST_ISA", "REFERENCES", "Variant",
+__all__ = ["OP_CODES", "TYPES_CODES", "DTYPE_CODES", "ISA_CODES", "ISA_NAMES", "HOST_ISA", "REFERENCES", "Variant",
            "OpKernel", "lower", "lower_op", "check_isa", "check_reference", "runs_as", "variants_from_core"]
 
 #: Executor op codes (the C enum ap_op) by op name, from the C op table.
 OP_CODES = {row["name"]: row["code"] for row in _core.ops()}
 #: Op codes whose kernels take a prepared constant blob (the table's has_blob).
 _WEIGHTED = frozenset(row["code"] for row in _core.ops() if row["has_blob"])
+#: Tensor-type codes of op table rows (the C enum ap_types) by name: "s8", "s16x8".
+TYPES_CODES = {row["types"]: row["types_code"] for row in _core.ops()}
 
 #: Integer element types of kernels that take several (the C enum ap_dtype).
 DTYPE_CODES = {"int8": 0, "int16": 1, "int32": 2}
@@ -120,6 +122,7 @@ class OpKernel:
     bias: Optional[np.ndarray] = None
     states: Tuple[int, ...] = ()          # variable tensors the kernel reads and updates in place
     isa: str = "portable"                 # the instruction set of the variants and the blob
+    types: int = 0                        # the op table row's tensor types (TYPES_CODES)
     _prepared: Optional[bytearray] = field(default=None, repr=False)
 
     @property
@@ -139,7 +142,7 @@ class OpKernel:
             return None
         if self._prepared is None:
             self._prepared = _core.kernel_prepare(self.code, self.spec, self.weights.reshape(-1),
-                                                  self.bias, ISA_CODES[self.isa])
+                                                  self.bias, ISA_CODES[self.isa], self.types)
         return self._prepared
 
 
@@ -376,10 +379,11 @@ def _pool(model: Model, op: Operator) -> tuple:
              "activation_min": lo, "activation_max": hi}, (x.index,), None, None)
 
 
-def _broadcast_shapes(model: Model, op: Operator) -> Tuple[Tensor, Tensor, Tensor, List[int], List[int], List[int]]:
-    a = _tensor(model, _operand(op.inputs, 0), "first input")
-    b = _tensor(model, _operand(op.inputs, 1), "second input")
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+def _broadcast_shapes(model: Model, op: Operator, dtype: str = "int8"
+                      ) -> Tuple[Tensor, Tensor, Tensor, List[int], List[int], List[int]]:
+    a = _tensor(model, _operand(op.inputs, 0), "first input", dtype)
+    b = _tensor(model, _operand(op.inputs, 1), "second input", dtype)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     sa, sb, sy = _shape4(a.shape, "first input"), _shape4(b.shape, "second input"), _shape4(y.shape, "output")
     for d in range(4):
         if sy[d] != max(sa[d], sb[d]) or sa[d] not in (1, sy[d]) or sb[d] not in (1, sy[d]):
@@ -459,7 +463,8 @@ def _quantize(model: Model, op: Operator) -> tuple:
         raise _Unsupported(f"input shape {x.shape} and output shape {y.shape} differ in size")
     if x.dtype == "float32":
         if y.dtype != "int8":
-            raise _Unsupported(f"QUANTIZE float32 -> {y.dtype} is not supported (float32 -> int8 is)")
+            raise _Unsupported(f"QUANTIZE float32 -> {y.dtype} is not supported (float32 -> int8 and "
+                               "float32 -> int16 are)")
         ys, yz = _per_tensor(y, "output")
         return {"count": count, "scale": ys, "zero_point": yz}, (x.index,), None, None
     if (x.dtype, y.dtype) not in _REQUANTIZE_PAIRS:
@@ -659,6 +664,207 @@ def _relu(model: Model, op: Operator) -> tuple:
              "output_shift": e, "activation_min": max(-128, yz), "activation_max": 127}, (x.index,), None, None)
 
 
+# --- the 16x8 mode: int16 activations (zero point 0), int8 weights, int64 or int32 biases ---
+def _int16_scale(t: Tensor, what: str) -> float:
+    """The scale of an int16 activation; TFLite's 16x8 kernels require zero point 0."""
+    scale, zp = _per_tensor(t, what)
+    if zp != 0:
+        raise _Unsupported(f"{what} tensor {t.index} ({t.name!r}) is int16 with zero point {zp}; "
+                           "TFLite's 16x8 kernels require 0")
+    return scale
+
+
+def _bias_16x8(model: Model, op: Operator, position: int, channels: int) -> Tuple[Optional[np.ndarray], int]:
+    """The bias of a 16x8 weighted op (int64) and the accumulator width: 64 with a bias, 32
+    without one (TFLite Micro then sums in int32). An int32 bias is refused: TFLite Micro
+    sums it in int32, but LiteRT's reference kernels read every 16x8 bias as int64."""
+    if len(op.inputs) <= position or op.inputs[position] < 0:
+        return None, 32
+    b = _tensor(model, _operand(op.inputs, position), "bias", None, constant=True)
+    if b.dtype != "int64":
+        raise _Unsupported(f"bias tensor {b.index} ({b.name!r}) is {b.dtype}; a 16x8 {op.type} (int16 "
+                           "input) needs an int64 bias (LiteRT's kernels read it as int64)")
+    if b.data.size != channels:
+        raise _Unsupported(f"bias tensor {b.index} has {b.data.size} values for {channels} channels")
+    return np.ascontiguousarray(b.data.reshape(-1), dtype=np.int64), 64
+
+
+def _windowed_16x8(model: Model, op: Operator, x, w, y, nhwc: List[int], kh: int, kw: int, oc: int,
+                   extra: dict) -> tuple:
+    """What lowering the 16x8 CONV_2D and DEPTHWISE_CONV_2D share (as _windowed for int8)."""
+    n, h, wd, c = nhwc
+    oh, ow, sh, sw, dh, dw, ph, pw = _spatial(op, h, wd, kh, kw)
+    _expect_shape(model, y.index, (n, oh, ow, oc), "output")
+    xs, ys = _int16_scale(x, "input"), _int16_scale(y, "output")
+    mult, shift = conv_multipliers(xs, _filter_scales(w, oc), ys)
+    lo, hi = _activation_16x8(op, ys)
+    bias, bits = _bias_16x8(model, op, 2, oc)
+    spec = {"batches": n, "input_h": h, "input_w": wd, "input_c": c, "output_h": oh, "output_w": ow,
+            "output_c": oc, "filter_h": kh, "filter_w": kw, "stride_h": sh, "stride_w": sw,
+            "dilation_h": dh, "dilation_w": dw, "pad_h": ph, "pad_w": pw, **extra,
+            **_requant(mult, shift, 1, 0, lo, hi), "accumulator_bits": bits}
+    return spec, (x.index,), w.data, bias
+
+
+def _activation_16x8(op: Operator, scale: float) -> Tuple[int, int]:
+    act = op.options.get("fused_activation_function", "NONE")
+    try:
+        return activation_range(act, scale, 0, "int16")
+    except ArenaplanError:
+        raise _Unsupported(f"fused activation {act} is not supported "
+                           "(NONE, RELU, RELU6, RELU_N1_TO_1 are)") from None
+
+
+def _conv2d_16x8(model: Model, op: Operator) -> tuple:
+    x = _tensor(model, _operand(op.inputs, 0), "input", "int16", constant=False)
+    w = _tensor(model, _operand(op.inputs, 1), "filter", "int8", constant=True)
+    y = _tensor(model, _operand(op.outputs, 0), "output", "int16")
+    nhwc = _shape4(x.shape, "input")
+    if len(w.shape) != 4:
+        raise _Unsupported(f"filter has shape {w.shape}; OHWI expected")
+    oc, kh, kw, ic = w.shape
+    if ic != nhwc[3]:
+        raise _Unsupported(f"filter has {ic} input channels, the input has {nhwc[3]} (grouped convolution "
+                           "is not supported)")
+    return _windowed_16x8(model, op, x, w, y, nhwc, kh, kw, oc, {})
+
+
+def _depthwise_conv2d_16x8(model: Model, op: Operator) -> tuple:
+    x = _tensor(model, _operand(op.inputs, 0), "input", "int16", constant=False)
+    w = _tensor(model, _operand(op.inputs, 1), "filter", "int8", constant=True)
+    y = _tensor(model, _operand(op.outputs, 0), "output", "int16")
+    nhwc = _shape4(x.shape, "input")
+    if len(w.shape) != 4 or w.shape[0] != 1:
+        raise _Unsupported(f"filter has shape {w.shape}; 1HW(C*M) expected")
+    _, kh, kw, oc = w.shape
+    if oc % nhwc[3]:
+        raise _Unsupported(f"filter has {oc} channels, not a multiple of the input's {nhwc[3]}")
+    return _windowed_16x8(model, op, x, w, y, nhwc, kh, kw, oc, {"depth_multiplier": oc // nhwc[3]})
+
+
+def _fully_connected_16x8(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """16x8 FULLY_CONNECTED: an int64 sum, requantised as the int8 kernel is (LiteRT's
+    reference through double scales, TFLite Micro in fixed point)."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", "int16", constant=False)
+    w = _tensor(model, _operand(op.inputs, 1), "weights", "int8", constant=True)
+    y = _tensor(model, _operand(op.outputs, 0), "output", "int16")
+    if len(w.shape) != 2:
+        raise _Unsupported(f"weights have shape {w.shape}; [units, depth] expected")
+    if op.options.get("weights_format", 0) != 0:
+        raise _Unsupported("shuffled weights formats are not supported")
+    units, depth = (int(d) for d in w.shape)
+    total = int(np.prod(x.shape))
+    if depth < 1 or total % depth:
+        raise _Unsupported(f"input of {total} values is not a whole number of {depth}-deep rows")
+    batches = total // depth
+    if int(np.prod(y.shape)) != batches * units:
+        raise _Unsupported(f"output shape {y.shape} does not hold {batches} x {units} values")
+    xs, ys = _int16_scale(x, "input"), _int16_scale(y, "output")
+    q = w.quantization
+    if q is None or not q.scale:
+        raise _Unsupported(f"weights tensor {w.index} has no quantisation")
+    if any(q.zero_point or ()):
+        raise _Unsupported(f"weights tensor {w.index} has a non-zero zero point; TFLite's 16x8 "
+                           "FULLY_CONNECTED requires 0")
+    per_channel = len(q.scale) > 1
+    if per_channel and len(q.scale) != units:
+        raise _Unsupported(f"weights have {len(q.scale)} scales for {units} units")
+    mult, shift = conv_multipliers(xs, list(q.scale), ys)
+    lo, hi = _activation_16x8(op, ys)
+    bias, bits = _bias_16x8(model, op, 2, units)
+    real_scale = None if reference == "tflm" else \
+        [float(np.float32(xs)) * float(np.float32(s)) / float(np.float32(ys)) for s in q.scale]
+    spec = {"batches": batches, "input_depth": depth, "output_depth": units,
+            **_requant(mult, shift, 1 if per_channel else 0, 0, lo, hi), "accumulator_bits": bits,
+            "real_scale": real_scale, "reference": REFERENCES[reference]}
+    return spec, (x.index,), w.data, bias
+
+
+def _is_power_of_two(scale: float) -> bool:
+    m, _ = math.frexp(float(np.float32(scale)))
+    return m == 0.5
+
+
+def _add_sub_16x8(model: Model, op: Operator) -> tuple:
+    """ADD and SUB on int16: TFLite's general path (zero points 0, left shift 15). The
+    power-of-two path LiteRT takes when pot_scale_int16 holds and every scale is a power of
+    two is not supported."""
+    a, b, y, sa, sb, sy = _broadcast_shapes(model, op, "int16")
+    s1, s2, so = _int16_scale(a, "first input"), _int16_scale(b, "second input"), _int16_scale(y, "output")
+    if op.options.get("pot_scale_int16", True) and all(_is_power_of_two(s) for s in (s1, s2, so)):
+        raise _Unsupported(f"int16 {op.type} with pot_scale_int16 and power-of-two scales takes TFLite's "
+                           "power-of-two path, which arenaplan does not run (the general path, "
+                           "pot_scale_int16 false, is supported)")
+    left_shift = 15
+    twice_max = 2.0 * float(max(np.float32(s1), np.float32(s2)))
+    m1, e1 = quantize_multiplier(s1 / twice_max)
+    m2, e2 = quantize_multiplier(s2 / twice_max)
+    mo, eo = quantize_multiplier(twice_max / float(np.float32((1 << left_shift) * np.float32(so))))
+    lo, hi = _activation_16x8(op, so)
+    spec = {"input1_shape": sa, "input2_shape": sb, "output_shape": sy, "input1_offset": 0,
+            "input2_offset": 0, "output_offset": 0, "left_shift": left_shift, "input1_multiplier": m1,
+            "input1_shift": e1, "input2_multiplier": m2, "input2_shift": e2, "output_multiplier": mo,
+            "output_shift": eo, "activation_min": lo, "activation_max": hi}
+    return spec, (a.index, b.index), None, None
+
+
+def _pad_16x8(model: Model, op: Operator) -> tuple:
+    x = _tensor(model, _operand(op.inputs, 0), "input", "int16", constant=False)
+    p = _tensor(model, _operand(op.inputs, 1), "paddings", None, constant=True)
+    y = _tensor(model, _operand(op.outputs, 0), "output", "int16")
+    pads = np.asarray(p.data, dtype=np.int64).reshape(-1, 2)
+    if pads.shape[0] != len(x.shape) or (pads < 0).any():
+        raise _Unsupported(f"paddings {pads.tolist()} do not fit an input of rank {len(x.shape)}")
+    before = [0] * (4 - len(x.shape)) + [int(v) for v in pads[:, 0]]
+    after = [0] * (4 - len(x.shape)) + [int(v) for v in pads[:, 1]]
+    _, value = _per_tensor(y, "output")
+    if op.type == "PADV2" and len(op.inputs) > 2 and op.inputs[2] >= 0:
+        value = int(_tensor(model, _operand(op.inputs, 2), "constant value", "int16",
+                            constant=True).data.reshape(-1)[0])
+    return ({"input_shape": _shape4(x.shape, "input"), "pad_before": before, "pad_after": after,
+             "pad_value": value}, (x.index,), None, None)
+
+
+def _quantize_16x8(model: Model, op: Operator) -> tuple:
+    """QUANTIZE float32 -> int16 (int16 -> int8 and the other integer pairs are REQUANTIZE)."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", "float32", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", "int16")
+    count = int(np.prod(y.shape))
+    if int(np.prod(x.shape)) != count:
+        raise _Unsupported(f"input shape {x.shape} and output shape {y.shape} differ in size")
+    return {"count": count, "scale": _int16_scale(y, "output"), "zero_point": 0}, (x.index,), None, None
+
+
+def _dequantize_16x8(model: Model, op: Operator) -> tuple:
+    x = _tensor(model, _operand(op.inputs, 0), "input", "int16", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", "float32")
+    return {"count": int(np.prod(y.shape)), "scale": _int16_scale(x, "input"), "zero_point": 0}, (x.index,), \
+        None, None
+
+
+#: The 16x8 rows' lowering, chosen by _types_of.
+_LOWER_S16X8: Dict[str, Callable[[Model, Operator], tuple]] = {
+    "CONV_2D": _conv2d_16x8, "DEPTHWISE_CONV_2D": _depthwise_conv2d_16x8,
+    "FULLY_CONNECTED": _fully_connected_16x8, "ADD": _add_sub_16x8, "SUB": _add_sub_16x8,
+    "PAD": _pad_16x8, "PADV2": _pad_16x8, "QUANTIZE": _quantize_16x8, "DEQUANTIZE": _dequantize_16x8,
+}
+
+
+def _types_of(model: Model, op: Operator) -> str:
+    """The op table row's tensor types for ``op``: "s16x8" where a 16x8 row exists for its
+    type and its first input is int16 (QUANTIZE: a float32 input and an int16 output), else
+    "s8"."""
+    def dtype(indices: Sequence[int]) -> Optional[str]:
+        t = indices[0] if indices else -1
+        return model.tensors[t].dtype if 0 <= t < len(model.tensors) else None
+
+    if op.type not in _LOWER_S16X8:
+        return "s8"
+    if op.type == "QUANTIZE":
+        return "s16x8" if (dtype(op.inputs), dtype(op.outputs)) == ("float32", "int16") else "s8"
+    return "s16x8" if dtype(op.inputs) == "int16" else "s8"
+
+
 _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
     "CONV_2D": _conv2d, "DEPTHWISE_CONV_2D": _depthwise_conv2d, "FULLY_CONNECTED": _fully_connected,
     "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool, "ADD": _add, "MUL": _mul, "SOFTMAX": _softmax,
@@ -685,10 +891,15 @@ def _code(op: Operator, spec: dict) -> int:
 def lower_op(model: Model, op: Operator, isa: str = "portable", reference: str = "litert") -> OpKernel:
     """Lower one op for the variants of ``isa`` under the rounding rule ``reference``;
     raises UnsupportedModel naming the op if it cannot run."""
-    fn = _LOWER.get(op.type)
+    types = _types_of(model, op)
+    fn = (_LOWER_S16X8 if types == "s16x8" else _LOWER).get(op.type)
+    if fn is None and op.type in _LOWER_S16X8:
+        raise UnsupportedModel(f"op {op.index} ({op.type}): arenaplan runs {op.type} with int16 "
+                               f"activations (16x8) only; the first input is "
+                               f"{model.tensors[op.inputs[0]].dtype if op.inputs else 'missing'}")
     if fn is None:
         raise UnsupportedModel(f"op {op.index} ({op.type}): no kernel for this op type; "
-                               f"arenaplan runs {', '.join(sorted(_LOWER))}")
+                               f"arenaplan runs {', '.join(sorted(set(_LOWER) | set(_LOWER_S16X8)))}")
     if len(op.outputs) != 1:
         raise UnsupportedModel(f"op {op.index} ({op.type}): {len(op.outputs)} outputs; arenaplan's "
                                f"kernels write exactly one")
@@ -697,14 +908,14 @@ def lower_op(model: Model, op: Operator, isa: str = "portable", reference: str =
         spec, inputs, weights, bias = lowered[:4]
         states = tuple(lowered[4]) if len(lowered) > 4 else ()
         code = _code(op, spec)
-        found = _core.kernel_variants(code, spec, ISA_CODES[isa])
+        found = _core.kernel_variants(code, spec, ISA_CODES[isa], TYPES_CODES[types])
     except _Unsupported as exc:
         raise UnsupportedModel(f"op {op.index} ({op.type}): {exc}") from None
     except ArenaplanError as exc:
         raise UnsupportedModel(f"op {op.index} ({op.type}): {exc}") from None
     return OpKernel(op.index, op.type, code, spec, tuple(inputs), op.outputs[0], variants_from_core(found),
                     None if weights is None else np.ascontiguousarray(weights, dtype=np.int8), bias,
-                    states, isa)
+                    states, isa, TYPES_CODES[types])
 
 
 def lower(model: Model, isa: str = "portable", reference: str = "litert") -> List[OpKernel]:

@@ -95,6 +95,6 @@ def graph_of(places: List[tuple], nodes: List[tuple], pools: Dict[str, int], isa
     core_places = [(-1, 0, nbytes, data) if pool is None else (pool_index[pool], offset, nbytes, None)
                    for pool, offset, nbytes, data, _ in places]
     code = ISA_CODES[runs_as(isa)]
-    core_nodes = [(k.code, k.spec, k.prepared(), (v.kind, v.param, code), ins, out, scratch, states)
+    core_nodes = [(k.code, k.spec, k.prepared(), (v.kind, v.param, code), ins, out, scratch, states, k.types)
                   for k, v, ins, out, scratch, states in nodes]
     return _core.Graph(core_places, core_nodes, list(pools.values()))
