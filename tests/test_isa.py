@@ -1,5 +1,5 @@
 """The instruction set as data: targets name it, plans record it (and plan files carry it),
-the Interpreter runs any ISA this host has (arm-dsp as its portable-equivalent code), every
+the Interpreter runs any ISA this host has (arm-dsp everywhere, by its instructions' C definitions), every
 ISA gives the same bits, and bad ISAs are refused naming both."""
 from __future__ import annotations
 

@@ -50,7 +50,7 @@ int32_t ap_isa_compiled(int32_t isa)
     switch (isa) {
     case AP_ISA_PORTABLE: return 1;
     case AP_ISA_X86_AVX2: return AP_HAVE_X86_AVX2;
-    case AP_ISA_ARM_DSP: return AP_HAVE_ARM_DSP;  /* the compiler targets a DSP core: it has it */
+    case AP_ISA_ARM_DSP: return 1;  /* natively on a DSP core, else its C definitions (arm_dsp.h) */
     default: return 0;
     }
 }
@@ -65,10 +65,7 @@ int32_t ap_isa_available(int32_t isa)
 
 int32_t ap_isa_runs_as(int32_t isa)
 {
-    if (ap_isa_available(isa)) {
-        return isa;
-    }
-    return isa == AP_ISA_ARM_DSP ? AP_ISA_PORTABLE : -1;
+    return ap_isa_available(isa) ? isa : -1;
 }
 
 ap_isa ap_isa_detect(void)
@@ -76,7 +73,8 @@ ap_isa ap_isa_detect(void)
     if (ap_isa_available(AP_ISA_X86_AVX2)) {
         return AP_ISA_X86_AVX2;
     }
-    return ap_isa_available(AP_ISA_ARM_DSP) ? AP_ISA_ARM_DSP : AP_ISA_PORTABLE;
+    /* arm-dsp off a DSP core is its instructions' C definitions: correct, never the fastest */
+    return AP_HAVE_ARM_DSP ? AP_ISA_ARM_DSP : AP_ISA_PORTABLE;
 }
 
 ap_status ap_isa_check(int32_t isa, const char *what, ap_error *error_out)

@@ -14,9 +14,9 @@
 #define AP_HAVE_X86_AVX2 0
 #endif
 
-/* arm-dsp: a Cortex-M build for a core with the DSP extension (-mcpu=cortex-m4/m7/m33),
-   where the compiler itself says so. Its kernels are the portable ones until the SMLAD
-   kernels land: the ISA exists so that plans, blobs and exports already name it. */
+/* arm-dsp natively: a Cortex-M build for a core with the DSP extension (-mcpu=cortex-m4/m7/
+   m33), where the compiler itself says so. The arm-dsp kernels compile everywhere (arm_dsp.h
+   defines their instructions in C off such a core); this says whether they are native. */
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
 #define AP_HAVE_ARM_DSP 1
 #else

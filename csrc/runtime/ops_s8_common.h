@@ -242,10 +242,17 @@ static inline ap_status ap_ops_variants_out(const ap_variant *found, uint32_t n,
 }
 
 /* 1 when a variant of `isa` runs the AVX2 code (compiled in; ap_isa_check has said the CPU
-   has it). Every other ISA runs the portable code today. */
+   has it). */
 static inline int ap_ops_runs_avx2(int32_t isa)
 {
     return AP_OPS_HAVE_AVX2 && isa == AP_ISA_X86_AVX2;
+}
+
+/* 1 when a variant of `isa` runs the arm-dsp code (every build has it: arm_dsp.h). An op
+   without arm-dsp code of its own runs the portable code for arm-dsp variants. */
+static inline int ap_ops_runs_arm_dsp(int32_t isa)
+{
+    return isa == AP_ISA_ARM_DSP;
 }
 
 /* Check the scratch buffers handed to run() against the sizes a variant needs. */

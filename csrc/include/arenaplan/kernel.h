@@ -40,7 +40,9 @@ typedef struct ap_scratch_request {
 typedef enum ap_isa {
     AP_ISA_PORTABLE = 0,   /* plain C99, any target */
     AP_ISA_X86_AVX2 = 1,   /* x86-64 with AVX2 and FMA */
-    AP_ISA_ARM_DSP = 2     /* Cortex-M4/M7/M33 with the DSP extension (today: the portable kernels) */
+    AP_ISA_ARM_DSP = 2     /* Cortex-M4/M7/M33 with the DSP extension; compiled into every build,
+                              natively on those cores and as the instructions' C definitions
+                              elsewhere, so a Cortex-M plan runs bit for bit on any host */
 } ap_isa;
 
 /**
@@ -124,12 +126,12 @@ int32_t ap_isa_available(int32_t isa);
 
 /**
  * The ISA whose code gives `isa`'s variants, bit for bit, on this host: `isa` itself where it
- * is available; portable for arm-dsp (its kernels are the portable ones until its SMLAD
- * kernels land); -1 when this host cannot run it.
+ * is available (arm-dsp always is: natively or by its instructions' C definitions); -1 when
+ * this host cannot run it.
  */
 int32_t ap_isa_runs_as(int32_t isa);
 
-/** The best ISA this build and CPU run (x86-avx2 over arm-dsp over portable). */
+/** The best ISA this build and CPU run natively (x86-avx2, arm-dsp on a DSP core, else portable). */
 ap_isa ap_isa_detect(void);
 
 /**

@@ -184,7 +184,7 @@ class HostLatency(LatencySource):
         self._fingerprint = _cpu_fingerprint()
 
     def _key(self, kernel: OpKernel, variant: Variant) -> str:
-        # the code measured is the one that runs the kernel's ISA here (arm-dsp: portable)
+        # the code measured is the one that runs the kernel's ISA here
         text = repr((self._fingerprint, kernel.code, kernel.types, kernel.spec, runs_as(kernel.isa), variant.name))
         return hashlib.sha256(text.encode()).hexdigest()
 

@@ -68,7 +68,8 @@ def check_reference(reference: str) -> str:
 
 def runs_as(isa: str) -> str:
     """The ISA whose code runs ``isa``'s variants on this host, bit for bit (itself where the
-    host has it; "portable" for "arm-dsp", whose kernels are the portable ones today).
+    host has it; "arm-dsp" everywhere, natively on a DSP core, else as its instructions' C
+    definitions).
     UnsupportedModel naming both ISAs when this host cannot run it."""
     check_isa(isa)
     if isa not in _RUNS_AS:

@@ -89,8 +89,9 @@ def core_graph(plan, tables: Optional[Tables] = None) -> "_core.Graph":
 def graph_of(places: List[tuple], nodes: List[tuple], pools: Dict[str, int], isa: str) -> "_core.Graph":
     """The C executor graph of tables in ``graph_tables``' form over ``pools`` (name ->
     bytes, in the order their base pointers are passed), running ``isa``'s kernels where
-    this host has them: an arm-dsp plan runs its portable-equivalent code (the same
-    kernels today), bit-identical; an ISA the host lacks is refused naming both."""
+    this host has them (an arm-dsp plan everywhere: off a DSP core its kernels run
+    their instructions' C definitions, bit-identical); an ISA the host lacks is refused
+    naming both."""
     pool_index = {name: i for i, name in enumerate(pools)}
     core_places = [(-1, 0, nbytes, data) if pool is None else (pool_index[pool], offset, nbytes, None)
                    for pool, offset, nbytes, data, _ in places]
