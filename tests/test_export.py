@@ -9,8 +9,6 @@ image sizes, the stack bound and the measured stack, and the instruction count
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import subprocess
 import sys
 from pathlib import Path
 
@@ -94,27 +92,9 @@ def plan_of(name, mode, target=None, isa=None):
     return _plans[(name, mode, target, isa)]
 
 
-def _cached_runtime(request, cc, flags, tag):
-    """Runtime objects for (compiler, flags), compiled once and kept under build/ (keyed by
-    the compiler, the flags and every runtime source: a stale build is never reused)."""
-    version = subprocess.run([cc, "--version"], capture_output=True, text=True).stdout
-    h = hashlib.sha256(version.encode() + " ".join(flags).encode())
-    for path in sorted((ROOT / "csrc" / "runtime").iterdir()) + sorted((ROOT / "csrc" / "include").rglob("*.h")):
-        if path.is_file():
-            h.update(path.name.encode() + path.read_bytes())
-    cache = ROOT / "build" / "test-export" / f"{tag}-{h.hexdigest()[:16]}"
-    cache.mkdir(parents=True, exist_ok=True)
-    sources = fw.runtime_sources()
-    objects = [cache / (s.stem + ".o") for s in sources]
-    if not (cache / "complete").exists():
-        objects = fw.compile_all(cc, flags, sources, cache, [fw.INCLUDE])
-        (cache / "complete").write_text("ok")
-    return objects
-
-
 @pytest.fixture(scope="session")
 def host_runtime(request):
-    return _cached_runtime(request, fw.HOST_CC, fw.HOST_FLAGS, "host")
+    return fw.cached_runtime(fw.HOST_CC, fw.HOST_FLAGS, "host")
 
 
 _arm_runtimes = {}
@@ -126,7 +106,7 @@ def arm_runtime(request, cpu):
         pytest.skip(f"Cortex-M toolchain not installed ({', '.join(missing)}); "
                     "apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm")
     if cpu.name not in _arm_runtimes:
-        _arm_runtimes[cpu.name] = _cached_runtime(request, fw.ARM_CC, fw.arm_flags(cpu), cpu.name)
+        _arm_runtimes[cpu.name] = fw.cached_runtime(fw.ARM_CC, fw.arm_flags(cpu), cpu.name)
     return _arm_runtimes[cpu.name]
 
 

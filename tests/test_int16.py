@@ -443,8 +443,7 @@ def test_16x8_chain_matches_litert_and_the_host_c_export(tmp_path):
     wants = L.run_sequence(content, [[x] for x in xs])[0]
     sys.path.insert(0, str(ROOT / "tests" / "firmware"))
     import build as fw
-    from test_export import _cached_runtime
-    runtime = _cached_runtime(None, fw.HOST_CC, fw.HOST_FLAGS, "host")
+    runtime = fw.cached_runtime(fw.HOST_CC, fw.HOST_FLAGS, "host")
     for mode in ("size", "speed"):
         p = ap.plan(model, mode=mode)
         assert p.verify()

@@ -9,6 +9,7 @@ written as the image's ap_memory.ld, which cortex_m.ld includes).
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -16,7 +17,7 @@ import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -124,6 +125,25 @@ def compile_all(cc: str, flags: Sequence[str], sources: Sequence[Path], out_dir:
 
 def runtime_sources() -> List[Path]:
     return sorted(RUNTIME.glob("*.c"))
+
+
+def cached_runtime(cc: str, flags: Sequence[str], tag: str) -> List[Path]:
+    """Runtime objects for (compiler, flags), compiled once and kept under build/ (keyed by
+    the compiler, the flags and every runtime source and header: a stale build is never
+    reused)."""
+    version = subprocess.run([cc, "--version"], capture_output=True, text=True).stdout
+    h = hashlib.sha256(version.encode() + " ".join(flags).encode())
+    for path in sorted(RUNTIME.iterdir()) + sorted(INCLUDE.rglob("*.h")):
+        if path.is_file():
+            h.update(path.name.encode() + path.read_bytes())
+    cache = ROOT / "build" / "test-export" / f"{tag}-{h.hexdigest()[:16]}"
+    cache.mkdir(parents=True, exist_ok=True)
+    sources = runtime_sources()
+    objects = [cache / (s.stem + ".o") for s in sources]
+    if not (cache / "complete").exists():
+        objects = compile_all(cc, flags, sources, cache, [INCLUDE])
+        (cache / "complete").write_text("ok")
+    return objects
 
 
 def write_io(exported, out_dir: Path, samples: Sequence[Sequence[np.ndarray]] = (),
@@ -237,15 +257,27 @@ def link_arm(cpu: ArmCpu, objects: Sequence[Path], out_dir: Path, name: str = "p
 
 
 def build_arm_batch(exports: Sequence, cpu: ArmCpu, runtime_objects: Sequence[Path],
-                    out_dir: Path) -> Firmware:
-    """One image running several exports (each its own name), each invoked once on
-    pseudo-random inputs (the same for every export) and timed: prints
-    "ticks <index> <ticks>" per export, then "done". Outputs are not reported: this
-    counts instructions, the tests check outputs (build_arm)."""
+                    out_dir: Path, inputs: Optional[Sequence[Sequence[np.ndarray]]] = None) -> Firmware:
+    """One image running several exports (each its own name), each invoked once and timed:
+    prints "ticks <index> <ticks>" per export, then "done". Without ``inputs`` every export
+    reads the same pseudo-random bytes and its outputs are not reported (this counts
+    instructions); with ``inputs`` (one list of arrays per export, embedded in the image)
+    it also prints "out <index> <hex of every output>" before the ticks (run_batch reads
+    both)."""
     in_max = max(sum(e.input_bytes) for e in exports)
     out_max = max(sum(e.output_bytes) for e in exports)
+    embedded = []
+    if inputs is not None:
+        if len(inputs) != len(exports):
+            raise ValueError(f"{len(inputs)} input lists for {len(exports)} exports")
+        for k, xs in enumerate(inputs):
+            data = b"".join(np.ascontiguousarray(x).tobytes() for x in xs)
+            if len(data) != sum(exports[k].input_bytes):
+                raise ValueError(f"export {k} takes {sum(exports[k].input_bytes)} input bytes, got {len(data)}")
+            embedded.append(f"static const uint8_t ap_in{k}[{max(len(data), 1)}] __attribute__((aligned(16))) = "
+                            f"{{{', '.join(str(b) for b in data) or '0'}}};")
     lines = ["#include <stdint.h>", "#include <stdio.h>",
-             *[f'#include "{e.name}.h"' for e in exports],
+             *[f'#include "{e.name}.h"' for e in exports], *embedded,
              "#define SYST_CSR (*(volatile uint32_t *)0xE000E010u)",
              "#define SYST_RVR (*(volatile uint32_t *)0xE000E014u)",
              "#define SYST_CVR (*(volatile uint32_t *)0xE000E018u)",
@@ -265,7 +297,8 @@ def build_arm_batch(exports: Sequence, cpu: ArmCpu, runtime_objects: Sequence[Pa
     for k, e in enumerate(exports):
         at = 0
         for i, n in enumerate(e.input_bytes):
-            lines.append(f"    in[{i}] = ap_in + {at};")
+            base = f"ap_in{k}" if inputs is not None else "ap_in"
+            lines.append(f"    in[{i}] = {base} + {at};")
             at += n
         at = 0
         for i, n in enumerate(e.output_bytes):
@@ -274,8 +307,12 @@ def build_arm_batch(exports: Sequence, cpu: ArmCpu, runtime_objects: Sequence[Pa
         lines += ["    {", "        uint64_t t0 = ap_ticks();",
                   f"        int status = {e.name}_invoke(in, out);",
                   "        uint64_t t1 = ap_ticks();",
-                  f'        if (status != 0) {{ printf("error %d at {k}\\n", status); return status; }}',
-                  f'        printf("ticks {k} %llu\\n", (unsigned long long)(t1 - t0));', "    }"]
+                  f'        if (status != 0) {{ printf("error %d at {k}\\n", status); return status; }}']
+        if inputs is not None:
+            lines += [f'        printf("out {k} ");',
+                      f"        for (unsigned b = 0; b < {sum(e.output_bytes)}u; b++) {{",
+                      '            printf("%02x", ap_out[b]);', "        }", '        printf("\\n");']
+        lines += [f'        printf("ticks {k} %llu\\n", (unsigned long long)(t1 - t0));', "    }"]
     lines += ['    printf("done\\n");', "    return 0;", "}", ""]
     out_dir.mkdir(parents=True, exist_ok=True)
     main = out_dir / "batch_main.c"
@@ -285,6 +322,17 @@ def build_arm_batch(exports: Sequence, cpu: ArmCpu, runtime_objects: Sequence[Pa
                        out_dir / "obj", [INCLUDE, HERE, *dirs])
     elf = link_arm(cpu, [*objs, *runtime_objects], out_dir)
     return Firmware(elf, cpu, [], objs, image_size(elf), {})
+
+
+def run_batch(fw: Firmware, count: int, timeout: float = 600) -> Tuple[List[bytes], List[int]]:
+    """Run a build_arm_batch image built with inputs: each export's output bytes and the
+    instructions of its invoke, in order."""
+    log = run_elf(fw.elf, fw.cpu, True, timeout)
+    outs = {int(k): bytes.fromhex(h) for k, h in re.findall(r"^out (\d+) ([0-9a-f]*)$", log, re.M)}
+    ticks = {int(k): int(t) for k, t in re.findall(r"^ticks (\d+) (\d+)$", log, re.M)}
+    if sorted(outs) != list(range(count)) or sorted(ticks) != list(range(count)):
+        raise RuntimeError(f"expected {count} outputs and timings:\n{log}")
+    return [outs[k] for k in range(count)], [fw.cpu.instructions(ticks[k]) for k in range(count)]
 
 
 def count_batch(fw: Firmware, count: int, timeout: float = 600) -> List[int]:

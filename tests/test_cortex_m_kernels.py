@@ -1,0 +1,102 @@
+"""Every arm-dsp kernel variant on the Cortex-M cores themselves, under QEMU.
+
+The host runs arm-dsp variants through the DSP instructions' C definitions
+(csrc/runtime/arm_dsp.h); here the same plans run natively. For each one-op model below,
+each variant its op lists for arm-dsp, and both rounding references, a plan that runs that
+variant is exported; all of them go into one image per core (one emulator run per core),
+each on its own seeded input, and every output must equal the host Interpreter's bit for
+bit. The host side is checked against the portable kernels and the references by the cffi
+suites (tests/c), so agreement here carries that to the boards.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Callable, List, Tuple
+
+import numpy as np
+import pytest
+
+import arenaplan as ap
+from arenaplan.model.zoo import GraphBuilder
+from arenaplan.planning.context import PlanContext
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "tests" / "firmware"))
+import build as fw  # noqa: E402
+
+CPUS = ["cortex-m4", "cortex-m7", "cortex-m33"]
+REFERENCES = ["tflm", "litert"]
+
+
+def _model(name: str, shape: Tuple[int, ...], body: Callable, seed: int) -> ap.Model:
+    g = GraphBuilder(name, seed)
+    return g.build(body(g, g.input(shape, scale=0.04, zero_point=-3)))
+
+
+#: (name, input shape, body): shapes that reach every edge of the kernels' loops (channel
+#: counts off the SIMD widths, padding on every side, strides, odd output channels).
+CASES = [
+    ("conv3x3_same", (1, 9, 9, 12), lambda g, x: g.conv2d(x, 16, (3, 3))),
+    ("conv3x3_s2_rgb", (1, 11, 11, 3), lambda g, x: g.conv2d(x, 8, (3, 3), stride=2, activation="RELU6")),
+    ("conv3x3_valid_odd", (1, 6, 7, 7), lambda g, x: g.conv2d(x, 5, (3, 3), padding="VALID", activation="NONE")),
+    ("conv1x1", (1, 6, 6, 20), lambda g, x: g.conv2d(x, 19, (1, 1))),
+    ("conv1x1_s2", (1, 7, 7, 9), lambda g, x: g.conv2d(x, 6, (1, 1), stride=2, activation="NONE")),
+    ("conv10x4_s2", (1, 13, 7, 1), lambda g, x: g.conv2d(x, 8, (10, 4), stride=2)),
+    ("dw3x3_same", (1, 9, 9, 13), lambda g, x: g.depthwise(x, (3, 3))),
+    ("dw3x3_s2_mult2", (1, 8, 8, 6), lambda g, x: g.depthwise(x, (3, 3), stride=2, multiplier=2)),
+    ("dw5x5_valid", (1, 7, 8, 8), lambda g, x: g.depthwise(x, (5, 5), padding="VALID", activation="NONE")),
+    ("fc", (1, 50), lambda g, x: g.fully_connected(x, 19)),
+    ("fc_relu", (1, 64), lambda g, x: g.fully_connected(x, 16, activation="RELU")),
+    ("avgpool", (1, 6, 6, 10), lambda g, x: g.avgpool(x, (3, 3), stride=2)),
+    ("add", (1, 5, 5, 7), lambda g, x: g.add(x, g.conv2d(x, 7, (1, 1), activation="NONE"))),
+]
+
+
+def _variant_plans(model: ap.Model, reference: str) -> List[Tuple[str, ap.Plan]]:
+    """(variant name, plan) for every arm-dsp variant of the model's last op (the op under
+    test; any op before it runs its first variant)."""
+    ctx = PlanContext.build(model, isa="arm-dsp", reference=reference)
+    last = ctx.kernels[-1]
+    first = [k.variants[0] if k is not None else None for k in ctx.kernels]
+    return [(v.name, ctx.make(first[:-1] + [v], "size", with_greedy=False)) for v in last.variants]
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory):
+    """Every (case, reference, variant) plan, its input and the host's output."""
+    missing = fw.missing_arm_tools()
+    if missing:
+        pytest.skip(f"Cortex-M toolchain not installed ({', '.join(missing)}); "
+                    "apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm")
+    work = tmp_path_factory.mktemp("cortex-m-kernels")
+    rng = np.random.default_rng(5)
+    rows = []
+    for seed, (name, shape, body) in enumerate(CASES):
+        model = _model(name, shape, body, seed)
+        x = rng.integers(-128, 128, size=shape, dtype=np.int8)
+        for reference in REFERENCES:
+            for variant, plan in _variant_plans(model, reference):
+                assert plan.verify() and plan.isa == "arm-dsp"
+                want = np.asarray(ap.Interpreter(plan).run(x))
+                export = plan.export_c(work / "src", name=f"k{len(rows)}")
+                rows.append((f"{name}/{reference}/{variant}", export, x, want))
+    return work, rows
+
+
+@pytest.mark.parametrize("cpu", CPUS)
+def test_every_arm_dsp_variant_is_bit_exact_on_the_core(cpu, batch):
+    work, rows = batch
+    arch = fw.ARM_CPUS[cpu]
+    runtime = fw.cached_runtime(fw.ARM_CC, fw.arm_flags(arch), cpu)
+    image = fw.build_arm_batch([e for _, e, _, _ in rows], arch, runtime, work / cpu,
+                               inputs=[[x] for _, _, x, _ in rows])
+    outputs, instructions = fw.run_batch(image, len(rows))
+    wrong = []
+    for (label, _, _, want), raw, n in zip(rows, outputs, instructions):
+        got = np.frombuffer(raw, dtype=want.dtype).reshape(want.shape)
+        if not np.array_equal(got, want):
+            wrong.append(f"{label}: {int(np.sum(got != want))} of {want.size} outputs differ")
+        assert n > 0
+    assert not wrong, f"{cpu}: " + "; ".join(wrong)
+    # every op family under test ran at least one variant of its own
+    assert len(rows) >= 2 * len(CASES)
