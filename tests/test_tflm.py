@@ -1,4 +1,5 @@
 """ap.tflm against TensorFlow Lite Micro itself (the tflite-micro package, host build)."""
+import struct
 from pathlib import Path
 
 import pytest
@@ -51,6 +52,11 @@ def test_offline_plan_runs_in_predicted_arena(name, tmp_path):
     assert ok["outputs"] == ref["outputs"]
     values = ap.tflm.read_offline_plan(out)
     assert list(values[:3]) == [1, 0, len(ap.load_tflite(str(path)).tensors)]
+    # the written model's own arena is read off the plan it now carries, as TFLM reads it
+    carried = ap.tflm.arena(ap.load_tflite(str(out)), pointer_bytes=8)
+    assert carried.offline == (values[3:] >= 0).any()
+    assert (carried.arena_size, carried.head_bytes, carried.tail_bytes) == \
+        (pred.arena_size, pred.head_bytes, pred.tail_bytes)
     with pytest.raises(ap.InvalidArgument, match="already carries an offline memory plan"):
         ap.tflm.with_offline_plan(str(out), str(tmp_path / "again.tflite"))
     again = ap.tflm.with_offline_plan(str(out), str(tmp_path / "again.tflite"), replace=True)
@@ -104,3 +110,28 @@ def test_bad_input():
     audio = model_path("tflm_audio_preprocessor_int8")
     with pytest.raises(ap.UnsupportedModel, match="Signal"):
         ap.tflm.arena(ap.load_tflite(str(audio)))
+
+
+def test_an_offline_plan_for_another_model_is_refused(tmp_path):
+    path = model_path("mlperf_tiny_kws_dscnn_int8")
+    planned = tmp_path / "planned.tflite"
+    ap.tflm.with_offline_plan(str(path), str(planned))
+    n = len(ap.load_tflite(str(path)).tensors)
+    data = planned.read_bytes()
+    values = [int(v) for v in ap.tflm.read_offline_plan(planned)]
+    head = struct.pack(f"<{n + 3}i", *values)   # the whole entry: found once
+    assert data.count(head) == 1
+
+    def with_header(version, count):
+        return data.replace(head, struct.pack(f"<{n + 3}i", version, 0, count, *values[3:]))
+    other = tmp_path / "other.tflite"
+    other.write_bytes(with_header(1, n - 1))
+    with pytest.raises(ap.InvalidArgument, match=rf"a model of {n - 1} tensors.*this model has {n} tensors"):
+        ap.tflm.arena(ap.load_tflite(str(other)))
+    # replacing it is what the message says to do, and gives the same plan as before
+    again = ap.tflm.with_offline_plan(str(other), str(tmp_path / "again.tflite"), replace=True)
+    assert again.arena_size == ap.tflm.arena(ap.load_tflite(str(planned)), pointer_bytes=8).arena_size
+    bad_version = tmp_path / "v2.tflite"
+    bad_version.write_bytes(with_header(2, n))
+    with pytest.raises(ap.InvalidArgument, match="version 2"):
+        ap.tflm.arena(ap.load_tflite(str(bad_version)))

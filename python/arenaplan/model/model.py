@@ -96,6 +96,9 @@ class Model:
     outputs: Tuple[int, ...]
     source: str = ""        # file path or "zoo:<name>"
     digest: str = ""        # sha256 of the source bytes, or of the graph when built in code
+    #: the file's metadata entries, name -> bytes of their buffer (a TFLite model's
+    #: "min_runtime_version", a TFLite Micro "OfflineMemoryAllocation" plan, ...)
+    metadata: Dict[str, bytes] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.validate()

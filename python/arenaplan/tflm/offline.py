@@ -8,6 +8,7 @@ the tensor offsets whose scratch TFLM then puts back where the plan wants it.
 """
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Dict, Optional, Tuple, Union
 
@@ -19,7 +20,7 @@ from ..model.importers import load_tflite
 from ..model.model import Model
 from ..planning.buffers import plan_buffers
 from .planner import greedy_offsets
-from .report import TflmArena, arena, requests_of
+from .report import OFFLINE_METADATA, TflmArena, arena, requests_of
 
 try:  # the TFLite schema's object API: LiteRT's, or the copy tflite-micro ships
     from ai_edge_litert import schema_py_generated as _schema
@@ -31,7 +32,6 @@ except ImportError:  # pragma: no cover - depends on what is installed
 
 __all__ = ["OFFLINE_METADATA", "offline_offsets", "plan_offline", "with_offline_plan", "read_offline_plan"]
 
-OFFLINE_METADATA = "OfflineMemoryAllocation"
 _STRATEGIES = ("auto", "greedy_size", "greedy_conflicts", "greedy_size_best_fit")
 
 
@@ -40,8 +40,12 @@ def plan_offline(model: Model, kernels: str = "reference", pointer_bytes: int = 
     """Offsets for TFLM's tensors and the TflmArena TFLM then needs with them.
 
     Every plan made is verified; the one with the smallest head once TFLM has placed
-    its scratch around the tensors wins (ties: the first strategy tried).
+    its scratch around the tensors wins (ties: the first strategy tried). An offline plan
+    the model already carries is not used (this one replaces it).
     """
+    if OFFLINE_METADATA in model.metadata:
+        model = dataclasses.replace(model, metadata={k: v for k, v in model.metadata.items()
+                                                     if k != OFFLINE_METADATA})
     reqs, what = requests_of(model, kernels)
     base = arena(model, kernels, pointer_bytes)
     best: Optional[Tuple[int, Dict[int, int]]] = None

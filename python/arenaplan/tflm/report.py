@@ -13,6 +13,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
+import numpy as np
+
 from ..errors import InvalidArgument, UnsupportedModel
 from ..model.model import Model
 from . import rules
@@ -154,6 +156,39 @@ def _quantization_bytes(model: Model, index: int, s: rules.Sizes) -> int:
     return _align(s.affine_quantization, s.pointer_bytes) + _align(4 + 4 * len(q.scale), s.pointer_bytes)
 
 
+#: The metadata entry TFLM reads an offline memory plan from.
+OFFLINE_METADATA = "OfflineMemoryAllocation"
+
+
+def offline_plan_of(model: Model) -> Optional[Dict[int, int]]:
+    """The offsets by tensor index of the offline memory plan ``model`` carries (its
+    "OfflineMemoryAllocation" metadata: int32 version 1, subgraph 0, the tensor count, then
+    one offset per tensor, -1 where TFLM plans the tensor itself), or None when it carries
+    none. InvalidArgument when the entry is not a plan TFLM would accept for this model (a
+    plan for another model: a different tensor count), naming what is wrong."""
+    raw = model.metadata.get(OFFLINE_METADATA)
+    if raw is None:
+        return None
+    where = f"{model.name}: its {OFFLINE_METADATA} metadata"
+    if len(raw) % 4 or len(raw) < 12:
+        raise InvalidArgument(f"{where} holds {len(raw)} bytes, not a version, a subgraph, a tensor count "
+                              f"and one int32 offset per tensor")
+    values = np.frombuffer(raw, dtype="<i4")
+    version, subgraph, count = (int(v) for v in values[:3])
+    if version != 1 or subgraph != 0:
+        raise InvalidArgument(f"{where} is version {version} for subgraph {subgraph}; TFLM reads version 1 "
+                              f"for subgraph 0")
+    if count != len(model.tensors) or len(values) != 3 + count:
+        raise InvalidArgument(f"{where} is a plan for a model of {count} tensors ({len(values) - 3} offsets); "
+                              f"this model has {len(model.tensors)} tensors: the plan belongs to another model "
+                              f"(rewrite it with ap.tflm.with_offline_plan(..., replace=True))")
+    bad = [i for i, v in enumerate(values[3:]) if v < -1]
+    if bad:
+        raise InvalidArgument(f"{where} gives tensor {bad[0]} the offset {int(values[3 + bad[0]])} "
+                              f"(offsets are >= 0, or -1 for a tensor TFLM plans itself)")
+    return {i: int(v) for i, v in enumerate(values[3:]) if v >= 0}
+
+
 def arena(model: Model, kernels: str = "reference", pointer_bytes: int = 4,
           offsets: Optional[Dict[int, int]] = None) -> TflmArena:
     """The arena TFLite Micro needs for ``model``: its kTensorArenaSize and the breakdown.
@@ -164,13 +199,17 @@ def arena(model: Model, kernels: str = "reference", pointer_bytes: int = 4,
             scratch rules, from its ``*_get_buffer_size`` functions: a prediction).
         pointer_bytes: 4 for a 32-bit target (Cortex-M; a prediction), 8 for a 64-bit
             host build (checked exactly against the pinned ``tflite-micro`` package).
-        offsets: offline offsets by tensor index (an OfflineMemoryAllocation plan).
+        offsets: offline offsets by tensor index (an OfflineMemoryAllocation plan); default
+            the plan the model file carries, if any (TFLM uses it: ``offline_plan_of``).
 
     Raises:
         UnsupportedModel: an op or type TFLM's kernels do not handle.
-        InvalidArgument: ``kernels`` or ``pointer_bytes`` not one of the above.
+        InvalidArgument: ``kernels`` or ``pointer_bytes`` not one of the above; an offline
+            plan the model carries that TFLM would refuse (another model's).
     """
     _check(model, kernels, pointer_bytes)
+    if offsets is None:
+        offsets = offline_plan_of(model)
     s = rules.sizes_for(pointer_bytes)
     allocs: List[Allocation] = []
     reqs, what = requests_of(model, kernels, offsets)

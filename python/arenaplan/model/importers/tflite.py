@@ -115,7 +115,22 @@ class _Reader:
         inputs = tuple(int(v) for v in self._ints(graph.InputsAsNumpy(), graph.InputsLength(), "inputs"))
         outputs = tuple(int(v) for v in self._ints(graph.OutputsAsNumpy(), graph.OutputsLength(), "outputs"))
         return Model(self.name, tensors, ops, inputs, outputs, source=self.source,
-                     digest=hashlib.sha256(self.data).hexdigest())
+                     digest=hashlib.sha256(self.data).hexdigest(), metadata=self._metadata(n_buffers))
+
+    def _metadata(self, n_buffers: int) -> Dict[str, bytes]:
+        """Name -> buffer bytes of the model's metadata entries (later entries of one name win,
+        as TFLite's readers take the last)."""
+        out: Dict[str, bytes] = {}
+        for k in range(self._count(self.fb.MetadataLength(), "metadata entries")):
+            md = self.fb.Metadata(k)
+            name = (md.Name() or b"").decode("utf-8", "replace")
+            b = int(md.Buffer())
+            if not 0 <= b < n_buffers:
+                raise ModelError(f"{self.source}: metadata entry {k} ({name!r}) names buffer {b}, "
+                                 f"but the model has {n_buffers}")
+            buf = self.fb.Buffers(b)
+            out[name] = buf.DataAsNumpy().tobytes() if buf.DataLength() > 0 else b""
+        return out
 
     def _ints(self, arr: Any, length: int, what: str) -> np.ndarray:
         self._count(length, what)
