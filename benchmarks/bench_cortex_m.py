@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 import arenaplan as ap
+from arenaplan.latency.sources import PROFILES
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -37,6 +38,8 @@ from shared_models import MODELS  # noqa: E402
 RESULTS = HERE / "results" / "bench_cortex_m.json"
 CPUS = ["cortex-m4", "cortex-m7", "cortex-m33"]
 ISA = "arm-dsp"
+#: the cost model that predicts each core (no M33 profile: its instructions are the M4's)
+PROFILE_OF = {"cortex-m4": "cortex-m4", "cortex-m7": "cortex-m7", "cortex-m33": "cortex-m4"}
 OP_TYPES = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
 SHORT = {"mlperf_tiny_ic_resnet8_int8": "ResNet-8", "mlperf_tiny_kws_dscnn_int8": "KWS DS-CNN",
          "mlperf_tiny_vww_mobilenetv1_025_int8": "VWW", "mlperf_tiny_sww_dscnn_int8": "SWW",
@@ -89,16 +92,35 @@ def layer_rows(name: str, model: ap.Model, work: Path, runtimes) -> list:
 
 
 def model_rows(name: str, model: ap.Model, work: Path, runtimes) -> list:
-    plans = {"size": ap.plan(model, mode="size", isa=ISA),
-             "speed": ap.plan(model, mode="speed", isa=ISA, latency="model:cortex-m4")}
+    """The size plan, the fastest plan within CMSIS-NN's scratch (budget: the size plan's
+    arena + the scratch CMSIS-NN asks) and the fastest plan, each by the Cortex-M4 cost
+    model; counted on every core and predicted by each core's cost model (M33: the M4's)."""
+    size = ap.plan(model, mode="size", isa=ISA, reference="tflm")
+    budget = size.arena_bytes + CMSIS_NN["per_inference"][name][1]
+    plans = {"size": size,
+             "cmsis_scratch": ap.plan(model, mode="balanced", budget=budget, isa=ISA, reference="tflm",
+                                      latency="model:cortex-m4"),
+             "speed": ap.plan(model, mode="speed", isa=ISA, reference="tflm", latency="model:cortex-m4")}
     counts = cortex_m.count(list(plans.values()), CPUS, runtimes, work)
     rows = []
     for (mode, p), n in zip(plans.items(), counts):
+        p.verify()
         scratch = sum(b.size for b in p.buffers if b.kind == "scratch")
+        predicted = {c: PROFILES[PROFILE_OF[c]].plan_instructions(p) for c in CPUS}
         rows.append({"model": name, "mode": mode, "arena_bytes": p.arena_bytes, "largest_scratch_bytes":
                      max((b.size for b in p.buffers if b.kind == "scratch"), default=0),
-                     "scratch_bytes_total": scratch, "instructions": n})
+                     "scratch_bytes_total": scratch, "instructions": n, "predicted_instructions": predicted,
+                     "prediction_error": {c: predicted[c] / n[c] - 1 for c in CPUS}})
     return rows
+
+
+def frontier_row(name: str, model: ap.Model) -> dict:
+    """The Cortex-M4 frontier by its cost model: points, bytes and predicted speed-up end to end."""
+    f = ap.frontier(model, target="cortex-m4", latency="model:cortex-m4")
+    pts = sorted(f.points, key=lambda p: p.arena_bytes)
+    return {"model": name, "points": len(pts), "bytes": [p.arena_bytes for p in pts],
+            "latency_s": [p.latency_s for p in pts],
+            "speedup": pts[0].latency_s / pts[-1].latency_s if pts and pts[-1].latency_s else 1.0}
 
 
 def print_layers(rows: list) -> None:
@@ -140,14 +162,22 @@ def print_ranges(rng: dict) -> None:
 
 
 def print_models(rows: list) -> None:
-    print(f"\n{'model':<12}{'plan':<7}{'arena B':>9}{'scratch B':>10}"
-          + "".join(f"{c:>14}" for c in CPUS) + f"{'CMSIS-NN M4':>13}{'CMSIS scr':>10}{'M4 ratio':>9}{'target':>12}")
+    print(f"\n{'model':<12}{'plan':<14}{'arena B':>9}{'scratch B':>10}"
+          + "".join(f"{c:>14}" for c in CPUS) + f"{'CMSIS-NN M4':>13}{'CMSIS scr':>10}{'M4 ratio':>9}{'target':>12}"
+          + "".join(f"{c[7:] + ' pred err':>13}" for c in CPUS))
     for r in rows:
         cm, scr = CMSIS_NN["per_inference"][r["model"]]
         ratio = r["instructions"]["cortex-m4"] / cm
-        print(f"{SHORT[r['model']]:<12}{r['mode']:<7}{r['arena_bytes']:>9,}{r['largest_scratch_bytes']:>10,}"
+        print(f"{SHORT[r['model']]:<12}{r['mode']:<14}{r['arena_bytes']:>9,}{r['largest_scratch_bytes']:>10,}"
               + "".join(f"{r['instructions'][c]:>14,}" for c in CPUS)
-              + f"{cm:>13,}{scr:>10,}{ratio:>8.2f}x{int(TARGET_RATIO * cm):>12,}")
+              + f"{cm:>13,}{scr:>10,}{ratio:>8.2f}x{int(TARGET_RATIO * cm):>12,}"
+              + "".join(f"{100 * r['prediction_error'][c]:>12.1f}%" for c in CPUS))
+
+
+def print_frontiers(rows: list) -> None:
+    print(f"\n{'model':<12}{'M4 frontier points':>20}{'size end B':>12}{'speed end B':>13}{'speed-up':>10}")
+    for r in rows:
+        print(f"{SHORT[r['model']]:<12}{r['points']:>20}{r['bytes'][0]:>12,}{r['bytes'][-1]:>13,}{r['speedup']:>9.2f}x")
 
 
 def main(argv=None) -> int:
@@ -160,7 +190,7 @@ def main(argv=None) -> int:
         return 1
     names = QUICK if args.quick else list(CMSIS_NN["per_inference"])
     t0 = time.perf_counter()
-    layers, models = [], []
+    layers, models, frontiers = [], [], []
     with tempfile.TemporaryDirectory(prefix="arenaplan-bench-cortex-m-") as tmp:
         tmp = Path(tmp)
         runtimes = cortex_m.runtimes(CPUS, tmp)
@@ -168,12 +198,14 @@ def main(argv=None) -> int:
             m = ap.load_tflite(MODELS / f"{name}.tflite")
             layers += layer_rows(name, m, tmp / f"{name}-layers", runtimes)
             models += model_rows(name, m, tmp / f"{name}-model", runtimes)
+            frontiers.append(frontier_row(name, m))
             print(f"{name}: counted ({time.perf_counter() - t0:.0f} s)", flush=True)
     print()
     print_layers(layers)
     rng = ranges(layers)
     print_ranges(rng)
     print_models(models)
+    print_frontiers(frontiers)
     out = RESULTS.with_name("bench_cortex_m_quick.json") if args.quick else RESULTS
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"machine": {"platform": platform.platform(), "python": sys.version.split()[0]},
@@ -181,7 +213,7 @@ def main(argv=None) -> int:
                                                         "flags": list(cortex_m.fw.ARM_CPUS[c].flags)}
                                                     for c in CPUS},
                                "cmsis_nn": CMSIS_NN, "target_ratio": TARGET_RATIO, "layers": layers,
-                               "ranges": rng, "models": models, "seconds": time.perf_counter() - t0}, indent=2))
+                               "ranges": rng, "models": models, "frontiers": frontiers, "seconds": time.perf_counter() - t0}, indent=2))
     print(f"wrote {out} ({time.perf_counter() - t0:.0f} s)")
     return 0
 

@@ -6,8 +6,12 @@ two sizes. Every variant of its op is planned, exported and counted under
 bench_cortex_m.py shares): the count is of instructions executed by one invoke, exact to
 a SysTick tick (40 instructions on these boards), not of cycles (QEMU models no pipeline).
 
-Per (op type, variant family) a line through the two sizes gives the instructions per
-MAC (the slope) and per op (the intercept: the call, the I/O copies, per-op set-up).
+Both instruction sets a Cortex-M plan can name are counted: arm-dsp (the DSP-extension
+kernels, and the portable code of ops that have none) and portable. Per (ISA, op type,
+variant family) a line through the two sizes gives the instructions per MAC (the slope)
+and per op (the intercept: the call, the I/O copies, per-op set-up); fits are keyed
+"<op>:<family>" for portable and "arm-dsp/<op>:<family>" for arm-dsp, as the cost model
+looks them up.
 These are the measured half of the Cortex-M cost model's coefficients (CostModel
 PROFILES in python/arenaplan/latency/sources.py); the cycles per instruction of each core are
 the estimated half (see there).
@@ -40,6 +44,7 @@ from reference.svdf import random_case  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "calibrate_cortex_m.json"
 CPUS = ["cortex-m4", "cortex-m7"]
+ISAS = ["portable", "arm-dsp"]
 
 
 def conv3x3(size):
@@ -107,23 +112,25 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="arenaplan-calibrate-") as tmp:
         tmp = Path(tmp)
         runtimes = cortex_m.runtimes(CPUS, tmp)
-        for case, (_, sizes) in CASES.items():
-            for size in sizes:
-                m = one_op_model(case, size)
-                found = [(k, v, plan) for k, v, plan in cortex_m.variant_plans(m) if plan.kernels[k].type != "RESHAPE"]
-                k0 = found[0][0]
-                found = [f for f in found if f[0] == k0]
-                counted = cortex_m.count([plan for _, _, plan in found], CPUS, runtimes,
-                                         tmp / f"{case}-{size}".replace(" ", "_"))
-                for (k, v, plan), counts in zip(found, counted):
-                    rows.append({"case": case, "size": size, "op": plan.kernels[k].type, "variant": v.name,
-                                 "family": family(v.name), "macs": v.macs, "scratch_bytes": v.scratch_bytes,
-                                 "instructions": counts})
-                    print(f"{case:<22}{size:>4} {v.name:<18}{v.macs:>9,} MACs  "
-                          + "  ".join(f"{n} {c:>10,}" for n, c in counts.items()), flush=True)
+        for isa in ISAS:
+            for case, (_, sizes) in CASES.items():
+                for size in sizes:
+                    m = one_op_model(case, size)
+                    found = [(k, v, plan) for k, v, plan in cortex_m.variant_plans(m, isa)
+                             if plan.kernels[k].type != "RESHAPE"]
+                    k0 = found[0][0]
+                    found = [f for f in found if f[0] == k0]
+                    counted = cortex_m.count([plan for _, _, plan in found], CPUS, runtimes,
+                                             tmp / f"{isa}-{case}-{size}".replace(" ", "_"))
+                    for (k, v, plan), counts in zip(found, counted):
+                        rows.append({"isa": isa, "case": case, "size": size, "op": plan.kernels[k].type,
+                                     "variant": v.name, "family": family(v.name), "macs": v.macs,
+                                     "scratch_bytes": v.scratch_bytes, "instructions": counts})
+                        print(f"{isa:<9}{case:<22}{size:>4} {v.name:<20}{v.macs:>9,} MACs  "
+                              + "  ".join(f"{n} {c:>10,}" for n, c in counts.items()), flush=True)
     fits = {}
-    for key in sorted({(r["op"], r["family"]) for r in rows}):
-        pts = [r for r in rows if (r["op"], r["family"]) == key]
+    for key in sorted({(r["isa"], r["op"], r["family"]) for r in rows}):
+        pts = [r for r in rows if (r["isa"], r["op"], r["family"]) == key]
         fit = {}
         for name in CPUS:
             macs = np.array([r["macs"] for r in pts], dtype=float)
@@ -132,10 +139,10 @@ def main() -> int:
                 continue
             slope, intercept = np.polyfit(macs, inst, 1)
             fit[name] = {"instructions_per_mac": float(slope), "instructions_per_op": float(intercept)}
-        fits[f"{key[0]}:{key[1]}"] = fit
-    print(f"\n{'op:family':<32}" + "".join(f"{n + ' instr/MAC':>20}{'instr/op':>10}" for n in CPUS))
+        fits[("" if key[0] == "portable" else f"{key[0]}/") + f"{key[1]}:{key[2]}"] = fit
+    print(f"\n{'[isa/]op:family':<40}" + "".join(f"{n + ' instr/MAC':>20}{'instr/op':>10}" for n in CPUS))
     for key, fit in fits.items():
-        print(f"{key:<32}" + "".join(f"{fit[n]['instructions_per_mac']:>20.2f}{fit[n]['instructions_per_op']:>10,.0f}"
+        print(f"{key:<40}" + "".join(f"{fit[n]['instructions_per_mac']:>20.2f}{fit[n]['instructions_per_op']:>10,.0f}"
                                       if n in fit else f"{'':>30}" for n in CPUS))
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps({"rows": rows, "fits": fits}, indent=2))

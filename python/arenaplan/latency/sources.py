@@ -430,8 +430,10 @@ class TargetProfile:
 
     cycles(op, variant) = overhead_cycles + macs * cycles_per_mac[key]
                           + scratch_bytes * cycles_per_scratch_byte
-    where key is "<op type>:<variant family>" ("CONV_2D:im2col"), else the family alone
-    ("direct", "im2col", "gemm_1x1", "padded_rows", "exp_cache", ...), else "default".
+    where key is "<isa>/<op type>:<variant family>" ("arm-dsp/CONV_2D:im2col_cols": the
+    figure of that ISA's code), else "<op type>:<variant family>" ("CONV_2D:im2col": the
+    portable code's, which an ISA without code of its own for the op runs), else the family
+    alone ("direct", "im2col", "gemm_1x1", ...), else "default".
     A variant's family is its name without the block-size suffix; its MACs are the
     multiply-accumulates (elements for element-wise ops and SOFTMAX).
     """
@@ -442,6 +444,9 @@ class TargetProfile:
     cycles_per_scratch_byte: float
     overhead_cycles: float
     source: str = ""
+    #: the estimated cycles per instruction the instruction counts were scaled by (1: the
+    #: figures are cycles)
+    cycles_per_instruction: float = 1.0
 
     def family(self, variant: Variant) -> str:
         """The variant's kind name without its param ("im2col_rows_12" -> "im2col_rows"), as
@@ -451,7 +456,7 @@ class TargetProfile:
     def per_mac(self, kernel: OpKernel, variant: Variant) -> float:
         """Cycles per MAC of ``variant`` of ``kernel``'s op (see the class docstring)."""
         family = self.family(variant)
-        for key in (f"{kernel.type}:{family}", family, "default"):
+        for key in (f"{variant.isa}/{kernel.type}:{family}", f"{kernel.type}:{family}", family, "default"):
             if key in self.cycles_per_mac:
                 return self.cycles_per_mac[key]
         raise InvalidArgument(f"cost model {self.name!r} has no 'default' cycles per MAC")
@@ -460,6 +465,15 @@ class TargetProfile:
         per_mac = self.per_mac(kernel, variant)
         return (self.overhead_cycles + variant.macs * per_mac
                 + variant.scratch_bytes * self.cycles_per_scratch_byte)
+
+    def instructions(self, kernel: OpKernel, variant: Variant) -> float:
+        """The instructions the model predicts for one run of ``variant`` (what QEMU counts)."""
+        return self.cycles(kernel, variant) / self.cycles_per_instruction
+
+    def plan_instructions(self, plan) -> float:
+        """Predicted instructions of one inference of ``plan`` (its chosen variants)."""
+        return sum(self.instructions(k, k.variant(name)) for k, name in zip(plan.kernels, plan.choices)
+                   if k is not None and name is not None)
 
 
 # Coefficients: what each core executes, measured; how fast it executes it, estimated.
@@ -510,7 +524,7 @@ def _calibrated(name: str, clock_hz: float, counted_on: str) -> TargetProfile:
         name, clock_hz, {k: round(v * cpi, 3) for k, v in _INSTRUCTIONS_PER_MAC[counted_on].items()},
         cycles_per_scratch_byte=0.0, overhead_cycles=_INSTRUCTIONS_PER_OP * cpi,
         source=f"instructions counted under QEMU ({counted_on} build) x {cpi} cycles per "
-               f"instruction (estimated)")
+               f"instruction (estimated)", cycles_per_instruction=cpi)
 
 
 PROFILES: Dict[str, TargetProfile] = {
