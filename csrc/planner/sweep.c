@@ -40,7 +40,8 @@ typedef struct sw_node {
 typedef struct sw_tree {
     sw_node *node;
     uint32_t root;
-    uint32_t free_list;   /* unused nodes, linked through .left */
+    uint32_t free_list;   /* nodes given back, linked through .left */
+    uint32_t unused;      /* nodes [unused, capacity) never taken: their pages stay untouched */
     uint64_t seed;
 } sw_tree;
 
@@ -101,7 +102,11 @@ static uint32_t merge(sw_tree *t, uint32_t a, uint32_t b)
 static uint32_t new_node(sw_tree *t, size_t begin, size_t end)
 {
     uint32_t x = t->free_list;
-    t->free_list = t->node[x].left;
+    if (x != NIL) {
+        t->free_list = t->node[x].left;
+    } else {
+        x = t->unused++;
+    }
     t->node[x].begin = begin;
     t->node[x].end = end;
     t->node[x].longest = end - begin;
@@ -154,11 +159,55 @@ static uint32_t rightmost(const sw_tree *t, uint32_t x)
     return x;
 }
 
-/* Take [at, at + size) out of free range g. */
+/* Longest paths the in-place updates follow (a treap's depth is about 2 ln n: 128 is never
+   reached in practice; a deeper path takes the split-and-merge way). */
+#define SW_PATH_MAX 128
+
+/* Recompute `longest` on path[depth - 1], then its ancestors up to the root. */
+static void pull_path(sw_tree *t, const uint32_t *path, int depth)
+{
+    while (depth-- > 0) {
+        pull(t, path[depth]);
+    }
+}
+
+/* The nodes from the root to the range that starts at `begin`: their count, or 0 when the
+   path is longer than SW_PATH_MAX. */
+static int path_to(const sw_tree *t, size_t begin, uint32_t path[SW_PATH_MAX])
+{
+    uint32_t x = t->root;
+    int depth = 0;
+    while (x != NIL && depth < SW_PATH_MAX) {
+        path[depth++] = x;
+        if (t->node[x].begin == begin) {
+            return depth;
+        }
+        x = begin < t->node[x].begin ? t->node[x].left : t->node[x].right;
+    }
+    return 0;
+}
+
+/* Take [at, at + size) out of free range g. Ranges are disjoint, so a range that shrinks
+   keeps its place in address order: that is done in place, with `longest` refreshed up
+   its path (the common case: an aligned size taken from a range's start). A range that
+   splits in two or vanishes goes through split and merge. */
 static void take(sw_tree *t, uint32_t g, size_t at, size_t size)
 {
     size_t begin = t->node[g].begin, end = t->node[g].end;
-    uint32_t l, mid, r;
+    uint32_t l, mid, r, path[SW_PATH_MAX];
+    int only_one_side = (at == begin) != (end - at == size);
+    if (only_one_side && end - begin > size) {
+        int depth = path_to(t, begin, path);
+        if (depth > 0) {
+            if (at == begin) {
+                t->node[g].begin = at + size;
+            } else {
+                t->node[g].end = at;
+            }
+            pull_path(t, path, depth);
+            return;
+        }
+    }
     split(t, t->root, begin, &l, &r);
     split(t, r, begin + 1, &mid, &r);
     drop_node(t, mid); /* mid == g: ranges are disjoint, so one starts at `begin` */
@@ -171,11 +220,39 @@ static void take(sw_tree *t, uint32_t g, size_t at, size_t size)
     t->root = merge(t, l, r);
 }
 
-/* Give [at, at + size) back, merged with the free ranges that touch it. */
+/* Give [at, at + size) back, merged with the free ranges that touch it. Where it touches
+   exactly one, that range grows in place (its neighbours in address order are on the
+   search path for `at`: the last node passed on the right and on the left); where it
+   touches none or both, split and merge insert or join. */
 static void give(sw_tree *t, size_t at, size_t size)
 {
     size_t begin = at, end = at + size;
-    uint32_t l, r, x;
+    uint32_t l, r, x, path[SW_PATH_MAX];
+    int depth = 0, below = -1, above = -1;
+    for (x = t->root; x != NIL && depth < SW_PATH_MAX; ++depth) {
+        path[depth] = x;
+        if (t->node[x].begin < at) {
+            below = depth;
+            x = t->node[x].right;
+        } else {
+            above = depth;
+            x = t->node[x].left;
+        }
+    }
+    if (x == NIL) {
+        int joins_below = below >= 0 && t->node[path[below]].end == at;
+        int joins_above = above >= 0 && t->node[path[above]].begin == end;
+        if (joins_below && !joins_above) {
+            t->node[path[below]].end = end;
+            pull_path(t, path, below + 1);
+            return;
+        }
+        if (joins_above && !joins_below) {
+            t->node[path[above]].begin = at;
+            pull_path(t, path, above + 1);
+            return;
+        }
+    }
     split(t, t->root, at, &l, &r);
     x = rightmost(t, l);
     if (x != NIL && t->node[x].end == at) {
@@ -223,39 +300,42 @@ static size_t place(sw_tree *t, size_t size, size_t align)
     }
 }
 
-/* Min-heap of live buffers by last op. */
+/* Min-heap of live buffers by last op: entries are (last op << 32 | position in sweep
+   order), so a comparison reads no buffer record. Buffers that die at one op come out in
+   sweep order; the free ranges they leave are the same in any order, since all of them are
+   given back before the next placement. */
 typedef struct sw_heap {
-    uint32_t *item;
+    uint64_t *item;
     size_t count;
 } sw_heap;
 
-static void heap_push(sw_heap *h, const ap_buffer *b, uint32_t i)
+static void heap_push(sw_heap *h, uint64_t key)
 {
     size_t k = h->count++;
     while (k > 0) {
         size_t up = (k - 1) / 2;
-        if (b[h->item[up]].last <= b[i].last) {
+        if (h->item[up] <= key) {
             break;
         }
         h->item[k] = h->item[up];
         k = up;
     }
-    h->item[k] = i;
+    h->item[k] = key;
 }
 
-static uint32_t heap_pop(sw_heap *h, const ap_buffer *b)
+static uint64_t heap_pop(sw_heap *h)
 {
-    uint32_t top = h->item[0], v = h->item[--h->count];
+    uint64_t top = h->item[0], v = h->item[--h->count];
     size_t k = 0;
     for (;;) {
         size_t c = 2 * k + 1;
         if (c >= h->count) {
             break;
         }
-        if (c + 1 < h->count && b[h->item[c + 1]].last < b[h->item[c]].last) {
+        if (c + 1 < h->count && h->item[c + 1] < h->item[c]) {
             ++c;
         }
-        if (b[v].last <= b[h->item[c]].last) {
+        if (v <= h->item[c]) {
             break;
         }
         h->item[k] = h->item[c];
@@ -267,12 +347,22 @@ static uint32_t heap_pop(sw_heap *h, const ap_buffer *b)
     return top;
 }
 
+/* One buffer in sweep order: what the loop reads and writes, side by side (gathered from
+   the index-ordered records once, in a loop whose loads do not wait on each other). */
+typedef struct sw_item {
+    size_t size;
+    size_t alignment;
+    size_t offset;
+    uint32_t index;
+    int32_t last;
+} sw_item;
+
 size_t ap_pl_sweep_bytes(const ap_pl_problem *p)
 {
-    /* order, the keyed sort and its scratch, the heap, and tree nodes */
+    /* the keyed sort and its scratch, the items, the heap, and tree nodes */
     size_t a, b;
-    if (!ap_pl_mul(p->n, 2 * sizeof(uint32_t) + 2 * sizeof(ap_pl_keyed), &a) || !ap_pl_mul(p->n + 2, sizeof(sw_node), &b) ||
-        !ap_pl_add(a, b, &a)) {
+    if (!ap_pl_mul(p->n, sizeof(sw_item) + sizeof(uint64_t) + 2 * sizeof(ap_pl_keyed), &a) ||
+        !ap_pl_mul(p->n + 2, sizeof(sw_node), &b) || !ap_pl_add(a, b, &a)) {
         return SIZE_MAX;
     }
     return a;
@@ -281,28 +371,25 @@ size_t ap_pl_sweep_bytes(const ap_pl_problem *p)
 ap_status ap_pl_sweep(const ap_pl_problem *p, size_t *offsets_out)
 {
     const ap_buffer *b = p->buffers;
-    uint32_t *order = (uint32_t *)ap_pl_alloc(p->n, sizeof(uint32_t));
     ap_pl_keyed *keyed = (ap_pl_keyed *)ap_pl_alloc(p->n, sizeof(ap_pl_keyed));
     ap_pl_keyed *tmp = (ap_pl_keyed *)ap_pl_alloc(p->n, sizeof(ap_pl_keyed));
+    sw_item *item = (sw_item *)ap_pl_alloc(p->n, sizeof(sw_item));
     sw_heap heap;
     sw_tree tree;
     size_t i, m = 0;
     ap_status st = AP_OK;
 
-    heap.item = (uint32_t *)ap_pl_alloc(p->n, sizeof(uint32_t));
+    heap.item = (uint64_t *)ap_pl_alloc(p->n, sizeof(uint64_t));
     heap.count = 0;
     /* free ranges never outnumber live buffers + 1; one more for take's split */
     tree.node = (sw_node *)ap_pl_alloc(p->n + 2, sizeof(sw_node));
-    if (order == NULL || keyed == NULL || tmp == NULL || heap.item == NULL || tree.node == NULL) {
+    if (keyed == NULL || tmp == NULL || item == NULL || heap.item == NULL || tree.node == NULL) {
         st = AP_ERR_OUT_OF_MEMORY;
         goto out;
     }
     tree.seed = 0x5eed5eedu;
     tree.free_list = NIL;
-    for (i = p->n + 2; i-- > 0;) {
-        tree.node[i].left = tree.free_list;
-        tree.free_list = (uint32_t)i;
-    }
+    tree.unused = 0;
     tree.root = new_node(&tree, 0, SIZE_MAX);
 
     /* by first op, larger first, then by index: two stable keyed sorts (sizes, then
@@ -321,25 +408,35 @@ ap_status ap_pl_sweep(const ap_pl_problem *p, size_t *offsets_out)
     }
     ap_pl_sort_keyed(keyed, m, tmp);
     for (i = 0; i < m; ++i) {
-        order[i] = keyed[i].index;
+        uint32_t k = keyed[i].index;
+        item[i].size = p->size[k];
+        item[i].alignment = b[k].alignment;
+        item[i].index = k;
+        item[i].last = b[k].last;
     }
     for (i = 0; i < m; ++i) {
-        uint32_t k = order[i];
-        while (heap.count > 0 && b[heap.item[0]].last < b[k].first) {
-            uint32_t dead = heap_pop(&heap, b);
-            give(&tree, offsets_out[dead], p->size[dead]);
+        uint64_t first = keyed[i].key;
+        /* heap entries: (last op << 32 | position in sweep order) */
+        while (heap.count > 0 && (heap.item[0] >> 32) < first) {
+            const sw_item *dead = &item[(uint32_t)heap_pop(&heap)];
+            give(&tree, dead->offset, dead->size);
         }
-        offsets_out[k] = place(&tree, p->size[k], b[k].alignment);
-        heap_push(&heap, b, k);
+        item[i].offset = place(&tree, item[i].size, item[i].alignment);
+        heap_push(&heap, ((uint64_t)(uint32_t)item[i].last << 32) | (uint64_t)i);
         if (ap_pl_tick(p->control, 64)) {
             st = AP_ERR_CANCELLED;
             break;
         }
     }
+    if (st == AP_OK) {
+        for (i = 0; i < m; ++i) {
+            offsets_out[item[i].index] = item[i].offset;
+        }
+    }
 out:
-    free(order);
     free(keyed);
     free(tmp);
+    free(item);
     free(heap.item);
     free(tree.node);
     return st;
