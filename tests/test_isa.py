@@ -51,11 +51,18 @@ def test_plan_files_carry_the_isa_and_refuse_one_the_build_lacks():
     d["isa"] = "arm-mve"
     with pytest.raises(ap.InvalidPlan, match="'arm-mve'.*portable, x86-avx2, arm-dsp"):
         ap.Plan.from_json(json.dumps(d), m)
-    d = json.loads(p.to_json())
+    # a file from before plans named their ISA (schema 3) holds this host's variants
+    d = json.loads(ap.plan(m, isa=HOST_ISA).to_json())
     d["schema_version"] = 3
     del d["isa"], d["reference"]
     old = ap.Plan.from_json(json.dumps(d), m)
     assert (old.isa, old.reference) == (HOST_ISA, "litert")
+    # an arm-dsp plan read as such a file names its variants as another ISA's: refused
+    d = json.loads(p.to_json())
+    d["schema_version"] = 3
+    del d["isa"], d["reference"]
+    with pytest.raises(ap.InvalidPlan, match=f"no {HOST_ISA} variant 'smlad'"):
+        ap.Plan.from_json(json.dumps(d), m)
 
 
 def test_bad_isas_name_both():

@@ -1,4 +1,4 @@
-/* FULLY_CONNECTED int8: variants, prepare, run (portable C; AVX2 row kernel dispatched). */
+/* FULLY_CONNECTED int8: variants, prepare, run (portable C; the AVX2 and arm-dsp row kernels dispatched). */
 #include "arenaplan/fully_connected.h"
 
 #include <string.h>
@@ -25,7 +25,7 @@ typedef struct fc_header {
     int32_t input_offset;
     int32_t filter_offset;
     uint32_t flags;
-    int32_t isa;          /* the ISA the blob was packed for (every ISA reads this layout today) */
+    int32_t isa;          /* the ISA the blob was packed for (every ISA reads this layout) */
 } fc_header;
 
 typedef struct fc_layout {
@@ -119,17 +119,31 @@ static ap_status fc_layout_of(const ap_fully_connected_params *p, fc_layout *l, 
     return AP_OK;
 }
 
-static int fc_variant_applies(const ap_fully_connected_params *p, int32_t kind, int32_t param)
+/* Each ISA's variants: arm-dsp has SMLAD kernels of its own, the others run "direct" (the
+   portable loop, or the AVX2 row kernel on x86-avx2). The int16 copy exists only where the
+   input has a whole group of four depths. */
+static int fc_variant_applies(const ap_fully_connected_params *p, int32_t isa, int32_t kind, int32_t param)
 {
-    (void)p;
-    return kind == AP_FULLY_CONNECTED_DIRECT && param == 0;
+    if (param != 0) {
+        return 0;
+    }
+    if (ap_ops_runs_arm_dsp(isa)) {
+        return kind == AP_FULLY_CONNECTED_SMLAD || (kind == AP_FULLY_CONNECTED_SMLAD_X16 && p->input_depth >= FC_DEPTH);
+    }
+    return kind == AP_FULLY_CONNECTED_DIRECT;
 }
 
 static ap_status fc_variant_scratch(const ap_fully_connected_params *p, int32_t kind, int32_t param,
                                     size_t *bytes, size_t *alignment, uint32_t *count, ap_error *error)
 {
-    (void)p, (void)kind, (void)param, (void)bytes, (void)alignment, (void)error;
+    (void)param, (void)error;
     *count = 0;
+    if (kind == AP_FULLY_CONNECTED_SMLAD_X16) {
+        /* two int16 words per whole group: input_depth <= FC_MAX_DEPTH, no overflow */
+        bytes[0] = 2 * (size_t)(p->input_depth / FC_DEPTH) * FC_DEPTH;
+        alignment[0] = 4;
+        *count = 1;
+    }
     return AP_OK;
 }
 
@@ -141,16 +155,28 @@ ap_status ap_fully_connected_s8_variants(const ap_fully_connected_params *params
     if (st != AP_OK) {
         return st;
     }
-    ap_variant found[1];
+    if (ap_isa_name(isa) == NULL) {
+        return AP_OPS_INVALID(error_out, FC_OP ": %d is not an instruction set (ap_isa)", (int)isa);
+    }
+    /* least scratch first */
+    static const struct { int32_t kind; const char *name; } kinds[] = {
+        {AP_FULLY_CONNECTED_DIRECT, "direct"},
+        {AP_FULLY_CONNECTED_SMLAD, "smlad"},
+        {AP_FULLY_CONNECTED_SMLAD_X16, "smlad_x16"},
+    };
+    ap_variant found[3];
     size_t bytes[AP_MAX_SCRATCH], align[AP_MAX_SCRATCH];
     uint32_t count;
     uint32_t n = 0;
-    if (fc_variant_applies(params, AP_FULLY_CONNECTED_DIRECT, 0)) {
-        if ((st = fc_variant_scratch(params, AP_FULLY_CONNECTED_DIRECT, 0, bytes, align, &count, error_out)) != AP_OK) {
+    const uint64_t macs = (uint64_t)params->batches * (uint64_t)params->output_depth * (uint64_t)params->input_depth;
+    for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); ++k) {
+        if (!fc_variant_applies(params, (int32_t)isa, kinds[k].kind, 0)) {
+            continue;
+        }
+        if ((st = fc_variant_scratch(params, kinds[k].kind, 0, bytes, align, &count, error_out)) != AP_OK) {
             return st;
         }
-        uint64_t macs = (uint64_t)params->batches * (uint64_t)params->output_depth * (uint64_t)params->input_depth;
-        ap_ops_variant_set(&found[n++], AP_FULLY_CONNECTED_DIRECT, 0, "direct", count, bytes, align, macs, 0);
+        ap_ops_variant_set(&found[n++], kinds[k].kind, 0, kinds[k].name, count, bytes, align, macs, 0);
     }
     return ap_ops_variants_out(found, n, isa, variants_out, capacity, count_out, FC_OP, error_out);
 }
@@ -293,9 +319,9 @@ ap_status ap_fully_connected_s8_run(const ap_fully_connected_params *params,
     if ((st = fc_check_requant(params, error_out)) != AP_OK) {
         return st;
     }
-    if (!fc_variant_applies(params, variant->kind, variant->param)) {
-        return AP_OPS_INVALID(error_out, FC_OP ": variant kind %d param %d does not apply",
-                              (int)variant->kind, (int)variant->param);
+    if (!fc_variant_applies(params, variant->isa, variant->kind, variant->param)) {
+        return AP_OPS_INVALID(error_out, FC_OP ": variant kind %d param %d is not one of the %s variants",
+                              (int)variant->kind, (int)variant->param, ap_isa_name(variant->isa));
     }
     size_t need[AP_MAX_SCRATCH], align[AP_MAX_SCRATCH];
     uint32_t need_count;
@@ -303,12 +329,19 @@ ap_status ap_fully_connected_s8_run(const ap_fully_connected_params *params,
         (st = ap_ops_check_scratch(FC_OP, variant->name, need, need_count, scratch, scratch_count, error_out)) != AP_OK) {
         return st;
     }
+    if (need_count > 0 && ((uintptr_t)scratch[0].data & (align[0] - 1)) != 0) {
+        return ap_ops_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_BUFFER, 0, align[0], 0,
+                           FC_OP " variant '%s': scratch buffer 0 must be %llu-byte aligned", variant->name,
+                           (unsigned long long)align[0]);
+    }
     fc_layout l = {0, 0, 0, 0, 0};
     if ((st = fc_layout_of(params, &l, error_out)) != AP_OK) {
         return st;
     }
     const uint8_t *base = (const uint8_t *)prepared;
     const int use_avx2 = ap_ops_runs_avx2(variant->isa);
+    const int use_dsp = ap_ops_runs_arm_dsp(variant->isa);
+    uint32_t *widened = variant->kind == AP_FULLY_CONNECTED_SMLAD_X16 ? (uint32_t *)scratch[0].data : NULL;
     for (int32_t b = 0; b < params->batches; ++b) {
         ap_fc_row r;
         r.input = input + (size_t)b * (size_t)params->input_depth;
@@ -329,7 +362,9 @@ ap_status ap_fully_connected_s8_run(const ap_fully_connected_params *params,
         r.real_scale = params->real_scale;
         r.no_min_weight = (h.flags & FC_FLAG_NO_MIN_WEIGHT) != 0;
         r.out = output + (size_t)b * (size_t)params->output_depth;
-        if (use_avx2) {
+        if (use_dsp) {
+            ap_fc_row_arm_dsp(&r, widened);
+        } else if (use_avx2) {
 #if AP_OPS_HAVE_AVX2
             ap_fc_row_avx2(&r);
 #endif

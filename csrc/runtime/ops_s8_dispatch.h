@@ -67,6 +67,9 @@ typedef struct ap_fc_row {
 } ap_fc_row;
 
 void ap_fc_row_avx2(const ap_fc_row *row);
+/* arm-dsp (fully_connected_s8_arm_dsp.c): widened NULL, or 2 * (input_depth / 4) words of
+   scratch for the input's int16 lanes. */
+void ap_fc_row_arm_dsp(const ap_fc_row *row, uint32_t *widened);
 
 /* Elementwise rows: n outputs, inputs advance by stride_a / stride_b (0 or 1);
    the parameters are the op's own (shapes unused here). */

@@ -68,11 +68,11 @@ class Case:
     def reference(self):
         return ops.fully_connected(self.x, self.wt, self.bias, **self.kw)
 
-    def run(self, variant):
+    def run(self, variant, short=None):
         ffi, lib = self.ffi, self.lib
         inp = guarded_from(ffi, self.x)
         out = Guarded(ffi, int(np.prod(self.out_shape)), fill=0x33)
-        scr, bufs = scratch_for(ffi, variant)
+        scr, bufs = scratch_for(ffi, variant, short=short)
         err = ffi.new("ap_error *")
         status = lib.ap_fully_connected_s8_run(self.params, variant, self.prepared.ptr,
                                                ffi.cast("int8_t *", inp.ptr), ffi.cast("int8_t *", out.ptr),
@@ -81,19 +81,36 @@ class Case:
         return status, out.view(np.int8).reshape(self.out_shape).copy(), err
 
 
+#: Each ISA's variant list (arm-dsp: its SMLAD kernels; the int16 input copy where the
+#: input has a whole group of four depths).
+NAMES = {"portable": ["direct"], "x86-avx2": ["direct"], "arm-dsp": ["smlad", "smlad_x16"]}
+
+
+def isa_variants(ffi, lib, params, isa):
+    return variants(ffi, lib, lib.ap_fully_connected_s8_variants, params, isa=isa)
+
+
 def check_all(case):
+    """Every variant of every ISA this host runs, each with exactly its scratch between guard
+    bytes (case.run), and with one byte too few."""
     ffi, lib = case.ffi, case.lib
     expected = case.reference()
-    vs = variants(ffi, lib, lib.ap_fully_connected_s8_variants, case.params)
-    assert [variant_name(ffi, v) for v in vs] == ["direct"]
     p = case.params
-    assert vs[0].macs == p.batches * p.input_depth * p.output_depth and vs[0].scratch_count == 0
     for level in cpu_levels(lib):
-        with cpu(lib, level):
-            for v in vs:
-                status, got, err = case.run(v)
-                assert status == lib.AP_OK, message(ffi, err)
-                np.testing.assert_array_equal(got, expected, err_msg=f"cpu={level}")
+        name = ffi.string(lib.ap_isa_name(level)).decode()
+        vs = isa_variants(ffi, lib, p, level)
+        want = [n for n in NAMES[name] if n != "smlad_x16" or p.input_depth >= 4]
+        assert [variant_name(ffi, v) for v in vs] == want
+        for v in vs:
+            assert v.macs == p.batches * p.input_depth * p.output_depth and v.isa == level
+            assert v.scratch_count == (variant_name(ffi, v) == "smlad_x16")
+            status, got, err = case.run(v)
+            assert status == lib.AP_OK, message(ffi, err)
+            np.testing.assert_array_equal(got, expected, err_msg=f"{name} {variant_name(ffi, v)}")
+            if v.scratch_count:
+                assert v.scratch[0].bytes == 2 * (p.input_depth // 4) * 4
+                status, _, err = case.run(v, short=0)
+                assert status == lib.AP_ERR_SCRATCH_TOO_SMALL and "needs" in message(ffi, err)
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -216,6 +233,18 @@ def test_bad_input(ffi, lib):
     assert run(variant=bad) == lib.AP_ERR_INVALID_ARGUMENT
     garbage = Guarded(ffi, case.prepared.nbytes, fill=0)
     assert run(prepared=garbage.ptr) == lib.AP_ERR_INVALID_ARGUMENT
+    # a variant of another ISA's list is refused, naming the ISA whose list it is not in
+    other = ffi.new("ap_variant *", v[0])
+    other.isa = lib.AP_ISA_ARM_DSP
+    assert run(variant=other) == lib.AP_ERR_INVALID_ARGUMENT and "arm-dsp variants" in message(ffi, err)
+    # the int16 copy's scratch must be word-aligned
+    x16 = isa_variants(ffi, lib, p, lib.AP_ISA_ARM_DSP)[1]
+    assert variant_name(ffi, x16) == "smlad_x16"
+    buf = Guarded(ffi, int(x16.scratch[0].bytes) + 1)
+    scr = ffi.new("ap_scratch[]", 1)
+    scr[0].data, scr[0].bytes = ffi.cast("char *", buf.ptr) + 1, x16.scratch[0].bytes
+    assert lib.ap_fully_connected_s8_run(p, x16, case.prepared.ptr, x, out, scr, 1, err) == lib.AP_ERR_INVALID_ARGUMENT
+    assert "aligned" in message(ffi, err)
 
 
 # ---- real layers: LiteRT reference kernels on the shared models ----
@@ -262,8 +291,7 @@ def test_litert_layers_bit_exact(ffi, lib):
         assert lib.ap_fully_connected_s8_prepare(p, lib.AP_ISA_PORTABLE, ffi.from_buffer("int8_t[]", wt), b, case.prepared.ptr, size[0],
                                                  err) == lib.AP_OK
         for level in cpu_levels(lib):
-            with cpu(lib, level):
-                v = variants(ffi, lib, lib.ap_fully_connected_s8_variants, p)[0]
+            for v in isa_variants(ffi, lib, p, level):
                 status, got, err = case.run(v)
                 assert status == lib.AP_OK, message(ffi, err)
-                np.testing.assert_array_equal(got, expected, err_msg=f"{layer.name} cpu={level}")
+                np.testing.assert_array_equal(got, expected, err_msg=f"{layer.name} isa={level} {variant_name(ffi, v)}")

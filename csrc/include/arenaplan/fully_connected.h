@@ -41,7 +41,10 @@ extern "C" {
 
 /** Variant kinds of FULLY_CONNECTED (stable values). */
 typedef enum ap_fully_connected_kind {
-    AP_FULLY_CONNECTED_DIRECT = 0
+    AP_FULLY_CONNECTED_DIRECT = 0,     /* portable and x86-avx2: no scratch */
+    AP_FULLY_CONNECTED_SMLAD = 1,      /* arm-dsp: four rows at a time with SMLAD, no scratch */
+    AP_FULLY_CONNECTED_SMLAD_X16 = 2   /* arm-dsp: the same over an int16 copy of the input
+                                          (scratch: 2 * input_depth rounded down to 4 bytes) */
 } ap_fully_connected_kind;
 
 /**

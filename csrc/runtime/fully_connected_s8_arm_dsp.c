@@ -1,0 +1,110 @@
+/*
+ * FULLY_CONNECTED int8, arm-dsp: one batch row against the packed filter with SMLAD.
+ *
+ * The blob is the portable one ([block of 8 rows][group of 4 depths][8 rows][4 bytes]), so
+ * a group of four consecutive weights of one row is one word, and the four rows of half a
+ * block lie in one 16-byte run. Four depths of the input become two words of int16 lanes,
+ * SXTB16 (bytes 0 and 2) and SXTB16 ROR 8 (bytes 1 and 3); each weight word is split the
+ * same way, so two SMLADs take its four products. Four rows share each input word: per 16
+ * multiply-adds, 4 + 1 loads, 10 extensions and 8 SMLADs. The "smlad_x16" variant does the
+ * input's extension once per row into scratch (two words per group), which saves the input
+ * load and two extensions per group of four rows.
+ *
+ * The sums wrap in 32 bits exactly as the portable kernel's do; the input offset is folded
+ * into the blob's bias and the filter offset into row_term, so the output is the portable
+ * kernel's bit for bit, under either rounding reference (requantisation as there: a Q31
+ * multiply in integers for "tflm", LiteRT's double scales for "litert").
+ */
+#include <stdint.h>
+
+#include "arm_dsp.h"
+#include "fixedpoint.h"
+#include "ops_s8_common.h"
+#include "ops_s8_dispatch.h"
+
+#define FC_ROWS 8  /* rows per packed block (fully_connected_s8.c) */
+#define FC_DEPTH 4 /* depths per packed group */
+#define FC_TILE 4  /* rows this kernel accumulates at once */
+
+/* Requantise one accumulator of output row o. */
+static int8_t fc_dsp_requant(const ap_fc_row *r, int32_t o, int32_t acc)
+{
+    const ap_requant *rq = r->requant;
+    const int32_t i = rq->per_channel ? o : 0;
+    acc = ap_ops_wrap_add(ap_ops_wrap_add(acc, r->row_term), r->bias[o]);
+    if (r->real_scale != NULL) {
+        return ap_ops_requant_double(acc, r->real_scale[i], rq->output_offset, rq->activation_min,
+                                     rq->activation_max);
+    }
+    int32_t v = ap_fp_multiply_by_quantized_multiplier(acc, rq->multiplier[i], rq->shift[i]) + rq->output_offset;
+    return (int8_t)ap_ops_clamp(v, rq->activation_min, rq->activation_max);
+}
+
+/* widened: NULL, or 2 * (input_depth / 4) words: the input's groups as (SXTB16, SXTB16 ROR 8). */
+void ap_fc_row_arm_dsp(const ap_fc_row *r, uint32_t *widened)
+{
+    const size_t dp = (size_t)r->depth_padded;
+    const int32_t groups = r->input_depth / FC_DEPTH;
+    const int32_t tail = groups * FC_DEPTH;
+    if (widened != NULL) {
+        for (int32_t g = 0; g < groups; ++g) {
+            const uint32_t x = ap_dsp_load32(r->input + FC_DEPTH * g);
+            widened[2 * g] = ap_dsp_sxtb16(x);
+            widened[2 * g + 1] = ap_dsp_sxtb16_ror8(x);
+        }
+    }
+    for (int32_t o = 0; o < r->output_depth; o += FC_TILE) {
+        /* rows o .. o + 3 exist in the blob (rows are padded to 8 with zero weights) */
+        const int8_t *w = r->packed + (size_t)(o / FC_ROWS) * FC_ROWS * dp + (size_t)(o % FC_ROWS) * FC_DEPTH;
+        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+        if (widened != NULL) {
+            const uint32_t *x = widened;
+            for (int32_t g = 0; g < groups; ++g, w += FC_ROWS * FC_DEPTH, x += 2) {
+                const uint32_t xe = x[0], xo = x[1];
+                uint32_t v = ap_dsp_load32(w);
+                a0 = ap_dsp_smlad(ap_dsp_sxtb16(v), xe, a0);
+                a0 = ap_dsp_smlad(ap_dsp_sxtb16_ror8(v), xo, a0);
+                v = ap_dsp_load32(w + 4);
+                a1 = ap_dsp_smlad(ap_dsp_sxtb16(v), xe, a1);
+                a1 = ap_dsp_smlad(ap_dsp_sxtb16_ror8(v), xo, a1);
+                v = ap_dsp_load32(w + 8);
+                a2 = ap_dsp_smlad(ap_dsp_sxtb16(v), xe, a2);
+                a2 = ap_dsp_smlad(ap_dsp_sxtb16_ror8(v), xo, a2);
+                v = ap_dsp_load32(w + 12);
+                a3 = ap_dsp_smlad(ap_dsp_sxtb16(v), xe, a3);
+                a3 = ap_dsp_smlad(ap_dsp_sxtb16_ror8(v), xo, a3);
+            }
+        } else {
+            const int8_t *in = r->input;
+            for (int32_t g = 0; g < groups; ++g, w += FC_ROWS * FC_DEPTH, in += FC_DEPTH) {
+                const uint32_t xw = ap_dsp_load32(in);
+                const uint32_t xe = ap_dsp_sxtb16(xw), xo = ap_dsp_sxtb16_ror8(xw);
+                uint32_t v = ap_dsp_load32(w);
+                a0 = ap_dsp_smlad(ap_dsp_sxtb16(v), xe, a0);
+                a0 = ap_dsp_smlad(ap_dsp_sxtb16_ror8(v), xo, a0);
+                v = ap_dsp_load32(w + 4);
+                a1 = ap_dsp_smlad(ap_dsp_sxtb16(v), xe, a1);
+                a1 = ap_dsp_smlad(ap_dsp_sxtb16_ror8(v), xo, a1);
+                v = ap_dsp_load32(w + 8);
+                a2 = ap_dsp_smlad(ap_dsp_sxtb16(v), xe, a2);
+                a2 = ap_dsp_smlad(ap_dsp_sxtb16_ror8(v), xo, a2);
+                v = ap_dsp_load32(w + 12);
+                a3 = ap_dsp_smlad(ap_dsp_sxtb16(v), xe, a3);
+                a3 = ap_dsp_smlad(ap_dsp_sxtb16_ror8(v), xo, a3);
+            }
+        }
+        /* the last input_depth % 4 depths: the input is not read past its end */
+        for (int32_t d = tail; d < r->input_depth; ++d) {
+            const int32_t x = r->input[d];
+            const int8_t *wd = w + (d - tail);
+            a0 = ap_ops_wrap_add(a0, x * wd[0]);
+            a1 = ap_ops_wrap_add(a1, x * wd[4]);
+            a2 = ap_ops_wrap_add(a2, x * wd[8]);
+            a3 = ap_ops_wrap_add(a3, x * wd[12]);
+        }
+        const int32_t acc[FC_TILE] = {a0, a1, a2, a3};
+        for (int32_t j = 0; j < FC_TILE && o + j < r->output_depth; ++j) {
+            r->out[o + j] = fc_dsp_requant(r, o + j, acc[j]);
+        }
+    }
+}
