@@ -455,16 +455,6 @@ void ap_conv2d_s8_gather(const ap_conv2d_ctx *c, size_t pixel, int8_t *dst)
     ap_conv2d_fill(dst, 0, c->k_pad - c->k);
 }
 
-static int8_t ap_conv2d_requant1(const ap_conv2d_ctx *c, size_t oc, uint32_t acc)
-{
-    size_t q = c->per_channel ? oc : 0;
-    int32_t v = (int32_t)(acc + (uint32_t)c->bias[oc]);
-    v = ap_fp_multiply_by_quantized_multiplier(v, c->multiplier[q], c->shift[q]);
-    v += c->output_offset;
-    v = v < c->act_min ? c->act_min : v;
-    v = v > c->act_max ? c->act_max : v;
-    return (int8_t)v;
-}
 
 /* One portable micro-kernel call: up to MR rows x up to NR channels from oc0, whole k. */
 typedef struct ap_conv2d_tile {
@@ -633,7 +623,13 @@ typedef struct ap_conv2d_level {
 static ap_conv2d_level ap_conv2d_select_level(int32_t isa)
 {
     ap_conv2d_level level;
-    (void)isa;  /* only x86-avx2 has code of its own today */
+    if (ap_ops_runs_arm_dsp(isa)) {
+        /* direct stays the scratch- and stack-free portable loop: gathering rows for the
+           SIMD kernel would take a stack buffer; the im2col rows variants are that, placed */
+        level.rows = ap_conv2d_s8_rows_arm_dsp;
+        level.direct = ap_conv2d_direct_portable;
+        return level;
+    }
 #if AP_CONV2D_HAVE_AVX2
     if (ap_ops_runs_avx2(isa)) {
         level.rows = ap_conv2d_s8_rows_avx2;

@@ -10,6 +10,7 @@
 
 #include "arenaplan/conv2d.h"
 
+#include "fixedpoint.h"
 #include "isa.h"
 
 /* The AVX2 micro-kernels are compiled where isa.h says; they run for x86-avx2 variants only. */
@@ -76,6 +77,18 @@ typedef struct ap_conv2d_ctx {
     int32_t output_offset, act_min, act_max;
 } ap_conv2d_ctx;
 
+/* Output channel oc of one pixel from its accumulator (mod 2^32, as TFLite's int32 wraps). */
+static inline int8_t ap_conv2d_requant1(const ap_conv2d_ctx *c, size_t oc, uint32_t acc)
+{
+    size_t q = c->per_channel ? oc : 0;
+    int32_t v = (int32_t)(acc + (uint32_t)c->bias[oc]);
+    v = ap_fp_multiply_by_quantized_multiplier(v, c->multiplier[q], c->shift[q]);
+    v += c->output_offset;
+    v = v < c->act_min ? c->act_min : v;
+    v = v > c->act_max ? c->act_max : v;
+    return (int8_t)v;
+}
+
 /*
  * The unit of work a SIMD level implements: output rows out[r][0..oc) for r < mr from im2col
  * rows a[r] (k_pad bytes each, already holding padding values; a[mr..MR-1] may repeat a
@@ -88,6 +101,11 @@ typedef void (*ap_conv2d_rows_fn)(const ap_conv2d_ctx *ctx, const int8_t *const 
 /* Write the im2col row (k_pad bytes) of global output pixel `pixel`
    (batch * pixels + y * output_w + x) to dst: padding taps hold pad_value, k >= ctx->k hold 0. */
 void ap_conv2d_s8_gather(const ap_conv2d_ctx *ctx, size_t pixel, int8_t *dst);
+
+/* arm-dsp rows (conv2d_s8_arm_dsp.c): SXTB16 + SMLAD, pixel pairs x channel pairs; stack
+   use a few words. Every build has it (arm_dsp.h). */
+void ap_conv2d_s8_rows_arm_dsp(const ap_conv2d_ctx *ctx, const int8_t *const *a, size_t mr,
+                               int8_t *out);
 
 #if AP_CONV2D_HAVE_AVX2
 /* AVX2 rows (conv2d_s8_avx2.c); call only for an x86-avx2 variant (ap_isa_check passed).

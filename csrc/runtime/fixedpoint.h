@@ -13,9 +13,13 @@ static inline int32_t ap_fp_saturating_rounding_doubling_high_mul(int32_t a, int
         return INT32_MAX;
     }
     int64_t ab = (int64_t)a * (int64_t)b;
-    int64_t nudge = ab >= 0 ? ((int64_t)1 << 30) : (1 - ((int64_t)1 << 30));
-    /* C division truncates toward zero, as gemmlowp relies on. */
-    return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
+    /* gemmlowp: (ab + nudge) / 2^31 truncated toward zero, nudge 2^30 for ab >= 0 and
+       1 - 2^30 below. For ab < 0 the sum is negative and truncating it is flooring it plus
+       2^31 - 1, so both cases are floor((ab + 2^30) / 2^31): one multiply-accumulate and an
+       arithmetic shift (a branch-free handful of instructions on a Cortex-M, not a 64-bit
+       division). Arithmetic right shift of a negative value: implementation-defined in C99,
+       arithmetic on every compiler this builds with, as below. */
+    return (int32_t)((ab + ((int64_t)1 << 30)) >> 31);
 }
 
 static inline int32_t ap_fp_rounding_divide_by_pot(int32_t x, int32_t exponent)
