@@ -479,22 +479,27 @@ class TargetProfile:
 # Coefficients: what each core executes, measured; how fast it executes it, estimated.
 #
 # Measured: instructions per MAC (per element for ADD and SOFTMAX) of this project's
-# portable C kernels (csrc/runtime, arm-none-eabi-gcc -O2, no hand-written DSP or
-# Helium code), per op type and variant family, counted by benchmarks/calibrate_cortex_m.py
-# (results/calibrate_cortex_m.json): one-op models at two sizes, exported, built with
-# the firmware harness and run under qemu-system-arm -icount (one SysTick tick per 40
-# instructions); the slope between the two sizes is the figure below, the intercepts
-# (call, set-up, per-op constants) are ~800-3,500 instructions, about 1,500 typically.
-# The im2col rows variants cost the same instructions whatever their block size (within
-# 0.1 %) and the padded-row depthwise ones within 5 %: the scratch buffer costs nothing
-# by itself (its filling is in the per-MAC figure), so cycles_per_scratch_byte is 0 and
-# ties go to the smaller scratch. SVDF's two variants (the keyword model's 64 filters,
-# memory 8, over 16 and 96 features) execute the same instructions within 0.2 %; the
-# intercept, about 15,400 (the state shift, the time step), is above the per-op constant.
+# kernels (csrc/runtime, arm-none-eabi-gcc -O2), per op type and variant family, counted
+# by benchmarks/calibrate_cortex_m.py (results/calibrate_cortex_m.json, run of 2026-12-03):
+# one-op models at two sizes, exported, built with the firmware harness and run under
+# qemu-system-arm -icount (one SysTick tick per 40 instructions); the slope between the two
+# sizes is the figure below, the intercepts (call, set-up, per-op constants) are ~1,000-
+# 3,600 instructions, about 1,500 typically. "<op>:<family>" is the portable code, which a
+# plan for the portable ISA runs and an arm-dsp plan runs where the op has no arm-dsp code
+# (depthwise, pooling, ADD, SOFTMAX, SVDF; CONV_2D's direct); "arm-dsp/<op>:<family>" is
+# the DSP-extension code (SMLAD: CONV_2D's rows kernel behind gemm_1x1 and im2col,
+# FULLY_CONNECTED's smlad kernels). The figures are of the calibration shapes (conv 3x3
+# 16 -> 16, 1x1 32 -> 16, FC 128..512 -> 32); a layer with more MACs per output needs fewer
+# per MAC (its requantisation is spread wider: KWS's 64 -> 64 1x1 counts 2.49 against
+# gemm_1x1's 3.51 here). The im2col rows variants cost the same instructions whatever their
+# block size (within 0.1 %) and the padded-row depthwise ones within 5 %: the scratch buffer
+# costs nothing by itself (its filling is in the per-MAC figure), so cycles_per_scratch_byte
+# is 0 and ties go to the smaller scratch. SVDF's two variants execute the same
+# instructions within 0.2 %; the intercept, about 14,300 (the state shift, the time step),
+# is above the per-op constant.
 #   Not measured (no one-op model builder for them yet): MUL, MAX_POOL_2D, MEAN,
 #   QUANTIZE, DEQUANTIZE, CONCATENATION, PAD ("default", set between the pooling and the
-#   element-wise figures); a 1x1 CONV_2D "direct" measured 8.2 instructions per MAC
-#   against 6.4 for 3x3, the figure used for both.
+#   element-wise figures).
 # Estimated: cycles per instruction. Cortex-M4: single issue, loads 2 cycles unless
 # pipelined back to back, taken branches 1 + 2 refill; these loops are about a third
 # loads, so ~1.3. Cortex-M7: dual issue, ~1.45x the M4's work per clock on CoreMark
@@ -503,16 +508,22 @@ class TargetProfile:
 # M4's instruction counts (no QEMU Cortex-M55 build in the harness). A board's own
 # figures (TableLatency) replace all of this.
 _INSTRUCTIONS_PER_MAC = {
-    "cortex-m4": {"CONV_2D:direct": 6.41, "CONV_2D:im2col": 4.29, "CONV_2D:im2col_rows": 4.29,
-                  "CONV_2D:gemm_1x1": 6.14, "DEPTHWISE_CONV_2D:direct": 18.5,
-                  "DEPTHWISE_CONV_2D:padded_rows": 19.6, "FULLY_CONNECTED:direct": 11.0,
-                  "AVERAGE_POOL_2D:direct": 6.9, "ADD:direct": 129.0, "SOFTMAX:direct": 458.0,
-                  "SOFTMAX:exp_cache": 267.0, "SVDF:direct": 5.93, "SVDF:fused": 5.93, "default": 20.0},
-    "cortex-m7": {"CONV_2D:direct": 6.37, "CONV_2D:im2col": 4.40, "CONV_2D:im2col_rows": 4.41,
-                  "CONV_2D:gemm_1x1": 6.28, "DEPTHWISE_CONV_2D:direct": 18.0,
-                  "DEPTHWISE_CONV_2D:padded_rows": 24.8, "FULLY_CONNECTED:direct": 11.0,
-                  "AVERAGE_POOL_2D:direct": 6.9, "ADD:direct": 133.0, "SOFTMAX:direct": 464.0,
-                  "SOFTMAX:exp_cache": 270.0, "SVDF:direct": 5.93, "SVDF:fused": 5.93, "default": 20.0},
+    "cortex-m4": {
+        "ADD:direct": 102.08, "AVERAGE_POOL_2D:direct": 6.85, "CONV_2D:direct": 6.2,
+        "CONV_2D:gemm_1x1": 5.92, "CONV_2D:im2col": 4.24, "CONV_2D:im2col_rows": 4.24,
+        "DEPTHWISE_CONV_2D:direct": 17.49, "DEPTHWISE_CONV_2D:padded_rows": 16.48,
+        "FULLY_CONNECTED:direct": 10.02, "SOFTMAX:direct": 341.67, "SOFTMAX:exp_cache": 204.17,
+        "SVDF:direct": 5.93, "SVDF:fused": 5.93, "default": 20.0, "arm-dsp/CONV_2D:gemm_1x1": 3.51,
+        "arm-dsp/CONV_2D:im2col": 2.13, "arm-dsp/CONV_2D:im2col_rows": 2.14,
+        "arm-dsp/FULLY_CONNECTED:smlad": 1.77, "arm-dsp/FULLY_CONNECTED:smlad_x16": 1.83},
+    "cortex-m7": {
+        "ADD:direct": 105.07, "AVERAGE_POOL_2D:direct": 6.86, "CONV_2D:direct": 6.14,
+        "CONV_2D:gemm_1x1": 5.98, "CONV_2D:im2col": 4.34, "CONV_2D:im2col_rows": 4.34,
+        "DEPTHWISE_CONV_2D:direct": 16.54, "DEPTHWISE_CONV_2D:padded_rows": 16.52,
+        "FULLY_CONNECTED:direct": 10.02, "SOFTMAX:direct": 338.33, "SOFTMAX:exp_cache": 204.17,
+        "SVDF:direct": 5.93, "SVDF:fused": 5.93, "default": 20.0, "arm-dsp/CONV_2D:gemm_1x1": 3.55,
+        "arm-dsp/CONV_2D:im2col": 2.16, "arm-dsp/CONV_2D:im2col_rows": 2.16,
+        "arm-dsp/FULLY_CONNECTED:smlad": 1.77, "arm-dsp/FULLY_CONNECTED:smlad_x16": 1.77},
 }
 _INSTRUCTIONS_PER_OP = 1500.0
 _CYCLES_PER_INSTRUCTION = {"cortex-m4": 1.3, "cortex-m7": 0.9, "cortex-m55": 1.1}
