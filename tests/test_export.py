@@ -152,10 +152,13 @@ def one_op_model(name: str) -> bytes:
     if name == "STRIDED_SLICE":
         from test_strided_slice import slice_model
         return slice_model((2, 3, 4, 5, 6), [1, 0, 1, 4, 5], [2, 3, 4, 0, 0], [1, 2, 2, -1, -3])
+    if name == "LEAKY_RELU":
+        from test_leaky_relu import leaky_model
+        return leaky_model(0.05, -7, 0.04, 3, 0.25, (3, 100))
     raise KeyError(name)
 
 
-ONE_OP_MODELS = ["STRIDED_SLICE"]
+ONE_OP_MODELS = ["STRIDED_SLICE", "LEAKY_RELU"]
 
 
 @pytest.mark.parametrize("op", ONE_OP_MODELS)

@@ -65,7 +65,7 @@ ap_status ap_strided_slice_s8_variants(const void *params, ap_isa isa, ap_varian
 
 ap_status ap_strided_slice_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
-    (void)isa;   /* one code for every ISA: an index walk with nothing to vectorise */
+    /* one code for every ISA: an index walk with nothing to vectorise */
     if (call == NULL) {
         return AP_OPS_INVALID(error_out, SLICE_OP ": call must not be NULL");
     }
@@ -73,6 +73,10 @@ ap_status ap_strided_slice_s8_run(const ap_op_call *call, ap_isa isa, ap_error *
     ap_status st = slice_check(p, error_out);
     if (st == AP_OK) {
         st = ap_ops_check_variant_ptr(call->variant, SLICE_OP, error_out);
+    }
+    if (st == AP_OK && call->variant->isa != (int32_t)isa) {
+        st = AP_OPS_INVALID(error_out, SLICE_OP ": variant '%s' is a %s variant; asked to run it as %s",
+                            call->variant->name, ap_isa_name(call->variant->isa), ap_isa_name(isa));
     }
     if (st != AP_OK) {
         return st;

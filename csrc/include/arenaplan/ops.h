@@ -66,7 +66,8 @@ typedef enum ap_op {
                                     [batches, cell_size]) then cell state (int16, same shape) */
     AP_OP_RELU = 17,             /* ap_relu_params, int8 in and out */
     AP_OP_SUB = 18,              /* ap_add_params (input1 - input2), two inputs; 16x8 only today */
-    AP_OP_STRIDED_SLICE = 19     /* ap_strided_slice_params, int8 in and out */
+    AP_OP_STRIDED_SLICE = 19,    /* ap_strided_slice_params, int8 in and out */
+    AP_OP_LEAKY_RELU = 20        /* ap_leaky_relu_params, int8 in and out */
 } ap_op;
 
 /** Scalar types of params fields (stable values, append-only). */
@@ -214,6 +215,36 @@ typedef struct ap_strided_slice_params {
 ap_status ap_strided_slice_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out,
                                        uint32_t capacity, uint32_t *count_out, ap_error *error_out);
 ap_status ap_strided_slice_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** Variant kinds of the int8 ops that are a function of one int8 value (LEAKY_RELU, and the
+    activations that follow it). Both may run in place (output over input). */
+typedef enum ap_unary_s8_kind {
+    AP_UNARY_S8_DIRECT = 0,   /* the op's function on every element; no scratch */
+    AP_UNARY_S8_TABLE = 1     /* the 256 outputs of every int8 input into a 256-byte scratch table,
+                                 then one lookup per element */
+} ap_unary_s8_kind;
+
+/**
+ * int8 LEAKY_RELU, TFLite's reference QuantizeLeakyRelu: with v = in - input_zero_point,
+ * out = clamp(output_zero_point + MultiplyByQuantizedMultiplier(v, identity_multiplier,
+ * identity_shift), -128, 127) for v >= 0, and with the alpha multiplier and shift for v < 0.
+ * The multipliers are QuantizeMultiplier(input_scale / output_scale) and
+ * QuantizeMultiplier(input_scale * alpha / output_scale), the quotients in float32 as
+ * LeakyReluPrepare computes them. Variant kinds: ap_unary_s8_kind.
+ */
+typedef struct ap_leaky_relu_params {
+    size_t count;                  /* elements */
+    int32_t input_zero_point;      /* [-128, 127] */
+    int32_t output_zero_point;     /* [-128, 127] */
+    int32_t identity_multiplier;   /* >= 0 */
+    int32_t identity_shift;        /* [-31, 30] */
+    int32_t alpha_multiplier;      /* >= 0 (alpha >= 0) */
+    int32_t alpha_shift;           /* [-31, 30] */
+} ap_leaky_relu_params;
+
+ap_status ap_leaky_relu_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                    uint32_t *count_out, ap_error *error_out);
+ap_status ap_leaky_relu_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /* ---- the 16x8 mode (AP_TYPES_S16X8): int16 activations, int8 weights ------------------------ */
 

@@ -665,6 +665,28 @@ def _relu(model: Model, op: Operator) -> tuple:
              "output_shift": e, "activation_min": max(-128, yz), "activation_max": 127}, (x.index,), None, None)
 
 
+def _leaky_relu(model: Model, op: Operator) -> tuple:
+    """int8 LEAKY_RELU with TFLite's LeakyReluPrepare: the identity and alpha multipliers of
+    the float32 quotients input_scale / output_scale and input_scale * alpha / output_scale."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
+    count = int(np.prod(y.shape))
+    if int(np.prod(x.shape)) != count:
+        raise _Unsupported(f"input shape {x.shape} and output shape {y.shape} differ in size")
+    xs, xz = _per_tensor(x, "input")
+    ys, yz = _per_tensor(y, "output")
+    alpha = np.float32(op.options.get("alpha", 0.2))
+    if not np.isfinite(alpha) or alpha < 0:
+        raise _Unsupported(f"alpha {float(alpha)} is not supported (it must be finite and >= 0)")
+    try:
+        mi, ei = quantize_multiplier(float(np.float32(xs) / np.float32(ys)))
+        ma, ea = quantize_multiplier(float(np.float32(np.float32(xs) * alpha) / np.float32(ys)))
+    except ArenaplanError as exc:
+        raise _Unsupported(f"the scales give no int32 multiplier ({exc})") from None
+    return ({"count": count, "input_zero_point": xz, "output_zero_point": yz, "identity_multiplier": mi,
+             "identity_shift": ei, "alpha_multiplier": ma, "alpha_shift": ea}, (x.index,), None, None)
+
+
 #: STRIDED_SLICE's axes (TFLite's reference kernel pads every slice to five).
 _SLICE_AXES = 5
 
@@ -948,7 +970,7 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
     "RESHAPE": _reshape, "SQUEEZE": _reshape, "EXPAND_DIMS": _reshape, "QUANTIZE": _quantize,
     "DEQUANTIZE": _dequantize, "CONCATENATION": _concatenation, "PAD": _pad, "PADV2": _pad,
     "MEAN": _mean, "SVDF": _svdf, "UNIDIRECTIONAL_SEQUENCE_LSTM": _lstm, "RELU": _relu,
-    "STRIDED_SLICE": _strided_slice,
+    "STRIDED_SLICE": _strided_slice, "LEAKY_RELU": _leaky_relu,
 }
 
 
