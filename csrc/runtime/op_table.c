@@ -178,6 +178,20 @@ static const ap_param_field ap_relu_fields[] = {
     AP_I32(ap_relu_params, activation_max),
 };
 
+static const ap_param_field ap_strided_slice_fields[] = {
+    AP_FIELD(ap_strided_slice_params, input_shape, AP_FIELD_INT32, AP_STRIDED_SLICE_MAX_AXES),
+    AP_FIELD(ap_strided_slice_params, begin, AP_FIELD_INT32, AP_STRIDED_SLICE_MAX_AXES),
+    AP_FIELD(ap_strided_slice_params, stride, AP_FIELD_INT32, AP_STRIDED_SLICE_MAX_AXES),
+    AP_FIELD(ap_strided_slice_params, output_shape, AP_FIELD_INT32, AP_STRIDED_SLICE_MAX_AXES),
+};
+
+static const ap_param_field ap_leaky_relu_fields[] = {
+    AP_FIELD(ap_leaky_relu_params, count, AP_FIELD_SIZE, 1), AP_I32(ap_leaky_relu_params, input_zero_point),
+    AP_I32(ap_leaky_relu_params, output_zero_point), AP_I32(ap_leaky_relu_params, identity_multiplier),
+    AP_I32(ap_leaky_relu_params, identity_shift), AP_I32(ap_leaky_relu_params, alpha_multiplier),
+    AP_I32(ap_leaky_relu_params, alpha_shift),
+};
+
 /* The 16x8 weighted ops' params: the int8 ops' window or shape fields, requant and the
    accumulator width. */
 static const ap_param_field ap_conv2d_s16_fields[] = {
@@ -528,6 +542,10 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_lstm_prepare_entry), ap_lstm_state_bytes_entry, ap_lstm_run_entry},
     {AP_ROW(AP_OP_RELU, "RELU", ap_relu_params, ap_relu_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_relu_s8_variants), NULL, NULL, NULL, NULL, ap_relu_s8_run},
+    {AP_ROW(AP_OP_STRIDED_SLICE, "STRIDED_SLICE", ap_strided_slice_params, ap_strided_slice_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_strided_slice_s8_variants), NULL, NULL, NULL, NULL, ap_strided_slice_s8_run},
+    {AP_ROW(AP_OP_LEAKY_RELU, "LEAKY_RELU", ap_leaky_relu_params, ap_leaky_relu_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_leaky_relu_s8_variants), NULL, NULL, NULL, NULL, ap_leaky_relu_s8_run},
     /* the 16x8 mode: int16 activations, int8 weights (ops.h) */
     {AP_ROW_S16X8(AP_OP_CONV2D, "CONV_2D", ap_conv2d_s16_params, ap_conv2d_s16_fields), 1, 1, 1, 1, 0,
      AP_PLAN(ap_conv2d_s16_variants), AP_PLAN(ap_conv2d_s16_prepared_size), AP_PLAN(ap_conv2d_s16_constant_counts),

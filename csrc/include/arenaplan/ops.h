@@ -65,7 +65,9 @@ typedef enum ap_op {
                                     one input; two state operands: output state (int8
                                     [batches, cell_size]) then cell state (int16, same shape) */
     AP_OP_RELU = 17,             /* ap_relu_params, int8 in and out */
-    AP_OP_SUB = 18               /* ap_add_params (input1 - input2), two inputs; 16x8 only today */
+    AP_OP_SUB = 18,              /* ap_add_params (input1 - input2), two inputs; 16x8 only today */
+    AP_OP_STRIDED_SLICE = 19,    /* ap_strided_slice_params, int8 in and out */
+    AP_OP_LEAKY_RELU = 20        /* ap_leaky_relu_params, int8 in and out */
 } ap_op;
 
 /** Scalar types of params fields (stable values, append-only). */
@@ -185,6 +187,64 @@ typedef struct ap_relu_params {
 ap_status ap_relu_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                               uint32_t *count_out, ap_error *error_out);
 ap_status ap_relu_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** Axes of STRIDED_SLICE (TFLite's reference kernel pads every slice to five). */
+enum { AP_STRIDED_SLICE_MAX_AXES = 5 };
+
+/** Variant kinds of STRIDED_SLICE. */
+typedef enum ap_strided_slice_kind {
+    AP_STRIDED_SLICE_COPY = 0   /* gather the slice into the output; no scratch, never in place */
+} ap_strided_slice_kind;
+
+/**
+ * int8 STRIDED_SLICE, TFLite's reference StridedSlice: output element (i0, .., i4) is input
+ * element (begin[a] + i_a * stride[a]) on every axis a. The begin / end masks, negative
+ * indices, clamping and shrink_axis_mask are resolved at plan time (the lowering does
+ * TFLite's StartForAxis / StopForAxis): begin is the first index read, output_shape the count
+ * per axis. A model's rank below five is padded with leading axes of size 1.
+ */
+typedef struct ap_strided_slice_params {
+    int32_t input_shape[AP_STRIDED_SLICE_MAX_AXES];    /* each >= 1 */
+    int32_t begin[AP_STRIDED_SLICE_MAX_AXES];          /* first index read, [0, input_shape) */
+    int32_t stride[AP_STRIDED_SLICE_MAX_AXES];         /* non-zero; negative walks backwards */
+    int32_t output_shape[AP_STRIDED_SLICE_MAX_AXES];   /* >= 1; the last index read,
+                                                          begin + (output_shape - 1) * stride,
+                                                          also lies in [0, input_shape) */
+} ap_strided_slice_params;
+
+ap_status ap_strided_slice_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                       uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_strided_slice_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** Variant kinds of the int8 ops that are a function of one int8 value (LEAKY_RELU, and the
+    activations that follow it). Both may run in place (output over input). */
+typedef enum ap_unary_s8_kind {
+    AP_UNARY_S8_DIRECT = 0,   /* the op's function on every element; no scratch */
+    AP_UNARY_S8_TABLE = 1     /* the 256 outputs of every int8 input into a 256-byte scratch table,
+                                 then one lookup per element */
+} ap_unary_s8_kind;
+
+/**
+ * int8 LEAKY_RELU, TFLite's reference QuantizeLeakyRelu: with v = in - input_zero_point,
+ * out = clamp(output_zero_point + MultiplyByQuantizedMultiplier(v, identity_multiplier,
+ * identity_shift), -128, 127) for v >= 0, and with the alpha multiplier and shift for v < 0.
+ * The multipliers are QuantizeMultiplier(input_scale / output_scale) and
+ * QuantizeMultiplier(input_scale * alpha / output_scale), the quotients in float32 as
+ * LeakyReluPrepare computes them. Variant kinds: ap_unary_s8_kind.
+ */
+typedef struct ap_leaky_relu_params {
+    size_t count;                  /* elements */
+    int32_t input_zero_point;      /* [-128, 127] */
+    int32_t output_zero_point;     /* [-128, 127] */
+    int32_t identity_multiplier;   /* >= 0 */
+    int32_t identity_shift;        /* [-31, 30] */
+    int32_t alpha_multiplier;      /* >= 0 (alpha >= 0) */
+    int32_t alpha_shift;           /* [-31, 30] */
+} ap_leaky_relu_params;
+
+ap_status ap_leaky_relu_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                    uint32_t *count_out, ap_error *error_out);
+ap_status ap_leaky_relu_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /* ---- the 16x8 mode (AP_TYPES_S16X8): int16 activations, int8 weights ------------------------ */
 

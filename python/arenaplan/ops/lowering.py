@@ -665,6 +665,104 @@ def _relu(model: Model, op: Operator) -> tuple:
              "output_shift": e, "activation_min": max(-128, yz), "activation_max": 127}, (x.index,), None, None)
 
 
+def _leaky_relu(model: Model, op: Operator) -> tuple:
+    """int8 LEAKY_RELU with TFLite's LeakyReluPrepare: the identity and alpha multipliers of
+    the float32 quotients input_scale / output_scale and input_scale * alpha / output_scale."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
+    count = int(np.prod(y.shape))
+    if int(np.prod(x.shape)) != count:
+        raise _Unsupported(f"input shape {x.shape} and output shape {y.shape} differ in size")
+    xs, xz = _per_tensor(x, "input")
+    ys, yz = _per_tensor(y, "output")
+    alpha = np.float32(op.options.get("alpha", 0.2))
+    if not np.isfinite(alpha) or alpha < 0:
+        raise _Unsupported(f"alpha {float(alpha)} is not supported (it must be finite and >= 0)")
+    try:
+        mi, ei = quantize_multiplier(float(np.float32(xs) / np.float32(ys)))
+        ma, ea = quantize_multiplier(float(np.float32(np.float32(xs) * alpha) / np.float32(ys)))
+    except ArenaplanError as exc:
+        raise _Unsupported(f"the scales give no int32 multiplier ({exc})") from None
+    return ({"count": count, "input_zero_point": xz, "output_zero_point": yz, "identity_multiplier": mi,
+             "identity_shift": ei, "alpha_multiplier": ma, "alpha_shift": ea}, (x.index,), None, None)
+
+
+#: STRIDED_SLICE's axes (TFLite's reference kernel pads every slice to five).
+_SLICE_AXES = 5
+
+
+def _slice_vector(model: Model, op: Operator, position: int, what: str, rank: int) -> List[int]:
+    t = _tensor(model, _operand(op.inputs, position), what, "int32", constant=True)
+    values = [int(v) for v in np.asarray(t.data).reshape(-1)]
+    if len(values) != rank:
+        raise _Unsupported(f"{what} tensor {t.index} has {len(values)} values for an input of rank {rank}")
+    return values
+
+
+def _strided_slice(model: Model, op: Operator) -> tuple:
+    """int8 STRIDED_SLICE with TFLite's StartForAxis / StopForAxis (strided_slice_logic.h):
+    the begin and end masks, negative indices, clamping and shrink_axis_mask resolved into a
+    first index and a count per axis. The ellipsis and new-axis masks, which TFLite Micro's
+    kernel does not read, and offset are refused."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
+    rank = len(x.shape)
+    if not 1 <= rank <= _SLICE_AXES:
+        raise _Unsupported(f"input has rank {rank}; 1 to {_SLICE_AXES} are supported")
+    if any(int(d) < 1 for d in x.shape):
+        raise _Unsupported(f"input has shape {tuple(x.shape)}: every dimension must be at least 1")
+    opts = op.options
+    for name in ("ellipsis_mask", "new_axis_mask"):
+        if int(opts.get(name, 0) or 0):
+            raise _Unsupported(f"{name} {opts[name]} is not supported (TFLite Micro's kernel runs the "
+                               "begin, end and shrink-axis masks only)")
+    if opts.get("offset", False):
+        raise _Unsupported("offset (end taken relative to begin) is not supported")
+    begin = _slice_vector(model, op, 1, "begin", rank)
+    end = _slice_vector(model, op, 2, "end", rank)
+    strides = _slice_vector(model, op, 3, "strides", rank) if len(op.inputs) > 3 and op.inputs[3] >= 0 \
+        else [1] * rank
+    begin_mask, end_mask = int(opts.get("begin_mask", 0) or 0), int(opts.get("end_mask", 0) or 0)
+    shrink_mask = int(opts.get("shrink_axis_mask", 0) or 0)
+    big = 2 ** 31 - 1
+    firsts, counts, kept = [], [], []
+    for a in range(rank):
+        size, stride = int(x.shape[a]), strides[a]
+        if stride == 0:
+            raise _Unsupported(f"stride 0 on axis {a}")
+        start = begin[a]
+        if begin_mask & (1 << a):
+            start = -big - 1 if stride > 0 else big
+        if start < 0:
+            start += size
+        start = min(max(start, 0), size) if stride > 0 else min(max(start, -1), size - 1)
+        if shrink_mask & (1 << a):
+            if stride < 0:
+                raise _Unsupported(f"shrink_axis_mask on axis {a} with stride {stride}: TFLite's reference "
+                                   "kernel walks from begin to begin + 1 and reads nothing (its output is "
+                                   "undefined); a shrunk axis needs a positive stride")
+            stop = start + 1
+        else:
+            stop = end[a]
+            if end_mask & (1 << a):
+                stop = big if stride > 0 else -big - 1
+            if stop < 0:
+                stop += size
+            stop = min(max(stop, 0), size) if stride > 0 else min(max(stop, -1), size - 1)
+        count = max(0, -(-(stop - start) // stride))
+        if count < 1:
+            raise _Unsupported(f"axis {a} selects no elements (begin {begin[a]}, end {end[a]}, stride "
+                               f"{stride}); empty outputs are not supported")
+        firsts.append(start)
+        counts.append(count)
+        if not shrink_mask & (1 << a):
+            kept.append(count)
+    _expect_shape(model, y.index, kept, "output")
+    pad = _SLICE_AXES - rank
+    return ({"input_shape": [1] * pad + [int(d) for d in x.shape], "begin": [0] * pad + firsts,
+             "stride": [1] * pad + list(strides), "output_shape": [1] * pad + counts}, (x.index,), None, None)
+
+
 # --- the 16x8 mode: int16 activations (zero point 0), int8 weights, int64 or int32 biases ---
 def _int16_scale(t: Tensor, what: str) -> float:
     """The scale of an int16 activation; TFLite's 16x8 kernels require zero point 0."""
@@ -872,6 +970,7 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
     "RESHAPE": _reshape, "SQUEEZE": _reshape, "EXPAND_DIMS": _reshape, "QUANTIZE": _quantize,
     "DEQUANTIZE": _dequantize, "CONCATENATION": _concatenation, "PAD": _pad, "PADV2": _pad,
     "MEAN": _mean, "SVDF": _svdf, "UNIDIRECTIONAL_SEQUENCE_LSTM": _lstm, "RELU": _relu,
+    "STRIDED_SLICE": _strided_slice, "LEAKY_RELU": _leaky_relu,
 }
 
 
