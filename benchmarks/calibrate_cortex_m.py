@@ -52,11 +52,13 @@ def conv3x3(size):
 
 
 def conv1x1(size):
-    return (1, size, size, 32), lambda g, x: g.conv2d(x, 16, (1, 1), name="op")
+    """KWS DS-CNN's pointwise layers: 64 -> 64 channels."""
+    return (1, size, size, 64), lambda g, x: g.conv2d(x, 64, (1, 1), name="op")
 
 
 def depthwise3x3(size):
-    return (1, size, size, 16), lambda g, x: g.depthwise(x, (3, 3), name="op")
+    """KWS DS-CNN's depthwise layers: 3 x 3 over 64 channels."""
+    return (1, size, size, 64), lambda g, x: g.depthwise(x, (3, 3), name="op")
 
 
 def fully_connected(size):
@@ -84,8 +86,8 @@ def svdf(size):
 
 #: case -> the two sizes it is built at
 #: (outputs stay within the harness's 4 KiB output buffer)
-CASES = {"conv 3x3 16->16": (conv3x3, (6, 12)), "conv 1x1 32->16": (conv1x1, (6, 12)),
-         "depthwise 3x3 x16": (depthwise3x3, (6, 12)), "fully connected ->32": (fully_connected, (8, 32)),
+CASES = {"conv 3x3 16->16": (conv3x3, (6, 12)), "conv 1x1 64->64": (conv1x1, (5, 10)),
+         "depthwise 3x3 x64": (depthwise3x3, (5, 10)), "fully connected ->32": (fully_connected, (8, 32)),
          "average pool x32": (average_pool, (6, 12)), "add x16": (add, (6, 12)),
          "softmax": (softmax, (4, 16)), "svdf 64 filters m8": (svdf, (16, 96))}
 
