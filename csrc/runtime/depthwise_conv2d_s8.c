@@ -303,9 +303,7 @@ ap_status ap_depthwise_conv2d_s8_prepare(const ap_depthwise_conv2d_params *param
 
 static inline int8_t dw_requant1(int32_t acc, const ap_requant *rq, int32_t c)
 {
-    int32_t i = rq->per_channel ? c : 0;
-    int32_t v = ap_fp_multiply_by_quantized_multiplier(acc, rq->multiplier[i], rq->shift[i]) + rq->output_offset;
-    return (int8_t)ap_ops_clamp(v, rq->activation_min, rq->activation_max);
+    return ap_dw_requant1(acc, rq, c);
 }
 
 /* Portable "direct": bounds per output pixel, unfolded (x + offset) * w, plain bias. */
@@ -501,12 +499,12 @@ ap_status ap_depthwise_conv2d_s8_run(const ap_depthwise_conv2d_params *params,
     const int8_t *w8 = (const int8_t *)(base + l.w8);
     const int16_t *w16p = (const int16_t *)(const void *)(base + l.w16p);
     const int use_avx2 = ap_ops_runs_avx2(variant->isa);
+    const int use_dsp = ap_ops_runs_arm_dsp(variant->isa);
     const size_t in_batch = (size_t)params->input_h * params->input_w * params->input_c;
     const size_t out_batch = (size_t)params->output_h * params->output_w * params->output_c;
 
     if (variant->kind == AP_DEPTHWISE_CONV2D_DIRECT) {
-        if (use_avx2 && params->depth_multiplier == 1) {
-#if AP_OPS_HAVE_AVX2
+        if ((use_avx2 || use_dsp) && params->depth_multiplier == 1) {
             for (int32_t b = 0; b < params->batches; ++b) {
                 ap_dw_direct d;
                 d.input = input + (size_t)b * in_batch;
@@ -528,9 +526,14 @@ ap_status ap_depthwise_conv2d_s8_run(const ap_depthwise_conv2d_params *params,
                 d.w8 = w8;
                 d.requant = &params->requant;
                 d.out = output + (size_t)b * out_batch;
-                ap_dw_direct_avx2(&d);
-            }
+                if (use_dsp) {
+                    ap_dw_direct_arm_dsp(&d);
+                } else {
+#if AP_OPS_HAVE_AVX2
+                    ap_dw_direct_avx2(&d);
 #endif
+                }
+            }
         } else {
             dw_direct_portable(params, bias_plain, w8, input, output);
         }

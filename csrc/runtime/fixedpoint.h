@@ -24,7 +24,8 @@ static inline int32_t ap_fp_saturating_rounding_doubling_high_mul(int32_t a, int
 
 static inline int32_t ap_fp_rounding_divide_by_pot(int32_t x, int32_t exponent)
 {
-    int32_t mask = (int32_t)(((int64_t)1 << exponent) - 1);
+    /* exponent in [0, 31] (the callers' shifts are checked): a 32-bit mask, no 64-bit shift */
+    int32_t mask = (int32_t)((1u << exponent) - 1u);
     int32_t remainder = x & mask;
     int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
     /* Arithmetic shift of a negative value: implementation-defined in C99 but

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "arenaplan/elementwise.h"
+#include "fixedpoint.h"
 #include "arenaplan/kernel.h"
 
 /* Output rows of the depthwise "padded_rows" variant: every tap read from a
@@ -47,6 +48,16 @@ typedef struct ap_dw_direct {
 } ap_dw_direct;
 
 void ap_dw_padded_row_avx2(const ap_dw_row *row);
+/* arm-dsp "direct" for depth multiplier 1 (depthwise_conv2d_s8_arm_dsp.c). */
+void ap_dw_direct_arm_dsp(const ap_dw_direct *args);
+
+/* One depthwise output from its accumulator (bias added): the portable kernel's rule. */
+static inline int8_t ap_dw_requant1(int32_t acc, const ap_requant *rq, int32_t c)
+{
+    int32_t i = rq->per_channel ? c : 0;
+    int32_t v = ap_fp_multiply_by_quantized_multiplier(acc, rq->multiplier[i], rq->shift[i]) + rq->output_offset;
+    return (int8_t)(v < rq->activation_min ? rq->activation_min : v > rq->activation_max ? rq->activation_max : v);
+}
 /* dst[0..n) = src[0..n) sign-extended (reads exactly n bytes). */
 void ap_dw_widen_avx2(int16_t *dst, const int8_t *src, size_t n);
 void ap_dw_direct_avx2(const ap_dw_direct *args);
