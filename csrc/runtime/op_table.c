@@ -367,6 +367,8 @@ AP_VARIANTS(ap_max_pool2d_s8_variants, ap_pool2d_params)
 AP_RUN_UNARY(ap_max_pool2d_s8_run, ap_pool2d_params, int8_t, int8_t)
 AP_VARIANTS(ap_add_s8_variants, ap_add_params)
 AP_RUN_BINARY(ap_add_s8_run, ap_add_params)
+AP_VARIANTS(ap_sub_s8_variants, ap_add_params)
+AP_RUN_BINARY(ap_sub_s8_run, ap_add_params)
 AP_VARIANTS(ap_mul_s8_variants, ap_mul_params)
 AP_RUN_BINARY(ap_mul_s8_run, ap_mul_params)
 AP_VARIANTS(ap_softmax_s8_variants, ap_softmax_params)
@@ -544,6 +546,8 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_relu_s8_variants), NULL, NULL, NULL, NULL, ap_relu_s8_run},
     {AP_ROW(AP_OP_STRIDED_SLICE, "STRIDED_SLICE", ap_strided_slice_params, ap_strided_slice_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_strided_slice_s8_variants), NULL, NULL, NULL, NULL, ap_strided_slice_s8_run},
+    {AP_ROW(AP_OP_SUB, "SUB", ap_add_params, ap_add_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_sub_s8_variants_entry), NULL, NULL, NULL, NULL, ap_sub_s8_run_entry},
     {AP_ROW(AP_OP_LEAKY_RELU, "LEAKY_RELU", ap_leaky_relu_params, ap_leaky_relu_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_leaky_relu_s8_variants), NULL, NULL, NULL, NULL, ap_leaky_relu_s8_run},
     /* the 16x8 mode: int16 activations, int8 weights (ops.h) */

@@ -65,7 +65,7 @@ typedef enum ap_op {
                                     one input; two state operands: output state (int8
                                     [batches, cell_size]) then cell state (int16, same shape) */
     AP_OP_RELU = 17,             /* ap_relu_params, int8 in and out */
-    AP_OP_SUB = 18,              /* ap_add_params (input1 - input2), two inputs; 16x8 only today */
+    AP_OP_SUB = 18,              /* ap_add_params (input1 - input2), two inputs */
     AP_OP_STRIDED_SLICE = 19,    /* ap_strided_slice_params, int8 in and out */
     AP_OP_LEAKY_RELU = 20        /* ap_leaky_relu_params, int8 in and out */
 } ap_op;

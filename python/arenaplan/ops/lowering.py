@@ -393,6 +393,8 @@ def _broadcast_shapes(model: Model, op: Operator, dtype: str = "int8"
 
 
 def _add(model: Model, op: Operator) -> tuple:
+    """int8 ADD and SUB: TFLite's general path (left shift 20, each input rescaled below one by
+    twice the larger input scale, then the output rescale); SUB subtracts the second."""
     a, b, y, sa, sb, sy = _broadcast_shapes(model, op)
     (s1, z1), (s2, z2), (so, zo) = _per_tensor(a, "first input"), _per_tensor(b, "second input"), _per_tensor(y, "output")
     left_shift = 20
@@ -970,7 +972,7 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
     "RESHAPE": _reshape, "SQUEEZE": _reshape, "EXPAND_DIMS": _reshape, "QUANTIZE": _quantize,
     "DEQUANTIZE": _dequantize, "CONCATENATION": _concatenation, "PAD": _pad, "PADV2": _pad,
     "MEAN": _mean, "SVDF": _svdf, "UNIDIRECTIONAL_SEQUENCE_LSTM": _lstm, "RELU": _relu,
-    "STRIDED_SLICE": _strided_slice, "LEAKY_RELU": _leaky_relu,
+    "STRIDED_SLICE": _strided_slice, "LEAKY_RELU": _leaky_relu, "SUB": _add,
 }
 
 
