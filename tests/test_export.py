@@ -135,10 +135,16 @@ def one_op_model(name: str) -> bytes:
     if name == "LEAKY_RELU":
         from test_leaky_relu import leaky_model
         return leaky_model(0.05, -7, 0.04, 3, 0.25, (3, 100))
+    if name == "SUB":
+        from test_sub import sub_model
+        return sub_model((3, 1, 8), (1, 5, 1), (3, 5, 8), (0.02, 0.013, 0.007), (-128, 127, 5), 1)
+    if name == "TRANSPOSE":
+        from test_transpose import transpose_model
+        return transpose_model((2, 3, 4, 5, 6), (4, 2, 0, 3, 1))
     raise KeyError(name)
 
 
-ONE_OP_MODELS = ["STRIDED_SLICE", "LEAKY_RELU"]
+ONE_OP_MODELS = ["STRIDED_SLICE", "LEAKY_RELU", "SUB", "TRANSPOSE"]
 
 
 @pytest.mark.parametrize("op", ONE_OP_MODELS)

@@ -192,37 +192,43 @@ static ap_status ew_check_quant(int32_t input1_offset, int32_t input2_offset, in
 
 /* ---- ADD ---- */
 
-static ap_status add_check(const ap_add_params *p, ap_error *error)
+/* ADD's and SUB's params (one struct, TFLite's general int8 path for both). */
+static ap_status add_sub_check(const ap_add_params *p, const char *op, ap_error *error)
 {
     if (p == NULL) {
-        return AP_OPS_INVALID(error, "add: params must not be NULL");
+        return AP_OPS_INVALID(error, "%s: params must not be NULL", op);
     }
-    ap_status st = ew_check_shapes(p->input1_shape, p->input2_shape, p->output_shape, "add", error);
+    ap_status st = ew_check_shapes(p->input1_shape, p->input2_shape, p->output_shape, op, error);
     if (st != AP_OK) {
         return st;
     }
     st = ew_check_quant(p->input1_offset, p->input2_offset, p->output_offset, p->activation_min,
-                        p->activation_max, "add", error);
+                        p->activation_max, op, error);
     if (st != AP_OK) {
         return st;
     }
     if (p->left_shift < 0 || p->left_shift > 22) {
-        return AP_OPS_INVALID(error, "add: left_shift %d outside [0, 22]", (int)p->left_shift);
+        return AP_OPS_INVALID(error, "%s: left_shift %d outside [0, 22]", op, (int)p->left_shift);
     }
     const int32_t shifts[3] = {p->input1_shift, p->input2_shift, p->output_shift};
     for (int i = 0; i < 3; ++i) {
         if (shifts[i] > 0) {
-            return AP_OPS_UNSUPPORTED(error, "add: shift %d > 0 (TFLite requires multipliers below one: "
-                                      "QuantizeMultiplierSmallerThanOneExp)", (int)shifts[i]);
+            return AP_OPS_UNSUPPORTED(error, "%s: shift %d > 0 (TFLite requires multipliers below one: "
+                                      "QuantizeMultiplierSmallerThanOneExp)", op, (int)shifts[i]);
         }
         if (shifts[i] < -31) {
-            return AP_OPS_INVALID(error, "add: shift %d < -31", (int)shifts[i]);
+            return AP_OPS_INVALID(error, "%s: shift %d < -31", op, (int)shifts[i]);
         }
     }
     if (p->input1_multiplier < 0 || p->input2_multiplier < 0 || p->output_multiplier < 0) {
-        return AP_OPS_INVALID(error, "add: multipliers must be >= 0");
+        return AP_OPS_INVALID(error, "%s: multipliers must be >= 0", op);
     }
     return AP_OK;
+}
+
+static ap_status add_check(const ap_add_params *p, ap_error *error)
+{
+    return add_sub_check(p, "add", error);
 }
 
 static inline int8_t add1(const ap_add_params *p, int32_t x1, int32_t x2)
@@ -286,6 +292,51 @@ ap_status ap_add_s8_run(const ap_add_params *params, const ap_variant *variant, 
     }
     return ew_run(params->input1_shape, params->input2_shape, params->output_shape, variant, input1, input2,
                   output, scratch, scratch_count, "add", add_row_for(variant), params, error_out);
+}
+
+/* ---- SUB: TFLite's SubElementwise / BroadcastQuantSubSlow for int8, ADD's arithmetic with the
+   second scaled input subtracted; one portable code for every ISA ---- */
+
+static inline int8_t sub1(const ap_add_params *p, int32_t x1, int32_t x2)
+{
+    const int32_t a = (x1 + p->input1_offset) * (1 << p->left_shift);
+    const int32_t b = (x2 + p->input2_offset) * (1 << p->left_shift);
+    const int32_t sa = ap_fp_multiply_by_quantized_multiplier(a, p->input1_multiplier, p->input1_shift);
+    const int32_t sb = ap_fp_multiply_by_quantized_multiplier(b, p->input2_multiplier, p->input2_shift);
+    const int32_t raw = ap_fp_multiply_by_quantized_multiplier(sa - sb, p->output_multiplier, p->output_shift) +
+                        p->output_offset;
+    return (int8_t)ap_ops_clamp(raw, p->activation_min, p->activation_max);
+}
+
+static void sub_row(const void *ctx, const int8_t *a, int sa, const int8_t *b, int sb, int8_t *out, size_t n)
+{
+    const ap_add_params *p = (const ap_add_params *)ctx;
+    for (size_t i = 0; i < n; ++i) {
+        out[i] = sub1(p, a[sa ? i : 0], b[sb ? i : 0]);
+    }
+}
+
+ap_status ap_sub_s8_variants(const ap_add_params *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                             uint32_t *count_out, ap_error *error_out)
+{
+    ap_status st = add_sub_check(params, "sub", error_out);
+    if (st != AP_OK) {
+        return st;
+    }
+    return ew_variants(params->input1_shape, params->input2_shape, params->output_shape, isa, variants_out, capacity,
+                       count_out, "sub", error_out);
+}
+
+ap_status ap_sub_s8_run(const ap_add_params *params, const ap_variant *variant, const int8_t *input1,
+                        const int8_t *input2, int8_t *output, const ap_scratch *scratch,
+                        uint32_t scratch_count, ap_error *error_out)
+{
+    ap_status st = add_sub_check(params, "sub", error_out);
+    if (st != AP_OK) {
+        return st;
+    }
+    return ew_run(params->input1_shape, params->input2_shape, params->output_shape, variant, input1, input2,
+                  output, scratch, scratch_count, "sub", sub_row, params, error_out);
 }
 
 /* ---- MUL ---- */

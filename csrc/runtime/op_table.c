@@ -192,6 +192,11 @@ static const ap_param_field ap_leaky_relu_fields[] = {
     AP_I32(ap_leaky_relu_params, alpha_shift),
 };
 
+static const ap_param_field ap_transpose_fields[] = {
+    AP_FIELD(ap_transpose_params, input_shape, AP_FIELD_INT32, AP_TRANSPOSE_MAX_AXES),
+    AP_FIELD(ap_transpose_params, perm, AP_FIELD_INT32, AP_TRANSPOSE_MAX_AXES),
+};
+
 /* The 16x8 weighted ops' params: the int8 ops' window or shape fields, requant and the
    accumulator width. */
 static const ap_param_field ap_conv2d_s16_fields[] = {
@@ -367,6 +372,8 @@ AP_VARIANTS(ap_max_pool2d_s8_variants, ap_pool2d_params)
 AP_RUN_UNARY(ap_max_pool2d_s8_run, ap_pool2d_params, int8_t, int8_t)
 AP_VARIANTS(ap_add_s8_variants, ap_add_params)
 AP_RUN_BINARY(ap_add_s8_run, ap_add_params)
+AP_VARIANTS(ap_sub_s8_variants, ap_add_params)
+AP_RUN_BINARY(ap_sub_s8_run, ap_add_params)
 AP_VARIANTS(ap_mul_s8_variants, ap_mul_params)
 AP_RUN_BINARY(ap_mul_s8_run, ap_mul_params)
 AP_VARIANTS(ap_softmax_s8_variants, ap_softmax_params)
@@ -544,8 +551,12 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_relu_s8_variants), NULL, NULL, NULL, NULL, ap_relu_s8_run},
     {AP_ROW(AP_OP_STRIDED_SLICE, "STRIDED_SLICE", ap_strided_slice_params, ap_strided_slice_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_strided_slice_s8_variants), NULL, NULL, NULL, NULL, ap_strided_slice_s8_run},
+    {AP_ROW(AP_OP_SUB, "SUB", ap_add_params, ap_add_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_sub_s8_variants_entry), NULL, NULL, NULL, NULL, ap_sub_s8_run_entry},
     {AP_ROW(AP_OP_LEAKY_RELU, "LEAKY_RELU", ap_leaky_relu_params, ap_leaky_relu_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_leaky_relu_s8_variants), NULL, NULL, NULL, NULL, ap_leaky_relu_s8_run},
+    {AP_ROW(AP_OP_TRANSPOSE, "TRANSPOSE", ap_transpose_params, ap_transpose_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_transpose_s8_variants), NULL, NULL, NULL, NULL, ap_transpose_s8_run},
     /* the 16x8 mode: int16 activations, int8 weights (ops.h) */
     {AP_ROW_S16X8(AP_OP_CONV2D, "CONV_2D", ap_conv2d_s16_params, ap_conv2d_s16_fields), 1, 1, 1, 1, 0,
      AP_PLAN(ap_conv2d_s16_variants), AP_PLAN(ap_conv2d_s16_prepared_size), AP_PLAN(ap_conv2d_s16_constant_counts),

@@ -90,6 +90,16 @@ ap_status ap_add_s8_run(const ap_add_params *params, const ap_variant *variant, 
                         const int8_t *input2, int8_t *output, const ap_scratch *scratch,
                         uint32_t scratch_count, ap_error *error_out);
 
+/** Variants of SUB (input1 - input2, TFLite's general int8 path: ap_add_params as ADD's
+    Prepare computes them); convention as ap_add_s8_variants. */
+ap_status ap_sub_s8_variants(const ap_add_params *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                             uint32_t *count_out, ap_error *error_out);
+
+/** Run SUB; arguments, in place and statuses as ap_add_s8_run. */
+ap_status ap_sub_s8_run(const ap_add_params *params, const ap_variant *variant, const int8_t *input1,
+                        const int8_t *input2, int8_t *output, const ap_scratch *scratch,
+                        uint32_t scratch_count, ap_error *error_out);
+
 /** Variants of MUL; convention as ap_depthwise_conv2d_s8_variants. */
 ap_status ap_mul_s8_variants(const ap_mul_params *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                              uint32_t *count_out, ap_error *error_out);

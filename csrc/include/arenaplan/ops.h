@@ -65,9 +65,10 @@ typedef enum ap_op {
                                     one input; two state operands: output state (int8
                                     [batches, cell_size]) then cell state (int16, same shape) */
     AP_OP_RELU = 17,             /* ap_relu_params, int8 in and out */
-    AP_OP_SUB = 18,              /* ap_add_params (input1 - input2), two inputs; 16x8 only today */
+    AP_OP_SUB = 18,              /* ap_add_params (input1 - input2), two inputs */
     AP_OP_STRIDED_SLICE = 19,    /* ap_strided_slice_params, int8 in and out */
-    AP_OP_LEAKY_RELU = 20        /* ap_leaky_relu_params, int8 in and out */
+    AP_OP_LEAKY_RELU = 20,       /* ap_leaky_relu_params, int8 in and out */
+    AP_OP_TRANSPOSE = 21         /* ap_transpose_params, int8 in and out */
 } ap_op;
 
 /** Scalar types of params fields (stable values, append-only). */
@@ -245,6 +246,29 @@ typedef struct ap_leaky_relu_params {
 ap_status ap_leaky_relu_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                                     uint32_t *count_out, ap_error *error_out);
 ap_status ap_leaky_relu_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** Axes of TRANSPOSE (a model's rank below five is padded with leading axes of size 1). */
+enum { AP_TRANSPOSE_MAX_AXES = 5 };
+
+/** Variant kinds of TRANSPOSE. */
+typedef enum ap_transpose_kind {
+    AP_TRANSPOSE_COPY = 0   /* gather into the output in its order; no scratch, never in place */
+} ap_transpose_kind;
+
+/**
+ * int8 TRANSPOSE, TFLite's reference Transpose: output axis a is input axis perm[a], so the
+ * output's shape is input_shape[perm[a]] and its element (i0, .., i4) is the input's element
+ * with index i_a on axis perm[a]. The bytes are copied (the output takes the input's
+ * quantisation, as TFLite's kernel does).
+ */
+typedef struct ap_transpose_params {
+    int32_t input_shape[AP_TRANSPOSE_MAX_AXES];   /* each >= 1 */
+    int32_t perm[AP_TRANSPOSE_MAX_AXES];          /* a permutation of 0 .. 4 */
+} ap_transpose_params;
+
+ap_status ap_transpose_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                   uint32_t *count_out, ap_error *error_out);
+ap_status ap_transpose_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /* ---- the 16x8 mode (AP_TYPES_S16X8): int16 activations, int8 weights ------------------------ */
 

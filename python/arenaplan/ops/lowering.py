@@ -393,6 +393,8 @@ def _broadcast_shapes(model: Model, op: Operator, dtype: str = "int8"
 
 
 def _add(model: Model, op: Operator) -> tuple:
+    """int8 ADD and SUB: TFLite's general path (left shift 20, each input rescaled below one by
+    twice the larger input scale, then the output rescale); SUB subtracts the second."""
     a, b, y, sa, sb, sy = _broadcast_shapes(model, op)
     (s1, z1), (s2, z2), (so, zo) = _per_tensor(a, "first input"), _per_tensor(b, "second input"), _per_tensor(y, "output")
     left_shift = 20
@@ -763,6 +765,25 @@ def _strided_slice(model: Model, op: Operator) -> tuple:
              "stride": [1] * pad + list(strides), "output_shape": [1] * pad + counts}, (x.index,), None, None)
 
 
+def _transpose(model: Model, op: Operator) -> tuple:
+    """int8 TRANSPOSE with TFLite's Prepare checks: perm a constant permutation of the input's
+    axes (each in [0, rank)), the output's shape the input's permuted; padded to five axes."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
+    rank = len(x.shape)
+    if not 1 <= rank <= _SLICE_AXES:
+        raise _Unsupported(f"input has rank {rank}; 1 to {_SLICE_AXES} are supported")
+    if any(int(d) < 1 for d in x.shape):
+        raise _Unsupported(f"input has shape {tuple(x.shape)}: every dimension must be at least 1")
+    perm = _slice_vector(model, op, 1, "perm", rank)
+    if sorted(perm) != list(range(rank)):
+        raise _Unsupported(f"perm {perm} is not a permutation of the {rank} axes (each in [0, {rank}))")
+    _expect_shape(model, y.index, [int(x.shape[a]) for a in perm], "output")
+    pad = _SLICE_AXES - rank
+    return ({"input_shape": [1] * pad + [int(d) for d in x.shape],
+             "perm": list(range(pad)) + [a + pad for a in perm]}, (x.index,), None, None)
+
+
 # --- the 16x8 mode: int16 activations (zero point 0), int8 weights, int64 or int32 biases ---
 def _int16_scale(t: Tensor, what: str) -> float:
     """The scale of an int16 activation; TFLite's 16x8 kernels require zero point 0."""
@@ -970,7 +991,8 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
     "RESHAPE": _reshape, "SQUEEZE": _reshape, "EXPAND_DIMS": _reshape, "QUANTIZE": _quantize,
     "DEQUANTIZE": _dequantize, "CONCATENATION": _concatenation, "PAD": _pad, "PADV2": _pad,
     "MEAN": _mean, "SVDF": _svdf, "UNIDIRECTIONAL_SEQUENCE_LSTM": _lstm, "RELU": _relu,
-    "STRIDED_SLICE": _strided_slice, "LEAKY_RELU": _leaky_relu,
+    "STRIDED_SLICE": _strided_slice, "LEAKY_RELU": _leaky_relu, "SUB": _add,
+    "TRANSPOSE": _transpose,
 }
 
 
