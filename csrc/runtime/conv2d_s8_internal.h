@@ -82,7 +82,7 @@ static inline int8_t ap_conv2d_requant1(const ap_conv2d_ctx *c, size_t oc, uint3
 {
     size_t q = c->per_channel ? oc : 0;
     int32_t v = (int32_t)(acc + (uint32_t)c->bias[oc]);
-    v = ap_fp_multiply_by_quantized_multiplier(v, c->multiplier[q], c->shift[q]);
+    v = ap_fp_multiply_by_nonneg_multiplier(v, c->multiplier[q], c->shift[q]);   /* checked >= 0 */
     v += c->output_offset;
     v = v < c->act_min ? c->act_min : v;
     v = v > c->act_max ? c->act_max : v;

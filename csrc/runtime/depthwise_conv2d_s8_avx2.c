@@ -27,7 +27,7 @@ AP_AVX2_INLINE void dw_load_rq8(const ap_requant *rq, int32_t c, dw_rq8 *out)
 static inline int8_t dw_requant1(int32_t acc, const ap_requant *rq, int32_t c)
 {
     int32_t i = rq->per_channel ? c : 0;
-    int32_t v = ap_fp_multiply_by_quantized_multiplier(acc, rq->multiplier[i], rq->shift[i]) + rq->output_offset;
+    int32_t v = ap_fp_multiply_by_nonneg_multiplier(acc, rq->multiplier[i], rq->shift[i]) + rq->output_offset;
     return (int8_t)ap_ops_clamp(v, rq->activation_min, rq->activation_max);
 }
 

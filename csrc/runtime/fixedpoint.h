@@ -33,14 +33,39 @@ static inline int32_t ap_fp_rounding_divide_by_pot(int32_t x, int32_t exponent)
     return (x >> exponent) + (remainder > threshold ? 1 : 0);
 }
 
+/* Round half away from zero of h / 2^e for e in [1, 31] and h > INT32_MIN (every SRDHM result:
+   |a * b| <= 2^31 * (2^31 - 1) keeps it >= INT32_MIN + 1), equal to ap_fp_rounding_divide_by_pot.
+   That rule is floor((h + 2^(e-1)) / 2^e) for h >= 0 and floor((h + 2^(e-1) - 1) / 2^e) below
+   (remainder > threshold, case by case); with t = h - [h < 0] (no overflow, h > INT32_MIN) and
+   y = t >> (e - 1) (floor of floors), it is floor((y + 1) / 2) = (y >> 1) + (y & 1), which
+   cannot overflow either. Five instructions on a Cortex-M against about twelve for the mask,
+   remainder and threshold. */
+static inline int32_t ap_fp_round_srdhm_by_pot(int32_t h, int32_t e)
+{
+    const int32_t y = (h + (h >> 31)) >> (e - 1);
+    return (y >> 1) + (y & 1);
+}
+
 static inline int32_t ap_fp_multiply_by_quantized_multiplier(int32_t x, int32_t multiplier, int32_t shift)
 {
     int32_t left = shift > 0 ? shift : 0;
-    int32_t right = shift > 0 ? 0 : -shift;
+    int32_t right = left - shift;
     /* TFLite computes x * (1 << left) in int32; wrap instead of overflowing. */
     int32_t shifted = (int32_t)((uint32_t)x << left);
-    return ap_fp_rounding_divide_by_pot(
-        ap_fp_saturating_rounding_doubling_high_mul(shifted, multiplier), right);
+    int32_t h = ap_fp_saturating_rounding_doubling_high_mul(shifted, multiplier);
+    return right == 0 ? h : ap_fp_round_srdhm_by_pot(h, right);
+}
+
+/* The same for a multiplier >= 0 (every requantisation the kernels validate: QuantizeMultiplier
+   gives [2^30, 2^31) or 0), which is never INT32_MIN, so the doubling high multiply has no
+   saturating case: one SMLAL and two shifts on a Cortex-M. */
+static inline int32_t ap_fp_multiply_by_nonneg_multiplier(int32_t x, int32_t multiplier, int32_t shift)
+{
+    int32_t left = shift > 0 ? shift : 0;
+    int32_t right = left - shift;
+    int32_t shifted = (int32_t)((uint32_t)x << left);
+    int32_t h = (int32_t)(((int64_t)shifted * multiplier + ((int64_t)1 << 30)) >> 31);
+    return right == 0 ? h : ap_fp_round_srdhm_by_pot(h, right);
 }
 
 #endif

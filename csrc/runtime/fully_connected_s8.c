@@ -283,7 +283,7 @@ static void fc_row_portable(const ap_fc_row *r)
                                               rq->activation_max);
             continue;
         }
-        int32_t v = ap_fp_multiply_by_quantized_multiplier(acc, rq->multiplier[i], rq->shift[i]) + rq->output_offset;
+        int32_t v = ap_fp_multiply_by_nonneg_multiplier(acc, rq->multiplier[i], rq->shift[i]) + rq->output_offset;
         r->out[o] = (int8_t)ap_ops_clamp(v, rq->activation_min, rq->activation_max);
     }
 }

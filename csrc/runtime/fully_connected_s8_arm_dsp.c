@@ -36,7 +36,7 @@ static int8_t fc_dsp_requant(const ap_fc_row *r, int32_t o, int32_t acc)
         return ap_ops_requant_double(acc, r->real_scale[i], rq->output_offset, rq->activation_min,
                                      rq->activation_max);
     }
-    int32_t v = ap_fp_multiply_by_quantized_multiplier(acc, rq->multiplier[i], rq->shift[i]) + rq->output_offset;
+    int32_t v = ap_fp_multiply_by_nonneg_multiplier(acc, rq->multiplier[i], rq->shift[i]) + rq->output_offset;
     return (int8_t)ap_ops_clamp(v, rq->activation_min, rq->activation_max);
 }
 

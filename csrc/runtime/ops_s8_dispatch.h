@@ -42,6 +42,7 @@ typedef struct ap_dw_direct {
     int32_t output_h, output_w;
     int32_t input_offset;
     const int32_t *bias;         /* plain bias */
+    const int32_t *bias_folded;  /* bias + input_offset * sum of the channel's weights */
     const int8_t *w8;            /* [taps][channels] */
     const ap_requant *requant;
     int8_t *out;                 /* batch base */
@@ -55,7 +56,7 @@ void ap_dw_direct_arm_dsp(const ap_dw_direct *args);
 static inline int8_t ap_dw_requant1(int32_t acc, const ap_requant *rq, int32_t c)
 {
     int32_t i = rq->per_channel ? c : 0;
-    int32_t v = ap_fp_multiply_by_quantized_multiplier(acc, rq->multiplier[i], rq->shift[i]) + rq->output_offset;
+    int32_t v = ap_fp_multiply_by_nonneg_multiplier(acc, rq->multiplier[i], rq->shift[i]) + rq->output_offset;
     return (int8_t)(v < rq->activation_min ? rq->activation_min : v > rq->activation_max ? rq->activation_max : v);
 }
 /* dst[0..n) = src[0..n) sign-extended (reads exactly n bytes). */
