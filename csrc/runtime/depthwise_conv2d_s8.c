@@ -523,6 +523,7 @@ ap_status ap_depthwise_conv2d_s8_run(const ap_depthwise_conv2d_params *params,
                 d.output_w = params->output_w;
                 d.input_offset = params->input_offset;
                 d.bias = bias_plain;
+                d.bias_folded = bias_folded;
                 d.w8 = w8;
                 d.requant = &params->requant;
                 d.out = output + (size_t)b * out_batch;
