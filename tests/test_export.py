@@ -141,10 +141,16 @@ def one_op_model(name: str) -> bytes:
     if name == "TRANSPOSE":
         from test_transpose import transpose_model
         return transpose_model((2, 3, 4, 5, 6), (4, 2, 0, 3, 1))
+    if name == "SPLIT":
+        from test_split import split_model
+        return split_model((2, 3, 4, 6), -1, 3)
+    if name == "SPLIT_V":
+        from test_split import split_v_model
+        return split_v_model((2, 9, 5), 1, [2, -1, 4])
     raise KeyError(name)
 
 
-ONE_OP_MODELS = ["STRIDED_SLICE", "LEAKY_RELU", "SUB", "TRANSPOSE"]
+ONE_OP_MODELS = ["STRIDED_SLICE", "LEAKY_RELU", "SUB", "TRANSPOSE", "SPLIT", "SPLIT_V"]
 
 
 @pytest.mark.parametrize("op", ONE_OP_MODELS)
@@ -154,13 +160,15 @@ def test_one_op_host_build_is_bit_exact(op, host_runtime, tmp_path):
     path = tmp_path / "one_op.tflite"
     path.write_bytes(one_op_model(op))
     model = ap.load_tflite(path)
-    assert [o.type for o in model.operators] == [op]
+    # one op, or one op per output of a split (arenaplan.model.model.one_output_ops)
+    assert {o.type for o in model.operators} == {op} and len(model.operators) == len(model.outputs)
     from arenaplan.planning.context import PlanContext
     ctx = PlanContext.build(model)
-    (kernel,) = ctx.kernels
     xs = samples(model, 3)
-    for v in kernel.variants:
-        p = ctx.make([v], "size")
+    for j in range(max(len(k.variants) for k in ctx.kernels)):
+        chosen = [k.variants[min(j, len(k.variants) - 1)] for k in ctx.kernels]
+        v = chosen[0]
+        p = ctx.make(chosen, "size")
         assert p.verify()
         out = p.export_c(tmp_path / v.name, name="net")
         exe = fw.build_host(out, host_runtime, tmp_path / v.name)

@@ -7,14 +7,14 @@ execution, export) reads only this.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from ..errors import ModelError
 
-__all__ = ["Quantization", "Tensor", "Operator", "Model", "DTYPE_SIZES"]
+__all__ = ["Quantization", "Tensor", "Operator", "Model", "DTYPE_SIZES", "PER_OUTPUT_OPS", "one_output_ops"]
 
 #: Bytes per element of the dtypes a model may hold (names as NumPy spells them).
 DTYPE_SIZES: Dict[str, int] = {
@@ -83,6 +83,29 @@ class Operator:
 
 #: Ops whose output only reinterprets the input's bytes (same size, no copy needed).
 ALIASING_OPS = frozenset({"RESHAPE", "SQUEEZE", "EXPAND_DIMS"})
+
+#: Ops of several outputs that a Model holds as one op per output (``one_output_ops``).
+PER_OUTPUT_OPS = frozenset({"SPLIT", "SPLIT_V"})
+
+
+def one_output_ops(operators: Sequence[Operator]) -> List[Operator]:
+    """``operators`` with every PER_OUTPUT_OPS op of N outputs as N consecutive ops, each
+    reading the same inputs and writing one output, renumbered in execution order. Each
+    keeps the op's options and adds ``output_part`` (which output, from 0), ``output_parts``
+    (N) and ``source_op`` (the op's index before the split). Every kernel writes one output,
+    so a SPLIT becomes N copies (its input stays live until the last of them, as TensorFlow
+    Lite Micro keeps it live until the SPLIT has run) and the planner, the executor and the
+    export see ops of one output only."""
+    out: List[Operator] = []
+    for op in operators:
+        if op.type not in PER_OUTPUT_OPS or not op.outputs:
+            out.append(op if op.index == len(out) else replace(op, index=len(out)))
+            continue
+        for j, t in enumerate(op.outputs):
+            out.append(Operator(len(out), op.type, op.inputs, (t,),
+                                {**op.options, "output_part": j, "output_parts": len(op.outputs),
+                                 "source_op": op.index}, op.custom_code, op.intermediates))
+    return out
 
 
 @dataclass

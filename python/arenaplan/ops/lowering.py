@@ -19,7 +19,7 @@ import numpy as np
 from .. import _core
 from ..errors import ArenaplanError, InvalidArgument, UnsupportedModel
 from .lstm_params import lstm_operands
-from ..model.model import ALIASING_OPS, Model, Operator, Tensor
+from ..model.model import ALIASING_OPS, PER_OUTPUT_OPS, Model, Operator, Tensor
 from ..model.quantize import activation_range, conv_multipliers, quantize_multiplier, window_geometry
 
 __all__ = ["OP_CODES", "TYPES_CODES", "DTYPE_CODES", "ISA_CODES", "ISA_NAMES", "HOST_ISA", "REFERENCES", "Variant",
@@ -784,6 +784,69 @@ def _transpose(model: Model, op: Operator) -> tuple:
              "perm": list(range(pad)) + [a + pad for a in perm]}, (x.index,), None, None)
 
 
+def _split(model: Model, op: Operator) -> tuple:
+    """One output of int8 SPLIT or SPLIT_V (the importer holds a split of N outputs as N ops,
+    ``model.one_output_ops``) as the STRIDED_SLICE copy of its piece: TFLite's Prepare checks
+    (a constant axis in [-rank, rank); num_splits the number of outputs; SPLIT's num_splits
+    dividing the axis; SPLIT_V's size_splits one per output, at most one -1, inferred from the
+    rest, summing to the axis), the piece's first index the sizes before it. Outputs copy the
+    input's bytes (TFLite's kernels do not requantise)."""
+    parts, part = int(op.options.get("output_parts", 1)), int(op.options.get("output_part", 0))
+    data_at, axis_at = (1, 0) if op.type == "SPLIT" else (0, 2)
+    x = _tensor(model, _operand(op.inputs, data_at), "input", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
+    rank = len(x.shape)
+    if not 1 <= rank <= _SLICE_AXES:
+        raise _Unsupported(f"input has rank {rank}; 1 to {_SLICE_AXES} are supported")
+    if any(int(d) < 1 for d in x.shape):
+        raise _Unsupported(f"input has shape {tuple(x.shape)}: every dimension must be at least 1")
+    a = _tensor(model, _operand(op.inputs, axis_at), "axis", "int32", constant=True)
+    if a.data.size != 1:
+        raise _Unsupported(f"axis tensor {a.index} holds {a.data.size} values; one is expected")
+    axis = int(a.data.reshape(-1)[0])
+    if not -rank <= axis < rank:
+        raise _Unsupported(f"axis {axis} is out of range for an input of rank {rank} (it must lie in "
+                           f"[{-rank}, {rank}))")
+    axis += rank if axis < 0 else 0
+    dim = int(x.shape[axis])
+    num_splits = int(op.options.get("num_splits", 0) or 0)
+    if num_splits != parts:
+        raise _Unsupported(f"num_splits {num_splits} differs from the op's {parts} outputs")
+    if op.type == "SPLIT":
+        if dim % parts:
+            raise _Unsupported(f"num_splits {parts} does not divide axis {axis} of size {dim}")
+        sizes = [dim // parts] * parts
+    else:
+        st = _tensor(model, _operand(op.inputs, 1), "size_splits", None, constant=True)
+        if st.dtype not in ("int32", "int64"):
+            raise _Unsupported(f"size_splits tensor {st.index} is {st.dtype}; int32 or int64 is expected")
+        sizes = [int(v) for v in np.asarray(st.data).reshape(-1)]
+        if len(sizes) != parts:
+            raise _Unsupported(f"size_splits {sizes} has {len(sizes)} values for {parts} outputs")
+        if sizes.count(-1) > 1:
+            raise _Unsupported(f"size_splits {sizes} has more than one -1")
+        if any(v < -1 for v in sizes):
+            raise _Unsupported(f"size_splits {sizes} has a negative size other than -1")
+        rest = sum(v for v in sizes if v != -1)
+        if -1 in sizes:
+            if rest > dim:
+                raise _Unsupported(f"size_splits {sizes} take {rest} of axis {axis}'s {dim}, leaving less than "
+                                   "nothing for the -1")
+            sizes[sizes.index(-1)] = dim - rest
+        elif rest != dim:
+            raise _Unsupported(f"size_splits {sizes} sum to {rest}, not to axis {axis}'s size {dim}")
+    if sizes[part] < 1:
+        raise _Unsupported(f"output {part} takes {sizes[part]} of axis {axis}; empty outputs are not supported")
+    want = [int(d) for d in x.shape]
+    want[axis] = sizes[part]
+    _expect_shape(model, y.index, want, "output")
+    pad = _SLICE_AXES - rank
+    begin = [0] * rank
+    begin[axis] = sum(sizes[:part])
+    return ({"input_shape": [1] * pad + [int(d) for d in x.shape], "begin": [0] * pad + begin,
+             "stride": [1] * _SLICE_AXES, "output_shape": [1] * pad + want}, (x.index,), None, None)
+
+
 # --- the 16x8 mode: int16 activations (zero point 0), int8 weights, int64 or int32 biases ---
 def _int16_scale(t: Tensor, what: str) -> float:
     """The scale of an int16 activation; TFLite's 16x8 kernels require zero point 0."""
@@ -992,7 +1055,7 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
     "DEQUANTIZE": _dequantize, "CONCATENATION": _concatenation, "PAD": _pad, "PADV2": _pad,
     "MEAN": _mean, "SVDF": _svdf, "UNIDIRECTIONAL_SEQUENCE_LSTM": _lstm, "RELU": _relu,
     "STRIDED_SLICE": _strided_slice, "LEAKY_RELU": _leaky_relu, "SUB": _add,
-    "TRANSPOSE": _transpose,
+    "TRANSPOSE": _transpose, "SPLIT": _split, "SPLIT_V": _split,
 }
 
 
@@ -1007,7 +1070,17 @@ def _code(op: Operator, spec: dict) -> int:
         return OP_CODES["REQUANTIZE"]
     if op.type == "PADV2":
         return OP_CODES["PAD"]
+    if op.type in ("SPLIT", "SPLIT_V"):
+        return OP_CODES["STRIDED_SLICE"]
     return OP_CODES[op.type]
+
+
+def _op_name(op: Operator) -> str:
+    """The op's type, and for one output of a split held as one op per output, which one."""
+    if "output_parts" not in op.options:
+        return op.type
+    return (f"{op.type}, output {op.options['output_part']} of {op.options['output_parts']} "
+            f"of the file's op {op.options.get('source_op', op.index)}")
 
 
 def lower_op(model: Model, op: Operator, isa: str = "portable", reference: str = "litert") -> OpKernel:
@@ -1023,18 +1096,18 @@ def lower_op(model: Model, op: Operator, isa: str = "portable", reference: str =
         raise UnsupportedModel(f"op {op.index} ({op.type}): no kernel for this op type; "
                                f"arenaplan runs {', '.join(sorted(set(_LOWER) | set(_LOWER_S16X8)))}")
     if len(op.outputs) != 1:
+        hint = (f" (a Model holds a {op.type} as one op per output: arenaplan.model.model.one_output_ops)"
+                if op.type in PER_OUTPUT_OPS else "")
         raise UnsupportedModel(f"op {op.index} ({op.type}): {len(op.outputs)} outputs; arenaplan's "
-                               f"kernels write exactly one")
+                               f"kernels write exactly one{hint}")
     try:
         lowered = fn(model, op, reference) if op.type in _TAKES_REFERENCE else fn(model, op)
         spec, inputs, weights, bias = lowered[:4]
         states = tuple(lowered[4]) if len(lowered) > 4 else ()
         code = _code(op, spec)
         found = _core.kernel_variants(code, spec, ISA_CODES[isa], TYPES_CODES[types])
-    except _Unsupported as exc:
-        raise UnsupportedModel(f"op {op.index} ({op.type}): {exc}") from None
-    except ArenaplanError as exc:
-        raise UnsupportedModel(f"op {op.index} ({op.type}): {exc}") from None
+    except (_Unsupported, ArenaplanError) as exc:
+        raise UnsupportedModel(f"op {op.index} ({_op_name(op)}): {exc}") from None
     return OpKernel(op.index, op.type, code, spec, tuple(inputs), op.outputs[0], variants_from_core(found),
                     None if weights is None else np.ascontiguousarray(weights, dtype=np.int8), bias,
                     states, isa, TYPES_CODES[types])

@@ -3,6 +3,8 @@
 Subgraph 0 becomes the Model: ops in execution order, every tensor with shape,
 dtype, quantisation, constant data and the variable flag. Unknown builtin and
 custom ops are kept and named (``CUSTOM:<code>`` / ``BUILTIN_<n>``), never dropped.
+A SPLIT or SPLIT_V of N outputs becomes N ops of one output each (``one_output_ops``), so
+the Model's op indices count them.
 Malformed files raise ModelError naming the file and what is wrong.
 """
 from __future__ import annotations
@@ -19,7 +21,7 @@ import tflite
 from tflite.utils import BUILTIN_OPCODE2NAME
 
 from ...errors import ModelError
-from ..model import Model, Operator, Quantization, Tensor
+from ..model import Model, Operator, Quantization, Tensor, one_output_ops
 
 __all__ = ["load_tflite", "parse_tflite"]
 
@@ -114,7 +116,7 @@ class _Reader:
                     op.IntermediatesAsNumpy(), op.IntermediatesLength(), "op intermediates"))))
         inputs = tuple(int(v) for v in self._ints(graph.InputsAsNumpy(), graph.InputsLength(), "inputs"))
         outputs = tuple(int(v) for v in self._ints(graph.OutputsAsNumpy(), graph.OutputsLength(), "outputs"))
-        return Model(self.name, tensors, ops, inputs, outputs, source=self.source,
+        return Model(self.name, tensors, one_output_ops(ops), inputs, outputs, source=self.source,
                      digest=hashlib.sha256(self.data).hexdigest(), metadata=self._metadata(n_buffers))
 
     def _metadata(self, n_buffers: int) -> Dict[str, bytes]:
