@@ -494,12 +494,12 @@ class TargetProfile:
 # sizes is the figure below, the intercepts (call, set-up, per-op constants) are ~1,000-
 # 3,600 instructions, about 1,500 typically. "<op>:<family>" is the portable code, which a
 # plan for the portable ISA runs and an arm-dsp plan runs where the op has no arm-dsp code
-# (depthwise, pooling, ADD, SOFTMAX, SVDF; CONV_2D's direct); "arm-dsp/<op>:<family>" is
+# (pooling, ADD, SOFTMAX, SVDF; CONV_2D's direct, depthwise's padded_rows and depth multipliers
+# above 1); "arm-dsp/<op>:<family>" is
 # the DSP-extension code (SMLAD: CONV_2D's rows kernel behind gemm_1x1 and im2col,
-# FULLY_CONNECTED's smlad kernels). The figures are of the calibration shapes (conv 3x3
+# FULLY_CONNECTED's smlad kernels, DEPTHWISE_CONV_2D's direct). The figures are of the calibration shapes (conv 3x3
 # 16 -> 16, 1x1 32 -> 16, FC 128..512 -> 32); a layer with more MACs per output needs fewer
-# per MAC (its requantisation is spread wider: KWS's 64 -> 64 1x1 counts 2.49 against
-# gemm_1x1's 3.51 here). The im2col rows variants cost the same instructions whatever their
+# per MAC (its requantisation is spread wider). The im2col rows variants cost the same instructions whatever their
 # block size (within 0.1 %) and the padded-row depthwise ones within 5 %: the scratch buffer
 # costs nothing by itself (its filling is in the per-MAC figure), so cycles_per_scratch_byte
 # is 0 and ties go to the smaller scratch. SVDF's two variants execute the same
@@ -517,21 +517,23 @@ class TargetProfile:
 # figures (TableLatency) replace all of this.
 _INSTRUCTIONS_PER_MAC = {
     "cortex-m4": {
-        "ADD:direct": 102.08, "AVERAGE_POOL_2D:direct": 6.85, "CONV_2D:direct": 6.45,
-        "CONV_2D:gemm_1x1": 4.7, "CONV_2D:im2col": 4.24, "CONV_2D:im2col_rows": 4.24,
-        "DEPTHWISE_CONV_2D:direct": 15.38, "DEPTHWISE_CONV_2D:padded_rows": 15.25,
+        "ADD:direct": 74.10, "AVERAGE_POOL_2D:direct": 6.85, "CONV_2D:direct": 6.23,
+        "CONV_2D:gemm_1x1": 4.48, "CONV_2D:im2col": 4.14, "CONV_2D:im2col_rows": 4.14,
+        "DEPTHWISE_CONV_2D:direct": 13.57, "DEPTHWISE_CONV_2D:padded_rows": 16.08,
         "FULLY_CONNECTED:direct": 10.02, "SOFTMAX:direct": 341.67, "SOFTMAX:exp_cache": 204.17,
-        "SVDF:direct": 5.93, "SVDF:fused": 5.93, "arm-dsp/CONV_2D:gemm_1x1": 2.49,
-        "arm-dsp/CONV_2D:im2col": 2.14, "arm-dsp/CONV_2D:im2col_rows": 2.14,
+        "SVDF:direct": 5.93, "SVDF:fused": 5.94, "arm-dsp/CONV_2D:gemm_1x1": 2.33,
+        "arm-dsp/CONV_2D:im2col": 2.07, "arm-dsp/CONV_2D:im2col_rows": 2.07,
+        "arm-dsp/DEPTHWISE_CONV_2D:direct": 7.72,
         "arm-dsp/FULLY_CONNECTED:smlad": 1.77, "arm-dsp/FULLY_CONNECTED:smlad_x16": 1.83,
         "default": 20.0},
     "cortex-m7": {
-        "ADD:direct": 105.07, "AVERAGE_POOL_2D:direct": 6.86, "CONV_2D:direct": 6.37,
-        "CONV_2D:gemm_1x1": 4.78, "CONV_2D:im2col": 4.34, "CONV_2D:im2col_rows": 4.34,
-        "DEPTHWISE_CONV_2D:direct": 14.52, "DEPTHWISE_CONV_2D:padded_rows": 15.02,
+        "ADD:direct": 75.07, "AVERAGE_POOL_2D:direct": 6.86, "CONV_2D:direct": 6.22,
+        "CONV_2D:gemm_1x1": 4.61, "CONV_2D:im2col": 4.26, "CONV_2D:im2col_rows": 4.26,
+        "DEPTHWISE_CONV_2D:direct": 13.36, "DEPTHWISE_CONV_2D:padded_rows": 13.30,
         "FULLY_CONNECTED:direct": 10.02, "SOFTMAX:direct": 338.33, "SOFTMAX:exp_cache": 204.17,
-        "SVDF:direct": 5.93, "SVDF:fused": 5.93, "arm-dsp/CONV_2D:gemm_1x1": 2.52,
-        "arm-dsp/CONV_2D:im2col": 2.16, "arm-dsp/CONV_2D:im2col_rows": 2.16,
+        "SVDF:direct": 5.94, "SVDF:fused": 5.93, "arm-dsp/CONV_2D:gemm_1x1": 2.36,
+        "arm-dsp/CONV_2D:im2col": 2.09, "arm-dsp/CONV_2D:im2col_rows": 2.09,
+        "arm-dsp/DEPTHWISE_CONV_2D:direct": 7.59,
         "arm-dsp/FULLY_CONNECTED:smlad": 1.77, "arm-dsp/FULLY_CONNECTED:smlad_x16": 1.77,
         "default": 20.0},
 }
@@ -540,21 +542,23 @@ _INSTRUCTIONS_PER_MAC = {
 #: pixel, whose fits differ by noise (0.01 instructions a MAC), which must not buy memory.
 _INSTRUCTIONS_PER_CALL = {
     "cortex-m4": {
-        "ADD:direct": 1080, "AVERAGE_POOL_2D:direct": 1627, "CONV_2D:direct": -2654,
-        "CONV_2D:gemm_1x1": 32680, "CONV_2D:im2col": 2018, "CONV_2D:im2col_rows": 2018,
-        "DEPTHWISE_CONV_2D:direct": -20720, "DEPTHWISE_CONV_2D:padded_rows": 7524,
-        "FULLY_CONNECTED:direct": 3000, "SOFTMAX:direct": 773, "SOFTMAX:exp_cache": 893,
-        "SVDF:direct": 14252, "SVDF:fused": 14292, "arm-dsp/CONV_2D:gemm_1x1": 2693,
-        "arm-dsp/CONV_2D:im2col": 2027, "arm-dsp/CONV_2D:im2col_rows": 2027,
-        "arm-dsp/FULLY_CONNECTED:smlad": 3200, "arm-dsp/FULLY_CONNECTED:smlad_x16": 3307},
+        "ADD:direct": 1040, "AVERAGE_POOL_2D:direct": 1627, "CONV_2D:direct": 3547,
+        "CONV_2D:gemm_1x1": 32707, "CONV_2D:im2col": 2044, "CONV_2D:im2col_rows": 2044,
+        "DEPTHWISE_CONV_2D:direct": -18200, "DEPTHWISE_CONV_2D:padded_rows": 7560,
+        "FULLY_CONNECTED:direct": 2693, "SOFTMAX:direct": 773, "SOFTMAX:exp_cache": 893,
+        "SVDF:direct": 13932, "SVDF:fused": 14080, "arm-dsp/CONV_2D:gemm_1x1": 2707,
+        "arm-dsp/CONV_2D:im2col": 2036, "arm-dsp/CONV_2D:im2col_rows": 2036,
+        "arm-dsp/DEPTHWISE_CONV_2D:direct": 5000,
+        "arm-dsp/FULLY_CONNECTED:smlad": 2920, "arm-dsp/FULLY_CONNECTED:smlad_x16": 2987},
     "cortex-m7": {
-        "ADD:direct": 1080, "AVERAGE_POOL_2D:direct": 1613, "CONV_2D:direct": -2159,
-        "CONV_2D:gemm_1x1": 33507, "CONV_2D:im2col": 2031, "CONV_2D:im2col_rows": 2031,
-        "DEPTHWISE_CONV_2D:direct": -18333, "DEPTHWISE_CONV_2D:padded_rows": 7409,
-        "FULLY_CONNECTED:direct": 3013, "SOFTMAX:direct": 827, "SOFTMAX:exp_cache": 853,
-        "SVDF:direct": 14652, "SVDF:fused": 14612, "arm-dsp/CONV_2D:gemm_1x1": 2907,
-        "arm-dsp/CONV_2D:im2col": 2031, "arm-dsp/CONV_2D:im2col_rows": 2031,
-        "arm-dsp/FULLY_CONNECTED:smlad": 3200, "arm-dsp/FULLY_CONNECTED:smlad_x16": 3280},
+        "ADD:direct": 1080, "AVERAGE_POOL_2D:direct": 1613, "CONV_2D:direct": 2070,
+        "CONV_2D:gemm_1x1": 33453, "CONV_2D:im2col": 2071, "CONV_2D:im2col_rows": 2071,
+        "DEPTHWISE_CONV_2D:direct": -18160, "DEPTHWISE_CONV_2D:padded_rows": 7591,
+        "FULLY_CONNECTED:direct": 2693, "SOFTMAX:direct": 827, "SOFTMAX:exp_cache": 853,
+        "SVDF:direct": 14360, "SVDF:fused": 14372, "arm-dsp/CONV_2D:gemm_1x1": 2973,
+        "arm-dsp/CONV_2D:im2col": 2036, "arm-dsp/CONV_2D:im2col_rows": 2036,
+        "arm-dsp/DEPTHWISE_CONV_2D:direct": 4627,
+        "arm-dsp/FULLY_CONNECTED:smlad": 2840, "arm-dsp/FULLY_CONNECTED:smlad_x16": 2920},
 }
 _INSTRUCTIONS_PER_OP = 1500.0
 _CYCLES_PER_INSTRUCTION = {"cortex-m4": 1.3, "cortex-m7": 0.9, "cortex-m55": 1.1}
