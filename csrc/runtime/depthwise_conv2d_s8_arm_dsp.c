@@ -35,11 +35,11 @@ static void dw_dsp_inside(int32_t start, int32_t step, int32_t n, int32_t limit,
     *hi = b;
 }
 
-/* One tap of four channels: input bytes at x (offset added), weights at w. */
-#define DW_DSP_TAP(x, w)                                                                   \
+/* Four channels' products of one tap: the input's even and odd int16 lanes xe, xo against
+   the weight word at w split the same way (SMLABB / SMLATT, one channel each). */
+#define DW_DSP_MAC4(xe, xo, w)                                                             \
     do {                                                                                   \
-        const uint32_t xv_ = ap_dsp_load32(x), wv_ = ap_dsp_load32(w);                     \
-        const uint32_t xe_ = ap_dsp_sxtab16(off2, xv_), xo_ = ap_dsp_sxtab16_ror8(off2, xv_); \
+        const uint32_t xe_ = (xe), xo_ = (xo), wv_ = ap_dsp_load32(w);                    \
         const uint32_t we_ = ap_dsp_sxtb16(wv_), wo_ = ap_dsp_sxtb16_ror8(wv_);            \
         a0 = ap_dsp_smlabb(xe_, we_, a0);                                                  \
         a2 = ap_dsp_smlatt(xe_, we_, a2);                                                  \
@@ -47,17 +47,19 @@ static void dw_dsp_inside(int32_t start, int32_t step, int32_t n, int32_t limit,
         a3 = ap_dsp_smlatt(xo_, wo_, a3);                                                  \
     } while (0)
 
+/* One tap of four channels: input bytes at x (offset added), weights at w. */
+#define DW_DSP_TAP(x, w)                                                                   \
+    do {                                                                                   \
+        const uint32_t xv_ = ap_dsp_load32(x);                                             \
+        DW_DSP_MAC4(ap_dsp_sxtab16(off2, xv_), ap_dsp_sxtab16_ror8(off2, xv_), w);         \
+    } while (0)
+
 /* One tap of four channels of a window with no padded tap: the input offset is in the folded
    bias the sums start from (exact: int32 sums wrap alike in either order), so plain SXTB16. */
 #define DW_DSP_TAP_FOLDED(x, w)                                                            \
     do {                                                                                   \
-        const uint32_t xv_ = ap_dsp_load32(x), wv_ = ap_dsp_load32(w);                     \
-        const uint32_t xe_ = ap_dsp_sxtb16(xv_), xo_ = ap_dsp_sxtb16_ror8(xv_);            \
-        const uint32_t we_ = ap_dsp_sxtb16(wv_), wo_ = ap_dsp_sxtb16_ror8(wv_);            \
-        a0 = ap_dsp_smlabb(xe_, we_, a0);                                                  \
-        a2 = ap_dsp_smlatt(xe_, we_, a2);                                                  \
-        a1 = ap_dsp_smlabb(xo_, wo_, a1);                                                  \
-        a3 = ap_dsp_smlatt(xo_, wo_, a3);                                                  \
+        const uint32_t xv_ = ap_dsp_load32(x);                                             \
+        DW_DSP_MAC4(ap_dsp_sxtb16(xv_), ap_dsp_sxtb16_ror8(xv_), w);                       \
     } while (0)
 
 /* The requantisation's fields in locals: the int8 output stores may alias anything, so
@@ -74,6 +76,16 @@ static inline int8_t dw_dsp_out(int32_t acc, const dw_dsp_quant *q, int32_t c)
     int32_t v = ap_fp_multiply_by_nonneg_multiplier(acc, q->multiplier[i], q->shift[i]) + q->offset;
     v = v < q->lo ? q->lo : v;
     return (int8_t)(v > q->hi ? q->hi : v);
+}
+
+/* Output channels c .. c + 3 from their sums. */
+static inline void dw_dsp_out4(int32_t a0, int32_t a1, int32_t a2, int32_t a3, const dw_dsp_quant *q,
+                               int32_t c, int8_t *out)
+{
+    out[c] = dw_dsp_out(a0, q, c);
+    out[c + 1] = dw_dsp_out(a1, q, c + 1);
+    out[c + 2] = dw_dsp_out(a2, q, c + 2);
+    out[c + 3] = dw_dsp_out(a3, q, c + 3);
 }
 
 /* One window: its first tap's input and weights, its taps per row (>= 1) and rows (>= 1), the
@@ -99,10 +111,7 @@ static void dw_dsp_groups_any(const dw_dsp_window *win, int32_t C, int32_t group
                 DW_DSP_TAP(x, w);
             }
         }
-        out[4 * g] = dw_dsp_out(a0, q, 4 * g);
-        out[4 * g + 1] = dw_dsp_out(a1, q, 4 * g + 1);
-        out[4 * g + 2] = dw_dsp_out(a2, q, 4 * g + 2);
-        out[4 * g + 3] = dw_dsp_out(a3, q, 4 * g + 3);
+        dw_dsp_out4(a0, a1, a2, a3, q, 4 * g, out);
     }
 }
 
@@ -153,10 +162,7 @@ static void dw_dsp_groups_3x3(const int8_t *x, const int8_t *w, int32_t C, size_
         DW_DSP_ROW3_FOLDED(x, w, C, C2);
         DW_DSP_ROW3_FOLDED(x + x_row, w + 3 * C, C, C2);
         DW_DSP_ROW3_FOLDED(x + 2 * x_row, w + 6 * C, C, C2);
-        out[4 * g] = dw_dsp_out(a0, q, 4 * g);
-        out[4 * g + 1] = dw_dsp_out(a1, q, 4 * g + 1);
-        out[4 * g + 2] = dw_dsp_out(a2, q, 4 * g + 2);
-        out[4 * g + 3] = dw_dsp_out(a3, q, 4 * g + 3);
+        dw_dsp_out4(a0, a1, a2, a3, q, 4 * g, out);
     }
 }
 

@@ -7,19 +7,24 @@
 
 #include <stdint.h>
 
+/* gemmlowp's rounding doubling high multiply for every (a, b) but (INT32_MIN, INT32_MIN), the
+   one product that overflows: (ab + nudge) / 2^31 truncated toward zero, nudge 2^30 for ab >= 0
+   and 1 - 2^30 below. For ab < 0 the sum is negative and truncating it is flooring it plus
+   2^31 - 1, so both cases are floor((ab + 2^30) / 2^31): one multiply-accumulate and an
+   arithmetic shift (a branch-free handful of instructions on a Cortex-M, not a 64-bit
+   division). Arithmetic right shift of a negative value: implementation-defined in C99,
+   arithmetic on every compiler this builds with, as below. */
+static inline int32_t ap_fp_rounding_doubling_high_mul(int32_t a, int32_t b)
+{
+    return (int32_t)(((int64_t)a * (int64_t)b + ((int64_t)1 << 30)) >> 31);
+}
+
 static inline int32_t ap_fp_saturating_rounding_doubling_high_mul(int32_t a, int32_t b)
 {
     if (a == INT32_MIN && b == INT32_MIN) {
         return INT32_MAX;
     }
-    int64_t ab = (int64_t)a * (int64_t)b;
-    /* gemmlowp: (ab + nudge) / 2^31 truncated toward zero, nudge 2^30 for ab >= 0 and
-       1 - 2^30 below. For ab < 0 the sum is negative and truncating it is flooring it plus
-       2^31 - 1, so both cases are floor((ab + 2^30) / 2^31): one multiply-accumulate and an
-       arithmetic shift (a branch-free handful of instructions on a Cortex-M, not a 64-bit
-       division). Arithmetic right shift of a negative value: implementation-defined in C99,
-       arithmetic on every compiler this builds with, as below. */
-    return (int32_t)((ab + ((int64_t)1 << 30)) >> 31);
+    return ap_fp_rounding_doubling_high_mul(a, b);
 }
 
 static inline int32_t ap_fp_rounding_divide_by_pot(int32_t x, int32_t exponent)
@@ -57,14 +62,14 @@ static inline int32_t ap_fp_multiply_by_quantized_multiplier(int32_t x, int32_t 
 }
 
 /* The same for a multiplier >= 0 (every requantisation the kernels validate: QuantizeMultiplier
-   gives [2^30, 2^31) or 0), which is never INT32_MIN, so the doubling high multiply has no
+   gives [2^30, 2^31) or 0), which is never INT32_MIN, so the doubling high multiply needs no
    saturating case: one SMLAL and two shifts on a Cortex-M. */
 static inline int32_t ap_fp_multiply_by_nonneg_multiplier(int32_t x, int32_t multiplier, int32_t shift)
 {
     int32_t left = shift > 0 ? shift : 0;
     int32_t right = left - shift;
     int32_t shifted = (int32_t)((uint32_t)x << left);
-    int32_t h = (int32_t)(((int64_t)shifted * multiplier + ((int64_t)1 << 30)) >> 31);
+    int32_t h = ap_fp_rounding_doubling_high_mul(shifted, multiplier);
     return right == 0 ? h : ap_fp_round_srdhm_by_pot(h, right);
 }
 

@@ -494,15 +494,15 @@ class TargetProfile:
 # sizes is the figure below, the intercepts (call, set-up, per-op constants) are ~1,000-
 # 3,600 instructions, about 1,500 typically. "<op>:<family>" is the portable code, which a
 # plan for the portable ISA runs and an arm-dsp plan runs where the op has no arm-dsp code
-# (pooling, ADD, SOFTMAX, SVDF; CONV_2D's direct, depthwise's padded_rows and depth multipliers
-# above 1); "arm-dsp/<op>:<family>" is
-# the DSP-extension code (SMLAD: CONV_2D's rows kernel behind gemm_1x1 and im2col,
-# FULLY_CONNECTED's smlad kernels, DEPTHWISE_CONV_2D's direct). The figures are of the calibration shapes (conv 3x3
-# 16 -> 16, 1x1 32 -> 16, FC 128..512 -> 32); a layer with more MACs per output needs fewer
-# per MAC (its requantisation is spread wider). The im2col rows variants cost the same instructions whatever their
-# block size (within 0.1 %) and the padded-row depthwise ones within 5 %: the scratch buffer
-# costs nothing by itself (its filling is in the per-MAC figure), so cycles_per_scratch_byte
-# is 0 and ties go to the smaller scratch. SVDF's two variants execute the same
+# (pooling, ADD, SOFTMAX, SVDF; CONV_2D's direct, depthwise's padded_rows and depth
+# multipliers above 1); "arm-dsp/<op>:<family>" is the DSP-extension code (SMLAD: CONV_2D's
+# rows kernel behind gemm_1x1 and im2col, FULLY_CONNECTED's smlad kernels; SMLABB/SMLATT:
+# DEPTHWISE_CONV_2D's direct). The figures are of the calibration shapes (conv 3x3 16 -> 16,
+# 1x1 32 -> 16, FC 128..512 -> 32); a layer with more MACs per output needs fewer per MAC
+# (its requantisation is spread wider). The im2col rows variants cost the same instructions
+# whatever their block size (within 0.1 %) and the padded-row depthwise ones within 5 %: the
+# scratch buffer costs nothing by itself (its filling is in the per-MAC figure), so
+# cycles_per_scratch_byte is 0 and ties go to the smaller scratch. SVDF's two variants execute the same
 # instructions within 0.2 %; the intercept, about 14,300 (the state shift, the time step),
 # is above the per-op constant.
 #   Not measured (no one-op model builder for them yet): MUL, MAX_POOL_2D, MEAN,

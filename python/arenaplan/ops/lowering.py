@@ -701,6 +701,24 @@ def _slice_vector(model: Model, op: Operator, position: int, what: str, rank: in
     return values
 
 
+def _slice_dims(x: Tensor) -> List[int]:
+    """The dimensions of a slicing op's input (STRIDED_SLICE, TRANSPOSE, SPLIT): rank 1 to
+    _SLICE_AXES, none empty."""
+    rank = len(x.shape)
+    if not 1 <= rank <= _SLICE_AXES:
+        raise _Unsupported(f"input has rank {rank}; 1 to {_SLICE_AXES} are supported")
+    if any(int(d) < 1 for d in x.shape):
+        raise _Unsupported(f"input has shape {tuple(x.shape)}: every dimension must be at least 1")
+    return [int(d) for d in x.shape]
+
+
+def _slice_params(x: Tensor, begin: Sequence[int], stride: Sequence[int], counts: Sequence[int]) -> dict:
+    """The slice kernel's params, padded in front to _SLICE_AXES axes."""
+    pad = _SLICE_AXES - len(x.shape)
+    return {"input_shape": [1] * pad + [int(d) for d in x.shape], "begin": [0] * pad + list(begin),
+            "stride": [1] * pad + list(stride), "output_shape": [1] * pad + list(counts)}
+
+
 def _strided_slice(model: Model, op: Operator) -> tuple:
     """int8 STRIDED_SLICE with TFLite's StartForAxis / StopForAxis (strided_slice_logic.h):
     the begin and end masks, negative indices, clamping and shrink_axis_mask resolved into a
@@ -708,11 +726,7 @@ def _strided_slice(model: Model, op: Operator) -> tuple:
     kernel does not read, and offset are refused."""
     x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
     y = _tensor(model, _operand(op.outputs, 0), "output")
-    rank = len(x.shape)
-    if not 1 <= rank <= _SLICE_AXES:
-        raise _Unsupported(f"input has rank {rank}; 1 to {_SLICE_AXES} are supported")
-    if any(int(d) < 1 for d in x.shape):
-        raise _Unsupported(f"input has shape {tuple(x.shape)}: every dimension must be at least 1")
+    rank = len(_slice_dims(x))
     opts = op.options
     for name in ("ellipsis_mask", "new_axis_mask"):
         if int(opts.get(name, 0) or 0):
@@ -760,9 +774,7 @@ def _strided_slice(model: Model, op: Operator) -> tuple:
         if not shrink_mask & (1 << a):
             kept.append(count)
     _expect_shape(model, y.index, kept, "output")
-    pad = _SLICE_AXES - rank
-    return ({"input_shape": [1] * pad + [int(d) for d in x.shape], "begin": [0] * pad + firsts,
-             "stride": [1] * pad + list(strides), "output_shape": [1] * pad + counts}, (x.index,), None, None)
+    return _slice_params(x, firsts, strides, counts), (x.index,), None, None
 
 
 def _transpose(model: Model, op: Operator) -> tuple:
@@ -770,11 +782,7 @@ def _transpose(model: Model, op: Operator) -> tuple:
     axes (each in [0, rank)), the output's shape the input's permuted; padded to five axes."""
     x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
     y = _tensor(model, _operand(op.outputs, 0), "output")
-    rank = len(x.shape)
-    if not 1 <= rank <= _SLICE_AXES:
-        raise _Unsupported(f"input has rank {rank}; 1 to {_SLICE_AXES} are supported")
-    if any(int(d) < 1 for d in x.shape):
-        raise _Unsupported(f"input has shape {tuple(x.shape)}: every dimension must be at least 1")
+    rank = len(_slice_dims(x))
     perm = _slice_vector(model, op, 1, "perm", rank)
     if sorted(perm) != list(range(rank)):
         raise _Unsupported(f"perm {perm} is not a permutation of the {rank} axes (each in [0, {rank}))")
@@ -795,11 +803,7 @@ def _split(model: Model, op: Operator) -> tuple:
     data_at, axis_at = (1, 0) if op.type == "SPLIT" else (0, 2)
     x = _tensor(model, _operand(op.inputs, data_at), "input", constant=False)
     y = _tensor(model, _operand(op.outputs, 0), "output")
-    rank = len(x.shape)
-    if not 1 <= rank <= _SLICE_AXES:
-        raise _Unsupported(f"input has rank {rank}; 1 to {_SLICE_AXES} are supported")
-    if any(int(d) < 1 for d in x.shape):
-        raise _Unsupported(f"input has shape {tuple(x.shape)}: every dimension must be at least 1")
+    rank = len(_slice_dims(x))
     a = _tensor(model, _operand(op.inputs, axis_at), "axis", "int32", constant=True)
     if a.data.size != 1:
         raise _Unsupported(f"axis tensor {a.index} holds {a.data.size} values; one is expected")
@@ -840,11 +844,9 @@ def _split(model: Model, op: Operator) -> tuple:
     want = [int(d) for d in x.shape]
     want[axis] = sizes[part]
     _expect_shape(model, y.index, want, "output")
-    pad = _SLICE_AXES - rank
     begin = [0] * rank
     begin[axis] = sum(sizes[:part])
-    return ({"input_shape": [1] * pad + [int(d) for d in x.shape], "begin": [0] * pad + begin,
-             "stride": [1] * _SLICE_AXES, "output_shape": [1] * pad + want}, (x.index,), None, None)
+    return _slice_params(x, begin, [1] * rank, want), (x.index,), None, None
 
 
 # --- the 16x8 mode: int16 activations (zero point 0), int8 weights, int64 or int32 biases ---
