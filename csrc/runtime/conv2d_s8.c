@@ -241,8 +241,8 @@ ap_status ap_conv2d_s8_variants(const ap_conv2d_params *params, ap_isa isa, ap_v
     if (status == AP_OK && ap_conv2d_gemm_1x1_applies(params)) {
         status = ap_conv2d_describe(&g, AP_CONV2D_GEMM_1X1, 0, &list[n++], error_out);
     }
-    /* Row blocks of 3 * 4^j pixels: multiples of the micro-kernels' 3-row tile. */
-    for (rows = AP_CONV2D_MR; status == AP_OK && rows <= INT32_MAX && n + 1 < AP_MAX_VARIANTS; rows *= 4) {
+    /* Row blocks of tile * 4^j pixels: multiples of the ISA's micro-kernel tile. */
+    for (rows = (int64_t)ap_conv2d_tile_rows(isa); status == AP_OK && rows <= INT32_MAX && n + 1 < AP_MAX_VARIANTS; rows *= 4) {
         if (!ap_conv2d_im2col_rows_applies(params, &g, (int32_t)rows)) {
             break;
         }
@@ -568,14 +568,14 @@ enum {
     AP_CONV2D_DIRECT_KC = 4096 /* longest im2col row direct gathers on the stack (SIMD levels) */
 };
 
-/* out[rows][oc] = requant(a[rows][k_pad] * W), AP_CONV2D_MR rows at a time. */
-static void ap_conv2d_gemm(const ap_conv2d_ctx *c, ap_conv2d_rows_fn rows_fn, const int8_t *a,
-                           size_t lda, size_t rows, int8_t *out)
+/* out[rows][oc] = requant(a[rows][k_pad] * W), tile (<= AP_CONV2D_MR) rows at a time. */
+static void ap_conv2d_gemm(const ap_conv2d_ctx *c, ap_conv2d_rows_fn rows_fn, size_t tile,
+                           const int8_t *a, size_t lda, size_t rows, int8_t *out)
 {
     const int8_t *ptr[AP_CONV2D_MR];
     size_t r0, i;
-    for (r0 = 0; r0 < rows; r0 += AP_CONV2D_MR) {
-        const size_t mr = rows - r0 < AP_CONV2D_MR ? rows - r0 : AP_CONV2D_MR;
+    for (r0 = 0; r0 < rows; r0 += tile) {
+        const size_t mr = rows - r0 < tile ? rows - r0 : tile;
         for (i = 0; i < AP_CONV2D_MR; ++i) {
             ptr[i] = a + (r0 + (i < mr ? i : mr - 1)) * lda;
         }
@@ -615,6 +615,7 @@ static void ap_conv2d_direct_gathered(const ap_conv2d_ctx *c, ap_conv2d_rows_fn 
 /* One SIMD level's implementation of the variants. */
 typedef struct ap_conv2d_level {
     ap_conv2d_rows_fn rows;
+    size_t tile;   /* rows per call of rows (ap_conv2d_tile_rows) */
     void (*direct)(const ap_conv2d_ctx *c, ap_conv2d_rows_fn rows, size_t pixel_begin,
                    size_t pixel_end);
 } ap_conv2d_level;
@@ -623,6 +624,7 @@ typedef struct ap_conv2d_level {
 static ap_conv2d_level ap_conv2d_select_level(int32_t isa)
 {
     ap_conv2d_level level;
+    level.tile = ap_conv2d_tile_rows(isa);
     if (ap_ops_runs_arm_dsp(isa)) {
         /* direct stays the scratch- and stack-free portable loop: gathering rows for the
            SIMD kernel would take a stack buffer; the im2col rows variants are that, placed */
@@ -653,7 +655,7 @@ static void ap_conv2d_run_im2col(const ap_conv2d_ctx *c, const ap_conv2d_level *
             for (i = 0; i < rows; ++i) {
                 ap_conv2d_s8_gather(c, first + i, scratch + i * c->k_pad);
             }
-            ap_conv2d_gemm(c, level->rows, scratch, c->k_pad, rows, c->output + first * c->oc);
+            ap_conv2d_gemm(c, level->rows, level->tile, scratch, c->k_pad, rows, c->output + first * c->oc);
         }
     }
 }
@@ -666,7 +668,7 @@ static void ap_conv2d_run_gemm_1x1(const ap_conv2d_ctx *c, const ap_conv2d_level
        run past the input, go through the direct path (only when input_c % 4 != 0). */
     const size_t bytes = total * c->k;
     size_t rows = bytes >= c->k_pad ? (bytes - c->k_pad) / c->k + 1 : 0;
-    ap_conv2d_gemm(c, level->rows, c->input, c->k, rows, c->output);
+    ap_conv2d_gemm(c, level->rows, level->tile, c->input, c->k, rows, c->output);
     if (rows < total) {
         level->direct(c, level->rows, rows, total);
     }

@@ -32,6 +32,14 @@ enum {
     AP_LANES_MAX_OC = 256      /* per-channel constants: 7 KiB of stack */
 };
 
+/* Output pixels a SIMD level's rows function takes at a time, and the smallest im2col row
+   block its variants offer (blocks of tile * 4^j pixels): the arm-dsp kernel works on pixel
+   pairs (a third row would take its slower one-pixel path), the others on AP_CONV2D_MR. */
+static inline size_t ap_conv2d_tile_rows(int32_t isa)
+{
+    return isa == AP_ISA_ARM_DSP ? 2 : AP_CONV2D_MR;
+}
+
 /* gemm_1x1 applies: a pointwise stride-1 conv without padding, whose im2col matrix is its
    input (the portable variant list and the AVX2 kernels' pointwise paths both ask this). */
 static inline int ap_conv2d_gemm_1x1_applies(const ap_conv2d_params *p)
