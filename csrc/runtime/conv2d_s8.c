@@ -164,10 +164,17 @@ static int ap_conv2d_im2col_rows_applies(const ap_conv2d_params *p, const ap_con
     return ap_conv2d_im2col_applies(p) && rows >= 1 && (size_t)rows < g->pixels;
 }
 
-static int ap_conv2d_applies(const ap_conv2d_params *p, const ap_conv2d_geom *g, int32_t kind,
-                             int32_t param)
+/* im2col16_rows: the arm-dsp code's own, for every shape, with its one tile of pixels. */
+static int ap_conv2d_im2col16_applies(int32_t isa, int32_t cols)
+{
+    return isa == AP_ISA_ARM_DSP && cols == AP_CONV2D_COLS16;
+}
+
+static int ap_conv2d_applies(const ap_conv2d_params *p, const ap_conv2d_geom *g, int32_t isa,
+                             int32_t kind, int32_t param)
 {
     switch (kind) {
+    case AP_CONV2D_IM2COL16_ROWS: return ap_conv2d_im2col16_applies(isa, param);
     case AP_CONV2D_DIRECT: return 1;
     case AP_CONV2D_GEMM_1X1: return ap_conv2d_gemm_1x1_applies(p);
     case AP_CONV2D_IM2COL_ROWS: return ap_conv2d_im2col_rows_applies(p, g, param);
@@ -183,6 +190,7 @@ static int ap_conv2d_scratch_bytes(const ap_conv2d_geom *g, int32_t kind, int32_
     switch (kind) {
     case AP_CONV2D_IM2COL_ROWS: return ap_ops_mul((size_t)param, g->k_pad, bytes_out);
     case AP_CONV2D_IM2COL: return ap_ops_mul(g->pixels, g->k_pad, bytes_out);
+    case AP_CONV2D_IM2COL16_ROWS: return ap_ops_mul(2 * (size_t)param + 1, g->k_pad, bytes_out);
     default: *bytes_out = 0; return 1;
     }
 }
@@ -199,6 +207,7 @@ static ap_status ap_conv2d_describe(const ap_conv2d_geom *g, int32_t kind, int32
     ap_ops_variant_name(v, kind == AP_CONV2D_DIRECT      ? "direct"
                            : kind == AP_CONV2D_GEMM_1X1  ? "gemm_1x1"
                            : kind == AP_CONV2D_IM2COL_ROWS ? "im2col_rows"
+                           : kind == AP_CONV2D_IM2COL16_ROWS ? "im2col16_rows"
                                                            : "im2col",
                         param);
     if (!ap_conv2d_scratch_bytes(g, kind, param, &bytes)) {
@@ -213,6 +222,24 @@ static ap_status ap_conv2d_describe(const ap_conv2d_geom *g, int32_t kind, int32
     v->macs = g->macs;
     v->in_place = 0;
     return AP_OK;
+}
+
+static size_t ap_conv2d_variant_scratch(const ap_variant *v)
+{
+    return v->scratch_count > 0 ? v->scratch[0].bytes : 0;
+}
+
+/* Least scratch first, equal ones in the order listed (an insertion sort of a few entries). */
+static void ap_conv2d_sort_by_scratch(ap_variant *list, uint32_t n)
+{
+    for (uint32_t i = 1; i < n; ++i) {
+        const ap_variant v = list[i];
+        uint32_t j = i;
+        for (; j > 0 && ap_conv2d_variant_scratch(&list[j - 1]) > ap_conv2d_variant_scratch(&v); --j) {
+            list[j] = list[j - 1];
+        }
+        list[j] = v;
+    }
 }
 
 ap_status ap_conv2d_s8_variants(const ap_conv2d_params *params, ap_isa isa, ap_variant *variants_out,
@@ -252,9 +279,14 @@ ap_status ap_conv2d_s8_variants(const ap_conv2d_params *params, ap_isa isa, ap_v
     if (status == AP_OK && ap_conv2d_im2col_applies(params)) {
         status = ap_conv2d_describe(&g, AP_CONV2D_IM2COL, 0, &list[n++], error_out);
     }
+    if (status == AP_OK && ap_conv2d_im2col16_applies(isa, AP_CONV2D_COLS16)) {
+        status = ap_conv2d_describe(&g, AP_CONV2D_IM2COL16_ROWS, AP_CONV2D_COLS16, &list[n++],
+                                    error_out);
+    }
     if (status != AP_OK) {
         return status;
     }
+    ap_conv2d_sort_by_scratch(list, n);
     *count_out = n;
     if (variants_out == NULL && capacity == 0) {
         return AP_OK;
@@ -264,8 +296,8 @@ ap_status ap_conv2d_s8_variants(const ap_conv2d_params *params, ap_isa isa, ap_v
                               "conv2d: %u variants apply but variants_out holds %u",
                               (unsigned)n, variants_out == NULL ? 0u : (unsigned)capacity);
     }
-    /* Every ISA lists the same variants today (x86-avx2 runs SIMD code inside each; arm-dsp's
-       are the portable kernels until its SMLAD kernels land). */
+    /* The ISA's variants: x86-avx2 runs SIMD code inside the portable list; arm-dsp has its
+       own row tile and im2col16_rows. */
     for (i = 0; i < n; ++i) {
         variants_out[i] = list[i];
         variants_out[i].isa = (int32_t)isa;
@@ -728,11 +760,11 @@ ap_status ap_conv2d_s8_run(const ap_conv2d_params *params, const ap_variant *var
     if (status != AP_OK) {
         return status;
     }
-    if (variant->kind < AP_CONV2D_DIRECT || variant->kind > AP_CONV2D_GEMM_1X1) {
+    if (variant->kind < AP_CONV2D_DIRECT || variant->kind > AP_CONV2D_IM2COL16_ROWS) {
         return ap_ops_fail(error_out, AP_ERR_UNSUPPORTED, AP_SUBJECT_ARGUMENT, 1, 0, 0,
                               "conv2d: unknown variant kind %d", (int)variant->kind);
     }
-    if (!ap_conv2d_applies(params, &g, variant->kind, variant->param)) {
+    if (!ap_conv2d_applies(params, &g, variant->isa, variant->kind, variant->param)) {
         return ap_ops_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, 1, 0, 0,
                               "conv2d: variant kind %d param %d does not apply to these shapes",
                               (int)variant->kind, (int)variant->param);
@@ -792,6 +824,7 @@ ap_status ap_conv2d_s8_run(const ap_conv2d_params *params, const ap_variant *var
     switch (variant->kind) {
     case AP_CONV2D_DIRECT: level.direct(&c, level.rows, 0, total); break;
     case AP_CONV2D_GEMM_1X1: ap_conv2d_run_gemm_1x1(&c, &level, total); break;
+    case AP_CONV2D_IM2COL16_ROWS: ap_conv2d_s8_im2col16_arm_dsp(&c, scratch[0].data, total); break;
     case AP_CONV2D_IM2COL_ROWS:
         ap_conv2d_run_im2col(&c, &level, (size_t)variant->param, (int8_t *)scratch[0].data,
                              params->batches);

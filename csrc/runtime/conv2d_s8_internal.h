@@ -110,6 +110,12 @@ typedef void (*ap_conv2d_rows_fn)(const ap_conv2d_ctx *ctx, const int8_t *const 
    (batch * pixels + y * output_w + x) to dst: padding taps hold pad_value, k >= ctx->k hold 0. */
 void ap_conv2d_s8_gather(const ap_conv2d_ctx *ctx, size_t pixel, int8_t *dst);
 
+/* arm-dsp im2col16_rows_4 (conv2d_s8_arm_dsp.c): every output pixel of every image
+   (total), AP_CONV2D_COLS16 at a time, over the variant's scratch of
+   (2 * AP_CONV2D_COLS16 + 1) * k_pad bytes, 16-byte aligned. */
+enum { AP_CONV2D_COLS16 = 4 };
+void ap_conv2d_s8_im2col16_arm_dsp(const ap_conv2d_ctx *ctx, void *scratch, size_t total);
+
 /* arm-dsp rows (conv2d_s8_arm_dsp.c): SXTB16 + SMLAD, pixel pairs x channel pairs; stack
    use a few words. Every build has it (arm_dsp.h). */
 void ap_conv2d_s8_rows_arm_dsp(const ap_conv2d_ctx *ctx, const int8_t *const *a, size_t mr,

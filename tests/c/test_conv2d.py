@@ -92,12 +92,13 @@ class Conv:
     def prepared_ptr(self):
         return self.ffi.cast("void *", self.ffi.from_buffer(self.prepared))
 
-    def variants(self):
+    def variants(self, isa=None):
         ffi, lib = self.ffi, self.lib
         out = ffi.new("ap_variant[]", lib.AP_MAX_VARIANTS)
         count = ffi.new("uint32_t *")
         err = ffi.new("ap_error *")
-        st_ = lib.ap_conv2d_s8_variants(self.params, lib.AP_ISA_PORTABLE, out, lib.AP_MAX_VARIANTS, count, err)
+        isa = lib.AP_ISA_PORTABLE if isa is None else isa
+        st_ = lib.ap_conv2d_s8_variants(self.params, isa, out, lib.AP_MAX_VARIANTS, count, err)
         assert st_ == lib.AP_OK, ffi.string(err.message)
         self.keep.append(out)  # the pointers below do not keep the array alive
         return [out + i for i in range(count[0])]
@@ -130,38 +131,34 @@ class Conv:
 
 
 def check_all_variants(ffi, lib, conv: Conv, x: np.ndarray, expected: np.ndarray, *, shortfall=True):
-    """Every variant on every CPU level: equal to `expected`, nothing written outside its buffers;
-    with one scratch byte too few: AP_ERR_SCRATCH_TOO_SMALL and the output untouched."""
-    variants = conv.variants()
-    assert variants[0].scratch_count == 0 and ffi.string(variants[0].name) == b"direct"
-    totals = [sum(v.scratch[i].bytes for i in range(v.scratch_count)) for v in variants]
-    assert totals == sorted(totals)
-    # every ISA this build and CPU run: the same variants, each run with its ISA's code
+    """Every variant of every ISA this build and CPU run (each ISA's own list, run with its
+    code): equal to `expected`, nothing written outside its buffers; with one scratch byte too
+    few: AP_ERR_SCRATCH_TOO_SMALL and the output untouched. Returns the portable list."""
     levels = [isa for isa in (lib.AP_ISA_PORTABLE, lib.AP_ISA_X86_AVX2, lib.AP_ISA_ARM_DSP)
               if lib.ap_isa_available(isa)]
-    try:
-        for level in levels:
-            for v in variants:
-                v.isa = level
-                name = ffi.string(v.name).decode()
-                st_, err, got, guards_ok, _ = conv.run(v, x)
-                assert st_ == lib.AP_OK, (name, ffi.string(err.message))
-                assert guards_ok, f"{name} wrote outside its buffers (level {level})"
-                if not np.array_equal(got, expected):
-                    bad = np.argwhere(got != expected)
-                    raise AssertionError(f"{name} (level {level}) differs at {len(bad)} places, "
-                                         f"first {bad[0].tolist()}: {got[tuple(bad[0])]} != {expected[tuple(bad[0])]}")
-                if shortfall and v.scratch_count:
-                    st_, err, _, guards_ok, untouched = conv.run(v, x, scratch_shortfall=1)
-                    assert st_ == lib.AP_ERR_SCRATCH_TOO_SMALL, name
-                    assert err.index == 0 and err.needed == v.scratch[0].bytes
-                    assert err.available == v.scratch[0].bytes - 1
-                    assert f"scratch buffer 0 needs {v.scratch[0].bytes} bytes, got {v.scratch[0].bytes - 1}".encode() in ffi.string(err.message)
-                    assert guards_ok and untouched
-    finally:
+    for level in levels:
+        variants = conv.variants(level)
+        assert variants[0].scratch_count == 0 and ffi.string(variants[0].name) == b"direct"
+        assert all(v.isa == level for v in variants)
+        totals = [sum(v.scratch[i].bytes for i in range(v.scratch_count)) for v in variants]
+        assert totals == sorted(totals)
         for v in variants:
-            v.isa = lib.AP_ISA_PORTABLE
-    return variants
+            name = ffi.string(v.name).decode()
+            st_, err, got, guards_ok, _ = conv.run(v, x)
+            assert st_ == lib.AP_OK, (name, ffi.string(err.message))
+            assert guards_ok, f"{name} wrote outside its buffers (level {level})"
+            if not np.array_equal(got, expected):
+                bad = np.argwhere(got != expected)
+                raise AssertionError(f"{name} (level {level}) differs at {len(bad)} places, "
+                                     f"first {bad[0].tolist()}: {got[tuple(bad[0])]} != {expected[tuple(bad[0])]}")
+            if shortfall and v.scratch_count:
+                st_, err, _, guards_ok, untouched = conv.run(v, x, scratch_shortfall=1)
+                assert st_ == lib.AP_ERR_SCRATCH_TOO_SMALL, name
+                assert err.index == 0 and err.needed == v.scratch[0].bytes
+                assert err.available == v.scratch[0].bytes - 1
+                assert f"scratch buffer 0 needs {v.scratch[0].bytes} bytes, got {v.scratch[0].bytes - 1}".encode() in ffi.string(err.message)
+                assert guards_ok and untouched
+    return conv.variants()
 
 
 def quantized_case(rng, *, input_shape, filter_shape, stride=(1, 1), dilation=(1, 1),
@@ -238,6 +235,30 @@ def test_variants_of_pointwise_and_odd_layers(ffi, lib):
     conv = Conv(ffi, lib, **quantized_case(rng, input_shape=(1, 3, 3, 2), filter_shape=(4, 3, 3),
                                            padding="valid")[0])
     assert names(ffi, conv.variants()) == ["direct", "im2col"]
+
+
+def test_arm_dsp_variants_have_their_own_tile_and_int16_columns(ffi, lib):
+    """arm-dsp lists row blocks of 2 * 4^j pixels (its kernel's pixel pairs) and
+    im2col16_rows_4 (4 pixels' rows widened to int16, 8 * k_pad, plus an int8 row to gather
+    into, k_pad), least scratch first; the portable code refuses the arm-dsp-only variant."""
+    rng = np.random.default_rng(5)
+    kwargs, x, expected = quantized_case(rng, input_shape=(1, 9, 9, 16), filter_shape=(8, 3, 3))
+    conv = Conv(ffi, lib, **kwargs)
+    k_pad = 9 * 16
+    vs = conv.variants(lib.AP_ISA_ARM_DSP)
+    assert names(ffi, vs) == ["direct", "im2col_rows_2", "im2col_rows_8", "im2col16_rows_4",
+                              "im2col_rows_32", "im2col"]
+    assert [v.scratch[0].bytes if v.scratch_count else 0 for v in vs] == \
+        [0, 2 * k_pad, 8 * k_pad, 9 * k_pad, 32 * k_pad, 81 * k_pad]
+    assert vs[3].kind == lib.AP_CONV2D_IM2COL16_ROWS and vs[3].param == 4
+    # pointwise: gemm_1x1 and the int16 columns, which apply to every shape
+    pw = Conv(ffi, lib, **quantized_case(rng, input_shape=(1, 5, 7, 17), filter_shape=(7, 1, 1))[0])
+    assert names(ffi, pw.variants(lib.AP_ISA_ARM_DSP)) == ["direct", "gemm_1x1", "im2col16_rows_4"]
+    v = vs[3]
+    v.isa = lib.AP_ISA_PORTABLE
+    st_, err, _, _, _ = conv.run(v, x)
+    assert st_ == lib.AP_ERR_INVALID_ARGUMENT
+    assert b"does not apply" in ffi.string(err.message)
 
 
 def test_variants_count_query_and_capacity(ffi, lib):

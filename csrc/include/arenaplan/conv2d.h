@@ -22,10 +22,15 @@
  *                                                the GEMM matrix.
  *   AP_CONV2D_IM2COL_ROWS    "im2col_rows_<R>"   one scratch of R * k_pad bytes: im2col of R output
  *                                                pixels at a time, then GEMM (param = R; offered for
- *                                                R = 3, 12, 48, ... = 3 * 4^j < output_h * output_w;
+ *                                                R = t, 4t, 16t, ... < output_h * output_w, t the
+ *                                                ISA's tile: 2 on arm-dsp, 3 elsewhere;
  *                                                run accepts any 1 <= R < output_h * output_w).
  *   AP_CONV2D_IM2COL         "im2col"            one scratch of output_h * output_w * k_pad bytes:
  *                                                the whole im2col matrix of one image, then GEMM.
+ *   AP_CONV2D_IM2COL16_ROWS  "im2col16_rows_4"   arm-dsp only, every shape: one scratch of
+ *                                                9 * k_pad bytes: the im2col rows of 4 pixels
+ *                                                widened to int16 once (8 * k_pad) and one int8
+ *                                                row to gather into (param = 4).
  * where k_pad = filter_h * filter_w * input_c rounded up to a multiple of 4. The im2col
  * variants do not apply where gemm_1x1 does (their matrix would be a copy of the input).
  * Every variant gives bit-identical output on every CPU.
@@ -52,7 +57,9 @@ typedef enum ap_conv2d_kind {
     /** Whole-image im2col matrix + GEMM. */
     AP_CONV2D_IM2COL = 2,
     /** Pointwise (1x1, stride 1, no padding): GEMM on the input itself. */
-    AP_CONV2D_GEMM_1X1 = 3
+    AP_CONV2D_GEMM_1X1 = 3,
+    /** arm-dsp: im2col of `param` (4) pixels widened to int16 in scratch, then GEMM. */
+    AP_CONV2D_IM2COL16_ROWS = 4
 } ap_conv2d_kind;
 
 /** Bytes at the start of every prepared blob (a header that `run` checks against params). */
