@@ -189,6 +189,18 @@ static inline int32_t ap_dsp_smlatt(uint32_t a, uint32_t b, int32_t acc)
 #endif
 }
 
+/* SMMULR: the high word of a * b, rounded: floor((a * b + 2^31) / 2^32). */
+static inline int32_t ap_dsp_smmulr(int32_t a, int32_t b)
+{
+#if AP_ARM_DSP_NATIVE
+    int32_t r;
+    __asm__("smmulr %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+#else
+    return (int32_t)(((int64_t)a * (int64_t)b + ((int64_t)1 << 31)) >> 32);
+#endif
+}
+
 /* SADD16 / SSUB16: lane-wise int16 add / subtract, wrapping. */
 static inline uint32_t ap_dsp_sadd16(uint32_t a, uint32_t b)
 {

@@ -19,17 +19,23 @@
 #include "conv2d_s8_internal.h"
 
 #include "arm_dsp.h"
+#include "requant_arm_dsp.h"
 
 /* The requantisation constants of one run. */
 typedef struct conv_dsp_quant {
     const int32_t *bias, *multiplier, *shift;
     size_t per_channel;   /* 1 or 0: the multiplier index is oc * per_channel */
     int32_t output_offset, act_min, act_max;
+    int fast;             /* the context's requant_fast: ap_dsp_requant_fast is exact */
 } conv_dsp_quant;
 
-static inline int8_t conv_dsp_clamp(int32_t v, const conv_dsp_quant *q)
+/* The output of sum x (bias included) with channel multiplier m and shift sh. */
+static inline int8_t conv_dsp_requant(const conv_dsp_quant *q, int32_t x, int32_t m, int32_t sh)
 {
-    v += q->output_offset;
+    if (q->fast) {
+        return (int8_t)ap_dsp_requant_fast(x, m, sh, q->output_offset);
+    }
+    int32_t v = ap_fp_multiply_by_nonneg_multiplier(x, m, sh) + q->output_offset;
     v = v < q->act_min ? q->act_min : v;
     v = v > q->act_max ? q->act_max : v;
     return (int8_t)v;
@@ -41,15 +47,15 @@ static inline void conv_dsp_out2(const conv_dsp_quant *q, size_t oc, uint32_t s0
 {
     const uint32_t b = (uint32_t)q->bias[oc];
     const int32_t m = q->multiplier[oc * q->per_channel], sh = q->shift[oc * q->per_channel];
-    *o0 = conv_dsp_clamp(ap_fp_multiply_by_nonneg_multiplier((int32_t)(s0 + b), m, sh), q);
-    *o1 = conv_dsp_clamp(ap_fp_multiply_by_nonneg_multiplier((int32_t)(s1 + b), m, sh), q);
+    *o0 = conv_dsp_requant(q, (int32_t)(s0 + b), m, sh);
+    *o1 = conv_dsp_requant(q, (int32_t)(s1 + b), m, sh);
 }
 
 static inline int8_t conv_dsp_out1(const conv_dsp_quant *q, size_t oc, uint32_t s)
 {
     const uint32_t b = (uint32_t)q->bias[oc];
     const int32_t m = q->multiplier[oc * q->per_channel], sh = q->shift[oc * q->per_channel];
-    return conv_dsp_clamp(ap_fp_multiply_by_nonneg_multiplier((int32_t)(s + b), m, sh), q);
+    return conv_dsp_requant(q, (int32_t)(s + b), m, sh);
 }
 
 /* One group of 4 k values of two pixels (words at a0, a1) x two channels (weight words at w
@@ -149,30 +155,48 @@ static void conv_dsp_1x4(const int8_t *a, const int8_t *w, size_t groups, uint32
     s[3] = (uint32_t)c3;
 }
 
-void ap_conv2d_s8_rows_arm_dsp(const ap_conv2d_ctx *c, const int8_t *const *a, size_t mr, int8_t *out)
+/* Every channel of one pixel pair (rows a0, a1 -> out0, out1). Always inlined with a
+   constant q->fast, so each requantisation's form is chosen once, outside the loop. */
+static inline __attribute__((always_inline)) void conv_dsp_pair(const ap_conv2d_ctx *c,
+                                                                const conv_dsp_quant *q,
+                                                                const int8_t *a0, const int8_t *a1,
+                                                                int8_t *out0, int8_t *out1)
 {
-    const conv_dsp_quant q = {c->bias, c->multiplier, c->shift, c->per_channel ? 1u : 0u,
-                              c->output_offset, c->act_min, c->act_max};
-    const int8_t *const weights = c->weights;
     const size_t groups = c->k_pad / AP_CONV2D_KB, oc_n = c->oc, block_stride = c->w_block_stride;
-    size_t r = 0;
-    for (; r + 2 <= mr; r += 2) {
-        int8_t *out0 = out + r * oc_n, *out1 = out0 + oc_n;
-        for (size_t oc = 0; oc < oc_n; oc += 2) {
-            uint32_t s[4];
-            conv_dsp_2x2(a[r], a[r + 1], weights + oc / AP_CONV2D_OB * block_stride + 4 * (oc % AP_CONV2D_OB),
-                         groups, s);
-            conv_dsp_out2(&q, oc, s[0], s[2], &out0[oc], &out1[oc]);
-            if (oc + 1 < oc_n) {
-                conv_dsp_out2(&q, oc + 1, s[1], s[3], &out0[oc + 1], &out1[oc + 1]);
-            }
+    for (size_t oc = 0; oc < oc_n; oc += 2) {
+        uint32_t s[4];
+        conv_dsp_2x2(a0, a1, c->weights + oc / AP_CONV2D_OB * block_stride + 4 * (oc % AP_CONV2D_OB),
+                     groups, s);
+        conv_dsp_out2(q, oc, s[0], s[2], &out0[oc], &out1[oc]);
+        if (oc + 1 < oc_n) {
+            conv_dsp_out2(q, oc + 1, s[1], s[3], &out0[oc + 1], &out1[oc + 1]);
         }
     }
+}
+
+void ap_conv2d_s8_rows_arm_dsp(const ap_conv2d_ctx *c, const int8_t *const *a, size_t mr, int8_t *out)
+{
+    conv_dsp_quant q = {c->bias, c->multiplier, c->shift, c->per_channel ? 1u : 0u,
+                        c->output_offset, c->act_min, c->act_max, 0};
+    const int8_t *const weights = c->weights;
+    const size_t groups = c->k_pad / AP_CONV2D_KB, oc_n = c->oc;
+    size_t r = 0;
+    for (; r + 2 <= mr; r += 2) {
+        int8_t *out0 = out + r * oc_n;
+        if (c->requant_fast) {
+            q.fast = 1;
+            conv_dsp_pair(c, &q, a[r], a[r + 1], out0, out0 + oc_n);
+        } else {
+            q.fast = 0;
+            conv_dsp_pair(c, &q, a[r], a[r + 1], out0, out0 + oc_n);
+        }
+    }
+    q.fast = c->requant_fast;
     for (; r < mr; ++r) {
         int8_t *o = out + r * oc_n;
         for (size_t oc = 0; oc < oc_n; oc += AP_CONV2D_OB) {
             uint32_t s[4];
-            conv_dsp_1x4(a[r], weights + oc / AP_CONV2D_OB * block_stride, groups, s);
+            conv_dsp_1x4(a[r], weights + oc / AP_CONV2D_OB * c->w_block_stride, groups, s);
             for (size_t j = 0; j < AP_CONV2D_OB && oc + j < oc_n; ++j) {
                 o[oc + j] = conv_dsp_out1(&q, oc + j, s[j]);
             }
@@ -278,7 +302,7 @@ static void conv_dsp_widen(const ap_conv2d_ctx *c, size_t pixel, int direct_rows
 void ap_conv2d_s8_im2col16_arm_dsp(const ap_conv2d_ctx *c, void *scratch, size_t total)
 {
     const conv_dsp_quant q = {c->bias, c->multiplier, c->shift, c->per_channel ? 1u : 0u,
-                              c->output_offset, c->act_min, c->act_max};
+                              c->output_offset, c->act_min, c->act_max, c->requant_fast};
     const size_t groups = c->k_pad / AP_CONV2D_KB, oc_n = c->oc, block_stride = c->w_block_stride;
     uint32_t *cols = (uint32_t *)scratch;
     int8_t *row = (int8_t *)scratch + 8 * c->k_pad;
@@ -296,9 +320,15 @@ void ap_conv2d_s8_im2col16_arm_dsp(const ap_conv2d_ctx *c, void *scratch, size_t
             const int32_t m = q.multiplier[oc * q.per_channel], sh = q.shift[oc * q.per_channel];
             conv_dsp_4x1(cols, c->weights + oc / AP_CONV2D_OB * block_stride + 4 * (oc % AP_CONV2D_OB),
                          groups, s);
-            for (size_t i = 0; i < n; ++i) {
-                out[i * oc_n + oc] = conv_dsp_clamp(
-                    ap_fp_multiply_by_nonneg_multiplier((int32_t)(s[i] + b), m, sh), &q);
+            int8_t *o = out + oc;
+            if (q.fast) {   /* the test outside the loop: the compiler keeps it there */
+                for (size_t i = 0; i < n; ++i, o += oc_n) {
+                    *o = (int8_t)ap_dsp_requant_fast((int32_t)(s[i] + b), m, sh, q.output_offset);
+                }
+            } else {
+                for (size_t i = 0; i < n; ++i, o += oc_n) {
+                    *o = conv_dsp_requant(&q, (int32_t)(s[i] + b), m, sh);
+                }
             }
         }
     }

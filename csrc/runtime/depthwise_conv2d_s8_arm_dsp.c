@@ -20,6 +20,7 @@
 #include "arm_dsp.h"
 #include "ops_s8_common.h"
 #include "ops_s8_dispatch.h"
+#include "requant_arm_dsp.h"
 
 /* The taps k in [0, n) whose position start + k * step lies in [0, limit): [*lo, *hi). */
 static void dw_dsp_inside(int32_t start, int32_t step, int32_t n, int32_t limit, int32_t *lo, int32_t *hi)
@@ -67,13 +68,18 @@ static void dw_dsp_inside(int32_t start, int32_t step, int32_t n, int32_t limit,
 typedef struct dw_dsp_quant {
     const int32_t *multiplier, *shift, *bias, *bias_folded;
     int32_t step, offset, lo, hi;
+    int fast;   /* ap_dsp_fast_layer: every output takes ap_dsp_requant_fast */
 } dw_dsp_quant;
 
 /* Output channel c from its sum, bias included. */
 static inline int8_t dw_dsp_out(int32_t acc, const dw_dsp_quant *q, int32_t c)
 {
     const int32_t i = c * q->step;
-    int32_t v = ap_fp_multiply_by_nonneg_multiplier(acc, q->multiplier[i], q->shift[i]) + q->offset;
+    const int32_t m = q->multiplier[i], sh = q->shift[i];
+    if (q->fast) {
+        return (int8_t)ap_dsp_requant_fast(acc, m, sh, q->offset);
+    }
+    int32_t v = ap_fp_multiply_by_nonneg_multiplier(acc, m, sh) + q->offset;
     v = v < q->lo ? q->lo : v;
     return (int8_t)(v > q->hi ? q->hi : v);
 }
@@ -169,9 +175,13 @@ static void dw_dsp_groups_3x3(const int8_t *x, const int8_t *w, int32_t C, size_
 void ap_dw_direct_arm_dsp(const ap_dw_direct *d)
 {
     const ap_requant *rq = d->requant;
-    const dw_dsp_quant q = {rq->multiplier, rq->shift, d->bias, d->bias_folded, rq->per_channel ? 1 : 0,
-                            rq->output_offset, rq->activation_min, rq->activation_max};
     const int32_t C = d->channels, iw = d->input_w, groups = C / 4;
+    /* a product is (x + offset) * w: at most 255 * 128 in magnitude */
+    const int fast = ap_dsp_fast_layer(d->bias, rq->shift, rq->per_channel ? 1 : 0, (size_t)C,
+                                       (uint64_t)d->filter_h * (uint64_t)d->filter_w, 255u * 128u,
+                                       rq->activation_min, rq->activation_max);
+    const dw_dsp_quant q = {rq->multiplier, rq->shift, d->bias, d->bias_folded, rq->per_channel ? 1 : 0,
+                            rq->output_offset, rq->activation_min, rq->activation_max, fast};
     const uint32_t off2 = ((uint32_t)d->input_offset & 0xffffu) * 0x10001u;
     const int plain_3x3 = d->filter_h == 3 && d->filter_w == 3 && d->dilation_h == 1 && d->dilation_w == 1;
     dw_dsp_window win;

@@ -1,6 +1,8 @@
 """The requantising multiply of fixedpoint.h (TFLite's MultiplyByQuantizedMultiplier, written
-for few instructions on a Cortex-M) against the NumPy reference, on edge and random triples,
-built for the host and, where the cross compiler and qemu-arm are installed, as Thumb-2."""
+for few instructions on a Cortex-M) and the arm-dsp kernels' fast int8 requantisation
+(requant_arm_dsp.h: SMMULR for the layers whose sums are small) against the NumPy reference,
+on edge and random triples, built for the host and, where the cross compiler and qemu-arm are
+installed, as Thumb-2."""
 from __future__ import annotations
 
 import os
@@ -35,22 +37,28 @@ def _triples() -> np.ndarray:
     m = rng.integers(1 << 30, I32_MAX, n, endpoint=True)
     m[: n // 10] = rng.integers(I32_MIN, I32_MAX, n // 10, endpoint=True)
     s = rng.integers(-31, 8, n)
+    s[: n // 4] = rng.integers(-31, 1, n // 4)          # the shifts of real layers, <= 0
     # a left shift may wrap x (TFLite's int32 arithmetic) but x << s stays a product here
     return np.concatenate([grid, np.stack([x, m, s], -1)]).astype(np.int32)
 
 
 def _run(cmd: list[str], triples: np.ndarray) -> np.ndarray:
     raw = subprocess.run(cmd, input=triples.tobytes(), capture_output=True, check=True).stdout
-    return np.frombuffer(raw, np.int32).reshape(-1, 2)
+    return np.frombuffer(raw, np.int32).reshape(-1, 3)
 
 
 def _check(got: np.ndarray, triples: np.ndarray) -> None:
     x, m, s = (triples[:, i].astype(np.int64) for i in range(3))
     want = R.multiply_by_quantized_multiplier(x, m, s)
-    for col, name in ((0, "general"), (1, "non-negative multiplier")):
-        bad = np.flatnonzero(got[:, col] != want)
+    off = ((x & 0xFF) ^ 0x80) - 0x80
+    want_int8 = np.clip(want + off, -128, 127)
+    fast = (m >= 0) & (s <= 0) & (np.abs(x) < (1 << 30))
+    assert fast.sum() > 100_000   # the fast form's own cases, not only its fallback
+    for col, name, expected in ((0, "general", want), (1, "non-negative multiplier", want),
+                                (2, "fast int8", want_int8)):
+        bad = np.flatnonzero(got[:, col] != expected)
         assert bad.size == 0, (f"{name}: {bad.size} of {len(want)} differ, first (x, m, shift) = "
-                               f"{triples[bad[0]].tolist()}: {got[bad[0], col]} != {want[bad[0]]}")
+                               f"{triples[bad[0]].tolist()}: {got[bad[0], col]} != {expected[bad[0]]}")
 
 
 def _build(cc: str, flags: list[str], exe: Path) -> None:
