@@ -488,7 +488,8 @@ class TargetProfile:
 #
 # Measured: instructions per MAC (per element for ADD and SOFTMAX) of this project's
 # kernels (csrc/runtime, arm-none-eabi-gcc -O2), per op type and variant family, counted
-# by benchmarks/calibrate_cortex_m.py (results/calibrate_cortex_m.json, run of 2026-12-03):
+# by benchmarks/calibrate_cortex_m.py (results/calibrate_cortex_m.json, run of 2026-12-03, after the
+# pixel-pair, int16-column and SMMULR requantisation kernels):
 # one-op models at two sizes, exported, built with the firmware harness and run under
 # qemu-system-arm -icount (one SysTick tick per 40 instructions); the slope between the two
 # sizes is the figure below, the intercepts (call, set-up, per-op constants) are ~1,000-
@@ -496,7 +497,8 @@ class TargetProfile:
 # plan for the portable ISA runs and an arm-dsp plan runs where the op has no arm-dsp code
 # (pooling, ADD, SOFTMAX, SVDF; CONV_2D's direct, depthwise's padded_rows and depth
 # multipliers above 1); "arm-dsp/<op>:<family>" is the DSP-extension code (SMLAD: CONV_2D's
-# rows kernel behind gemm_1x1 and im2col, FULLY_CONNECTED's smlad kernels; SMLABB/SMLATT:
+# rows kernel behind gemm_1x1 and im2col and its int16-column kernel behind im2col16_rows,
+# FULLY_CONNECTED's smlad kernels; SMLABB/SMLATT:
 # DEPTHWISE_CONV_2D's direct). The figures are of the calibration shapes (conv 3x3 16 -> 16,
 # 1x1 32 -> 16, FC 128..512 -> 32); a layer with more MACs per output needs fewer per MAC
 # (its requantisation is spread wider). The im2col rows variants cost the same instructions
@@ -521,9 +523,9 @@ _INSTRUCTIONS_PER_MAC = {
         "CONV_2D:gemm_1x1": 4.48, "CONV_2D:im2col": 4.14, "CONV_2D:im2col_rows": 4.14,
         "DEPTHWISE_CONV_2D:direct": 13.57, "DEPTHWISE_CONV_2D:padded_rows": 16.08,
         "FULLY_CONNECTED:direct": 10.02, "SOFTMAX:direct": 341.67, "SOFTMAX:exp_cache": 204.17,
-        "SVDF:direct": 5.93, "SVDF:fused": 5.94, "arm-dsp/CONV_2D:gemm_1x1": 2.33,
-        "arm-dsp/CONV_2D:im2col": 2.07, "arm-dsp/CONV_2D:im2col_rows": 2.07,
-        "arm-dsp/DEPTHWISE_CONV_2D:direct": 7.72,
+        "SVDF:direct": 5.93, "SVDF:fused": 5.94, "arm-dsp/CONV_2D:gemm_1x1": 1.75,
+        "arm-dsp/CONV_2D:im2col": 1.7, "arm-dsp/CONV_2D:im2col_rows": 1.7,
+        "arm-dsp/CONV_2D:im2col16_rows": 1.37, "arm-dsp/DEPTHWISE_CONV_2D:direct": 6.08,
         "arm-dsp/FULLY_CONNECTED:smlad": 1.77, "arm-dsp/FULLY_CONNECTED:smlad_x16": 1.83,
         "default": 20.0},
     "cortex-m7": {
@@ -531,9 +533,9 @@ _INSTRUCTIONS_PER_MAC = {
         "CONV_2D:gemm_1x1": 4.61, "CONV_2D:im2col": 4.26, "CONV_2D:im2col_rows": 4.26,
         "DEPTHWISE_CONV_2D:direct": 13.36, "DEPTHWISE_CONV_2D:padded_rows": 13.30,
         "FULLY_CONNECTED:direct": 10.02, "SOFTMAX:direct": 338.33, "SOFTMAX:exp_cache": 204.17,
-        "SVDF:direct": 5.94, "SVDF:fused": 5.93, "arm-dsp/CONV_2D:gemm_1x1": 2.36,
-        "arm-dsp/CONV_2D:im2col": 2.09, "arm-dsp/CONV_2D:im2col_rows": 2.09,
-        "arm-dsp/DEPTHWISE_CONV_2D:direct": 7.59,
+        "SVDF:direct": 5.94, "SVDF:fused": 5.93, "arm-dsp/CONV_2D:gemm_1x1": 1.75,
+        "arm-dsp/CONV_2D:im2col": 1.7, "arm-dsp/CONV_2D:im2col_rows": 1.7,
+        "arm-dsp/CONV_2D:im2col16_rows": 1.37, "arm-dsp/DEPTHWISE_CONV_2D:direct": 6.11,
         "arm-dsp/FULLY_CONNECTED:smlad": 1.77, "arm-dsp/FULLY_CONNECTED:smlad_x16": 1.77,
         "default": 20.0},
 }
@@ -546,18 +548,18 @@ _INSTRUCTIONS_PER_CALL = {
         "CONV_2D:gemm_1x1": 32707, "CONV_2D:im2col": 2044, "CONV_2D:im2col_rows": 2044,
         "DEPTHWISE_CONV_2D:direct": -18200, "DEPTHWISE_CONV_2D:padded_rows": 7560,
         "FULLY_CONNECTED:direct": 2693, "SOFTMAX:direct": 773, "SOFTMAX:exp_cache": 893,
-        "SVDF:direct": 13932, "SVDF:fused": 14080, "arm-dsp/CONV_2D:gemm_1x1": 2707,
-        "arm-dsp/CONV_2D:im2col": 2036, "arm-dsp/CONV_2D:im2col_rows": 2036,
-        "arm-dsp/DEPTHWISE_CONV_2D:direct": 5000,
+        "SVDF:direct": 13932, "SVDF:fused": 14080, "arm-dsp/CONV_2D:gemm_1x1": 8160,
+        "arm-dsp/CONV_2D:im2col": 2767, "arm-dsp/CONV_2D:im2col_rows": 2767,
+        "arm-dsp/CONV_2D:im2col16_rows": 11545, "arm-dsp/DEPTHWISE_CONV_2D:direct": 7667,
         "arm-dsp/FULLY_CONNECTED:smlad": 2920, "arm-dsp/FULLY_CONNECTED:smlad_x16": 2987},
     "cortex-m7": {
         "ADD:direct": 1080, "AVERAGE_POOL_2D:direct": 1613, "CONV_2D:direct": 2070,
         "CONV_2D:gemm_1x1": 33453, "CONV_2D:im2col": 2071, "CONV_2D:im2col_rows": 2071,
         "DEPTHWISE_CONV_2D:direct": -18160, "DEPTHWISE_CONV_2D:padded_rows": 7591,
         "FULLY_CONNECTED:direct": 2693, "SOFTMAX:direct": 827, "SOFTMAX:exp_cache": 853,
-        "SVDF:direct": 14360, "SVDF:fused": 14372, "arm-dsp/CONV_2D:gemm_1x1": 2973,
-        "arm-dsp/CONV_2D:im2col": 2036, "arm-dsp/CONV_2D:im2col_rows": 2036,
-        "arm-dsp/DEPTHWISE_CONV_2D:direct": 4627,
+        "SVDF:direct": 14360, "SVDF:fused": 14372, "arm-dsp/CONV_2D:gemm_1x1": 8120,
+        "arm-dsp/CONV_2D:im2col": 2714, "arm-dsp/CONV_2D:im2col_rows": 2714,
+        "arm-dsp/CONV_2D:im2col16_rows": 11439, "arm-dsp/DEPTHWISE_CONV_2D:direct": 6480,
         "arm-dsp/FULLY_CONNECTED:smlad": 2840, "arm-dsp/FULLY_CONNECTED:smlad_x16": 2920},
 }
 _INSTRUCTIONS_PER_OP = 1500.0
