@@ -40,6 +40,51 @@ static int8_t fc_dsp_requant(const ap_fc_row *r, int32_t o, int32_t acc)
     return (int8_t)ap_ops_clamp(v, rq->activation_min, rq->activation_max);
 }
 
+/* One group of 4 depths x the 4 rows (weight words at w, w + 4, w + 8, w + 12; the next group
+   32 bytes on), against the input's int16 lanes xe, xo: on a DSP core one asm block of 18
+   instructions (two LDRDs, the pointer stepped by the first), so that the compiler cannot
+   spread the group's loads and spill the accumulators. */
+#if AP_ARM_DSP_NATIVE
+#define FC_DSP_GROUP(lanes_e, lanes_o)                                                     \
+    __asm__("ldrd %[v], %[u], [%[w]], #32\n\t"                                              \
+            "sxtb16 %[t], %[v]\n\t"                                                         \
+            "sxtb16 %[v], %[v], ror #8\n\t"                                                 \
+            "smlad %[a0], %[t], %[xe], %[a0]\n\t"                                           \
+            "smlad %[a0], %[v], %[xo], %[a0]\n\t"                                           \
+            "sxtb16 %[t], %[u]\n\t"                                                         \
+            "sxtb16 %[u], %[u], ror #8\n\t"                                                 \
+            "smlad %[a1], %[t], %[xe], %[a1]\n\t"                                           \
+            "smlad %[a1], %[u], %[xo], %[a1]\n\t"                                           \
+            "ldrd %[v], %[u], [%[w], #-24]\n\t"                                             \
+            "sxtb16 %[t], %[v]\n\t"                                                         \
+            "sxtb16 %[v], %[v], ror #8\n\t"                                                 \
+            "smlad %[a2], %[t], %[xe], %[a2]\n\t"                                           \
+            "smlad %[a2], %[v], %[xo], %[a2]\n\t"                                           \
+            "sxtb16 %[t], %[u]\n\t"                                                         \
+            "sxtb16 %[u], %[u], ror #8\n\t"                                                 \
+            "smlad %[a3], %[t], %[xe], %[a3]\n\t"                                           \
+            "smlad %[a3], %[u], %[xo], %[a3]\n\t"                                           \
+            : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [w] "+r"(w),       \
+              [v] "=&r"(v), [u] "=&r"(u), [t] "=&r"(t)                                     \
+            : [xe] "r"(lanes_e), [xo] "r"(lanes_o)                                         \
+            : "memory")
+#else
+#define FC_DSP_GROUP(lanes_e, lanes_o)                                                     \
+    do {                                                                                   \
+        v = ap_dsp_load32(w);                                                              \
+        a0 = ap_dsp_smlad(ap_dsp_sxtb16_ror8(v), (lanes_o), ap_dsp_smlad(ap_dsp_sxtb16(v), (lanes_e), a0)); \
+        v = ap_dsp_load32(w + 4);                                                          \
+        a1 = ap_dsp_smlad(ap_dsp_sxtb16_ror8(v), (lanes_o), ap_dsp_smlad(ap_dsp_sxtb16(v), (lanes_e), a1)); \
+        v = ap_dsp_load32(w + 8);                                                          \
+        a2 = ap_dsp_smlad(ap_dsp_sxtb16_ror8(v), (lanes_o), ap_dsp_smlad(ap_dsp_sxtb16(v), (lanes_e), a2)); \
+        v = ap_dsp_load32(w + 12);                                                         \
+        a3 = ap_dsp_smlad(ap_dsp_sxtb16_ror8(v), (lanes_o), ap_dsp_smlad(ap_dsp_sxtb16(v), (lanes_e), a3)); \
+        w += FC_ROWS * FC_DEPTH;                                                           \
+        (void)u;                                                                           \
+        (void)t;                                                                           \
+    } while (0)
+#endif
+
 /* widened: NULL, or 2 * (input_depth / 4) words: the input's groups as (SXTB16, SXTB16 ROR 8). */
 void ap_fc_row_arm_dsp(const ap_fc_row *r, uint32_t *widened)
 {
@@ -57,40 +102,17 @@ void ap_fc_row_arm_dsp(const ap_fc_row *r, uint32_t *widened)
         /* rows o .. o + 3 exist in the blob (rows are padded to 8 with zero weights) */
         const int8_t *w = r->packed + (size_t)(o / FC_ROWS) * FC_ROWS * dp + (size_t)(o % FC_ROWS) * FC_DEPTH;
         int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+        uint32_t v, u, t;
         if (widened != NULL) {
             const uint32_t *x = widened;
-            for (int32_t g = 0; g < groups; ++g, w += FC_ROWS * FC_DEPTH, x += 2) {
-                const uint32_t xe = x[0], xo = x[1];
-                uint32_t v = ap_dsp_load32(w);
-                a0 = ap_dsp_smlad(ap_dsp_sxtb16(v), xe, a0);
-                a0 = ap_dsp_smlad(ap_dsp_sxtb16_ror8(v), xo, a0);
-                v = ap_dsp_load32(w + 4);
-                a1 = ap_dsp_smlad(ap_dsp_sxtb16(v), xe, a1);
-                a1 = ap_dsp_smlad(ap_dsp_sxtb16_ror8(v), xo, a1);
-                v = ap_dsp_load32(w + 8);
-                a2 = ap_dsp_smlad(ap_dsp_sxtb16(v), xe, a2);
-                a2 = ap_dsp_smlad(ap_dsp_sxtb16_ror8(v), xo, a2);
-                v = ap_dsp_load32(w + 12);
-                a3 = ap_dsp_smlad(ap_dsp_sxtb16(v), xe, a3);
-                a3 = ap_dsp_smlad(ap_dsp_sxtb16_ror8(v), xo, a3);
+            for (int32_t g = 0; g < groups; ++g, x += 2) {
+                FC_DSP_GROUP(x[0], x[1]);
             }
         } else {
             const int8_t *in = r->input;
-            for (int32_t g = 0; g < groups; ++g, w += FC_ROWS * FC_DEPTH, in += FC_DEPTH) {
+            for (int32_t g = 0; g < groups; ++g, in += FC_DEPTH) {
                 const uint32_t xw = ap_dsp_load32(in);
-                const uint32_t xe = ap_dsp_sxtb16(xw), xo = ap_dsp_sxtb16_ror8(xw);
-                uint32_t v = ap_dsp_load32(w);
-                a0 = ap_dsp_smlad(ap_dsp_sxtb16(v), xe, a0);
-                a0 = ap_dsp_smlad(ap_dsp_sxtb16_ror8(v), xo, a0);
-                v = ap_dsp_load32(w + 4);
-                a1 = ap_dsp_smlad(ap_dsp_sxtb16(v), xe, a1);
-                a1 = ap_dsp_smlad(ap_dsp_sxtb16_ror8(v), xo, a1);
-                v = ap_dsp_load32(w + 8);
-                a2 = ap_dsp_smlad(ap_dsp_sxtb16(v), xe, a2);
-                a2 = ap_dsp_smlad(ap_dsp_sxtb16_ror8(v), xo, a2);
-                v = ap_dsp_load32(w + 12);
-                a3 = ap_dsp_smlad(ap_dsp_sxtb16(v), xe, a3);
-                a3 = ap_dsp_smlad(ap_dsp_sxtb16_ror8(v), xo, a3);
+                FC_DSP_GROUP(ap_dsp_sxtb16(xw), ap_dsp_sxtb16_ror8(xw));
             }
         }
         /* the last input_depth % 4 depths: the input is not read past its end */
