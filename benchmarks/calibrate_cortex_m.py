@@ -118,7 +118,7 @@ def main() -> int:
             for case, (_, sizes) in CASES.items():
                 for size in sizes:
                     m = one_op_model(case, size)
-                    found = [(k, v, plan) for k, v, plan in cortex_m.variant_plans(m, isa)
+                    found = [(k, v, plan) for k, v, plan in cortex_m.variant_plans(m, isa, reference="tflm")
                              if plan.kernels[k].type != "RESHAPE"]
                     k0 = found[0][0]
                     found = [f for f in found if f[0] == k0]

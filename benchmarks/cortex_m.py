@@ -45,12 +45,12 @@ def one_op_model(model: ap.Model, op: ap.Operator, name: str) -> ap.Model:
     return ap.Model(name, tensors, [new_op], inputs, tuple(index[t] for t in op.outputs), source=f"{model.name}:op{op.index}")
 
 
-def variant_plans(model: ap.Model, isa: str = "portable", op_types: Optional[Sequence[str]] = None,
-                  reference: str = "tflm"):
+def variant_plans(model: ap.Model, isa: str, op_types: Optional[Sequence[str]] = None, *,
+                  reference: str):
     """(op index, variant, plan) for every variant of every op of ``model`` (of op_types,
-    when given): the plan runs that variant at that op and the first variant elsewhere.
-    ``reference``: the rounding rule, TensorFlow Lite Micro's by default (a Cortex-M
-    plan's)."""
+    when given) with ``isa``'s kernels under the rounding rule ``reference`` ("tflm" is a
+    Cortex-M target's): the plan runs that variant at that op and the first variant
+    elsewhere."""
     ctx = PlanContext.build(model, isa=isa, reference=reference)
     for k, kern in enumerate(ctx.kernels):
         if kern is None or (op_types is not None and kern.type not in op_types):

@@ -163,7 +163,7 @@ def test_one_op_host_build_is_bit_exact(op, host_runtime, tmp_path):
     # one op, or one op per output of a split (arenaplan.model.model.one_output_ops)
     assert {o.type for o in model.operators} == {op} and len(model.operators) == len(model.outputs)
     from arenaplan.planning.context import PlanContext
-    ctx = PlanContext.build(model)
+    ctx = PlanContext.build(model, isa="portable", reference="litert")
     xs = samples(model, 3)
     for j in range(max(len(k.variants) for k in ctx.kernels)):
         chosen = [k.variants[min(j, len(k.variants) - 1)] for k in ctx.kernels]

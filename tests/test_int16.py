@@ -198,7 +198,7 @@ def test_fully_connected_16x8_tflm_rounding(tmp_path):
     checked against a NumPy model of it."""
     rng = np.random.default_rng(7)
     model = load(fc_model(rng, 4, 300, 6, True), tmp_path)
-    ctx = PlanContext.build(model, reference="tflm")
+    ctx = PlanContext.build(model, isa="portable", reference="tflm")
     (k,) = ctx.kernels
     assert k.spec["real_scale"] is None and k.spec["accumulator_bits"] == 64
     x = rng.integers(I16.min, I16.max + 1, size=(4, 300)).astype(np.int16)
@@ -258,7 +258,7 @@ def test_quantize_dequantize_16x8_match_litert(scale, tmp_path):
     xs = int16_inputs(rng, shape)
     wants = L.run_sequence(d, [[v] for v in xs])[0]
     for isa in host_isas():
-        ctx = PlanContext.build(model, isa=isa)
+        ctx = PlanContext.build(model, isa=isa, reference="litert")
         (k,) = ctx.kernels
         assert k.types == TYPES_CODES["s16x8"]
         p = ctx.make([k.variants[0]], "size")
@@ -274,7 +274,7 @@ def test_quantize_dequantize_16x8_match_litert(scale, tmp_path):
 def _refused(content, tmp_path, match):
     model = load(content, tmp_path)
     with pytest.raises(UnsupportedModel, match=match):
-        PlanContext.build(model)
+        PlanContext.build(model, isa="portable", reference="litert")
 
 
 def test_bad_16x8_models_are_refused(tmp_path):
@@ -311,7 +311,7 @@ def test_bad_16x8_models_are_refused(tmp_path):
 def test_16x8_params_and_blobs_are_checked(tmp_path):
     rng = np.random.default_rng(2)
     model = load(conv_model(rng, (1, 5, 5, 2), 3, (3, 3), conv_options()), tmp_path)
-    (k,) = PlanContext.build(model).kernels
+    (k,) = PlanContext.build(model, isa="portable", reference="litert").kernels
     code, types = k.code, TYPES_CODES["s16x8"]
     with pytest.raises(ValueError, match="requant.output_offset 3 must be 0"):
         _core.kernel_variants(code, dict(k.spec, **{"requant.output_offset": 3}), 0, types)
