@@ -1,7 +1,7 @@
 """Counting instructions of exported plans on Cortex-M cores under QEMU: the machinery
 calibrate_cortex_m.py and bench_cortex_m.py share.
 
-Plans are exported (``plan.export_c``), built with the firmware harness of tests/firmware
+Plans are exported (``plan.export_c``), built with the firmware builder of harness/firmware
 (the runtime compiled for each core, -O2, the core's board memory map) and run under
 ``qemu-system-arm -icount shift=0``, where SysTick counts the board's instructions per
 tick (build.BOARDS: 40 on mps2-an386/an500, 50 on mps2-an505): the counts are of
@@ -19,8 +19,8 @@ import arenaplan as ap
 from arenaplan.planning.context import PlanContext
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "firmware"))
-import build as fw  # noqa: E402
+sys.path.insert(0, str(ROOT))  # harness: the helpers the tests share (references, builds, QEMU)
+from harness.firmware import build as fw  # noqa: E402
 
 #: bytes of pools and of constants one batch image may hold (the boards have 4 MiB each)
 BATCH_RAM_BYTES = 1536 * 1024

@@ -22,9 +22,8 @@ from arenaplan.export import export_c, stack_usage
 from arenaplan.ops.lowering import HOST_ISA
 from conftest import ROOT, model_path
 
-sys.path.insert(0, str(ROOT / "tests" / "firmware"))
-import build as fw  # noqa: E402
-import svdf_models  # noqa: E402
+from harness.firmware import build as fw  # noqa: E402
+from harness import svdf_models  # noqa: E402
 
 HOST_MODELS = ["mlperf_tiny_kws_dscnn_int8", "mlperf_tiny_ic_resnet8_int8",
                "mlperf_tiny_ad_autoencoder_int8", "tflm_micro_speech_int8",
@@ -79,7 +78,7 @@ def has_targets():
 
 
 def plan_of(name, mode, target=None, isa=None):
-    """A plan of a shared model, or of "svdf_chain" (tests/svdf_models.py), for ``isa``
+    """A plan of a shared model, or of "svdf_chain" (harness/svdf_models.py), for ``isa``
     (default: the target's, or the host's)."""
     if (name, mode, target, isa) not in _plans:
         kwargs = {} if isa is None else {"isa": isa}

@@ -17,7 +17,7 @@ from arenaplan.errors import UnsupportedModel
 from arenaplan.ops.lowering import HOST_ISA, OP_CODES, TYPES_CODES
 from arenaplan.planning.context import PlanContext
 from conftest import ROOT
-from reference import litert_layers as L
+from harness.reference import litert_layers as L
 
 _LITERT = L.unavailable_reason()
 needs_litert = pytest.mark.skipif(_LITERT is not None, reason=str(_LITERT))
@@ -442,8 +442,7 @@ def test_16x8_chain_matches_litert_and_the_host_c_export(tmp_path):
     model = load(content, tmp_path, "chain")
     xs = int16_inputs(rng, (1, 6, 6, 3), 2)
     wants = L.run_sequence(content, [[x] for x in xs])[0]
-    sys.path.insert(0, str(ROOT / "tests" / "firmware"))
-    import build as fw
+    from harness.firmware import build as fw
     runtime = fw.cached_runtime(fw.HOST_CC, fw.HOST_FLAGS, "host")
     for mode in ("size", "speed"):
         p = ap.plan(model, mode=mode)

@@ -10,7 +10,7 @@ import arenaplan as ap
 from arenaplan import _core
 from arenaplan.ops.lowering import HOST_ISA
 from arenaplan.planning.context import PlanContext
-from reference import litert_layers as L
+from harness.reference import litert_layers as L
 
 _LITERT = L.unavailable_reason()
 VARIANTS = ["direct", "table"]

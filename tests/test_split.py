@@ -15,7 +15,7 @@ import arenaplan as ap
 from arenaplan.errors import UnsupportedModel
 from arenaplan.model.model import Model, Operator, Quantization, Tensor, one_output_ops
 from arenaplan.planning.context import PlanContext
-from reference import litert_layers as L
+from harness.reference import litert_layers as L
 from unary_s8 import host_isas, load
 
 _LITERT = L.unavailable_reason()

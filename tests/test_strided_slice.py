@@ -15,7 +15,7 @@ from arenaplan import _core
 from arenaplan.errors import UnsupportedModel
 from arenaplan.ops.lowering import HOST_ISA
 from arenaplan.planning.context import PlanContext
-from reference import litert_layers as L
+from harness.reference import litert_layers as L
 
 _LITERT = L.unavailable_reason()
 needs_litert = pytest.mark.skipif(_LITERT is not None, reason=str(_LITERT))

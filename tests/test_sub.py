@@ -14,7 +14,7 @@ from arenaplan import _core
 from arenaplan.errors import UnsupportedModel
 from arenaplan.ops.lowering import TYPES_CODES
 from arenaplan.planning.context import PlanContext
-from reference import litert_layers as L
+from harness.reference import litert_layers as L
 from unary_s8 import host_isas, load
 
 _LITERT = L.unavailable_reason()

@@ -11,7 +11,7 @@ import arenaplan as ap
 from arenaplan.api import context
 from arenaplan.planning.context import PlanContext
 from arenaplan.planning.tradeoffs import does_not_fit
-import svdf_models
+from harness import svdf_models
 from tiny_models import made_up_table, tiny_model
 from conftest import MODEL_NAMES, model_path
 from arenaplan.planning.tradeoffs import FrontierPoint

@@ -12,7 +12,7 @@ import numpy as np
 import arenaplan as ap
 from arenaplan.ops.lowering import HOST_ISA
 from arenaplan.planning.context import PlanContext
-from reference import litert_layers as L
+from harness.reference import litert_layers as L
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "c"))
 from ops_harness import Guarded, guarded_from, message, scratch_for, variants  # noqa: E402

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 import arenaplan as ap
-from reference.svdf import svdf, svdf_params
+from .reference.svdf import svdf, svdf_params
 
 SPECS = [  # (filters, rank, memory, bias)
     (16, 2, 4, True),
