@@ -323,6 +323,15 @@ def test_16x8_params_and_blobs_are_checked(tmp_path):
         _core.kernel_variants(code, dict(k.spec, **{"requant.activation_max": 40000}), 0, types)
     with pytest.raises(ValueError, match="has no kernel for tensor types unknown"):
         _core.kernel_variants(code, k.spec, 0, 7)
+    # the window: the last of 7 rows would start past the 5-row input; a pad of the filter's span
+    assert (k.spec["output_h"], k.spec["pad_h"], k.spec["stride_h"]) == (5, 1, 1)
+    _core.kernel_variants(code, dict(k.spec, output_h=6), 0, types)     # its last row starts inside
+    with pytest.raises(ValueError, match="output height 7 does not follow from input 5, filter 3, stride 1, "
+                                         "dilation 1 and padding 1"):
+        _core.kernel_variants(code, dict(k.spec, output_h=7), 0, types)
+    with pytest.raises(ValueError, match="output width 5 does not follow from input 5, filter 3, stride 1, "
+                                         "dilation 1 and padding 3"):
+        _core.kernel_variants(code, dict(k.spec, pad_w=3), 0, types)
     # a 16x8 blob takes an int64 bias, and refuses one outside the accumulator's range
     with pytest.raises(ValueError, match="bias: expected a 1-D array of 8-byte"):
         _core.kernel_prepare(code, k.spec, k.weights.reshape(-1), k.bias.astype(np.int32), 0, types)
