@@ -80,7 +80,7 @@ def layer_rows(name: str, model: ap.Model, work: Path, runtimes) -> list:
         if op.type not in OP_TYPES:
             continue
         one = cortex_m.one_op_model(model, op, f"{name}_op{op.index}")
-        for k, v, plan in cortex_m.variant_plans(one, ISA, OP_TYPES):
+        for k, v, plan in cortex_m.variant_plans(one, ISA, OP_TYPES, reference="tflm"):
             found.append((op, v, plan))
     counts = cortex_m.count([p for _, _, p in found], CPUS, runtimes, work)
     rows = []

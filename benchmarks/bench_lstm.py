@@ -3,15 +3,15 @@
 LSTM: the C kernel (ap_lstm_s8_run) on the shared mnist_lstm model's LSTM op against
 LiteRT on the same op, one-op model, reference (BUILTIN_REF) and default (optimised) kernels.
 
-The C kernel runs through the cffi build of the C core (tests/c/cbuild.py, compiled -O3 here),
+The C kernel runs through the cffi build of the C core (harness/cbuild.py, compiled -O3 here),
 on the best dispatch level (AVX2 activations) and, in the same rounds, on the portable one.
-LiteRT runs a one-op model with the same weights and quantisation (tests/reference/litert_lstm.py);
+LiteRT runs a one-op model with the same weights and quantisation (harness/reference/litert_lstm.py);
 only invoke() is timed. Before timing, all of them must give the same output bytes on the timed
 input. Rounds interleave the runners (rotated order); each sample is about --target-ms of
 back-to-back calls; the table quotes the median per call across rounds and each one's ratio to
 the C kernel, computed round by round. The C figures include the cffi calls (about a microsecond).
 
-SVDF: one-SVDF models (tests/svdf_models.one_svdf, random weights) of the keyword model's
+SVDF: one-SVDF models (harness/svdf_models.one_svdf, random weights) of the keyword model's
 four SVDF shapes (tflm_keyword_scrambled_int8: input 96 / 16 -> 64 filters, memory 8; input
 16 / 32 -> 32 filters, memory 32; all rank 1) and a larger one. Each variant ("fused", no
 scratch; "direct", TFLite's int32 scratch) on the AVX2 and the portable path is timed in C,
@@ -37,8 +37,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT / "tests" / "c"))
+sys.path.insert(0, str(ROOT))  # harness: the helpers the tests share (references, builds, QEMU)
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from shared_models import seconds_per_call  # noqa: E402
 RESULTS = ROOT / "benchmarks" / "results" / "bench_lstm.json"
@@ -48,7 +47,7 @@ MODEL = ROOT.parent / "shared" / "models" / "tflm_mnist_lstm_int8.tflite"
 def c_kernel(ops, limit=None):
     """A call running the C kernel (on dispatch levels up to `limit`, default: the best)."""
     os.environ.setdefault("AP_OPT", "-O3")
-    import cbuild
+    from harness import cbuild
     ffi, lib = cbuild.build()
     p = ffi.new("ap_lstm_params *")
     p.batches, p.time_steps, p.input_size, p.cell_size = ops.batches, ops.time_steps, ops.input_size, ops.cell_size
@@ -106,7 +105,7 @@ def c_kernel(ops, limit=None):
 
 def litert(ops, x, resolver):
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
-    from reference.litert_lstm import INPUT, OUTPUT, lstm_model
+    from harness.reference.litert_lstm import INPUT, OUTPUT, lstm_model
     import arenaplan as ap
     m = ap.load_tflite(MODEL)
     lstm = m.operators[0]
@@ -182,15 +181,15 @@ SVDF_RUNNERS = [("fused", 1), ("fused", 0), ("direct", 1), ("direct", 0)]
 
 
 def svdf_case(shape):
-    from reference.svdf import random_case
+    from harness.reference.svdf import random_case
     _, b, n, f, m, r = shape
     return random_case(np.random.default_rng(n * 1000 + f + m), b, n, f, m, r)
 
 
 def check_svdf(c, its, litert_call) -> None:
     """Every runner's outputs and state equal LiteRT's reference kernels over 3 steps."""
-    from reference import litert_layers as L
-    from reference.litert_svdf import STATE, svdf_model
+    from harness.reference import litert_layers as L
+    from harness.reference.litert_svdf import STATE, svdf_model
     rng = np.random.default_rng(1)
     xs = [rng.integers(-128, 128, (c["batches"], c["input_size"]), dtype=np.int8) for _ in range(3)]
     outs, seen = L.run_sequence(svdf_model(c), [[x] for x in xs], (STATE,))
@@ -208,7 +207,7 @@ def check_svdf(c, its, litert_call) -> None:
 
 def litert_svdf(c, resolver):
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
-    from reference.litert_svdf import svdf_model
+    from harness.reference.litert_svdf import svdf_model
     kind = OpResolverType.BUILTIN_REF if resolver == "ref" else OpResolverType.BUILTIN
     interp = Interpreter(model_content=svdf_model(c), experimental_op_resolver_type=kind)
     interp.allocate_tensors()
@@ -224,7 +223,7 @@ def litert_svdf(c, resolver):
 
 def bench_svdf(rounds: int, target: float, repeats: int) -> dict:
     import arenaplan as ap
-    import svdf_models
+    from harness import svdf_models
     from arenaplan.ops.lowering import HOST_ISA
     avx2 = HOST_ISA == "x86-avx2"
     runners = [r for r in SVDF_RUNNERS if avx2 or r[1] == 0]

@@ -32,8 +32,8 @@ import numpy as np
 import arenaplan as ap
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-from reference.litert_layers import _patched_model  # noqa: E402
+sys.path.insert(0, str(ROOT))  # harness: the helpers the tests share (references, builds, QEMU)
+from harness.reference.litert_layers import _patched_model  # noqa: E402
 from shared_models import MODELS, RUNNABLE, sample_input  # noqa: E402
 RESULTS = ROOT / "benchmarks" / "results" / "bench_models.json"
 

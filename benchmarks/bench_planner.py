@@ -53,6 +53,9 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from shared_models import MODELS, ROOT  # noqa: E402
 
+sys.path.insert(0, str(ROOT))  # harness: the helpers the tests share (the rectangle generator)
+from harness.rectangles import rectangle_cut as _rectangle_cut, rectangle_pieces  # noqa: E402,F401
+
 RESULTS = ROOT / "benchmarks" / "results" / "bench_planner.json"
 ALIGN = 16
 GREEDY = ["greedy_size", "greedy_size_best_fit", "greedy_conflicts", "greedy_conflicts_best_fit"]
@@ -84,37 +87,10 @@ def random_intervals(n: int, seed: int):
     return np.array(sizes), np.array(first), np.array(last)
 
 
-def rectangle_pieces(n: int, seed: int, width: int = 65536, steps: int = 64, grain: int = ALIGN):
-    """Cut a width x steps rectangle into n pieces by random guillotine cuts: the
-    pieces (x0, x1, t0, t1) in granules and ops, t1 exclusive, in shuffled order."""
-    rng = random.Random(seed)
-    pieces = [(0, width // grain, 0, steps)]
-    while len(pieces) < n:
-        weights = [(p[1] - p[0]) * (p[3] - p[2]) for p in pieces]
-        k = rng.choices(range(len(pieces)), weights=weights)[0]
-        x0, x1, t0, t1 = pieces[k]
-        can_x, can_t = x1 - x0 >= 2, t1 - t0 >= 2
-        if not (can_x or can_t):
-            continue
-        if can_x and (not can_t or rng.random() < 0.5):
-            c = rng.randrange(x0 + 1, x1)
-            pieces[k] = (x0, c, t0, t1)
-            pieces.append((c, x1, t0, t1))
-        else:
-            c = rng.randrange(t0 + 1, t1)
-            pieces[k] = (x0, x1, t0, c)
-            pieces.append((x0, x1, c, t1))
-    rng.shuffle(pieces)
-    return pieces
-
-
 def rectangle_cut(n: int, seed: int, width: int = 65536, steps: int = 64, grain: int = ALIGN):
-    """The pieces of rectangle_pieces as buffers (size = its width, lifetime = its
-    time span). The live bytes are `width` at every op, so the bound is tight and is
-    the optimum."""
-    pieces = rectangle_pieces(n, seed, width, steps, grain)
-    return (np.array([(p[1] - p[0]) * grain for p in pieces]), np.array([p[2] for p in pieces]),
-            np.array([p[3] - 1 for p in pieces]))
+    """harness.rectangles.rectangle_cut (the one generator, which the planner's tests also
+    use: a (pieces, seed) pair names the same problem there) as NumPy vectors."""
+    return tuple(np.array(v) for v in _rectangle_cut(n, seed, width, steps, grain))
 
 
 def hard_cut(n: int, seed: int):

@@ -76,8 +76,8 @@ def image_rows() -> list:
     for a Cortex-M4, run them under QEMU: image footprint, stack bound and measured stack,
     instruction count per inference (SysTick with -icount shift=0: 40 instructions a tick),
     and a check that the outputs equal the Interpreter's."""
-    sys.path.insert(0, str(ROOT / "tests"))
-    from firmware import build as fw  # noqa: E402  (the test suite's firmware harness)
+    sys.path.insert(0, str(ROOT))
+    from harness.firmware import build as fw  # noqa: E402  (the firmware builder the tests share)
     from arenaplan.export import stack_usage
     missing = fw.missing_arm_tools()
     if missing:

@@ -16,12 +16,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))  # harness: the helpers the tests share (TFLM trials)
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import arenaplan as ap  # noqa: E402
-from tflm_support import HAVE_TFLM, smallest_arena, trial  # noqa: E402
-from test_tflm import RUNNABLE  # noqa: E402
-from conftest import MODELS_DIR  # noqa: E402
+from harness.tflm_support import HAVE_TFLM, RUNNABLE, smallest_arena, trial  # noqa: E402
+from shared_models import MODELS as MODELS_DIR  # noqa: E402
 
 
 def main() -> int:

@@ -34,13 +34,12 @@ import arenaplan as ap
 from arenaplan.model.zoo import GraphBuilder
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "firmware"))
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))  # harness: the helpers the tests share (references, builds, QEMU)
 sys.path.insert(0, str(ROOT / "benchmarks"))
-import build as fw  # noqa: E402
+from harness.firmware import build as fw  # noqa: E402
 import cortex_m  # noqa: E402  (the export, build and count machinery)
-import svdf_models  # noqa: E402
-from reference.svdf import random_case  # noqa: E402
+from harness import svdf_models  # noqa: E402
+from harness.reference.svdf import random_case  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "calibrate_cortex_m.json"
 CPUS = ["cortex-m4", "cortex-m7"]
@@ -118,7 +117,7 @@ def main() -> int:
             for case, (_, sizes) in CASES.items():
                 for size in sizes:
                     m = one_op_model(case, size)
-                    found = [(k, v, plan) for k, v, plan in cortex_m.variant_plans(m, isa)
+                    found = [(k, v, plan) for k, v, plan in cortex_m.variant_plans(m, isa, reference="tflm")
                              if plan.kernels[k].type != "RESHAPE"]
                     k0 = found[0][0]
                     found = [f for f in found if f[0] == k0]

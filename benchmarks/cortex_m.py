@@ -1,7 +1,7 @@
 """Counting instructions of exported plans on Cortex-M cores under QEMU: the machinery
 calibrate_cortex_m.py and bench_cortex_m.py share.
 
-Plans are exported (``plan.export_c``), built with the firmware harness of tests/firmware
+Plans are exported (``plan.export_c``), built with the firmware builder of harness/firmware
 (the runtime compiled for each core, -O2, the core's board memory map) and run under
 ``qemu-system-arm -icount shift=0``, where SysTick counts the board's instructions per
 tick (build.BOARDS: 40 on mps2-an386/an500, 50 on mps2-an505): the counts are of
@@ -19,8 +19,8 @@ import arenaplan as ap
 from arenaplan.planning.context import PlanContext
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "firmware"))
-import build as fw  # noqa: E402
+sys.path.insert(0, str(ROOT))  # harness: the helpers the tests share (references, builds, QEMU)
+from harness.firmware import build as fw  # noqa: E402
 
 #: bytes of pools and of constants one batch image may hold (the boards have 4 MiB each)
 BATCH_RAM_BYTES = 1536 * 1024
@@ -45,12 +45,12 @@ def one_op_model(model: ap.Model, op: ap.Operator, name: str) -> ap.Model:
     return ap.Model(name, tensors, [new_op], inputs, tuple(index[t] for t in op.outputs), source=f"{model.name}:op{op.index}")
 
 
-def variant_plans(model: ap.Model, isa: str = "portable", op_types: Optional[Sequence[str]] = None,
-                  reference: str = "tflm"):
+def variant_plans(model: ap.Model, isa: str, op_types: Optional[Sequence[str]] = None, *,
+                  reference: str):
     """(op index, variant, plan) for every variant of every op of ``model`` (of op_types,
-    when given): the plan runs that variant at that op and the first variant elsewhere.
-    ``reference``: the rounding rule, TensorFlow Lite Micro's by default (a Cortex-M
-    plan's)."""
+    when given) with ``isa``'s kernels under the rounding rule ``reference`` ("tflm" is a
+    Cortex-M target's): the plan runs that variant at that op and the first variant
+    elsewhere."""
     ctx = PlanContext.build(model, isa=isa, reference=reference)
     for k, kern in enumerate(ctx.kernels):
         if kern is None or (op_types is not None and kern.type not in op_types):

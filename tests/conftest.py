@@ -8,10 +8,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-# `reference` (NumPy ground truth) and `cbuild` (the cffi build of the C core)
-# are importable from every test directory.
+# The tests' own helpers are importable from every test directory, and so is `harness`
+# (the checkout's helpers that the benchmarks share: the NumPy and LiteRT references, the
+# cffi build of the C core, the firmware builder and QEMU runner, TFLM trials).
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tests" / "c"))
+sys.path.insert(0, str(ROOT))
 MODELS_DIR = Path(os.environ.get("ARENAPLAN_MODELS", ROOT.parent / "shared" / "models"))
 
 #: The eleven shared models (file stems), see ../shared/models/README.md.
@@ -41,7 +43,7 @@ def model_path(name: str) -> Path:
 @pytest.fixture(scope="session")
 def core():
     """(ffi, lib) for the C core built from csrc/ through cffi with the public headers."""
-    import cbuild
+    from harness import cbuild
     return cbuild.build()
 
 

@@ -50,6 +50,25 @@ def test_greedy_size_reproduces_tflm_placement_of_equal_buffers():
     assert bp.verify()
 
 
+def test_pre_placed_buffers_keep_their_offsets_and_are_checked():
+    # TFLM's offline-planned buffers: the rest is placed around them (the C API's tests
+    # hold the greedy to a port of TFLM's planner)
+    p = ap.plan_buffers([40, 30, 50], [0, 0, 0], [1, 1, 1], alignment=1, strategy="greedy_size",
+                        fixed=[None, 40, None])
+    assert p.verify() and list(p.offsets) == [0, 40, 70] and p.arena_bytes == 120
+    assert list(ap.plan_buffers([8, 8], [0, 1], [0, 1], strategy="greedy_size", fixed=[None, None]).offsets) \
+        == [0, 0]
+    with pytest.raises(ap.InvalidArgument, match=r"fixed buffers 0 \(offset 0\) and 1 \(offset 16\) "
+                                                 r"share bytes \[16, 32\) while both live at op 1"):
+        ap.plan_buffers([32, 16], [0, 1], [1, 2], strategy="greedy_size", fixed=[0, 16])
+    with pytest.raises(ap.InvalidArgument, match="fixed has 1 entries for 2 buffers"):
+        ap.plan_buffers([32, 16], [0, 1], [1, 2], strategy="greedy_size", fixed=[0])
+    with pytest.raises(ap.InvalidArgument, match=r"fixed\[1\] = -16 is out of range"):
+        ap.plan_buffers([32, 16], [0, 1], [1, 2], strategy="greedy_size", fixed=[None, -16])
+    with pytest.raises(ap.InvalidArgument, match="strategy auto places every buffer itself"):
+        ap.plan_buffers([32, 16], [0, 1], [1, 2], fixed=[0, None])
+
+
 def test_auto_finds_the_bound_where_greedy_fragments():
     # Two long-lived buffers around short ones: largest-first leaves a hole.
     sizes = [32, 64, 32, 96, 64]

@@ -151,7 +151,7 @@ def test_run_says_what_a_file_that_is_not_npy_is(capsys, tmp_path):
 
 
 def _quantize_model(tmp_path, zp):
-    from reference import litert_layers as L
+    from harness.reference import litert_layers as L
     if L.unavailable_reason():
         pytest.skip(L.unavailable_reason())
     path = tmp_path / "quantize.tflite"

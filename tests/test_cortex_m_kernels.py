@@ -21,8 +21,7 @@ from arenaplan.model.zoo import GraphBuilder
 from arenaplan.planning.context import PlanContext
 from conftest import ROOT
 
-sys.path.insert(0, str(ROOT / "tests" / "firmware"))
-import build as fw  # noqa: E402
+from harness.firmware import build as fw  # noqa: E402
 
 CPUS = ["cortex-m4", "cortex-m7", "cortex-m33"]
 REFERENCES = ["tflm", "litert"]

@@ -22,9 +22,8 @@ from arenaplan.export import export_c, stack_usage
 from arenaplan.ops.lowering import HOST_ISA
 from conftest import ROOT, model_path
 
-sys.path.insert(0, str(ROOT / "tests" / "firmware"))
-import build as fw  # noqa: E402
-import svdf_models  # noqa: E402
+from harness.firmware import build as fw  # noqa: E402
+from harness import svdf_models  # noqa: E402
 
 HOST_MODELS = ["mlperf_tiny_kws_dscnn_int8", "mlperf_tiny_ic_resnet8_int8",
                "mlperf_tiny_ad_autoencoder_int8", "tflm_micro_speech_int8",
@@ -79,7 +78,7 @@ def has_targets():
 
 
 def plan_of(name, mode, target=None, isa=None):
-    """A plan of a shared model, or of "svdf_chain" (tests/svdf_models.py), for ``isa``
+    """A plan of a shared model, or of "svdf_chain" (harness/svdf_models.py), for ``isa``
     (default: the target's, or the host's)."""
     if (name, mode, target, isa) not in _plans:
         kwargs = {} if isa is None else {"isa": isa}
@@ -163,7 +162,7 @@ def test_one_op_host_build_is_bit_exact(op, host_runtime, tmp_path):
     # one op, or one op per output of a split (arenaplan.model.model.one_output_ops)
     assert {o.type for o in model.operators} == {op} and len(model.operators) == len(model.outputs)
     from arenaplan.planning.context import PlanContext
-    ctx = PlanContext.build(model)
+    ctx = PlanContext.build(model, isa="portable", reference="litert")
     xs = samples(model, 3)
     for j in range(max(len(k.variants) for k in ctx.kernels)):
         chosen = [k.variants[min(j, len(k.variants) - 1)] for k in ctx.kernels]

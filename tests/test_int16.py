@@ -17,7 +17,7 @@ from arenaplan.errors import UnsupportedModel
 from arenaplan.ops.lowering import HOST_ISA, OP_CODES, TYPES_CODES
 from arenaplan.planning.context import PlanContext
 from conftest import ROOT
-from reference import litert_layers as L
+from harness.reference import litert_layers as L
 
 _LITERT = L.unavailable_reason()
 needs_litert = pytest.mark.skipif(_LITERT is not None, reason=str(_LITERT))
@@ -198,7 +198,7 @@ def test_fully_connected_16x8_tflm_rounding(tmp_path):
     checked against a NumPy model of it."""
     rng = np.random.default_rng(7)
     model = load(fc_model(rng, 4, 300, 6, True), tmp_path)
-    ctx = PlanContext.build(model, reference="tflm")
+    ctx = PlanContext.build(model, isa="portable", reference="tflm")
     (k,) = ctx.kernels
     assert k.spec["real_scale"] is None and k.spec["accumulator_bits"] == 64
     x = rng.integers(I16.min, I16.max + 1, size=(4, 300)).astype(np.int16)
@@ -258,7 +258,7 @@ def test_quantize_dequantize_16x8_match_litert(scale, tmp_path):
     xs = int16_inputs(rng, shape)
     wants = L.run_sequence(d, [[v] for v in xs])[0]
     for isa in host_isas():
-        ctx = PlanContext.build(model, isa=isa)
+        ctx = PlanContext.build(model, isa=isa, reference="litert")
         (k,) = ctx.kernels
         assert k.types == TYPES_CODES["s16x8"]
         p = ctx.make([k.variants[0]], "size")
@@ -274,7 +274,7 @@ def test_quantize_dequantize_16x8_match_litert(scale, tmp_path):
 def _refused(content, tmp_path, match):
     model = load(content, tmp_path)
     with pytest.raises(UnsupportedModel, match=match):
-        PlanContext.build(model)
+        PlanContext.build(model, isa="portable", reference="litert")
 
 
 def test_bad_16x8_models_are_refused(tmp_path):
@@ -311,7 +311,7 @@ def test_bad_16x8_models_are_refused(tmp_path):
 def test_16x8_params_and_blobs_are_checked(tmp_path):
     rng = np.random.default_rng(2)
     model = load(conv_model(rng, (1, 5, 5, 2), 3, (3, 3), conv_options()), tmp_path)
-    (k,) = PlanContext.build(model).kernels
+    (k,) = PlanContext.build(model, isa="portable", reference="litert").kernels
     code, types = k.code, TYPES_CODES["s16x8"]
     with pytest.raises(ValueError, match="requant.output_offset 3 must be 0"):
         _core.kernel_variants(code, dict(k.spec, **{"requant.output_offset": 3}), 0, types)
@@ -323,6 +323,15 @@ def test_16x8_params_and_blobs_are_checked(tmp_path):
         _core.kernel_variants(code, dict(k.spec, **{"requant.activation_max": 40000}), 0, types)
     with pytest.raises(ValueError, match="has no kernel for tensor types unknown"):
         _core.kernel_variants(code, k.spec, 0, 7)
+    # the window: the last of 7 rows would start past the 5-row input; a pad of the filter's span
+    assert (k.spec["output_h"], k.spec["pad_h"], k.spec["stride_h"]) == (5, 1, 1)
+    _core.kernel_variants(code, dict(k.spec, output_h=6), 0, types)     # its last row starts inside
+    with pytest.raises(ValueError, match="output height 7 does not follow from input 5, filter 3, stride 1, "
+                                         "dilation 1 and padding 1"):
+        _core.kernel_variants(code, dict(k.spec, output_h=7), 0, types)
+    with pytest.raises(ValueError, match="output width 5 does not follow from input 5, filter 3, stride 1, "
+                                         "dilation 1 and padding 3"):
+        _core.kernel_variants(code, dict(k.spec, pad_w=3), 0, types)
     # a 16x8 blob takes an int64 bias, and refuses one outside the accumulator's range
     with pytest.raises(ValueError, match="bias: expected a 1-D array of 8-byte"):
         _core.kernel_prepare(code, k.spec, k.weights.reshape(-1), k.bias.astype(np.int32), 0, types)
@@ -442,8 +451,7 @@ def test_16x8_chain_matches_litert_and_the_host_c_export(tmp_path):
     model = load(content, tmp_path, "chain")
     xs = int16_inputs(rng, (1, 6, 6, 3), 2)
     wants = L.run_sequence(content, [[x] for x in xs])[0]
-    sys.path.insert(0, str(ROOT / "tests" / "firmware"))
-    import build as fw
+    from harness.firmware import build as fw
     runtime = fw.cached_runtime(fw.HOST_CC, fw.HOST_FLAGS, "host")
     for mode in ("size", "speed"):
         p = ap.plan(model, mode=mode)

@@ -27,7 +27,7 @@ def litert_interpreter(path, preserve=False):
     """LiteRT with its reference kernels (BUILTIN_REF)."""
     litert = pytest.importorskip("ai_edge_litert.interpreter",
                                  reason="ai-edge-litert is not installable on this platform")
-    from reference.litert_layers import _patched_model
+    from harness.reference.litert_layers import _patched_model
     # person_detect's 1-D biases declare quantized_dimension 3, which LiteRT's loader
     # rejects (TFLite Micro accepts it; no kernel reads it): LiteRT gets them reset to 0.
     it = litert.Interpreter(model_content=_patched_model(path),

@@ -65,6 +65,23 @@ def test_plan_files_carry_the_isa_and_refuse_one_the_build_lacks():
         ap.Plan.from_json(json.dumps(d), m)
 
 
+def test_a_plan_context_defaults_as_ap_plan_does():
+    """One defaulting rule: a PlanContext without isa or reference takes the target's, else
+    this host's best ISA and "litert", as ap.plan does; kernels of another ISA are refused."""
+    from arenaplan.planning.context import PlanContext
+    m = ap.zoo.load("ds_cnn")
+    for target in (None, "cortex-m4", "cortex-m55"):
+        ctx, p = PlanContext.build(m, target=target), ap.plan(m, target=target)
+        assert (ctx.isa, ctx.reference) == (p.isa, p.reference)
+        assert all(k.isa == ctx.isa for k in ctx.kernels)
+    assert (PlanContext.build(m).isa, PlanContext.build(m, target="cortex-m4").reference) == (HOST_ISA, "tflm")
+    assert ap.targets.isa_and_reference("cortex-m4", reference="litert") == ("arm-dsp", "litert")
+    arm = PlanContext.build(m, isa="arm-dsp", reference="tflm")
+    assert (arm.isa, arm.reference) == ("arm-dsp", "tflm")
+    with pytest.raises(ap.InvalidArgument, match="kernels lowered for arm-dsp given to a portable context"):
+        PlanContext.build(m, kernels=arm.kernels, isa="portable")
+
+
 def test_bad_isas_name_both():
     m = ap.zoo.load("ds_cnn")
     with pytest.raises(ap.InvalidArgument, match="'arm-mve'.*portable, x86-avx2, arm-dsp"):

@@ -7,9 +7,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import arenaplan as ap
-from reference import conv as ref_conv
-from reference import ops as ref_ops
-from reference.quant import quantize_multiplier
+from harness.reference import conv as ref_conv
+from harness.reference import ops as ref_ops
+from harness.reference.quant import quantize_multiplier
 
 SETTINGS = dict(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -156,7 +156,7 @@ def test_filter_larger_than_valid_input():
 
 # ---- SVDF: a stateful kernel; the state array is updated in place ----
 
-from reference import svdf as ref_svdf  # noqa: E402
+from harness.reference import svdf as ref_svdf  # noqa: E402
 
 
 @pytest.mark.parametrize("variant", ["fused", "direct"])

@@ -43,9 +43,9 @@ def test_latency_table_files_override_a_base(tmp_path):
     csv_path = tmp_path / "board.csv"
     csv_path.write_text("op,variant,cycles,clock_hz\n0,direct,1000,1000000\n")
     src = ap.TableLatency(csv_path, base=base)
-    times = src.op_times(m, PlanContext.build(m).kernels)
+    times = src.op_times(m, PlanContext.build(m, isa="portable", reference="litert").kernels)
     assert times[0]["direct"] == pytest.approx(0.001)
-    ctx = PlanContext.build(m)
+    ctx = PlanContext.build(m, isa="portable", reference="litert")
     assert times[1] == base.op_times(m, ctx.kernels)[1]
     json_path = tmp_path / "board.json"
     json_path.write_text(json.dumps({"model_sha256": m.digest, "rows": made_up_table(m, 1)}))
@@ -64,7 +64,7 @@ def no_measuring(*args, **kwargs):
 def test_host_latency_is_cached_on_disk(tmp_path, monkeypatch):
     monkeypatch.setenv("ARENAPLAN_CACHE_DIR", str(tmp_path))
     m = tiny_model()
-    kernels = PlanContext.build(m).kernels
+    kernels = PlanContext.build(m, isa="portable", reference="litert").kernels
     first = quick_host().op_times(m, kernels)
     saved = json.loads((tmp_path / "host_latency.json").read_text())
     # the speed probe's fastest run is remembered beside the op times
@@ -80,7 +80,7 @@ def test_host_latency_keeps_zero_times_and_drops_bad_entries(tmp_path, monkeypat
     """An op cheaper than the clock's jitter measures 0 s: that is a figure, not a gap."""
     monkeypatch.setenv("ARENAPLAN_CACHE_DIR", str(tmp_path))
     m = tiny_model()
-    kernels = PlanContext.build(m).kernels
+    kernels = PlanContext.build(m, isa="portable", reference="litert").kernels
     src = quick_host()
     keys = [src._key(k, v) for k in kernels for v in k.variants]
     table = {key: 0.0 if i == 0 else 1e-6 * i for i, key in enumerate(keys)}
@@ -93,7 +93,7 @@ def test_host_latency_keeps_zero_times_and_drops_bad_entries(tmp_path, monkeypat
 def test_host_latency_warns_when_measured_in_a_slow_spell(tmp_path, monkeypatch):
     monkeypatch.setenv("ARENAPLAN_CACHE_DIR", str(tmp_path))
     m = tiny_model()
-    kernels = PlanContext.build(m).kernels
+    kernels = PlanContext.build(m, isa="portable", reference="litert").kernels
     src = quick_host()
     # a record no window can meet: the machine looks a thousand times slower than normal
     (tmp_path / "host_latency.json").write_text(json.dumps({f"speed probe|{src._fingerprint}": 1e-9}))
@@ -106,7 +106,7 @@ def test_host_latency_warns_when_measured_in_a_slow_spell(tmp_path, monkeypatch)
 def test_host_latency_figures_of_another_method_are_not_reused(tmp_path, monkeypatch):
     monkeypatch.setenv("ARENAPLAN_CACHE_DIR", str(tmp_path))
     m = tiny_model()
-    kernels = PlanContext.build(m).kernels
+    kernels = PlanContext.build(m, isa="portable", reference="litert").kernels
     src = quick_host()
     old = quick_host()
     old._fingerprint = src._fingerprint.replace(latency._METHOD, "in-graph")   # medians, before
@@ -117,7 +117,7 @@ def test_host_latency_figures_of_another_method_are_not_reused(tmp_path, monkeyp
 
 def test_host_latency_measures_ops_one_by_one_when_the_model_cannot_run():
     m = tiny_model()
-    kernels = PlanContext.build(m).kernels
+    kernels = PlanContext.build(m, isa="portable", reference="litert").kernels
     src = quick_host(cache=False)
     todo = [(k, v) for k in kernels for v in k.variants]
     found = src.measure_isolated(m, todo)
@@ -156,7 +156,7 @@ def test_host_check_predicts_and_measures_each_plan_in_one_window(tmp_path, monk
 
 def test_cost_model_keys_by_op_type_then_family():
     m = tiny_model()
-    kernels = PlanContext.build(m).kernels
+    kernels = PlanContext.build(m, isa="portable", reference="litert").kernels
     model = ap.CostModel("cortex-m4", cycles_per_mac={"direct": 100.0, "CONV_2D:direct": 1.0,
                                                      "default": 50.0})
     profile = model.profile
@@ -181,7 +181,7 @@ def test_cost_model_keys_by_op_type_then_family():
 
 def test_cost_model_coefficients_can_be_overridden():
     m = tiny_model()
-    kernels = PlanContext.build(m).kernels
+    kernels = PlanContext.build(m, isa="portable", reference="litert").kernels
     slow = ap.CostModel("cortex-m4", clock_hz=84e6).op_times(m, kernels)
     fast = ap.CostModel("cortex-m4").op_times(m, kernels)
     assert slow[0]["direct"] == pytest.approx(2 * fast[0]["direct"])

@@ -125,3 +125,35 @@ def test_public_names_of_the_design_still_work(tmp_path):
     assert Path(out.source).exists()
     assert ap.targets.get("cortex-m7").name == "cortex-m7"
     assert ap.kernels.conv2d is not None and ap.lifetimes.tensor_lifetimes is not None
+
+
+def _imported_tops(path: Path) -> set:
+    """Top-level module names ``path`` imports, and the folders it puts on sys.path."""
+    tree = ast.parse(path.read_text())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr == "insert" and "sys.path" in ast.unparse(node.func)):
+            names.update(f"path:{c.value}" for c in ast.walk(node) if isinstance(c, ast.Constant)
+                         and isinstance(c.value, str))
+    return names
+
+
+def test_benchmarks_and_tests_share_harness_and_import_neither_other():
+    """What both need lives in harness/ (tests/conftest.py and the benchmarks put the
+    checkout on sys.path): no benchmark imports test code, no test imports benchmark code."""
+    root = Path(__file__).resolve().parents[1]
+    tests = {p.stem for p in (root / "tests").rglob("*.py")} | {"reference", "firmware", "c"}
+    benches = {p.stem for p in (root / "benchmarks").glob("*.py")}
+    wrong = [(p.name, n) for p in (root / "benchmarks").glob("*.py") for n in _imported_tops(p)
+             if n in tests or n == "path:tests"]
+    wrong += [(str(p.relative_to(root)), n) for p in (root / "tests").rglob("*.py") for n in _imported_tops(p)
+              if n in benches or n == "path:benchmarks"]
+    assert wrong == []
+    # and the harness itself imports neither
+    assert [(p.name, n) for p in (root / "harness").rglob("*.py") for n in _imported_tops(p)
+            if n in tests - {"reference", "firmware"} or n in benches or n in ("path:tests", "path:benchmarks")] == []

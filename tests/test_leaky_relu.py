@@ -14,7 +14,7 @@ import arenaplan as ap
 from arenaplan import _core
 from arenaplan.errors import UnsupportedModel
 from arenaplan.planning.context import PlanContext
-from reference import litert_layers as L
+from harness.reference import litert_layers as L
 from unary_s8 import check_every_variant, check_scratch_and_in_place, load, unary_model
 
 _LITERT = L.unavailable_reason()
@@ -68,7 +68,8 @@ def test_bad_leaky_relu_is_refused(tmp_path):
     model = load(leaky_model(1.0, 0, 1e-10, 0, 0.5, (4,)), tmp_path, "big")
     with pytest.raises(UnsupportedModel, match=r"op 0 \(LEAKY_RELU\): the scales give no int32 multiplier"):
         ap.plan(model)
-    (kernel,) = PlanContext.build(load(leaky_model(0.05, 0, 0.05, 0, 0.2, (4,)), tmp_path, "ok")).kernels
+    (kernel,) = PlanContext.build(load(leaky_model(0.05, 0, 0.05, 0, 0.2, (4,)), tmp_path, "ok"),
+                                  isa="portable", reference="litert").kernels
     with pytest.raises(ValueError, match="leaky_relu: alpha_multiplier -1 must be >= 0"):
         _core.kernel_variants(kernel.code, dict(kernel.spec, alpha_multiplier=-1))
     with pytest.raises(ValueError, match=r"leaky_relu: zero points 128 and 0 must lie in \[-128, 127\]"):

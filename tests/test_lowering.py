@@ -11,7 +11,7 @@ import arenaplan as ap
 from arenaplan.ops.lowering import OP_CODES, lower
 from arenaplan.model.quantize import quantize_multiplier
 from conftest import model_path
-import svdf_models
+from harness import svdf_models
 
 KEYWORD = "tflm_keyword_scrambled_int8"
 

@@ -155,7 +155,7 @@ def test_byte_corruption_is_refused_cleanly(pos, value):
 
 # ---- the state pool (variable tensors) ----
 
-import svdf_models  # noqa: E402
+from harness import svdf_models  # noqa: E402
 
 
 def _state_plan():

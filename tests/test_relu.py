@@ -10,7 +10,7 @@ import arenaplan as ap
 from arenaplan import _core
 from arenaplan.ops.lowering import HOST_ISA
 from arenaplan.planning.context import PlanContext
-from reference import litert_layers as L
+from harness.reference import litert_layers as L
 
 _LITERT = L.unavailable_reason()
 VARIANTS = ["direct", "table"]
@@ -41,7 +41,7 @@ def plans(model: ap.Model) -> dict:
     """{(variant, isa): plan} for every variant on every instruction set this host runs."""
     out = {}
     for isa in host_isas():
-        ctx = PlanContext.build(model, isa=isa)
+        ctx = PlanContext.build(model, isa=isa, reference="litert")
         (kernel,) = ctx.kernels
         assert [v.name for v in kernel.variants] == VARIANTS
         for name in VARIANTS:
@@ -76,7 +76,7 @@ def test_relu_params_are_checked(tmp_path):
     content = relu_model(0.05, 0, 0.05, 0, (4,))
     path = tmp_path / "relu.tflite"
     path.write_bytes(content)
-    (kernel,) = PlanContext.build(ap.load_tflite(path)).kernels
+    (kernel,) = PlanContext.build(ap.load_tflite(path), isa="portable", reference="litert").kernels
     assert kernel.spec["activation_min"] == 0 and kernel.spec["activation_max"] == 127
     code = kernel.code
     with pytest.raises(ValueError, match="relu: activation range"):

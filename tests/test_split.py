@@ -15,7 +15,7 @@ import arenaplan as ap
 from arenaplan.errors import UnsupportedModel
 from arenaplan.model.model import Model, Operator, Quantization, Tensor, one_output_ops
 from arenaplan.planning.context import PlanContext
-from reference import litert_layers as L
+from harness.reference import litert_layers as L
 from unary_s8 import host_isas, load
 
 _LITERT = L.unavailable_reason()
@@ -73,7 +73,7 @@ def check(content: bytes, tmp_path, shape, parts: int, seed: int = 0, op: str = 
     xs += [np.resize(np.arange(-128, 128, dtype=np.int8), shape), np.full(shape, -128, np.int8)]
     wants = L.run_sequence(content, [[x] for x in xs])[0]
     for isa in host_isas():
-        ctx = PlanContext.build(model, isa=isa)
+        ctx = PlanContext.build(model, isa=isa, reference="litert")
         assert len(ctx.kernels) == parts
         for k in ctx.kernels:
             assert [v.name for v in k.variants] == ["copy"]

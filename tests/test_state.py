@@ -130,7 +130,7 @@ def test_activations_that_do_not_fit_beside_the_state_are_named():
 def test_models_sharing_a_target_leave_room_for_every_state():
     """Models that run one at a time share the pools but each keeps its state: every plan
     of the joint frontier leaves room for all the states together."""
-    import svdf_models
+    from harness import svdf_models
     keyword = ap.load_tflite(model_path(KEYWORD))
     chain = svdf_models.svdf_chain()
     both = 10240 + 240
@@ -152,7 +152,7 @@ def test_models_sharing_a_target_leave_room_for_every_state():
 def test_multi_plan_verify_counts_every_models_state():
     """Plans made one by one each leave room for their own state only; put together in a
     MultiPlan they must also leave room for the other's: verify names the pool and the bytes."""
-    import svdf_models
+    from harness import svdf_models
     keyword = ap.load_tflite(model_path(KEYWORD))
     chain = svdf_models.svdf_chain()
     # room for the keyword model's 288-byte arena beside either state, not beside both

@@ -15,7 +15,7 @@ from arenaplan import _core
 from arenaplan.errors import UnsupportedModel
 from arenaplan.ops.lowering import HOST_ISA
 from arenaplan.planning.context import PlanContext
-from reference import litert_layers as L
+from harness.reference import litert_layers as L
 
 _LITERT = L.unavailable_reason()
 needs_litert = pytest.mark.skipif(_LITERT is not None, reason=str(_LITERT))
@@ -72,7 +72,7 @@ def check(content: bytes, tmp_path, shape, seed=0):
     xs = int8_inputs(rng, shape)
     wants = L.run_sequence(content, [[x] for x in xs])[0]
     for isa in host_isas():
-        ctx = PlanContext.build(model, isa=isa)
+        ctx = PlanContext.build(model, isa=isa, reference="litert")
         (kernel,) = ctx.kernels
         assert [v.name for v in kernel.variants] == ["copy"]
         assert not kernel.variants[0].in_place and kernel.variants[0].scratch == ()
@@ -154,7 +154,7 @@ def test_bad_slices_are_refused(kwargs, match, tmp_path):
 
 def test_slice_params_are_checked(tmp_path):
     model = load(slice_model((4, 6), [1, 0], [3, 6], [1, 2]), tmp_path)
-    (kernel,) = PlanContext.build(model).kernels
+    (kernel,) = PlanContext.build(model, isa="portable", reference="litert").kernels
     spec = kernel.spec
     assert spec["begin"] == [0, 0, 0, 1, 0] and spec["output_shape"] == [1, 1, 1, 2, 3]
     code = kernel.code

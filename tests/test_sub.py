@@ -14,7 +14,7 @@ from arenaplan import _core
 from arenaplan.errors import UnsupportedModel
 from arenaplan.ops.lowering import TYPES_CODES
 from arenaplan.planning.context import PlanContext
-from reference import litert_layers as L
+from harness.reference import litert_layers as L
 from unary_s8 import host_isas, load
 
 _LITERT = L.unavailable_reason()
@@ -40,7 +40,7 @@ def check(content, tmp_path, a_shape, b_shape, seed):
     feeds.append([np.full(a_shape, -128, np.int8), np.full(b_shape, 127, np.int8)])   # and down
     wants = L.run_sequence(content, feeds)[0]
     for isa in host_isas():
-        ctx = PlanContext.build(model, isa=isa)
+        ctx = PlanContext.build(model, isa=isa, reference="litert")
         (kernel,) = ctx.kernels
         assert kernel.type == "SUB" and kernel.types == TYPES_CODES["s8"]
         assert [v.name for v in kernel.variants] == ["direct"]
@@ -89,10 +89,10 @@ def test_sub_hypothesis(data, tmp_path_factory):
 
 def test_sub_in_place_and_params(tmp_path):
     model = load(sub_model((2, 7), (7,), (2, 7), (0.05, 0.03, 0.05), (1, 2, 3)), tmp_path)
-    (kernel,) = PlanContext.build(model).kernels
+    (kernel,) = PlanContext.build(model, isa="portable", reference="litert").kernels
     assert kernel.variants[0].in_place           # the output may be the first input
     model = load(sub_model((1, 7), (2, 7), (2, 7), (0.05, 0.03, 0.05), (1, 2, 3)), tmp_path, "b")
-    (kernel,) = PlanContext.build(model).kernels
+    (kernel,) = PlanContext.build(model, isa="portable", reference="litert").kernels
     assert kernel.variants[0].in_place           # or the second, of the output's shape
     spec = kernel.spec
     with pytest.raises(ValueError, match=r"sub: offsets \(200, -2, 3\) out of range"):

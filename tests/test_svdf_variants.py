@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 
 import arenaplan as ap
 from arenaplan.ops.lowering import HOST_ISA
-import svdf_models
+from harness import svdf_models
 from conftest import model_path
-from reference import litert_layers as L
-from reference.svdf import random_case, step
+from harness.reference import litert_layers as L
+from harness.reference.svdf import random_case, step
 from test_interpreter import KEYWORD, keyword_inputs, litert_interpreter, litert_step
 
 VARIANTS = ["fused", "direct"]
@@ -66,7 +66,7 @@ def test_one_svdf_models_every_variant_and_isa(batches, input_size, units, rank,
     """Generated one-SVDF models (inputs past the 256-element feature block, memories and
     inputs off the SIMD widths): each variant on each instruction set equals LiteRT and the NumPy
     reference, output and state, over 4 runs."""
-    from reference.litert_svdf import STATE, svdf_model
+    from harness.reference.litert_svdf import STATE, svdf_model
     rng = np.random.default_rng(seed)
     c = random_case(rng, batches, input_size, units * rank, memory, rank, bias)
     xs = [rng.integers(-128, 128, size=(batches, input_size), dtype=np.int8) for _ in range(4)]

@@ -5,17 +5,10 @@ from pathlib import Path
 import pytest
 
 import arenaplan as ap
-from tflm_support import HAVE_TFLM, trial
+from harness.tflm_support import HAVE_TFLM, RUNNABLE, trial
 from conftest import MODELS_DIR
 
 needs_tflm = pytest.mark.skipif(not HAVE_TFLM, reason="tflite-micro is not importable")
-
-#: The shared models TFLM's reference kernels run (the audio preprocessor's Signal ops
-#: are not registered in the package).
-RUNNABLE = ["mlperf_tiny_vww_mobilenetv1_025_int8", "tflm_person_detect_int8", "mlperf_tiny_ic_resnet8_int8",
-            "mlperf_tiny_kws_dscnn_int8", "mlperf_tiny_sww_dscnn_int8", "tflm_keyword_scrambled_int8",
-            "tflm_micro_speech_int8", "tflm_mnist_lstm_int8", "mlperf_tiny_ad_autoencoder_int8",
-            "tflm_hello_world_int8"]
 
 
 def model_path(name):

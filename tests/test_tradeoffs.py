@@ -11,7 +11,7 @@ import arenaplan as ap
 from arenaplan.api import context
 from arenaplan.planning.context import PlanContext
 from arenaplan.planning.tradeoffs import does_not_fit
-import svdf_models
+from harness import svdf_models
 from tiny_models import made_up_table, tiny_model
 from conftest import MODEL_NAMES, model_path
 from arenaplan.planning.tradeoffs import FrontierPoint
@@ -197,7 +197,7 @@ def test_fragmentation_is_said_only_when_every_op_fits():
     m = ap.load_tflite(model_path("mlperf_tiny_kws_dscnn_int8"))
     p = ap.plan(m)
     assert p.verify()
-    ctx = PlanContext.build(m)
+    ctx = PlanContext.build(m, isa=p.isa, reference=p.reference)   # the plan's own
     # a budget at the live bytes but below the plan's arena (as a fragmented plan would be)
     e = does_not_fit(ctx, dataclasses.replace(p, arena_bytes=p.lower_bound_bytes + 16), p.lower_bound_bytes)
     assert "fragmentation" in str(e) and f"at most {p.lower_bound_bytes:,} bytes live at once" in str(e)

@@ -13,7 +13,7 @@ import arenaplan as ap
 from arenaplan import _core
 from arenaplan.errors import UnsupportedModel
 from arenaplan.planning.context import PlanContext
-from reference import litert_layers as L
+from harness.reference import litert_layers as L
 from unary_s8 import host_isas, load
 
 _LITERT = L.unavailable_reason()
@@ -38,7 +38,7 @@ def check(content, tmp_path, shape, seed=0):
     xs.append(np.resize(np.arange(-128, 128, dtype=np.int8), shape))
     wants = L.run_sequence(content, [[x] for x in xs])[0]
     for isa in host_isas():
-        ctx = PlanContext.build(model, isa=isa)
+        ctx = PlanContext.build(model, isa=isa, reference="litert")
         (kernel,) = ctx.kernels
         assert [v.name for v in kernel.variants] == ["copy"] and not kernel.variants[0].in_place
         p = ctx.make([kernel.variants[0]], "size")
@@ -90,7 +90,8 @@ def test_bad_transpose_is_refused(perm, out, match, tmp_path):
 
 
 def test_transpose_params_are_checked(tmp_path):
-    (kernel,) = PlanContext.build(load(transpose_model((4, 6), (1, 0)), tmp_path)).kernels
+    (kernel,) = PlanContext.build(load(transpose_model((4, 6), (1, 0)), tmp_path), isa="portable",
+                                  reference="litert").kernels
     assert kernel.spec == {"input_shape": [1, 1, 1, 4, 6], "perm": [0, 1, 2, 4, 3]}
     with pytest.raises(ValueError, match=r"transpose: perm\[4\] = 4; perm must be a permutation"):
         _core.kernel_variants(kernel.code, dict(kernel.spec, perm=[0, 1, 2, 4, 4]))

@@ -26,7 +26,7 @@ def made_up_table(model: ap.Model, seed: int) -> list:
     """Random latencies, faster for more scratch most of the time (but not always)."""
     rng = np.random.default_rng(seed)
     rows = []
-    for k in PlanContext.build(model).kernels:
+    for k in PlanContext.build(model, isa="portable", reference="litert").kernels:
         for i, v in enumerate(k.variants):
             rows.append({"op": k.index, "variant": v.name,
                          "seconds": float(rng.uniform(1, 10) / (1 + 0.5 * i))})

@@ -12,7 +12,7 @@ import numpy as np
 import arenaplan as ap
 from arenaplan.ops.lowering import HOST_ISA
 from arenaplan.planning.context import PlanContext
-from reference import litert_layers as L
+from harness.reference import litert_layers as L
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "c"))
 from ops_harness import Guarded, guarded_from, message, scratch_for, variants  # noqa: E402
@@ -52,7 +52,7 @@ def check_every_variant(content: bytes, tmp_path, shape, seed: int = 0, op: str 
     xs = inputs(shape, seed)
     wants = L.run_sequence(content, [[x] for x in xs])[0]
     for isa in host_isas():
-        ctx = PlanContext.build(model, isa=isa)
+        ctx = PlanContext.build(model, isa=isa, reference="litert")
         (kernel,) = ctx.kernels
         assert [v.name for v in kernel.variants] == VARIANTS
         assert all(v.in_place for v in kernel.variants)
@@ -72,7 +72,7 @@ def check_scratch_and_in_place(ffi, lib, model: ap.Model, params_type: str, vari
     """Through the C API: every variant writes the Interpreter's output with exactly its
     scratch (between guard bytes) and in place over its input; the table with one scratch
     byte too few is AP_ERR_SCRATCH_TOO_SMALL naming 256 and 255, writing nothing."""
-    (kernel,) = PlanContext.build(model).kernels
+    (kernel,) = PlanContext.build(model, isa="portable", reference="litert").kernels
     p = ffi.new(f"{params_type} *")
     for key, value in kernel.spec.items():
         setattr(p, key, value)

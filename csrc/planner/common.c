@@ -774,7 +774,7 @@ void ap_pl_decode(const ap_pl_problem *p, const uint32_t *order, size_t from, ap
     }
 }
 
-int ap_pl_decode_until(const ap_pl_problem *p, const uint32_t *order, ap_pl_fit fit,
+int ap_pl_decode_until(const ap_pl_problem *p, const uint32_t *order, size_t from, ap_pl_fit fit,
                        ap_pl_placer *placer, size_t *offsets, double deadline)
 {
     size_t pos;
@@ -782,7 +782,7 @@ int ap_pl_decode_until(const ap_pl_problem *p, const uint32_t *order, ap_pl_fit 
     for (pos = 0; pos < p->n; ++pos) {
         placer->rank[order[pos]] = (uint32_t)pos;
     }
-    for (pos = 0; pos < p->n; ++pos) {
+    for (pos = from; pos < p->n; ++pos) {
         uint32_t i = order[pos];
         /* the degree is what the gather walks, the spans what the sort orders */
         size_t k = place_one(p, i, pos, fit, placer, offsets);
@@ -899,6 +899,13 @@ double ap_pl_rng_unit(ap_pl_rng *rng)
     return (double)(ap_pl_rng_next(rng) >> 11) * (1.0 / 9007199254740992.0);
 }
 
+int ap_pl_is_greedy(ap_strategy strategy)
+{
+    return strategy == AP_STRATEGY_GREEDY_SIZE || strategy == AP_STRATEGY_GREEDY_SIZE_BEST_FIT ||
+           strategy == AP_STRATEGY_GREEDY_CONFLICTS ||
+           strategy == AP_STRATEGY_GREEDY_CONFLICTS_BEST_FIT;
+}
+
 ap_status ap_pl_check_options(const ap_plan_options *options, ap_error *error)
 {
     if (options == NULL) {
@@ -908,6 +915,13 @@ ap_status ap_pl_check_options(const ap_plan_options *options, ap_error *error)
     if (ap_strategy_str(options->strategy) == NULL) {
         return ap_pl_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1,
                           "unknown strategy %d", (int)options->strategy);
+    }
+    if (options->fixed_offsets != NULL && !ap_pl_is_greedy(options->strategy)) {
+        return ap_pl_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1,
+                          "fixed_offsets: strategy %s places every buffer itself; pre-placed "
+                          "buffers are for the greedy strategies (greedy_size, "
+                          "greedy_size_best_fit, greedy_conflicts, greedy_conflicts_best_fit)",
+                          ap_strategy_str(options->strategy));
     }
     return AP_OK;
 }

@@ -136,6 +136,7 @@ typedef struct plan_run {
     int large;             /* the sweep made the first plan: greedies judged by their cost */
     size_t memory_limit;
     uint32_t skipped;      /* ap_plan_stats.skipped */
+    const size_t *fixed;   /* options->fixed_offsets (greedy strategies only) */
 } plan_run;
 
 static uint32_t bit(ap_strategy strategy)
@@ -206,7 +207,7 @@ static ap_status try_greedy(plan_run *run, ap_strategy strategy)
         run->skipped |= bit(strategy);
         return AP_OK;
     }
-    st = ap_pl_greedy_until(run->p, strategy, run->work, run->greedy_deadline);
+    st = ap_pl_greedy_fixed_until(run->p, strategy, run->fixed, run->work, run->greedy_deadline);
     if (st == AP_OK) {
         offer_work(run, strategy);
     } else if (st == AP_ERR_TIMEOUT) {
@@ -417,10 +418,7 @@ ap_status ap_plan_buffers(const ap_plan_options *options, const ap_buffer *buffe
     limit = options->time_limit_s > 0 ? options->time_limit_s : DEFAULT_TIME_LIMIT_S;
     deadline = t0 + limit - (0.1 * limit < 0.1 ? 0.1 * limit : 0.1);
     capacity = options->capacity;
-    greedy_only = options->strategy == AP_STRATEGY_GREEDY_SIZE ||
-                  options->strategy == AP_STRATEGY_GREEDY_SIZE_BEST_FIT ||
-                  options->strategy == AP_STRATEGY_GREEDY_CONFLICTS ||
-                  options->strategy == AP_STRATEGY_GREEDY_CONFLICTS_BEST_FIT;
+    greedy_only = ap_pl_is_greedy(options->strategy);
 
     memset(&control, 0, sizeof(control));
     control.poll = options->poll;
@@ -441,6 +439,7 @@ ap_status ap_plan_buffers(const ap_plan_options *options, const ap_buffer *buffe
     run.step_limit = options->step_limit;
     run.memory_limit = options->memory_limit > 0 ? options->memory_limit : DEFAULT_MEMORY_LIMIT;
     run.greedy_deadline = greedy_only ? 1e300 : deadline;
+    run.fixed = options->fixed_offsets; /* ap_pl_check_options: only with a greedy strategy */
     run.best = (size_t *)ap_pl_alloc(count, sizeof(size_t));
     run.work = (size_t *)ap_pl_alloc(count, sizeof(size_t));
     run.best_arena = SIZE_MAX;
@@ -493,6 +492,13 @@ ap_status ap_plan_buffers(const ap_plan_options *options, const ap_buffer *buffe
                     error_out->needed = ap_pl_graph_bytes(&problem);
                 }
             }
+            goto out;
+        }
+    }
+
+    if (run.fixed != NULL && problem.has_graph) {
+        st = ap_pl_check_fixed(&problem, run.fixed, error_out);
+        if (st != AP_OK) {
             goto out;
         }
     }
@@ -579,8 +585,9 @@ ap_status ap_plan_buffers(const ap_plan_options *options, const ap_buffer *buffe
         break;
     }
     }
-    if (st == AP_OK && count > 0 && !run.have_best && !control.cancelled) {
-        /* every pass that needs the graph was cut: the sweep does not */
+    if (st == AP_OK && count > 0 && !run.have_best && !control.cancelled && run.fixed == NULL) {
+        /* every pass that needs the graph was cut: the sweep does not (nor does it take
+           pre-placed buffers; the greedy strategies that do build their graph whole) */
         st = ap_pl_sweep(&problem, run.work);
         if (st == AP_OK) {
             offer_work(&run, AP_STRATEGY_SWEEP);

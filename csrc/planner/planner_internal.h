@@ -235,11 +235,12 @@ void ap_pl_placer_free(ap_pl_placer *placer);
 void ap_pl_decode(const ap_pl_problem *problem, const uint32_t *order, size_t from,
                   ap_pl_fit fit, ap_pl_placer *placer, size_t *offsets);
 
-/* ap_pl_decode of a whole order (from 0), stopping at the first check point past
-   `deadline` or on cancellation (problem->control): returns 1 if every buffer was
-   placed, 0 if it stopped (offsets then partial). Updates control->placed. */
-int ap_pl_decode_until(const ap_pl_problem *problem, const uint32_t *order, ap_pl_fit fit,
-                       ap_pl_placer *placer, size_t *offsets, double deadline);
+/* ap_pl_decode of order[from .. n) (order[0 .. from) already at their offsets; their
+   ranks are set here), stopping at the first check point past `deadline` or on
+   cancellation (problem->control): returns 1 if every buffer was placed, 0 if it
+   stopped (offsets then partial). Updates control->placed. */
+int ap_pl_decode_until(const ap_pl_problem *problem, const uint32_t *order, size_t from,
+                       ap_pl_fit fit, ap_pl_placer *placer, size_t *offsets, double deadline);
 
 /* max over buffers of offset + aligned size */
 size_t ap_pl_arena(const ap_pl_problem *problem, const size_t *offsets);
@@ -250,12 +251,27 @@ size_t ap_pl_arena(const ap_pl_problem *problem, const size_t *offsets);
 void ap_pl_order_by_size(const ap_pl_problem *problem, uint32_t *order, uint32_t *tmp);
 void ap_pl_order_by_conflicts(const ap_pl_problem *problem, uint32_t *order, uint32_t *tmp);
 
+/* 1 for the four greedy strategies (one order, one placement pass). */
+int ap_pl_is_greedy(ap_strategy strategy);
+
 /* Run one greedy strategy; offsets_out gets n offsets. */
 ap_status ap_pl_greedy(const ap_pl_problem *problem, ap_strategy strategy, size_t *offsets_out);
 /* The same, stopping at `deadline` or on cancellation: AP_ERR_TIMEOUT then (the
    offsets are partial and must be dropped). */
 ap_status ap_pl_greedy_until(const ap_pl_problem *problem, ap_strategy strategy,
                              size_t *offsets_out, double deadline);
+/* ap_pl_greedy_until with pre-placed buffers (ap_plan_options.fixed_offsets: n
+   entries, SIZE_MAX = placed here; NULL: none), checked by ap_pl_check_fixed: they
+   keep their offsets and come first, in index order; the rest follow in the
+   strategy's order, each placed around every buffer before it. */
+ap_status ap_pl_greedy_fixed_until(const ap_pl_problem *problem, ap_strategy strategy,
+                                   const size_t *fixed, size_t *offsets_out, double deadline);
+/* Check pre-placed offsets against a problem with its conflict graph: each a multiple
+   of its buffer's alignment; its end, plus padded_total, within size_t (so that the
+   placements around them add without checks: AP_ERR_OVERFLOW); no two of them that
+   conflict (live at a common op) sharing a byte (AP_ERR_INVALID_ARGUMENT naming both,
+   error->other the second and error->op the first op they share). */
+ap_status ap_pl_check_fixed(const ap_pl_problem *problem, const size_t *fixed, ap_error *error);
 
 /* Estimated seconds of one greedy pass over the conflict graph (gathering and
    sorting every buffer's placed conflicts), from edge_count alone; a fixed rate,

@@ -652,6 +652,11 @@ ap_status ap_plan_pools(const ap_plan_options *options, const ap_buffer *buffers
     if (st != AP_OK) {
         return st;
     }
+    if (options->fixed_offsets != NULL) {
+        return ap_pl_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1,
+                          "fixed_offsets: ap_plan_pools places every buffer itself "
+                          "(pre-placed buffers are for ap_plan_buffers' greedy strategies)");
+    }
     if (pool_count == 0 || pool_count > AP_MAX_POOLS) {
         return ap_pl_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1,
                           "pool_count %" PRIu32 " is not in 1..%d", pool_count,

@@ -127,13 +127,13 @@ static PyObject *ap_py_raise_plan(ap_status status, const ap_error *error)
 static PyObject *ap_py_plan_buffers(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *sizes, *alignments, *first, *last, *progress = Py_None;
+    PyObject *sizes, *alignments, *first, *last, *progress = Py_None, *fixed_obj = Py_None;
     int strategy;
     double time_limit_s;
     unsigned long long seed, capacity, step_limit = 0, memory_limit = 0;
-    if (!PyArg_ParseTuple(args, "OOOOidKK|KKO", &sizes, &alignments, &first, &last, &strategy,
+    if (!PyArg_ParseTuple(args, "OOOOidKK|KKOO", &sizes, &alignments, &first, &last, &strategy,
                           &time_limit_s, &seed, &capacity, &step_limit, &memory_limit,
-                          &progress)) {
+                          &progress, &fixed_obj)) {
         return NULL;
     }
     if (memory_limit > (unsigned long long)SIZE_MAX) {
@@ -144,16 +144,44 @@ static PyObject *ap_py_plan_buffers(PyObject *self, PyObject *args)
     if (buffers == NULL) {
         return NULL;
     }
+    /* pre-placed offsets: u64, 2**64 - 1 for a buffer the planner places */
+    size_t *fixed = NULL;
+    if (fixed_obj != Py_None) {
+        Py_buffer view;
+        if (ap_py_get_vector(fixed_obj, "fixed", 'u', 8, (Py_ssize_t)n, &view) != 0) {
+            PyMem_Free(buffers);
+            return NULL;
+        }
+        fixed = PyMem_Calloc(n > 0 ? n : 1, sizeof(size_t));
+        if (fixed == NULL) {
+            PyBuffer_Release(&view);
+            PyMem_Free(buffers);
+            return PyErr_NoMemory();
+        }
+        const uint64_t *f = view.buf;
+        for (size_t i = 0; i < n; i++) {
+            if (f[i] != UINT64_MAX && f[i] >= (uint64_t)SIZE_MAX) {
+                PyBuffer_Release(&view);
+                PyMem_Free(buffers);
+                PyMem_Free(fixed);
+                PyErr_Format(PyExc_OverflowError, "buffer %zu: fixed offset does not fit this host's size_t", i);
+                return NULL;
+            }
+            fixed[i] = f[i] == UINT64_MAX ? SIZE_MAX : (size_t)f[i];
+        }
+        PyBuffer_Release(&view);
+    }
     PyObject *offsets_bytes = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * sizeof(uint64_t)));
     size_t *offsets = PyMem_Calloc(n > 0 ? n : 1, sizeof(size_t));
     if (offsets_bytes == NULL || offsets == NULL) {
         PyMem_Free(buffers);
         PyMem_Free(offsets);
+        PyMem_Free(fixed);
         Py_XDECREF(offsets_bytes);
         return PyErr_NoMemory();
     }
     ap_plan_options options = {(ap_strategy)strategy, time_limit_s, (uint64_t)seed, (size_t)capacity,
-                               (uint64_t)step_limit, (size_t)memory_limit, NULL, NULL};
+                               (uint64_t)step_limit, (size_t)memory_limit, NULL, NULL, fixed};
     ap_plan_stats stats = {0};
     ap_py_poll poll = {NULL, progress == Py_None ? NULL : progress};
     ap_error error;
@@ -162,6 +190,7 @@ static PyObject *ap_py_plan_buffers(PyObject *self, PyObject *args)
     AP_PY_POLLED(poll, options, status,
                  ap_plan_buffers(&options, buffers, n, offsets, &stats, &error));
     PyMem_Free(buffers);
+    PyMem_Free(fixed);
     if (status != AP_OK) {
         PyMem_Free(offsets);
         Py_DECREF(offsets_bytes);
@@ -489,9 +518,11 @@ static PyObject *ap_py_strategy_names(PyObject *self, PyObject *unused)
 PyMethodDef ap_py_planner_methods[] = {
     {"plan_buffers", ap_py_plan_buffers, METH_VARARGS,
      "plan_buffers(sizes u64, alignments u64, first i32, last i32, strategy, time_limit_s, seed, "
-     "capacity[, step_limit, memory_limit, progress]) -> (offsets bytes of u64, (arena, "
+     "capacity[, step_limit, memory_limit, progress, fixed]) -> (offsets bytes of u64, (arena, "
      "lower_bound, optimal, strategy, elapsed_s, steps, skipped mask)). Ctrl-C (or progress "
-     "raising) cancels within ~20 ms of planning; progress(fraction) is called every ~20 ms."},
+     "raising) cancels within ~20 ms of planning; progress(fraction) is called every ~20 ms. "
+     "fixed: None or u64 pre-placed offsets (2**64 - 1: placed by the planner; greedy "
+     "strategies only)."},
     {"live_bytes", ap_py_live_bytes, METH_VARARGS,
      "live_bytes(sizes, alignments, first, last, op_count) -> bytes of u64: aligned bytes live at each op"},
     {"lower_bound", ap_py_lower_bound, METH_VARARGS,

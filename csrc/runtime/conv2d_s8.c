@@ -45,7 +45,8 @@ static ap_status ap_conv2d_check_axis(const char *axis, int32_t in, int32_t out,
                                       int32_t stride, int32_t dilation, int32_t pad,
                                       ap_error *error)
 {
-    int64_t effective = ((int64_t)filter - 1) * dilation + 1;
+    const ap_ops_window_axis a = ap_ops_window_axis_of(in, out, filter, stride, dilation, pad);
+    const int64_t effective = a.span;
     /* Coordinates y * stride - pad + f * dilation stay within [-effective, in + effective]. */
     if (effective > INT32_MAX || (int64_t)in + 2 * effective > INT32_MAX) {
         return ap_ops_fail(error, AP_ERR_OVERFLOW, AP_SUBJECT_ARGUMENT, -1, 0, 0,
@@ -58,7 +59,7 @@ static ap_status ap_conv2d_check_axis(const char *axis, int32_t in, int32_t out,
                               axis, (int)pad, axis, (long long)effective);
     }
     {
-        int64_t bottom = ((int64_t)out - 1) * stride + effective - in - pad;
+        const int64_t bottom = a.far;
         if (bottom < 1 - (int64_t)stride || bottom > effective - 1) {
             return ap_ops_fail(
                 error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, 0, 0,

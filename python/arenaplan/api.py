@@ -7,26 +7,16 @@ from typing import Optional, Sequence, Union
 from .errors import InvalidArgument
 from .latency.sources import resolve as resolve_latency
 from .model.model import Model
-from .ops.lowering import HOST_ISA, check_isa, check_reference, lower_model
+from .ops.lowering import lower_model
 from .planning.context import PlanContext, fastest, least_scratch
 from .planning.plan import MODES, Plan
 from .planning.state import state_layout
-from .planning.targets import resolve as resolve_target
+from .planning.targets import isa_and_reference
 from .planning.tradeoffs import (Frontier, MultiPlan, balanced, does_not_fit, model_frontier,
                                  multi_frontier, weights_of)
 from .units import parse_bytes
 
 __all__ = ["plan", "frontier", "plan_many", "context"]
-
-
-def isa_and_reference(target, isa: Optional[str], reference: Optional[str]):
-    """The ISA and rounding rule of a plan: as given, else the target's, else (no target)
-    the host's best ISA and "litert"."""
-    t = resolve_target(target)
-    isa = check_isa(isa) if isa is not None else (t.isa if t is not None else HOST_ISA)
-    reference = check_reference(reference) if reference is not None else \
-        (t.reference if t is not None else "litert")
-    return isa, reference
 
 
 def context(model: Model, alignment: int = 16, latency=None, require_kernels: bool = True,

@@ -126,7 +126,7 @@ def requant_arrays(ffi, multipliers, shifts):
 
 def random_multipliers(rng, n: int, lo: float = 1e-4, hi: float = 0.5):
     """Per-channel (multiplier, shift) from random real scales, as TFLite's Prepare would."""
-    from reference.quant import quantize_multiplier
+    from harness.reference.quant import quantize_multiplier
     reals = np.exp(rng.uniform(np.log(lo), np.log(hi), size=n))
     pairs = [quantize_multiplier(float(r)) for r in reals]
     return np.array([p[0] for p in pairs], dtype=np.int64), np.array([p[1] for p in pairs], dtype=np.int64)

@@ -1,6 +1,6 @@
 """CONV_2D int8 through the C API: every variant, portable and AVX2, against TFLite.
 
-Ground truth: tests/reference/conv.py (TFLite reference_integer_ops::ConvPerChannel in NumPy)
+Ground truth: harness/reference/conv.py (TFLite reference_integer_ops::ConvPerChannel in NumPy)
 and, for the real layers of the shared models, LiteRT's own reference kernels.
 """
 from __future__ import annotations
@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from reference.conv import activation_range, conv_geometry, conv_per_channel  # noqa: E402
-from reference.quant import quantize_multiplier  # noqa: E402
+from harness.reference.conv import activation_range, conv_geometry, conv_per_channel  # noqa: E402
+from harness.reference.quant import quantize_multiplier  # noqa: E402
 
 from conftest import MODELS_DIR as MODELS  # noqa: E402  (honours ARENAPLAN_MODELS)
 GUARD = 64

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from ops_harness import (Guarded, cpu, cpu_levels, guarded_from, message, random_multipliers,
                          requant_arrays, scratch_for, variant_name, variants)
-from reference import ops
+from harness.reference import ops
 
 
 class Case:
@@ -271,7 +271,7 @@ def test_bad_input(ffi, lib):
 
 # ---- real layers: LiteRT reference kernels on the shared models ----
 
-from reference import litert_layers as L  # noqa: E402
+from harness.reference import litert_layers as L  # noqa: E402
 
 _LITERT = L.unavailable_reason()
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from ops_harness import message, variants
-from reference.svdf import PARAM_FIELDS, random_case, step
+from harness.reference.svdf import PARAM_FIELDS, random_case, step
 
 
 class SvdfGraph:

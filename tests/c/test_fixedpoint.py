@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import cbuild
-from reference import quant as R
+from harness import cbuild
+from harness.reference import quant as R
 
 HERE = Path(__file__).resolve().parent
 RUNTIME = cbuild.ROOT / "csrc" / "runtime"

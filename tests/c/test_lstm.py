@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from arenaplan.ops.lstm_params import lstm_operands, lstm_quant_params
 from ops_harness import Guarded, cpu, cpu_levels, guarded_from, message, variant_name, variants
-from reference import lstm as R
-from reference import litert_layers as L
+from harness.reference import lstm as R
+from harness.reference import litert_layers as L
 
 _LITERT = L.unavailable_reason()
 needs_litert = pytest.mark.skipif(_LITERT is not None, reason=str(_LITERT))
@@ -242,7 +242,7 @@ def test_activations_of_every_int16_input(tmp_path):
     """sigmoid (Q3.12) and tanh (0..6 integer bits) of all 65536 int16 inputs, the portable C and
     (when this CPU has it) the AVX2 version, against the NumPy reference, itself checked against
     LiteRT below. A small C program prints the tables (tests/c/lstm_activations_main.c)."""
-    import cbuild
+    from harness import cbuild
     cc = os.environ.get("CC", "gcc")
     if shutil.which(cc) is None:
         pytest.skip(f"no C compiler {cc!r} to build the activation table program")
@@ -281,7 +281,7 @@ def test_extreme_sizes(ffi, lib, n_input, n_cell):
 @pytest.mark.parametrize("seed", range(8))
 def test_generated_models_bit_exact_with_litert(ffi, lib, seed):
     """One-op int8 LSTMs with random sizes, batch 1-2, both layouts, zero points and clips."""
-    from reference.litert_lstm import lstm_model, run_lstm
+    from harness.reference.litert_lstm import lstm_model, run_lstm
     rng = np.random.default_rng(100 + seed)
     batches, steps = int(rng.integers(1, 3)), int(rng.integers(1, 7))
     n_input, n_cell = int(rng.integers(1, 33)), int(rng.integers(1, 25))
@@ -311,7 +311,7 @@ def test_litert_initial_state_is_the_output_state_zero_point(ffi, lib):
     """What a caller must start from: LiteRT resets an int8 variable tensor to its zero point
     (the int16 cell state to 0); the kernel matches LiteRT from that state, not from zeros."""
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
-    from reference.litert_lstm import CELL_STATE, OUTPUT, OUTPUT_STATE, lstm_model
+    from harness.reference.litert_lstm import CELL_STATE, OUTPUT, OUTPUT_STATE, lstm_model
     rng = np.random.default_rng(5)
     wx, wh, biases, s = random_layer(rng, 3, 4, clip=0.0)
     s["output_state_zero_point"] = s["hidden_zero_point"] = 57
@@ -342,7 +342,7 @@ def test_litert_initial_state_is_the_output_state_zero_point(ffi, lib):
 def test_activation_sweep_bit_exact_with_litert(ffi, lib, cell_scale):
     """The sweep above as a model: input and weight scales 2^-6 make the effective gate scale
     exactly 1, so each gate's pre-activation is its bias, over the whole int16 range."""
-    from reference.litert_lstm import lstm_model, run_lstm
+    from harness.reference.litert_lstm import lstm_model, run_lstm
     case = _sweep_case(ffi, lib, cell_scale, 0, n_cell=1024)
     hidden_scale = 2.0 ** -8   # 2^-30 / 2^-8 = 2^-22: hidden_multiplier 2^30, shift -21
     s = dict(input_scale=2.0 ** -6, input_zero_point=0, input_weight_scales=[2.0 ** -6] * 4,

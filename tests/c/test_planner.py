@@ -60,7 +60,8 @@ class Plan:
 
 
 def plan(ffi, lib, sizes, first, last, alignment=1, strategy="greedy_size", time_limit=0.05,
-         capacity=0, seed=0, verify=True, step_limit=0):
+         capacity=0, seed=0, verify=True, step_limit=0, fixed=None):
+    """``fixed``: None, or per buffer its pre-placed offset or None (placed by the planner)."""
     n = len(sizes)
     buffers = make_buffers(ffi, sizes, first, last, alignment)
     options = ffi.new("ap_plan_options *")
@@ -69,6 +70,9 @@ def plan(ffi, lib, sizes, first, last, alignment=1, strategy="greedy_size", time
     options.capacity = capacity
     options.seed = seed
     options.step_limit = step_limit
+    if fixed is not None:
+        pinned = ffi.new("size_t[]", [SIZE_MAX if v is None else v for v in fixed] or [0])
+        options.fixed_offsets = pinned
     offsets = ffi.new("size_t[]", max(n, 1))
     stats = ffi.new("ap_plan_stats *")
     error = ffi.new("ap_error *")
@@ -113,30 +117,37 @@ def align_up(x, a):
     return (x + a - 1) // a * a
 
 
-def tflm_greedy(sizes, first, last):
-    """TFLite Micro's GreedyMemoryPlanner::CalculateOffsetsIfNeeded, ported literally
-    (online buffers only): sizes are already aligned, as TFLM's allocator does."""
+def tflm_greedy(sizes, first, last, offline=None):
+    """TFLite Micro's GreedyMemoryPlanner::CalculateOffsetsIfNeeded, ported literally:
+    sizes are already aligned, as TFLM's allocator does; ``offline`` (None, or per buffer
+    an offset or None) gives the offline-planned buffers' offsets."""
     n = len(sizes)
     if n == 0:
         return []
+    offline = offline or [None] * n
     sorted_sizes = [0] * n
     ids = [0] * n
-    tail = n
-    for i in range(n):  # filled from the tail
-        tail -= 1
-        sorted_sizes[tail] = sizes[i]
-        ids[tail] = i
+    offsets = [-1] * n
+    head, tail = 0, n
+    for i in range(n):  # offline-planned from the head, in order; the others from the tail
+        if offline[i] is None:
+            tail -= 1
+            sorted_sizes[tail], ids[tail] = sizes[i], i
+        else:
+            sorted_sizes[head], ids[head] = sizes[i], i
+            offsets[i] = offline[i]
+            head += 1
     swapped = True
-    while swapped:  # ReverseSortInPlace: stable bubble sort, descending
+    while swapped:  # ReverseSortInPlace of the online part: stable bubble sort, descending
         swapped = False
-        for i in range(1, n):
+        for i in range(head + 1, n):
             if sorted_sizes[i - 1] < sorted_sizes[i]:
                 sorted_sizes[i - 1], sorted_sizes[i] = sorted_sizes[i], sorted_sizes[i - 1]
                 ids[i - 1], ids[i] = ids[i], ids[i - 1]
                 swapped = True
-    offsets = [-1] * n
-    offsets[ids[0]] = 0
-    placed = [(0, ids[0])]  # (offset, id), kept in offset order
+    if offline[ids[0]] is None:
+        offsets[ids[0]] = 0
+    placed = [(offsets[ids[0]], ids[0])]  # (offset, id), kept in offset order
 
     def overlaps(j, f, l):
         return not (first[j] > l or f > last[j])
@@ -145,19 +156,22 @@ def tflm_greedy(sizes, first, last):
         b = ids[k]
         wanted, f, l = sizes[b], first[b], last[b]
         candidate = 0
-        prior = -1
-        while True:
-            nxt = prior + 1
-            while nxt < len(placed) and not overlaps(placed[nxt][1], f, l):
-                nxt += 1
-            if prior >= 0:
-                end = placed[prior][0] + sizes[placed[prior][1]]
-                candidate = max(candidate, end)
-            if nxt >= len(placed):
-                break
-            if placed[nxt][0] - candidate >= wanted:
-                break
-            prior = nxt
+        if offline[b] is not None:
+            candidate = offline[b]
+        else:
+            prior = -1
+            while True:
+                nxt = prior + 1
+                while nxt < len(placed) and not overlaps(placed[nxt][1], f, l):
+                    nxt += 1
+                if prior >= 0:
+                    end = placed[prior][0] + sizes[placed[prior][1]]
+                    candidate = max(candidate, end)
+                if nxt >= len(placed):
+                    break
+                if placed[nxt][0] - candidate >= wanted:
+                    break
+                prior = nxt
         offsets[b] = candidate
         pos = 0
         if placed[0][0] > candidate:
@@ -346,6 +360,87 @@ def test_greedy_size_equals_tflm_port(ffi, lib, problem):
     assert [o for o, s in zip(p.offsets, aligned) if s] == \
         [o for o, s in zip(expected, aligned) if s]
     assert all(o == 0 for o, s in zip(p.offsets, aligned) if not s)
+
+
+# --------------------------------------------------------------------------- pre-placed
+
+
+def test_tflm_offline_buffers_keep_their_offsets_and_come_first(ffi, lib):
+    # buffer 1 is offline-planned at 40: buffer 0 (live with it) fits below it, 2 above
+    sizes, first, last = [40, 30, 50], [0, 0, 0], [1, 1, 1]
+    p = plan(ffi, lib, sizes, first, last, fixed=[None, 40, None])
+    assert p.status == lib.AP_OK, p.message
+    assert p.offsets == tflm_greedy(sizes, first, last, [None, 40, None]) == [0, 40, 70]
+    assert p.arena == 120 and p.strategy == "greedy_size"
+    # every buffer pre-placed: the plan is the offsets given, gaps and all
+    p = plan(ffi, lib, sizes, first, last, fixed=[200, 0, 100])
+    assert p.offsets == [200, 0, 100] and p.arena == 240
+
+
+@st.composite
+def pre_placed(draw, max_n=28):
+    """A problem, one aligned plan of it (greedy_conflicts, so that it is not the answer)
+    and a subset of its non-empty buffers pre-placed where that plan put them."""
+    sizes, first, last, aligns = draw(problems(max_n=max_n, mixed_alignment=False))
+    keep = [draw(st.booleans()) and s > 0 for s in sizes]
+    return sizes, first, last, (aligns[0] if aligns else 1), keep
+
+
+@PROPERTY
+@given(pre_placed())
+def test_greedy_size_with_pre_placed_buffers_equals_tflm_port(ffi, lib, problem):
+    sizes, first, last, a, keep = problem
+    start = plan(ffi, lib, sizes, first, last, alignment=a, strategy="greedy_conflicts")
+    fixed = [o if k else None for o, k in zip(start.offsets, keep)]
+    p = plan(ffi, lib, sizes, first, last, alignment=a, fixed=fixed)
+    assert p.status == lib.AP_OK, p.message
+    aligned = [align_up(s, a) for s in sizes]
+    expected = tflm_greedy(aligned, first, last, fixed)
+    assert [o for o, s in zip(p.offsets, aligned) if s] == [o for o, s in zip(expected, aligned) if s]
+    assert all(p.offsets[i] == fixed[i] for i in range(len(sizes)) if keep[i])
+    for strategy in ("greedy_size_best_fit", "greedy_conflicts", "greedy_conflicts_best_fit"):
+        q = plan(ffi, lib, sizes, first, last, alignment=a, strategy=strategy, fixed=fixed)
+        assert q.status == lib.AP_OK, q.message
+        assert all(q.offsets[i] == fixed[i] for i in range(len(sizes)) if keep[i])
+
+
+def test_pre_placed_buffers_live_together_must_not_share_a_byte(ffi, lib):
+    sizes, first, last = [16, 32, 16, 8], [0, 2, 3, 0], [1, 4, 5, 5]
+    p = plan(ffi, lib, sizes, first, last, fixed=[0, 64, 80, None])
+    assert p.status == lib.AP_ERR_INVALID_ARGUMENT
+    assert (p.error.index, p.error.other, p.error.op) == (1, 2, 3)
+    assert p.message == "fixed buffers 1 (offset 64) and 2 (offset 80) share bytes [80, 96) while both live at op 3"
+    # not live together (0 and 2), or one of them empty: they may share bytes
+    p = plan(ffi, lib, sizes, first, last, fixed=[64, None, 64, None])
+    assert p.status == lib.AP_OK and p.offsets[0] == p.offsets[2] == 64
+    p = plan(ffi, lib, [0, 32], [0, 0], [1, 1], fixed=[8, 0])
+    assert p.status == lib.AP_OK and p.offsets == [8, 0]
+
+
+def test_pre_placed_offsets_are_checked(ffi, lib):
+    p = plan(ffi, lib, [10, 20], [0, 0], [0, 0], alignment=16, fixed=[24, None])
+    assert p.status == lib.AP_ERR_INVALID_ARGUMENT and p.error.index == 0
+    assert "fixed offset 24 is not a multiple of its alignment 16 (8 bytes off)" in p.message
+    p = plan(ffi, lib, [10, 20], [0, 0], [0, 0], fixed=[SIZE_MAX - 4, None])
+    assert p.status == lib.AP_ERR_OVERFLOW and p.error.index == 0 and "overflows size_t" in p.message
+    p = plan(ffi, lib, [10, 20], [0, 0], [0, 0], fixed=[SIZE_MAX - 25, None])
+    assert p.status == lib.AP_ERR_OVERFLOW and "the other buffers may take above them" in p.message
+    for strategy in ("auto", "exact", "anneal", "lns", "bands", "sweep"):
+        p = plan(ffi, lib, [10, 20], [0, 0], [0, 0], strategy=strategy, fixed=[0, None])
+        assert p.status == lib.AP_ERR_INVALID_ARGUMENT
+        assert p.message.startswith(f"fixed_offsets: strategy {strategy} places every buffer itself")
+    options = ffi.new("ap_plan_options *")
+    options.strategy = STRATEGIES["greedy_size"]
+    pinned = ffi.new("size_t[]", [0])
+    options.fixed_offsets = pinned
+    pool = ffi.new("ap_pool[]", 1)
+    pool[0].capacity, pool[0].alignment = 1024, 1
+    error = ffi.new("ap_error *")
+    status = lib.ap_plan_pools(options, make_buffers(ffi, [10], [0], [0]), ffi.NULL, 1, pool, 1,
+                               ffi.new("uint32_t[]", 1), ffi.new("size_t[]", 1), ffi.new("size_t[]", 1),
+                               error)
+    assert status == lib.AP_ERR_INVALID_ARGUMENT
+    assert "ap_plan_pools places every buffer itself" in ffi.string(error.message).decode()
 
 
 # --------------------------------------------------------------------------- properties

@@ -2,7 +2,7 @@
 `bands` strategy, and `auto`, which calls the phase on flat problems only.
 
 The problems are address x time rectangles cut into pieces by random guillotine
-cuts (rectangles.py, the generator of benchmarks/bench_planner.py: a piece is
+cuts (harness/rectangles.py, the generator bench_planner also uses: a piece is
 chosen with a probability proportional to its area): their live bytes are the full
 width at every op, so the bound is the optimum. Every plan is checked with
 ap_plan_verify by plan().
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from rectangles import rectangle_cut
+from harness.rectangles import rectangle_cut
 from test_planner import lower_bound, plan
 
 WIDTH = 65536

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ops_harness import Guarded, cpu, cpu_levels, guarded_from, message, scratch_for, variant_name, variants
-from reference import ops
+from harness.reference import ops
 
 OPS = {
     "average": ("ap_average_pool2d_s8_variants", "ap_average_pool2d_s8_run", ops.average_pool2d),
@@ -125,7 +125,7 @@ def test_bad_input(ffi, lib):
 
 # ---- real layers: LiteRT reference kernels on the shared models ----
 
-from reference import litert_layers as L  # noqa: E402
+from harness.reference import litert_layers as L  # noqa: E402
 
 _LITERT = L.unavailable_reason()
 

@@ -7,8 +7,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ops_harness import Guarded, guarded_from, message, variant_name, variants
-from reference import ops
-from reference.quant import quantize_multiplier
+from harness.reference import ops
+from harness.reference.quant import quantize_multiplier
 
 
 def affine(ffi, count, scale, zp):
@@ -108,7 +108,7 @@ def test_bad_input(ffi, lib):
 
 import pytest  # noqa: E402
 
-from reference import litert_layers as L  # noqa: E402
+from harness.reference import litert_layers as L  # noqa: E402
 
 _LITERT = L.unavailable_reason()
 

@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ops_harness import Guarded, guarded_from, message, scratch_for, variant_name, variants
-from reference import ops
-from reference.quant import quantize_multiplier
+from harness.reference import ops
+from harness.reference.quant import quantize_multiplier
 
 
 def concat_params(ffi, shapes, axis, requant=None, out_zp=0):
@@ -190,7 +190,7 @@ def test_bad_input(ffi, lib):
 
 # ---- LiteRT reference kernels on single-op models ----
 
-from reference import litert_layers as L  # noqa: E402
+from harness.reference import litert_layers as L  # noqa: E402
 
 _LITERT = L.unavailable_reason()
 

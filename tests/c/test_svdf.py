@@ -9,10 +9,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ops_harness import Guarded, cpu, cpu_levels, guarded_from, message, scratch_for, variant_name, variants
-from reference import litert_layers as L
-from reference.litert_svdf import STATE, svdf_model
-from reference.svdf import PARAM_FIELDS, random_case, svdf_params
-from reference.svdf import step as reference_step
+from harness.reference import litert_layers as L
+from harness.reference.litert_svdf import STATE, svdf_model
+from harness.reference.svdf import PARAM_FIELDS, random_case, svdf_params
+from harness.reference.svdf import step as reference_step
 
 _LITERT = L.unavailable_reason()
 

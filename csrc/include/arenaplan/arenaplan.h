@@ -1,6 +1,6 @@
 /*
  * arenaplan public C API: include this one header.
- * The order below is the order cffi reads the headers in (tests/c/cbuild.py).
+ * The order below is the order cffi reads the headers in (harness/cbuild.py).
  */
 #ifndef ARENAPLAN_ARENAPLAN_H
 #define ARENAPLAN_ARENAPLAN_H

@@ -115,6 +115,19 @@ typedef struct ap_plan_options {
                               the bytes it would take, available = the limit. */
     ap_plan_poll_fn poll;  /* NULL: none; else polled during planning (cancel, progress) */
     void *poll_context;    /* passed to poll; not touched by the planner */
+    /* Appended. Pre-placed buffers, for the greedy strategies only. NULL: the planner
+       places every buffer. Else `count` entries (caller-owned, read during the call):
+       SIZE_MAX for a buffer the planner places, else the offset that buffer is
+       pre-placed at (a multiple of its alignment), which the plan keeps. The
+       pre-placed buffers come first, in index order, and the others go around them
+       in the strategy's order, as TensorFlow Lite Micro's GreedyMemoryPlanner places
+       offline-planned buffers. A zero-size buffer keeps its offset and occupies
+       nothing. Two pre-placed buffers live at a common op that share a byte are
+       AP_ERR_INVALID_ARGUMENT naming both (error->index, ->other) and the op
+       (error->op); an offset whose buffer's end, plus the bytes of every buffer,
+       passes SIZE_MAX is AP_ERR_OVERFLOW; any other strategy, and ap_plan_pools,
+       refuse the field with AP_ERR_INVALID_ARGUMENT. */
+    const size_t *fixed_offsets;
 } ap_plan_options;
 
 typedef struct ap_plan_stats {
@@ -165,6 +178,7 @@ ap_status ap_buffers_live_bytes(const ap_buffer *buffers, size_t count, size_t o
 /**
  * Place buffers: writes one offset per buffer into offsets_out (caller-owned,
  * `count` entries). stats_out may be NULL.
+ * options->fixed_offsets pre-places buffers (greedy strategies; see ap_plan_options).
  * Returns AP_OK, AP_ERR_INVALID_ARGUMENT, AP_ERR_OVERFLOW, AP_ERR_OUT_OF_MEMORY
  * (error->needed = the bytes the phase would have needed when it was refused by
  * options->memory_limit, error->available = that limit), AP_ERR_CANCELLED (the poll

@@ -47,7 +47,7 @@ typedef struct ap_pool {
  * Assign every buffer a pool and an offset in it.
  * options: strategy / time limit / seed / step limit for placing offsets inside each
  *          pool (the step limit applies to each pool's placement; options->capacity is
- *          ignored: each pool's capacity applies).
+ *          ignored: each pool's capacity applies; options->fixed_offsets must be NULL).
  * buffers: `count` records as for ap_plan_buffers.
  * allowed: `count` masks, bit p set = the buffer may live in pool p; NULL = every pool
  *          that is not AP_POOL_CONST.

@@ -286,10 +286,27 @@ def skipped_names(mask: int) -> tuple:
     return tuple(name for i, name in enumerate(STRATEGIES) if mask >> i & 1)
 
 
+def _fixed_vector(fixed: Optional[Sequence[Optional[int]]], count: int) -> Optional[np.ndarray]:
+    """Pre-placed offsets for the C side: uint64, 2**64 - 1 where the planner places the buffer."""
+    if fixed is None:
+        return None
+    if isinstance(fixed, (str, bytes)):
+        raise InvalidArgument(f"fixed must be a sequence of offsets or None, got {type(fixed).__name__}")
+    values = list(fixed)
+    if len(values) != count:
+        raise InvalidArgument(f"fixed has {len(values)} entries for {count} buffers")
+    free = [v is None for v in values]
+    pinned = _integer_vector([0 if f else v for f, v in zip(free, values)], "fixed", 0, _U64_MAX - 1)
+    pinned = np.asarray(pinned, dtype=np.uint64) if count else np.zeros(0, dtype=np.uint64)
+    pinned[np.asarray(free, dtype=bool)] = np.uint64(_U64_MAX)
+    return np.ascontiguousarray(pinned)
+
+
 def solve(problem: BufferProblem, strategy: str = "auto", time_limit_s: Optional[float] = None,
           seed: int = 0, capacity: Optional[int] = None,
           step_limit: Optional[int] = None, memory_limit: Optional[Union[int, str]] = None,
-          progress: Union[None, bool, Callable[[float], None]] = False) -> BufferPlan:
+          progress: Union[None, bool, Callable[[float], None]] = False,
+          fixed: Optional[Sequence[Optional[int]]] = None) -> BufferPlan:
     """Plan a validated problem (see plan_buffers)."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed <= _U64_MAX:
         raise InvalidArgument(f"seed must be an integer in [0, 2**64), got {seed!r}")
@@ -302,10 +319,11 @@ def solve(problem: BufferProblem, strategy: str = "auto", time_limit_s: Optional
                                  needed=int(problem.aligned_sizes().max()), available=0)
     mem = _memory_limit(memory_limit)
     value = _strategy_value(strategy)
+    pinned = _fixed_vector(fixed, len(problem))
     hook = progress_hook(progress)
     try:
         raw, stats = _core.plan_buffers(*problem.core_args(), value, _time_limit(time_limit_s),
-                                        int(seed), cap, steps, mem, hook)
+                                        int(seed), cap, steps, mem, hook, pinned)
     finally:
         if isinstance(hook, ProgressBar):
             hook.close()
@@ -320,7 +338,8 @@ def plan_buffers(sizes: ArrayLike, first: ArrayLike, last: ArrayLike, alignment:
                  capacity: Optional[Union[int, str]] = None,
                  step_limit: Optional[int] = None,
                  memory_limit: Optional[Union[int, str]] = None,
-                 progress: Union[None, bool, Callable[[float], None]] = None) -> BufferPlan:
+                 progress: Union[None, bool, Callable[[float], None]] = None,
+                 fixed: Optional[Sequence[Optional[int]]] = None) -> BufferPlan:
     """Place buffers with lifetimes in one arena.
 
     Args:
@@ -357,6 +376,13 @@ def plan_buffers(sizes: ArrayLike, first: ArrayLike, last: ArrayLike, alignment:
             off; a callable gets the fraction done (0..1) about every 20 ms (raising
             in it cancels the plan). Ctrl-C stops a plan within about 20 ms of
             planning time with KeyboardInterrupt, whatever this is.
+        fixed: None, or per buffer the offset it is pre-placed at (a multiple of its
+            alignment) or None for a buffer the planner places; greedy strategies only
+            (InvalidArgument for any other). The pre-placed buffers keep their offsets and
+            come first, in index order; the others are placed around them in the
+            strategy's order, as TensorFlow Lite Micro places offline-planned buffers.
+            Two pre-placed buffers live at a common op that share a byte raise
+            InvalidArgument naming both and the op.
 
     Large problems: when the conflict graph would take more than the memory limit,
     or building it and one greedy pass over it more than a quarter of the time
@@ -376,7 +402,7 @@ def plan_buffers(sizes: ArrayLike, first: ArrayLike, last: ArrayLike, alignment:
     """
     problem = BufferProblem.build(sizes, first, last, alignment)
     return solve(problem, strategy, time_limit_s, seed, capacity, step_limit, memory_limit,
-                 progress)
+                 progress, fixed)
 
 
 def lower_bound(sizes: ArrayLike, first: ArrayLike, last: ArrayLike,

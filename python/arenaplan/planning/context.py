@@ -21,7 +21,7 @@ from .plan import Plan
 from .pools import place_over_pools
 from .records import live_per_op, scratch_footprint, tflm_greedy_bytes, unplaced_records, with_scratch
 from .state import StateBuffer, choose_state_pool, reserve_bytes, state_layout
-from .targets import resolve as resolve_target
+from .targets import isa_and_reference, resolve as resolve_target
 
 __all__ = ["PlanContext", "least_scratch", "fastest"]
 
@@ -66,6 +66,8 @@ class PlanContext:
     alignment: int
     acts: ModelBuffers
     acts_unfolded: ModelBuffers
+    isa: str                                 # the instruction set of the kernels' variants
+    reference: str                           # the rounding rule the kernels reproduce
     times: Optional[List[Dict[str, float]]] = None
     latency_name: Optional[str] = None
     target: Optional[object] = None          # a targets.Target: plan over its pools
@@ -77,8 +79,6 @@ class PlanContext:
     #: less the state's bytes, this model's or, with shared_state_bytes, every model's that
     #: shares the target (the target itself without state; None without a target).
     pool_target: Optional[object] = field(default=None, repr=False)
-    isa: str = "portable"                    # the instruction set of the kernels' variants
-    reference: str = "litert"                # the rounding rule the kernels reproduce
     _activation_live: Optional[List[int]] = field(default=None, repr=False)
 
     @classmethod
@@ -86,16 +86,20 @@ class PlanContext:
               target=None, io_pool: Optional[str] = None, state_pool: Optional[str] = None,
               shared_state_bytes: int = 0, kernels: Optional[List[Optional[OpKernel]]] = None,
               unsupported: Sequence[str] = (), times: Optional[List[Dict[str, float]]] = None,
-              latency_name: Optional[str] = None, isa: str = "portable",
-              reference: str = "litert") -> "PlanContext":
-        """The context of ``model``'s plans. ``kernels`` (with ``unsupported``): the ops'
-        kernels if already lowered (``ops.lowering.lower_model``), else lowered here;
-        ``times``: seconds per op and variant name (a latency source's ``op_times``),
-        named ``latency_name``; None plans without latencies (static ranking)."""
+              latency_name: Optional[str] = None, isa: Optional[str] = None,
+              reference: Optional[str] = None) -> "PlanContext":
+        """The context of ``model``'s plans. ``isa`` and ``reference``: the instruction set
+        and rounding rule, by ``ap.plan``'s rule when None (``targets.isa_and_reference``:
+        the target's, else this host's best ISA and "litert"); ``kernels`` (with
+        ``unsupported``): the ops' kernels if already lowered (``ops.lowering.lower_model``,
+        of the same ISA and rule), else lowered here; ``times``: seconds per op and variant
+        name (a latency source's ``op_times``), named ``latency_name``; None plans without
+        latencies (static ranking)."""
         if not isinstance(model, Model):
             raise InvalidArgument(f"expected an arenaplan.Model, got {type(model).__name__}")
         alignment = parse_bytes(alignment, "alignment")
         target = resolve_target(target)
+        isa, reference = isa_and_reference(target, isa, reference)
         if io_pool is not None:
             if target is None:
                 raise InvalidArgument("io_pool names a pool of a target; give target= too")
@@ -109,6 +113,11 @@ class PlanContext:
                     + ", ".join(usable))
         if kernels is None:
             kernels, unsupported = lower_model(model, require_kernels, isa, reference)
+        else:
+            other = sorted({k.isa for k in kernels if k is not None and k.isa != isa})
+            if other:
+                raise InvalidArgument(f"kernels lowered for {', '.join(other)} given to a {isa} "
+                                      f"context; lower them for {isa} or pass isa={other[0]!r}")
         state, state_bytes = state_layout(model, alignment)
         if state_pool is not None and target is None:
             raise InvalidArgument("state_pool names a pool of a target; give target= too")
@@ -120,8 +129,8 @@ class PlanContext:
             pool = target.pool(held_in)
             pool_target = target.with_pool(held_in, capacity=pool.capacity - reserve_bytes(reserved, pool))
         return cls(model, list(kernels), list(unsupported), alignment, activation_buffers(model, alignment),
-                   activation_buffers(model, alignment, fold_aliases=False), times,
-                   latency_name, target, io_pool, state, state_bytes, held_in, pool_target, isa, reference)
+                   activation_buffers(model, alignment, fold_aliases=False), isa, reference, times,
+                   latency_name, target, io_pool, state, state_bytes, held_in, pool_target)
 
     @property
     def capacity(self) -> Optional[int]:

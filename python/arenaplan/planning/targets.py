@@ -23,7 +23,7 @@ from ..errors import InvalidArgument
 from ..ops.lowering import HOST_ISA, check_isa, check_reference
 from ..units import parse_bytes
 
-__all__ = ["Pool", "Target", "get", "names", "load", "POOL_KINDS"]
+__all__ = ["Pool", "Target", "get", "names", "load", "isa_and_reference", "POOL_KINDS"]
 
 POOL_KINDS = ("workspace", "stack", "const")
 #: Larger than any memory a microcontroller-class planner should be asked to fill.
@@ -281,3 +281,14 @@ def resolve(target: Union[None, str, Target, Mapping]) -> Optional[Target]:
             return load(s)
         return get(s)
     raise InvalidArgument(f"target must be a name, a file, a mapping or a Target, got {type(target).__name__}")
+
+
+def isa_and_reference(target, isa: Optional[str] = None, reference: Optional[str] = None) -> Tuple[str, str]:
+    """The instruction set and rounding rule of a plan (the one defaulting rule, which
+    ``ap.plan`` and ``PlanContext.build`` share): each as given (checked), else the target's,
+    else (no target) this host's best ISA and "litert"."""
+    t = resolve(target)
+    isa = check_isa(isa) if isa is not None else (t.isa if t is not None else HOST_ISA)
+    reference = check_reference(reference) if reference is not None else \
+        (t.reference if t is not None else "litert")
+    return isa, reference

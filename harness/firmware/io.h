@@ -1,6 +1,6 @@
 /*
  * What a test program needs to know about one exported model, written per model by
- * tests/firmware/build.py (io.c): byte counts of the inputs and outputs, the entry
+ * harness/firmware/build.py (io.c): byte counts of the inputs and outputs, the entry
  * point, and (firmware only) the test inputs embedded in the image.
  */
 #ifndef ARENAPLAN_TEST_IO_H

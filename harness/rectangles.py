@@ -1,9 +1,9 @@
-"""Address x time rectangles cut into buffers, for the planner's tests.
+"""Address x time rectangles cut into buffers, for the planner's tests and benchmarks.
 
-The same generator as rectangle_cut in benchmarks/bench_planner.py (a piece is cut
-with a probability proportional to its area), so a (pieces, seed) pair names the
-same problem in the tests and in the benchmark's tables. The tests keep their own
-copy: they import no benchmark code.
+One generator (a piece is cut with a probability proportional to its area) that
+tests/c/test_planner_bands.py and benchmarks/bench_planner.py (with the benchmarks
+built on it) both import, so a (pieces, seed) pair names the same problem in the tests
+and in the benchmark's tables.
 """
 from __future__ import annotations
 

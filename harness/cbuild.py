@@ -20,7 +20,7 @@ from pathlib import Path
 
 import cffi
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 INCLUDE = ROOT / "csrc" / "include"
 UMBRELLA = INCLUDE / "arenaplan" / "arenaplan.h"
 SOURCE_DIRS = [ROOT / "csrc" / "runtime", ROOT / "csrc" / "planner",

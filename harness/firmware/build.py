@@ -1,6 +1,7 @@
 """Build and run exported models: on the host with gcc, on a Cortex-M under QEMU.
 
-Used by tests/test_export.py. The runtime (csrc/runtime/*.c) is compiled once per
+Used by the tests (test_export, test_int16, test_cortex_m_kernels) and the Cortex-M
+benchmarks (benchmarks/cortex_m.py, bench_targets). The runtime (csrc/runtime/*.c) is compiled once per
 toolchain into objects that every model's program links; each program is the export
 (<name>.c), a generated io.c (sizes, entry point, embedded samples) and a main:
 host_main.c (samples from a file) or arm_main.c + startup.c + cortex_m.ld (samples in
@@ -48,7 +49,7 @@ class Board:
     def memory_script(self) -> str:
         """The MEMORY command of this board's linker script (cortex_m.ld includes it)."""
         (fo, fl), (ro, rl) = self.flash, self.ram
-        return (f"/* {self.machine} (written by tests/firmware/build.py) */\nMEMORY\n{{\n"
+        return (f"/* {self.machine} (written by harness/firmware/build.py) */\nMEMORY\n{{\n"
                 f"    FLASH (rx)  : ORIGIN = 0x{fo:08X}, LENGTH = 0x{fl:X}\n"
                 f"    RAM   (rwx) : ORIGIN = 0x{ro:08X}, LENGTH = 0x{rl:X}\n}}\n")
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 import arenaplan as ap
-from reference.svdf import svdf, svdf_params
+from .reference.svdf import svdf, svdf_params
 
 SPECS = [  # (filters, rank, memory, bias)
     (16, 2, 4, True),
@@ -81,7 +81,7 @@ def plan_with(model: ap.Model, variant: str, isa: str = "portable") -> "ap.Plan"
     """A plan of ``model`` whose SVDF ops all run ``variant`` on instruction set ``isa``;
     every other op its first variant."""
     from arenaplan.planning.context import PlanContext
-    ctx = PlanContext.build(model, isa=isa)
+    ctx = PlanContext.build(model, isa=isa, reference="litert")
     chosen = [None if k is None else k.variant(variant) if k.type == "SVDF" else k.variants[0]
               for k in ctx.kernels]
     return ctx.make(chosen, "size")
