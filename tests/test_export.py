@@ -150,10 +150,14 @@ def one_op_model(name: str) -> bytes:
     if name in ("LOGISTIC", "TANH"):
         from test_logistic_tanh import model_of
         return model_of(name, 0.03, -9, (3, 100))
+    if name == "HARD_SWISH":
+        from test_hard_swish import hard_swish_model
+        return hard_swish_model(0.05, 3, 0.03, -100, (3, 100))
     raise KeyError(name)
 
 
-ONE_OP_MODELS = ["STRIDED_SLICE", "LEAKY_RELU", "SUB", "TRANSPOSE", "SPLIT", "SPLIT_V", "LOGISTIC", "TANH"]
+ONE_OP_MODELS = ["STRIDED_SLICE", "LEAKY_RELU", "SUB", "TRANSPOSE", "SPLIT", "SPLIT_V", "LOGISTIC", "TANH",
+                 "HARD_SWISH"]
 #: Ops whose kernels differ by the rounding rule: each rule's variants are built.
 ONE_OP_REFERENCES = {"LOGISTIC": ("litert", "tflm"), "TANH": ("litert", "tflm")}
 

@@ -70,7 +70,8 @@ typedef enum ap_op {
     AP_OP_LEAKY_RELU = 20,       /* ap_leaky_relu_params, int8 in and out */
     AP_OP_TRANSPOSE = 21,        /* ap_transpose_params, int8 in and out */
     AP_OP_LOGISTIC = 22,         /* ap_logistic_params, int8 in and out */
-    AP_OP_TANH = 23              /* ap_logistic_params, int8 in and out */
+    AP_OP_TANH = 23,             /* ap_logistic_params, int8 in and out */
+    AP_OP_HARD_SWISH = 24        /* ap_hard_swish_params, int8 in and out */
 } ap_op;
 
 /** Scalar types of params fields (stable values, append-only). */
@@ -286,6 +287,32 @@ ap_status ap_logistic_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error
 ap_status ap_tanh_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                               uint32_t *count_out, ap_error *error_out);
 ap_status ap_tanh_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * int8 HARD_SWISH, TFLite's reference_ops::HardSwish (LiteRT's and TensorFlow Lite Micro's
+ * alike): with v = in - input_zero_point on the "hires" scale (v * 2^7, int16), x * relu6(x +
+ * 3) / 6 in int16 fixed point: the input on the pre-shift output scale (the rounding doubling
+ * high multiply by output_multiplier), the "reluish" factor in [0, 1] (the input rescaled by
+ * reluish_multiplier and reluish_shift with saturating left shifts, from [-1, 1] to [0, 1]),
+ * their product (doubling high multiply rounded toward zero), the rounding right shift by
+ * -output_shift, plus output_zero_point, clamped to int8. The multipliers are
+ * QuantizeMultiplier of the float32 quotients input_scale / 128 / output_scale and
+ * input_scale / 128 / (3 / 32768), each rounded to 16 bits (DownScaleInt32ToInt16Multiplier).
+ * Variant kinds: ap_unary_s8_kind (DIRECT and TABLE).
+ */
+typedef struct ap_hard_swish_params {
+    size_t count;                  /* elements */
+    int32_t input_zero_point;      /* [-128, 127] */
+    int32_t output_zero_point;     /* [-128, 127] */
+    int32_t output_multiplier;     /* [0, 32767]: int16 fixed point */
+    int32_t output_shift;          /* [-31, 0] */
+    int32_t reluish_multiplier;    /* [0, 32767]: int16 fixed point */
+    int32_t reluish_shift;         /* [-31, 30] */
+} ap_hard_swish_params;
+
+ap_status ap_hard_swish_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                    uint32_t *count_out, ap_error *error_out);
+ap_status ap_hard_swish_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /** Axes of TRANSPOSE (a model's rank below five is padded with leading axes of size 1). */
 enum { AP_TRANSPOSE_MAX_AXES = 5 };

@@ -746,6 +746,38 @@ def _logistic(model: Model, op: Operator, reference: str) -> tuple:
                  input_range_radius=(15 << 27) >> shift), (x.index,), None, None)
 
 
+def _int16_multiplier(m: int) -> int:
+    """TFLite's DownScaleInt32ToInt16Multiplier: a Q31 multiplier (>= 0) rounded to Q15."""
+    return 32767 if m >= 2 ** 31 - 1 - (1 << 15) else (m + (1 << 15)) >> 16
+
+
+def _hard_swish(model: Model, op: Operator) -> tuple:
+    """int8 HARD_SWISH with HardSwishPrepare (LiteRT's and TFLite Micro's alike): the output
+    and "reluish" multipliers of the float32 quotients hires / output_scale and hires /
+    (3 / 32768), hires = input_scale / 128, rounded to 16 bits; the output exponent must be
+    <= 0, as both runtimes require."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
+    count = int(np.prod(y.shape))
+    if int(np.prod(x.shape)) != count:
+        raise _Unsupported(f"input shape {x.shape} and output shape {y.shape} differ in size")
+    xs, xz = _per_tensor(x, "input")
+    ys, yz = _per_tensor(y, "output")
+    f32 = np.float32
+    hires = f32(f32(1.0 / 128.0) * f32(xs))
+    try:
+        mo, eo = quantize_multiplier(float(f32(hires / f32(ys))))
+        mr, er = quantize_multiplier(float(f32(hires / (f32(3.0) / f32(32768.0)))))
+    except ArenaplanError as exc:
+        raise _Unsupported(f"the scales give no int32 multiplier ({exc})") from None
+    if eo > 0:
+        raise _Unsupported(f"input scale {xs} / 128 is not below the output scale {ys} (its multiplier's "
+                           f"exponent {eo} > 0), which TFLite's HARD_SWISH requires")
+    return ({"count": count, "input_zero_point": xz, "output_zero_point": yz,
+             "output_multiplier": _int16_multiplier(mo), "output_shift": eo,
+             "reluish_multiplier": _int16_multiplier(mr), "reluish_shift": er}, (x.index,), None, None)
+
+
 #: STRIDED_SLICE's axes (TFLite's reference kernel pads every slice to five).
 _SLICE_AXES = 5
 
@@ -1115,6 +1147,7 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
     "MEAN": _mean, "SVDF": _svdf, "UNIDIRECTIONAL_SEQUENCE_LSTM": _lstm, "RELU": _relu,
     "STRIDED_SLICE": _strided_slice, "LEAKY_RELU": _leaky_relu, "SUB": _add,
     "TRANSPOSE": _transpose, "SPLIT": _split, "SPLIT_V": _split, "LOGISTIC": _logistic, "TANH": _logistic,
+    "HARD_SWISH": _hard_swish,
 }
 
 
