@@ -27,7 +27,7 @@ def _load() -> Optional[ctypes.CDLL]:
                 getattr(lib, fn).restype = ctypes.c_float
                 getattr(lib, fn).argtypes = [ctypes.c_float]
             return lib
-        except (OSError, AttributeError):
+        except (OSError, AttributeError, TypeError):   # TypeError: no CDLL(None) on Windows
             continue
     return None
 
