@@ -146,37 +146,49 @@ def one_op_model(name: str) -> bytes:
     if name == "SPLIT_V":
         from test_split import split_v_model
         return split_v_model((2, 9, 5), 1, [2, -1, 4])
+    if name in ("LOGISTIC", "TANH"):
+        from test_logistic_tanh import model_of
+        return model_of(name, 0.03, -9, (3, 100))
+    if name == "HARD_SWISH":
+        from test_hard_swish import hard_swish_model
+        return hard_swish_model(0.05, 3, 0.03, -100, (3, 100))
     raise KeyError(name)
 
 
-ONE_OP_MODELS = ["STRIDED_SLICE", "LEAKY_RELU", "SUB", "TRANSPOSE", "SPLIT", "SPLIT_V"]
+ONE_OP_MODELS = ["STRIDED_SLICE", "LEAKY_RELU", "SUB", "TRANSPOSE", "SPLIT", "SPLIT_V", "LOGISTIC", "TANH",
+                 "HARD_SWISH"]
+#: Ops whose kernels differ by the rounding rule: each rule's variants are built.
+ONE_OP_REFERENCES = {"LOGISTIC": ("litert", "tflm"), "TANH": ("litert", "tflm")}
 
 
 @pytest.mark.parametrize("op", ONE_OP_MODELS)
 def test_one_op_host_build_is_bit_exact(op, host_runtime, tmp_path):
     """Each op's row builds in the C export and runs as the Interpreter does (the op test files
-    hold the Interpreter to LiteRT); every variant of the op, each in its own plan."""
+    hold the Interpreter to LiteRT); every variant of the op, each in its own plan, under each
+    rounding rule whose kernels differ."""
     path = tmp_path / "one_op.tflite"
     path.write_bytes(one_op_model(op))
     model = ap.load_tflite(path)
     # one op, or one op per output of a split (arenaplan.model.model.one_output_ops)
     assert {o.type for o in model.operators} == {op} and len(model.operators) == len(model.outputs)
     from arenaplan.planning.context import PlanContext
-    ctx = PlanContext.build(model, isa="portable", reference="litert")
     xs = samples(model, 3)
-    for j in range(max(len(k.variants) for k in ctx.kernels)):
-        chosen = [k.variants[min(j, len(k.variants) - 1)] for k in ctx.kernels]
-        v = chosen[0]
-        p = ctx.make(chosen, "size")
-        assert p.verify()
-        out = p.export_c(tmp_path / v.name, name="net")
-        exe = fw.build_host(out, host_runtime, tmp_path / v.name)
-        got = fw.run_host(exe, xs, output_specs(model), tmp_path / v.name)
-        assert len(got) == len(xs)
-        for outs, wants in zip(got, expected(p, xs)):
-            for g, want in zip(outs, wants):
-                assert g.dtype == want.dtype and g.shape == want.shape
-                np.testing.assert_array_equal(g, want, err_msg=f"{op}, {v.name}")
+    for reference in ONE_OP_REFERENCES.get(op, ("litert",)):
+        ctx = PlanContext.build(model, isa="portable", reference=reference)
+        for j in range(max(len(k.variants) for k in ctx.kernels)):
+            chosen = [k.variants[min(j, len(k.variants) - 1)] for k in ctx.kernels]
+            v = chosen[0]
+            p = ctx.make(chosen, "size")
+            assert p.verify()
+            where = tmp_path / f"{reference}_{v.name}"
+            out = p.export_c(where, name="net")
+            exe = fw.build_host(out, host_runtime, where)
+            got = fw.run_host(exe, xs, output_specs(model), where)
+            assert len(got) == len(xs)
+            for outs, wants in zip(got, expected(p, xs)):
+                for g, want in zip(outs, wants):
+                    assert g.dtype == want.dtype and g.shape == want.shape
+                    np.testing.assert_array_equal(g, want, err_msg=f"{op}, {v.name} ({reference})")
 
 
 @pytest.mark.parametrize("mode", ["size", "speed"])

@@ -1,7 +1,8 @@
 """Helpers for the int8 ops that are a function of one int8 value (LEAKY_RELU, LOGISTIC,
 TANH, HARD_SWISH; not a test module): one-op models, every variant on every host ISA
-against LiteRT's reference kernels, in place, and the table variant's scratch through the C
-API with exactly its bytes and with one byte too few."""
+against LiteRT's reference kernels (reference "litert") or TensorFlow Lite Micro's
+interpreter (reference "tflm"), in place, and the table variant's scratch through the C API
+with exactly its bytes and with one byte too few."""
 from __future__ import annotations
 
 import sys
@@ -18,6 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "c"))
 from ops_harness import Guarded, guarded_from, message, scratch_for, variants  # noqa: E402
 
 VARIANTS = ["direct", "table"]
+#: What an op that carries its table in the params offers (LOGISTIC and TANH under "litert").
+LOOKUP = ["lookup"]
 
 
 def host_isas() -> list:
@@ -45,42 +48,66 @@ def inputs(shape, seed: int) -> list:
                  np.full(shape, 127, np.int8)]
 
 
-def check_every_variant(content: bytes, tmp_path, shape, seed: int = 0, op: str = None) -> ap.Model:
-    """Each variant on each host ISA in a verified plan equals LiteRT on ``inputs``; both
-    variants declare in place and only the table asks for scratch (256 bytes)."""
+def tflm_outputs(content: bytes, xs: list) -> list:
+    """[[output]] per input from TensorFlow Lite Micro's interpreter (the tflite-micro
+    package), as run_sequence gives LiteRT's."""
+    from tflite_micro.python.tflite_micro import runtime
+    micro = runtime.Interpreter.from_bytes(content, arena_size=1 << 20)
+    wants = []
+    for x in xs:
+        micro.set_input(x, 0)
+        micro.invoke()
+        wants.append([np.array(micro.get_output(0))])
+    return wants
+
+
+def check_every_variant(content: bytes, tmp_path, shape, seed: int = 0, op: str = None,
+                        reference: str = "litert", names=VARIANTS) -> ap.Model:
+    """Each variant on each host ISA in a verified plan equals LiteRT (or TFLite Micro, for
+    reference "tflm") on ``inputs``; the variants are ``names``, all in place, and only the
+    table asks for scratch (256 bytes)."""
     model = load(content, tmp_path)
     xs = inputs(shape, seed)
-    wants = L.run_sequence(content, [[x] for x in xs])[0]
+    wants = tflm_outputs(content, xs) if reference == "tflm" else L.run_sequence(content, [[x] for x in xs])[0]
     for isa in host_isas():
-        ctx = PlanContext.build(model, isa=isa, reference="litert")
+        ctx = PlanContext.build(model, isa=isa, reference=reference)
         (kernel,) = ctx.kernels
-        assert [v.name for v in kernel.variants] == VARIANTS
+        assert [v.name for v in kernel.variants] == list(names)
         assert all(v.in_place for v in kernel.variants)
-        assert kernel.variant("direct").scratch == () and kernel.variant("table").scratch == ((256, 1),)
+        assert all(v.scratch == (((256, 1),) if v.name == "table" else ()) for v in kernel.variants)
         for v in kernel.variants:
             p = ctx.make([v], "size")
-            assert p.verify() and p.isa == isa
+            assert p.verify() and p.isa == isa and p.reference == reference
             it = ap.Interpreter(p)
             for x, want in zip(xs, wants):
                 got = it.run(x)
                 assert got.dtype == np.int8 and got.shape == want[0].shape
-                np.testing.assert_array_equal(got, want[0], err_msg=f"{op} {v.name} on {isa}")
+                np.testing.assert_array_equal(got, want[0].reshape(got.shape),
+                                              err_msg=f"{op} {v.name} on {isa} ({reference})")
     return model
 
 
-def check_scratch_and_in_place(ffi, lib, model: ap.Model, params_type: str, variants_fn, run_fn):
-    """Through the C API: every variant writes the Interpreter's output with exactly its
-    scratch (between guard bytes) and in place over its input; the table with one scratch
+def check_scratch_and_in_place(ffi, lib, model: ap.Model, params_type: str, variants_fn, run_fn,
+                               reference: str = "litert", names=VARIANTS):
+    """Through the C API: every variant (``names``) writes the Interpreter's output with exactly
+    its scratch (between guard bytes) and in place over its input; the table with one scratch
     byte too few is AP_ERR_SCRATCH_TOO_SMALL naming 256 and 255, writing nothing."""
-    (kernel,) = PlanContext.build(model, isa="portable", reference="litert").kernels
+    (kernel,) = PlanContext.build(model, isa="portable", reference=reference).kernels
     p = ffi.new(f"{params_type} *")
+    keep = []
     for key, value in kernel.spec.items():
-        setattr(p, key, value)
+        if isinstance(value, list):     # a pointer field: an int8 table
+            keep.append(ffi.new("int8_t[]", value))
+            value = keep[-1]
+        setattr(p, key, ffi.NULL if value is None else value)
     n = int(kernel.spec["count"])
     x = np.resize(np.arange(-128, 128, dtype=np.int8), n)
-    want = ap.Interpreter(ap.plan(model, mode="size")).run(x.reshape(model.tensors[model.inputs[0]].shape))
+    want = ap.Interpreter(ap.plan(model, mode="size", reference=reference)).run(
+        x.reshape(model.tensors[model.inputs[0]].shape))
     want = want.reshape(-1)
-    for v in variants(ffi, lib, variants_fn, p):
+    listed = variants(ffi, lib, variants_fn, p)
+    assert [ffi.string(v.name).decode() for v in listed] == list(names)
+    for v in listed:
         shorts = [None, 0] if v.scratch_count else [None]
         for short in shorts:
             for in_place in (False, True):

@@ -12,7 +12,7 @@
 #include <string.h>
 
 static const char *const ap_py_field_type_names[] = {
-    "int32", "uint32", "int64", "size_t", "float32", "dtype", "int32[]", "float64[]",
+    "int32", "uint32", "int64", "size_t", "float32", "dtype", "int32[]", "float64[]", "int8[]",
 };
 
 static const char *ap_py_field_type_name(ap_field_type type)
@@ -77,7 +77,10 @@ static int ap_py_integer(const ap_op_def *def, const ap_param_field *f, Py_ssize
         return -1;
     }
     Py_DECREF(value);
-    if (out_size == sizeof(int32_t) && lo < 0) {
+    if (out_size == sizeof(int8_t)) {
+        int8_t x = (int8_t)v;
+        memcpy(out, &x, sizeof(x));
+    } else if (out_size == sizeof(int32_t) && lo < 0) {
         int32_t x = (int32_t)v;
         memcpy(out, &x, sizeof(x));
     } else if (out_size == sizeof(uint32_t) && lo >= 0 && hi <= UINT32_MAX) {
@@ -147,6 +150,8 @@ static int ap_py_scalar(const ap_op_def *def, const ap_param_field *f, ap_field_
         return ap_py_double(def, f, index, obj, 1, out);
     case AP_FIELD_FLOAT64_ARRAY:
         return ap_py_double(def, f, index, obj, 0, out);
+    case AP_FIELD_INT8_ARRAY:
+        return ap_py_integer(def, f, index, obj, INT8_MIN, INT8_MAX, "int8", out, sizeof(int8_t));
     }
     PyErr_Format(PyExc_SystemError, "op %s: params field '%s' has an unknown type", def->name, f->name);
     return -1;
@@ -158,6 +163,7 @@ static size_t ap_py_item_size(ap_field_type type)
     case AP_FIELD_INT64: return sizeof(int64_t);
     case AP_FIELD_SIZE: return sizeof(size_t);
     case AP_FIELD_FLOAT64_ARRAY: return sizeof(double);
+    case AP_FIELD_INT8_ARRAY: return sizeof(int8_t);
     default: return sizeof(int32_t);
     }
 }

@@ -1,7 +1,8 @@
 /*
- * Internal gemmlowp fixed-point helpers that TFLite's reference int8 softmax
- * uses: exp on negative values (Q5.26 in, Q0.31 out), 1/(1+x) on [0, 1), and
- * the reciprocal with its exponent (TFLite GetReciprocal). Scalar, int32 raw
+ * Internal gemmlowp fixed-point helpers that TFLite's reference int8 softmax,
+ * LOGISTIC and TANH use: exp on negative values (Q5.26 in, Q0.31 out), 1/(1+x)
+ * and (1-x)/(1+x) on [0, 1), the reciprocal with its exponent (TFLite
+ * GetReciprocal), and gemmlowp's logistic and tanh of a Q4.27 value. Scalar, int32 raw
  * values; gemmlowp's plain int32 add/sub wrap here (two's complement) instead
  * of overflowing. Not a public header.
  */
@@ -143,6 +144,48 @@ static inline int32_t ap_fpx_get_reciprocal(int32_t x, int x_integer_digits, int
     int32_t shifted_sum_minus_one =
         (int32_t)(((uint32_t)x << headroom_plus_one) - ((uint32_t)1 << 31));
     return ap_fpx_one_over_one_plus_x_for_x_in_0_1(shifted_sum_minus_one);
+}
+
+/* (1 - a) / (1 + a) for a in [0, 1): Q0.31 in and out (Newton-Raphson on 1 / (1 + a), 3 steps,
+   then minus one in Q2.29). */
+static inline int32_t ap_fpx_one_minus_x_over_one_plus_x_for_x_in_0_1(int32_t a)
+{
+    int32_t half_denominator = ap_fpx_rounding_half_sum(a, INT32_MAX);
+    const int32_t constant_48_over_17 = 1515870810;   /* Q2.29 */
+    const int32_t constant_neg_32_over_17 = -1010580540;
+    const int32_t f2_one = (int32_t)1 << 29;
+    int32_t x = ap_fpx_add(constant_48_over_17, ap_fpx_mul(half_denominator, constant_neg_32_over_17));
+    for (int i = 0; i < 3; ++i) {
+        int32_t half_denominator_times_x = ap_fpx_mul(half_denominator, x);
+        int32_t one_minus = ap_fpx_sub(f2_one, half_denominator_times_x);
+        x = ap_fpx_add(x, ap_fpx_sat_shl(ap_fpx_mul(x, one_minus), 2));
+    }
+    return ap_fpx_sat_shl(ap_fpx_sub(x, f2_one), 2);
+}
+
+/* gemmlowp's logistic of a Q4.27 value, Q0.31 out: 1 / (1 + exp(-|a|)) for |a|, mirrored as
+   one (INT32_MAX) minus it for a < 0, and exactly one half at 0. Negation wraps. */
+static inline int32_t ap_fpx_logistic_q4(int32_t a)
+{
+    if (a == 0) {
+        return (int32_t)1 << 30;
+    }
+    const int32_t abs_a = a > 0 ? a : ap_fpx_sub(0, a);
+    const int32_t positive = ap_fpx_one_over_one_plus_x_for_x_in_0_1(
+        ap_fpx_exp_on_negative_values(ap_fpx_sub(0, abs_a), 4));
+    return a > 0 ? positive : ap_fpx_sub(INT32_MAX, positive);
+}
+
+/* gemmlowp's tanh of a Q4.27 value, Q0.31 out: (1 - exp(-2|a|)) / (1 + exp(-2|a|)) (the exp
+   of -|a| read as Q5.26, which is -2|a| in the same raw bits), negated for a < 0, 0 at 0. */
+static inline int32_t ap_fpx_tanh_q4(int32_t a)
+{
+    if (a == 0) {
+        return 0;
+    }
+    const int32_t neg_abs = a < 0 ? a : ap_fpx_sub(0, a);
+    const int32_t t = ap_fpx_one_minus_x_over_one_plus_x_for_x_in_0_1(ap_fpx_exp_on_negative_values(neg_abs, 5));
+    return a < 0 ? ap_fpx_sub(0, t) : t;
 }
 
 #endif

@@ -41,7 +41,7 @@ ap_status ap_leaky_relu_s8_variants(const void *params, ap_isa isa, ap_variant *
 {
     const ap_leaky_relu_params *p = params;
     ap_status st = leaky_check(p, error_out);
-    return st != AP_OK ? st : ap_unary_s8_variants(p->count, isa, variants_out, capacity, count_out, LEAKY_OP,
+    return st != AP_OK ? st : ap_unary_s8_variants(p->count, NULL, isa, variants_out, capacity, count_out, LEAKY_OP,
                                                    error_out);
 }
 
@@ -52,5 +52,5 @@ ap_status ap_leaky_relu_s8_run(const ap_op_call *call, ap_isa isa, ap_error *err
     }
     const ap_leaky_relu_params *p = call->params;
     ap_status st = leaky_check(p, error_out);
-    return st != AP_OK ? st : ap_unary_s8_run(call, isa, p->count, leaky_one, LEAKY_OP, error_out);
+    return st != AP_OK ? st : ap_unary_s8_run(call, isa, p->count, leaky_one, NULL, LEAKY_OP, error_out);
 }

@@ -197,6 +197,22 @@ static const ap_param_field ap_transpose_fields[] = {
     AP_FIELD(ap_transpose_params, perm, AP_FIELD_INT32, AP_TRANSPOSE_MAX_AXES),
 };
 
+/* LOGISTIC and TANH: the table is NULL under reference tflm */
+static const ap_param_field ap_logistic_fields[] = {
+    AP_FIELD(ap_logistic_params, count, AP_FIELD_SIZE, 1), AP_I32(ap_logistic_params, reference),
+    AP_I32(ap_logistic_params, input_zero_point), AP_I32(ap_logistic_params, input_range_radius),
+    AP_I32(ap_logistic_params, input_multiplier), AP_I32(ap_logistic_params, input_left_shift),
+    AP_I32(ap_logistic_params, table_size),
+    AP_ARRAY(ap_logistic_params, table, AP_FIELD_INT8_ARRAY, "table_size", NULL, 1),
+};
+
+static const ap_param_field ap_hard_swish_fields[] = {
+    AP_FIELD(ap_hard_swish_params, count, AP_FIELD_SIZE, 1), AP_I32(ap_hard_swish_params, input_zero_point),
+    AP_I32(ap_hard_swish_params, output_zero_point), AP_I32(ap_hard_swish_params, output_multiplier),
+    AP_I32(ap_hard_swish_params, output_shift), AP_I32(ap_hard_swish_params, reluish_multiplier),
+    AP_I32(ap_hard_swish_params, reluish_shift),
+};
+
 /* The 16x8 weighted ops' params: the int8 ops' window or shape fields, requant and the
    accumulator width. */
 static const ap_param_field ap_conv2d_s16_fields[] = {
@@ -557,6 +573,12 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_leaky_relu_s8_variants), NULL, NULL, NULL, NULL, ap_leaky_relu_s8_run},
     {AP_ROW(AP_OP_TRANSPOSE, "TRANSPOSE", ap_transpose_params, ap_transpose_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_transpose_s8_variants), NULL, NULL, NULL, NULL, ap_transpose_s8_run},
+    {AP_ROW(AP_OP_LOGISTIC, "LOGISTIC", ap_logistic_params, ap_logistic_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_logistic_s8_variants), NULL, NULL, NULL, NULL, ap_logistic_s8_run},
+    {AP_ROW(AP_OP_TANH, "TANH", ap_logistic_params, ap_logistic_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_tanh_s8_variants), NULL, NULL, NULL, NULL, ap_tanh_s8_run},
+    {AP_ROW(AP_OP_HARD_SWISH, "HARD_SWISH", ap_hard_swish_params, ap_hard_swish_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_hard_swish_s8_variants), NULL, NULL, NULL, NULL, ap_hard_swish_s8_run},
     /* the 16x8 mode: int16 activations, int8 weights (ops.h) */
     {AP_ROW_S16X8(AP_OP_CONV2D, "CONV_2D", ap_conv2d_s16_params, ap_conv2d_s16_fields), 1, 1, 1, 1, 0,
      AP_PLAN(ap_conv2d_s16_variants), AP_PLAN(ap_conv2d_s16_prepared_size), AP_PLAN(ap_conv2d_s16_constant_counts),

@@ -68,7 +68,10 @@ typedef enum ap_op {
     AP_OP_SUB = 18,              /* ap_add_params (input1 - input2), two inputs */
     AP_OP_STRIDED_SLICE = 19,    /* ap_strided_slice_params, int8 in and out */
     AP_OP_LEAKY_RELU = 20,       /* ap_leaky_relu_params, int8 in and out */
-    AP_OP_TRANSPOSE = 21         /* ap_transpose_params, int8 in and out */
+    AP_OP_TRANSPOSE = 21,        /* ap_transpose_params, int8 in and out */
+    AP_OP_LOGISTIC = 22,         /* ap_logistic_params, int8 in and out */
+    AP_OP_TANH = 23,             /* ap_logistic_params, int8 in and out */
+    AP_OP_HARD_SWISH = 24        /* ap_hard_swish_params, int8 in and out */
 } ap_op;
 
 /** Scalar types of params fields (stable values, append-only). */
@@ -80,7 +83,8 @@ typedef enum ap_field_type {
     AP_FIELD_FLOAT32 = 4,        /* float (finite) */
     AP_FIELD_DTYPE = 5,          /* an ap_dtype value held in an int32_t */
     AP_FIELD_INT32_ARRAY = 6,    /* const int32_t *: a pointer to `length` elements */
-    AP_FIELD_FLOAT64_ARRAY = 7   /* const double *: a pointer to `length` elements */
+    AP_FIELD_FLOAT64_ARRAY = 7,  /* const double *: a pointer to `length` elements */
+    AP_FIELD_INT8_ARRAY = 8      /* const int8_t *: a pointer to `length` elements */
 } ap_field_type;
 
 /** One field of an op's params struct. */
@@ -217,12 +221,15 @@ ap_status ap_strided_slice_s8_variants(const void *params, ap_isa isa, ap_varian
                                        uint32_t capacity, uint32_t *count_out, ap_error *error_out);
 ap_status ap_strided_slice_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
-/** Variant kinds of the int8 ops that are a function of one int8 value (LEAKY_RELU, and the
-    activations that follow it). Both may run in place (output over input). */
+/** Variant kinds of the int8 ops that are a function of one int8 value (LEAKY_RELU, LOGISTIC,
+    TANH, ...). Every one may run in place (output over input). An op computes its outputs
+    either in the kernel (DIRECT and TABLE apply) or, when its params carry the 256 outputs
+    computed when the plan was made, by looking them up (LOOKUP alone applies). */
 typedef enum ap_unary_s8_kind {
     AP_UNARY_S8_DIRECT = 0,   /* the op's function on every element; no scratch */
-    AP_UNARY_S8_TABLE = 1     /* the 256 outputs of every int8 input into a 256-byte scratch table,
+    AP_UNARY_S8_TABLE = 1,    /* the 256 outputs of every int8 input into a 256-byte scratch table,
                                  then one lookup per element */
+    AP_UNARY_S8_LOOKUP = 2    /* one lookup per element in the table the params carry; no scratch */
 } ap_unary_s8_kind;
 
 /**
@@ -246,6 +253,66 @@ typedef struct ap_leaky_relu_params {
 ap_status ap_leaky_relu_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                                     uint32_t *count_out, ap_error *error_out);
 ap_status ap_leaky_relu_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * int8 LOGISTIC and TANH under a rounding rule (`reference`, an ap_reference):
+ * - AP_REFERENCE_LITERT: LiteRT's reference kernels build a table of the 256 outputs when the
+ *   op is prepared, in float32 (dequantise, the function, multiply by 1 / output_scale, round
+ *   half away from zero, add the output zero point, clamp); the lowering computes that table
+ *   and the params carry it: `table[x + 128]` is the output of input x, table_size 256. The
+ *   fixed-point fields below are unused (0). Variant: LOOKUP.
+ * - AP_REFERENCE_TFLM: TensorFlow Lite Micro's reference_integer_ops::Logistic / Tanh: with
+ *   v = in - input_zero_point, v <= -input_range_radius gives -128 and v >= input_range_radius
+ *   127, else the gemmlowp logistic (tanh) of MultiplyByQuantizedMultiplier(v, input_multiplier,
+ *   input_left_shift) read as Q4.27, rounded to Q0.8 less 128 (to Q0.7), clamped. That is an
+ *   output of scale 1/256 and zero point -128 (1/128 and 0 for TANH). input_multiplier and
+ *   input_left_shift are frexp(input_scale * 2^27) (the mantissa times 2^31, exactly: a float32
+ *   scale has 24 bits), input_range_radius floor(15 * 2^27 / 2^input_left_shift). table NULL,
+ *   table_size 0. Variants: DIRECT and TABLE.
+ */
+typedef struct ap_logistic_params {
+    size_t count;                  /* elements */
+    int32_t reference;             /* ap_reference */
+    int32_t input_zero_point;      /* [-128, 127] */
+    int32_t input_range_radius;    /* tflm: >= 0 */
+    int32_t input_multiplier;      /* tflm: [2^30, 2^31 - 1] */
+    int32_t input_left_shift;      /* tflm: [0, 31] (at 31 the radius is 0: every input saturates) */
+    int32_t table_size;            /* litert: 256; tflm: 0 */
+    const int8_t *table;           /* litert: table_size outputs; tflm: NULL */
+} ap_logistic_params;
+
+ap_status ap_logistic_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                  uint32_t *count_out, ap_error *error_out);
+ap_status ap_logistic_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_tanh_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                              uint32_t *count_out, ap_error *error_out);
+ap_status ap_tanh_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * int8 HARD_SWISH, TFLite's reference_ops::HardSwish (LiteRT's and TensorFlow Lite Micro's
+ * alike): with v = in - input_zero_point on the "hires" scale (v * 2^7, int16), x * relu6(x +
+ * 3) / 6 in int16 fixed point: the input on the pre-shift output scale (the rounding doubling
+ * high multiply by output_multiplier), the "reluish" factor in [0, 1] (the input rescaled by
+ * reluish_multiplier and reluish_shift with saturating left shifts, from [-1, 1] to [0, 1]),
+ * their product (doubling high multiply rounded toward zero), the rounding right shift by
+ * -output_shift, plus output_zero_point, clamped to int8. The multipliers are
+ * QuantizeMultiplier of the float32 quotients input_scale / 128 / output_scale and
+ * input_scale / 128 / (3 / 32768), each rounded to 16 bits (DownScaleInt32ToInt16Multiplier).
+ * Variant kinds: ap_unary_s8_kind (DIRECT and TABLE).
+ */
+typedef struct ap_hard_swish_params {
+    size_t count;                  /* elements */
+    int32_t input_zero_point;      /* [-128, 127] */
+    int32_t output_zero_point;     /* [-128, 127] */
+    int32_t output_multiplier;     /* [0, 32767]: int16 fixed point */
+    int32_t output_shift;          /* [-31, 0] */
+    int32_t reluish_multiplier;    /* [0, 32767]: int16 fixed point */
+    int32_t reluish_shift;         /* [-31, 30] */
+} ap_hard_swish_params;
+
+ap_status ap_hard_swish_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                    uint32_t *count_out, ap_error *error_out);
+ap_status ap_hard_swish_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /** Axes of TRANSPOSE (a model's rank below five is padded with leading axes of size 1). */
 enum { AP_TRANSPOSE_MAX_AXES = 5 };

@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import _core
 from ..errors import ArenaplanError, InvalidArgument, UnsupportedModel
+from . import float32_math
 from .lstm_params import lstm_operands
 from ..model.model import ALIASING_OPS, PER_OUTPUT_OPS, Model, Operator, Tensor
 from ..model.quantize import activation_range, conv_multipliers, quantize_multiplier, window_geometry
@@ -689,6 +690,94 @@ def _leaky_relu(model: Model, op: Operator) -> tuple:
              "identity_shift": ei, "alpha_multiplier": ma, "alpha_shift": ea}, (x.index,), None, None)
 
 
+#: The output quantisation TFLite's int8 LOGISTIC and TANH write: LiteRT requires LOGISTIC's
+#: scale (its table takes any zero point, and TANH's any quantisation); TensorFlow Lite Micro's
+#: fixed-point kernels write exactly these (it checks only LOGISTIC's zero point).
+_SIGMOID_OUTPUT = {"LOGISTIC": (1.0 / 256, -128), "TANH": (1.0 / 128, 0)}
+
+
+def _float32_table(op_type: str, xs: float, xz: int, ys: float, yz: int) -> List[int]:
+    """LiteRT's PopulateLookupTable for int8 LOGISTIC (1 / (1 + exp(-x))) and TANH: every step
+    in float32 as its Prepare computes it, the exp and tanh by this host's C library (the
+    functions LiteRT calls; float32_math)."""
+    f32 = np.float32
+    v = np.arange(-128, 128)
+    with np.errstate(over="ignore"):
+        x = (f32(xs) * (v - xz).astype(f32)).astype(f32)
+        if op_type == "LOGISTIC":
+            y = (f32(1) / (f32(1) + float32_math.expf(-x))).astype(f32)
+        else:
+            y = float32_math.tanhf(x)
+        scaled = (y * (f32(1) / f32(ys))).astype(f32).astype(np.float64)
+    rounded = np.sign(scaled) * np.floor(np.abs(scaled) + 0.5)   # std::round: half away from zero
+    return [int(q) for q in np.clip(rounded + yz, -128, 127)]
+
+
+def _logistic(model: Model, op: Operator, reference: str) -> tuple:
+    """int8 LOGISTIC and TANH by the rounding rule: LiteRT's float32 table, computed here and
+    carried in the params ("litert"), or TensorFlow Lite Micro's fixed-point kernel's input
+    multiplier, shift and radius ("tflm"; ap_logistic_params)."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
+    count = int(np.prod(y.shape))
+    if int(np.prod(x.shape)) != count:
+        raise _Unsupported(f"input shape {x.shape} and output shape {y.shape} differ in size")
+    xs, xz = _per_tensor(x, "input")
+    ys, yz = _per_tensor(y, "output")
+    want_scale, want_zp = _SIGMOID_OUTPUT[op.type]
+    spec = {"count": count, "reference": REFERENCES[reference], "input_zero_point": xz, "input_range_radius": 0,
+            "input_multiplier": 0, "input_left_shift": 0, "table_size": 0, "table": None}
+    if reference == "litert":
+        if op.type == "LOGISTIC" and ys != want_scale:
+            raise _Unsupported(f"output scale {ys} is not 1/256, which LiteRT's int8 LOGISTIC requires")
+        if float(np.float32(1) / np.float32(ys)) >= 2.0 ** 31 - 256:
+            raise _Unsupported(f"output scale {ys} is too small: LiteRT's table of the outputs overflows int32")
+        return dict(spec, table_size=256, table=_float32_table(op.type, xs, xz, ys, yz)), (x.index,), None, None
+    if (ys, yz) != (want_scale, want_zp):
+        raise _Unsupported(f"output quantisation ({ys}, {yz}): TensorFlow Lite Micro's int8 {op.type} writes "
+                           f"scale 1/{round(1 / want_scale)} and zero point {want_zp} and no other")
+    # TFLM's Prepare: frexp(input_scale * 2^27), the mantissa times 2^31 (exact: a float32 scale
+    # has 24 bits) and floor(15 * 2^27 / 2^shift); beyond a shift of 31 the radius is 0 and every
+    # input saturates without the multiplier.
+    mantissa, shift = math.frexp(xs * 2.0 ** 27)
+    if shift < 0:
+        raise _Unsupported(f"input scale {xs} is below 2^-28: TensorFlow Lite Micro's input radius overflows int32")
+    return (dict(spec, input_multiplier=int(mantissa * 2.0 ** 31), input_left_shift=min(shift, 31),
+                 input_range_radius=(15 << 27) >> shift), (x.index,), None, None)
+
+
+def _int16_multiplier(m: int) -> int:
+    """TFLite's DownScaleInt32ToInt16Multiplier: a Q31 multiplier (>= 0) rounded to Q15."""
+    return 32767 if m >= 2 ** 31 - 1 - (1 << 15) else (m + (1 << 15)) >> 16
+
+
+def _hard_swish(model: Model, op: Operator) -> tuple:
+    """int8 HARD_SWISH with HardSwishPrepare (LiteRT's and TFLite Micro's alike): the output
+    and "reluish" multipliers of the float32 quotients hires / output_scale and hires /
+    (3 / 32768), hires = input_scale / 128, rounded to 16 bits; the output exponent must be
+    <= 0, as both runtimes require."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
+    count = int(np.prod(y.shape))
+    if int(np.prod(x.shape)) != count:
+        raise _Unsupported(f"input shape {x.shape} and output shape {y.shape} differ in size")
+    xs, xz = _per_tensor(x, "input")
+    ys, yz = _per_tensor(y, "output")
+    f32 = np.float32
+    hires = f32(f32(1.0 / 128.0) * f32(xs))
+    try:
+        mo, eo = quantize_multiplier(float(f32(hires / f32(ys))))
+        mr, er = quantize_multiplier(float(f32(hires / (f32(3.0) / f32(32768.0)))))
+    except ArenaplanError as exc:
+        raise _Unsupported(f"the scales give no int32 multiplier ({exc})") from None
+    if eo > 0:
+        raise _Unsupported(f"input scale {xs} / 128 is not below the output scale {ys} (its multiplier's "
+                           f"exponent {eo} > 0), which TFLite's HARD_SWISH requires")
+    return ({"count": count, "input_zero_point": xz, "output_zero_point": yz,
+             "output_multiplier": _int16_multiplier(mo), "output_shift": eo,
+             "reluish_multiplier": _int16_multiplier(mr), "reluish_shift": er}, (x.index,), None, None)
+
+
 #: STRIDED_SLICE's axes (TFLite's reference kernel pads every slice to five).
 _SLICE_AXES = 5
 
@@ -1057,12 +1146,13 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
     "DEQUANTIZE": _dequantize, "CONCATENATION": _concatenation, "PAD": _pad, "PADV2": _pad,
     "MEAN": _mean, "SVDF": _svdf, "UNIDIRECTIONAL_SEQUENCE_LSTM": _lstm, "RELU": _relu,
     "STRIDED_SLICE": _strided_slice, "LEAKY_RELU": _leaky_relu, "SUB": _add,
-    "TRANSPOSE": _transpose, "SPLIT": _split, "SPLIT_V": _split,
+    "TRANSPOSE": _transpose, "SPLIT": _split, "SPLIT_V": _split, "LOGISTIC": _logistic, "TANH": _logistic,
+    "HARD_SWISH": _hard_swish,
 }
 
 
 #: Ops whose lowering takes the rounding rule: their params carry a ``reference`` field.
-_TAKES_REFERENCE = frozenset({"FULLY_CONNECTED"})
+_TAKES_REFERENCE = frozenset({"FULLY_CONNECTED", "LOGISTIC", "TANH"})
 
 
 def _code(op: Operator, spec: dict) -> int:

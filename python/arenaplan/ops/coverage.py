@@ -1,0 +1,348 @@
+"""The coverage table: every op table row (op x tensor types) and the kernel variants it offers
+on each instruction set, read from the C op table and the rows' own variants() functions.
+
+A row's variants depend on its params (a 1x1 CONV_2D offers gemm_1x1, a 3x3 one does not), so
+each row is asked with the params of small probe models built here, one op each, lowered as an
+imported model is (under both rounding rules where the lowering takes one); the table lists
+the union of the variant families. A row without a probe is an error, so the table cannot
+silently fall behind the op table.
+
+``python -m arenaplan.ops.coverage`` prints docs/coverage.md (tests/test_coverage.py checks the
+committed file equals it).
+"""
+from __future__ import annotations
+
+import sys
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .. import _core
+from ..model.model import ALIASING_OPS, PER_OUTPUT_OPS, Model, Operator, Quantization, Tensor
+from . import lowering
+from .lowering import ISA_CODES, REFERENCES, lower_op
+
+__all__ = ["rows", "render", "main"]
+
+_TYPES_TEXT = {
+    "s8": "int8",
+    "s16x8": "16x8 (int16 activations, int8 weights)",
+}
+
+
+class _Probe:
+    """A one-op Model built tensor by tensor (TFLite's option names, as the importer gives)."""
+
+    def __init__(self) -> None:
+        self.tensors: List[Tensor] = []
+        self.inputs: List[int] = []
+
+    def t(self, shape: Sequence[int], dtype: str = "int8", scale=0.05, zero_point=0, data=None,
+          axis: int = 0, variable: bool = False, graph_input: bool = False) -> int:
+        q = None
+        if scale is not None:
+            scales = tuple(float(np.float32(s)) for s in np.atleast_1d(scale))
+            zps = tuple(int(z) for z in np.atleast_1d(zero_point)) * (len(scales) if np.ndim(zero_point) == 0 else 1)
+            q = Quantization(scales, zps, axis)
+        arr = None if data is None else np.asarray(data).reshape(shape)
+        self.tensors.append(Tensor(len(self.tensors), f"t{len(self.tensors)}", tuple(int(d) for d in shape),
+                                   dtype, q, arr, variable))
+        if graph_input:
+            self.inputs.append(len(self.tensors) - 1)
+        return len(self.tensors) - 1
+
+    def x(self, shape: Sequence[int], dtype: str = "int8", scale=0.05, zero_point=0) -> int:
+        return self.t(shape, dtype, scale, zero_point, graph_input=True)
+
+    def const(self, values, dtype: str, scale=None, zero_point=0, axis: int = 0) -> int:
+        arr = np.asarray(values, dtype=dtype)
+        return self.t(arr.shape, dtype, scale, zero_point, arr, axis)
+
+    def model(self, op_type: str, inputs: Sequence[int], outputs: Sequence[int], intermediates=(),
+              **options) -> Model:
+        op = Operator(0, op_type, tuple(inputs), tuple(outputs), dict(options), intermediates=tuple(intermediates))
+        return Model(f"probe:{op_type}", self.tensors, [op], tuple(self.inputs), tuple(outputs),
+                     source=f"probe:{op_type}")
+
+
+def _weights(shape: Sequence[int]) -> np.ndarray:
+    return (np.arange(int(np.prod(shape))) % 7 - 3).astype(np.int8).reshape(shape)
+
+
+def _conv(kernel: int, channels: int = 8, act: str = "int8", depthwise: bool = False,
+          multiplier: int = 1) -> Model:
+    p = _Probe()
+    s16 = act == "int16"
+    x = p.x((1, 8, 8, channels), act, 0.05 if not s16 else 1e-3, 0)
+    oc = channels * multiplier if depthwise else channels
+    w_shape = (1, kernel, kernel, oc) if depthwise else (oc, kernel, kernel, channels)
+    w = p.const(_weights(w_shape), "int8", [0.01] * oc, [0] * oc, axis=3 if depthwise else 0)
+    b = p.const(np.zeros(oc), "int64" if s16 else "int32", [0.0005] * oc, [0] * oc)
+    y = p.t((1, 8, 8, oc), act, 0.1 if not s16 else 2e-3, 0)
+    options = dict(padding="SAME", stride_h=1, stride_w=1, dilation_h_factor=1, dilation_w_factor=1,
+                   fused_activation_function="NONE")
+    if depthwise:
+        return p.model("DEPTHWISE_CONV_2D", (x, w, b), (y,), depth_multiplier=multiplier, **options)
+    return p.model("CONV_2D", (x, w, b), (y,), **options)
+
+
+def _fully_connected(depth: int, act: str = "int8") -> Model:
+    p = _Probe()
+    s16 = act == "int16"
+    x = p.x((2, depth), act, 0.05 if not s16 else 1e-3, 0)
+    w = p.const(_weights((16, depth)), "int8", 0.01, 0)
+    b = p.const(np.zeros(16), "int64" if s16 else "int32", 0.0005, 0)
+    y = p.t((2, 16), act, 0.1 if not s16 else 2e-3, 0)
+    return p.model("FULLY_CONNECTED", (x, w, b), (y,), fused_activation_function="NONE", weights_format=0)
+
+
+def _pool(op_type: str) -> Model:
+    p = _Probe()
+    x = p.x((1, 8, 8, 4))
+    y = p.t((1, 4, 4, 4))
+    return p.model(op_type, (x,), (y,), padding="VALID", stride_h=2, stride_w=2, filter_height=2, filter_width=2,
+                   fused_activation_function="NONE")
+
+
+def _binary(op_type: str, act: str = "int8", broadcast: bool = False) -> Model:
+    p = _Probe()
+    s16 = act == "int16"
+    a = p.x((1, 4, 4, 8), act, 0.05 if not s16 else 1e-3, 0)
+    b = p.x((1, 1, 1, 8) if broadcast else (1, 4, 4, 8), act, 0.03 if not s16 else 2e-3, 0)
+    y = p.t((1, 4, 4, 8), act, 0.1 if not s16 else 3e-3, 0)
+    return p.model(op_type, (a, b), (y,), fused_activation_function="NONE", pot_scale_int16=False)
+
+
+def _unary(op_type: str, out_scale: float = 0.05, out_zp: int = 0, **options) -> Model:
+    p = _Probe()
+    x = p.x((2, 64), "int8", 0.05, 3)
+    y = p.t((2, 64), "int8", out_scale, out_zp)
+    return p.model(op_type, (x,), (y,), **options)
+
+
+def _softmax(depth: int) -> Model:
+    p = _Probe()
+    x = p.x((2, depth))
+    y = p.t((2, depth), "int8", 1.0 / 256, -128)
+    return p.model("SOFTMAX", (x,), (y,), beta=1.0)
+
+
+def _reshape() -> Model:
+    p = _Probe()
+    x = p.x((1, 4, 8))
+    s = p.const([32], "int32")
+    y = p.t((32,))
+    return p.model("RESHAPE", (x, s), (y,), new_shape=(32,))
+
+
+def _quantize(src: str, dst: str) -> Model:
+    p = _Probe()
+    x = p.x((1, 32), src, None if src == "float32" else 0.05, 0)
+    y = p.t((1, 32), dst, None if dst == "float32" else (0.03 if dst == "int8" else 1e-3), 0)
+    return p.model("QUANTIZE" if dst != "float32" else "DEQUANTIZE", (x,), (y,))
+
+
+def _concatenation() -> Model:
+    p = _Probe()
+    a, b = p.x((1, 4, 4, 3)), p.x((1, 4, 4, 5), "int8", 0.03, 1)
+    y = p.t((1, 4, 4, 8))
+    return p.model("CONCATENATION", (a, b), (y,), axis=-1, fused_activation_function="NONE")
+
+
+def _pad(act: str = "int8") -> Model:
+    p = _Probe()
+    x = p.x((1, 4, 4, 3), act, 0.05 if act == "int8" else 1e-3, 0)
+    pads = p.const([[0, 0], [1, 1], [2, 0], [0, 0]], "int32")
+    y = p.t((1, 6, 6, 3), act, 0.05 if act == "int8" else 1e-3, 0)
+    return p.model("PAD", (x, pads), (y,))
+
+
+def _mean() -> Model:
+    p = _Probe()
+    x = p.x((1, 4, 4, 8))
+    axes = p.const([1, 2], "int32")
+    y = p.t((1, 1, 1, 8), "int8", 0.04, 2)
+    return p.model("MEAN", (x, axes), (y,), keep_dims=True)
+
+
+def _svdf() -> Model:
+    p = _Probe()
+    x = p.x((1, 24), "int8", 0.05, 0)
+    wf = p.const(_weights((16, 24)), "int8", 0.01, 0)
+    wt = p.const(np.arange(64).reshape(16, 4) % 9 - 4, "int16", 1e-3, 0)
+    b = p.const(np.zeros(8), "int32", 1e-4, 0)
+    state = p.t((1, 64), "int16", 2e-3, 0, variable=True)
+    y = p.t((1, 8), "int8", 0.1, 0)
+    return p.model("SVDF", (x, wf, wt, b, state), (y,), rank=2, fused_activation_function="RELU")
+
+
+def _lstm() -> Model:
+    p = _Probe()
+    cells, depth = 8, 6
+    x = p.x((1, 3, depth), "int8", 0.05, 0)
+    wx = [p.const(_weights((cells, depth)), "int8", 0.01, 0) for _ in range(4)]
+    wh = [p.const(_weights((cells, cells)), "int8", 0.01, 0) for _ in range(4)]
+    b = [p.const(np.zeros(cells), "int32", float(np.float32(0.05) * np.float32(0.01)), 0) for _ in range(4)]
+    out_state = p.t((1, cells), "int8", 0.02, 0, variable=True)
+    cell_state = p.t((1, cells), "int16", 2.0 ** -11, 0, variable=True)
+    inter = [p.t((0,), "float32", None) for _ in range(4)] + [p.t((0,), "int8", 0.007, 0)]
+    y = p.t((1, 3, cells), "int8", 0.02, 0)
+    inputs = [x, *wx, *wh, -1, -1, -1, *b, -1, -1, out_state, cell_state, -1, -1, -1, -1]
+    return p.model("UNIDIRECTIONAL_SEQUENCE_LSTM", inputs, (y,), intermediates=inter,
+                   fused_activation_function="TANH", cell_clip=0.0, proj_clip=0.0, time_major=False)
+
+
+def _strided_slice() -> Model:
+    p = _Probe()
+    x = p.x((2, 6, 5))
+    begin, end, strides = p.const([0, 1, 4], "int32"), p.const([2, 6, 0], "int32"), p.const([1, 2, -2], "int32")
+    y = p.t((2, 3, 2))
+    return p.model("STRIDED_SLICE", (x, begin, end, strides), (y,), begin_mask=0, end_mask=0, ellipsis_mask=0,
+                   new_axis_mask=0, shrink_axis_mask=0, offset=False)
+
+
+def _transpose() -> Model:
+    p = _Probe()
+    x = p.x((2, 3, 4))
+    perm = p.const([2, 0, 1], "int32")
+    y = p.t((4, 2, 3))
+    return p.model("TRANSPOSE", (x, perm), (y,))
+
+
+#: Probe models of every op table row, by (row name, tensor types).
+_PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
+    ("CONV_2D", "s8"): lambda: [_conv(3), _conv(1), _conv(3, channels=3)],
+    ("DEPTHWISE_CONV_2D", "s8"): lambda: [_conv(3, depthwise=True), _conv(3, depthwise=True, multiplier=2)],
+    ("FULLY_CONNECTED", "s8"): lambda: [_fully_connected(32), _fully_connected(7)],
+    ("AVERAGE_POOL_2D", "s8"): lambda: [_pool("AVERAGE_POOL_2D")],
+    ("MAX_POOL_2D", "s8"): lambda: [_pool("MAX_POOL_2D")],
+    ("ADD", "s8"): lambda: [_binary("ADD"), _binary("ADD", broadcast=True)],
+    ("SUB", "s8"): lambda: [_binary("SUB"), _binary("SUB", broadcast=True)],
+    ("MUL", "s8"): lambda: [_binary("MUL"), _binary("MUL", broadcast=True)],
+    ("SOFTMAX", "s8"): lambda: [_softmax(10), _softmax(200)],
+    ("RESHAPE", "s8"): lambda: [_reshape()],
+    ("QUANTIZE", "s8"): lambda: [_quantize("float32", "int8")],
+    ("DEQUANTIZE", "s8"): lambda: [_quantize("int8", "float32")],
+    ("REQUANTIZE", "s8"): lambda: [_quantize("int8", "int8"), _quantize("int16", "int8")],
+    ("CONCATENATION", "s8"): lambda: [_concatenation()],
+    ("PAD", "s8"): lambda: [_pad()],
+    ("MEAN", "s8"): lambda: [_mean()],
+    ("SVDF", "s8"): lambda: [_svdf()],
+    ("UNIDIRECTIONAL_SEQUENCE_LSTM", "s8"): lambda: [_lstm()],
+    ("RELU", "s8"): lambda: [_unary("RELU", 0.05, -128)],
+    ("LEAKY_RELU", "s8"): lambda: [_unary("LEAKY_RELU", 0.04, 2, alpha=0.2)],
+    ("LOGISTIC", "s8"): lambda: [_unary("LOGISTIC", 1.0 / 256, -128)],
+    ("TANH", "s8"): lambda: [_unary("TANH", 1.0 / 128, 0)],
+    ("HARD_SWISH", "s8"): lambda: [_unary("HARD_SWISH", 0.04, -100)],
+    ("STRIDED_SLICE", "s8"): lambda: [_strided_slice()],
+    ("TRANSPOSE", "s8"): lambda: [_transpose()],
+    ("CONV_2D", "s16x8"): lambda: [_conv(3, act="int16"), _conv(1, act="int16")],
+    ("DEPTHWISE_CONV_2D", "s16x8"): lambda: [_conv(3, act="int16", depthwise=True)],
+    ("FULLY_CONNECTED", "s16x8"): lambda: [_fully_connected(32, "int16")],
+    ("ADD", "s16x8"): lambda: [_binary("ADD", "int16"), _binary("ADD", "int16", broadcast=True)],
+    ("SUB", "s16x8"): lambda: [_binary("SUB", "int16"), _binary("SUB", "int16", broadcast=True)],
+    ("PAD", "s16x8"): lambda: [_pad("int16")],
+    ("QUANTIZE", "s16x8"): lambda: [_quantize("float32", "int16")],
+    ("DEQUANTIZE", "s16x8"): lambda: [_quantize("int16", "float32")],
+}
+
+
+def _isas() -> List[str]:
+    return list(ISA_CODES)
+
+
+def _families(models: List[Model], isa: str, reference: str) -> Tuple[List[str], List[str]]:
+    """(variant families in the order the row lists them, those that may run in place)."""
+    names: Dict[str, bool] = {}
+    for m in models:
+        kernel = lower_op(m, m.operators[0], isa, reference)
+        for v in kernel.variants:
+            family = v.family or v.name
+            names[family] = names.get(family, False) or v.in_place
+    return list(names), [n for n, ip in names.items() if ip]
+
+
+def rows() -> List[dict]:
+    """One record per op table row: name, types, and per ISA the variant families (a dict by
+    rounding rule where the rule changes them), and the families that may run in place."""
+    out = []
+    for row in _core.ops():
+        key = (row["name"], row["types"])
+        probe = _PROBES.get(key)
+        if probe is None:
+            raise KeyError(f"op table row {key} has no probe model in arenaplan.ops.coverage; add one")
+        models = probe()
+        takes_reference = row["name"] in lowering._TAKES_REFERENCE
+        per_isa, in_place = {}, set()
+        for isa in _isas():
+            by_ref = {}
+            for reference in (REFERENCES if takes_reference else ["litert"]):
+                names, ip = _families(models, isa, reference)
+                by_ref[reference] = names
+                in_place.update(ip)
+            per_isa[isa] = by_ref if len({tuple(v) for v in by_ref.values()}) > 1 else next(iter(by_ref.values()))
+        out.append({"name": row["name"], "types": row["types"], "has_blob": bool(row["has_blob"]),
+                    "variants": per_isa, "in_place": sorted(in_place)})
+    return out
+
+
+def _cell(variants) -> str:
+    if isinstance(variants, dict):
+        return "; ".join(f"{ref}: {', '.join(names)}" for ref, names in variants.items())
+    return ", ".join(variants)
+
+
+def _aliases() -> List[Tuple[str, str]]:
+    """TFLite builtins the lowering runs on another op's row: (builtin, how)."""
+    names = {row["name"] for row in _core.ops()}
+    codes = {row["code"]: row["name"] for row in _core.ops()}
+    found = []
+    for builtin in sorted(set(lowering._LOWER) | set(lowering._LOWER_S16X8)):
+        if builtin not in names:
+            how = codes[lowering._code(Operator(0, builtin, (), ()), {})]
+            if builtin in ALIASING_OPS:
+                how += " (the output aliases the input: no copy)"
+            elif builtin in PER_OUTPUT_OPS:
+                how += ", one op per output (a copy of its piece)"
+            found.append((builtin, how))
+    return found
+
+
+def render() -> str:
+    """docs/coverage.md."""
+    isas = _isas()
+    lines = [
+        "# Coverage: ops, tensor types and kernel variants",
+        "",
+        "Generated from the C op table by `python -m arenaplan.ops.coverage > docs/coverage.md`;",
+        "`tests/test_coverage.py` checks that this file equals its output. Each row is one op table",
+        "row (an op in one set of tensor types); each instruction set's column lists the kernel",
+        "variants the row's `variants()` offers for small probe models of the op (the union over",
+        "them: some variants apply to some shapes only), least scratch first. Where the rounding",
+        "rule changes the variants, each rule's are given (`litert`: LiteRT's reference kernels,",
+        "`tflm`: TensorFlow Lite Micro's). Every variant of a row gives the same bits on every",
+        "instruction set.",
+        "",
+        "| op | tensor types | " + " | ".join(isas) + " | may run in place | prepared constants |",
+        "|---|---|" + "---|" * len(isas) + "---|---|",
+    ]
+    for r in rows():
+        cells = [r["name"], _TYPES_TEXT.get(r["types"], r["types"])]
+        cells += [_cell(r["variants"][isa]) for isa in isas]
+        cells += [", ".join(r["in_place"]) or "-", "yes" if r["has_blob"] else "-"]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "TFLite builtins that run on another op's row:", "",
+              "| builtin | runs as |", "|---|---|"]
+    lines += [f"| {b} | {row} |" for b, row in _aliases()]
+    lines += ["", "REQUANTIZE is TFLite's QUANTIZE between integer types; QUANTIZE's int8 row is",
+              "float32 to int8 and DEQUANTIZE's int8 to float32 (the 16x8 rows: int16).", ""]
+    return "\n".join(lines)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    sys.stdout.write(render())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
