@@ -18,7 +18,7 @@ import arenaplan as ap
 from arenaplan import _core
 from arenaplan.errors import UnsupportedModel
 from arenaplan.planning.context import PlanContext
-from reference import litert_layers as L
+from harness.reference import litert_layers as L
 from unary_s8 import LOOKUP, VARIANTS, check_every_variant, check_scratch_and_in_place, load, unary_model
 
 _LITERT = L.unavailable_reason()

@@ -135,9 +135,14 @@ static size_t dw_pair_slot(size_t c, size_t oc)
 }
 
 /* Does (kind, param) apply to these shapes? Shared by _variants and _run. */
-static int dw_variant_applies(const ap_depthwise_conv2d_params *p, int32_t kind, int32_t param)
+static int dw_variant_applies(const ap_depthwise_conv2d_params *p, int32_t isa, int32_t kind,
+                              int32_t param)
 {
     switch (kind) {
+    case AP_DEPTHWISE_CONV2D_WIDENED:
+        return param == 0 && isa == AP_ISA_ARM_DSP && p->depth_multiplier == 1 &&
+               p->output_c % 4 == 0 && p->filter_h == 3 && p->filter_w == 3 &&
+               p->dilation_h == 1 && p->dilation_w == 1;
     case AP_DEPTHWISE_CONV2D_DIRECT:
         return param == 0;
     case AP_DEPTHWISE_CONV2D_PADDED_ROWS:
@@ -152,6 +157,17 @@ static ap_status dw_variant_scratch(const ap_depthwise_conv2d_params *p, int32_t
                                     size_t *bytes, size_t *alignment, uint32_t *count, ap_error *error)
 {
     *count = 0;
+    if (kind == AP_DEPTHWISE_CONV2D_WIDENED) {
+        size_t n, taps;
+        if (!ap_ops_mul((size_t)p->filter_h, dw_padded_w(p), &n) ||
+            !ap_ops_mul((size_t)p->filter_h, (size_t)p->filter_w, &taps) || !ap_ops_add(n, taps, &n) ||
+            !ap_ops_mul(n, (size_t)p->output_c, &n) || !ap_ops_mul(n, sizeof(int16_t), &n)) {
+            return AP_OPS_OVERFLOW(error, DW_OP ": widened scratch size overflows");
+        }
+        bytes[0] = n;
+        alignment[0] = 16;
+        *count = 1;
+    }
     if (kind == AP_DEPTHWISE_CONV2D_PADDED_ROWS) {
         size_t n;
         /* int16 elements: the input is sign-extended once when a row is copied in, not at
@@ -183,14 +199,16 @@ ap_status ap_depthwise_conv2d_s8_variants(const ap_depthwise_conv2d_params *para
     }
     ap_variant found[AP_MAX_VARIANTS];
     uint32_t n = 0;
-    int32_t candidates[4][2] = {{AP_DEPTHWISE_CONV2D_DIRECT, 0},
+    /* least scratch first: widened (arm-dsp) holds filter_h padded rows, as padded_rows_1 does */
+    int32_t candidates[5][2] = {{AP_DEPTHWISE_CONV2D_DIRECT, 0},
                                 {AP_DEPTHWISE_CONV2D_PADDED_ROWS, 1},
+                                {AP_DEPTHWISE_CONV2D_WIDENED, 0},
                                 {AP_DEPTHWISE_CONV2D_PADDED_ROWS, 4},
                                 {AP_DEPTHWISE_CONV2D_PADDED_ROWS, params->output_h}};
     int32_t last_rows = 0;
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < 5; ++i) {
         int32_t kind = candidates[i][0], param = candidates[i][1];
-        if (!dw_variant_applies(params, kind, param)) {
+        if (!dw_variant_applies(params, (int32_t)isa, kind, param)) {
             continue;
         }
         if (kind == AP_DEPTHWISE_CONV2D_PADDED_ROWS) {
@@ -205,7 +223,9 @@ ap_status ap_depthwise_conv2d_s8_variants(const ap_depthwise_conv2d_params *para
         if (st != AP_OK) {
             return st;
         }
-        const char *family = kind == AP_DEPTHWISE_CONV2D_DIRECT ? "direct" : "padded_rows";
+        const char *family = kind == AP_DEPTHWISE_CONV2D_DIRECT    ? "direct"
+                             : kind == AP_DEPTHWISE_CONV2D_WIDENED ? "widened"
+                                                                   : "padded_rows";
         ap_ops_variant_set(&found[n++], kind, param, family, count, bytes, align, dw_macs(params), 0);
     }
     return ap_ops_variants_out(found, n, isa, variants_out, capacity, count_out, DW_OP, error_out);
@@ -475,7 +495,7 @@ ap_status ap_depthwise_conv2d_s8_run(const ap_depthwise_conv2d_params *params,
     if ((st = ap_ops_check_requant(&params->requant, params->output_c, 31, DW_OP, error_out)) != AP_OK) {
         return st;
     }
-    if (!dw_variant_applies(params, variant->kind, variant->param)) {
+    if (!dw_variant_applies(params, variant->isa, variant->kind, variant->param)) {
         return AP_OPS_INVALID(error_out, DW_OP ": variant kind %d param %d does not apply to these shapes",
                               (int)variant->kind, (int)variant->param);
     }
@@ -503,7 +523,7 @@ ap_status ap_depthwise_conv2d_s8_run(const ap_depthwise_conv2d_params *params,
     const size_t in_batch = (size_t)params->input_h * params->input_w * params->input_c;
     const size_t out_batch = (size_t)params->output_h * params->output_w * params->output_c;
 
-    if (variant->kind == AP_DEPTHWISE_CONV2D_DIRECT) {
+    if (variant->kind == AP_DEPTHWISE_CONV2D_DIRECT || variant->kind == AP_DEPTHWISE_CONV2D_WIDENED) {
         if ((use_avx2 || use_dsp) && params->depth_multiplier == 1) {
             for (int32_t b = 0; b < params->batches; ++b) {
                 ap_dw_direct d;
@@ -527,7 +547,9 @@ ap_status ap_depthwise_conv2d_s8_run(const ap_depthwise_conv2d_params *params,
                 d.w8 = w8;
                 d.requant = &params->requant;
                 d.out = output + (size_t)b * out_batch;
-                if (use_dsp) {
+                if (variant->kind == AP_DEPTHWISE_CONV2D_WIDENED) {
+                    ap_dw_widened_arm_dsp(&d, scratch[0].data);
+                } else if (use_dsp) {
                     ap_dw_direct_arm_dsp(&d);
                 } else {
 #if AP_OPS_HAVE_AVX2

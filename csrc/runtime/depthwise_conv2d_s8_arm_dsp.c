@@ -228,3 +228,141 @@ void ap_dw_direct_arm_dsp(const ap_dw_direct *d)
         }
     }
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* "widened": each output row's filter_h input rows, padding included, as int16 lane pairs in */
+/* scratch, so every pixel is an inside pixel and a tap of four channels is two LDRDs.        */
+
+/*
+ * Scratch: the rows, [group of 4 channels][filter_h][padded_w][2 words] (a group's rows one
+ * after the other, so its taps are fixed immediate offsets from three row pointers), then the
+ * weights, [group][tap][2 words]. Each word pair is SXTB16 and SXTB16 ROR 8 of four int8
+ * values: lanes (c0, c2) and (c1, c3). A padded tap holds -input_offset, which the folded
+ * bias cancels exactly (x + offset = 0), so every window runs the same unrolled code.
+ */
+static void dw_widen_row(const int8_t *row, int32_t iw, int32_t C, int32_t pad_left, int32_t pw,
+                         uint32_t pad, int32_t g, uint32_t *dst)
+{
+    for (int32_t col = 0; col < pw; ++col, dst += 2) {
+        const int32_t ix = col - pad_left;
+        if (row == NULL || ix < 0 || ix >= iw) {
+            dst[0] = pad;
+            dst[1] = pad;
+        } else {
+            const uint32_t x = ap_dsp_load32(row + (size_t)ix * (size_t)C + 4 * (size_t)g);
+            dst[0] = ap_dsp_sxtb16(x);
+            dst[1] = ap_dsp_sxtb16_ror8(x);
+        }
+    }
+}
+
+/* One tap of four channels: lane pairs at x and weights at w (both 2 words). */
+#define DW_DSP_TAP16(x, w)                                                                 \
+    do {                                                                                   \
+        const uint32_t xe_ = (x)[0], xo_ = (x)[1], we_ = (w)[0], wo_ = (w)[1];              \
+        a0 = ap_dsp_smlabb(xe_, we_, a0);                                                  \
+        a2 = ap_dsp_smlatt(xe_, we_, a2);                                                  \
+        a1 = ap_dsp_smlabb(xo_, wo_, a1);                                                  \
+        a3 = ap_dsp_smlatt(xo_, wo_, a3);                                                  \
+    } while (0)
+
+/* The nine taps of a 3x3 window from its three rows' lane pairs (r0, r1, r2) and its weights
+   (w, tap t at w + 2t): on a DSP core one asm block of 54 instructions, two LDRDs and four
+   multiplies a tap (the compiler splits the LDRDs and spreads the loads otherwise). */
+#if AP_ARM_DSP_NATIVE
+#define DW16_TAP_ASM(row, xoff, woff)                                                      \
+    "ldrd %[xe], %[xo], [%[" row "], #" xoff "]\n\t"                                       \
+    "ldrd %[we], %[wo], [%[w], #" woff "]\n\t"                                             \
+    "smlabb %[a0], %[xe], %[we], %[a0]\n\t"                                                \
+    "smlatt %[a2], %[xe], %[we], %[a2]\n\t"                                                \
+    "smlabb %[a1], %[xo], %[wo], %[a1]\n\t"                                                \
+    "smlatt %[a3], %[xo], %[wo], %[a3]\n\t"
+#define DW_DSP_TAPS16_3X3(r0, r1, r2, w)                                                   \
+    do {                                                                                   \
+        uint32_t xe_, xo_, we_, wo_;                                                       \
+        __asm__(DW16_TAP_ASM("r0", "0", "0") DW16_TAP_ASM("r0", "8", "8")                  \
+                DW16_TAP_ASM("r0", "16", "16") DW16_TAP_ASM("r1", "0", "24")               \
+                DW16_TAP_ASM("r1", "8", "32") DW16_TAP_ASM("r1", "16", "40")               \
+                DW16_TAP_ASM("r2", "0", "48") DW16_TAP_ASM("r2", "8", "56")                \
+                DW16_TAP_ASM("r2", "16", "64")                                             \
+                : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3),              \
+                  [xe] "=&r"(xe_), [xo] "=&r"(xo_), [we] "=&r"(we_), [wo] "=&r"(wo_)       \
+                : [r0] "r"(r0), [r1] "r"(r1), [r2] "r"(r2), [w] "r"(w)                     \
+                : "memory");                                                               \
+    } while (0)
+#else
+#define DW_DSP_TAPS16_3X3(r0, r1, r2, w)                                                   \
+    do {                                                                                   \
+        DW_DSP_TAP16(r0, w);                                                               \
+        DW_DSP_TAP16((r0) + 2, (w) + 2);                                                   \
+        DW_DSP_TAP16((r0) + 4, (w) + 4);                                                   \
+        DW_DSP_TAP16(r1, (w) + 6);                                                         \
+        DW_DSP_TAP16((r1) + 2, (w) + 8);                                                   \
+        DW_DSP_TAP16((r1) + 4, (w) + 10);                                                  \
+        DW_DSP_TAP16(r2, (w) + 12);                                                        \
+        DW_DSP_TAP16((r2) + 2, (w) + 14);                                                  \
+        DW_DSP_TAP16((r2) + 4, (w) + 16);                                                  \
+    } while (0)
+#endif
+
+/* A 3x3 filter (the variant's applies): the taps unrolled. */
+void ap_dw_widened_arm_dsp(const ap_dw_direct *d, void *scratch)
+{
+    const ap_requant *rq = d->requant;
+    const int32_t C = d->channels, G = C / 4, kh = 3, kw = 3, taps = kh * kw;
+    const int32_t pw = (d->output_w - 1) * d->stride_w + kw;
+    const int fast = ap_dsp_fast_layer(d->bias, rq->shift, rq->per_channel ? 1 : 0, (size_t)C,
+                                       (uint64_t)taps, 255u * 128u, rq->activation_min,
+                                       rq->activation_max);
+    const dw_dsp_quant q = {rq->multiplier, rq->shift, d->bias, d->bias_folded, rq->per_channel ? 1 : 0,
+                            rq->output_offset, rq->activation_min, rq->activation_max, fast};
+    const size_t group_rows = (size_t)kh * (size_t)pw * 2;   /* words of one group's rows */
+    uint32_t *rows = (uint32_t *)scratch;
+    uint32_t *wv = rows + (size_t)G * group_rows;
+    const int32_t pad8 = -d->input_offset;                   /* in [-128, 127] */
+    const uint32_t pad = ((uint32_t)pad8 & 0xffffu) * 0x10001u;
+    for (int32_t g = 0; g < G; ++g) {
+        for (int32_t t = 0; t < taps; ++t) {
+            const uint32_t w = ap_dsp_load32(d->w8 + (size_t)t * (size_t)C + 4 * (size_t)g);
+            wv[((size_t)g * (size_t)taps + (size_t)t) * 2] = ap_dsp_sxtb16(w);
+            wv[((size_t)g * (size_t)taps + (size_t)t) * 2 + 1] = ap_dsp_sxtb16_ror8(w);
+        }
+    }
+    /* The rows are a ring of filter_h slots: padded input row j (j = iy + pad_h >= 0) lives
+       in slot j % filter_h, so each input row is widened once however many output rows
+       read it. */
+    const size_t pixel_words = 2 * (size_t)d->stride_w, slot_words = 2 * (size_t)pw;
+    int32_t next = 0;   /* the first padded row not widened yet */
+    for (int32_t oy = 0; oy < d->output_h; ++oy) {
+        const int32_t j0 = oy * d->stride_h;   /* padded row of the window's first row */
+        for (int32_t j = next > j0 ? next : j0; j < j0 + kh; ++j) {
+            const int32_t iy = j - d->pad_h;
+            const int8_t *row = iy >= 0 && iy < d->input_h
+                                    ? d->input + (size_t)iy * (size_t)d->input_w * (size_t)C
+                                    : NULL;
+            for (int32_t g = 0; g < G; ++g) {
+                dw_widen_row(row, d->input_w, C, d->pad_w, pw, pad, g,
+                             rows + (size_t)g * group_rows + (size_t)(j % kh) * slot_words);
+            }
+        }
+        next = j0 + kh;
+        int8_t *out_row = d->out + (size_t)oy * (size_t)d->output_w * (size_t)C;
+        for (int32_t g = 0; g < G; ++g) {
+            const uint32_t *group = rows + (size_t)g * group_rows;
+            const uint32_t *w = wv + (size_t)g * (size_t)taps * 2;
+            const int32_t *b = q.bias_folded + 4 * g;
+            int8_t *out = out_row;
+            const uint32_t *r0 = group + (size_t)(j0 % 3) * slot_words;
+            const uint32_t *r1 = group + (size_t)((j0 + 1) % 3) * slot_words;
+            const uint32_t *r2 = group + (size_t)((j0 + 2) % 3) * slot_words;
+            for (int32_t ox = 0; ox < d->output_w; ++ox, out += C) {
+                int32_t a0 = b[0], a1 = b[1], a2 = b[2], a3 = b[3];
+                DW_DSP_TAPS16_3X3(r0, r1, r2, w);
+                dw_dsp_out4(a0, a1, a2, a3, &q, 4 * g, out);
+                r0 += pixel_words;
+                r1 += pixel_words;
+                r2 += pixel_words;
+            }
+        }
+    }
+}

@@ -51,6 +51,9 @@ typedef struct ap_dw_direct {
 void ap_dw_padded_row_avx2(const ap_dw_row *row);
 /* arm-dsp "direct" for depth multiplier 1 (depthwise_conv2d_s8_arm_dsp.c). */
 void ap_dw_direct_arm_dsp(const ap_dw_direct *args);
+/* arm-dsp "widened" (3x3, depth multiplier 1, channels % 4 == 0, dilation 1): scratch as
+   depthwise_conv2d.h's AP_DEPTHWISE_CONV2D_WIDENED says, 16-byte aligned. */
+void ap_dw_widened_arm_dsp(const ap_dw_direct *args, void *scratch);   /* 3x3 filters */
 
 /* One depthwise output from its accumulator (bias added): the portable kernel's rule. */
 static inline int8_t ap_dw_requant1(int32_t acc, const ap_requant *rq, int32_t c)

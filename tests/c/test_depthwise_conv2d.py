@@ -78,8 +78,8 @@ class Case:
     def reference(self):
         return ops.depthwise_conv2d(self.x, self.wt, self.bias, **self.ref_kwargs)
 
-    def variants(self):
-        return variants(self.ffi, self.lib, self.lib.ap_depthwise_conv2d_s8_variants, self.params)
+    def variants(self, isa=None):
+        return variants(self.ffi, self.lib, self.lib.ap_depthwise_conv2d_s8_variants, self.params, isa)
 
     def run(self, variant, short=None):
         ffi, lib = self.ffi, self.lib
@@ -96,22 +96,23 @@ class Case:
 
 
 def check_all(case: Case):
+    """Every variant of every ISA this build and CPU run, each ISA's own list (arm-dsp adds
+    "widened"), against the reference; each scratch one byte short refused."""
     ffi, lib = case.ffi, case.lib
     expected = case.reference()
-    vs = case.variants()
-    assert variant_name(ffi, vs[0]) == "direct" and vs[0].scratch_count == 0
     for level in cpu_levels(lib):
-        with cpu(lib, level):
-            for v in vs:
-                status, got, err = case.run(v)
-                assert status == lib.AP_OK, message(ffi, err)
-                np.testing.assert_array_equal(got, expected, err_msg=f"{variant_name(ffi, v)} cpu={level}")
-    for v in vs:
-        for i in range(v.scratch_count):
-            status, _, err = case.run(v, short=i)
-            assert status == lib.AP_ERR_SCRATCH_TOO_SMALL
-            assert err.index == i and err.needed == v.scratch[i].bytes and err.available == v.scratch[i].bytes - 1
-            assert variant_name(ffi, v) in message(ffi, err)
+        vs = case.variants(level)
+        assert variant_name(ffi, vs[0]) == "direct" and vs[0].scratch_count == 0
+        assert all(v.isa == level for v in vs)
+        for v in vs:
+            status, got, err = case.run(v)
+            assert status == lib.AP_OK, message(ffi, err)
+            np.testing.assert_array_equal(got, expected, err_msg=f"{variant_name(ffi, v)} cpu={level}")
+            for i in range(v.scratch_count):
+                status, _, err = case.run(v, short=i)
+                assert status == lib.AP_ERR_SCRATCH_TOO_SMALL
+                assert err.index == i and err.needed == v.scratch[i].bytes and err.available == v.scratch[i].bytes - 1
+                assert variant_name(ffi, v) in message(ffi, err)
 
 
 shapes = st.fixed_dictionaries(dict(
@@ -318,3 +319,36 @@ def test_litert_layers_bit_exact(ffi, lib):
                     status, got, err = case.run(v)
                     assert status == lib.AP_OK, message(ffi, err)
                     np.testing.assert_array_equal(got, y, err_msg=f"{layer.name} {variant_name(ffi, v)} cpu={level}")
+
+
+@pytest.mark.parametrize("kw", [
+    dict(h=5, w=5, c=8),                                        # SAME, every pixel an edge pixel
+    dict(n=2, h=9, w=6, c=16, stride=(2, 2)),                   # strided, two images
+    dict(h=7, w=4, c=12, stride=(1, 2), pad=(0, 0)),            # VALID, stride only across
+    dict(h=6, w=6, c=4, pad=(2, 1), out_hw=(6, 5)),             # explicit extra padding
+    dict(h=3, w=3, c=64, act=(-20, 90), per_channel=0),         # narrow range, one multiplier
+    dict(h=4, w=9, c=8, input_zp=-128, output_zp=127),          # zero points at the ends
+])
+def test_widened_3x3_on_arm_dsp(ffi, lib, kw):
+    """arm-dsp's "widened" (3x3 windows of int16 lane pairs in scratch, padding included):
+    listed for 3x3 layers of depth multiplier 1 with channels % 4 == 0, sized as the header
+    says, equal to the reference with exactly its scratch and refused one byte short; other
+    ISAs do not list it and their code refuses it."""
+    case = Case(ffi, lib, seed=11, **kw)
+    p = case.params
+    vs = case.variants(lib.AP_ISA_ARM_DSP)
+    (wide,) = [v for v in vs if variant_name(ffi, v) == "widened"]
+    padded_w = (p.output_w - 1) * p.stride_w + 3
+    assert wide.kind == lib.AP_DEPTHWISE_CONV2D_WIDENED and wide.scratch_count == 1
+    assert wide.scratch[0].bytes == 2 * p.output_c * (3 * padded_w + 9)
+    assert "widened" not in [variant_name(ffi, v) for v in case.variants(lib.AP_ISA_PORTABLE)]
+    check_all(case)
+    wide.isa = lib.AP_ISA_PORTABLE
+    status, _, err = case.run(wide)
+    assert status == lib.AP_ERR_INVALID_ARGUMENT and "does not apply" in message(ffi, err)
+
+
+def test_widened_needs_a_3x3_filter_four_channel_groups_and_one_multiplier(ffi, lib):
+    for kw in (dict(c=6), dict(kh=3, kw=5, c=8), dict(c=4, mult=2), dict(c=8, dilation=(2, 1))):
+        case = Case(ffi, lib, h=6, w=6, **kw)
+        assert "widened" not in [variant_name(ffi, v) for v in case.variants(lib.AP_ISA_ARM_DSP)]

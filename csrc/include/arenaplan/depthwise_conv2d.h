@@ -24,6 +24,13 @@
  *                            * ((output_w-1)*stride_w + (filter_w-1)*dilation_w + 1) * output_c
  *                    Offered for R = 1, R = 4 (when output_h > 4) and R = output_h
  *                    (the whole padded input, each input row copied once).
+ *   AP_DEPTHWISE_CONV2D_WIDENED "widened" (arm-dsp only; a 3x3 filter, depth multiplier 1,
+ *                    output_c a multiple of 4, dilation 1): one scratch of
+ *                      bytes = 2 * output_c * (filter_h * padded_w + filter_h * filter_w)
+ *                    (padded_w = (output_w-1)*stride_w + filter_w): an output row's filter_h
+ *                    input rows with their padding, and the weights, as SXTB16 lane pairs,
+ *                    so that a tap of four channels is two LDRDs and four multiplies, and no
+ *                    pixel takes an edge path.
  * MACs of every variant: batches * output_h * output_w * output_c * filter_h * filter_w.
  */
 #ifndef ARENAPLAN_DEPTHWISE_CONV2D_H
@@ -42,7 +49,9 @@ extern "C" {
 /** Variant kinds of DEPTHWISE_CONV_2D (stable values). */
 typedef enum ap_depthwise_conv2d_kind {
     AP_DEPTHWISE_CONV2D_DIRECT = 0,
-    AP_DEPTHWISE_CONV2D_PADDED_ROWS = 1
+    AP_DEPTHWISE_CONV2D_PADDED_ROWS = 1,
+    /** arm-dsp: the rows of a window widened to int16 lane pairs in scratch ("widened"). */
+    AP_DEPTHWISE_CONV2D_WIDENED = 2
 } ap_depthwise_conv2d_kind;
 
 /**
