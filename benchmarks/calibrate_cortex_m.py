@@ -22,6 +22,7 @@ Writes benchmarks/results/calibrate_cortex_m.json.
 """
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import sys
@@ -31,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 import arenaplan as ap
+from arenaplan.latency.sources import output_shape
 from arenaplan.model.zoo import GraphBuilder
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,22 +48,22 @@ CPUS = ["cortex-m4", "cortex-m7"]
 ISAS = ["portable", "arm-dsp"]
 
 
-def conv3x3(size):
-    return (1, size, size, 16), lambda g, x: g.conv2d(x, 16, (3, 3), name="op")
+def conv(cin, cout, kh, kw, stride=1):
+    def build(size):
+        return (1, size, size, cin), lambda g, x: g.conv2d(x, cout, (kh, kw), stride=stride, name="op")
+    return build
 
 
-def conv1x1(size):
-    """KWS DS-CNN's pointwise layers: 64 -> 64 channels."""
-    return (1, size, size, 64), lambda g, x: g.conv2d(x, 64, (1, 1), name="op")
+def depthwise(c, kh, kw):
+    def build(size):
+        return (1, size, size, c), lambda g, x: g.depthwise(x, (kh, kw), name="op")
+    return build
 
 
-def depthwise3x3(size):
-    """KWS DS-CNN's depthwise layers: 3 x 3 over 64 channels."""
-    return (1, size, size, 64), lambda g, x: g.depthwise(x, (3, 3), name="op")
-
-
-def fully_connected(size):
-    return (1, 16 * size), lambda g, x: g.fully_connected(x, 32, name="op")
+def fully_connected(cout):
+    def build(size):
+        return (1, 16 * size), lambda g, x: g.fully_connected(x, cout, name="op")
+    return build
 
 
 def average_pool(size):
@@ -83,10 +85,24 @@ def svdf(size):
     return svdf_models.one_svdf(case)
 
 
-#: case -> the two sizes it is built at
-#: (outputs stay within the harness's 4 KiB output buffer)
-CASES = {"conv 3x3 16->16": (conv3x3, (6, 12)), "conv 1x1 64->64": (conv1x1, (5, 10)),
-         "depthwise 3x3 x64": (depthwise3x3, (5, 10)), "fully connected ->32": (fully_connected, (8, 32)),
+#: case -> the sizes it is built at. The conv, depthwise and fully connected cases differ in
+#: channels and filter sizes as the MLPerf Tiny layers do (3 to 128 input channels, 1x1 to
+#: 10x4 filters, 8 to 128 outputs), so the fit can tell a layer's work per MAC from its work
+#: per output, per channel and per window tap (TargetProfile).
+CASES = {"conv 3x3 16->16": (conv(16, 16, 3, 3), (6, 12)),
+         "conv 3x3 3->8": (conv(3, 8, 3, 3), (8, 16)),
+         "conv 3x3 32->32 s2": (conv(32, 32, 3, 3, 2), (8, 16)),
+         "conv 10x4 1->16 s2": (conv(1, 16, 10, 4, 2), (12, 20)),
+         "conv 1x1 64->64": (conv(64, 64, 1, 1), (5, 10)),
+         "conv 1x1 8->16": (conv(8, 16, 1, 1), (8, 16)),
+         "conv 1x1 128->128": (conv(128, 128, 1, 1), (3, 5)),
+         "depthwise 3x3 x64": (depthwise(64, 3, 3), (5, 10)),
+         "depthwise 3x3 x8": (depthwise(8, 3, 3), (10, 20)),
+         "depthwise 3x3 x128": (depthwise(128, 3, 3), (3, 5)),
+         "depthwise 5x1 x32": (depthwise(32, 5, 1), (6, 10)),
+         "fully connected ->32": (fully_connected(32), (8, 32)),
+         "fully connected ->128": (fully_connected(128), (4, 40)),
+         "fully connected ->8": (fully_connected(8), (8, 32)),
          "average pool x32": (average_pool, (6, 12)), "add x16": (add, (6, 12)),
          "softmax": (softmax, (4, 16)), "svdf 64 filters m8": (svdf, (16, 96))}
 
@@ -102,6 +118,44 @@ def one_op_model(case: str, size: int) -> ap.Model:
 
 def family(variant: str) -> str:
     return re.sub(r"_\d+$", "", variant)
+
+
+#: the features of a fit, in TargetProfile's order, beside the constant
+FEATURES = ("macs", "outputs", "channels", "taps", "pixel_taps")
+
+
+def fit_instructions(pts: list, cpu: str):
+    """Least squares of the counts over the MACs and the subset of the other features that
+    fits the points best (worst relative error), among the subsets the points separate
+    (rank, more points than unknowns) whose slopes are all >= 0: each feature is work done,
+    and a negative slope (one feature standing in for another, as a depthwise layer's MACs
+    are its outputs x taps) would extrapolate to shapes unlike the calibration's as negative
+    work. None with fewer than two sizes. Returns the slopes, the intercept and the worst
+    relative error."""
+    y = np.array([r["instructions"][cpu] for r in pts], dtype=float)
+    if len({r["macs"] for r in pts}) < 2:
+        return None
+    best = None
+    for k in range(len(FEATURES)):
+        for extra in itertools.combinations(FEATURES[1:], k):
+            used = ("macs",) + extra
+            x = np.array([[r[g] for g in used] + [1.0] for r in pts], dtype=float)
+            if len(pts) <= len(used) + 1 - (k == 0) or np.linalg.matrix_rank(x) < len(used) + 1:
+                continue
+            coef = np.linalg.lstsq(x, y, rcond=None)[0]
+            if np.any(coef[:-1] < 0):
+                continue
+            worst = float(np.max(np.abs(x @ coef - y) / y))
+            if best is None or worst < best[0] - 1e-4:
+                best = (worst, used, coef)
+    worst, used, coef = best
+    slopes = dict(zip(used, coef[:-1]))
+    return {"instructions_per_mac": float(slopes["macs"]),
+            "instructions_per_output": float(slopes.get("outputs", 0.0)),
+            "instructions_per_channel": float(slopes.get("channels", 0.0)),
+            "instructions_per_tap": float(slopes.get("taps", 0.0)),
+            "instructions_per_pixel_tap": float(slopes.get("pixel_taps", 0.0)),
+            "instructions_per_op": float(coef[-1]), "worst_error": worst}
 
 
 def main() -> int:
@@ -124,27 +178,46 @@ def main() -> int:
                     counted = cortex_m.count([plan for _, _, plan in found], CPUS, runtimes,
                                              tmp / f"{isa}-{case}-{size}".replace(" ", "_"))
                     for (k, v, plan), counts in zip(found, counted):
+                        outputs, channels, taps, pixel_taps = output_shape(plan.kernels[k])
+                        spec = plan.kernels[k].spec
                         rows.append({"isa": isa, "case": case, "size": size, "op": plan.kernels[k].type,
+                                     "filter": f"{spec.get('filter_h', 1)}x{spec.get('filter_w', 1)}",
                                      "variant": v.name, "family": family(v.name), "macs": v.macs,
+                                     "outputs": outputs, "channels": channels, "taps": taps,
+                                     "pixel_taps": pixel_taps,
                                      "scratch_bytes": v.scratch_bytes, "instructions": counts})
                         print(f"{isa:<9}{case:<22}{size:>4} {v.name:<20}{v.macs:>9,} MACs  "
                               + "  ".join(f"{n} {c:>10,}" for n, c in counts.items()), flush=True)
+    # one fit per (ISA, op, family), and for depthwise one per filter size too (the cost
+    # model's "...@3x3" keys: its 3x3 windows run code of their own), whose key without the
+    # size then stands for the other sizes (fitted on them where the family has them)
+    groups = {}
+    for r in rows:
+        key = ("" if r["isa"] == "portable" else f"{r['isa']}/") + f"{r['op']}:{r['family']}"
+        groups.setdefault(key, []).append(r)
+        if r["op"] == "DEPTHWISE_CONV_2D":
+            groups.setdefault(f"{key}@{r['filter']}", []).append(r)
+    for key, pts in groups.items():
+        others = [r for r in pts if r["op"] == "DEPTHWISE_CONV_2D" and r["filter"] != "3x3"]
+        if "@" not in key and others:
+            groups[key] = others
     fits = {}
-    for key in sorted({(r["isa"], r["op"], r["family"]) for r in rows}):
-        pts = [r for r in rows if (r["isa"], r["op"], r["family"]) == key]
+    for key in sorted(groups):
         fit = {}
         for name in CPUS:
-            macs = np.array([r["macs"] for r in pts], dtype=float)
-            inst = np.array([r["instructions"][name] for r in pts], dtype=float)
-            if len(set(macs)) < 2:
-                continue
-            slope, intercept = np.polyfit(macs, inst, 1)
-            fit[name] = {"instructions_per_mac": float(slope), "instructions_per_op": float(intercept)}
-        fits[("" if key[0] == "portable" else f"{key[0]}/") + f"{key[1]}:{key[2]}"] = fit
-    print(f"\n{'[isa/]op:family':<40}" + "".join(f"{n + ' instr/MAC':>20}{'instr/op':>10}" for n in CPUS))
+            fitted = fit_instructions(groups[key], name)
+            if fitted is not None:
+                fit[name] = fitted
+        if fit:
+            fits[key] = fit
+    print(f"\n{'[isa/]op:family':<40}{'core':>11}{'/MAC':>8}{'/output':>9}{'/channel':>10}{'/tap':>8}"
+          f"{'/px tap':>9}{'/op':>9}{'worst':>8}")
     for key, fit in fits.items():
-        print(f"{key:<40}" + "".join(f"{fit[n]['instructions_per_mac']:>20.2f}{fit[n]['instructions_per_op']:>10,.0f}"
-                                      if n in fit else f"{'':>30}" for n in CPUS))
+        for n, f in fit.items():
+            print(f"{key:<40}{n:>11}{f['instructions_per_mac']:>8.2f}{f['instructions_per_output']:>9.2f}"
+                  f"{f['instructions_per_channel']:>10.1f}{f['instructions_per_tap']:>8.2f}"
+                  f"{f['instructions_per_pixel_tap']:>9.2f}"
+                  f"{f['instructions_per_op']:>9,.0f}{f['worst_error'] * 100:>7.1f}%")
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps({"rows": rows, "fits": fits}, indent=2))
     print(f"wrote {RESULTS}")

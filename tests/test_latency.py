@@ -169,7 +169,9 @@ def test_cost_model_keys_by_op_type_then_family():
     # the rest stays the profile's
     assert profile.per_mac(soft, soft.variant("exp_cache")) == latency.PROFILES["cortex-m4"].cycles_per_mac["SOFTMAX:exp_cache"]
     padded = next(v for v in dw.variants if v.name.startswith("padded_rows"))
-    assert profile.per_mac(dw, padded) == latency.PROFILES["cortex-m4"].cycles_per_mac["DEPTHWISE_CONV_2D:padded_rows"]
+    assert profile.per_mac(dw, padded) == latency.PROFILES["cortex-m4"].per_mac(dw, padded)
+    # a depthwise op's own filter size first: the 3x3 code has figures of its own
+    assert latency.PROFILES["cortex-m4"]._key(dw, padded) == "DEPTHWISE_CONV_2D:padded_rows@3x3"
     # the calibrated profiles: counted instructions times the core's cycles per instruction
     for name, counted in (("cortex-m4", "cortex-m4"), ("cortex-m7", "cortex-m7"), ("cortex-m55", "cortex-m4")):
         p = latency.PROFILES[name]
@@ -187,3 +189,25 @@ def test_cost_model_coefficients_can_be_overridden():
     assert slow[0]["direct"] == pytest.approx(2 * fast[0]["direct"])
     with pytest.raises(ap.InvalidArgument, match="unknown cost model"):
         ap.CostModel("cortex-m4", cycles_per_flop=1)
+
+
+def test_cost_model_counts_outputs_channels_and_taps_beside_macs():
+    """A conv's predicted cycles are its MACs, outputs, channels, output taps and pixel taps
+    times the calibrated figures of its key, plus the key's per-op figure."""
+    kernels = PlanContext.build(tiny_model(), isa="arm-dsp", reference="tflm").kernels
+    conv = next(k for k in kernels if k.type == "CONV_2D")
+    s = conv.spec
+    pixels = s["batches"] * s["output_h"] * s["output_w"]
+    taps = s["filter_h"] * s["filter_w"]
+    assert latency.output_shape(conv) == (pixels * s["output_c"], s["output_c"],
+                                          pixels * s["output_c"] * taps, pixels * taps)
+    p = latency.PROFILES["cortex-m4"]
+    for v in conv.variants:
+        key = p._key(conv, v)
+        features = (v.macs, *latency.output_shape(conv))
+        slopes = (p.cycles_per_mac[key], p.cycles_per_output.get(key, 0.0), p.cycles_per_channel.get(key, 0.0),
+                  p.cycles_per_tap.get(key, 0.0), p.cycles_per_pixel_tap.get(key, 0.0))
+        work = sum(f * c for f, c in zip(features, slopes))
+        want = max(p.overhead_by_key.get(key, p.overhead_cycles) + work, 0.5 * work)
+        assert p.cycles(conv, v) == pytest.approx(want + v.scratch_bytes * p.cycles_per_scratch_byte)
+    assert latency.output_shape(next(k for k in kernels if k.type == "SOFTMAX")) == (0, 0, 0, 0)

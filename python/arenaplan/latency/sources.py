@@ -29,7 +29,7 @@ import time
 import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence, Union
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -424,17 +424,44 @@ class _NodeTimer:
 
 
 # --- analytic cost model ---------------------------------------------------------------------
+def output_shape(kernel: OpKernel) -> Tuple[int, int, int, int]:
+    """(output elements, output channels, output elements x filter taps, output pixels x filter
+    taps) of a conv, depthwise or fully connected op from its params (a fully connected row
+    is one pixel of one tap); zeros for other ops. The cost model's features beside the MACs
+    (calibrate_cortex_m.py fits them): requantisation per output, weight set-up per channel,
+    a tap's loop per output and the window's gathering per pixel."""
+    spec = kernel.spec
+    if "output_h" in spec and "output_c" in spec:
+        c = int(spec["output_c"])
+        pixels = int(spec.get("batches", 1)) * int(spec["output_h"]) * int(spec["output_w"])
+        taps = int(spec.get("filter_h", 1)) * int(spec.get("filter_w", 1))
+        return pixels * c, c, pixels * c * taps, pixels * taps
+    if "output_depth" in spec:
+        c, rows = int(spec["output_depth"]), int(spec.get("batches", 1))
+        return rows * c, c, rows * c, rows
+    return 0, 0, 0, 0
+
+
 @dataclass(frozen=True)
 class TargetProfile:
     """Coefficients of the analytic cost model of one target.
 
     cycles(op, variant) = overhead_by_key.get(key, overhead_cycles) + macs * cycles_per_mac[key]
+                          + outputs * cycles_per_output.get(key, 0)
+                          + channels * cycles_per_channel.get(key, 0)
+                          + taps * cycles_per_tap.get(key, 0)
+                          + pixel_taps * cycles_per_pixel_tap.get(key, 0)
                           + scratch_bytes * cycles_per_scratch_byte
-    (at least half of the per-MAC term: a measured intercept may be negative)
-    where key is "<isa>/<op type>:<variant family>" ("arm-dsp/CONV_2D:im2col_cols": the
+    (at least half of the per-MAC term: a measured intercept may be negative), where the op's
+    outputs, channels, taps and pixel taps are as output_shape says (conv, depthwise and fully
+    connected; 0 for other ops): the requantisation is per output, the weights' set-up per
+    channel, a tap's loop per output and a window's gathering per pixel, so a layer's cost is
+    not its MACs alone.
+    where key is "<isa>/<op type>:<variant family>" ("arm-dsp/CONV_2D:im2col_rows": the
     figure of that ISA's code), else "<op type>:<variant family>" ("CONV_2D:im2col": the
     portable code's, which an ISA without code of its own for the op runs), else the family
-    alone ("direct", "im2col", "gemm_1x1", ...), else "default".
+    alone ("direct", "im2col", "gemm_1x1", ...), else "default"; a depthwise op first tries
+    those keys with its filter size ("arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": the 3x3 code).
     A variant's family is its name without the block-size suffix; its MACs are the
     multiply-accumulates (elements for element-wise ops and SOFTMAX).
     """
@@ -451,6 +478,11 @@ class TargetProfile:
     #: per-op cycles by the same keys as cycles_per_mac (the calibration's intercepts);
     #: overhead_cycles where a key has none
     overhead_by_key: Mapping[str, float] = field(default_factory=dict)
+    #: per output element and per output channel, by the same keys (see the formula)
+    cycles_per_output: Mapping[str, float] = field(default_factory=dict)
+    cycles_per_channel: Mapping[str, float] = field(default_factory=dict)
+    cycles_per_tap: Mapping[str, float] = field(default_factory=dict)
+    cycles_per_pixel_tap: Mapping[str, float] = field(default_factory=dict)
 
     def family(self, variant: Variant) -> str:
         """The variant's kind name without its param ("im2col_rows_12" -> "im2col_rows"), as
@@ -459,7 +491,12 @@ class TargetProfile:
 
     def _key(self, kernel: OpKernel, variant: Variant) -> str:
         family = self.family(variant)
-        for key in (f"{variant.isa}/{kernel.type}:{family}", f"{kernel.type}:{family}", family, "default"):
+        keys = [f"{variant.isa}/{kernel.type}:{family}", f"{kernel.type}:{family}", family, "default"]
+        if kernel.type == "DEPTHWISE_CONV_2D":
+            # a filter size with code of its own (3x3 unrolled) has figures of its own
+            shape = f"@{kernel.spec.get('filter_h')}x{kernel.spec.get('filter_w')}"
+            keys[:0] = [keys[0] + shape, keys[1] + shape]
+        for key in keys:
             if key in self.cycles_per_mac:
                 return key
         raise InvalidArgument(f"cost model {self.name!r} has no 'default' cycles per MAC")
@@ -470,7 +507,11 @@ class TargetProfile:
 
     def cycles(self, kernel: OpKernel, variant: Variant) -> float:
         key = self._key(kernel, variant)
-        work = variant.macs * self.cycles_per_mac[key]
+        outputs, channels, taps, pixel_taps = output_shape(kernel)
+        work = (variant.macs * self.cycles_per_mac[key] + outputs * self.cycles_per_output.get(key, 0.0)
+                + channels * self.cycles_per_channel.get(key, 0.0)
+                + taps * self.cycles_per_tap.get(key, 0.0)
+                + pixel_taps * self.cycles_per_pixel_tap.get(key, 0.0))
         return (max(self.overhead_by_key.get(key, self.overhead_cycles) + work, 0.5 * work)
                 + variant.scratch_bytes * self.cycles_per_scratch_byte)
 
@@ -486,27 +527,30 @@ class TargetProfile:
 
 # Coefficients: what each core executes, measured; how fast it executes it, estimated.
 #
-# Measured: instructions per MAC (per element for ADD and SOFTMAX) of this project's
-# kernels (csrc/runtime, arm-none-eabi-gcc -O2), per op type and variant family, counted
-# by benchmarks/calibrate_cortex_m.py (results/calibrate_cortex_m.json, run of 2026-12-03, after the
-# pixel-pair, int16-column and SMMULR requantisation kernels):
-# one-op models at two sizes, exported, built with the firmware harness and run under
-# qemu-system-arm -icount (one SysTick tick per 40 instructions); the slope between the two
-# sizes is the figure below, the intercepts (call, set-up, per-op constants) are ~1,000-
-# 3,600 instructions, about 1,500 typically. "<op>:<family>" is the portable code, which a
-# plan for the portable ISA runs and an arm-dsp plan runs where the op has no arm-dsp code
-# (pooling, ADD, SOFTMAX, SVDF; CONV_2D's direct, depthwise's padded_rows and depth
-# multipliers above 1); "arm-dsp/<op>:<family>" is the DSP-extension code (SMLAD: CONV_2D's
-# rows kernel behind gemm_1x1 and im2col and its int16-column kernel behind im2col16_rows,
-# FULLY_CONNECTED's smlad kernels; SMLABB/SMLATT:
-# DEPTHWISE_CONV_2D's direct). The figures are of the calibration shapes (conv 3x3 16 -> 16,
-# 1x1 32 -> 16, FC 128..512 -> 32); a layer with more MACs per output needs fewer per MAC
-# (its requantisation is spread wider). The im2col rows variants cost the same instructions
-# whatever their block size (within 0.1 %) and the padded-row depthwise ones within 5 %: the
-# scratch buffer costs nothing by itself (its filling is in the per-MAC figure), so
-# cycles_per_scratch_byte is 0 and ties go to the smaller scratch. SVDF's two variants execute the same
-# instructions within 0.2 %; the intercept, about 14,300 (the state shift, the time step),
-# is above the per-op constant.
+# Measured: the instructions of this project's kernels (csrc/runtime, arm-none-eabi-gcc -O2)
+# per op type and variant family, counted by benchmarks/calibrate_cortex_m.py
+# (results/calibrate_cortex_m.json, run of 2026-12-03, after the pixel-pair, int16-column,
+# widened-depthwise and SMMULR requantisation kernels): one-op models of 14 conv, depthwise
+# and fully connected shapes (3 to 128 channels, 1x1 to 10x4 filters, strides 1 and 2) and
+# of the other ops, each at two sizes, exported, built with the firmware harness and run
+# under qemu-system-arm -icount. Per key a least-squares fit over the MACs and the subset of
+# outputs, channels, output taps and pixel taps (output_shape) that fits best with every
+# slope >= 0: the tables below, and the intercept per call. The fits' worst errors on their
+# own points are 0-6 % for most keys, 26 % for im2col16_rows (its gather differs between
+# pointwise and windowed layers), 14 % for smlad_x16. "<op>:<family>" is the portable code,
+# which a plan for the portable ISA runs and an arm-dsp plan runs where the op has no
+# arm-dsp code (pooling, ADD, SOFTMAX, SVDF; CONV_2D's direct, depthwise's padded_rows and
+# depth multipliers above 1); "arm-dsp/<op>:<family>" is the DSP-extension code (SMLAD:
+# CONV_2D's rows kernel behind gemm_1x1 and im2col and its int16-column kernel behind
+# im2col16_rows, FULLY_CONNECTED's smlad kernels; SMLABB/SMLATT: DEPTHWISE_CONV_2D's direct
+# and widened); a depthwise key with "@3x3" is its 3x3 code, the key without the size its
+# other filter sizes. The im2col rows variants cost the same instructions whatever their
+# block size (within 0.1 %): the scratch buffer costs nothing by itself (its filling is in
+# the fit), so cycles_per_scratch_byte is 0 and ties go to the smaller scratch. SVDF's two
+# variants execute the same instructions within 0.2 %.
+#   LOGISTIC, TANH and HARD_SWISH (per element): counted on the M4 with one-op models when
+#   they landed (2026-12-03), the M7 taking the M4's figures; a table variant's intercept is
+#   its 256 entries computed once a call.
 #   Not measured (no one-op model builder for them yet): MUL, MAX_POOL_2D, MEAN,
 #   QUANTIZE, DEQUANTIZE, CONCATENATION, PAD ("default", set between the pooling and the
 #   element-wise figures).
@@ -519,48 +563,152 @@ class TargetProfile:
 # figures (TableLatency) replace all of this.
 _INSTRUCTIONS_PER_MAC = {
     "cortex-m4": {
-        "ADD:direct": 74.10, "AVERAGE_POOL_2D:direct": 6.85, "CONV_2D:direct": 6.23,
-        "CONV_2D:gemm_1x1": 4.48, "CONV_2D:im2col": 4.14, "CONV_2D:im2col_rows": 4.14,
-        "DEPTHWISE_CONV_2D:direct": 13.57, "DEPTHWISE_CONV_2D:padded_rows": 16.08,
-        "FULLY_CONNECTED:direct": 10.02, "SOFTMAX:direct": 341.67, "SOFTMAX:exp_cache": 204.17,
-        "SVDF:direct": 5.93, "SVDF:fused": 5.94, "arm-dsp/CONV_2D:gemm_1x1": 1.75,
-        "arm-dsp/CONV_2D:im2col": 1.7, "arm-dsp/CONV_2D:im2col_rows": 1.7,
-        "arm-dsp/CONV_2D:im2col16_rows": 1.37, "arm-dsp/DEPTHWISE_CONV_2D:direct": 6.08,
-        "arm-dsp/FULLY_CONNECTED:smlad": 1.77, "arm-dsp/FULLY_CONNECTED:smlad_x16": 1.83,
-        "default": 20.0},
+        "ADD:direct": 74.097, "AVERAGE_POOL_2D:direct": 6.852, "CONV_2D:direct": 5.039,
+        "CONV_2D:gemm_1x1": 4.071, "CONV_2D:im2col": 3.554, "CONV_2D:im2col_rows": 3.554,
+        "DEPTHWISE_CONV_2D:direct": 18.184, "DEPTHWISE_CONV_2D:direct@3x3": 12.277,
+        "DEPTHWISE_CONV_2D:direct@5x1": 18.184, "DEPTHWISE_CONV_2D:padded_rows": 21.975,
+        "DEPTHWISE_CONV_2D:padded_rows@3x3": 15.792, "DEPTHWISE_CONV_2D:padded_rows@5x1": 21.975,
+        "FULLY_CONNECTED:direct": 10.005, "HARD_SWISH:direct": 88.6, "HARD_SWISH:table": 7.05,
+        "LOGISTIC:direct": 252.0, "LOGISTIC:lookup": 7.06, "LOGISTIC:table": 7.06,
+        "SOFTMAX:direct": 341.667, "SOFTMAX:exp_cache": 204.167, "SVDF:direct": 5.93,
+        "SVDF:fused": 5.937, "TANH:direct": 259.0, "TANH:lookup": 7.06, "TANH:table": 7.06,
+        "arm-dsp/ADD:direct": 74.097, "arm-dsp/AVERAGE_POOL_2D:direct": 6.852,
+        "arm-dsp/CONV_2D:direct": 5.041, "arm-dsp/CONV_2D:gemm_1x1": 1.322,
+        "arm-dsp/CONV_2D:im2col": 1.168, "arm-dsp/CONV_2D:im2col16_rows": 0.968,
+        "arm-dsp/CONV_2D:im2col_rows": 1.168, "arm-dsp/DEPTHWISE_CONV_2D:direct": 13.301,
+        "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 5.96,
+        "arm-dsp/DEPTHWISE_CONV_2D:direct@5x1": 13.301,
+        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows": 21.975,
+        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 15.793,
+        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@5x1": 21.975,
+        "arm-dsp/DEPTHWISE_CONV_2D:widened": 4.897, "arm-dsp/DEPTHWISE_CONV_2D:widened@3x3": 4.897,
+        "arm-dsp/FULLY_CONNECTED:smlad": 1.505, "arm-dsp/FULLY_CONNECTED:smlad_x16": 1.459,
+        "arm-dsp/SOFTMAX:direct": 341.667, "arm-dsp/SOFTMAX:exp_cache": 204.167,
+        "arm-dsp/SVDF:direct": 5.93, "arm-dsp/SVDF:fused": 5.937, "default": 20.0},
     "cortex-m7": {
-        "ADD:direct": 75.07, "AVERAGE_POOL_2D:direct": 6.86, "CONV_2D:direct": 6.22,
-        "CONV_2D:gemm_1x1": 4.61, "CONV_2D:im2col": 4.26, "CONV_2D:im2col_rows": 4.26,
-        "DEPTHWISE_CONV_2D:direct": 13.36, "DEPTHWISE_CONV_2D:padded_rows": 13.30,
-        "FULLY_CONNECTED:direct": 10.02, "SOFTMAX:direct": 338.33, "SOFTMAX:exp_cache": 204.17,
-        "SVDF:direct": 5.94, "SVDF:fused": 5.93, "arm-dsp/CONV_2D:gemm_1x1": 1.75,
-        "arm-dsp/CONV_2D:im2col": 1.7, "arm-dsp/CONV_2D:im2col_rows": 1.7,
-        "arm-dsp/CONV_2D:im2col16_rows": 1.37, "arm-dsp/DEPTHWISE_CONV_2D:direct": 6.11,
-        "arm-dsp/FULLY_CONNECTED:smlad": 1.77, "arm-dsp/FULLY_CONNECTED:smlad_x16": 1.77,
-        "default": 20.0},
+        "ADD:direct": 75.069, "AVERAGE_POOL_2D:direct": 6.863, "CONV_2D:direct": 5.039,
+        "CONV_2D:gemm_1x1": 4.19, "CONV_2D:im2col": 3.661, "CONV_2D:im2col_rows": 3.661,
+        "DEPTHWISE_CONV_2D:direct": 18.301, "DEPTHWISE_CONV_2D:direct@3x3": 12.336,
+        "DEPTHWISE_CONV_2D:direct@5x1": 18.301, "DEPTHWISE_CONV_2D:padded_rows": 18.603,
+        "DEPTHWISE_CONV_2D:padded_rows@3x3": 12.64, "DEPTHWISE_CONV_2D:padded_rows@5x1": 18.603,
+        "FULLY_CONNECTED:direct": 10.005, "HARD_SWISH:direct": 88.6, "HARD_SWISH:table": 7.05,
+        "LOGISTIC:direct": 252.0, "LOGISTIC:lookup": 7.06, "LOGISTIC:table": 7.06,
+        "SOFTMAX:direct": 338.333, "SOFTMAX:exp_cache": 204.167, "SVDF:direct": 5.937,
+        "SVDF:fused": 5.93, "TANH:direct": 259.0, "TANH:lookup": 7.06, "TANH:table": 7.06,
+        "arm-dsp/ADD:direct": 75.069, "arm-dsp/AVERAGE_POOL_2D:direct": 6.863,
+        "arm-dsp/CONV_2D:direct": 5.041, "arm-dsp/CONV_2D:gemm_1x1": 1.323,
+        "arm-dsp/CONV_2D:im2col": 1.167, "arm-dsp/CONV_2D:im2col16_rows": 0.968,
+        "arm-dsp/CONV_2D:im2col_rows": 1.167, "arm-dsp/DEPTHWISE_CONV_2D:direct": 12.844,
+        "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 5.964,
+        "arm-dsp/DEPTHWISE_CONV_2D:direct@5x1": 12.844,
+        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows": 18.604,
+        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 12.639,
+        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@5x1": 18.604,
+        "arm-dsp/DEPTHWISE_CONV_2D:widened": 4.979, "arm-dsp/DEPTHWISE_CONV_2D:widened@3x3": 4.979,
+        "arm-dsp/FULLY_CONNECTED:smlad": 1.505, "arm-dsp/FULLY_CONNECTED:smlad_x16": 1.459,
+        "arm-dsp/SOFTMAX:direct": 338.333, "arm-dsp/SOFTMAX:exp_cache": 204.167,
+        "arm-dsp/SVDF:direct": 5.937, "arm-dsp/SVDF:fused": 5.93, "default": 20.0},
 }
 #: the fits' intercepts: instructions of one call beyond its MACs (the call, set-up, I/O).
 #: "im2col" takes im2col_rows's figures in both tables: the same code with one block of every
 #: pixel, whose fits differ by noise (0.01 instructions a MAC), which must not buy memory.
 _INSTRUCTIONS_PER_CALL = {
     "cortex-m4": {
-        "ADD:direct": 1040, "AVERAGE_POOL_2D:direct": 1627, "CONV_2D:direct": 3547,
-        "CONV_2D:gemm_1x1": 32707, "CONV_2D:im2col": 2044, "CONV_2D:im2col_rows": 2044,
-        "DEPTHWISE_CONV_2D:direct": -18200, "DEPTHWISE_CONV_2D:padded_rows": 7560,
-        "FULLY_CONNECTED:direct": 2693, "SOFTMAX:direct": 773, "SOFTMAX:exp_cache": 893,
-        "SVDF:direct": 13932, "SVDF:fused": 14080, "arm-dsp/CONV_2D:gemm_1x1": 8160,
-        "arm-dsp/CONV_2D:im2col": 2767, "arm-dsp/CONV_2D:im2col_rows": 2767,
-        "arm-dsp/CONV_2D:im2col16_rows": 11545, "arm-dsp/DEPTHWISE_CONV_2D:direct": 7667,
-        "arm-dsp/FULLY_CONNECTED:smlad": 2920, "arm-dsp/FULLY_CONNECTED:smlad_x16": 2987},
+        "ADD:direct": 1040, "AVERAGE_POOL_2D:direct": 1627, "CONV_2D:direct": 2751,
+        "CONV_2D:gemm_1x1": -3111, "CONV_2D:im2col": 22829, "CONV_2D:im2col_rows": 22829,
+        "DEPTHWISE_CONV_2D:direct": -5097, "DEPTHWISE_CONV_2D:direct@3x3": -16457,
+        "DEPTHWISE_CONV_2D:direct@5x1": -5097, "DEPTHWISE_CONV_2D:padded_rows": 3196,
+        "DEPTHWISE_CONV_2D:padded_rows@3x3": 920, "DEPTHWISE_CONV_2D:padded_rows@5x1": 3196,
+        "FULLY_CONNECTED:direct": 873, "HARD_SWISH:direct": 443, "HARD_SWISH:table": 23300,
+        "LOGISTIC:direct": 600, "LOGISTIC:lookup": 512, "LOGISTIC:table": 65000,
+        "SOFTMAX:direct": 773, "SOFTMAX:exp_cache": 893, "SVDF:direct": 13932, "SVDF:fused": 14080,
+        "TANH:direct": 520, "TANH:lookup": 512, "TANH:table": 65000, "arm-dsp/ADD:direct": 1040,
+        "arm-dsp/AVERAGE_POOL_2D:direct": 1627, "arm-dsp/CONV_2D:direct": 4279,
+        "arm-dsp/CONV_2D:gemm_1x1": 284, "arm-dsp/CONV_2D:im2col": 4508,
+        "arm-dsp/CONV_2D:im2col16_rows": 12296, "arm-dsp/CONV_2D:im2col_rows": 4508,
+        "arm-dsp/DEPTHWISE_CONV_2D:direct": -2852, "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 2612,
+        "arm-dsp/DEPTHWISE_CONV_2D:direct@5x1": -2852,
+        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows": 3196,
+        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 931,
+        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@5x1": 3196,
+        "arm-dsp/DEPTHWISE_CONV_2D:widened": 1593, "arm-dsp/DEPTHWISE_CONV_2D:widened@3x3": 1593,
+        "arm-dsp/FULLY_CONNECTED:smlad": 897, "arm-dsp/FULLY_CONNECTED:smlad_x16": 1650,
+        "arm-dsp/SOFTMAX:direct": 773, "arm-dsp/SOFTMAX:exp_cache": 893,
+        "arm-dsp/SVDF:direct": 13932, "arm-dsp/SVDF:fused": 14080},
     "cortex-m7": {
-        "ADD:direct": 1080, "AVERAGE_POOL_2D:direct": 1613, "CONV_2D:direct": 2070,
-        "CONV_2D:gemm_1x1": 33453, "CONV_2D:im2col": 2071, "CONV_2D:im2col_rows": 2071,
-        "DEPTHWISE_CONV_2D:direct": -18160, "DEPTHWISE_CONV_2D:padded_rows": 7591,
-        "FULLY_CONNECTED:direct": 2693, "SOFTMAX:direct": 827, "SOFTMAX:exp_cache": 853,
-        "SVDF:direct": 14360, "SVDF:fused": 14372, "arm-dsp/CONV_2D:gemm_1x1": 8120,
-        "arm-dsp/CONV_2D:im2col": 2714, "arm-dsp/CONV_2D:im2col_rows": 2714,
-        "arm-dsp/CONV_2D:im2col16_rows": 11439, "arm-dsp/DEPTHWISE_CONV_2D:direct": 6480,
-        "arm-dsp/FULLY_CONNECTED:smlad": 2840, "arm-dsp/FULLY_CONNECTED:smlad_x16": 2920},
+        "ADD:direct": 1080, "AVERAGE_POOL_2D:direct": 1613, "CONV_2D:direct": 2513,
+        "CONV_2D:gemm_1x1": -3271, "CONV_2D:im2col": 23375, "CONV_2D:im2col_rows": 23375,
+        "DEPTHWISE_CONV_2D:direct": -5092, "DEPTHWISE_CONV_2D:direct@3x3": -16453,
+        "DEPTHWISE_CONV_2D:direct@5x1": -5092, "DEPTHWISE_CONV_2D:padded_rows": 3554,
+        "DEPTHWISE_CONV_2D:padded_rows@3x3": 865, "DEPTHWISE_CONV_2D:padded_rows@5x1": 3554,
+        "FULLY_CONNECTED:direct": 893, "HARD_SWISH:direct": 443, "HARD_SWISH:table": 23300,
+        "LOGISTIC:direct": 600, "LOGISTIC:lookup": 512, "LOGISTIC:table": 65000,
+        "SOFTMAX:direct": 827, "SOFTMAX:exp_cache": 853, "SVDF:direct": 14360, "SVDF:fused": 14372,
+        "TANH:direct": 520, "TANH:lookup": 512, "TANH:table": 65000, "arm-dsp/ADD:direct": 1080,
+        "arm-dsp/AVERAGE_POOL_2D:direct": 1613, "arm-dsp/CONV_2D:direct": 3899,
+        "arm-dsp/CONV_2D:gemm_1x1": 89, "arm-dsp/CONV_2D:im2col": 4446,
+        "arm-dsp/CONV_2D:im2col16_rows": 12369, "arm-dsp/CONV_2D:im2col_rows": 4446,
+        "arm-dsp/DEPTHWISE_CONV_2D:direct": -2460, "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 2317,
+        "arm-dsp/DEPTHWISE_CONV_2D:direct@5x1": -2460,
+        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows": 3547,
+        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 901,
+        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@5x1": 3547,
+        "arm-dsp/DEPTHWISE_CONV_2D:widened": 1536, "arm-dsp/DEPTHWISE_CONV_2D:widened@3x3": 1536,
+        "arm-dsp/FULLY_CONNECTED:smlad": 924, "arm-dsp/FULLY_CONNECTED:smlad_x16": 1673,
+        "arm-dsp/SOFTMAX:direct": 827, "arm-dsp/SOFTMAX:exp_cache": 853,
+        "arm-dsp/SVDF:direct": 14360, "arm-dsp/SVDF:fused": 14372},
+}
+#: per output element and per output channel (the calibration's other two slopes, where its
+#: shapes separate them from the per-MAC one)
+_INSTRUCTIONS_PER_OUTPUT: Dict[str, Dict[str, float]] = {
+    "cortex-m4": {
+        "CONV_2D:direct": 65.034, "CONV_2D:gemm_1x1": 24.347, "CONV_2D:im2col": 92.276,
+        "CONV_2D:im2col_rows": 92.276, "FULLY_CONNECTED:direct": 60.859,
+        "arm-dsp/CONV_2D:direct": 65.102, "arm-dsp/CONV_2D:gemm_1x1": 25.927,
+        "arm-dsp/CONV_2D:im2col": 81.244, "arm-dsp/CONV_2D:im2col16_rows": 26.901,
+        "arm-dsp/CONV_2D:im2col_rows": 81.244, "arm-dsp/FULLY_CONNECTED:smlad": 65.603,
+        "arm-dsp/FULLY_CONNECTED:smlad_x16": 59.036},
+    "cortex-m7": {
+        "CONV_2D:direct": 65.159, "CONV_2D:gemm_1x1": 25.112, "CONV_2D:im2col": 93.724,
+        "CONV_2D:im2col_rows": 93.724, "FULLY_CONNECTED:direct": 59.79,
+        "arm-dsp/CONV_2D:direct": 65.22, "arm-dsp/CONV_2D:gemm_1x1": 25.752,
+        "arm-dsp/CONV_2D:im2col": 81.462, "arm-dsp/CONV_2D:im2col16_rows": 26.897,
+        "arm-dsp/CONV_2D:im2col_rows": 81.462, "arm-dsp/FULLY_CONNECTED:smlad": 62.269,
+        "arm-dsp/FULLY_CONNECTED:smlad_x16": 57.023},
+}
+_INSTRUCTIONS_PER_CHANNEL: Dict[str, Dict[str, float]] = {
+    "cortex-m4": {
+        "DEPTHWISE_CONV_2D:padded_rows@3x3": 122.807, "arm-dsp/CONV_2D:gemm_1x1": 122.062,
+        "arm-dsp/CONV_2D:im2col16_rows": 195.221, "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 64.183,
+        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 122.495,
+        "arm-dsp/DEPTHWISE_CONV_2D:widened": 174.142,
+        "arm-dsp/DEPTHWISE_CONV_2D:widened@3x3": 174.142},
+    "cortex-m7": {
+        "DEPTHWISE_CONV_2D:padded_rows@3x3": 127.205, "arm-dsp/CONV_2D:gemm_1x1": 126.512,
+        "arm-dsp/CONV_2D:im2col16_rows": 190.443, "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 53.316,
+        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 126.922,
+        "arm-dsp/DEPTHWISE_CONV_2D:widened": 192.015,
+        "arm-dsp/DEPTHWISE_CONV_2D:widened@3x3": 192.015},
+}
+_INSTRUCTIONS_PER_TAP: Dict[str, Dict[str, float]] = {
+    "cortex-m4": {
+        "CONV_2D:direct": 11.222, "arm-dsp/CONV_2D:direct": 11.229},
+    "cortex-m7": {
+        "CONV_2D:direct": 10.628, "arm-dsp/CONV_2D:direct": 10.633},
+}
+_INSTRUCTIONS_PER_PIXEL_TAP: Dict[str, Dict[str, float]] = {
+    "cortex-m4": {
+        "CONV_2D:direct": 9.93, "CONV_2D:gemm_1x1": 539.591,
+        "DEPTHWISE_CONV_2D:direct@3x3": 59.445, "DEPTHWISE_CONV_2D:padded_rows@3x3": 30.4,
+        "arm-dsp/CONV_2D:direct": 9.291, "arm-dsp/CONV_2D:gemm_1x1": 88.889,
+        "arm-dsp/CONV_2D:im2col16_rows": 25.055, "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 9.906,
+        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 30.378},
+    "cortex-m7": {
+        "CONV_2D:direct": 9.83, "CONV_2D:gemm_1x1": 554.364,
+        "DEPTHWISE_CONV_2D:direct@3x3": 59.627, "DEPTHWISE_CONV_2D:padded_rows@3x3": 32.765,
+        "arm-dsp/CONV_2D:direct": 9.268, "arm-dsp/CONV_2D:gemm_1x1": 92.365,
+        "arm-dsp/CONV_2D:im2col16_rows": 25.093, "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 11.043,
+        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 32.759},
 }
 _INSTRUCTIONS_PER_OP = 1500.0
 _CYCLES_PER_INSTRUCTION = {"cortex-m4": 1.3, "cortex-m7": 0.9, "cortex-m55": 1.1}
@@ -573,7 +721,11 @@ def _calibrated(name: str, clock_hz: float, counted_on: str) -> TargetProfile:
         cycles_per_scratch_byte=0.0, overhead_cycles=_INSTRUCTIONS_PER_OP * cpi,
         source=f"instructions counted under QEMU ({counted_on} build) x {cpi} cycles per "
                f"instruction (estimated)", cycles_per_instruction=cpi,
-        overhead_by_key={k: round(v * cpi, 1) for k, v in _INSTRUCTIONS_PER_CALL[counted_on].items()})
+        overhead_by_key={k: round(v * cpi, 1) for k, v in _INSTRUCTIONS_PER_CALL[counted_on].items()},
+        cycles_per_output={k: round(v * cpi, 3) for k, v in _INSTRUCTIONS_PER_OUTPUT[counted_on].items()},
+        cycles_per_channel={k: round(v * cpi, 3) for k, v in _INSTRUCTIONS_PER_CHANNEL[counted_on].items()},
+        cycles_per_tap={k: round(v * cpi, 3) for k, v in _INSTRUCTIONS_PER_TAP[counted_on].items()},
+        cycles_per_pixel_tap={k: round(v * cpi, 3) for k, v in _INSTRUCTIONS_PER_PIXEL_TAP[counted_on].items()})
 
 
 PROFILES: Dict[str, TargetProfile] = {
@@ -602,8 +754,18 @@ class CostModel(LatencySource):
                 # a bare family ("direct") given replaces that family for every op type
                 families = {k for k in given if ":" not in k}
                 base = {k: v for k, v in profile.cycles_per_mac.items()
-                        if k.split(":", 1)[-1] not in families or ":" not in k}
+                        if k.split(":", 1)[-1].split("@")[0] not in families or ":" not in k}
                 overrides["cycles_per_mac"] = {**base, **given}
+                # a figure given per MAC stands for the whole of its keys' work
+                replaced = [k for k in profile.cycles_per_mac if k not in base or k in given]
+                overrides["cycles_per_output"] = {k: v for k, v in profile.cycles_per_output.items()
+                                                  if k not in replaced}
+                overrides["cycles_per_channel"] = {k: v for k, v in profile.cycles_per_channel.items()
+                                                   if k not in replaced}
+                overrides["cycles_per_tap"] = {k: v for k, v in profile.cycles_per_tap.items()
+                                               if k not in replaced}
+                overrides["cycles_per_pixel_tap"] = {k: v for k, v in profile.cycles_per_pixel_tap.items()
+                                                     if k not in replaced}
             if "overhead_cycles" in overrides:
                 overrides["overhead_by_key"] = {}   # one figure for every op, as given
             profile = replace(profile, **overrides)
