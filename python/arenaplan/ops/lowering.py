@@ -653,16 +653,21 @@ def _lstm(model: Model, op: Operator) -> tuple:
     return spec, (op.inputs[0],), weights, bias, (ops.output_state, ops.cell_state)
 
 
-def _relu(model: Model, op: Operator) -> tuple:
-    """int8 RELU with TFLite's ReluPrepare (the multiplier of the float32 quotient of the
-    scales) and QuantizedReluX (the clamp to [max(-128, output zero point), 127])."""
+def _elementwise_operands(model: Model, op: Operator) -> tuple:
+    """An element-wise op's activation input, element count and per-tensor (scale, zero point)
+    of input and output; the input and output must hold as many elements."""
     x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
     y = _tensor(model, _operand(op.outputs, 0), "output")
     count = int(np.prod(y.shape))
     if int(np.prod(x.shape)) != count:
         raise _Unsupported(f"input shape {x.shape} and output shape {y.shape} differ in size")
-    xs, xz = _per_tensor(x, "input")
-    ys, yz = _per_tensor(y, "output")
+    return x, count, _per_tensor(x, "input"), _per_tensor(y, "output")
+
+
+def _relu(model: Model, op: Operator) -> tuple:
+    """int8 RELU with TFLite's ReluPrepare (the multiplier of the float32 quotient of the
+    scales) and QuantizedReluX (the clamp to [max(-128, output zero point), 127])."""
+    x, count, (xs, xz), (ys, yz) = _elementwise_operands(model, op)
     m, e = quantize_multiplier(float(np.float32(xs) / np.float32(ys)))
     return ({"count": count, "input_zero_point": xz, "output_zero_point": yz, "output_multiplier": m,
              "output_shift": e, "activation_min": max(-128, yz), "activation_max": 127}, (x.index,), None, None)
@@ -671,13 +676,7 @@ def _relu(model: Model, op: Operator) -> tuple:
 def _leaky_relu(model: Model, op: Operator) -> tuple:
     """int8 LEAKY_RELU with TFLite's LeakyReluPrepare: the identity and alpha multipliers of
     the float32 quotients input_scale / output_scale and input_scale * alpha / output_scale."""
-    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
-    count = int(np.prod(y.shape))
-    if int(np.prod(x.shape)) != count:
-        raise _Unsupported(f"input shape {x.shape} and output shape {y.shape} differ in size")
-    xs, xz = _per_tensor(x, "input")
-    ys, yz = _per_tensor(y, "output")
+    x, count, (xs, xz), (ys, yz) = _elementwise_operands(model, op)
     alpha = np.float32(op.options.get("alpha", 0.2))
     if not np.isfinite(alpha) or alpha < 0:
         raise _Unsupported(f"alpha {float(alpha)} is not supported (it must be finite and >= 0)")
@@ -717,13 +716,7 @@ def _logistic(model: Model, op: Operator, reference: str) -> tuple:
     """int8 LOGISTIC and TANH by the rounding rule: LiteRT's float32 table, computed here and
     carried in the params ("litert"), or TensorFlow Lite Micro's fixed-point kernel's input
     multiplier, shift and radius ("tflm"; ap_logistic_params)."""
-    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
-    count = int(np.prod(y.shape))
-    if int(np.prod(x.shape)) != count:
-        raise _Unsupported(f"input shape {x.shape} and output shape {y.shape} differ in size")
-    xs, xz = _per_tensor(x, "input")
-    ys, yz = _per_tensor(y, "output")
+    x, count, (xs, xz), (ys, yz) = _elementwise_operands(model, op)
     want_scale, want_zp = _SIGMOID_OUTPUT[op.type]
     spec = {"count": count, "reference": REFERENCES[reference], "input_zero_point": xz, "input_range_radius": 0,
             "input_multiplier": 0, "input_left_shift": 0, "table_size": 0, "table": None}
@@ -756,13 +749,7 @@ def _hard_swish(model: Model, op: Operator) -> tuple:
     and "reluish" multipliers of the float32 quotients hires / output_scale and hires /
     (3 / 32768), hires = input_scale / 128, rounded to 16 bits; the output exponent must be
     <= 0, as both runtimes require."""
-    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
-    count = int(np.prod(y.shape))
-    if int(np.prod(x.shape)) != count:
-        raise _Unsupported(f"input shape {x.shape} and output shape {y.shape} differ in size")
-    xs, xz = _per_tensor(x, "input")
-    ys, yz = _per_tensor(y, "output")
+    x, count, (xs, xz), (ys, yz) = _elementwise_operands(model, op)
     f32 = np.float32
     hires = f32(f32(1.0 / 128.0) * f32(xs))
     try:
