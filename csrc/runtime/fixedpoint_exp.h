@@ -106,8 +106,9 @@ static inline int32_t ap_fpx_rounding_half_sum(int32_t a, int32_t b)
     return (int32_t)((sum + sign) / 2);
 }
 
-/* 1 / (1 + a) for a in [0, 1): Q0.31 in and out (Newton-Raphson, 3 steps). */
-static inline int32_t ap_fpx_one_over_one_plus_x_for_x_in_0_1(int32_t a)
+/* 2 / (1 + a) in Q2.29 for a in [0, 1) in Q0.31: gemmlowp's Newton-Raphson on the half
+   denominator, 3 steps (the common part of the two quotients below). */
+static inline int32_t ap_fpx_two_over_one_plus_x_q2(int32_t a)
 {
     int32_t half_denominator = ap_fpx_rounding_half_sum(a, INT32_MAX);
     const int32_t constant_48_over_17 = 1515870810;   /* Q2.29 */
@@ -119,7 +120,13 @@ static inline int32_t ap_fpx_one_over_one_plus_x_for_x_in_0_1(int32_t a)
         int32_t one_minus = ap_fpx_sub(f2_one, half_denominator_times_x);
         x = ap_fpx_add(x, ap_fpx_sat_shl(ap_fpx_mul(x, one_minus), 2));
     }
-    return ap_fpx_sat_shl(x, 1);
+    return x;
+}
+
+/* 1 / (1 + a) for a in [0, 1): Q0.31 in and out. */
+static inline int32_t ap_fpx_one_over_one_plus_x_for_x_in_0_1(int32_t a)
+{
+    return ap_fpx_sat_shl(ap_fpx_two_over_one_plus_x_q2(a), 1);
 }
 
 static inline int ap_fpx_count_leading_zeros(uint32_t x)
@@ -146,21 +153,10 @@ static inline int32_t ap_fpx_get_reciprocal(int32_t x, int x_integer_digits, int
     return ap_fpx_one_over_one_plus_x_for_x_in_0_1(shifted_sum_minus_one);
 }
 
-/* (1 - a) / (1 + a) for a in [0, 1): Q0.31 in and out (Newton-Raphson on 1 / (1 + a), 3 steps,
-   then minus one in Q2.29). */
+/* (1 - a) / (1 + a) = 2 / (1 + a) - 1 for a in [0, 1): Q0.31 in and out. */
 static inline int32_t ap_fpx_one_minus_x_over_one_plus_x_for_x_in_0_1(int32_t a)
 {
-    int32_t half_denominator = ap_fpx_rounding_half_sum(a, INT32_MAX);
-    const int32_t constant_48_over_17 = 1515870810;   /* Q2.29 */
-    const int32_t constant_neg_32_over_17 = -1010580540;
-    const int32_t f2_one = (int32_t)1 << 29;
-    int32_t x = ap_fpx_add(constant_48_over_17, ap_fpx_mul(half_denominator, constant_neg_32_over_17));
-    for (int i = 0; i < 3; ++i) {
-        int32_t half_denominator_times_x = ap_fpx_mul(half_denominator, x);
-        int32_t one_minus = ap_fpx_sub(f2_one, half_denominator_times_x);
-        x = ap_fpx_add(x, ap_fpx_sat_shl(ap_fpx_mul(x, one_minus), 2));
-    }
-    return ap_fpx_sat_shl(ap_fpx_sub(x, f2_one), 2);
+    return ap_fpx_sat_shl(ap_fpx_sub(ap_fpx_two_over_one_plus_x_q2(a), (int32_t)1 << 29), 2);
 }
 
 /* gemmlowp's logistic of a Q4.27 value, Q0.31 out: 1 / (1 + exp(-|a|)) for |a|, mirrored as

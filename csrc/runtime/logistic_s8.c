@@ -54,9 +54,12 @@ static int32_t logistic_input_q4(const ap_logistic_params *p, int32_t v)
     return ap_fp_multiply_by_nonneg_multiplier(v, p->input_multiplier, p->input_left_shift);
 }
 
-static int8_t logistic_one(const void *params, int32_t x)
+/* One output of TFLM's kernel: saturated outside the input radius, else fn of the Q4.27
+   input in Q0.31, divided down to the output's fraction bits (exponent) and offset by its
+   zero point. Inlined with constant arguments into each op's function. */
+static inline int8_t logistic_family_one(const ap_logistic_params *p, int32_t x, int32_t (*fn)(int32_t),
+                                         int32_t exponent, int32_t zero_point)
 {
-    const ap_logistic_params *p = params;
     const int32_t v = x - p->input_zero_point;
     if (v <= -p->input_range_radius) {
         return -128;
@@ -64,24 +67,20 @@ static int8_t logistic_one(const void *params, int32_t x)
     if (v >= p->input_range_radius) {
         return 127;
     }
-    /* Q0.31 to Q0.8 (scale 1/256), then the zero point -128 */
-    const int32_t y = ap_fp_rounding_divide_by_pot(ap_fpx_logistic_q4(logistic_input_q4(p, v)), 23) - 128;
+    const int32_t y = ap_fp_rounding_divide_by_pot(fn(logistic_input_q4(p, v)), exponent) + zero_point;
     return (int8_t)ap_ops_clamp(y, -128, 127);
+}
+
+static int8_t logistic_one(const void *params, int32_t x)
+{
+    /* Q0.31 to Q0.8 (scale 1/256), then the zero point -128 */
+    return logistic_family_one(params, x, ap_fpx_logistic_q4, 23, -128);
 }
 
 static int8_t tanh_one(const void *params, int32_t x)
 {
-    const ap_logistic_params *p = params;
-    const int32_t v = x - p->input_zero_point;
-    if (v <= -p->input_range_radius) {
-        return -128;
-    }
-    if (v >= p->input_range_radius) {
-        return 127;
-    }
     /* Q0.31 to Q0.7 (scale 1/128, zero point 0) */
-    const int32_t y = ap_fp_rounding_divide_by_pot(ap_fpx_tanh_q4(logistic_input_q4(p, v)), 24);
-    return (int8_t)ap_ops_clamp(y, -128, 127);
+    return logistic_family_one(params, x, ap_fpx_tanh_q4, 24, 0);
 }
 
 static const int8_t *logistic_carried(const ap_logistic_params *p)
