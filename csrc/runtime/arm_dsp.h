@@ -72,6 +72,15 @@ static inline uint32_t ap_dsp_sxtb16_ror8(uint32_t w)
 #endif
 }
 
+/* The four int8 values at src as the two words of int16 lanes the kernels multiply:
+   dst[0] = SXTB16 (bytes 0 and 2), dst[1] = SXTB16 ROR 8 (bytes 1 and 3). */
+static inline void ap_dsp_widen4(const void *src, uint32_t *dst)
+{
+    const uint32_t w = ap_dsp_load32(src);
+    dst[0] = ap_dsp_sxtb16(w);
+    dst[1] = ap_dsp_sxtb16_ror8(w);
+}
+
 /* SXTAB16: each int16 lane of a plus the sign-extended byte 0 / byte 2 of b (wrapping). */
 static inline uint32_t ap_dsp_sxtab16(uint32_t a, uint32_t b)
 {

@@ -293,9 +293,7 @@ static void conv_dsp_widen(const ap_conv2d_ctx *c, size_t pixel, int direct_rows
         ap_conv2d_s8_gather(c, pixel, row);
     }
     for (size_t g = 0; g < groups; ++g) {
-        const uint32_t x = ap_dsp_load32(src + 4 * g);
-        cols[8 * g + 2 * i] = ap_dsp_sxtb16(x);
-        cols[8 * g + 2 * i + 1] = ap_dsp_sxtb16_ror8(x);
+        ap_dsp_widen4(src + 4 * g, cols + 8 * g + 2 * i);
     }
 }
 

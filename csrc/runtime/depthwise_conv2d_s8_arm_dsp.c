@@ -249,9 +249,7 @@ static void dw_widen_row(const int8_t *row, int32_t iw, int32_t C, int32_t pad_l
             dst[0] = pad;
             dst[1] = pad;
         } else {
-            const uint32_t x = ap_dsp_load32(row + (size_t)ix * (size_t)C + 4 * (size_t)g);
-            dst[0] = ap_dsp_sxtb16(x);
-            dst[1] = ap_dsp_sxtb16_ror8(x);
+            ap_dsp_widen4(row + (size_t)ix * (size_t)C + 4 * (size_t)g, dst);
         }
     }
 }
@@ -323,9 +321,8 @@ void ap_dw_widened_arm_dsp(const ap_dw_direct *d, void *scratch)
     const uint32_t pad = ((uint32_t)pad8 & 0xffffu) * 0x10001u;
     for (int32_t g = 0; g < G; ++g) {
         for (int32_t t = 0; t < taps; ++t) {
-            const uint32_t w = ap_dsp_load32(d->w8 + (size_t)t * (size_t)C + 4 * (size_t)g);
-            wv[((size_t)g * (size_t)taps + (size_t)t) * 2] = ap_dsp_sxtb16(w);
-            wv[((size_t)g * (size_t)taps + (size_t)t) * 2 + 1] = ap_dsp_sxtb16_ror8(w);
+            ap_dsp_widen4(d->w8 + (size_t)t * (size_t)C + 4 * (size_t)g,
+                          wv + ((size_t)g * (size_t)taps + (size_t)t) * 2);
         }
     }
     /* The rows are a ring of filter_h slots: padded input row j (j = iy + pad_h >= 0) lives

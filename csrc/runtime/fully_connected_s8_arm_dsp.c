@@ -93,9 +93,7 @@ void ap_fc_row_arm_dsp(const ap_fc_row *r, uint32_t *widened)
     const int32_t tail = groups * FC_DEPTH;
     if (widened != NULL) {
         for (int32_t g = 0; g < groups; ++g) {
-            const uint32_t x = ap_dsp_load32(r->input + FC_DEPTH * g);
-            widened[2 * g] = ap_dsp_sxtb16(x);
-            widened[2 * g + 1] = ap_dsp_sxtb16_ror8(x);
+            ap_dsp_widen4(r->input + FC_DEPTH * g, widened + 2 * g);
         }
     }
     for (int32_t o = 0; o < r->output_depth; o += FC_TILE) {

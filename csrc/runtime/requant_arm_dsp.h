@@ -6,9 +6,9 @@
  * / 2^31) with a = x << left, then a rounding divide by 2^right. For |a| < 2^30 the same
  * SRDHM is SMMULR(2a, m) = floor((2a * m + 2^31) / 2^32): one instruction where the general
  * form (ap_fp_multiply_by_nonneg_multiplier) takes an SMLAL, two moves and two shifts. A
- * layer qualifies when every channel's sum is bounded below 2^(30 - left) by its bias and
- * its number of products (ap_dsp_small_sums): true of every layer of the shared models, so
- * the general form runs only for layers whose shifts or biases are extreme.
+ * layer qualifies when every channel's sum is bounded below 2^30 by its bias and its number
+ * of products and no shift is left (ap_dsp_fast_layer): true of every layer of the shared
+ * models, so the general form runs only for layers whose shifts or biases are extreme.
  */
 #ifndef ARENAPLAN_REQUANT_ARM_DSP_H
 #define ARENAPLAN_REQUANT_ARM_DSP_H
@@ -19,44 +19,27 @@
 #include "arm_dsp.h"
 #include "fixedpoint.h"
 
-/* 1 when every channel c < n's sum, whose true value is at most |bias[c]| + products *
-   per_product in magnitude, is below 2^(30 - left) for its shift (left = max(shift, 0); the
-   shift of channel c is shift[c * step], step 1 per channel or 0 per tensor). The sums the
-   kernels compute in wrapping int32 then equal those true values. bias may be NULL. */
-static inline int ap_dsp_small_sums(const int32_t *bias, const int32_t *shift, size_t step, size_t n,
-                                    uint64_t products, uint64_t per_product)
-{
-    if (products > ((uint64_t)1 << 31) / (per_product == 0 ? 1 : per_product)) {
-        return 0;
-    }
-    const uint64_t work = products * per_product;
-    for (size_t c = 0; c < n; ++c) {
-        const int32_t sh = shift[c * step];
-        const int32_t left = sh > 0 ? sh : 0;
-        const int64_t b = bias == NULL ? 0 : (int64_t)bias[c];
-        const uint64_t bound = (uint64_t)(b < 0 ? -b : b) + work;
-        if (left > 29 || bound >= ((uint64_t)1 << (30 - left))) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* A layer whose every output takes ap_dsp_requant_fast: small sums (as above), shifts <= 0
-   (no left shift: every layer of the shared models) and the full int8 activation range. */
+/* 1 when every output of a layer takes ap_dsp_requant_fast: the full int8 activation range,
+   every shift <= 0 (no left shift: every layer of the shared models) and every channel c < n's
+   sum, at most |bias[c]| + products * per_product in magnitude, below 2^30 (the shift of
+   channel c is shift[c * step], step 1 per channel or 0 per tensor). The sums the kernels
+   compute in wrapping int32 then equal those true values. */
 static inline int ap_dsp_fast_layer(const int32_t *bias, const int32_t *shift, size_t step, size_t n,
                                     uint64_t products, uint64_t per_product, int32_t act_min,
                                     int32_t act_max)
 {
-    if (act_min != -128 || act_max != 127) {
+    const uint64_t limit = (uint64_t)1 << 30;
+    if (act_min != -128 || act_max != 127 || (per_product != 0 && products >= limit / per_product)) {
         return 0;
     }
+    const uint64_t work = products * per_product;
     for (size_t c = 0; c < n; ++c) {
-        if (shift[c * step] > 0) {
+        const int64_t b = bias[c];
+        if (shift[c * step] > 0 || (uint64_t)(b < 0 ? -b : b) + work >= limit) {
             return 0;
         }
     }
-    return ap_dsp_small_sums(bias, shift, step, n, products, per_product);
+    return 1;
 }
 
 /* The int8 output of sum x for a layer ap_dsp_fast_layer passed: h = SMMULR(2x, m) (the

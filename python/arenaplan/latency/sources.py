@@ -442,6 +442,10 @@ def output_shape(kernel: OpKernel) -> Tuple[int, int, int, int]:
     return 0, 0, 0, 0
 
 
+#: TargetProfile's per-key figures for output_shape's features, in its order
+FEATURE_FIELDS = ("cycles_per_output", "cycles_per_channel", "cycles_per_tap", "cycles_per_pixel_tap")
+
+
 @dataclass(frozen=True)
 class TargetProfile:
     """Coefficients of the analytic cost model of one target.
@@ -507,11 +511,8 @@ class TargetProfile:
 
     def cycles(self, kernel: OpKernel, variant: Variant) -> float:
         key = self._key(kernel, variant)
-        outputs, channels, taps, pixel_taps = output_shape(kernel)
-        work = (variant.macs * self.cycles_per_mac[key] + outputs * self.cycles_per_output.get(key, 0.0)
-                + channels * self.cycles_per_channel.get(key, 0.0)
-                + taps * self.cycles_per_tap.get(key, 0.0)
-                + pixel_taps * self.cycles_per_pixel_tap.get(key, 0.0))
+        work = variant.macs * self.cycles_per_mac[key] + sum(
+            n * getattr(self, name).get(key, 0.0) for n, name in zip(output_shape(kernel), FEATURE_FIELDS))
         return (max(self.overhead_by_key.get(key, self.overhead_cycles) + work, 0.5 * work)
                 + variant.scratch_bytes * self.cycles_per_scratch_byte)
 
@@ -573,11 +574,11 @@ _INSTRUCTIONS_PER_MAC = {
         "SOFTMAX:direct": 341.667, "SOFTMAX:exp_cache": 204.167, "SVDF:direct": 5.93,
         "SVDF:fused": 5.937, "TANH:direct": 259.0, "TANH:lookup": 7.06, "TANH:table": 7.06,
         "arm-dsp/ADD:direct": 74.097, "arm-dsp/AVERAGE_POOL_2D:direct": 6.852,
-        "arm-dsp/CONV_2D:direct": 5.041, "arm-dsp/CONV_2D:gemm_1x1": 1.322,
-        "arm-dsp/CONV_2D:im2col": 1.168, "arm-dsp/CONV_2D:im2col16_rows": 0.968,
-        "arm-dsp/CONV_2D:im2col_rows": 1.168, "arm-dsp/DEPTHWISE_CONV_2D:direct": 13.301,
-        "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 5.96,
-        "arm-dsp/DEPTHWISE_CONV_2D:direct@5x1": 13.301,
+        "arm-dsp/CONV_2D:direct": 5.04, "arm-dsp/CONV_2D:gemm_1x1": 1.322,
+        "arm-dsp/CONV_2D:im2col": 1.167, "arm-dsp/CONV_2D:im2col16_rows": 0.968,
+        "arm-dsp/CONV_2D:im2col_rows": 1.167, "arm-dsp/DEPTHWISE_CONV_2D:direct": 13.25,
+        "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 5.951,
+        "arm-dsp/DEPTHWISE_CONV_2D:direct@5x1": 13.25,
         "arm-dsp/DEPTHWISE_CONV_2D:padded_rows": 21.975,
         "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 15.793,
         "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@5x1": 21.975,
@@ -596,15 +597,15 @@ _INSTRUCTIONS_PER_MAC = {
         "SOFTMAX:direct": 338.333, "SOFTMAX:exp_cache": 204.167, "SVDF:direct": 5.937,
         "SVDF:fused": 5.93, "TANH:direct": 259.0, "TANH:lookup": 7.06, "TANH:table": 7.06,
         "arm-dsp/ADD:direct": 75.069, "arm-dsp/AVERAGE_POOL_2D:direct": 6.863,
-        "arm-dsp/CONV_2D:direct": 5.041, "arm-dsp/CONV_2D:gemm_1x1": 1.323,
+        "arm-dsp/CONV_2D:direct": 5.04, "arm-dsp/CONV_2D:gemm_1x1": 1.324,
         "arm-dsp/CONV_2D:im2col": 1.167, "arm-dsp/CONV_2D:im2col16_rows": 0.968,
-        "arm-dsp/CONV_2D:im2col_rows": 1.167, "arm-dsp/DEPTHWISE_CONV_2D:direct": 12.844,
-        "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 5.964,
-        "arm-dsp/DEPTHWISE_CONV_2D:direct@5x1": 12.844,
-        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows": 18.604,
-        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 12.639,
-        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@5x1": 18.604,
-        "arm-dsp/DEPTHWISE_CONV_2D:widened": 4.979, "arm-dsp/DEPTHWISE_CONV_2D:widened@3x3": 4.979,
+        "arm-dsp/CONV_2D:im2col_rows": 1.167, "arm-dsp/DEPTHWISE_CONV_2D:direct": 12.875,
+        "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 5.972,
+        "arm-dsp/DEPTHWISE_CONV_2D:direct@5x1": 12.875,
+        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows": 18.603,
+        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 12.64,
+        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@5x1": 18.603,
+        "arm-dsp/DEPTHWISE_CONV_2D:widened": 4.969, "arm-dsp/DEPTHWISE_CONV_2D:widened@3x3": 4.969,
         "arm-dsp/FULLY_CONNECTED:smlad": 1.505, "arm-dsp/FULLY_CONNECTED:smlad_x16": 1.459,
         "arm-dsp/SOFTMAX:direct": 338.333, "arm-dsp/SOFTMAX:exp_cache": 204.167,
         "arm-dsp/SVDF:direct": 5.937, "arm-dsp/SVDF:fused": 5.93, "default": 20.0},
@@ -623,21 +624,21 @@ _INSTRUCTIONS_PER_CALL = {
         "LOGISTIC:direct": 600, "LOGISTIC:lookup": 512, "LOGISTIC:table": 65000,
         "SOFTMAX:direct": 773, "SOFTMAX:exp_cache": 893, "SVDF:direct": 13932, "SVDF:fused": 14080,
         "TANH:direct": 520, "TANH:lookup": 512, "TANH:table": 65000, "arm-dsp/ADD:direct": 1040,
-        "arm-dsp/AVERAGE_POOL_2D:direct": 1627, "arm-dsp/CONV_2D:direct": 4279,
-        "arm-dsp/CONV_2D:gemm_1x1": 284, "arm-dsp/CONV_2D:im2col": 4508,
-        "arm-dsp/CONV_2D:im2col16_rows": 12296, "arm-dsp/CONV_2D:im2col_rows": 4508,
-        "arm-dsp/DEPTHWISE_CONV_2D:direct": -2852, "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 2612,
-        "arm-dsp/DEPTHWISE_CONV_2D:direct@5x1": -2852,
+        "arm-dsp/AVERAGE_POOL_2D:direct": 1627, "arm-dsp/CONV_2D:direct": 3466,
+        "arm-dsp/CONV_2D:gemm_1x1": 293, "arm-dsp/CONV_2D:im2col": 4099,
+        "arm-dsp/CONV_2D:im2col16_rows": 12301, "arm-dsp/CONV_2D:im2col_rows": 4099,
+        "arm-dsp/DEPTHWISE_CONV_2D:direct": -3480, "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 2581,
+        "arm-dsp/DEPTHWISE_CONV_2D:direct@5x1": -3480,
         "arm-dsp/DEPTHWISE_CONV_2D:padded_rows": 3196,
-        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 931,
+        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 906,
         "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@5x1": 3196,
-        "arm-dsp/DEPTHWISE_CONV_2D:widened": 1593, "arm-dsp/DEPTHWISE_CONV_2D:widened@3x3": 1593,
+        "arm-dsp/DEPTHWISE_CONV_2D:widened": 1538, "arm-dsp/DEPTHWISE_CONV_2D:widened@3x3": 1538,
         "arm-dsp/FULLY_CONNECTED:smlad": 897, "arm-dsp/FULLY_CONNECTED:smlad_x16": 1650,
         "arm-dsp/SOFTMAX:direct": 773, "arm-dsp/SOFTMAX:exp_cache": 893,
         "arm-dsp/SVDF:direct": 13932, "arm-dsp/SVDF:fused": 14080},
     "cortex-m7": {
-        "ADD:direct": 1080, "AVERAGE_POOL_2D:direct": 1613, "CONV_2D:direct": 2513,
-        "CONV_2D:gemm_1x1": -3271, "CONV_2D:im2col": 23375, "CONV_2D:im2col_rows": 23375,
+        "ADD:direct": 1080, "AVERAGE_POOL_2D:direct": 1613, "CONV_2D:direct": 2501,
+        "CONV_2D:gemm_1x1": -3282, "CONV_2D:im2col": 23356, "CONV_2D:im2col_rows": 23356,
         "DEPTHWISE_CONV_2D:direct": -5092, "DEPTHWISE_CONV_2D:direct@3x3": -16453,
         "DEPTHWISE_CONV_2D:direct@5x1": -5092, "DEPTHWISE_CONV_2D:padded_rows": 3554,
         "DEPTHWISE_CONV_2D:padded_rows@3x3": 865, "DEPTHWISE_CONV_2D:padded_rows@5x1": 3554,
@@ -645,15 +646,15 @@ _INSTRUCTIONS_PER_CALL = {
         "LOGISTIC:direct": 600, "LOGISTIC:lookup": 512, "LOGISTIC:table": 65000,
         "SOFTMAX:direct": 827, "SOFTMAX:exp_cache": 853, "SVDF:direct": 14360, "SVDF:fused": 14372,
         "TANH:direct": 520, "TANH:lookup": 512, "TANH:table": 65000, "arm-dsp/ADD:direct": 1080,
-        "arm-dsp/AVERAGE_POOL_2D:direct": 1613, "arm-dsp/CONV_2D:direct": 3899,
-        "arm-dsp/CONV_2D:gemm_1x1": 89, "arm-dsp/CONV_2D:im2col": 4446,
-        "arm-dsp/CONV_2D:im2col16_rows": 12369, "arm-dsp/CONV_2D:im2col_rows": 4446,
-        "arm-dsp/DEPTHWISE_CONV_2D:direct": -2460, "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 2317,
-        "arm-dsp/DEPTHWISE_CONV_2D:direct@5x1": -2460,
-        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows": 3547,
-        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 901,
-        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@5x1": 3547,
-        "arm-dsp/DEPTHWISE_CONV_2D:widened": 1536, "arm-dsp/DEPTHWISE_CONV_2D:widened@3x3": 1536,
+        "arm-dsp/AVERAGE_POOL_2D:direct": 1613, "arm-dsp/CONV_2D:direct": 3118,
+        "arm-dsp/CONV_2D:gemm_1x1": 133, "arm-dsp/CONV_2D:im2col": 4048,
+        "arm-dsp/CONV_2D:im2col16_rows": 12366, "arm-dsp/CONV_2D:im2col_rows": 4048,
+        "arm-dsp/DEPTHWISE_CONV_2D:direct": -3160, "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 2345,
+        "arm-dsp/DEPTHWISE_CONV_2D:direct@5x1": -3160,
+        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows": 3567,
+        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 857,
+        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@5x1": 3567,
+        "arm-dsp/DEPTHWISE_CONV_2D:widened": 1516, "arm-dsp/DEPTHWISE_CONV_2D:widened@3x3": 1516,
         "arm-dsp/FULLY_CONNECTED:smlad": 924, "arm-dsp/FULLY_CONNECTED:smlad_x16": 1673,
         "arm-dsp/SOFTMAX:direct": 827, "arm-dsp/SOFTMAX:exp_cache": 853,
         "arm-dsp/SVDF:direct": 14360, "arm-dsp/SVDF:fused": 14372},
@@ -664,51 +665,51 @@ _INSTRUCTIONS_PER_OUTPUT: Dict[str, Dict[str, float]] = {
     "cortex-m4": {
         "CONV_2D:direct": 65.034, "CONV_2D:gemm_1x1": 24.347, "CONV_2D:im2col": 92.276,
         "CONV_2D:im2col_rows": 92.276, "FULLY_CONNECTED:direct": 60.859,
-        "arm-dsp/CONV_2D:direct": 65.102, "arm-dsp/CONV_2D:gemm_1x1": 25.927,
-        "arm-dsp/CONV_2D:im2col": 81.244, "arm-dsp/CONV_2D:im2col16_rows": 26.901,
-        "arm-dsp/CONV_2D:im2col_rows": 81.244, "arm-dsp/FULLY_CONNECTED:smlad": 65.603,
+        "arm-dsp/CONV_2D:direct": 65.066, "arm-dsp/CONV_2D:gemm_1x1": 25.918,
+        "arm-dsp/CONV_2D:im2col": 81.382, "arm-dsp/CONV_2D:im2col16_rows": 26.894,
+        "arm-dsp/CONV_2D:im2col_rows": 81.382, "arm-dsp/FULLY_CONNECTED:smlad": 65.603,
         "arm-dsp/FULLY_CONNECTED:smlad_x16": 59.036},
     "cortex-m7": {
-        "CONV_2D:direct": 65.159, "CONV_2D:gemm_1x1": 25.112, "CONV_2D:im2col": 93.724,
-        "CONV_2D:im2col_rows": 93.724, "FULLY_CONNECTED:direct": 59.79,
-        "arm-dsp/CONV_2D:direct": 65.22, "arm-dsp/CONV_2D:gemm_1x1": 25.752,
-        "arm-dsp/CONV_2D:im2col": 81.462, "arm-dsp/CONV_2D:im2col16_rows": 26.897,
-        "arm-dsp/CONV_2D:im2col_rows": 81.462, "arm-dsp/FULLY_CONNECTED:smlad": 62.269,
+        "CONV_2D:direct": 65.163, "CONV_2D:gemm_1x1": 25.104, "CONV_2D:im2col": 93.721,
+        "CONV_2D:im2col_rows": 93.721, "FULLY_CONNECTED:direct": 59.79,
+        "arm-dsp/CONV_2D:direct": 65.184, "arm-dsp/CONV_2D:gemm_1x1": 25.709,
+        "arm-dsp/CONV_2D:im2col": 81.595, "arm-dsp/CONV_2D:im2col16_rows": 26.896,
+        "arm-dsp/CONV_2D:im2col_rows": 81.595, "arm-dsp/FULLY_CONNECTED:smlad": 62.269,
         "arm-dsp/FULLY_CONNECTED:smlad_x16": 57.023},
 }
 _INSTRUCTIONS_PER_CHANNEL: Dict[str, Dict[str, float]] = {
     "cortex-m4": {
-        "DEPTHWISE_CONV_2D:padded_rows@3x3": 122.807, "arm-dsp/CONV_2D:gemm_1x1": 122.062,
-        "arm-dsp/CONV_2D:im2col16_rows": 195.221, "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 64.183,
-        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 122.495,
-        "arm-dsp/DEPTHWISE_CONV_2D:widened": 174.142,
-        "arm-dsp/DEPTHWISE_CONV_2D:widened@3x3": 174.142},
+        "DEPTHWISE_CONV_2D:padded_rows@3x3": 122.807, "arm-dsp/CONV_2D:gemm_1x1": 99.729,
+        "arm-dsp/CONV_2D:im2col16_rows": 173.225, "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 42.552,
+        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 122.826,
+        "arm-dsp/DEPTHWISE_CONV_2D:widened": 154.471,
+        "arm-dsp/DEPTHWISE_CONV_2D:widened@3x3": 154.471},
     "cortex-m7": {
-        "DEPTHWISE_CONV_2D:padded_rows@3x3": 127.205, "arm-dsp/CONV_2D:gemm_1x1": 126.512,
-        "arm-dsp/CONV_2D:im2col16_rows": 190.443, "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 53.316,
-        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 126.922,
-        "arm-dsp/DEPTHWISE_CONV_2D:widened": 192.015,
-        "arm-dsp/DEPTHWISE_CONV_2D:widened@3x3": 192.015},
+        "DEPTHWISE_CONV_2D:padded_rows@3x3": 127.205, "arm-dsp/CONV_2D:gemm_1x1": 104.332,
+        "arm-dsp/CONV_2D:im2col16_rows": 169.53, "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 33.719,
+        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 127.238,
+        "arm-dsp/DEPTHWISE_CONV_2D:widened": 165.998,
+        "arm-dsp/DEPTHWISE_CONV_2D:widened@3x3": 165.998},
 }
 _INSTRUCTIONS_PER_TAP: Dict[str, Dict[str, float]] = {
     "cortex-m4": {
-        "CONV_2D:direct": 11.222, "arm-dsp/CONV_2D:direct": 11.229},
+        "CONV_2D:direct": 11.222, "arm-dsp/CONV_2D:direct": 11.226},
     "cortex-m7": {
-        "CONV_2D:direct": 10.628, "arm-dsp/CONV_2D:direct": 10.633},
+        "CONV_2D:direct": 10.628, "arm-dsp/CONV_2D:direct": 10.631},
 }
 _INSTRUCTIONS_PER_PIXEL_TAP: Dict[str, Dict[str, float]] = {
     "cortex-m4": {
         "CONV_2D:direct": 9.93, "CONV_2D:gemm_1x1": 539.591,
         "DEPTHWISE_CONV_2D:direct@3x3": 59.445, "DEPTHWISE_CONV_2D:padded_rows@3x3": 30.4,
-        "arm-dsp/CONV_2D:direct": 9.291, "arm-dsp/CONV_2D:gemm_1x1": 88.889,
-        "arm-dsp/CONV_2D:im2col16_rows": 25.055, "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 9.906,
-        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 30.378},
+        "arm-dsp/CONV_2D:direct": 9.627, "arm-dsp/CONV_2D:gemm_1x1": 88.952,
+        "arm-dsp/CONV_2D:im2col16_rows": 25.05, "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 10.035,
+        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 30.386},
     "cortex-m7": {
-        "CONV_2D:direct": 9.83, "CONV_2D:gemm_1x1": 554.364,
+        "CONV_2D:direct": 9.833, "CONV_2D:gemm_1x1": 554.501,
         "DEPTHWISE_CONV_2D:direct@3x3": 59.627, "DEPTHWISE_CONV_2D:padded_rows@3x3": 32.765,
-        "arm-dsp/CONV_2D:direct": 9.268, "arm-dsp/CONV_2D:gemm_1x1": 92.365,
-        "arm-dsp/CONV_2D:im2col16_rows": 25.093, "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 11.043,
-        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 32.759},
+        "arm-dsp/CONV_2D:direct": 9.585, "arm-dsp/CONV_2D:gemm_1x1": 92.939,
+        "arm-dsp/CONV_2D:im2col16_rows": 25.087, "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 10.758,
+        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 32.768},
 }
 _INSTRUCTIONS_PER_OP = 1500.0
 _CYCLES_PER_INSTRUCTION = {"cortex-m4": 1.3, "cortex-m7": 0.9, "cortex-m55": 1.1}
@@ -722,10 +723,9 @@ def _calibrated(name: str, clock_hz: float, counted_on: str) -> TargetProfile:
         source=f"instructions counted under QEMU ({counted_on} build) x {cpi} cycles per "
                f"instruction (estimated)", cycles_per_instruction=cpi,
         overhead_by_key={k: round(v * cpi, 1) for k, v in _INSTRUCTIONS_PER_CALL[counted_on].items()},
-        cycles_per_output={k: round(v * cpi, 3) for k, v in _INSTRUCTIONS_PER_OUTPUT[counted_on].items()},
-        cycles_per_channel={k: round(v * cpi, 3) for k, v in _INSTRUCTIONS_PER_CHANNEL[counted_on].items()},
-        cycles_per_tap={k: round(v * cpi, 3) for k, v in _INSTRUCTIONS_PER_TAP[counted_on].items()},
-        cycles_per_pixel_tap={k: round(v * cpi, 3) for k, v in _INSTRUCTIONS_PER_PIXEL_TAP[counted_on].items()})
+        **{name: {k: round(v * cpi, 3) for k, v in table[counted_on].items()}
+           for name, table in zip(FEATURE_FIELDS, (_INSTRUCTIONS_PER_OUTPUT, _INSTRUCTIONS_PER_CHANNEL,
+                                                   _INSTRUCTIONS_PER_TAP, _INSTRUCTIONS_PER_PIXEL_TAP))})
 
 
 PROFILES: Dict[str, TargetProfile] = {
@@ -758,14 +758,8 @@ class CostModel(LatencySource):
                 overrides["cycles_per_mac"] = {**base, **given}
                 # a figure given per MAC stands for the whole of its keys' work
                 replaced = [k for k in profile.cycles_per_mac if k not in base or k in given]
-                overrides["cycles_per_output"] = {k: v for k, v in profile.cycles_per_output.items()
-                                                  if k not in replaced}
-                overrides["cycles_per_channel"] = {k: v for k, v in profile.cycles_per_channel.items()
-                                                   if k not in replaced}
-                overrides["cycles_per_tap"] = {k: v for k, v in profile.cycles_per_tap.items()
-                                               if k not in replaced}
-                overrides["cycles_per_pixel_tap"] = {k: v for k, v in profile.cycles_per_pixel_tap.items()
-                                                     if k not in replaced}
+                for name in FEATURE_FIELDS:
+                    overrides[name] = {k: v for k, v in getattr(profile, name).items() if k not in replaced}
             if "overhead_cycles" in overrides:
                 overrides["overhead_by_key"] = {}   # one figure for every op, as given
             profile = replace(profile, **overrides)
