@@ -347,3 +347,14 @@ def test_fuzzed_figures_of_every_kind_of_plan_are_refused_or_equal_the_derived_o
         (p.lower_bound_bytes, p.greedy_size_bytes, p.arena_bytes, p.state_bytes, p.pool_bytes)
     assert q.latency_source is None or isinstance(q.latency_source, str)
     q.summary()
+
+
+def test_state_bytes_short_of_the_last_buffers_alignment_are_refused():
+    # the last buffer ends inside 228 bytes, but the pool ends at its aligned end
+    m, p, d = _state_plan()
+    last = max(d["state_buffers"], key=lambda b: b["offset"])
+    end = last["offset"] + last["size"]
+    assert end < d["state_bytes"] == 240
+    d["state_bytes"] = end
+    with pytest.raises(ap.InvalidPlan, match=f"'state_bytes' is {end:,}, its buffers give 240"):
+        _load(d, m)

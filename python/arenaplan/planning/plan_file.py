@@ -226,9 +226,11 @@ def plan_fields(text: str, model: Optional[Model] = None) -> dict:
     state, state_bytes = state_layout(model, alignment)
     if version >= 2:
         state, state_bytes = _state_from(data, state)
-    # the state pool ends where its last buffer does (its offsets are the file's decision;
-    # a buffer beyond state_bytes is the verifier's "outside the state pool")
-    state_bytes_expected = min(state_extent(state), state_bytes)
+    # the state pool ends where its last buffer does, rounded up to its alignment (as every
+    # pool does; the offsets are the file's decision); a buffer beyond state_bytes is the
+    # verifier's "outside the state pool"
+    outside = any(b.offset + b.size > state_bytes for b in state)
+    state_bytes_expected = state_bytes if outside else state_extent(state)
     state_pool = None
     if version >= 3 and data.get("state_pool") is not None:
         state_pool = _field(data, "state_pool", str)
