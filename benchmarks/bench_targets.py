@@ -14,7 +14,6 @@ benchmarks/results/bench_targets.json.
 from __future__ import annotations
 
 import json
-import os
 import platform
 import sys
 import tempfile
@@ -23,11 +22,10 @@ from pathlib import Path
 
 import arenaplan as ap
 
-ROOT = Path(__file__).resolve().parents[1]
-MODELS = Path(os.environ.get("ARENAPLAN_MODELS", ROOT.parent / "shared" / "models"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from shared_models import MLPERF_TINY as MLPERF, MODELS, ROOT  # noqa: E402
+
 RESULTS = ROOT / "benchmarks" / "results" / "bench_targets.json"
-MLPERF = ["mlperf_tiny_ad_autoencoder_int8", "mlperf_tiny_ic_resnet8_int8", "mlperf_tiny_kws_dscnn_int8",
-          "mlperf_tiny_sww_dscnn_int8", "mlperf_tiny_vww_mobilenetv1_025_int8"]
 TARGETS = ["cortex-m4", "cortex-m7", "cortex-m55", "dual-m7-m4/cm4", "dual-m7-m4/cm7"]
 
 
@@ -76,7 +74,6 @@ def image_rows() -> list:
     for a Cortex-M4, run them under QEMU: image footprint, stack bound and measured stack,
     instruction count per inference (SysTick with -icount shift=0: 40 instructions a tick),
     and a check that the outputs equal the Interpreter's."""
-    sys.path.insert(0, str(ROOT))
     from harness.firmware import build as fw  # noqa: E402  (the firmware builder the tests share)
     from arenaplan.export import stack_usage
     missing = fw.missing_arm_tools()

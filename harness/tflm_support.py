@@ -10,6 +10,8 @@ import subprocess
 import sys
 from typing import Optional
 
+from .models import RUNNABLE  # noqa: F401  (every shared model TFLite Micro runs: those arenaplan runs)
+
 try:
     import tflite_micro  # noqa: F401
     HAVE_TFLM = True
@@ -18,10 +20,6 @@ except ImportError:  # pragma: no cover
 
 #: The shared models TFLM's reference kernels run (the audio preprocessor's Signal ops
 #: are not registered in the package).
-RUNNABLE = ["mlperf_tiny_vww_mobilenetv1_025_int8", "tflm_person_detect_int8", "mlperf_tiny_ic_resnet8_int8",
-            "mlperf_tiny_kws_dscnn_int8", "mlperf_tiny_sww_dscnn_int8", "tflm_keyword_scrambled_int8",
-            "tflm_micro_speech_int8", "tflm_mnist_lstm_int8", "mlperf_tiny_ad_autoencoder_int8",
-            "tflm_hello_world_int8"]
 
 _TRIAL = r"""
 import json, os, re, sys, tempfile

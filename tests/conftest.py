@@ -1,7 +1,6 @@
 """Shared fixtures: where the real .tflite models are, and plan checking."""
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -14,23 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tests" / "c"))
 sys.path.insert(0, str(ROOT))
-MODELS_DIR = Path(os.environ.get("ARENAPLAN_MODELS", ROOT.parent / "shared" / "models"))
-
-#: The eleven shared models (file stems), see ../shared/models/README.md.
-MODEL_NAMES = [
-    "mlperf_tiny_ad_autoencoder_int8",
-    "mlperf_tiny_ic_resnet8_int8",
-    "mlperf_tiny_kws_dscnn_int8",
-    "mlperf_tiny_sww_dscnn_int8",
-    "mlperf_tiny_vww_mobilenetv1_025_int8",
-    "tflm_audio_preprocessor_int8",
-    "tflm_hello_world_int8",
-    "tflm_keyword_scrambled_int8",
-    "tflm_micro_speech_int8",
-    "tflm_mnist_lstm_int8",
-    "tflm_person_detect_int8",
-]
-MLPERF_TINY = [n for n in MODEL_NAMES if n.startswith("mlperf_tiny")]
+from harness.models import MLPERF_TINY, MODEL_NAMES, MODELS_DIR, RUNNABLE  # noqa: E402,F401
 
 
 def model_path(name: str) -> Path:

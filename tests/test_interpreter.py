@@ -5,20 +5,8 @@ import numpy as np
 import pytest
 
 import arenaplan as ap
-from conftest import model_path
+from conftest import RUNNABLE, model_path
 
-RUNNABLE = [
-    "mlperf_tiny_ad_autoencoder_int8",
-    "mlperf_tiny_ic_resnet8_int8",
-    "mlperf_tiny_kws_dscnn_int8",
-    "mlperf_tiny_sww_dscnn_int8",
-    "mlperf_tiny_vww_mobilenetv1_025_int8",
-    "tflm_person_detect_int8",
-    "tflm_micro_speech_int8",
-    "tflm_hello_world_int8",
-    "tflm_keyword_scrambled_int8",
-    "tflm_mnist_lstm_int8",
-]
 KEYWORD = "tflm_keyword_scrambled_int8"   # SVDF: seven int16 state tensors
 LSTM = "tflm_mnist_lstm_int8"             # LSTM: int8 output state, int16 cell state
 

@@ -18,7 +18,7 @@ KEYWORD = "tflm_keyword_scrambled_int8"
 
 def test_keyword_model_lowers_with_tflite_params():
     m = ap.load_tflite(model_path(KEYWORD))
-    kernels = lower(m)
+    kernels = lower(m, "portable", "litert")
     assert [k.code for k in kernels] == [OP_CODES[n] for n in
                                          ["REQUANTIZE", "SVDF", "FULLY_CONNECTED", "SVDF", "FULLY_CONNECTED",
                                           "SVDF", "FULLY_CONNECTED", "SVDF", "FULLY_CONNECTED", "SVDF", "SVDF",
@@ -181,7 +181,7 @@ LSTM = "tflm_mnist_lstm_int8"
 
 def test_lstm_model_lowers_to_one_weighted_kernel_with_two_states():
     m = ap.load_tflite(model_path(LSTM))
-    kernel = lower(m)[0]
+    kernel = lower(m, "portable", "litert")[0]
     op = m.operators[0]
     assert kernel.code == OP_CODES["UNIDIRECTIONAL_SEQUENCE_LSTM"] and kernel.weighted
     assert kernel.data_inputs == (op.inputs[0],) and kernel.states == (op.inputs[18], op.inputs[19])
@@ -221,7 +221,7 @@ def test_lstm_bad_forms_are_named_when_the_plan_is_made():
 
 def test_lstm_prepare_refuses_constants_of_the_wrong_size():
     m = ap.load_tflite(model_path(LSTM))
-    kernel = lower(m)[0]
+    kernel = lower(m, "portable", "litert")[0]
     from arenaplan import _core
     with pytest.raises(ValueError, match="filter: expected a 1-D array .* of the right length"):
         _core.kernel_prepare(kernel.code, kernel.spec, kernel.weights[:-1], kernel.bias)

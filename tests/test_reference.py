@@ -11,7 +11,7 @@ import pytest
 
 import arenaplan as ap
 
-MODELS = os.environ.get("ARENAPLAN_MODELS", "/work/shared/models")
+from harness.models import MODELS_DIR as MODELS
 
 
 def _tflm():

@@ -38,6 +38,17 @@ typedef struct dw_layout {
 } dw_layout;
 
 /* Validate shapes (not requant) and the sizes that follow from them. */
+/* The window along each axis (the height one for `rows_out` output rows). */
+static ap_ops_window_axis dw_window_h(const ap_depthwise_conv2d_params *p, int32_t rows_out)
+{
+    return ap_ops_window_axis_of(p->input_h, rows_out, p->filter_h, p->stride_h, p->dilation_h, p->pad_h);
+}
+
+static ap_ops_window_axis dw_window_w(const ap_depthwise_conv2d_params *p)
+{
+    return ap_ops_window_axis_of(p->input_w, p->output_w, p->filter_w, p->stride_w, p->dilation_w, p->pad_w);
+}
+
 static ap_status dw_check_shape(const ap_depthwise_conv2d_params *p, ap_error *error)
 {
     if (p == NULL) {
@@ -71,9 +82,8 @@ static ap_status dw_check_shape(const ap_depthwise_conv2d_params *p, ap_error *e
                                   (int)p->filter_h, (int)p->filter_w, DW_MAX_TAPS);
     }
     /* Window extents in int64: the loops use int32 positions. */
-    int64_t ext_h = (int64_t)(p->output_h - 1) * p->stride_h + (int64_t)(p->filter_h - 1) * p->dilation_h + 1;
-    int64_t ext_w = (int64_t)(p->output_w - 1) * p->stride_w + (int64_t)(p->filter_w - 1) * p->dilation_w + 1;
-    if (ext_h + p->pad_h > INT32_MAX || ext_w + p->pad_w > INT32_MAX) {
+    const ap_ops_window_axis ah = dw_window_h(p, p->output_h), aw = dw_window_w(p);
+    if (ah.extent + p->pad_h > INT32_MAX || aw.extent + p->pad_w > INT32_MAX) {
         return AP_OPS_OVERFLOW(error, DW_OP ": the filter window extent overflows int32");
     }
     size_t n;
@@ -113,12 +123,12 @@ static ap_status dw_layout_of(const ap_depthwise_conv2d_params *p, dw_layout *l,
 
 static size_t dw_padded_w(const ap_depthwise_conv2d_params *p)
 {
-    return (size_t)(p->output_w - 1) * (size_t)p->stride_w + (size_t)(p->filter_w - 1) * (size_t)p->dilation_w + 1;
+    return (size_t)dw_window_w(p).extent;
 }
 
 static size_t dw_rows_needed(const ap_depthwise_conv2d_params *p, int32_t rows_out)
 {
-    return (size_t)(rows_out - 1) * (size_t)p->stride_h + (size_t)(p->filter_h - 1) * (size_t)p->dilation_h + 1;
+    return (size_t)dw_window_h(p, rows_out).extent;
 }
 
 /* Where channel c's weights sit within a tap pair of the int16 filter copy: channels in

@@ -116,7 +116,7 @@ static inline ap_status ap_s16_check_window(const int32_t *g, const char *op, ap
         const int64_t pad = g[13 + axis];
         const ap_ops_window_axis a = ap_ops_window_axis_of(in, out, k, s, d, pad);
         /* the last window starts at in + far - span: inside the input, and reaching it */
-        if (pad < 0 || pad >= a.span || a.far >= a.span || in + a.far <= 0) {
+        if (!ap_ops_window_axis_overlaps(a, pad) || in + a.far <= 0) {
             return AP_OPS_INVALID(error, "%s: output %s %lld does not follow from input %lld, filter %lld, stride "
                                   "%lld, dilation %lld and padding %lld", op, axis ? "width" : "height",
                                   (long long)out, (long long)in, (long long)k, (long long)s, (long long)d,

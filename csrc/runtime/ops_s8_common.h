@@ -110,14 +110,16 @@ static inline int ap_ops_input_offset_ok(int32_t v)
     return v >= -127 && v <= 128;
 }
 
-/* One axis of a conv window (int8 and 16x8 convs): the dilated filter's span and the
-   padding past the input's far edge that `out` windows imply, given the near padding
-   `pad` (TFLite's output-size relation: out = (pad + in + far - span) / stride + 1, the
-   last window starting at (out - 1) * stride - pad = in + far - span). In int64, which no
-   int32 operands overflow; each op checks them against its own rule. */
+/* One axis of a conv or pooling window (int8 and 16x8 ops): the dilated filter's span, the
+   padded input length that `out` windows cover, and the padding past the input's far edge
+   that they imply given the near padding `pad` (TFLite's output-size relation: out = (pad +
+   in + far - span) / stride + 1, the last window starting at (out - 1) * stride - pad =
+   in + far - span). In int64, which no int32 operands overflow; each op checks them
+   against its own rule. */
 typedef struct ap_ops_window_axis {
-    int64_t span; /* (filter - 1) * dilation + 1 */
-    int64_t far;  /* (out - 1) * stride + span - in - pad */
+    int64_t span;   /* (filter - 1) * dilation + 1 */
+    int64_t extent; /* (out - 1) * stride + span */
+    int64_t far;    /* extent - in - pad */
 } ap_ops_window_axis;
 
 static inline ap_ops_window_axis ap_ops_window_axis_of(int64_t in, int64_t out, int64_t filter, int64_t stride,
@@ -125,8 +127,16 @@ static inline ap_ops_window_axis ap_ops_window_axis_of(int64_t in, int64_t out, 
 {
     ap_ops_window_axis a;
     a.span = (filter - 1) * dilation + 1;
-    a.far = (out - 1) * stride + a.span - in - pad;
+    a.extent = (out - 1) * stride + a.span;
+    a.far = a.extent - in - pad;
     return a;
+}
+
+/* Every window of the axis overlaps the input: the first one (pad < span) and the last
+   (far < span); windows start in order, so those two bound the rest. */
+static inline int ap_ops_window_axis_overlaps(ap_ops_window_axis a, int64_t pad)
+{
+    return pad >= 0 && pad < a.span && a.far < a.span;
 }
 
 /* Check an ap_requant: arrays present, shifts in [-31, max_shift], clamps sane.

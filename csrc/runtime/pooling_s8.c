@@ -32,12 +32,9 @@ static ap_status pool_check(const ap_pool2d_params *p, const char *op, ap_error 
     if ((int64_t)(p->output_h - 1) * p->stride_h > INT32_MAX || (int64_t)(p->output_w - 1) * p->stride_w > INT32_MAX) {
         return AP_OPS_OVERFLOW(error, "%s: output positions overflow int32", op);
     }
-    /* Window origins grow with the output index, so the first and the last output
-       positions bound every window; each must overlap the image. */
-    int64_t last_y = (int64_t)(p->output_h - 1) * p->stride_h - p->pad_h;
-    int64_t last_x = (int64_t)(p->output_w - 1) * p->stride_w - p->pad_w;
-    if ((int64_t)p->filter_h - p->pad_h <= 0 || (int64_t)p->filter_w - p->pad_w <= 0 || last_y >= p->input_h ||
-        last_x >= p->input_w) {
+    const ap_ops_window_axis ah = ap_ops_window_axis_of(p->input_h, p->output_h, p->filter_h, p->stride_h, 1, p->pad_h);
+    const ap_ops_window_axis aw = ap_ops_window_axis_of(p->input_w, p->output_w, p->filter_w, p->stride_w, 1, p->pad_w);
+    if (!ap_ops_window_axis_overlaps(ah, p->pad_h) || !ap_ops_window_axis_overlaps(aw, p->pad_w)) {
         return AP_OPS_INVALID(error, "%s: some output window has no input tap (padding %d,%d, filter %dx%d, "
                               "output %dx%d for input %dx%d)", op, (int)p->pad_h, (int)p->pad_w,
                               (int)p->filter_h, (int)p->filter_w, (int)p->output_h, (int)p->output_w,

@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-import os
 from pathlib import Path
 
 import numpy as np
 
 from . import ops
+from ..models import MODELS_DIR  # noqa: F401  (tests read it from here)
 from .quant import quantize_multiplier
 
-MODELS_DIR = Path(os.environ.get("ARENAPLAN_MODELS",
-                                 Path(__file__).resolve().parents[2].parent / "shared" / "models"))
 SKIP = ("tflm_audio_preprocessor_int8", "tflm_mnist_lstm_int8")
 SEEDS = (0, 1)
 ACTIVATIONS = {0: None, 1: "relu", 2: "relu_n1_to_1", 3: "relu6"}

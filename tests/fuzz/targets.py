@@ -7,7 +7,7 @@ seeds and every input saved under ``regressions/<target>/``.
 """
 from __future__ import annotations
 
-import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +15,9 @@ import numpy as np
 import arenaplan as ap
 
 ROOT = Path(__file__).resolve().parents[2]
-MODELS = Path(os.environ.get("ARENAPLAN_MODELS", ROOT.parent / "shared" / "models"))
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))   # the checkout's harness: where the shared models are
+from harness.models import MODELS_DIR as MODELS  # noqa: E402
 REGRESSIONS = Path(__file__).resolve().parent / "regressions"
 
 #: The exceptions a fuzz input may raise: the library's own, which carry a message.

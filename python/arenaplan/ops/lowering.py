@@ -1,6 +1,6 @@
 """From model ops to kernel calls: what each op runs, with which parameters.
 
-``lower(model)`` maps every op to an ``OpKernel``: the executor's op code, the
+``lower(model, isa, reference)`` maps every op to an ``OpKernel``: the executor's op code, the
 params the C core builds its struct from (a ``{field: value}`` dict with the fields
 of the op table's params descriptor, ``_core.ops()``; derived exactly as TensorFlow
 Lite's Prepare functions derive them), the constants, and the variants the
@@ -1162,7 +1162,7 @@ def _op_name(op: Operator) -> str:
             f"of the file's op {op.options.get('source_op', op.index)}")
 
 
-def lower_op(model: Model, op: Operator, isa: str = "portable", reference: str = "litert") -> OpKernel:
+def lower_op(model: Model, op: Operator, isa: str, reference: str) -> OpKernel:
     """Lower one op for the variants of ``isa`` under the rounding rule ``reference``;
     raises UnsupportedModel naming the op if it cannot run."""
     types = _types_of(model, op)
@@ -1192,26 +1192,15 @@ def lower_op(model: Model, op: Operator, isa: str = "portable", reference: str =
                     states, isa, TYPES_CODES[types])
 
 
-def lower(model: Model, isa: str = "portable", reference: str = "litert") -> List[OpKernel]:
+def lower(model: Model, isa: str, reference: str) -> List[OpKernel]:
     """Lower every op of ``model`` (raises UnsupportedModel at the first that cannot run)."""
     check_isa(isa)
     check_reference(reference)
     return [lower_op(model, op, isa, reference) for op in model.operators]
 
 
-def unsupported_ops(model: Model) -> List[str]:
-    """Reasons, one per op that cannot run (empty when the whole model runs)."""
-    reasons = []
-    for op in model.operators:
-        try:
-            lower_op(model, op)
-        except UnsupportedModel as exc:
-            reasons.append(str(exc))
-    return reasons
-
-
-def lower_model(model: Model, require_kernels: bool, isa: str = "portable",
-                reference: str = "litert") -> Tuple[List[Optional[OpKernel]], List[str]]:
+def lower_model(model: Model, require_kernels: bool, isa: str,
+                reference: str) -> Tuple[List[Optional[OpKernel]], List[str]]:
     """A kernel per op of ``model`` with ``isa``'s variants under the rounding rule
     ``reference`` (None for an op without one, when ``require_kernels`` is False; its reason is
     then listed in the second result)."""
