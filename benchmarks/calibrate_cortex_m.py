@@ -17,11 +17,17 @@ PROFILES in python/arenaplan/latency/sources.py); the cycles per instruction of 
 the estimated half (see there).
 
     python benchmarks/calibrate_cortex_m.py        # needs arm-none-eabi-gcc, qemu-system-arm
+    python benchmarks/calibrate_cortex_m.py --write-profiles   # and write the fits into the cost model
+    python benchmarks/calibrate_cortex_m.py --write-profiles --from-results   # the last run's fits
 
-Writes benchmarks/results/calibrate_cortex_m.json.
+Writes benchmarks/results/calibrate_cortex_m.json; with --write-profiles also the cost
+model's counted instructions (python/arenaplan/latency/cortex_m_instructions.json): every
+key fitted here takes its new figures, keys this run does not fit (the element-wise ops
+counted when they landed) keep theirs.
 """
 from __future__ import annotations
 
+import argparse
 import itertools
 import json
 import re
@@ -32,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 import arenaplan as ap
-from arenaplan.latency.sources import output_shape
+from arenaplan.latency.sources import COUNTED_INSTRUCTIONS, INSTRUCTION_FIELDS, output_shape
 from arenaplan.model.zoo import GraphBuilder
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -158,7 +164,42 @@ def fit_instructions(pts: list, cpu: str):
             "instructions_per_op": float(coef[-1]), "worst_error": worst}
 
 
+def write_profiles(fits: dict) -> None:
+    """Write the fits into the cost model's counted instructions, key by key. "im2col" takes
+    "im2col_rows"'s figures (the same code with one block of every pixel: their fits differ by
+    noise, which must not buy memory); a feature slope of 0 is left out."""
+    counted = json.loads(COUNTED_INSTRUCTIONS.read_text())
+    keys = set(fits) | {k.replace(":im2col_rows", ":im2col") for k in fits if k.endswith("CONV_2D:im2col_rows")}
+    for key in sorted(keys):
+        source = key.replace(":im2col", ":im2col_rows") if key.endswith("CONV_2D:im2col") else key
+        for cpu, fit in fits.get(source, {}).items():
+            counted["instructions_per_mac"].setdefault(cpu, {})[key] = round(fit["instructions_per_mac"], 3)
+            counted["instructions_per_op"].setdefault(cpu, {})[key] = int(round(fit["instructions_per_op"]))
+            for field in INSTRUCTION_FIELDS:
+                table = counted[field].setdefault(cpu, {})
+                if abs(fit[field]) < 1e-9:
+                    table.pop(key, None)
+                else:
+                    table[key] = round(fit[field], 3)
+    for field, tables in counted.items():
+        if isinstance(tables, dict):
+            counted[field] = {cpu: dict(sorted(t.items())) for cpu, t in tables.items()}
+    COUNTED_INSTRUCTIONS.write_text(json.dumps(counted, indent=1) + "\n")
+    print(f"wrote {COUNTED_INSTRUCTIONS}")
+
+
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--write-profiles", action="store_true",
+                        help="write the fits into python/arenaplan/latency/cortex_m_instructions.json")
+    parser.add_argument("--from-results", action="store_true",
+                        help="count nothing: take the fits of the last run's results file")
+    args = parser.parse_args()
+    if args.from_results:
+        if not args.write_profiles:
+            parser.error("--from-results goes with --write-profiles")
+        write_profiles(json.loads(RESULTS.read_text())["fits"])
+        return 0
     missing = fw.missing_arm_tools()
     if missing:
         print(f"needs {', '.join(missing)}")
@@ -221,6 +262,8 @@ def main() -> int:
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps({"rows": rows, "fits": fits}, indent=2))
     print(f"wrote {RESULTS}")
+    if args.write_profiles:
+        write_profiles(fits)
     return 0
 
 

@@ -536,8 +536,8 @@ class TargetProfile:
 # of the other ops, each at two sizes, exported, built with the firmware harness and run
 # under qemu-system-arm -icount. Per key a least-squares fit over the MACs and the subset of
 # outputs, channels, output taps and pixel taps (output_shape) that fits best with every
-# slope >= 0: the tables below, and the intercept per call. The fits' worst errors on their
-# own points are 0-6 % for most keys, 26 % for im2col16_rows (its gather differs between
+# slope >= 0, and the intercept per call: cortex_m_instructions.json (COUNTED_INSTRUCTIONS,
+# below). The fits' worst errors on their own points are 0-6 % for most keys, 26 % for im2col16_rows (its gather differs between
 # pointwise and windowed layers), 14 % for smlad_x16. "<op>:<family>" is the portable code,
 # which a plan for the portable ISA runs and an arm-dsp plan runs where the op has no
 # arm-dsp code (pooling, ADD, SOFTMAX, SVDF; CONV_2D's direct, depthwise's padded_rows and
@@ -562,170 +562,33 @@ class TargetProfile:
 # scalar pipeline; the kernels do not use Helium): ~1.1, between the two, with the
 # M4's instruction counts (no QEMU Cortex-M55 build in the harness). A board's own
 # figures (TableLatency) replace all of this.
-_INSTRUCTIONS_PER_MAC = {
-    "cortex-m4": {
-        "ADD:direct": 74.097, "AVERAGE_POOL_2D:direct": 6.852, "CONV_2D:direct": 5.039,
-        "CONV_2D:gemm_1x1": 4.071, "CONV_2D:im2col": 3.554, "CONV_2D:im2col_rows": 3.554,
-        "DEPTHWISE_CONV_2D:direct": 18.184, "DEPTHWISE_CONV_2D:direct@3x3": 12.277,
-        "DEPTHWISE_CONV_2D:direct@5x1": 18.184, "DEPTHWISE_CONV_2D:padded_rows": 21.975,
-        "DEPTHWISE_CONV_2D:padded_rows@3x3": 15.792, "DEPTHWISE_CONV_2D:padded_rows@5x1": 21.975,
-        "FULLY_CONNECTED:direct": 10.005, "HARD_SWISH:direct": 88.6, "HARD_SWISH:table": 7.05,
-        "LOGISTIC:direct": 252.0, "LOGISTIC:lookup": 7.06, "LOGISTIC:table": 7.06,
-        "SOFTMAX:direct": 341.667, "SOFTMAX:exp_cache": 204.167, "SVDF:direct": 5.93,
-        "SVDF:fused": 5.937, "TANH:direct": 259.0, "TANH:lookup": 7.06, "TANH:table": 7.06,
-        "arm-dsp/ADD:direct": 74.097, "arm-dsp/AVERAGE_POOL_2D:direct": 6.852,
-        "arm-dsp/CONV_2D:direct": 5.04, "arm-dsp/CONV_2D:gemm_1x1": 1.322,
-        "arm-dsp/CONV_2D:im2col": 1.167, "arm-dsp/CONV_2D:im2col16_rows": 0.968,
-        "arm-dsp/CONV_2D:im2col_rows": 1.167, "arm-dsp/DEPTHWISE_CONV_2D:direct": 13.25,
-        "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 5.951,
-        "arm-dsp/DEPTHWISE_CONV_2D:direct@5x1": 13.25,
-        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows": 21.975,
-        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 15.793,
-        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@5x1": 21.975,
-        "arm-dsp/DEPTHWISE_CONV_2D:widened": 4.897, "arm-dsp/DEPTHWISE_CONV_2D:widened@3x3": 4.897,
-        "arm-dsp/FULLY_CONNECTED:smlad": 1.505, "arm-dsp/FULLY_CONNECTED:smlad_x16": 1.459,
-        "arm-dsp/SOFTMAX:direct": 341.667, "arm-dsp/SOFTMAX:exp_cache": 204.167,
-        "arm-dsp/SVDF:direct": 5.93, "arm-dsp/SVDF:fused": 5.937, "default": 20.0},
-    "cortex-m7": {
-        "ADD:direct": 75.069, "AVERAGE_POOL_2D:direct": 6.863, "CONV_2D:direct": 5.039,
-        "CONV_2D:gemm_1x1": 4.19, "CONV_2D:im2col": 3.661, "CONV_2D:im2col_rows": 3.661,
-        "DEPTHWISE_CONV_2D:direct": 18.301, "DEPTHWISE_CONV_2D:direct@3x3": 12.336,
-        "DEPTHWISE_CONV_2D:direct@5x1": 18.301, "DEPTHWISE_CONV_2D:padded_rows": 18.603,
-        "DEPTHWISE_CONV_2D:padded_rows@3x3": 12.64, "DEPTHWISE_CONV_2D:padded_rows@5x1": 18.603,
-        "FULLY_CONNECTED:direct": 10.005, "HARD_SWISH:direct": 88.6, "HARD_SWISH:table": 7.05,
-        "LOGISTIC:direct": 252.0, "LOGISTIC:lookup": 7.06, "LOGISTIC:table": 7.06,
-        "SOFTMAX:direct": 338.333, "SOFTMAX:exp_cache": 204.167, "SVDF:direct": 5.937,
-        "SVDF:fused": 5.93, "TANH:direct": 259.0, "TANH:lookup": 7.06, "TANH:table": 7.06,
-        "arm-dsp/ADD:direct": 75.069, "arm-dsp/AVERAGE_POOL_2D:direct": 6.863,
-        "arm-dsp/CONV_2D:direct": 5.04, "arm-dsp/CONV_2D:gemm_1x1": 1.324,
-        "arm-dsp/CONV_2D:im2col": 1.167, "arm-dsp/CONV_2D:im2col16_rows": 0.968,
-        "arm-dsp/CONV_2D:im2col_rows": 1.167, "arm-dsp/DEPTHWISE_CONV_2D:direct": 12.875,
-        "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 5.972,
-        "arm-dsp/DEPTHWISE_CONV_2D:direct@5x1": 12.875,
-        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows": 18.603,
-        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 12.64,
-        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@5x1": 18.603,
-        "arm-dsp/DEPTHWISE_CONV_2D:widened": 4.969, "arm-dsp/DEPTHWISE_CONV_2D:widened@3x3": 4.969,
-        "arm-dsp/FULLY_CONNECTED:smlad": 1.505, "arm-dsp/FULLY_CONNECTED:smlad_x16": 1.459,
-        "arm-dsp/SOFTMAX:direct": 338.333, "arm-dsp/SOFTMAX:exp_cache": 204.167,
-        "arm-dsp/SVDF:direct": 5.937, "arm-dsp/SVDF:fused": 5.93, "default": 20.0},
-}
-#: the fits' intercepts: instructions of one call beyond its MACs (the call, set-up, I/O).
-#: "im2col" takes im2col_rows's figures in both tables: the same code with one block of every
-#: pixel, whose fits differ by noise (0.01 instructions a MAC), which must not buy memory.
-_INSTRUCTIONS_PER_CALL = {
-    "cortex-m4": {
-        "ADD:direct": 1040, "AVERAGE_POOL_2D:direct": 1627, "CONV_2D:direct": 2751,
-        "CONV_2D:gemm_1x1": -3111, "CONV_2D:im2col": 22829, "CONV_2D:im2col_rows": 22829,
-        "DEPTHWISE_CONV_2D:direct": -5097, "DEPTHWISE_CONV_2D:direct@3x3": -16457,
-        "DEPTHWISE_CONV_2D:direct@5x1": -5097, "DEPTHWISE_CONV_2D:padded_rows": 3196,
-        "DEPTHWISE_CONV_2D:padded_rows@3x3": 920, "DEPTHWISE_CONV_2D:padded_rows@5x1": 3196,
-        "FULLY_CONNECTED:direct": 873, "HARD_SWISH:direct": 443, "HARD_SWISH:table": 23300,
-        "LOGISTIC:direct": 600, "LOGISTIC:lookup": 512, "LOGISTIC:table": 65000,
-        "SOFTMAX:direct": 773, "SOFTMAX:exp_cache": 893, "SVDF:direct": 13932, "SVDF:fused": 14080,
-        "TANH:direct": 520, "TANH:lookup": 512, "TANH:table": 65000, "arm-dsp/ADD:direct": 1040,
-        "arm-dsp/AVERAGE_POOL_2D:direct": 1627, "arm-dsp/CONV_2D:direct": 3466,
-        "arm-dsp/CONV_2D:gemm_1x1": 293, "arm-dsp/CONV_2D:im2col": 4099,
-        "arm-dsp/CONV_2D:im2col16_rows": 12301, "arm-dsp/CONV_2D:im2col_rows": 4099,
-        "arm-dsp/DEPTHWISE_CONV_2D:direct": -3480, "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 2581,
-        "arm-dsp/DEPTHWISE_CONV_2D:direct@5x1": -3480,
-        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows": 3196,
-        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 906,
-        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@5x1": 3196,
-        "arm-dsp/DEPTHWISE_CONV_2D:widened": 1538, "arm-dsp/DEPTHWISE_CONV_2D:widened@3x3": 1538,
-        "arm-dsp/FULLY_CONNECTED:smlad": 897, "arm-dsp/FULLY_CONNECTED:smlad_x16": 1650,
-        "arm-dsp/SOFTMAX:direct": 773, "arm-dsp/SOFTMAX:exp_cache": 893,
-        "arm-dsp/SVDF:direct": 13932, "arm-dsp/SVDF:fused": 14080},
-    "cortex-m7": {
-        "ADD:direct": 1080, "AVERAGE_POOL_2D:direct": 1613, "CONV_2D:direct": 2501,
-        "CONV_2D:gemm_1x1": -3282, "CONV_2D:im2col": 23356, "CONV_2D:im2col_rows": 23356,
-        "DEPTHWISE_CONV_2D:direct": -5092, "DEPTHWISE_CONV_2D:direct@3x3": -16453,
-        "DEPTHWISE_CONV_2D:direct@5x1": -5092, "DEPTHWISE_CONV_2D:padded_rows": 3554,
-        "DEPTHWISE_CONV_2D:padded_rows@3x3": 865, "DEPTHWISE_CONV_2D:padded_rows@5x1": 3554,
-        "FULLY_CONNECTED:direct": 893, "HARD_SWISH:direct": 443, "HARD_SWISH:table": 23300,
-        "LOGISTIC:direct": 600, "LOGISTIC:lookup": 512, "LOGISTIC:table": 65000,
-        "SOFTMAX:direct": 827, "SOFTMAX:exp_cache": 853, "SVDF:direct": 14360, "SVDF:fused": 14372,
-        "TANH:direct": 520, "TANH:lookup": 512, "TANH:table": 65000, "arm-dsp/ADD:direct": 1080,
-        "arm-dsp/AVERAGE_POOL_2D:direct": 1613, "arm-dsp/CONV_2D:direct": 3118,
-        "arm-dsp/CONV_2D:gemm_1x1": 133, "arm-dsp/CONV_2D:im2col": 4048,
-        "arm-dsp/CONV_2D:im2col16_rows": 12366, "arm-dsp/CONV_2D:im2col_rows": 4048,
-        "arm-dsp/DEPTHWISE_CONV_2D:direct": -3160, "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 2345,
-        "arm-dsp/DEPTHWISE_CONV_2D:direct@5x1": -3160,
-        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows": 3567,
-        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 857,
-        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@5x1": 3567,
-        "arm-dsp/DEPTHWISE_CONV_2D:widened": 1516, "arm-dsp/DEPTHWISE_CONV_2D:widened@3x3": 1516,
-        "arm-dsp/FULLY_CONNECTED:smlad": 924, "arm-dsp/FULLY_CONNECTED:smlad_x16": 1673,
-        "arm-dsp/SOFTMAX:direct": 827, "arm-dsp/SOFTMAX:exp_cache": 853,
-        "arm-dsp/SVDF:direct": 14360, "arm-dsp/SVDF:fused": 14372},
-}
-#: per output element and per output channel (the calibration's other two slopes, where its
-#: shapes separate them from the per-MAC one)
-_INSTRUCTIONS_PER_OUTPUT: Dict[str, Dict[str, float]] = {
-    "cortex-m4": {
-        "CONV_2D:direct": 65.034, "CONV_2D:gemm_1x1": 24.347, "CONV_2D:im2col": 92.276,
-        "CONV_2D:im2col_rows": 92.276, "FULLY_CONNECTED:direct": 60.859,
-        "arm-dsp/CONV_2D:direct": 65.066, "arm-dsp/CONV_2D:gemm_1x1": 25.918,
-        "arm-dsp/CONV_2D:im2col": 81.382, "arm-dsp/CONV_2D:im2col16_rows": 26.894,
-        "arm-dsp/CONV_2D:im2col_rows": 81.382, "arm-dsp/FULLY_CONNECTED:smlad": 65.603,
-        "arm-dsp/FULLY_CONNECTED:smlad_x16": 59.036},
-    "cortex-m7": {
-        "CONV_2D:direct": 65.163, "CONV_2D:gemm_1x1": 25.104, "CONV_2D:im2col": 93.721,
-        "CONV_2D:im2col_rows": 93.721, "FULLY_CONNECTED:direct": 59.79,
-        "arm-dsp/CONV_2D:direct": 65.184, "arm-dsp/CONV_2D:gemm_1x1": 25.709,
-        "arm-dsp/CONV_2D:im2col": 81.595, "arm-dsp/CONV_2D:im2col16_rows": 26.896,
-        "arm-dsp/CONV_2D:im2col_rows": 81.595, "arm-dsp/FULLY_CONNECTED:smlad": 62.269,
-        "arm-dsp/FULLY_CONNECTED:smlad_x16": 57.023},
-}
-_INSTRUCTIONS_PER_CHANNEL: Dict[str, Dict[str, float]] = {
-    "cortex-m4": {
-        "DEPTHWISE_CONV_2D:padded_rows@3x3": 122.807, "arm-dsp/CONV_2D:gemm_1x1": 99.729,
-        "arm-dsp/CONV_2D:im2col16_rows": 173.225, "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 42.552,
-        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 122.826,
-        "arm-dsp/DEPTHWISE_CONV_2D:widened": 154.471,
-        "arm-dsp/DEPTHWISE_CONV_2D:widened@3x3": 154.471},
-    "cortex-m7": {
-        "DEPTHWISE_CONV_2D:padded_rows@3x3": 127.205, "arm-dsp/CONV_2D:gemm_1x1": 104.332,
-        "arm-dsp/CONV_2D:im2col16_rows": 169.53, "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 33.719,
-        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 127.238,
-        "arm-dsp/DEPTHWISE_CONV_2D:widened": 165.998,
-        "arm-dsp/DEPTHWISE_CONV_2D:widened@3x3": 165.998},
-}
-_INSTRUCTIONS_PER_TAP: Dict[str, Dict[str, float]] = {
-    "cortex-m4": {
-        "CONV_2D:direct": 11.222, "arm-dsp/CONV_2D:direct": 11.226},
-    "cortex-m7": {
-        "CONV_2D:direct": 10.628, "arm-dsp/CONV_2D:direct": 10.631},
-}
-_INSTRUCTIONS_PER_PIXEL_TAP: Dict[str, Dict[str, float]] = {
-    "cortex-m4": {
-        "CONV_2D:direct": 9.93, "CONV_2D:gemm_1x1": 539.591,
-        "DEPTHWISE_CONV_2D:direct@3x3": 59.445, "DEPTHWISE_CONV_2D:padded_rows@3x3": 30.4,
-        "arm-dsp/CONV_2D:direct": 9.627, "arm-dsp/CONV_2D:gemm_1x1": 88.952,
-        "arm-dsp/CONV_2D:im2col16_rows": 25.05, "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 10.035,
-        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 30.386},
-    "cortex-m7": {
-        "CONV_2D:direct": 9.833, "CONV_2D:gemm_1x1": 554.501,
-        "DEPTHWISE_CONV_2D:direct@3x3": 59.627, "DEPTHWISE_CONV_2D:padded_rows@3x3": 32.765,
-        "arm-dsp/CONV_2D:direct": 9.585, "arm-dsp/CONV_2D:gemm_1x1": 92.939,
-        "arm-dsp/CONV_2D:im2col16_rows": 25.087, "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": 10.758,
-        "arm-dsp/DEPTHWISE_CONV_2D:padded_rows@3x3": 32.768},
-}
+#: The counted instructions: per key and core, a table per feature ("instructions_per_mac",
+#: "instructions_per_op" -- the fit's intercept: one call beyond its MACs --, and the four
+#: FEATURE_FIELDS' "instructions_per_output", "_channel", "_tap", "_pixel_tap"), which
+#: calibrate_cortex_m.py --write-profiles writes. "im2col" takes im2col_rows's figures: the
+#: same code with one block of every pixel, whose fits differ by noise (0.01 instructions a
+#: MAC), which must not buy memory.
+COUNTED_INSTRUCTIONS = Path(__file__).with_name("cortex_m_instructions.json")
+_COUNTED = json.loads(COUNTED_INSTRUCTIONS.read_text())
+INSTRUCTION_FIELDS = ("instructions_per_output", "instructions_per_channel", "instructions_per_tap",
+                      "instructions_per_pixel_tap")
 _INSTRUCTIONS_PER_OP = 1500.0
 _CYCLES_PER_INSTRUCTION = {"cortex-m4": 1.3, "cortex-m7": 0.9, "cortex-m55": 1.1}
 
 
 def _calibrated(name: str, clock_hz: float, counted_on: str) -> TargetProfile:
     cpi = _CYCLES_PER_INSTRUCTION[name]
+
+    def cycles(field: str, digits: int = 3) -> Dict[str, float]:
+        return {k: round(v * cpi, digits) for k, v in _COUNTED[field].get(counted_on, {}).items()}
+
     return TargetProfile(
-        name, clock_hz, {k: round(v * cpi, 3) for k, v in _INSTRUCTIONS_PER_MAC[counted_on].items()},
+        name, clock_hz, cycles("instructions_per_mac"),
         cycles_per_scratch_byte=0.0, overhead_cycles=_INSTRUCTIONS_PER_OP * cpi,
         source=f"instructions counted under QEMU ({counted_on} build) x {cpi} cycles per "
                f"instruction (estimated)", cycles_per_instruction=cpi,
-        overhead_by_key={k: round(v * cpi, 1) for k, v in _INSTRUCTIONS_PER_CALL[counted_on].items()},
-        **{name: {k: round(v * cpi, 3) for k, v in table[counted_on].items()}
-           for name, table in zip(FEATURE_FIELDS, (_INSTRUCTIONS_PER_OUTPUT, _INSTRUCTIONS_PER_CHANNEL,
-                                                   _INSTRUCTIONS_PER_TAP, _INSTRUCTIONS_PER_PIXEL_TAP))})
+        overhead_by_key=cycles("instructions_per_op", 1),
+        **{name: cycles(field) for name, field in zip(FEATURE_FIELDS, INSTRUCTION_FIELDS)})
 
 
 PROFILES: Dict[str, TargetProfile] = {
