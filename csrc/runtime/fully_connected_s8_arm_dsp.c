@@ -21,12 +21,13 @@
 #include "fixedpoint.h"
 #include "ops_s8_common.h"
 #include "ops_s8_dispatch.h"
+#include "requant_arm_dsp.h"
 
 #define FC_ROWS 8  /* rows per packed block (fully_connected_s8.c) */
 #define FC_DEPTH 4 /* depths per packed group */
 #define FC_TILE 4  /* rows this kernel accumulates at once */
 
-/* Requantise one accumulator of output row o. */
+/* Requantise one accumulator of output row o (the general form). */
 static int8_t fc_dsp_requant(const ap_fc_row *r, int32_t o, int32_t acc)
 {
     const ap_requant *rq = r->requant;
@@ -38,6 +39,36 @@ static int8_t fc_dsp_requant(const ap_fc_row *r, int32_t o, int32_t acc)
     }
     int32_t v = ap_fp_multiply_by_nonneg_multiplier(acc, rq->multiplier[i], rq->shift[i]) + rq->output_offset;
     return (int8_t)ap_ops_clamp(v, rq->activation_min, rq->activation_max);
+}
+
+/* 1 when every output of the row takes ap_dsp_requant_fast: fixed point, no filter offset
+   (TFLite's int8 weights are symmetric), and every sum -- the folded bias plus input_depth
+   products of an int8 input and an int8 weight, each at most 128 * 128 in magnitude --
+   below 2^30 (ap_dsp_fast_layer). */
+static int fc_dsp_fast_row(const ap_fc_row *r)
+{
+    const ap_requant *rq = r->requant;
+    return r->real_scale == NULL && r->row_term == 0 &&
+           ap_dsp_fast_layer(r->bias, rq->shift, rq->per_channel ? 1 : 0, (size_t)r->output_depth,
+                             (uint64_t)r->input_depth, 128u * 128u, rq->activation_min, rq->activation_max);
+}
+
+/* The tile's outputs o .. o + n - 1 from its sums. */
+static void fc_dsp_store(const ap_fc_row *r, int fast, int32_t o, int32_t n, const int32_t *acc)
+{
+    if (fast) {
+        const ap_requant *rq = r->requant;
+        const int32_t step = rq->per_channel ? 1 : 0, offset = rq->output_offset;
+        const int32_t *m = rq->multiplier + o * step, *sh = rq->shift + o * step, *bias = r->bias + o;
+        int8_t *out = r->out + o;
+        for (int32_t j = 0; j < n; ++j) {
+            out[j] = (int8_t)ap_dsp_requant_fast(acc[j] + bias[j], m[j * step], sh[j * step], offset);
+        }
+        return;
+    }
+    for (int32_t j = 0; j < n; ++j) {
+        r->out[o + j] = fc_dsp_requant(r, o + j, acc[j]);
+    }
 }
 
 /* One group of 4 depths x the 4 rows (weight words at w, w + 4, w + 8, w + 12; the next group
@@ -91,6 +122,12 @@ void ap_fc_row_arm_dsp(const ap_fc_row *r, uint32_t *widened)
     const size_t dp = (size_t)r->depth_padded;
     const int32_t groups = r->input_depth / FC_DEPTH;
     const int32_t tail = groups * FC_DEPTH;
+    const int fast = fc_dsp_fast_row(r);
+    /* a per-tensor layer on the fast path: its constants once, four outputs unrolled */
+    const int per_tensor = fast && !r->requant->per_channel;
+    const int32_t m0 = per_tensor ? r->requant->multiplier[0] : 0;
+    const int32_t e0 = per_tensor ? -r->requant->shift[0] : 0;
+    const int32_t offset = r->requant->output_offset;
     if (widened != NULL) {
         for (int32_t g = 0; g < groups; ++g) {
             ap_dsp_widen4(r->input + FC_DEPTH * g, widened + 2 * g);
@@ -122,9 +159,16 @@ void ap_fc_row_arm_dsp(const ap_fc_row *r, uint32_t *widened)
             a2 = ap_ops_wrap_add(a2, x * wd[8]);
             a3 = ap_ops_wrap_add(a3, x * wd[12]);
         }
-        const int32_t acc[FC_TILE] = {a0, a1, a2, a3};
-        for (int32_t j = 0; j < FC_TILE && o + j < r->output_depth; ++j) {
-            r->out[o + j] = fc_dsp_requant(r, o + j, acc[j]);
+        if (per_tensor && o + FC_TILE <= r->output_depth) {
+            const int32_t *bias = r->bias + o;
+            int8_t *y = r->out + o;
+            y[0] = (int8_t)ap_dsp_requant_fast_e(a0 + bias[0], m0, e0, offset);
+            y[1] = (int8_t)ap_dsp_requant_fast_e(a1 + bias[1], m0, e0, offset);
+            y[2] = (int8_t)ap_dsp_requant_fast_e(a2 + bias[2], m0, e0, offset);
+            y[3] = (int8_t)ap_dsp_requant_fast_e(a3 + bias[3], m0, e0, offset);
+            continue;
         }
+        const int32_t acc[FC_TILE] = {a0, a1, a2, a3};
+        fc_dsp_store(r, fast, o, r->output_depth - o < FC_TILE ? r->output_depth - o : FC_TILE, acc);
     }
 }

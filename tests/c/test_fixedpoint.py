@@ -86,3 +86,50 @@ def test_thumb2_build_equals_the_reference(tmp_path):
     exe = tmp_path / "fixedpoint_thumb2"
     _build(cc, ["-O2", "-static", "-mthumb", "-march=armv7-a+fp"], exe)
     _check(_run([qemu, str(exe)], triples), triples)
+
+
+def _layers(rng: np.random.Generator, count: int):
+    """Random layers near ap_dsp_fast_layer's edges: (header, biases, shifts, whether fast)."""
+    for _ in range(count):
+        n = int(rng.integers(1, 65))
+        step = int(rng.integers(0, 2))
+        per_product = int(rng.choice([0, 128 * 128, 255 * 128]))
+        products = int(rng.choice([1, 9, 640, int(rng.integers(1, 1 << 17))]))
+        act = (-128, 127) if rng.random() < 0.9 else (int(rng.integers(-128, 0)), 127)
+        work = products * per_product
+        room = (1 << 30) - work
+        edge = [I32_MIN, I32_MIN + 1, I32_MAX, -(1 << 30), 1 << 30, 0]
+        if room > 0:
+            edge += [room, room - 1, -room, -(room - 1)]
+        bias = rng.integers(-(1 << 21), 1 << 21, n)
+        if rng.random() < 0.6:
+            bias[int(rng.integers(0, n))] = rng.choice(edge)
+        shift = rng.integers(-12, 1, n)
+        if rng.random() < 0.3:
+            shift[int(rng.integers(0, n))] = int(rng.integers(1, 4))
+        used = shift if step else shift[:1]
+        fast = (act == (-128, 127) and (per_product == 0 or products < (1 << 30) // per_product)
+                and bool((used <= 0).all()) and bool((np.abs(bias.astype(np.int64)) + work < (1 << 30)).all()))
+        header = np.array([n, step, products, per_product, act[0], act[1], 0, 0], np.int64)
+        yield header, bias.astype(np.int32), shift.astype(np.int32), fast
+
+
+def test_fast_layer_decision_equals_its_rule(tmp_path):
+    """ap_dsp_fast_layer takes a layer exactly when its rule holds: full int8 activation range,
+    no left shift among the shifts it uses (one per channel or the first), and every channel's
+    |bias| + products * per_product below 2^30 (INT32_MIN's magnitude included)."""
+    cc = os.environ.get("CC", "gcc")
+    if shutil.which(cc) is None:
+        pytest.skip(f"no C compiler {cc!r}")
+    cflags, ldflags = cbuild.compile_flags()
+    exe = tmp_path / "fast_layer"
+    subprocess.run([cc, *cflags, *ldflags, "-std=c99", "-I", str(RUNTIME), str(HERE / "fast_layer_main.c"),
+                    "-o", str(exe)], check=True)
+    layers = list(_layers(np.random.default_rng(11), 4000))
+    data = b"".join(h.tobytes() + b.tobytes() + s.tobytes() for h, b, s, _ in layers)
+    got = np.frombuffer(subprocess.run([str(exe)], input=data, capture_output=True, check=True).stdout,
+                        np.int32)
+    want = np.array([f for *_, f in layers], np.int32)
+    assert 500 < want.sum() < len(want) - 500      # both answers, many times
+    bad = np.flatnonzero(got != want)
+    assert bad.size == 0, f"{bad.size} of {len(want)} layers decided wrongly, first {layers[bad[0]][0].tolist()}"

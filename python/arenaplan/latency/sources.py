@@ -424,26 +424,30 @@ class _NodeTimer:
 
 
 # --- analytic cost model ---------------------------------------------------------------------
-def output_shape(kernel: OpKernel) -> Tuple[int, int, int, int]:
+def output_shape(kernel: OpKernel) -> Tuple[int, int, int, int, int]:
     """(output elements, output channels, output elements x filter taps, output pixels x filter
-    taps) of a conv, depthwise or fully connected op from its params (a fully connected row
-    is one pixel of one tap); zeros for other ops. The cost model's features beside the MACs
-    (calibrate_cortex_m.py fits them): requantisation per output, weight set-up per channel,
-    a tap's loop per output and the window's gathering per pixel."""
+    taps, output pixels x filter taps x input channels) of a conv, depthwise or fully
+    connected op from its params (a fully connected row is one pixel of one tap); zeros for
+    other ops. The cost model's features beside the MACs (calibrate_cortex_m.py fits them):
+    requantisation per output, weight set-up per channel, a tap's loop per output, the
+    window's set-up per pixel and tap, and the window's input values gathered (an im2col
+    column's bytes) per pixel."""
     spec = kernel.spec
     if "output_h" in spec and "output_c" in spec:
         c = int(spec["output_c"])
         pixels = int(spec.get("batches", 1)) * int(spec["output_h"]) * int(spec["output_w"])
         taps = int(spec.get("filter_h", 1)) * int(spec.get("filter_w", 1))
-        return pixels * c, c, pixels * c * taps, pixels * taps
+        inputs = int(spec.get("input_c", c))
+        return pixels * c, c, pixels * c * taps, pixels * taps, pixels * taps * inputs
     if "output_depth" in spec:
         c, rows = int(spec["output_depth"]), int(spec.get("batches", 1))
-        return rows * c, c, rows * c, rows
-    return 0, 0, 0, 0
+        return rows * c, c, rows * c, rows, rows * int(spec.get("input_depth", 1))
+    return 0, 0, 0, 0, 0
 
 
 #: TargetProfile's per-key figures for output_shape's features, in its order
-FEATURE_FIELDS = ("cycles_per_output", "cycles_per_channel", "cycles_per_tap", "cycles_per_pixel_tap")
+FEATURE_FIELDS = ("cycles_per_output", "cycles_per_channel", "cycles_per_tap", "cycles_per_pixel_tap",
+                  "cycles_per_window_input")
 
 
 @dataclass(frozen=True)
@@ -455,12 +459,13 @@ class TargetProfile:
                           + channels * cycles_per_channel.get(key, 0)
                           + taps * cycles_per_tap.get(key, 0)
                           + pixel_taps * cycles_per_pixel_tap.get(key, 0)
+                          + window_inputs * cycles_per_window_input.get(key, 0)
                           + scratch_bytes * cycles_per_scratch_byte
     (at least half of the per-MAC term: a measured intercept may be negative), where the op's
-    outputs, channels, taps and pixel taps are as output_shape says (conv, depthwise and fully
-    connected; 0 for other ops): the requantisation is per output, the weights' set-up per
-    channel, a tap's loop per output and a window's gathering per pixel, so a layer's cost is
-    not its MACs alone.
+    outputs, channels, taps, pixel taps and window inputs are as output_shape says (conv,
+    depthwise and fully connected; 0 for other ops): the requantisation is per output, the
+    weights' set-up per channel, a tap's loop per output, a window's set-up per pixel and
+    tap and its gathering per input value, so a layer's cost is not its MACs alone.
     where key is "<isa>/<op type>:<variant family>" ("arm-dsp/CONV_2D:im2col_rows": the
     figure of that ISA's code), else "<op type>:<variant family>" ("CONV_2D:im2col": the
     portable code's, which an ISA without code of its own for the op runs), else the family
@@ -487,6 +492,7 @@ class TargetProfile:
     cycles_per_channel: Mapping[str, float] = field(default_factory=dict)
     cycles_per_tap: Mapping[str, float] = field(default_factory=dict)
     cycles_per_pixel_tap: Mapping[str, float] = field(default_factory=dict)
+    cycles_per_window_input: Mapping[str, float] = field(default_factory=dict)
 
     def family(self, variant: Variant) -> str:
         """The variant's kind name without its param ("im2col_rows_12" -> "im2col_rows"), as
@@ -531,14 +537,16 @@ class TargetProfile:
 # Measured: the instructions of this project's kernels (csrc/runtime, arm-none-eabi-gcc -O2)
 # per op type and variant family, counted by benchmarks/calibrate_cortex_m.py
 # (results/calibrate_cortex_m.json, run of 2026-12-03, after the pixel-pair, int16-column,
-# widened-depthwise and SMMULR requantisation kernels): one-op models of 14 conv, depthwise
-# and fully connected shapes (3 to 128 channels, 1x1 to 10x4 filters, strides 1 and 2) and
-# of the other ops, each at two sizes, exported, built with the firmware harness and run
-# under qemu-system-arm -icount. Per key a least-squares fit over the MACs and the subset of
-# outputs, channels, output taps and pixel taps (output_shape) that fits best with every
-# slope >= 0, and the intercept per call: cortex_m_instructions.json (COUNTED_INSTRUCTIONS,
-# below). The fits' worst errors on their own points are 0-6 % for most keys, 26 % for im2col16_rows (its gather differs between
-# pointwise and windowed layers), 14 % for smlad_x16. "<op>:<family>" is the portable code,
+# widened-depthwise and SMMULR requantisation kernels): one-op models of 18 conv, depthwise
+# and fully connected shapes (3 to 128 channels, 1x1 to 10x4 filters, strides 1 and 2, square
+# images and columns of pixels) and of the other ops, each at two sizes, exported, built with
+# the firmware harness and run under qemu-system-arm -icount. Per key a least-squares fit over
+# the MACs and the subset of outputs, channels, output taps, pixel taps and window inputs
+# (output_shape) that fits best with every slope >= 0, and the intercept per call:
+# cortex_m_instructions.json (COUNTED_INSTRUCTIONS, below). The fits' worst errors on their
+# own points are 0-6 % for most keys, 14-22 % for the im2col families (their gather and their
+# last pixels differ between pointwise and windowed layers), 12 % for depthwise padded_rows.
+# "<op>:<family>" is the portable code,
 # which a plan for the portable ISA runs and an arm-dsp plan runs where the op has no
 # arm-dsp code (pooling, ADD, SOFTMAX, SVDF; CONV_2D's direct, depthwise's padded_rows and
 # depth multipliers above 1); "arm-dsp/<op>:<family>" is the DSP-extension code (SMLAD:
@@ -564,14 +572,14 @@ class TargetProfile:
 # figures (TableLatency) replace all of this.
 #: The counted instructions: per key and core, a table per feature ("instructions_per_mac",
 #: "instructions_per_op" -- the fit's intercept: one call beyond its MACs --, and the four
-#: FEATURE_FIELDS' "instructions_per_output", "_channel", "_tap", "_pixel_tap"), which
+#: FEATURE_FIELDS' "instructions_per_output", "_channel", "_tap", "_pixel_tap", "_window_input"), which
 #: calibrate_cortex_m.py --write-profiles writes. "im2col" takes im2col_rows's figures: the
 #: same code with one block of every pixel, whose fits differ by noise (0.01 instructions a
 #: MAC), which must not buy memory.
 COUNTED_INSTRUCTIONS = Path(__file__).with_name("cortex_m_instructions.json")
 _COUNTED = json.loads(COUNTED_INSTRUCTIONS.read_text())
 INSTRUCTION_FIELDS = ("instructions_per_output", "instructions_per_channel", "instructions_per_tap",
-                      "instructions_per_pixel_tap")
+                      "instructions_per_pixel_tap", "instructions_per_window_input")
 _INSTRUCTIONS_PER_OP = 1500.0
 _CYCLES_PER_INSTRUCTION = {"cortex-m4": 1.3, "cortex-m7": 0.9, "cortex-m55": 1.1}
 
