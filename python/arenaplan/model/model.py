@@ -48,6 +48,9 @@ class Tensor:
     quantization: Optional[Quantization] = None
     data: Optional[np.ndarray] = None
     is_variable: bool = False
+    #: A variable tensor's starting value (a resource variable's, from its CALL_ONCE
+    #: initialisation); None: TFLite's reset value (zero, an int8 tensor its zero point).
+    initial: Optional[np.ndarray] = None
 
     @property
     def is_constant(self) -> bool:
@@ -139,6 +142,12 @@ class Model:
                 raise ModelError(f"tensor {i} ({t.name!r}) records index {t.index}")
             if any(int(d) < 0 for d in t.shape):
                 raise ModelError(f"tensor {i} ({t.name!r}) has a negative dimension in shape {t.shape}")
+            if t.initial is not None and (not t.is_variable or t.initial.dtype != np.dtype(t.dtype)
+                                          or t.initial.size * t.initial.itemsize != t.nbytes):
+                raise ModelError(f"tensor {i} ({t.name!r}): a starting value of {t.initial.dtype} "
+                                 f"{tuple(t.initial.shape)} for a{' variable' if t.is_variable else ' non-variable'} "
+                                 f"{t.dtype} tensor of shape {t.shape}; only variable tensors have one, of "
+                                 "their type and size")
         for where, ids in (("inputs", self.inputs), ("outputs", self.outputs)):
             for t in ids:
                 if not 0 <= t < n:
@@ -159,7 +168,7 @@ class Model:
                     raise ModelError(f"op {k} ({op.type}) intermediate names tensor {t}, "
                                      f"but the model has {n} tensors")
             for t in op.outputs:
-                if t in written:
+                if t in written and not self.tensors[t].is_variable:  # state: each write updates it
                     raise ModelError(f"tensor {t} ({self.tensors[t].name!r}) is written by op "
                                      f"{written[t]} and again by op {k} ({op.type})")
                 if self.tensors[t].is_constant:
@@ -193,6 +202,8 @@ class Model:
             h.update(repr((t.name, t.shape, t.dtype, t.is_variable, t.quantization)).encode())
             if t.data is not None:
                 h.update(np.ascontiguousarray(t.data).tobytes())
+            if t.initial is not None:
+                h.update(b"initial" + np.ascontiguousarray(t.initial).tobytes())
         for op in self.operators:
             h.update(repr((op.type, op.inputs, op.outputs, sorted(op.options.items()),
                            op.custom_code)).encode())

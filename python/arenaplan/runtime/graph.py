@@ -43,6 +43,9 @@ def graph_tables(plan) -> Tables:
         return place_of[key]
 
     def activation(t: int) -> int:
+        if t in state_of:   # a variable tensor an op copies from or into (READ/ASSIGN_VARIABLE)
+            b = state_of[t]
+            return place(("state", t), (STATE_POOL, b.offset, b.size, None, t))
         if t not in where:
             raise InvalidArgument(f"tensor {t} ({model.tensors[t].name!r}) has no place in the plan")
         return place(t, (*where[t], model.tensors[t].nbytes, None, t))
