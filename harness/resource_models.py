@@ -28,7 +28,7 @@ X_Q, ACC_Q = (0.05, 2), (0.1, -3)   # (scale, zero point): the frame and buf; ac
 
 def streaming_model(rng, init: str = "const", call_index: int = 1, init_extra: Optional[str] = None,
                     acc_init_shape: Sequence[int] = ACC, main_if: bool = False,
-                    read_acc_first: bool = False, assign_first: bool = False
+                    read_acc_first: bool = False, assign_first: bool = False, late_reader: bool = False
                     ) -> Tuple[bytes, Dict[str, np.ndarray]]:
     """The model above. ``init``: how acc gets its value ("const", "quantize": a float32
     constant through QUANTIZE, "nested": a CALL_ONCE of subgraph 2 assigns it, "none": nothing
@@ -37,7 +37,9 @@ def streaming_model(rng, init: str = "const", call_index: int = 1, init_extra: O
     ``acc_init_shape``: the shape initialised. ``main_if``: an IF op in subgraph 0.
     ``read_acc_first``: acc is read before buf (no change of meaning). ``assign_first``:
     subgraph 0 assigns the frame to acc before it reads acc (then the sum is the frame
-    added to itself, and acc needs no initial value)."""
+    added to itself, and acc needs no initial value). ``late_reader``: an ADD after acc's
+    ASSIGN_VARIABLE reads the value read before it (the old one: that read must be a copy)
+    and adds the frame to it, a third output (equal to the sum)."""
     import flatbuffers
     from ai_edge_litert import schema_py_generated as S
 
@@ -160,12 +162,16 @@ def streaming_model(rng, init: str = "const", call_index: int = 1, init_extra: O
     total = tensor(main, ACC, "int8", ACC_Q, name="sum")
     op(main, "ADD", [r_acc, frame], [total], "AddOptions", S.AddOptionsT())
     op(main, "ASSIGN_VARIABLE", [m_acc, total], [])
-    if main_if:
+    main.inputs, main.outputs = [x], [window, total]
+    if late_reader:
+        late = tensor(main, ACC, "int8", ACC_Q, name="late")
+        op(main, "ADD", [r_acc, frame], [late], "AddOptions", S.AddOptionsT())
+        main.outputs.append(late)
+    if main_if:  # after the late reader, if any
         cond = tensor(main, (1,), "bool", data=np.array([1], np.uint8))
         io = S.IfOptionsT()
         io.thenSubgraphIndex, io.elseSubgraphIndex = 1, 1
         op(main, "IF", [cond], [], "IfOptions", io)
-    main.inputs, main.outputs = [x], [window, total]
     model.subgraphs = [main, first] + ([nested] if init == "nested" else [])
     b = flatbuffers.Builder(4096)
     b.Finish(model.Pack(b), file_identifier=b"TFL3")

@@ -178,13 +178,50 @@ class Model:
 
     # --- queries --------------------------------------------------------------
     def activation_tensors(self) -> List[int]:
-        """Non-constant, non-variable tensors that the graph touches, in index order."""
+        """Non-constant, non-variable tensors that the graph touches, in index order (a
+        READ_VARIABLE output that reads the state in place, ``state_reads``, is none)."""
         used = set(self.inputs) | set(self.outputs)
         for op in self.operators:
             used.update(t for t in op.inputs if t >= 0)
             used.update(op.outputs)
+        in_state = self.state_reads()
         return [t for t in sorted(used)
-                if not self.tensors[t].is_constant and not self.tensors[t].is_variable]
+                if not self.tensors[t].is_constant and not self.tensors[t].is_variable and t not in in_state]
+
+    def state_reads(self) -> Dict[int, int]:
+        """{READ_VARIABLE output: its variable tensor} for the reads that need no copy: the
+        output is no graph input or output, and every op that reads it runs before the next
+        op that may change the variable (one that writes it, or takes it as an input other
+        than a read; the ASSIGN_VARIABLE of the read value itself may be that op). Such an
+        output lives at the variable's place in the state pool, and its readers read the state."""
+        n = len(self.tensors)
+        readers: Dict[int, List[int]] = {}
+        changes: Dict[int, List[int]] = {}
+        for op in self.operators:
+            for t in op.inputs:
+                if t >= 0:
+                    readers.setdefault(t, []).append(op.index)
+                    if op.type != "READ_VARIABLE" and 0 <= t < n and self.tensors[t].is_variable:
+                        changes.setdefault(t, []).append(op.index)
+            for t in op.outputs:
+                if 0 <= t < n and self.tensors[t].is_variable:
+                    changes.setdefault(t, []).append(op.index)
+        ends = set(self.inputs) | set(self.outputs)
+        found: Dict[int, int] = {}
+        for op in self.operators:
+            if op.type != "READ_VARIABLE" or len(op.inputs) != 1 or len(op.outputs) != 1 \
+                    or "unsupported" in op.options:
+                continue
+            v, y = op.inputs[0], op.outputs[0]
+            if not (0 <= v < n and 0 <= y < n) or y in ends or not self.tensors[v].is_variable \
+                    or self.tensors[y].is_variable or self.tensors[y].is_constant \
+                    or (self.tensors[y].dtype, self.tensors[y].nbytes) != (self.tensors[v].dtype, self.tensors[v].nbytes):
+                continue
+            after = min((k for k in changes.get(v, ()) if k > op.index), default=None)
+            if after is None or all(k < after or (k == after and self.operators[k].type == "ASSIGN_VARIABLE")
+                                    for k in readers.get(y, ())):
+                found[y] = v
+        return found
 
     def variable_tensors(self) -> List[int]:
         return [t.index for t in self.tensors if t.is_variable]

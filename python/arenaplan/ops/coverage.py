@@ -305,7 +305,8 @@ def _aliases() -> List[Tuple[str, str]]:
             elif builtin in PER_OUTPUT_OPS:
                 how += ", one op per output (a copy of its piece)"
             elif builtin == "READ_VARIABLE":
-                how += " (a copy of the resource variable's state into an activation)"
+                how += (" (the readers read the resource variable's state in place where they run before "
+                        "its next assignment; else a copy of it into an activation)")
             elif builtin == "ASSIGN_VARIABLE":
                 how += " (a copy of the value into the resource variable's state)"
             found.append((builtin, how))

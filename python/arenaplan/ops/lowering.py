@@ -456,7 +456,8 @@ def _reshape(model: Model, op: Operator) -> tuple:
 
 def _read_variable(model: Model, op: Operator) -> tuple:
     """READ_VARIABLE (its handle resolved by the importer to the variable tensor): a copy of
-    the state into an activation, with the RESHAPE row's copy."""
+    the state into an activation, with the RESHAPE row's copy; none where the output is the
+    state itself (``Model.state_reads``: the executor sees the same place and moves nothing)."""
     v = _tensor(model, _operand(op.inputs, 0), "variable", None, constant=False, variable=True)
     y = _tensor(model, _operand(op.outputs, 0), "output", None, constant=False)
     if not v.is_variable:

@@ -9,8 +9,10 @@ each variable its starting value. ``resolve`` rewrites subgraph 0 into the Model
   by its shared_name, of the shape, type and quantisation of the values assigned to it
   (two shapes or types for one variable: ModelError naming both);
 - VAR_HANDLE ops are dropped (a handle only names its variable);
-- READ_VARIABLE keeps its output and reads the variable tensor: ``inputs=(variable,)``, a
-  copy from the state into an activation;
+- READ_VARIABLE keeps its output and reads the variable tensor: ``inputs=(variable,)``. Where
+  every reader of its output runs before the variable's next assignment (and the output is
+  no graph output), the output is the state itself and the read moves nothing
+  (``Model.state_reads``); otherwise it is a copy from the state into an activation;
 - ASSIGN_VARIABLE writes the variable tensor: ``inputs=(value,), outputs=(variable,)``, a
   copy of the value into the state;
 - CALL_ONCE is evaluated here: its subgraph must fold to constants (VAR_HANDLE,
