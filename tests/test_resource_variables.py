@@ -224,3 +224,27 @@ def test_a_variable_assigned_before_it_is_read_needs_no_initial_value():
     xs = R.frames(rng, CALLS)
     for k, (x, want) in enumerate(zip(xs, _run_litert(content, xs))):
         _same(it.run(x), want, f"call {k}")
+
+
+@needs_litert
+def test_cortex_m4_under_qemu_carries_the_state(tmp_path):
+    """The exported streaming model on a Cortex-M4 (QEMU mps2-an386, the arm-dsp plan of the
+    preset's pools): its state pool starts at the CALL_ONCE values and carries over, call by
+    call equal to LiteRT's outputs."""
+    from harness.firmware import build as fw
+    missing = fw.missing_arm_tools()
+    if missing:
+        pytest.skip(f"Cortex-M toolchain not installed ({', '.join(missing)})")
+    rng = np.random.default_rng(10)
+    content, _ = R.streaming_model(rng)
+    p = ap.plan(ap.parse_tflite(content), target=ap.targets.get("cortex-m4"))
+    assert p.isa == "arm-dsp" and p.verify()
+    arch = fw.ARM_CPUS["cortex-m4"]
+    runtime = fw.cached_runtime(fw.ARM_CC, fw.arm_flags(arch), arch.name)
+    xs = R.frames(rng, CALLS)
+    firmware = fw.build_arm(p.export_c(tmp_path, name="net"), arch, runtime, tmp_path, [[x] for x in xs])
+    run = fw.run_qemu(firmware, timeout=300)
+    assert len(run.outputs) == len(xs)
+    specs = [("int8", (1, 5, 3)), ("int8", (1, 3))]
+    for k, (raw, want) in enumerate(zip(run.outputs, _run_litert(content, xs))):
+        _same(fw.split_outputs(raw, specs), want, f"Cortex-M4, call {k}")
