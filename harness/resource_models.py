@@ -28,8 +28,8 @@ X_Q, ACC_Q = (0.05, 2), (0.1, -3)   # (scale, zero point): the frame and buf; ac
 
 def streaming_model(rng, init: str = "const", call_index: int = 1, init_extra: Optional[str] = None,
                     acc_init_shape: Sequence[int] = ACC, main_if: bool = False,
-                    read_acc_first: bool = False, assign_first: bool = False, late_reader: bool = False
-                    ) -> Tuple[bytes, Dict[str, np.ndarray]]:
+                    read_acc_first: bool = False, assign_first: bool = False, late_reader: bool = False,
+                    sum_output: bool = True) -> Tuple[bytes, Dict[str, np.ndarray]]:
     """The model above. ``init``: how acc gets its value ("const", "quantize": a float32
     constant through QUANTIZE, "nested": a CALL_ONCE of subgraph 2 assigns it, "none": nothing
     does). ``call_index``: subgraph 0's CALL_ONCE target. ``init_extra``: "add" (an ADD in the
@@ -39,7 +39,8 @@ def streaming_model(rng, init: str = "const", call_index: int = 1, init_extra: O
     subgraph 0 assigns the frame to acc before it reads acc (then the sum is the frame
     added to itself, and acc needs no initial value). ``late_reader``: an ADD after acc's
     ASSIGN_VARIABLE reads the value read before it (the old one: that read must be a copy)
-    and adds the frame to it, a third output (equal to the sum)."""
+    and adds the frame to it, a third output (equal to the sum). ``sum_output``: the sum is
+    an output (else only the window and the late reader's sum are)."""
     import flatbuffers
     from ai_edge_litert import schema_py_generated as S
 
@@ -162,7 +163,7 @@ def streaming_model(rng, init: str = "const", call_index: int = 1, init_extra: O
     total = tensor(main, ACC, "int8", ACC_Q, name="sum")
     op(main, "ADD", [r_acc, frame], [total], "AddOptions", S.AddOptionsT())
     op(main, "ASSIGN_VARIABLE", [m_acc, total], [])
-    main.inputs, main.outputs = [x], [window, total]
+    main.inputs, main.outputs = [x], [window, total] if sum_output else [window]
     if late_reader:
         late = tensor(main, ACC, "int8", ACC_Q, name="late")
         op(main, "ADD", [r_acc, frame], [late], "AddOptions", S.AddOptionsT())

@@ -184,9 +184,17 @@ class Model:
         for op in self.operators:
             used.update(t for t in op.inputs if t >= 0)
             used.update(op.outputs)
-        in_state = self.state_reads()
+        in_state = self.state_places()
         return [t for t in sorted(used)
                 if not self.tensors[t].is_constant and not self.tensors[t].is_variable and t not in in_state]
+
+    def state_places(self) -> Dict[int, int]:
+        """{tensor: variable tensor} for every activation that lives at a variable's place in
+        the state pool: the reads that need no copy (``state_reads``) and the values written
+        straight into the state (``state_writes``)."""
+        if not any(op.type in ("READ_VARIABLE", "ASSIGN_VARIABLE") for op in self.operators):
+            return {}
+        return {**self.state_reads(), **self.state_writes()}
 
     def state_reads(self) -> Dict[int, int]:
         """{READ_VARIABLE output: its variable tensor} for the reads that need no copy: the
@@ -221,6 +229,57 @@ class Model:
             if after is None or all(k < after or (k == after and self.operators[k].type == "ASSIGN_VARIABLE")
                                     for k in readers.get(y, ())):
                 found[y] = v
+        return found
+
+    def state_writes(self) -> Dict[int, int]:
+        """{ASSIGN_VARIABLE value: its variable tensor} for the values whose op can write them
+        straight into the state: the value is no graph input or output, its op (a kernel that
+        is no READ_VARIABLE) runs at p and the ASSIGN at a, nothing reads or changes the
+        variable from p up to a (so the op neither reads the state it writes nor shows a
+        reader the new value early; readers of a read in place, and of a value written in
+        place before, count as readers), and every reader of the value runs at or before a, or
+        before the variable's next change. The ASSIGN then sees one place and moves nothing."""
+        n = len(self.tensors)
+        reads = self.state_reads()
+        writer: Dict[int, int] = {}
+        readers: Dict[int, List[int]] = {}
+        touches: Dict[int, List[int]] = {}   # ops that read or change each variable
+        for op in self.operators:
+            for t in op.outputs:
+                writer[t] = op.index
+            for t in op.inputs:
+                if t >= 0:
+                    readers.setdefault(t, []).append(op.index)
+                    v = reads.get(t, t)
+                    if 0 <= v < n and self.tensors[v].is_variable:
+                        touches.setdefault(v, []).append(op.index)
+            for t in op.outputs:
+                if 0 <= t < n and self.tensors[t].is_variable:
+                    touches.setdefault(t, []).append(op.index)
+        ends = set(self.inputs) | set(self.outputs)
+        found: Dict[int, int] = {}
+        for op in self.operators:
+            if op.type != "ASSIGN_VARIABLE" or len(op.inputs) != 1 or len(op.outputs) != 1 \
+                    or "unsupported" in op.options:
+                continue
+            s, v, a = op.inputs[0], op.outputs[0], op.index
+            if not (0 <= s < n and 0 <= v < n) or s in ends or s in reads or s in found \
+                    or s not in writer or not self.tensors[v].is_variable \
+                    or self.tensors[s].is_variable or self.tensors[s].is_constant \
+                    or (self.tensors[s].dtype, self.tensors[s].nbytes) != (self.tensors[v].dtype, self.tensors[v].nbytes):
+                continue
+            p = writer[s]
+            if self.operators[p].type in ("READ_VARIABLE", "ASSIGN_VARIABLE") or \
+                    "unsupported" in self.operators[p].options:
+                continue
+            if any(p <= k < a for k in touches.get(v, ())):
+                continue
+            after = min((k for k in touches.get(v, ()) if k > a), default=None)
+            if all(k <= a or (after is not None and k < after) or after is None for k in readers.get(s, ())):
+                found[s] = v
+                # the variable now changes at p, and the value's readers read the state: a later
+                # value written straight in must not overlap them
+                touches[v] = sorted(touches.get(v, []) + [p] + readers.get(s, []))
         return found
 
     def variable_tensors(self) -> List[int]:

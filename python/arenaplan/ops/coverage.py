@@ -308,7 +308,8 @@ def _aliases() -> List[Tuple[str, str]]:
                 how += (" (the readers read the resource variable's state in place where they run before "
                         "its next assignment; else a copy of it into an activation)")
             elif builtin == "ASSIGN_VARIABLE":
-                how += " (a copy of the value into the resource variable's state)"
+                how += (" (the value's op writes the resource variable's state directly where nothing "
+                        "reads or changes it in between; else a copy of the value into it)")
             found.append((builtin, how))
     return found
 

@@ -472,7 +472,8 @@ def _read_variable(model: Model, op: Operator) -> tuple:
 
 def _assign_variable(model: Model, op: Operator) -> tuple:
     """ASSIGN_VARIABLE (the importer made its output the variable tensor): a copy of the value
-    into the state, with the RESHAPE row's copy."""
+    into the state, with the RESHAPE row's copy; none where the value's op writes the state
+    itself (``Model.state_writes``)."""
     x = _tensor(model, _operand(op.inputs, 0), "value", None)
     v = _tensor(model, _operand(op.outputs, 0), "variable", None, constant=False, variable=True)
     if not v.is_variable:

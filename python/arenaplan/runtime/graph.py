@@ -33,7 +33,7 @@ def graph_tables(plan) -> Tables:
     model = plan.model
     where = {t: (b.pool, b.offset) for b in plan.buffers for t in b.tensors}
     state_of = {b.tensor: b for b in plan.state_buffers}
-    in_state = model.state_reads()   # READ_VARIABLE outputs at their variable's place
+    in_state = model.state_places()   # reads and writes of a variable at its place
     places: List[tuple] = []
     place_of: Dict[object, int] = {}
 

@@ -14,7 +14,9 @@ each variable its starting value. ``resolve`` rewrites subgraph 0 into the Model
   no graph output), the output is the state itself and the read moves nothing
   (``Model.state_reads``); otherwise it is a copy from the state into an activation;
 - ASSIGN_VARIABLE writes the variable tensor: ``inputs=(value,), outputs=(variable,)``, a
-  copy of the value into the state;
+  copy of the value into the state, or none where the value's op can write it straight
+  into the state (nothing reads or changes the variable between that op and the ASSIGN:
+  ``Model.state_writes``);
 - CALL_ONCE is evaluated here: its subgraph must fold to constants (VAR_HANDLE,
   ASSIGN_VARIABLE, READ_VARIABLE, QUANTIZE, RESHAPE/SQUEEZE/EXPAND_DIMS of constants and
   nested CALL_ONCE), and what it assigns becomes the variables' ``initial`` value, which
@@ -44,6 +46,7 @@ __all__ = ["RESOURCE_OPS", "resolve"]
 RESOURCE_OPS = frozenset({"VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE", "CALL_ONCE"})
 _RESHAPES = frozenset({"RESHAPE", "SQUEEZE", "EXPAND_DIMS"})
 _FOLDABLE = "VAR_HANDLE, ASSIGN_VARIABLE, READ_VARIABLE, QUANTIZE, RESHAPE, SQUEEZE, EXPAND_DIMS, CALL_ONCE"
+_MAX_DEPTH = 32   # CALL_ONCE inside CALL_ONCE: deeper is refused (and never seen)
 _RANGES = {"int8": (-128, 127), "int16": (-32768, 32767)}
 
 #: (tensors, ops) of subgraph i, as the importer reads them.
@@ -128,7 +131,8 @@ def resolve(tensors: List[Tensor], ops: List[Operator], read_graph: GraphReader,
             handles[op.outputs[0]] = _key(op)
             variable(_key(op))
     for k, op in enumerate(ops):   # the main graph's values: their shapes and quantisation
-        if op.type == "ASSIGN_VARIABLE" and len(op.inputs) == 2 and op.inputs[0] in handles:
+        if op.type == "ASSIGN_VARIABLE" and len(op.inputs) == 2 and op.inputs[0] in handles \
+                and op.inputs[1] >= 0:
             t = tensors[op.inputs[1]]
             v = variable(handles[op.inputs[0]])
             v.meet(t.shape, t.dtype, t.quantization, _at(0, k, op), source)
@@ -171,7 +175,8 @@ def resolve(tensors: List[Tensor], ops: List[Operator], read_graph: GraphReader,
             out_ops.append(op)
             continue
         arity = 1 if op.type == "READ_VARIABLE" else 2
-        if len(op.inputs) != arity or (op.type == "READ_VARIABLE" and len(op.outputs) != 1):
+        if len(op.inputs) != arity or (op.type == "READ_VARIABLE" and len(op.outputs) != 1) \
+                or min(op.inputs) < 0 or min(op.outputs, default=0) < 0:
             keep(op, f"{_at(0, k, op)}: takes {arity} input(s) and "
                      f"{'one output' if arity == 1 else 'no output'}, got {len(op.inputs)} and "
                      f"{len(op.outputs)}", inputs=(), outputs=())
@@ -208,6 +213,8 @@ def _call(op: Operator, subgraph: int, k: int, stack: List[int], read_graph: Gra
     if not 0 <= target < n_subgraphs:
         raise _Refused(f"{at}: init_subgraph_index {target} is out of range; the model has "
                        f"{n_subgraphs} subgraphs")
+    if len(stack) > _MAX_DEPTH:
+        raise _Refused(f"{at}: CALL_ONCE nested more than {_MAX_DEPTH} deep")
     if target in stack:
         chain = " -> ".join(str(s) for s in stack + [target])
         raise _Refused(f"{at}: calls subgraph {target}, which is running already (subgraphs {chain}): "
