@@ -329,3 +329,46 @@ def test_a_starting_value_belongs_to_a_variable_of_its_type_and_size():
         tensors[5] = dataclasses.replace(tensors[5], **bad)
         with pytest.raises(ModelError, match=match):
             ap.Model("bad", tensors, m.operators, m.inputs, m.outputs)
+
+
+@pytest.mark.parametrize("late_reader", [False, True])
+def test_no_op_writes_outside_its_output_or_reads_bytes_it_does_not_own(late_reader):
+    """Every op in turn runs on poisoned pools (arena and state: only its inputs hold real
+    values, wherever the rules placed them): it writes its output and scratch only, and its
+    output equals the one of an unpoisoned run."""
+    from arenaplan.planning.state import STATE_POOL
+    from arenaplan.runtime.graph import graph_tables
+    rng = np.random.default_rng(13)
+    content, _ = R.streaming_model(rng, late_reader=late_reader, sum_output=not late_reader)
+    p = ap.plan(ap.parse_tflite(content), mode="speed")
+    it = ap.Interpreter(p)
+    for x in R.frames(rng, 2):
+        it.run(x)     # real values everywhere, the state moved off its start
+    places, nodes, _ = graph_tables(p)
+    pools = dict(it.pools, **{STATE_POOL: it.state})
+
+    def mask(indices):
+        m = {name: np.zeros(a.size, bool) for name, a in pools.items()}
+        for i in indices:
+            pool, offset, nbytes, data, _ = places[i]
+            if pool is not None:
+                m[pool][offset:offset + nbytes] = True
+        return m
+
+    for k, (kernel, _, ins, out, scratch, states) in enumerate(nodes):
+        real = {name: a.copy() for name, a in pools.items()}
+        allowed, keep = mask([out, *scratch, *states]), mask(ins)
+        for name, a in pools.items():
+            a[:] = np.where(keep[name], real[name], np.uint8(0xA5))
+        before = {name: a.copy() for name, a in pools.items()}
+        it._graph.invoke(it._pools, k, k + 1)
+        for name, a in pools.items():
+            changed = np.flatnonzero((a != before[name]) & ~allowed[name])
+            assert changed.size == 0, f"op {k} ({kernel.type}) wrote {name} at {changed[:8]}"
+        pool, offset, nbytes, _, _ = places[out]
+        poisoned_out = pools[pool][offset:offset + nbytes].copy()
+        for name, a in pools.items():
+            a[:] = real[name]
+        it._graph.invoke(it._pools, k, k + 1)
+        np.testing.assert_array_equal(pools[pool][offset:offset + nbytes], poisoned_out,
+                                      err_msg=f"op {k} ({kernel.type}) read poisoned bytes")
