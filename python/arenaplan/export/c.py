@@ -14,7 +14,8 @@ the same prepared constants (repacked weights, folded biases) as const arrays.
 - for a model with variable tensors, ``<name>_state``: the state pool, a static array
   that starts as TFLite's variable tensors do (zero: in .bss; an int8 tensor at its
   zero point: initialised data) and keeps its bytes from one invoke to the next;
-  ``<name>_reset_state()`` returns it to that start. It goes to the section of the target
+  ``<name>_reset_state()`` returns it to that start (a resource variable's start is its
+  CALL_ONCE value, kept as a const copy). It goes to the section of the target
   pool that holds it (``plan.state_pool``), or where ``sections={"state": ...}`` says;
 - const tables and op params structs (designated initialisers), requantisation
   arrays, prepared blobs and constant tensors: all ``static const``, so a
@@ -502,16 +503,24 @@ def _state_source(plan, name: str, upper: str, state_section: Optional[str]) -> 
     sec = f" {upper}_SECTION(\"{state_section}\")" if state_section else ""
     decl = f"uint8_t {name}_state[{upper}_STATE_BYTES] {upper}_ALIGNED({align}){sec}"
     lines = ["", "/* ---- state: variable tensors, persistent between invokes (RAM) ---- */"]
-    if all(b.fill == 0 for b in plan.state_buffers):
+    image = bytearray(plan.state_bytes)
+    for b in plan.state_buffers:
+        image[b.offset:b.offset + b.size] = b.start()
+    initialised = [b for b in plan.state_buffers if b.initial is not None]
+    if not any(image):
         lines.append(decl + ";")
     else:
-        image = bytearray(plan.state_bytes)
-        for b in plan.state_buffers:
-            image[b.offset:b.offset + b.size] = bytes([b.fill]) * b.size
         lines.append(decl + " = {\n    " + _rows([str(v) for v in image], 24) + "\n};")
+    for k, b in enumerate(initialised):   # resource variables' CALL_ONCE values, kept for reset
+        lines += [f"static const uint8_t {name}_state_initial_{k}[{b.size}u] = {{",
+                  "    " + _rows([str(v) for v in b.initial], 24), "};"]
     lines += ["", f"void {name}_reset_state(void)", "{"]
-    lines += [f"    memset({name}_state + {b.offset}u, {b.fill}, {b.size}u); /* {_comment(b.name, 48)} */"
-              for b in plan.state_buffers]
+    for b in plan.state_buffers:
+        if b.initial is None:
+            lines.append(f"    memset({name}_state + {b.offset}u, {b.fill}, {b.size}u); /* {_comment(b.name, 48)} */")
+        else:
+            lines.append(f"    memcpy({name}_state + {b.offset}u, {name}_state_initial_{initialised.index(b)}, "
+                         f"{b.size}u); /* {_comment(b.name, 48)}: its initial value */")
     lines += ["}"]
     return lines
 

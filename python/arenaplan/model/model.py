@@ -48,6 +48,9 @@ class Tensor:
     quantization: Optional[Quantization] = None
     data: Optional[np.ndarray] = None
     is_variable: bool = False
+    #: A variable tensor's starting value (a resource variable's, from its CALL_ONCE
+    #: initialisation); None: TFLite's reset value (zero, an int8 tensor its zero point).
+    initial: Optional[np.ndarray] = None
 
     @property
     def is_constant(self) -> bool:
@@ -139,6 +142,12 @@ class Model:
                 raise ModelError(f"tensor {i} ({t.name!r}) records index {t.index}")
             if any(int(d) < 0 for d in t.shape):
                 raise ModelError(f"tensor {i} ({t.name!r}) has a negative dimension in shape {t.shape}")
+            if t.initial is not None and (not t.is_variable or t.initial.dtype != np.dtype(t.dtype)
+                                          or t.initial.size * t.initial.itemsize != t.nbytes):
+                raise ModelError(f"tensor {i} ({t.name!r}): a starting value of {t.initial.dtype} "
+                                 f"{tuple(t.initial.shape)} for a{' variable' if t.is_variable else ' non-variable'} "
+                                 f"{t.dtype} tensor of shape {t.shape}; only variable tensors have one, of "
+                                 "their type and size")
         for where, ids in (("inputs", self.inputs), ("outputs", self.outputs)):
             for t in ids:
                 if not 0 <= t < n:
@@ -159,7 +168,7 @@ class Model:
                     raise ModelError(f"op {k} ({op.type}) intermediate names tensor {t}, "
                                      f"but the model has {n} tensors")
             for t in op.outputs:
-                if t in written:
+                if t in written and not self.tensors[t].is_variable:  # state: each write updates it
                     raise ModelError(f"tensor {t} ({self.tensors[t].name!r}) is written by op "
                                      f"{written[t]} and again by op {k} ({op.type})")
                 if self.tensors[t].is_constant:
@@ -169,13 +178,109 @@ class Model:
 
     # --- queries --------------------------------------------------------------
     def activation_tensors(self) -> List[int]:
-        """Non-constant, non-variable tensors that the graph touches, in index order."""
+        """Non-constant, non-variable tensors that the graph touches, in index order (a
+        READ_VARIABLE output that reads the state in place, ``state_reads``, is none)."""
         used = set(self.inputs) | set(self.outputs)
         for op in self.operators:
             used.update(t for t in op.inputs if t >= 0)
             used.update(op.outputs)
+        in_state = self.state_places()
         return [t for t in sorted(used)
-                if not self.tensors[t].is_constant and not self.tensors[t].is_variable]
+                if not self.tensors[t].is_constant and not self.tensors[t].is_variable and t not in in_state]
+
+    def state_places(self) -> Dict[int, int]:
+        """{tensor: variable tensor} for every activation that lives at a variable's place in
+        the state pool: the reads that need no copy (``state_reads``) and the values written
+        straight into the state (``state_writes``)."""
+        if not any(op.type in ("READ_VARIABLE", "ASSIGN_VARIABLE") for op in self.operators):
+            return {}
+        return {**self.state_reads(), **self.state_writes()}
+
+    def state_reads(self) -> Dict[int, int]:
+        """{READ_VARIABLE output: its variable tensor} for the reads that need no copy: the
+        output is no graph input or output, and every op that reads it runs before the next
+        op that may change the variable (one that writes it, or takes it as an input other
+        than a read; the ASSIGN_VARIABLE of the read value itself may be that op). Such an
+        output lives at the variable's place in the state pool, and its readers read the state."""
+        n = len(self.tensors)
+        readers: Dict[int, List[int]] = {}
+        changes: Dict[int, List[int]] = {}
+        for op in self.operators:
+            for t in op.inputs:
+                if t >= 0:
+                    readers.setdefault(t, []).append(op.index)
+                    if op.type != "READ_VARIABLE" and 0 <= t < n and self.tensors[t].is_variable:
+                        changes.setdefault(t, []).append(op.index)
+            for t in op.outputs:
+                if 0 <= t < n and self.tensors[t].is_variable:
+                    changes.setdefault(t, []).append(op.index)
+        ends = set(self.inputs) | set(self.outputs)
+        found: Dict[int, int] = {}
+        for op in self.operators:
+            if op.type != "READ_VARIABLE" or len(op.inputs) != 1 or len(op.outputs) != 1 \
+                    or "unsupported" in op.options:
+                continue
+            v, y = op.inputs[0], op.outputs[0]
+            if not (0 <= v < n and 0 <= y < n) or y in ends or not self.tensors[v].is_variable \
+                    or self.tensors[y].is_variable or self.tensors[y].is_constant \
+                    or (self.tensors[y].dtype, self.tensors[y].nbytes) != (self.tensors[v].dtype, self.tensors[v].nbytes):
+                continue
+            after = min((k for k in changes.get(v, ()) if k > op.index), default=None)
+            if after is None or all(k < after or (k == after and self.operators[k].type == "ASSIGN_VARIABLE")
+                                    for k in readers.get(y, ())):
+                found[y] = v
+        return found
+
+    def state_writes(self) -> Dict[int, int]:
+        """{ASSIGN_VARIABLE value: its variable tensor} for the values whose op can write them
+        straight into the state: the value is no graph input or output, its op (a kernel that
+        is no READ_VARIABLE) runs at p and the ASSIGN at a, nothing reads or changes the
+        variable from p up to a (so the op neither reads the state it writes nor shows a
+        reader the new value early; readers of a read in place, and of a value written in
+        place before, count as readers), and every reader of the value runs at or before a, or
+        before the variable's next change. The ASSIGN then sees one place and moves nothing."""
+        n = len(self.tensors)
+        reads = self.state_reads()
+        writer: Dict[int, int] = {}
+        readers: Dict[int, List[int]] = {}
+        touches: Dict[int, List[int]] = {}   # ops that read or change each variable
+        for op in self.operators:
+            for t in op.outputs:
+                writer[t] = op.index
+            for t in op.inputs:
+                if t >= 0:
+                    readers.setdefault(t, []).append(op.index)
+                    v = reads.get(t, t)
+                    if 0 <= v < n and self.tensors[v].is_variable:
+                        touches.setdefault(v, []).append(op.index)
+            for t in op.outputs:
+                if 0 <= t < n and self.tensors[t].is_variable:
+                    touches.setdefault(t, []).append(op.index)
+        ends = set(self.inputs) | set(self.outputs)
+        found: Dict[int, int] = {}
+        for op in self.operators:
+            if op.type != "ASSIGN_VARIABLE" or len(op.inputs) != 1 or len(op.outputs) != 1 \
+                    or "unsupported" in op.options:
+                continue
+            s, v, a = op.inputs[0], op.outputs[0], op.index
+            if not (0 <= s < n and 0 <= v < n) or s in ends or s in reads or s in found \
+                    or s not in writer or not self.tensors[v].is_variable \
+                    or self.tensors[s].is_variable or self.tensors[s].is_constant \
+                    or (self.tensors[s].dtype, self.tensors[s].nbytes) != (self.tensors[v].dtype, self.tensors[v].nbytes):
+                continue
+            p = writer[s]
+            if self.operators[p].type in ("READ_VARIABLE", "ASSIGN_VARIABLE") or \
+                    "unsupported" in self.operators[p].options:
+                continue
+            if any(p <= k < a for k in touches.get(v, ())):
+                continue
+            after = min((k for k in touches.get(v, ()) if k > a), default=None)
+            if all(k <= a or (after is not None and k < after) or after is None for k in readers.get(s, ())):
+                found[s] = v
+                # the variable now changes at p, and the value's readers read the state: a later
+                # value written straight in must not overlap them
+                touches[v] = sorted(touches.get(v, []) + [p] + readers.get(s, []))
+        return found
 
     def variable_tensors(self) -> List[int]:
         return [t.index for t in self.tensors if t.is_variable]
@@ -193,6 +298,8 @@ class Model:
             h.update(repr((t.name, t.shape, t.dtype, t.is_variable, t.quantization)).encode())
             if t.data is not None:
                 h.update(np.ascontiguousarray(t.data).tobytes())
+            if t.initial is not None:
+                h.update(b"initial" + np.ascontiguousarray(t.initial).tobytes())
         for op in self.operators:
             h.update(repr((op.type, op.inputs, op.outputs, sorted(op.options.items()),
                            op.custom_code)).encode())

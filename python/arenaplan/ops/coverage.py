@@ -304,6 +304,12 @@ def _aliases() -> List[Tuple[str, str]]:
                 how += " (the output aliases the input: no copy)"
             elif builtin in PER_OUTPUT_OPS:
                 how += ", one op per output (a copy of its piece)"
+            elif builtin == "READ_VARIABLE":
+                how += (" (the readers read the resource variable's state in place where they run before "
+                        "its next assignment; else a copy of it into an activation)")
+            elif builtin == "ASSIGN_VARIABLE":
+                how += (" (the value's op writes the resource variable's state directly where nothing "
+                        "reads or changes it in between; else a copy of the value into it)")
             found.append((builtin, how))
     return found
 
@@ -335,7 +341,11 @@ def render() -> str:
               "| builtin | runs as |", "|---|---|"]
     lines += [f"| {b} | {row} |" for b, row in _aliases()]
     lines += ["", "REQUANTIZE is TFLite's QUANTIZE between integer types; QUANTIZE's int8 row is",
-              "float32 to int8 and DEQUANTIZE's int8 to float32 (the 16x8 rows: int16).", ""]
+              "float32 to int8 and DEQUANTIZE's int8 to float32 (the 16x8 rows: int16).", "",
+              "Resource variables are state: the importer makes each one a variable tensor of the",
+              "state pool and drops VAR_HANDLE; CALL_ONCE's subgraph, folded to constants when the",
+              "model is read, gives their starting values (restored by reset_state). IF and WHILE",
+              "are refused.", ""]
     return "\n".join(lines)
 
 

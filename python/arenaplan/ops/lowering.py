@@ -454,6 +454,41 @@ def _reshape(model: Model, op: Operator) -> tuple:
     return {"bytes": x.nbytes}, (x.index,), None, None
 
 
+def _read_variable(model: Model, op: Operator) -> tuple:
+    """READ_VARIABLE (its handle resolved by the importer to the variable tensor): a copy of
+    the state into an activation, with the RESHAPE row's copy; none where the output is the
+    state itself (``Model.state_reads``: the executor sees the same place and moves nothing)."""
+    v = _tensor(model, _operand(op.inputs, 0), "variable", None, constant=False, variable=True)
+    y = _tensor(model, _operand(op.outputs, 0), "output", None, constant=False)
+    if not v.is_variable:
+        raise _Unsupported(f"tensor {v.index} ({v.name!r}) is not a variable tensor")
+    if (y.dtype, tuple(y.shape)) != (v.dtype, tuple(v.shape)):
+        raise _Unsupported(f"output tensor {y.index} is {y.dtype} {tuple(y.shape)}, the variable "
+                           f"{v.name!r} {v.dtype} {tuple(v.shape)}")
+    if v.nbytes < 1:
+        raise _Unsupported(f"variable {v.name!r} has no bytes (shape {tuple(v.shape)})")
+    return {"bytes": v.nbytes}, (v.index,), None, None
+
+
+def _assign_variable(model: Model, op: Operator) -> tuple:
+    """ASSIGN_VARIABLE (the importer made its output the variable tensor): a copy of the value
+    into the state, with the RESHAPE row's copy; none where the value's op writes the state
+    itself (``Model.state_writes``)."""
+    x = _tensor(model, _operand(op.inputs, 0), "value", None)
+    v = _tensor(model, _operand(op.outputs, 0), "variable", None, constant=False, variable=True)
+    if not v.is_variable:
+        raise _Unsupported(f"tensor {v.index} ({v.name!r}) is not a variable tensor")
+    if (x.dtype, x.nbytes) != (v.dtype, v.nbytes) or v.nbytes < 1:
+        raise _Unsupported(f"value tensor {x.index} is {x.dtype} {tuple(x.shape)}, the variable "
+                           f"{v.name!r} {v.dtype} {tuple(v.shape)}")
+    return {"bytes": v.nbytes}, (x.index,), None, None
+
+
+#: Ops that run another subgraph: refused until control flow lands.
+_CONTROL_FLOW = {"IF": ("then_subgraph_index", "else_subgraph_index"),
+                 "WHILE": ("cond_subgraph_index", "body_subgraph_index")}
+
+
 #: QUANTIZE between integer types: the pairs TFLite's Prepare accepts (uint8 aside).
 _REQUANTIZE_PAIRS = (("int8", "int8"), ("int16", "int8"), ("int16", "int16"), ("int16", "int32"),
                      ("int32", "int8"), ("int32", "int16"))
@@ -1134,7 +1169,7 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
     "MEAN": _mean, "SVDF": _svdf, "UNIDIRECTIONAL_SEQUENCE_LSTM": _lstm, "RELU": _relu,
     "STRIDED_SLICE": _strided_slice, "LEAKY_RELU": _leaky_relu, "SUB": _add,
     "TRANSPOSE": _transpose, "SPLIT": _split, "SPLIT_V": _split, "LOGISTIC": _logistic, "TANH": _logistic,
-    "HARD_SWISH": _hard_swish,
+    "HARD_SWISH": _hard_swish, "READ_VARIABLE": _read_variable, "ASSIGN_VARIABLE": _assign_variable,
 }
 
 
@@ -1143,7 +1178,7 @@ _TAKES_REFERENCE = frozenset({"FULLY_CONNECTED", "LOGISTIC", "TANH"})
 
 
 def _code(op: Operator, spec: dict) -> int:
-    if op.type in ALIASING_OPS:
+    if op.type in ALIASING_OPS or op.type in ("READ_VARIABLE", "ASSIGN_VARIABLE"):
         return OP_CODES["RESHAPE"]
     if op.type == "QUANTIZE" and "input_type" in spec:
         return OP_CODES["REQUANTIZE"]
@@ -1165,6 +1200,13 @@ def _op_name(op: Operator) -> str:
 def lower_op(model: Model, op: Operator, isa: str, reference: str) -> OpKernel:
     """Lower one op for the variants of ``isa`` under the rounding rule ``reference``;
     raises UnsupportedModel naming the op if it cannot run."""
+    if "unsupported" in op.options:   # the importer's finding, naming the subgraph and op
+        raise UnsupportedModel(str(op.options["unsupported"]))
+    if op.type in _CONTROL_FLOW:
+        called = ", ".join(f"{f} {op.options[f]}" for f in _CONTROL_FLOW[op.type] if f in op.options)
+        raise UnsupportedModel(f"op {op.index} ({op.type}{': ' + called if called else ''}): control flow "
+                               "between subgraphs is not supported; arenaplan runs subgraph 0 with "
+                               "CALL_ONCE initialisation only")
     types = _types_of(model, op)
     fn = (_LOWER_S16X8 if types == "s16x8" else _LOWER).get(op.type)
     if fn is None and op.type in _LOWER_S16X8:

@@ -6,7 +6,9 @@ outputs to the last op, a tensor never read until its writer) — TensorFlow Lit
 Micro's rules. Ops that only reinterpret memory (RESHAPE, SQUEEZE, EXPAND_DIMS)
 let their output alias their input: the pair becomes one buffer whose lifetime
 is the union of both. Variable (stateful) tensors persist across runs and are
-reported separately, outside the planned arena.
+reported separately, outside the planned arena; so is an activation that lives at a
+variable's place: a READ_VARIABLE output read in place, a value written straight into
+the state (``Model.state_places``).
 """
 from __future__ import annotations
 

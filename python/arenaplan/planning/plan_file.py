@@ -331,5 +331,6 @@ def _state_from(data: Mapping, expected: List[StateBuffer]) -> tuple:
             if got != getattr(want, f) or isinstance(got, bool):
                 raise InvalidPlan(f"{where}: {f} is {got!r}, the model gives {getattr(want, f)!r}")
         offset = _field(rec, "offset", int, where)
-        state.append(StateBuffer(want.name, want.tensor, offset, want.size, want.alignment, want.fill))
+        state.append(StateBuffer(want.name, want.tensor, offset, want.size, want.alignment, want.fill,
+                                 want.initial))
     return state, state_bytes

@@ -14,12 +14,17 @@ the target fits it with its state; the export puts the state array in that pool'
 linker section.
 
 TensorFlow Lite's semantics: every variable tensor starts at zero (an int8 one at its
-zero point, ``ResetVariableTensor``) and persists across invocations until reset.
+zero point, ``ResetVariableTensor``) and persists across invocations until reset. A
+resource variable starts at the value its CALL_ONCE initialisation assigns (the tensor's
+``initial``, which the importer folds): the state pool holds it from the start, as TFLite
+has it after the first invoke's CALL_ONCE, and ``reset_state`` brings it back.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
 
 from ..errors import InvalidArgument, InvalidPlan, PlanDoesNotFit
 from ..model.model import DTYPE_SIZES, Model
@@ -41,6 +46,13 @@ class StateBuffer:
     size: int        # bytes of the tensor
     alignment: int
     fill: int        # the byte value every byte starts at (and returns to on reset)
+    #: the bytes it starts at instead, when the model gives a starting value (a resource
+    #: variable's CALL_ONCE initialisation); None: every byte is ``fill``
+    initial: Optional[bytes] = None
+
+    def start(self) -> bytes:
+        """The bytes the buffer starts at and returns to on reset."""
+        return self.initial if self.initial is not None else bytes([self.fill]) * self.size
 
 
 def reset_byte(model: Model, t: int) -> int:
@@ -50,6 +62,12 @@ def reset_byte(model: Model, t: int) -> int:
     if tensor.dtype == "int8" and q is not None and q.zero_point:
         return int(q.zero_point[0]) & 0xFF
     return 0
+
+
+def initial_bytes(model: Model, t: int) -> Optional[bytes]:
+    """The bytes of variable tensor ``t``'s starting value, or None (it starts at its fill)."""
+    initial = model.tensors[t].initial
+    return None if initial is None else np.ascontiguousarray(initial).tobytes()
 
 
 def state_layout(model: Model, alignment: int = 16) -> Tuple[List[StateBuffer], int]:
@@ -62,7 +80,8 @@ def state_layout(model: Model, alignment: int = 16) -> Tuple[List[StateBuffer], 
         tensor = model.tensors[t]
         align = max(int(alignment), DTYPE_SIZES.get(tensor.dtype, 1))
         offset = -(-offset // align) * align
-        buffers.append(StateBuffer(tensor.name, t, offset, tensor.nbytes, align, reset_byte(model, t)))
+        buffers.append(StateBuffer(tensor.name, t, offset, tensor.nbytes, align, reset_byte(model, t),
+                                   initial_bytes(model, t)))
         offset += tensor.nbytes
     return buffers, state_extent(buffers)
 
@@ -89,6 +108,8 @@ def verify_state(model: Model, buffers: Sequence[StateBuffer], state_bytes: int)
         if b.fill != reset_byte(model, b.tensor):
             raise InvalidPlan(f"state buffer {b.name!r} starts at byte {b.fill}; tensor {b.tensor} "
                               f"resets to {reset_byte(model, b.tensor)}")
+        if b.initial != initial_bytes(model, b.tensor):
+            raise InvalidPlan(f"state buffer {b.name!r} does not start at tensor {b.tensor}'s initial value")
         if b.alignment < 1 or b.alignment & (b.alignment - 1) or b.offset < 0 or b.offset % b.alignment:
             raise InvalidPlan(f"state buffer {b.name!r} at offset {b.offset} is not aligned to {b.alignment}")
         if b.offset + b.size > state_bytes:
@@ -105,7 +126,10 @@ def fill_state(pool, buffers: Sequence[StateBuffer]) -> None:
     """Reset a state pool (a NumPy uint8 array) to its buffers' starting bytes."""
     pool[:] = 0
     for b in buffers:
-        pool[b.offset:b.offset + b.size] = b.fill
+        if b.initial is None:
+            pool[b.offset:b.offset + b.size] = b.fill
+        else:
+            pool[b.offset:b.offset + b.size] = np.frombuffer(b.initial, dtype=np.uint8)
 
 
 def reserve_bytes(state_bytes: int, pool) -> int:

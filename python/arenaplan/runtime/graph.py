@@ -33,6 +33,7 @@ def graph_tables(plan) -> Tables:
     model = plan.model
     where = {t: (b.pool, b.offset) for b in plan.buffers for t in b.tensors}
     state_of = {b.tensor: b for b in plan.state_buffers}
+    in_state = model.state_places()   # reads and writes of a variable at its place
     places: List[tuple] = []
     place_of: Dict[object, int] = {}
 
@@ -43,6 +44,9 @@ def graph_tables(plan) -> Tables:
         return place_of[key]
 
     def activation(t: int) -> int:
+        if t in state_of or t in in_state:   # a variable (READ/ASSIGN_VARIABLE), or a read of one in place
+            b = state_of[in_state.get(t, t)]
+            return place(("state", t), (STATE_POOL, b.offset, b.size, None, t))
         if t not in where:
             raise InvalidArgument(f"tensor {t} ({model.tensors[t].name!r}) has no place in the plan")
         return place(t, (*where[t], model.tensors[t].nbytes, None, t))

@@ -7,7 +7,8 @@ for byte. One call crosses into C per run, with the GIL released.
 
 A model with variable tensors (SVDF's state) also gets a state pool of its own:
 zeroed when the interpreter is made (an int8 tensor at its zero point, as TensorFlow
-Lite resets them), carried from one ``run`` to the next, and reset by ``reset_state``.
+Lite resets them; a resource variable at its CALL_ONCE value), carried from one ``run``
+to the next, and reset by ``reset_state``.
 
 Threads: an Interpreter may be shared between threads. Its runs take a lock of its own
 (see ``Interpreter``), so they happen one at a time on its one arena; separate
@@ -89,7 +90,8 @@ class Interpreter:
     # --- state --------------------------------------------------------------------
     def reset_state(self) -> None:
         """Return every variable tensor to its starting value (TFLite: zero, an int8 tensor
-        its zero point), as a fresh interpreter has it."""
+        its zero point; a resource variable the value its CALL_ONCE assigns), as a fresh
+        interpreter has it."""
         fill_state(self.state, self.plan.state_buffers)
 
     def state_tensor(self, tensor: int) -> np.ndarray:

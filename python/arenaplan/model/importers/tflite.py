@@ -1,7 +1,9 @@
 """Import TensorFlow Lite flatbuffers with the official schema (the ``tflite`` package).
 
 Subgraph 0 becomes the Model: ops in execution order, every tensor with shape,
-dtype, quantisation, constant data and the variable flag. Unknown builtin and
+dtype, quantisation, constant data and the variable flag. The other subgraphs are read
+where subgraph 0 calls them: resource variables become variable tensors and CALL_ONCE's
+initialisation subgraph their starting values (``resources``). Unknown builtin and
 custom ops are kept and named (``CUSTOM:<code>`` / ``BUILTIN_<n>``), never dropped.
 A SPLIT or SPLIT_V of N outputs becomes N ops of one output each (``one_output_ops``), so
 the Model's op indices count them.
@@ -22,6 +24,7 @@ from tflite.utils import BUILTIN_OPCODE2NAME
 
 from ...errors import ModelError
 from ..model import Model, Operator, Quantization, Tensor, one_output_ops
+from . import resources
 
 __all__ = ["load_tflite", "parse_tflite"]
 
@@ -93,18 +96,31 @@ class _Reader:
         fb = self.fb
         if self._count(fb.SubgraphsLength(), "subgraphs") == 0:
             raise ModelError(f"{self.source}: the model has no subgraphs")
+        n_subgraphs = self._count(fb.SubgraphsLength(), "subgraphs")
+        self.opcodes = [self._opcode(fb.OperatorCodes(i))
+                        for i in range(self._count(fb.OperatorCodesLength(), "operator codes"))]
+        self.n_buffers = self._count(fb.BuffersLength(), "buffers")
+        tensors, ops = self._subgraph(0)
+        tensors, ops = resources.resolve(tensors, ops, self._subgraph, n_subgraphs, self.source)
         graph = fb.Subgraphs(0)
-        opcodes = [self._opcode(fb.OperatorCodes(i))
-                   for i in range(self._count(fb.OperatorCodesLength(), "operator codes"))]
-        n_buffers = self._count(fb.BuffersLength(), "buffers")
+        inputs = tuple(int(v) for v in self._ints(graph.InputsAsNumpy(), graph.InputsLength(), "inputs"))
+        outputs = tuple(int(v) for v in self._ints(graph.OutputsAsNumpy(), graph.OutputsLength(), "outputs"))
+        return Model(self.name, tensors, one_output_ops(ops), inputs, outputs, source=self.source,
+                     digest=hashlib.sha256(self.data).hexdigest(), metadata=self._metadata(self.n_buffers))
+
+    def _subgraph(self, index: int) -> tuple:
+        """(tensors, ops) of subgraph ``index``, ops in the file's order and indices."""
+        graph = self.fb.Subgraphs(index)
+        opcodes, n_buffers = self.opcodes, self.n_buffers
+        where = f"subgraph {index} " if index else ""
         tensors = [self._tensor(i, graph.Tensors(i), n_buffers)
-                   for i in range(self._count(graph.TensorsLength(), "tensors"))]
+                   for i in range(self._count(graph.TensorsLength(), f"{where}tensors"))]
         ops = []
         for k in range(self._count(graph.OperatorsLength(), "operators")):
             op = graph.Operators(k)
             idx = op.OpcodeIndex()
             if not 0 <= idx < len(opcodes):
-                raise ModelError(f"{self.source}: op {k} uses operator code {idx}, "
+                raise ModelError(f"{self.source}: {where}op {k} uses operator code {idx}, "
                                  f"but the model defines {len(opcodes)}")
             op_type, custom = opcodes[idx]
             ops.append(Operator(
@@ -114,10 +130,12 @@ class _Reader:
                 options=self._options(op), custom_code=custom,
                 intermediates=tuple(int(v) for v in self._ints(
                     op.IntermediatesAsNumpy(), op.IntermediatesLength(), "op intermediates"))))
-        inputs = tuple(int(v) for v in self._ints(graph.InputsAsNumpy(), graph.InputsLength(), "inputs"))
-        outputs = tuple(int(v) for v in self._ints(graph.OutputsAsNumpy(), graph.OutputsLength(), "outputs"))
-        return Model(self.name, tensors, one_output_ops(ops), inputs, outputs, source=self.source,
-                     digest=hashlib.sha256(self.data).hexdigest(), metadata=self._metadata(n_buffers))
+        for op in ops:   # operands name this subgraph's tensors (the Model checks subgraph 0's)
+            for t in op.inputs + op.outputs:
+                if index and not -1 <= t < len(tensors):
+                    raise ModelError(f"{self.source}: subgraph {index} op {op.index} ({op.type}) names "
+                                     f"tensor {t}, but the subgraph has {len(tensors)} tensors")
+        return tensors, ops
 
     def _metadata(self, n_buffers: int) -> Dict[str, bytes]:
         """Name -> buffer bytes of the model's metadata entries (later entries of one name win,
@@ -230,6 +248,8 @@ def _decode_table(obj: Any) -> Dict[str, Any]:
         value = getattr(obj, n)()
         if isinstance(value, (int, float, bool)):
             out[_snake(n)] = value
+        elif isinstance(value, bytes):   # VAR_HANDLE's container and shared_name
+            out[_snake(n)] = value.decode("utf-8", "replace")
     if "fused_activation_function" in out:
         out["fused_activation_function"] = _ACTIVATIONS.get(out["fused_activation_function"],
                                                             str(out["fused_activation_function"]))
