@@ -160,7 +160,7 @@ def one_op_model(name: str) -> bytes:
 
 
 ONE_OP_MODELS = ["STRIDED_SLICE", "LEAKY_RELU", "SUB", "TRANSPOSE", "SPLIT", "SPLIT_V", "LOGISTIC", "TANH",
-                 "HARD_SWISH", "TRANSPOSE_CONV"]
+                 "HARD_SWISH", "TRANSPOSE_CONV", "TRANSPOSE_CONV_16X8"]
 #: Ops whose kernels differ by the rounding rule: each rule's variants are built.
 ONE_OP_REFERENCES = {"LOGISTIC": ("litert", "tflm"), "TANH": ("litert", "tflm")}
 

@@ -167,6 +167,76 @@ def test_transpose_conv_s8_hypothesis(n, h, w, c, oc, kh, kw, sh, sw, same, extr
     check_against_litert(content, tmp_path_factory.mktemp("tc"), data_inputs(rng, (n, h, w, c))[:2])
 
 
+# --- 16x8 against LiteRT ------------------------------------------------------------------------
+S16_CASES = [  # (input shape, output channels, kernel, stride, padding, output (h, w) or None, act, bias)
+    ((1, 4, 4, 3), 2, (3, 3), (1, 1), "SAME", None, 0, "int64"),
+    ((1, 4, 5, 3), 4, (3, 3), (2, 2), "SAME", None, 1, "int64"),      # RELU
+    ((2, 3, 4, 2), 3, (3, 2), (2, 1), "VALID", None, 0, None),         # no bias: int64 sums
+    ((1, 4, 4, 2), 3, (3, 3), (2, 2), "SAME", (7, 8), 3, "int64"),     # RELU6, an output beyond the usual
+    ((1, 3, 3, 4), 2, (2, 2), (2, 2), "VALID", None, 0, "int32"),      # int32 bias, quantized_bias_type INT32
+    ((1, 2, 2, 3), 2, (2, 2), (3, 3), "VALID", (7, 6), 0, "int32"),     # outputs no input reaches
+]
+
+
+@needs_litert
+@pytest.mark.parametrize("case", range(len(S16_CASES)))
+def test_transpose_conv_16x8_matches_litert(case, tmp_path):
+    x_shape, oc, k, stride, padding, out_hw, act, bias = S16_CASES[case]
+    rng = np.random.default_rng(400 + case)
+    content = tconv_model(rng, x_shape, oc, k, stride, padding, out_hw, act, bias=bias is not None, int16=True,
+                          xq=(0.001, 0), yq=(float(rng.uniform(0.0005, 0.004)), 0), bias_dtype=bias,
+                          bias_type_option="INT32" if bias == "int32" else None)
+    model, wants = check_against_litert(content, tmp_path, data_inputs(rng, x_shape, int16=True), int16=True)
+    (kernel,) = PlanContext.build(model, isa="portable", reference="litert").kernels
+    assert kernel.spec["accumulator_bits"] == (32 if bias == "int32" else 64)
+    if case < 2:   # the extremes saturate: both ends of int16 (of RELU's range) are reached
+        values = set(np.concatenate([w[0].ravel() for w in wants]).tolist())
+        assert ({-32768, 32767} if act == 0 else {0, 32767}) <= values
+
+
+@needs_litert
+@settings(max_examples=15, deadline=None)
+@given(h=st.integers(1, 4), w=st.integers(1, 4), c=st.integers(1, 4), oc=st.integers(1, 3), kh=st.integers(1, 4),
+       kw=st.integers(1, 4), sh=st.integers(1, 3), sw=st.integers(1, 3), same=st.booleans(),
+       extra=st.integers(0, 2), int32_bias=st.booleans(), seed=st.integers(0, 2 ** 16))
+def test_transpose_conv_16x8_hypothesis(h, w, c, oc, kh, kw, sh, sw, same, extra, int32_bias, seed,
+                                        tmp_path_factory):
+    rng = np.random.default_rng(seed)
+    padding = "SAME" if same else "VALID"
+    oh = usual_size(h, kh, sh, padding, extra % sh)
+    ow = usual_size(w, kw, sw, padding, (extra + 1) % sw)
+    content = tconv_model(rng, (1, h, w, c), oc, (kh, kw), (sh, sw), padding, (oh, ow), int16=True,
+                          xq=(0.001, 0), yq=(float(rng.uniform(0.0005, 0.01)), 0),
+                          bias_dtype="int32" if int32_bias else "int64",
+                          bias_type_option="INT32" if int32_bias else None)
+    check_against_litert(content, tmp_path_factory.mktemp("tc16"), data_inputs(rng, (1, h, w, c), True)[:2],
+                         int16=True)
+
+
+def test_bad_transpose_conv_16x8_is_refused(tmp_path):
+    rng = np.random.default_rng(2)
+    cases = [
+        (dict(bias_dtype="int32"), r"bias tensor 3 \('t3'\) is int32; quantized_bias_type unset or INT64 makes "
+                                   r"LiteRT read it as int64", "litert"),
+        (dict(bias_dtype="int64", bias_type_option="INT32"), r"bias tensor 3 \('t3'\) is int64; "
+                                                             r"quantized_bias_type INT32", "litert"),
+        (dict(bias_dtype="int32", bias_type_option="INT32"), r"bias tensor 3 \('t3'\) is int32; TensorFlow Lite "
+                                                             r"Micro reads a 16x8 TRANSPOSE_CONV bias as int64", "tflm"),
+        (dict(xq=(0.001, 5)), r"input tensor 2 \('t2'\) is int16 with zero point 5", "litert"),
+    ]
+    for i, (kw, pattern, reference) in enumerate(cases):
+        content = tconv_model(rng, (1, 3, 3, 2), 2, (3, 3), (2, 2), "SAME", int16=True, **kw)
+        if "xq" in kw:   # tconv_model zeroes int16 zero points: set one by hand
+            model = load(content, tmp_path, f"bad{i}")
+            x = model.tensors[2]
+            model.tensors[2] = type(x)(x.index, x.name, x.shape, x.dtype,
+                                       type(x.quantization)(x.quantization.scale, (5,), 0), x.data, x.is_variable)
+        else:
+            model = load(content, tmp_path, f"bad{i}")
+        with pytest.raises(UnsupportedModel, match=r"op 0 \(TRANSPOSE_CONV\): " + pattern):
+            ap.plan(model, reference=reference)
+
+
 # --- the C API: exactly the scratch, one byte short ----------------------------------------------
 def check_scratch(ffi, lib, model: ap.Model, variants_fn, run_fn, int16=False):
     """Through the C API: each variant writes the Interpreter's output with exactly its scratch
@@ -218,6 +288,15 @@ def test_transpose_conv_s8_scratch(ffi, lib, tmp_path):
     check_scratch(ffi, lib, model, lib.ap_transpose_conv_s8_variants, lib.ap_transpose_conv_s8_run)
 
 
+@pytest.mark.parametrize("bias", ["int64", "int32"])
+def test_transpose_conv_16x8_scratch(bias, ffi, lib, tmp_path):
+    """int64 accumulators (8 bytes an output) with an int64 bias, int32 ones with an int32 bias."""
+    rng = np.random.default_rng(12)
+    model = load(tconv_model(rng, (1, 3, 4, 3), 2, (3, 3), (2, 2), "SAME", int16=True, bias_dtype=bias,
+                             bias_type_option="INT32" if bias == "int32" else None), tmp_path)
+    check_scratch(ffi, lib, model, lib.ap_transpose_conv_s16_variants, lib.ap_transpose_conv_s16_run, int16=True)
+
+
 # --- bad models ------------------------------------------------------------------------------------
 def test_bad_transpose_conv_is_refused(tmp_path):
     rng = np.random.default_rng(1)
@@ -265,7 +344,7 @@ def tflm_outputs(content: bytes, xs: list) -> list:
     return outs
 
 
-@pytest.mark.parametrize("int16", [False])
+@pytest.mark.parametrize("int16", [False, True])
 @pytest.mark.parametrize("act", [0, 1])
 def test_transpose_conv_matches_tflite_micro(int16, act, tmp_path):
     """TFLite Micro's interpreter (its reference kernel, int32 / int64 scratch of the output's

@@ -618,6 +618,10 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_quantize_s16_variants), NULL, NULL, NULL, NULL, ap_quantize_s16_run},
     {AP_ROW_S16X8(AP_OP_DEQUANTIZE, "DEQUANTIZE", ap_affine_quant_params, ap_affine_quant_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_dequantize_s16_variants), NULL, NULL, NULL, NULL, ap_dequantize_s16_run},
+    {AP_ROW_S16X8(AP_OP_TRANSPOSE_CONV, "TRANSPOSE_CONV", ap_transpose_conv_params, ap_transpose_conv_fields), 1,
+     1, 1, 1, 0, AP_PLAN(ap_transpose_conv_s16_variants), AP_PLAN(ap_transpose_conv_s16_prepared_size),
+     AP_PLAN(ap_transpose_conv_s16_constant_counts), AP_PLAN(ap_transpose_conv_s16_prepare), NULL,
+     ap_transpose_conv_s16_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

@@ -257,6 +257,7 @@ _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("PAD", "s16x8"): lambda: [_pad("int16")],
     ("QUANTIZE", "s16x8"): lambda: [_quantize("float32", "int16")],
     ("DEQUANTIZE", "s16x8"): lambda: [_quantize("int16", "float32")],
+    ("TRANSPOSE_CONV", "s16x8"): lambda: [_transpose_conv("int16")],
 }
 
 

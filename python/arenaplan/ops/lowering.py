@@ -999,9 +999,10 @@ def _transpose_conv_operands(model: Model, op: Operator, dtype: str) -> tuple:
     return x, w, y, geometry
 
 
-def _transpose_conv(model: Model, op: Operator) -> tuple:
+def _transpose_conv(model: Model, op: Operator, reference: str = "litert") -> tuple:
     """int8 TRANSPOSE_CONV (TFLite's reference_integer_ops::TransposeConv): per-channel int8
-    weights, an optional int32 bias, the conv's requantisation and fused activation."""
+    weights, an optional int32 bias, the conv's requantisation and fused activation (LiteRT and
+    TensorFlow Lite Micro alike)."""
     x, w, y, geometry = _transpose_conv_operands(model, op, "int8")
     oc = geometry["output_c"]
     xs, xz = _per_tensor(x, "input")
@@ -1198,11 +1199,48 @@ def _dequantize_16x8(model: Model, op: Operator) -> tuple:
         None, None
 
 
+#: TensorType codes of TransposeConvOptions.quantized_bias_type (FLOAT32, the default, is unset).
+_BIAS_TYPE_OPTION = {0: None, 2: "int32", 4: "int64"}
+
+
+def _transpose_conv_16x8(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """16x8 TRANSPOSE_CONV (int16 input and output with zero point 0, int8 weights). The sum's
+    width follows the bias as each runtime reads it: LiteRT sums in int32 where the options'
+    quantized_bias_type is INT32 (the bias, if any, then int32), else in int64 (an int64 bias);
+    TensorFlow Lite Micro always sums in int64 and reads the bias as int64."""
+    x, w, y, geometry = _transpose_conv_operands(model, op, "int16")
+    oc = geometry["output_c"]
+    xs, ys = _int16_scale(x, "input"), _int16_scale(y, "output")
+    mult, shift = conv_multipliers(xs, _filter_scales(w, oc), ys)
+    lo, hi = _activation_16x8(op, ys)
+    code = int(op.options.get("quantized_bias_type", 0))
+    if code not in _BIAS_TYPE_OPTION:
+        raise _Unsupported(f"quantized_bias_type {code} is not INT32 or INT64, as TFLite requires for int16 input")
+    want = "int64" if reference == "tflm" else (_BIAS_TYPE_OPTION[code] or "int64")
+    bias = None
+    if len(op.inputs) > 3 and op.inputs[3] >= 0:
+        b = _tensor(model, op.inputs[3], "bias", None, constant=True)
+        if b.dtype != want:
+            why = ("TensorFlow Lite Micro reads a 16x8 TRANSPOSE_CONV bias as int64" if reference == "tflm" else
+                   f"quantized_bias_type {'INT32' if want == 'int32' else 'unset or INT64'} makes LiteRT read "
+                   f"it as {want}")
+            raise _Unsupported(f"bias tensor {b.index} ({b.name!r}) is {b.dtype}; {why}")
+        if b.data.size != oc:
+            raise _Unsupported(f"bias tensor {b.index} has {b.data.size} values for {oc} channels")
+        if b.quantization is not None and any(b.quantization.zero_point or ()):
+            raise _Unsupported(f"bias tensor {b.index} has a non-zero zero point; TFLite requires 0")
+        bias = np.ascontiguousarray(b.data.reshape(-1), dtype=np.int64)
+    spec = {**geometry, "input_offset": 0, **_requant(mult, shift, 1, 0, lo, hi),
+            "accumulator_bits": 32 if want == "int32" else 64}
+    return spec, (x.index,), w.data, bias
+
+
 #: The 16x8 rows' lowering, chosen by _types_of.
 _LOWER_S16X8: Dict[str, Callable[[Model, Operator], tuple]] = {
     "CONV_2D": _conv2d_16x8, "DEPTHWISE_CONV_2D": _depthwise_conv2d_16x8,
     "FULLY_CONNECTED": _fully_connected_16x8, "ADD": _add_sub_16x8, "SUB": _add_sub_16x8,
     "PAD": _pad_16x8, "PADV2": _pad_16x8, "QUANTIZE": _quantize_16x8, "DEQUANTIZE": _dequantize_16x8,
+    "TRANSPOSE_CONV": _transpose_conv_16x8,
 }
 
 
@@ -1218,6 +1256,8 @@ def _types_of(model: Model, op: Operator) -> str:
         return "s8"
     if op.type == "QUANTIZE":
         return "s16x8" if (dtype(op.inputs), dtype(op.outputs)) == ("float32", "int16") else "s8"
+    if op.type == "TRANSPOSE_CONV":   # its data input is the third (output_shape, weights, input)
+        return "s16x8" if dtype(op.inputs[2:]) == "int16" else "s8"
     return "s16x8" if dtype(op.inputs) == "int16" else "s8"
 
 
@@ -1234,7 +1274,7 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
 
 
 #: Ops whose lowering takes the rounding rule: their params carry a ``reference`` field.
-_TAKES_REFERENCE = frozenset({"FULLY_CONNECTED", "LOGISTIC", "TANH"})
+_TAKES_REFERENCE = frozenset({"FULLY_CONNECTED", "LOGISTIC", "TANH", "TRANSPOSE_CONV"})
 
 
 def _code(op: Operator, spec: dict) -> int:
