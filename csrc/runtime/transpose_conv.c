@@ -211,41 +211,70 @@ ap_status ap_transpose_conv_s16_prepare(const void *params, ap_isa isa, const vo
                              TC_OP, error_out);
 }
 
-/* Sum over the inputs that reach output (b, oy, ox) through filter row `w` (OHWI, one output
-   channel) of (input + offset) * weight: the taps fy with fy = oy + pad_h - iy * stride_h for
-   an input row iy, and likewise across. */
-#define TC_GATHER_DOT(name, T)                                                                              \
-    static int64_t name(const ap_transpose_conv_params *p, const T *in, const int8_t *w, int32_t b,          \
-                        int32_t oy, int32_t ox)                                                            \
+/* One tap's products over the input channels, sum (x + offset) * w: in int64 for 64-bit sums
+   (at most 2^24 products below 2^23: no overflow), else in uint32, the int32 sum wrapping as
+   TFLite's does (modular: exact whatever the order). */
+#define TC_DOTS(T)                                                                                          \
+    static inline int64_t tc_dot64_##T(const T *x, const int8_t *f, size_t n, int32_t offset)              \
     {                                                                                                      \
         int64_t acc = 0;                                                                                   \
-        const int32_t ty = oy + p->pad_h, tx = ox + p->pad_w;                                              \
+        for (size_t c = 0; c < n; ++c) {                                                                   \
+            acc += ((int32_t)x[c] + offset) * (int32_t)f[c];                                               \
+        }                                                                                                  \
+        return acc;                                                                                        \
+    }                                                                                                      \
+    static inline uint32_t tc_dot32_##T(const T *x, const int8_t *f, size_t n, int32_t offset)             \
+    {                                                                                                      \
+        uint32_t acc = 0;                                                                                  \
+        for (size_t c = 0; c < n; ++c) {                                                                   \
+            acc += (uint32_t)(((int32_t)x[c] + offset) * (int32_t)f[c]);                                   \
+        }                                                                                                  \
+        return acc;                                                                                        \
+    }
+
+TC_DOTS(int8_t)
+TC_DOTS(int16_t)
+
+/* Where the inputs that reach output (oy, ox) start: input row iy reaches it through tap
+   fy = oy + pad_h - iy * stride_h, so the first tap is (oy + pad_h) % stride_h at input row
+   (oy + pad_h) / stride_h, each further one stride_h taps on and one row back; likewise across. */
+typedef struct tc_reach {
+    int32_t fy, iy, fx, ix;
+} tc_reach;
+
+/* Sum over the inputs that reach an output (its tc_reach) through filter row `w` (OHWI, one
+   output channel). 32-bit sums come back wrapped to int32. */
+#define TC_GATHER_DOT(name, T)                                                                              \
+    static int64_t name(const ap_transpose_conv_params *p, const T *in, const int8_t *w, int32_t b,          \
+                        const tc_reach *r)                                                                 \
+    {                                                                                                      \
+        int64_t acc64 = 0;                                                                                 \
+        uint32_t acc32 = 0;                                                                                \
+        const int wide = p->accumulator_bits == 64;                                                        \
         const size_t c_n = (size_t)p->input_c;                                                             \
-        for (int32_t fy = ty % p->stride_h; fy < p->filter_h && fy <= ty; fy += p->stride_h) {             \
-            const int32_t iy = (ty - fy) / p->stride_h;                                                    \
+        for (int32_t fy = r->fy, iy = r->iy; fy < p->filter_h && iy >= 0; fy += p->stride_h, --iy) {      \
             if (iy >= p->input_h) {                                                                        \
                 continue;                                                                                  \
             }                                                                                              \
-            for (int32_t fx = tx % p->stride_w; fx < p->filter_w && fx <= tx; fx += p->stride_w) {         \
-                const int32_t ix = (tx - fx) / p->stride_w;                                                \
+            for (int32_t fx = r->fx, ix = r->ix; fx < p->filter_w && ix >= 0; fx += p->stride_w, --ix) {  \
                 if (ix >= p->input_w) {                                                                    \
                     continue;                                                                              \
                 }                                                                                          \
                 const T *x = in + (((size_t)b * (size_t)p->input_h + (size_t)iy) * (size_t)p->input_w +    \
                                    (size_t)ix) * c_n;                                                      \
                 const int8_t *f = w + ((size_t)fy * (size_t)p->filter_w + (size_t)fx) * c_n;              \
-                int64_t part = 0; /* at most 2^24 products below 2^23: no overflow */                  \
-                for (size_t c = 0; c < c_n; ++c) {                                                         \
-                    part += ((int32_t)x[c] + p->input_offset) * (int32_t)f[c];                             \
+                if (wide) {                                                                                \
+                    acc64 += tc_dot64_##T(x, f, c_n, p->input_offset);                                     \
+                } else {                                                                                   \
+                    acc32 += tc_dot32_##T(x, f, c_n, p->input_offset);                                     \
                 }                                                                                          \
-                acc += part;                                                                               \
             }                                                                                              \
         }                                                                                                  \
-        return acc;                                                                                        \
+        return wide ? acc64 : (int64_t)ap_s16_wrap32((int64_t)acc32);                                      \
     }
 
 /* Every input pixel's products added into the accumulators of the outputs it reaches
-   (acc: one per output element, int32 wrapping or int64, zeroed first). */
+   (acc: one per output element, uint32 wrapping or int64, zeroed first). */
 #define TC_SCATTER(name, T)                                                                                 \
     static void name(const ap_transpose_conv_params *p, const T *in, const int8_t *w, void *acc, int wide) \
     {                                                                                                      \
@@ -268,17 +297,15 @@ ap_status ap_transpose_conv_s16_prepare(const void *params, ap_isa isa, const vo
                             const size_t o = (((size_t)b * (size_t)p->output_h + (size_t)oy) *             \
                                               (size_t)p->output_w + (size_t)ox) * oc_n;                    \
                             const int8_t *f0 = w + ((size_t)fy * (size_t)p->filter_w + (size_t)fx) * c_n;  \
-                            for (size_t oc = 0; oc < oc_n; ++oc) {                                         \
-                                const int8_t *f = f0 + oc * taps;                                          \
-                                int64_t part = 0;                                                          \
-                                for (size_t c = 0; c < c_n; ++c) {                                         \
-                                    part += ((int32_t)x[c] + p->input_offset) * (int32_t)f[c];             \
+                            if (wide) {                                                                    \
+                                int64_t *a = (int64_t *)acc + o;                                           \
+                                for (size_t oc = 0; oc < oc_n; ++oc) {                                     \
+                                    a[oc] += tc_dot64_##T(x, f0 + oc * taps, c_n, p->input_offset);         \
                                 }                                                                          \
-                                if (wide) {                                                                \
-                                    ((int64_t *)acc)[o + oc] += part;                                      \
-                                } else {                                                                   \
-                                    uint32_t *a = (uint32_t *)acc + o + oc;                                \
-                                    *a += (uint32_t)part;                                                  \
+                            } else {                                                                       \
+                                uint32_t *a = (uint32_t *)acc + o;                                         \
+                                for (size_t oc = 0; oc < oc_n; ++oc) {                                     \
+                                    a[oc] += tc_dot32_##T(x, f0 + oc * taps, c_n, p->input_offset);         \
                                 }                                                                          \
                             }                                                                              \
                         }                                                                                  \
@@ -354,11 +381,13 @@ static ap_status tc_run(const ap_op_call *call, int s16, ap_error *error_out)
     for (int32_t b = 0; b < p->batches; ++b) {
         for (int32_t oy = 0; oy < p->output_h; ++oy) {
             for (int32_t ox = 0; ox < p->output_w; ++ox) {
+                const int32_t ty = oy + p->pad_h, tx = ox + p->pad_w;
+                const tc_reach r = {ty % p->stride_h, ty / p->stride_h, tx % p->stride_w, tx / p->stride_w};
                 for (size_t oc = 0; oc < oc_n; ++oc, ++o) {
                     int64_t sum;
                     if (acc == NULL) {
-                        sum = s16 ? tc_gather_s16(p, call->inputs[0], w + oc * taps, b, oy, ox)
-                                  : tc_gather_s8(p, call->inputs[0], w + oc * taps, b, oy, ox);
+                        sum = s16 ? tc_gather_s16(p, call->inputs[0], w + oc * taps, b, &r)
+                                  : tc_gather_s8(p, call->inputs[0], w + oc * taps, b, &r);
                     } else {
                         sum = wide ? ((const int64_t *)acc)[o] : (int64_t)ap_s16_wrap32(((const uint32_t *)acc)[o]);
                     }
