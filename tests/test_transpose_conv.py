@@ -355,6 +355,8 @@ def test_transpose_conv_matches_tflite_micro(int16, act, tmp_path):
     wants = tflm_outputs(content, xs)
     ctx = PlanContext.build(load(content, tmp_path), isa="portable", reference="tflm")
     for v in ctx.kernels[0].variants:
-        it = ap.Interpreter(ctx.make([v], "size"))
+        plan = ctx.make([v], "size")
+        assert plan.verify() and plan.reference == "tflm"
+        it = ap.Interpreter(plan)
         for x, want in zip(xs, wants):
             np.testing.assert_array_equal(it.run(x), want, err_msg=v.name)
