@@ -37,7 +37,7 @@ def test_rows_are_unique_and_complete():
             else:
                 assert not ftype.endswith("[]") and length is None and not optional
     assert {r["name"] for r in ROWS if r["has_blob"]} == {
-        "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "UNIDIRECTIONAL_SEQUENCE_LSTM"}
+        "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "UNIDIRECTIONAL_SEQUENCE_LSTM", "TRANSPOSE_CONV"}
     assert BY_NAME["SVDF"]["arities"] == {"inputs": (3, 4), "outputs": 1, "state": 1}
 
 

@@ -213,6 +213,17 @@ static const ap_param_field ap_hard_swish_fields[] = {
     AP_I32(ap_hard_swish_params, reluish_shift),
 };
 
+static const ap_param_field ap_transpose_conv_fields[] = {
+    AP_I32(ap_transpose_conv_params, batches), AP_I32(ap_transpose_conv_params, input_h),
+    AP_I32(ap_transpose_conv_params, input_w), AP_I32(ap_transpose_conv_params, input_c),
+    AP_I32(ap_transpose_conv_params, output_h), AP_I32(ap_transpose_conv_params, output_w),
+    AP_I32(ap_transpose_conv_params, output_c), AP_I32(ap_transpose_conv_params, filter_h),
+    AP_I32(ap_transpose_conv_params, filter_w), AP_I32(ap_transpose_conv_params, stride_h),
+    AP_I32(ap_transpose_conv_params, stride_w), AP_I32(ap_transpose_conv_params, pad_h),
+    AP_I32(ap_transpose_conv_params, pad_w), AP_I32(ap_transpose_conv_params, input_offset),
+    AP_REQUANT(ap_transpose_conv_params, "output_c"), AP_I32(ap_transpose_conv_params, accumulator_bits),
+};
+
 /* The 16x8 weighted ops' params: the int8 ops' window or shape fields, requant and the
    accumulator width. */
 static const ap_param_field ap_conv2d_s16_fields[] = {
@@ -579,6 +590,10 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_tanh_s8_variants), NULL, NULL, NULL, NULL, ap_tanh_s8_run},
     {AP_ROW(AP_OP_HARD_SWISH, "HARD_SWISH", ap_hard_swish_params, ap_hard_swish_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_hard_swish_s8_variants), NULL, NULL, NULL, NULL, ap_hard_swish_s8_run},
+    {AP_ROW(AP_OP_TRANSPOSE_CONV, "TRANSPOSE_CONV", ap_transpose_conv_params, ap_transpose_conv_fields), 1, 1, 1, 1,
+     0, AP_PLAN(ap_transpose_conv_s8_variants), AP_PLAN(ap_transpose_conv_s8_prepared_size),
+     AP_PLAN(ap_transpose_conv_s8_constant_counts), AP_PLAN(ap_transpose_conv_s8_prepare), NULL,
+     ap_transpose_conv_s8_run},
     /* the 16x8 mode: int16 activations, int8 weights (ops.h) */
     {AP_ROW_S16X8(AP_OP_CONV2D, "CONV_2D", ap_conv2d_s16_params, ap_conv2d_s16_fields), 1, 1, 1, 1, 0,
      AP_PLAN(ap_conv2d_s16_variants), AP_PLAN(ap_conv2d_s16_prepared_size), AP_PLAN(ap_conv2d_s16_constant_counts),
@@ -603,6 +618,10 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_quantize_s16_variants), NULL, NULL, NULL, NULL, ap_quantize_s16_run},
     {AP_ROW_S16X8(AP_OP_DEQUANTIZE, "DEQUANTIZE", ap_affine_quant_params, ap_affine_quant_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_dequantize_s16_variants), NULL, NULL, NULL, NULL, ap_dequantize_s16_run},
+    {AP_ROW_S16X8(AP_OP_TRANSPOSE_CONV, "TRANSPOSE_CONV", ap_transpose_conv_params, ap_transpose_conv_fields), 1,
+     1, 1, 1, 0, AP_PLAN(ap_transpose_conv_s16_variants), AP_PLAN(ap_transpose_conv_s16_prepared_size),
+     AP_PLAN(ap_transpose_conv_s16_constant_counts), AP_PLAN(ap_transpose_conv_s16_prepare), NULL,
+     ap_transpose_conv_s16_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

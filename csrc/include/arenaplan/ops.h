@@ -71,7 +71,9 @@ typedef enum ap_op {
     AP_OP_TRANSPOSE = 21,        /* ap_transpose_params, int8 in and out */
     AP_OP_LOGISTIC = 22,         /* ap_logistic_params, int8 in and out */
     AP_OP_TANH = 23,             /* ap_logistic_params, int8 in and out */
-    AP_OP_HARD_SWISH = 24        /* ap_hard_swish_params, int8 in and out */
+    AP_OP_HARD_SWISH = 24,       /* ap_hard_swish_params, int8 in and out */
+    AP_OP_TRANSPOSE_CONV = 25    /* ap_transpose_conv_params, prepared blob required; one input
+                                    (the data input; output_shape is resolved at plan time) */
 } ap_op;
 
 /** Scalar types of params fields (stable values, append-only). */
@@ -336,6 +338,58 @@ typedef struct ap_transpose_params {
 ap_status ap_transpose_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                                    uint32_t *count_out, ap_error *error_out);
 ap_status ap_transpose_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** Variant kinds of TRANSPOSE_CONV (int8 and 16x8). Both give identical outputs. */
+typedef enum ap_transpose_conv_kind {
+    AP_TRANSPOSE_CONV_GATHER = 0,   /* each output from the inputs that reach it; no scratch */
+    AP_TRANSPOSE_CONV_SCATTER = 1   /* TFLite's form: every input pixel adds its products into an
+                                       accumulator per output element, one scratch of
+                                       batches * output_h * output_w * output_c int32 (int64 where
+                                       accumulator_bits is 64), 8-byte aligned */
+} ap_transpose_conv_kind;
+
+/**
+ * TRANSPOSE_CONV, TFLite's reference_integer_ops::TransposeConv: input pixel (b, iy, ix) adds
+ * (input + input_offset) * filter[oc][fy][fx][ic] to output (b, iy * stride_h - pad_h + fy,
+ * ix * stride_w - pad_w + fx, oc) where that lies in the output; each output then adds
+ * bias[oc] and is requantised:
+ * - int8 row (AP_TYPES_S8): the sum wraps as int32, out = clamp(MultiplyByQuantizedMultiplier(
+ *   sum, multiplier[oc], shift[oc]) + output_offset, activation_min, activation_max);
+ *   accumulator_bits 32; bias int32 (to prepare).
+ * - 16x8 row (AP_TYPES_S16X8): input_offset 0, output_offset 0, the sum and multiply as the 16x8
+ *   CONV_2D's by accumulator_bits (64: int64 bias, TFLite's int64 multiply; 32: int32 bias,
+ *   the int32 sum wraps); bias int64 (to prepare).
+ * The output shape is the op's output_shape tensor (a constant); pad_h and pad_w are TFLite's
+ * ComputePaddingHeightWidth of the output size. Layouts NHWC in and out, filter OHWI int8
+ * (zero point 0). The prepared blob holds the biases (int64) and the filter.
+ */
+typedef struct ap_transpose_conv_params {
+    int32_t batches, input_h, input_w, input_c, output_h, output_w, output_c, filter_h, filter_w;
+    int32_t stride_h, stride_w;   /* >= 1 */
+    int32_t pad_h, pad_w;         /* [0, filter_h), [0, filter_w) */
+    int32_t input_offset;         /* int8: -input zero point, [-127, 128]; 16x8: 0 */
+    ap_requant requant;           /* int8: as ap_conv2d_params; 16x8: as ap_conv2d_s16_params */
+    int32_t accumulator_bits;     /* int8: 32; 16x8: 64 or 32 */
+} ap_transpose_conv_params;
+
+ap_status ap_transpose_conv_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                        uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_transpose_conv_s8_prepared_size(const void *params, ap_isa isa, size_t *bytes_out,
+                                             ap_error *error_out);
+ap_status ap_transpose_conv_s8_constant_counts(const void *params, size_t *filter_count_out,
+                                               size_t *bias_count_out, ap_error *error_out);
+ap_status ap_transpose_conv_s8_prepare(const void *params, ap_isa isa, const void *filter, const void *bias,
+                                       void *prepared_out, size_t prepared_bytes, ap_error *error_out);
+ap_status ap_transpose_conv_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_transpose_conv_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                         uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_transpose_conv_s16_prepared_size(const void *params, ap_isa isa, size_t *bytes_out,
+                                              ap_error *error_out);
+ap_status ap_transpose_conv_s16_constant_counts(const void *params, size_t *filter_count_out,
+                                                size_t *bias_count_out, ap_error *error_out);
+ap_status ap_transpose_conv_s16_prepare(const void *params, ap_isa isa, const void *filter, const void *bias,
+                                        void *prepared_out, size_t prepared_bytes, ap_error *error_out);
+ap_status ap_transpose_conv_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /* ---- the 16x8 mode (AP_TYPES_S16X8): int16 activations, int8 weights ------------------------ */
 

@@ -86,6 +86,18 @@ def _conv(kernel: int, channels: int = 8, act: str = "int8", depthwise: bool = F
     return p.model("CONV_2D", (x, w, b), (y,), **options)
 
 
+def _transpose_conv(act: str = "int8") -> Model:
+    p = _Probe()
+    s16 = act == "int16"
+    shape = p.const([1, 8, 8, 4], "int32")
+    w = p.const(_weights((4, 3, 3, 8)), "int8", [0.01] * 4, [0] * 4)
+    x = p.x((1, 4, 4, 8), act, 0.05 if not s16 else 1e-3, 0)
+    b = p.const(np.zeros(4), "int64" if s16 else "int32", [0.0005] * 4, [0] * 4)
+    y = p.t((1, 8, 8, 4), act, 0.1 if not s16 else 2e-3, 0)
+    return p.model("TRANSPOSE_CONV", (shape, w, x, b), (y,), padding="SAME", stride_h=2, stride_w=2,
+                   fused_activation_function="NONE")
+
+
 def _fully_connected(depth: int, act: str = "int8") -> Model:
     p = _Probe()
     s16 = act == "int16"
@@ -234,6 +246,7 @@ _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("LOGISTIC", "s8"): lambda: [_unary("LOGISTIC", 1.0 / 256, -128)],
     ("TANH", "s8"): lambda: [_unary("TANH", 1.0 / 128, 0)],
     ("HARD_SWISH", "s8"): lambda: [_unary("HARD_SWISH", 0.04, -100)],
+    ("TRANSPOSE_CONV", "s8"): lambda: [_transpose_conv()],
     ("STRIDED_SLICE", "s8"): lambda: [_strided_slice()],
     ("TRANSPOSE", "s8"): lambda: [_transpose()],
     ("CONV_2D", "s16x8"): lambda: [_conv(3, act="int16"), _conv(1, act="int16")],
@@ -244,6 +257,7 @@ _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("PAD", "s16x8"): lambda: [_pad("int16")],
     ("QUANTIZE", "s16x8"): lambda: [_quantize("float32", "int16")],
     ("DEQUANTIZE", "s16x8"): lambda: [_quantize("int16", "float32")],
+    ("TRANSPOSE_CONV", "s16x8"): lambda: [_transpose_conv("int16")],
 }
 
 

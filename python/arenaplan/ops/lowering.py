@@ -960,6 +960,102 @@ def _split(model: Model, op: Operator) -> tuple:
     return _slice_params(x, begin, [1] * rank, want), (x.index,), None, None
 
 
+def _truncating_div(a: int, b: int) -> int:
+    """C's integer division (toward zero) of a by b > 0."""
+    q = abs(a) // b
+    return q if a >= 0 else -q
+
+
+def _transpose_conv_axis(stride: int, size: int, k: int, padding: str) -> Tuple[int, int]:
+    """TFLite's ComputePaddingHeightWidth for TRANSPOSE_CONV on one axis: the windowed output
+    size of the op's *output* size (dilation 1; LiteRT's Prepare requires it to be the input's
+    size) and the padding: half the total that implies (at least 0)."""
+    out = (size + stride - 1) // stride if padding == "SAME" else _truncating_div(size + stride - k, stride)
+    return out, max((out - 1) * stride + k - size, 0) // 2
+
+
+def _transpose_conv_operands(model: Model, op: Operator, dtype: str) -> tuple:
+    """What the int8 and 16x8 TRANSPOSE_CONV share, with TFLite's Prepare and Eval checks:
+    inputs output_shape (a constant int32 vector of 4, equal to the output tensor's shape),
+    weights (OHWI int8 constant), the data input (rank 4, ``dtype``), the optional bias; the
+    strides, padding and output geometry."""
+    if len(op.inputs) not in (3, 4):
+        raise _Unsupported(f"{len(op.inputs)} inputs; TFLite takes output_shape, weights, input and an "
+                           "optional bias")
+    shape_t = _operand(op.inputs, 0)
+    if shape_t < 0:
+        raise _Unsupported("the output_shape operand is missing")
+    s = model.tensors[shape_t]
+    if not s.is_constant:
+        raise _Unsupported(f"output_shape tensor {shape_t} ({s.name!r}) is not a constant; arenaplan plans "
+                           "static shapes only")
+    if s.dtype != "int32":
+        raise _Unsupported(f"output_shape tensor {shape_t} ({s.name!r}) is {s.dtype}; TFLite requires int32")
+    out_shape = [int(v) for v in np.asarray(s.data).reshape(-1)]
+    if len(s.shape) != 1 or len(out_shape) != 4:
+        raise _Unsupported(f"output_shape tensor {shape_t} holds {out_shape} (shape {tuple(s.shape)}); "
+                           "a vector of 4 (NHWC) is required")
+    w = _tensor(model, _operand(op.inputs, 1), "weights", "int8", constant=True)
+    x = _tensor(model, _operand(op.inputs, 2), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
+    if len(x.shape) != 4 or any(int(d) < 1 for d in x.shape):
+        raise _Unsupported(f"input has shape {tuple(x.shape)}; TFLite requires rank 4 with every dimension >= 1")
+    if len(w.shape) != 4 or any(int(d) < 1 for d in w.shape):
+        raise _Unsupported(f"weights have shape {tuple(w.shape)}; OHWI (rank 4) expected")
+    n, h, wd, c = (int(d) for d in x.shape)
+    oc, kh, kw, ic = (int(d) for d in w.shape)
+    if ic != c:
+        raise _Unsupported(f"weights have {ic} input channels, the input has {c}")
+    sh, sw = int(op.options.get("stride_h", 1)), int(op.options.get("stride_w", 1))
+    if min(sh, sw) < 1:
+        raise _Unsupported(f"strides ({sh}, {sw}) must be >= 1")
+    padding = op.options.get("padding", "SAME")
+    if padding not in ("SAME", "VALID"):
+        raise _Unsupported(f"padding {padding!r} is not supported (SAME, VALID are)")
+    if tuple(out_shape) != tuple(int(d) for d in y.shape):
+        raise _Unsupported(f"output_shape {out_shape} differs from the output tensor's shape {tuple(y.shape)}")
+    if min(out_shape) < 1:
+        raise _Unsupported(f"output_shape {out_shape}: every dimension must be at least 1")
+    if out_shape[0] != n:
+        raise _Unsupported(f"output_shape {out_shape} has batch {out_shape[0]}, the input has {n}")
+    if out_shape[3] != oc:
+        raise _Unsupported(f"output_shape {out_shape} has {out_shape[3]} channels, the weights have {oc}")
+    oh, ow = out_shape[1], out_shape[2]
+    pads = []
+    for axis, size, k, stride, have in (("height", oh, kh, sh, h), ("width", ow, kw, sw, wd)):
+        computed, pad = _transpose_conv_axis(stride, size, k, padding)
+        if computed != have:
+            raise _Unsupported(f"output {axis} {size} does not fit input {axis} {have}: a {padding} window of "
+                               f"{k} at stride {stride} over {size} gives {computed} (TFLite requires {have})")
+        pads.append(pad)
+    geometry = {"batches": n, "input_h": h, "input_w": wd, "input_c": c, "output_h": oh, "output_w": ow,
+                "output_c": oc, "filter_h": kh, "filter_w": kw, "stride_h": sh, "stride_w": sw,
+                "pad_h": pads[0], "pad_w": pads[1]}
+    return x, w, y, geometry
+
+
+def _transpose_conv(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """int8 TRANSPOSE_CONV (TFLite's reference_integer_ops::TransposeConv): per-channel int8
+    weights, an optional int32 bias, the conv's requantisation and fused activation (LiteRT and
+    TensorFlow Lite Micro alike)."""
+    x, w, y, geometry = _transpose_conv_operands(model, op, "int8")
+    oc = geometry["output_c"]
+    xs, xz = _per_tensor(x, "input")
+    ys, yz = _per_tensor(y, "output")
+    mult, shift = conv_multipliers(xs, _filter_scales(w, oc), ys)
+    lo, hi = _activation(op, ys, yz)
+    bias = None
+    if len(op.inputs) > 3 and op.inputs[3] >= 0:
+        b = _tensor(model, op.inputs[3], "bias", "int32", constant=True)
+        if b.data.size != oc:
+            raise _Unsupported(f"bias tensor {b.index} has {b.data.size} values for {oc} channels")
+        if b.quantization is not None and any(b.quantization.zero_point or ()):
+            raise _Unsupported(f"bias tensor {b.index} has a non-zero zero point; TFLite requires 0")
+        bias = np.ascontiguousarray(b.data.reshape(-1), dtype=np.int32)
+    spec = {**geometry, "input_offset": -xz, **_requant(mult, shift, 1, yz, lo, hi), "accumulator_bits": 32}
+    return spec, (x.index,), w.data, bias
+
+
 # --- the 16x8 mode: int16 activations (zero point 0), int8 weights, int64 or int32 biases ---
 def _int16_scale(t: Tensor, what: str) -> float:
     """The scale of an int16 activation; TFLite's 16x8 kernels require zero point 0."""
@@ -1138,11 +1234,48 @@ def _dequantize_16x8(model: Model, op: Operator) -> tuple:
         None, None
 
 
+#: TensorType codes of TransposeConvOptions.quantized_bias_type (FLOAT32, the default, is unset).
+_BIAS_TYPE_OPTION = {0: None, 2: "int32", 4: "int64"}
+
+
+def _transpose_conv_16x8(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """16x8 TRANSPOSE_CONV (int16 input and output with zero point 0, int8 weights). The sum's
+    width follows the bias as each runtime reads it: LiteRT sums in int32 where the options'
+    quantized_bias_type is INT32 (the bias, if any, then int32), else in int64 (an int64 bias);
+    TensorFlow Lite Micro always sums in int64 and reads the bias as int64."""
+    x, w, y, geometry = _transpose_conv_operands(model, op, "int16")
+    oc = geometry["output_c"]
+    xs, ys = _int16_scale(x, "input"), _int16_scale(y, "output")
+    mult, shift = conv_multipliers(xs, _filter_scales(w, oc), ys)
+    lo, hi = _activation_16x8(op, ys)
+    code = int(op.options.get("quantized_bias_type", 0))
+    if code not in _BIAS_TYPE_OPTION:
+        raise _Unsupported(f"quantized_bias_type {code} is not INT32 or INT64, as TFLite requires for int16 input")
+    want = "int64" if reference == "tflm" else (_BIAS_TYPE_OPTION[code] or "int64")
+    bias = None
+    if len(op.inputs) > 3 and op.inputs[3] >= 0:
+        b = _tensor(model, op.inputs[3], "bias", None, constant=True)
+        if b.dtype != want:
+            why = ("TensorFlow Lite Micro reads a 16x8 TRANSPOSE_CONV bias as int64" if reference == "tflm" else
+                   f"quantized_bias_type {'INT32' if want == 'int32' else 'unset or INT64'} makes LiteRT read "
+                   f"it as {want}")
+            raise _Unsupported(f"bias tensor {b.index} ({b.name!r}) is {b.dtype}; {why}")
+        if b.data.size != oc:
+            raise _Unsupported(f"bias tensor {b.index} has {b.data.size} values for {oc} channels")
+        if b.quantization is not None and any(b.quantization.zero_point or ()):
+            raise _Unsupported(f"bias tensor {b.index} has a non-zero zero point; TFLite requires 0")
+        bias = np.ascontiguousarray(b.data.reshape(-1), dtype=np.int64)
+    spec = {**geometry, "input_offset": 0, **_requant(mult, shift, 1, 0, lo, hi),
+            "accumulator_bits": 32 if want == "int32" else 64}
+    return spec, (x.index,), w.data, bias
+
+
 #: The 16x8 rows' lowering, chosen by _types_of.
 _LOWER_S16X8: Dict[str, Callable[[Model, Operator], tuple]] = {
     "CONV_2D": _conv2d_16x8, "DEPTHWISE_CONV_2D": _depthwise_conv2d_16x8,
     "FULLY_CONNECTED": _fully_connected_16x8, "ADD": _add_sub_16x8, "SUB": _add_sub_16x8,
     "PAD": _pad_16x8, "PADV2": _pad_16x8, "QUANTIZE": _quantize_16x8, "DEQUANTIZE": _dequantize_16x8,
+    "TRANSPOSE_CONV": _transpose_conv_16x8,
 }
 
 
@@ -1158,6 +1291,8 @@ def _types_of(model: Model, op: Operator) -> str:
         return "s8"
     if op.type == "QUANTIZE":
         return "s16x8" if (dtype(op.inputs), dtype(op.outputs)) == ("float32", "int16") else "s8"
+    if op.type == "TRANSPOSE_CONV":   # its data input is the third (output_shape, weights, input)
+        return "s16x8" if dtype(op.inputs[2:]) == "int16" else "s8"
     return "s16x8" if dtype(op.inputs) == "int16" else "s8"
 
 
@@ -1170,11 +1305,12 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
     "STRIDED_SLICE": _strided_slice, "LEAKY_RELU": _leaky_relu, "SUB": _add,
     "TRANSPOSE": _transpose, "SPLIT": _split, "SPLIT_V": _split, "LOGISTIC": _logistic, "TANH": _logistic,
     "HARD_SWISH": _hard_swish, "READ_VARIABLE": _read_variable, "ASSIGN_VARIABLE": _assign_variable,
+    "TRANSPOSE_CONV": _transpose_conv,
 }
 
 
 #: Ops whose lowering takes the rounding rule: their params carry a ``reference`` field.
-_TAKES_REFERENCE = frozenset({"FULLY_CONNECTED", "LOGISTIC", "TANH"})
+_TAKES_REFERENCE = frozenset({"FULLY_CONNECTED", "LOGISTIC", "TANH", "TRANSPOSE_CONV"})
 
 
 def _code(op: Operator, spec: dict) -> int:
