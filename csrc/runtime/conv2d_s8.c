@@ -632,8 +632,8 @@ static void ap_conv2d_direct_portable(const ap_conv2d_ctx *c, ap_conv2d_rows_fn 
 /* Drivers shared by every SIMD level (they call the level's rows function)                   */
 
 enum {
-    AP_CONV2D_DIRECT_KC = 512 /* longest im2col row direct gathers on the stack (SIMD levels):
-                                 3 rows, 1.5 KiB */
+    AP_CONV2D_DIRECT_KC = 576 /* longest im2col row direct gathers on the stack (SIMD levels):
+                                 3 rows, 1.7 KiB; 3x3x64, ResNet-8's largest */
 };
 
 /* out[rows][oc] = requant(a[rows][k_pad] * W), tile (<= AP_CONV2D_MR) rows at a time. */
