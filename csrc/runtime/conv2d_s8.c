@@ -172,10 +172,20 @@ static int ap_conv2d_im2col16_applies(int32_t isa, int32_t cols)
     return isa == AP_ISA_ARM_DSP && cols == AP_CONV2D_COLS16;
 }
 
+/* lanes: ap_conv2d_lanes_applies (conv2d_s8_internal.h), over every output pixel of every
+   image (the weights are widened once a run). */
+static size_t ap_conv2d_total_pixels(const ap_conv2d_params *p, const ap_conv2d_geom *g)
+{
+    return (size_t)p->batches * g->pixels;   /* <= output bytes, checked */
+}
+
 static int ap_conv2d_applies(const ap_conv2d_params *p, const ap_conv2d_geom *g, int32_t isa,
                              int32_t kind, int32_t param)
 {
     switch (kind) {
+    case AP_CONV2D_LANES:
+        return param == 0 && ap_conv2d_lanes_applies(isa, g->k, (size_t)p->output_c,
+                                                     ap_conv2d_total_pixels(p, g));
     case AP_CONV2D_IM2COL16_ROWS: return ap_conv2d_im2col16_applies(isa, param);
     case AP_CONV2D_DIRECT: return 1;
     case AP_CONV2D_GEMM_1X1: return ap_conv2d_gemm_1x1_applies(p);
@@ -193,6 +203,7 @@ static int ap_conv2d_scratch_bytes(const ap_conv2d_geom *g, int32_t kind, int32_
     case AP_CONV2D_IM2COL_ROWS: return ap_ops_mul((size_t)param, g->k_pad, bytes_out);
     case AP_CONV2D_IM2COL: return ap_ops_mul(g->pixels, g->k_pad, bytes_out);
     case AP_CONV2D_IM2COL16_ROWS: return ap_ops_mul(2 * (size_t)param + 1, g->k_pad, bytes_out);
+    case AP_CONV2D_LANES: *bytes_out = ap_conv2d_lanes_scratch(g->k, g->oc_pad); return 1;
     default: *bytes_out = 0; return 1;
     }
 }
@@ -210,6 +221,7 @@ static ap_status ap_conv2d_describe(const ap_conv2d_geom *g, int32_t kind, int32
                            : kind == AP_CONV2D_GEMM_1X1  ? "gemm_1x1"
                            : kind == AP_CONV2D_IM2COL_ROWS ? "im2col_rows"
                            : kind == AP_CONV2D_IM2COL16_ROWS ? "im2col16_rows"
+                           : kind == AP_CONV2D_LANES     ? "lanes"
                                                            : "im2col",
                         param);
     if (!ap_conv2d_scratch_bytes(g, kind, param, &bytes)) {
@@ -226,18 +238,32 @@ static ap_status ap_conv2d_describe(const ap_conv2d_geom *g, int32_t kind, int32
     return AP_OK;
 }
 
-static size_t ap_conv2d_variant_scratch(const ap_variant *v)
+/* One variant that applies, before it is described: the list is kept this small so that
+   variants() needs no array of AP_MAX_VARIANTS full descriptions on the stack. */
+typedef struct ap_conv2d_entry {
+    int32_t kind, param;
+    size_t scratch;
+} ap_conv2d_entry;
+
+static int ap_conv2d_add(const ap_conv2d_geom *g, int32_t kind, int32_t param,
+                         ap_conv2d_entry *list, uint32_t *n)
 {
-    return v->scratch_count > 0 ? v->scratch[0].bytes : 0;
+    list[*n].kind = kind;
+    list[*n].param = param;
+    if (!ap_conv2d_scratch_bytes(g, kind, param, &list[*n].scratch)) {
+        return 0;
+    }
+    ++*n;
+    return 1;
 }
 
 /* Least scratch first, equal ones in the order listed (an insertion sort of a few entries). */
-static void ap_conv2d_sort_by_scratch(ap_variant *list, uint32_t n)
+static void ap_conv2d_sort_by_scratch(ap_conv2d_entry *list, uint32_t n)
 {
     for (uint32_t i = 1; i < n; ++i) {
-        const ap_variant v = list[i];
+        const ap_conv2d_entry v = list[i];
         uint32_t j = i;
-        for (; j > 0 && ap_conv2d_variant_scratch(&list[j - 1]) > ap_conv2d_variant_scratch(&v); --j) {
+        for (; j > 0 && list[j - 1].scratch > v.scratch; --j) {
             list[j] = list[j - 1];
         }
         list[j] = v;
@@ -248,10 +274,11 @@ ap_status ap_conv2d_s8_variants(const ap_conv2d_params *params, ap_isa isa, ap_v
                                 uint32_t capacity, uint32_t *count_out, ap_error *error_out)
 {
     ap_conv2d_geom g;
-    ap_variant list[AP_MAX_VARIANTS];
+    ap_conv2d_entry list[AP_MAX_VARIANTS];
     uint32_t n = 0, i;
     ap_status status;
     int64_t rows;
+    int ok;
     ap_error_clear(error_out);
     if (ap_isa_name(isa) == NULL) {
         return AP_OPS_INVALID(error_out, "conv2d: %d is not an instruction set (ap_isa)", (int)isa);
@@ -265,28 +292,31 @@ ap_status ap_conv2d_s8_variants(const ap_conv2d_params *params, ap_isa isa, ap_v
     if (status != AP_OK) {
         return status;
     }
-    /* Least scratch first: the two scratch-free variants, then growing row blocks. */
-    status = ap_conv2d_describe(&g, AP_CONV2D_DIRECT, 0, &list[n++], error_out);
-    if (status == AP_OK && ap_conv2d_gemm_1x1_applies(params)) {
-        status = ap_conv2d_describe(&g, AP_CONV2D_GEMM_1X1, 0, &list[n++], error_out);
+    /* The two scratch-free variants, then growing row blocks, then the rest (sorted below). */
+    ok = ap_conv2d_add(&g, AP_CONV2D_DIRECT, 0, list, &n);
+    if (ok && ap_conv2d_gemm_1x1_applies(params)) {
+        ok = ap_conv2d_add(&g, AP_CONV2D_GEMM_1X1, 0, list, &n);
     }
-    /* Row blocks of tile * 4^j pixels: multiples of the ISA's micro-kernel tile. */
-    for (rows = (int64_t)ap_conv2d_tile_rows(isa); status == AP_OK && rows <= INT32_MAX && n + 1 < AP_MAX_VARIANTS; rows *= 4) {
+    /* Row blocks of tile * 4^j pixels: multiples of the ISA's micro-kernel tile; two entries
+       stay free for im2col and the ISA's own variant. */
+    for (rows = (int64_t)ap_conv2d_tile_rows(isa); ok && rows <= INT32_MAX && n + 2 < AP_MAX_VARIANTS; rows *= 4) {
         if (!ap_conv2d_im2col_rows_applies(params, &g, (int32_t)rows)) {
             break;
         }
-        status = ap_conv2d_describe(&g, AP_CONV2D_IM2COL_ROWS, (int32_t)rows, &list[n++],
-                                    error_out);
+        ok = ap_conv2d_add(&g, AP_CONV2D_IM2COL_ROWS, (int32_t)rows, list, &n);
     }
-    if (status == AP_OK && ap_conv2d_im2col_applies(params)) {
-        status = ap_conv2d_describe(&g, AP_CONV2D_IM2COL, 0, &list[n++], error_out);
+    if (ok && ap_conv2d_im2col_applies(params)) {
+        ok = ap_conv2d_add(&g, AP_CONV2D_IM2COL, 0, list, &n);
     }
-    if (status == AP_OK && ap_conv2d_im2col16_applies(isa, AP_CONV2D_COLS16)) {
-        status = ap_conv2d_describe(&g, AP_CONV2D_IM2COL16_ROWS, AP_CONV2D_COLS16, &list[n++],
-                                    error_out);
+    if (ok && ap_conv2d_im2col16_applies(isa, AP_CONV2D_COLS16)) {
+        ok = ap_conv2d_add(&g, AP_CONV2D_IM2COL16_ROWS, AP_CONV2D_COLS16, list, &n);
+    } else if (ok && ap_conv2d_applies(params, &g, (int32_t)isa, AP_CONV2D_LANES, 0)) {
+        ok = ap_conv2d_add(&g, AP_CONV2D_LANES, 0, list, &n);
     }
-    if (status != AP_OK) {
-        return status;
+    if (!ok) {
+        return ap_ops_fail(error_out, AP_ERR_OVERFLOW, AP_SUBJECT_ARGUMENT, -1, 0, 0,
+                              "conv2d: scratch size of variant kind %d param %d overflows size_t",
+                              (int)list[n].kind, (int)list[n].param);
     }
     ap_conv2d_sort_by_scratch(list, n);
     *count_out = n;
@@ -298,10 +328,13 @@ ap_status ap_conv2d_s8_variants(const ap_conv2d_params *params, ap_isa isa, ap_v
                               "conv2d: %u variants apply but variants_out holds %u",
                               (unsigned)n, variants_out == NULL ? 0u : (unsigned)capacity);
     }
-    /* The ISA's variants: x86-avx2 runs SIMD code inside the portable list; arm-dsp has its
-       own row tile and im2col16_rows. */
+    /* The ISA's variants: x86-avx2 runs SIMD code inside the portable list and adds lanes;
+       arm-dsp has its own row tile and im2col16_rows. */
     for (i = 0; i < n; ++i) {
-        variants_out[i] = list[i];
+        status = ap_conv2d_describe(&g, list[i].kind, list[i].param, &variants_out[i], error_out);
+        if (status != AP_OK) {
+            return status;   /* not reached: the scratch sizes were computed above */
+        }
         variants_out[i].isa = (int32_t)isa;
     }
     return AP_OK;
@@ -599,7 +632,8 @@ static void ap_conv2d_direct_portable(const ap_conv2d_ctx *c, ap_conv2d_rows_fn 
 /* Drivers shared by every SIMD level (they call the level's rows function)                   */
 
 enum {
-    AP_CONV2D_DIRECT_KC = 4096 /* longest im2col row direct gathers on the stack (SIMD levels) */
+    AP_CONV2D_DIRECT_KC = 576 /* longest im2col row direct gathers on the stack (SIMD levels):
+                                 3 rows, 1.7 KiB; 3x3x64, ResNet-8's largest */
 };
 
 /* out[rows][oc] = requant(a[rows][k_pad] * W), tile (<= AP_CONV2D_MR) rows at a time. */
@@ -762,7 +796,7 @@ ap_status ap_conv2d_s8_run(const ap_conv2d_params *params, const ap_variant *var
     if (status != AP_OK) {
         return status;
     }
-    if (variant->kind < AP_CONV2D_DIRECT || variant->kind > AP_CONV2D_IM2COL16_ROWS) {
+    if (variant->kind < AP_CONV2D_DIRECT || variant->kind > AP_CONV2D_LANES) {
         return ap_ops_fail(error_out, AP_ERR_UNSUPPORTED, AP_SUBJECT_ARGUMENT, 1, 0, 0,
                               "conv2d: unknown variant kind %d", (int)variant->kind);
     }
@@ -820,14 +854,10 @@ ap_status ap_conv2d_s8_run(const ap_conv2d_params *params, const ap_variant *var
     level = ap_conv2d_select_level(variant->isa);
     total = (size_t)params->batches * g.pixels;
 
-#if AP_CONV2D_HAVE_AVX2
-    /* Small layers on AVX2: one kernel serves every variant (it gathers im2col rows itself,
-       so the im2col scratch, still checked above, is not needed there). */
-    if (level.rows == ap_conv2d_s8_rows_avx2 && ap_conv2d_s8_lanes_avx2(&c, total)) {
-        return AP_OK;
-    }
-#endif
     switch (variant->kind) {
+#if AP_CONV2D_HAVE_AVX2
+    case AP_CONV2D_LANES: ap_conv2d_s8_lanes_avx2(&c, scratch[0].data, total); break;
+#endif
     case AP_CONV2D_DIRECT: level.direct(&c, level.rows, 0, total); break;
     case AP_CONV2D_GEMM_1X1: ap_conv2d_run_gemm_1x1(&c, &level, total); break;
     case AP_CONV2D_IM2COL16_ROWS: ap_conv2d_s8_im2col16_arm_dsp(&c, scratch[0].data, total); break;

@@ -137,7 +137,7 @@ AP_AVX2_INLINE void ap_avx2_store_row(int8_t *out, __m256i lo, __m256i hi, size_
 }
 
 enum {
-    AP_AVX2_KC = 2048, /* k values of the int16 row panel (3 * 2048 * 2 = 12 KiB of stack) */
+    AP_AVX2_KC = 256,  /* k values of the int16 row panel (3 * 256 * 2 = 1.5 KiB of stack) */
     AP_AVX2_LOAD = 1,  /* start from acc instead of zero */
     AP_AVX2_STORE = 2  /* write the raw sums to acc instead of requantising */
 };
@@ -341,9 +341,12 @@ AP_AVX2 void ap_conv2d_s8_rows_avx2(const ap_conv2d_ctx *c, const int8_t *const 
 /* ------------------------------------------------------------------------------------------ */
 /* The "lanes" kernel: one int32 lane per output channel.                                      */
 /*
- * For convs whose weights are small (k_pairs * oc rounded to 8 <= AP_LANES_W_PAIRS, i.e. at
- * most 32 KiB as int16), this replaces the 3 x 12 tile above. The weights are widened once per
- * run into a stack copy laid out [k pair][channel][2] (int16); each im2col row is gathered
+ * The x86-avx2 "lanes" variant, for convs whose weights are small (ap_conv2d_lanes_applies).
+ * The weights are widened once a run into its scratch, laid out [k pair][channel][2] (int16),
+ * not into the prepared blob: that costs one pass over the weights a run (at least 32 output
+ * pixels share it), while a blob per ISA layout would make prepared_size depend on the ISA and
+ * hold both copies, since every other x86-avx2 variant reads the packed int8 one. Each
+ * im2col row is gathered
  * straight from the input into an int16 panel row; then one vpbroadcastd of a row's k pair
  * times one weight vector is a vpmaddwd whose 8 lanes are 8 output channels. So there is no
  * sign extension in the loop, no horizontal reduction, and the accumulators are requantised
@@ -356,7 +359,7 @@ AP_AVX2 void ap_conv2d_s8_rows_avx2(const ap_conv2d_ctx *c, const int8_t *const 
  * channel once per run.
  */
 
-/* The stack bounds (AP_LANES_*) and the layers it takes: conv2d_s8_internal.h. */
+/* The bounds (AP_LANES_*), the layers it takes and its scratch: conv2d_s8_internal.h. */
 
 typedef struct ap_lanes {
     const ap_conv2d_ctx *c;
@@ -713,7 +716,7 @@ AP_AVX2 static void ap_lanes_run(const ap_conv2d_ctx *c, int16_t *w16, int32_t *
     L.w16 = w16;
     L.kp2 = kp2;
     L.nv = nv;
-    L.ps = (c->k + 16 + 15) & ~(size_t)15;
+    L.ps = ap_conv2d_lanes_row(c->k);
     L.bias = bias;
     L.mult = mult;
     L.mult_odd = mult_odd;
@@ -767,16 +770,15 @@ AP_AVX2 static void ap_lanes_run(const ap_conv2d_ctx *c, int16_t *w16, int32_t *
     }
 }
 
-AP_AVX2 int ap_conv2d_s8_lanes_avx2(const ap_conv2d_ctx *c, size_t total)
+AP_AVX2 void ap_conv2d_s8_lanes_avx2(const ap_conv2d_ctx *c, void *scratch, size_t total)
 {
-    int16_t w16[2 * AP_LANES_W_PAIRS];
-    int32_t consts[7 * AP_LANES_MAX_OC];
-    int16_t panel[AP_LANES_MR * (AP_LANES_MAX_K + 32)];
-    if (!ap_conv2d_lanes_applies(c->k, c->oc, total)) {
-        return 0;
-    }
+    /* The scratch's three parts (ap_conv2d_lanes_scratch), each a multiple of 32 bytes. */
+    const size_t chans = (c->oc + 7) / 8 * 8;
+    unsigned char *base = (unsigned char *)scratch;
+    int16_t *w16 = (int16_t *)(void *)base;
+    int32_t *consts = (int32_t *)(void *)(base + 4 * ((c->k + 1) / 2) * chans);
+    int16_t *panel = (int16_t *)(void *)((unsigned char *)consts + 28 * chans);
     ap_lanes_run(c, w16, consts, panel, total);
-    return 1;
 }
 
 #else

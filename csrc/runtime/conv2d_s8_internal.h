@@ -23,15 +23,14 @@ enum {
     AP_CONV2D_OB = 4    /* output channels per packed block */
 };
 
-/* The AVX2 "lanes" kernel's stack copies (conv2d_s8_avx2.c): their sizes bound the layers it
-   takes (ap_conv2d_lanes_applies). */
+/* The AVX2 "lanes" kernel's bounds (ap_conv2d_lanes_applies): the layers whose weights are
+   small enough that widening them once a run pays. */
 enum {
     AP_LANES_MR = 12,          /* panel rows (output pixels) per gather */
-    AP_LANES_W_PAIRS = 8192,   /* k_pairs * oc8 * 8 int16 pairs: 32 KiB of stack */
-    AP_LANES_MAX_K = 576,      /* panel rows of k + 32 int16: 14.3 KiB of stack at most */
-    AP_LANES_MAX_OC = 256      /* per-channel constants: 7 KiB of stack */
+    AP_LANES_W_PAIRS = 8192,   /* k_pairs * oc8 int16 pairs: 32 KiB of int16 weights */
+    AP_LANES_MAX_K = 576,
+    AP_LANES_MAX_OC = 256
 };
-
 /* Output pixels a SIMD level's rows function takes at a time, and the smallest im2col row
    block its variants offer (blocks of tile * 4^j pixels): the arm-dsp kernel works on pixel
    pairs (a third row would take its slower one-pixel path), the others on AP_CONV2D_MR. */
@@ -49,19 +48,36 @@ static inline int ap_conv2d_gemm_1x1_applies(const ap_conv2d_params *p)
            p->output_w == p->input_w;
 }
 
-/* The AVX2 "lanes" kernel takes a layer (every variant of it) when the int16 weights fit its
-   stack copy: k <= AP_LANES_MAX_K, output_c rounded up to 8 <= AP_LANES_MAX_OC and
-   ceil(k / 2) * that <= AP_LANES_W_PAIRS, and, past half of that, only from 32 output pixels
-   on (widening the weights costs about as much as multiplying them with a few rows: measured,
-   128 -> 128 channels 1x1 loses at 15 and 24 pixels, wins at 36). The one statement of it. */
-static inline int ap_conv2d_lanes_applies(size_t k, size_t output_c, size_t total_pixels)
+/* The x86-avx2 "lanes" variant applies (variants() and run() both ask this): k <=
+   AP_LANES_MAX_K, output_c rounded up to 8 <= AP_LANES_MAX_OC and ceil(k / 2) * that <=
+   AP_LANES_W_PAIRS, and, past half of that, only from 32 output pixels on (widening the
+   weights costs about as much as multiplying them with a few rows: measured, 128 -> 128
+   channels 1x1 loses at 15 and 24 pixels, wins at 36). */
+static inline int ap_conv2d_lanes_applies(int32_t isa, size_t k, size_t output_c,
+                                          size_t total_pixels)
 {
     const size_t chans = (output_c + 7) / 8 * 8;
     const size_t kp2 = (k + 1) / 2;
-    if (k > AP_LANES_MAX_K || chans > AP_LANES_MAX_OC || kp2 * chans > AP_LANES_W_PAIRS) {
+    if (isa != AP_ISA_X86_AVX2 || k > AP_LANES_MAX_K || chans > AP_LANES_MAX_OC ||
+        kp2 * chans > AP_LANES_W_PAIRS) {
         return 0;
     }
     return !(kp2 * chans > AP_LANES_W_PAIRS / 2 && total_pixels < 32);
+}
+
+/* The lanes variant's one scratch buffer, in this order (each part a multiple of 32 bytes):
+   the weights widened to int16, [ceil(k / 2)][oc8][2]; 7 per-channel int32 constants of oc8
+   channels; AP_LANES_MR im2col rows of ap_conv2d_lanes_row(k) int16. Within the bounds above
+   (at most 32 KiB + 7 KiB + 14 KiB), so no product overflows. */
+static inline size_t ap_conv2d_lanes_row(size_t k)
+{
+    return (k + 16 + 15) & ~(size_t)15;
+}
+
+static inline size_t ap_conv2d_lanes_scratch(size_t k, size_t output_c)
+{
+    const size_t chans = (output_c + 7) / 8 * 8;
+    return 4 * ((k + 1) / 2) * chans + 28 * chans + 2 * AP_LANES_MR * ap_conv2d_lanes_row(k);
 }
 
 /* Everything a run needs, derived once from validated params and the prepared blob. */
@@ -124,14 +140,15 @@ void ap_conv2d_s8_rows_arm_dsp(const ap_conv2d_ctx *ctx, const int8_t *const *a,
 
 #if AP_CONV2D_HAVE_AVX2
 /* AVX2 rows (conv2d_s8_avx2.c); call only for an x86-avx2 variant (ap_isa_check passed).
-   Uses up to 13 KiB of stack. */
+   Its int16 row panel on the stack holds AP_CONV2D_MR * AP_AVX2_KC values (1.5 KiB); longer
+   rows go in chunks. */
 void ap_conv2d_s8_rows_avx2(const ap_conv2d_ctx *ctx, const int8_t *const *a, size_t mr,
                             int8_t *out);
 
-/* The whole conv (every output pixel of every image) with the AVX2 "lanes" kernel, for the
-   layers ap_conv2d_lanes_applies takes: returns 1. Otherwise returns 0 having done nothing.
-   Call only for an x86-avx2 variant. Uses up to 56 KiB of stack. */
-int ap_conv2d_s8_lanes_avx2(const ap_conv2d_ctx *ctx, size_t total);
+/* The "lanes" variant (conv2d_s8_avx2.c): the whole conv (every output pixel of every image)
+   for a layer ap_conv2d_lanes_applies takes, over its scratch of ap_conv2d_lanes_scratch()
+   bytes, 16-byte aligned. */
+void ap_conv2d_s8_lanes_avx2(const ap_conv2d_ctx *ctx, void *scratch, size_t total);
 #endif
 
 #endif

@@ -261,6 +261,65 @@ def test_arm_dsp_variants_have_their_own_tile_and_int16_columns(ffi, lib):
     assert b"does not apply" in ffi.string(err.message)
 
 
+def lanes_scratch(k, oc):
+    """The x86-avx2 lanes variant's scratch (conv2d.h): int16 weights [ceil(k/2)][oc8][2],
+    7 int32 constants per channel of oc8, 12 int16 im2col rows of (k + 16) rounded up to 16."""
+    oc8 = (oc + 7) // 8 * 8
+    return 4 * ((k + 1) // 2) * oc8 + 28 * oc8 + 2 * 12 * ((k + 16 + 15) // 16 * 16)
+
+
+@pytest.mark.parametrize("input_shape, filter_shape, stride", [
+    ((1, 9, 9, 16), (16, 3, 3), (1, 1)),     # ResNet-8-like 3x3
+    ((1, 12, 10, 3), (8, 3, 3), (2, 2)),     # first conv, k = 27
+    ((1, 6, 7, 24), (20, 1, 1), (1, 1)),     # pointwise, oc not a multiple of 8
+    ((2, 5, 5, 8), (5, 2, 3), (1, 1)),       # two images, odd k
+])
+def test_lanes_is_an_x86_avx2_variant_of_its_own(ffi, lib, input_shape, filter_shape, stride):
+    """lanes is listed for x86-avx2 only, where its weights fit its bounds, with its widened
+    weights, constants and panel as one scratch request; it runs bit-exact with exactly that
+    scratch, refuses one byte less, and another ISA's code refuses it."""
+    rng = np.random.default_rng(sum(input_shape) + sum(filter_shape))
+    kwargs, x, expected = quantized_case(rng, input_shape=input_shape, filter_shape=filter_shape,
+                                         stride=stride)
+    conv = Conv(ffi, lib, **kwargs)
+    k = filter_shape[1] * filter_shape[2] * input_shape[3]
+    avx2 = conv.variants(lib.AP_ISA_X86_AVX2)
+    lanes = [v for v in avx2 if ffi.string(v.name) == b"lanes"]
+    assert len(lanes) == 1
+    v = lanes[0]
+    assert v.kind == lib.AP_CONV2D_LANES and v.param == 0 and v.isa == lib.AP_ISA_X86_AVX2
+    assert v.scratch_count == 1 and v.scratch[0].bytes == lanes_scratch(k, filter_shape[0])
+    # the other variants are the portable list's, in the same order
+    assert [n for n in names(ffi, avx2) if n != "lanes"] == names(ffi, conv.variants(lib.AP_ISA_PORTABLE))
+    for isa in (lib.AP_ISA_PORTABLE, lib.AP_ISA_ARM_DSP):
+        assert "lanes" not in names(ffi, conv.variants(isa))
+    if lib.ap_isa_available(lib.AP_ISA_X86_AVX2):
+        check_all_variants(ffi, lib, conv, x, expected)
+    v.isa = lib.AP_ISA_PORTABLE
+    st_, err, _, _, untouched = conv.run(v, x)
+    assert st_ == lib.AP_ERR_INVALID_ARGUMENT and untouched
+    assert b"does not apply" in ffi.string(err.message)
+
+
+def test_lanes_bounds(ffi, lib):
+    """Past its bounds (k > 576, more than 256 channels, or more than 8192 int16 weight pairs)
+    lanes is not offered; past half of the pairs it needs 32 output pixels."""
+    rng = np.random.default_rng(11)
+
+    def has_lanes(input_shape, filter_shape):
+        conv = Conv(ffi, lib, **quantized_case(rng, input_shape=input_shape, filter_shape=filter_shape,
+                                               padding="valid")[0])
+        return "lanes" in names(ffi, conv.variants(lib.AP_ISA_X86_AVX2))
+
+    assert has_lanes((1, 10, 10, 64), (16, 3, 3))        # k = 576, 64 pixels
+    assert not has_lanes((1, 10, 10, 65), (8, 3, 3))     # k = 585
+    assert has_lanes((1, 4, 4, 4), (256, 1, 1))
+    assert not has_lanes((1, 4, 4, 4), (257, 1, 1))
+    assert not has_lanes((1, 8, 8, 130), (128, 1, 1))    # 65 * 128 pairs > 8192
+    assert has_lanes((1, 6, 6, 128), (128, 1, 1))        # 64 * 128 pairs, 36 pixels
+    assert not has_lanes((1, 5, 5, 128), (128, 1, 1))    # 25 pixels
+
+
 def test_variants_count_query_and_capacity(ffi, lib):
     rng = np.random.default_rng(3)
     conv = Conv(ffi, lib, **quantized_case(rng, input_shape=(1, 8, 8, 4), filter_shape=(4, 3, 3))[0])

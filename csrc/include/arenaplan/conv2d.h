@@ -31,6 +31,15 @@
  *                                                9 * k_pad bytes: the im2col rows of 4 pixels
  *                                                widened to int16 once (8 * k_pad) and one int8
  *                                                row to gather into (param = 4).
+ *   AP_CONV2D_LANES          "lanes"             x86-avx2 only, layers with small weights (k <= 576,
+ *                                                output_c rounded up to 8 = oc8 <= 256,
+ *                                                ceil(k / 2) * oc8 <= 8192, and from 32 output
+ *                                                pixels on past half of that): one scratch of
+ *                                                4 * ceil(k / 2) * oc8 (the weights widened to
+ *                                                int16, once a run) + 28 * oc8 (per-channel
+ *                                                requantisation constants) + 24 * ps (12 im2col
+ *                                                rows of int16, ps = k + 16 rounded up to 16)
+ *                                                bytes; each vpmaddwd lane is an output channel.
  * where k_pad = filter_h * filter_w * input_c rounded up to a multiple of 4. The im2col
  * variants do not apply where gemm_1x1 does (their matrix would be a copy of the input).
  * Every variant gives bit-identical output on every CPU.
@@ -59,7 +68,9 @@ typedef enum ap_conv2d_kind {
     /** Pointwise (1x1, stride 1, no padding): GEMM on the input itself. */
     AP_CONV2D_GEMM_1X1 = 3,
     /** arm-dsp: im2col of `param` (4) pixels widened to int16 in scratch, then GEMM. */
-    AP_CONV2D_IM2COL16_ROWS = 4
+    AP_CONV2D_IM2COL16_ROWS = 4,
+    /** x86-avx2, small weights: int16 weights and im2col rows in scratch, one lane a channel. */
+    AP_CONV2D_LANES = 5
 } ap_conv2d_kind;
 
 /** Bytes at the start of every prepared blob (a header that `run` checks against params). */
@@ -130,11 +141,8 @@ ap_status ap_conv2d_s8_prepare(const ap_conv2d_params *params, ap_isa isa, const
  * nothing at all when it fails. Runs the code of the variant's ISA (variant->isa): portable and
  * arm-dsp (today the portable kernels) anywhere they are compiled, x86-avx2 where this build
  * and CPU have it (else AP_ERR_UNSUPPORTED naming both ISAs); every ISA gives the same bits.
- * Stack: under 1 KiB for portable code; for x86-avx2 up to 56 KiB: layers whose weights are
- * small (the bounds are the AVX2 "lanes" kernel's, stated once in the runtime) run one kernel
- * for every variant, with an int16 copy of the weights and the im2col rows it gathers itself
- * on the stack (the im2col scratch is then checked but not used); larger ones use the scratch
- * as described above, with up to 13 KiB (25 KiB for "direct") of stack.
+ * Stack: every function of it on every ISA has a frame of at most 2 KiB (tests/c/test_stack.py);
+ * each variant runs its own code and every larger buffer is its scratch request.
  * params: as given to prepare (shapes and input_offset must match the blob) plus requant.
  * variant: one of ap_conv2d_s8_variants()'s entries (kind and param are read; the scratch
  *          sizes are recomputed, not trusted).

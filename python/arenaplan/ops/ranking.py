@@ -20,7 +20,10 @@ SCRATCH_BUYS_NOTHING = frozenset({"SVDF"})
 def fastest_variant(variants: List[Variant], op_type: Optional[str] = None) -> Variant:
     """The variant expected to be fastest without a latency measurement.
 
-    The least scratch for ops in ``SCRATCH_BUYS_NOTHING``. Otherwise a GEMM on the input
+    The least scratch for ops in ``SCRATCH_BUYS_NOTHING``. Otherwise x86-avx2's ``lanes``
+    where it is offered (its bounds are the layers whose weights are small enough that
+    widening them once a run pays: 1.8-2.5x the row tiles on ResNet-8's 3x3 and VWW's first
+    convs, measured on AVX2); else a GEMM on the input
     itself (``gemm_1x1``) where it applies; else, among the variants that use scratch,
     the one with the most scratch that still fits ``FAST_SCRATCH_BYTES`` (measured on x86
     AVX2: a whole-image im2col is never faster than a 48-row block, and a depthwise row
@@ -30,6 +33,8 @@ def fastest_variant(variants: List[Variant], op_type: Optional[str] = None) -> V
     if op_type in SCRATCH_BUYS_NOTHING:
         return min(variants, key=lambda v: v.scratch_bytes)
     names = [v.name for v in variants]
+    if "lanes" in names:
+        return variants[names.index("lanes")]
     if "gemm_1x1" in names:
         return variants[names.index("gemm_1x1")]
     buffered = [v for v in variants if v.scratch]
