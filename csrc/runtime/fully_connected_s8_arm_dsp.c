@@ -13,7 +13,9 @@
  * The sums wrap in 32 bits exactly as the portable kernel's do; the input offset is folded
  * into the blob's bias and the filter offset into row_term, so the output is the portable
  * kernel's bit for bit, under either rounding reference (requantisation as there: a Q31
- * multiply in integers for "tflm", LiteRT's double scales for "litert").
+ * multiply in integers for "tflm", LiteRT's double scales for "litert"). Under "tflm" a row
+ * whose sums are bounded below 2^30 takes requant_arm_dsp.h's SMMULR form instead, the same
+ * bits in fewer instructions (fc_dsp_fast_row).
  */
 #include <stdint.h>
 

@@ -194,7 +194,28 @@ class Model:
         straight into the state (``state_writes``)."""
         if not any(op.type in ("READ_VARIABLE", "ASSIGN_VARIABLE") for op in self.operators):
             return {}
-        return {**self.state_reads(), **self.state_writes()}
+        reads = self.state_reads()
+        return {**reads, **self.state_writes(reads)}
+
+    def _state_copies(self, op_type: str):
+        """(op, plain tensor, variable tensor) for every well-formed ``op_type`` op (one input,
+        one output, not marked unsupported) that copies between a variable tensor and a plain
+        activation of the same type and bytes that is no graph input or output: the copies
+        state_reads (READ_VARIABLE: variable -> plain) and state_writes (ASSIGN_VARIABLE:
+        plain -> variable) may take in place."""
+        n, ends = len(self.tensors), set(self.inputs) | set(self.outputs)
+        for op in self.operators:
+            if op.type != op_type or len(op.inputs) != 1 or len(op.outputs) != 1 or "unsupported" in op.options:
+                continue
+            src, dst = op.inputs[0], op.outputs[0]
+            if not (0 <= src < n and 0 <= dst < n):
+                continue
+            v, plain = (src, dst) if op_type == "READ_VARIABLE" else (dst, src)
+            tv, tp = self.tensors[v], self.tensors[plain]
+            if plain in ends or not tv.is_variable or tp.is_variable or tp.is_constant \
+                    or (tp.dtype, tp.nbytes) != (tv.dtype, tv.nbytes):
+                continue
+            yield op, plain, v
 
     def state_reads(self) -> Dict[int, int]:
         """{READ_VARIABLE output: its variable tensor} for the reads that need no copy: the
@@ -214,33 +235,25 @@ class Model:
             for t in op.outputs:
                 if 0 <= t < n and self.tensors[t].is_variable:
                     changes.setdefault(t, []).append(op.index)
-        ends = set(self.inputs) | set(self.outputs)
         found: Dict[int, int] = {}
-        for op in self.operators:
-            if op.type != "READ_VARIABLE" or len(op.inputs) != 1 or len(op.outputs) != 1 \
-                    or "unsupported" in op.options:
-                continue
-            v, y = op.inputs[0], op.outputs[0]
-            if not (0 <= v < n and 0 <= y < n) or y in ends or not self.tensors[v].is_variable \
-                    or self.tensors[y].is_variable or self.tensors[y].is_constant \
-                    or (self.tensors[y].dtype, self.tensors[y].nbytes) != (self.tensors[v].dtype, self.tensors[v].nbytes):
-                continue
+        for op, y, v in self._state_copies("READ_VARIABLE"):
             after = min((k for k in changes.get(v, ()) if k > op.index), default=None)
             if after is None or all(k < after or (k == after and self.operators[k].type == "ASSIGN_VARIABLE")
                                     for k in readers.get(y, ())):
                 found[y] = v
         return found
 
-    def state_writes(self) -> Dict[int, int]:
+    def state_writes(self, reads: Optional[Dict[int, int]] = None) -> Dict[int, int]:
         """{ASSIGN_VARIABLE value: its variable tensor} for the values whose op can write them
         straight into the state: the value is no graph input or output, its op (a kernel that
         is no READ_VARIABLE) runs at p and the ASSIGN at a, nothing reads or changes the
         variable from p up to a (so the op neither reads the state it writes nor shows a
         reader the new value early; readers of a read in place, and of a value written in
         place before, count as readers), and every reader of the value runs at or before a, or
-        before the variable's next change. The ASSIGN then sees one place and moves nothing."""
+        before the variable's next change. The ASSIGN then sees one place and moves nothing.
+        ``reads``: state_reads(), when the caller has it."""
         n = len(self.tensors)
-        reads = self.state_reads()
+        reads = self.state_reads() if reads is None else reads
         writer: Dict[int, int] = {}
         readers: Dict[int, List[int]] = {}
         touches: Dict[int, List[int]] = {}   # ops that read or change each variable
@@ -256,17 +269,10 @@ class Model:
             for t in op.outputs:
                 if 0 <= t < n and self.tensors[t].is_variable:
                     touches.setdefault(t, []).append(op.index)
-        ends = set(self.inputs) | set(self.outputs)
         found: Dict[int, int] = {}
-        for op in self.operators:
-            if op.type != "ASSIGN_VARIABLE" or len(op.inputs) != 1 or len(op.outputs) != 1 \
-                    or "unsupported" in op.options:
-                continue
-            s, v, a = op.inputs[0], op.outputs[0], op.index
-            if not (0 <= s < n and 0 <= v < n) or s in ends or s in reads or s in found \
-                    or s not in writer or not self.tensors[v].is_variable \
-                    or self.tensors[s].is_variable or self.tensors[s].is_constant \
-                    or (self.tensors[s].dtype, self.tensors[s].nbytes) != (self.tensors[v].dtype, self.tensors[v].nbytes):
+        for op, s, v in self._state_copies("ASSIGN_VARIABLE"):
+            a = op.index
+            if s in reads or s in found or s not in writer:
                 continue
             p = writer[s]
             if self.operators[p].type in ("READ_VARIABLE", "ASSIGN_VARIABLE") or \
