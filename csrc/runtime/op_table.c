@@ -622,6 +622,16 @@ static const ap_op_def ap_op_table[] = {
      1, 1, 1, 0, AP_PLAN(ap_transpose_conv_s16_variants), AP_PLAN(ap_transpose_conv_s16_prepared_size),
      AP_PLAN(ap_transpose_conv_s16_constant_counts), AP_PLAN(ap_transpose_conv_s16_prepare), NULL,
      ap_transpose_conv_s16_run},
+    /* int16 data movement: the int8 rows' params and variants, int16 copies */
+    {AP_ROW_S16X8(AP_OP_RESHAPE, "RESHAPE", ap_reshape_params, ap_reshape_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_reshape_variants_entry), NULL, NULL, NULL, NULL, ap_reshape_run_entry},
+    {AP_ROW_S16X8(AP_OP_STRIDED_SLICE, "STRIDED_SLICE", ap_strided_slice_params, ap_strided_slice_fields), 0, 1,
+     1, 1, 0, AP_PLAN(ap_strided_slice_s8_variants), NULL, NULL, NULL, NULL, ap_strided_slice_s16_run},
+    {AP_ROW_S16X8(AP_OP_TRANSPOSE, "TRANSPOSE", ap_transpose_params, ap_transpose_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_transpose_s8_variants), NULL, NULL, NULL, NULL, ap_transpose_s16_run},
+    {AP_ROW_S16X8(AP_OP_CONCATENATION, "CONCATENATION", ap_concatenation_params, ap_concatenation_fields), 0, 1,
+     AP_CONCAT_MAX_INPUTS, 1, 0, AP_PLAN(ap_concatenation_s16_variants), NULL, NULL, NULL, NULL,
+     ap_concatenation_s16_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

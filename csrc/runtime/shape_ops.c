@@ -1,5 +1,7 @@
-/* CONCATENATION, PAD, MEAN (over H, W) and the RESHAPE copy, int8. */
+/* CONCATENATION, PAD, MEAN (over H, W) and the RESHAPE copy, int8; the int16 CONCATENATION. */
 #include "arenaplan/shape_ops.h"
+
+#include "arenaplan/ops.h"
 
 #include <string.h>
 
@@ -94,6 +96,9 @@ ap_status ap_concatenation_s8_variants(const ap_concatenation_params *params, ap
     return st != AP_OK ? st : one_direct_variant(total, 0, isa, variants_out, capacity, count_out, "concatenation", error_out);
 }
 
+static ap_status concat_copy(const ap_concatenation_params *params, const void *const *inputs, void *output,
+                             size_t elem, ap_error *error_out);
+
 ap_status ap_concatenation_s8_run(const ap_concatenation_params *params, const ap_variant *variant,
                                   const int8_t *const *inputs, int8_t *output, const ap_scratch *scratch,
                                   uint32_t scratch_count, ap_error *error_out)
@@ -106,6 +111,15 @@ ap_status ap_concatenation_s8_run(const ap_concatenation_params *params, const a
     if (inputs == NULL || (output == NULL && total > 0)) {
         return AP_OPS_INVALID(error_out, "concatenation: inputs and output must not be NULL");
     }
+    return concat_copy(params, (const void *const *)inputs, output, 1, error_out);
+}
+
+/* The copy of both rows: input i's rows of input_axis_sizes[i] * inner elements of `elem` bytes
+   in turn into each output row; int8 inputs whose requantisation is not the identity are
+   requantised on the way (elem 1 only: the int16 row carries no requantisation). */
+static ap_status concat_copy(const ap_concatenation_params *params, const void *const *inputs, void *output,
+                             size_t elem, ap_error *error_out)
+{
     size_t outer = 1, inner = 1;
     for (int d = 0; d < params->axis; ++d) {
         outer *= (size_t)params->output_shape[d];
@@ -119,10 +133,10 @@ ap_status ap_concatenation_s8_run(const ap_concatenation_params *params, const a
                                "concatenation: inputs[%u] is NULL", (unsigned)i);
         }
     }
-    const size_t out_row = (size_t)params->output_shape[params->axis] * inner;
+    const size_t out_row = (size_t)params->output_shape[params->axis] * inner * elem;
     size_t column = 0;
     for (uint32_t i = 0; i < params->input_count; ++i) {
-        const size_t chunk = (size_t)params->input_axis_sizes[i] * inner;
+        const size_t count = (size_t)params->input_axis_sizes[i] * inner, chunk = count * elem;
         if (chunk == 0) {
             continue;
         }
@@ -135,21 +149,71 @@ ap_status ap_concatenation_s8_run(const ap_concatenation_params *params, const a
             identity = m == (1 << 30) && s == 1 && zp == params->output_zero_point;
         }
         for (size_t o = 0; o < outer; ++o) {
-            const int8_t *src = inputs[i] + o * chunk;
-            int8_t *dst = output + o * out_row + column;
+            const unsigned char *src = (const unsigned char *)inputs[i] + o * chunk;
+            unsigned char *dst = (unsigned char *)output + o * out_row + column;
             if (identity) {
                 memcpy(dst, src, chunk);
             } else {
-                for (size_t j = 0; j < chunk; ++j) {
-                    int32_t v = ap_fp_multiply_by_quantized_multiplier((int32_t)src[j] - zp, m, s) +
+                for (size_t j = 0; j < count; ++j) {
+                    int32_t v = ap_fp_multiply_by_quantized_multiplier((int32_t)(int8_t)src[j] - zp, m, s) +
                                 params->output_zero_point;
-                    dst[j] = (int8_t)ap_ops_clamp(v, -128, 127);
+                    dst[j] = (unsigned char)(int8_t)ap_ops_clamp(v, -128, 127);
                 }
             }
         }
         column += chunk;
     }
     return AP_OK;
+}
+
+/* The int16 row: a copy (TFLite's int16 kernels copy every input as it is; its Prepare wants
+   zero points 0, which the lowering checks), so it takes no requantisation arrays. */
+static ap_status concat16_check(const ap_concatenation_params *p, size_t *total, ap_error *error)
+{
+    ap_status st = concat_check(p, total, error);
+    if (st == AP_OK && (p->input_multipliers != NULL || p->input_shifts != NULL || p->input_zero_points != NULL ||
+                        p->output_zero_point != 0)) {
+        return AP_OPS_INVALID(error, "concatenation (int16): a copy; input_multipliers, input_shifts and "
+                              "input_zero_points must be NULL and output_zero_point 0");
+    }
+    if (st == AP_OK && *total > SIZE_MAX / 2) {
+        return AP_OPS_OVERFLOW(error, "concatenation (int16): output size overflows");
+    }
+    return st;
+}
+
+ap_status ap_concatenation_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                        uint32_t *count_out, ap_error *error_out)
+{
+    size_t total = 0;
+    ap_status st = concat16_check(params, &total, error_out);
+    return st != AP_OK ? st : one_direct_variant(total, 0, isa, variants_out, capacity, count_out, "concatenation",
+                                                 error_out);
+}
+
+ap_status ap_concatenation_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    /* one code for every ISA: memcpy */
+    if (call == NULL) {
+        return AP_OPS_INVALID(error_out, "concatenation: call must not be NULL");
+    }
+    const ap_concatenation_params *p = call->params;
+    size_t total = 0;
+    ap_status st = concat16_check(p, &total, error_out);
+    if (st != AP_OK ||
+        (st = direct_variant_checks(call->variant, call->scratch, call->scratch_count, "concatenation", error_out)) !=
+            AP_OK) {
+        return st;
+    }
+    if (call->variant->isa != (int32_t)isa) {
+        return AP_OPS_INVALID(error_out, "concatenation: variant '%s' is a %s variant; asked to run it as %s",
+                              call->variant->name, ap_isa_name(call->variant->isa), ap_isa_name(isa));
+    }
+    if (call->inputs == NULL || call->input_count != p->input_count || (call->output == NULL && total > 0)) {
+        return AP_OPS_INVALID(error_out, "concatenation: %u inputs and the output must be given",
+                              (unsigned)p->input_count);
+    }
+    return concat_copy(p, call->inputs, call->output, 2, error_out);
 }
 
 /* ---- PAD ---- */

@@ -505,6 +505,21 @@ ap_status ap_dequantize_s16_variants(const void *params, ap_isa isa, ap_variant 
                                      uint32_t *count_out, ap_error *error_out);
 ap_status ap_dequantize_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
+/** int16 STRIDED_SLICE (ap_strided_slice_params; variants as ap_strided_slice_s8_variants, the
+    int8 row's, whose copy moves int16 values here), also SPLIT and SPLIT_V as one slice per
+    output. The copy takes no quantisation (TFLite's kernels move the values as they are). */
+ap_status ap_strided_slice_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** int16 TRANSPOSE (ap_transpose_params; variants as ap_transpose_s8_variants). */
+ap_status ap_transpose_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** int16 CONCATENATION (ap_concatenation_params, arenaplan/shape_ops.h): a copy, as TFLite's
+    int16 kernels are (their Prepare requires zero points 0 and reads no scale); the
+    requantisation arrays must be NULL and output_zero_point 0. "direct", never in place. */
+ap_status ap_concatenation_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                        uint32_t *count_out, ap_error *error_out);
+ap_status ap_concatenation_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
 #ifdef __cplusplus
 }
 #endif

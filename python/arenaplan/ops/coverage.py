@@ -139,11 +139,11 @@ def _softmax(depth: int) -> Model:
     return p.model("SOFTMAX", (x,), (y,), beta=1.0)
 
 
-def _reshape() -> Model:
+def _reshape(act: str = "int8") -> Model:
     p = _Probe()
-    x = p.x((1, 4, 8))
+    x = p.x((1, 4, 8), act)
     s = p.const([32], "int32")
-    y = p.t((32,))
+    y = p.t((32,), act)
     return p.model("RESHAPE", (x, s), (y,), new_shape=(32,))
 
 
@@ -154,10 +154,10 @@ def _quantize(src: str, dst: str) -> Model:
     return p.model("QUANTIZE" if dst != "float32" else "DEQUANTIZE", (x,), (y,))
 
 
-def _concatenation() -> Model:
+def _concatenation(act: str = "int8") -> Model:
     p = _Probe()
-    a, b = p.x((1, 4, 4, 3)), p.x((1, 4, 4, 5), "int8", 0.03, 1)
-    y = p.t((1, 4, 4, 8))
+    a, b = p.x((1, 4, 4, 3), act), p.x((1, 4, 4, 5), act, 0.03, 1 if act == "int8" else 0)
+    y = p.t((1, 4, 4, 8), act)
     return p.model("CONCATENATION", (a, b), (y,), axis=-1, fused_activation_function="NONE")
 
 
@@ -204,20 +204,20 @@ def _lstm() -> Model:
                    fused_activation_function="TANH", cell_clip=0.0, proj_clip=0.0, time_major=False)
 
 
-def _strided_slice() -> Model:
+def _strided_slice(act: str = "int8") -> Model:
     p = _Probe()
-    x = p.x((2, 6, 5))
+    x = p.x((2, 6, 5), act)
     begin, end, strides = p.const([0, 1, 4], "int32"), p.const([2, 6, 0], "int32"), p.const([1, 2, -2], "int32")
-    y = p.t((2, 3, 2))
+    y = p.t((2, 3, 2), act)
     return p.model("STRIDED_SLICE", (x, begin, end, strides), (y,), begin_mask=0, end_mask=0, ellipsis_mask=0,
                    new_axis_mask=0, shrink_axis_mask=0, offset=False)
 
 
-def _transpose() -> Model:
+def _transpose(act: str = "int8") -> Model:
     p = _Probe()
-    x = p.x((2, 3, 4))
+    x = p.x((2, 3, 4), act)
     perm = p.const([2, 0, 1], "int32")
-    y = p.t((4, 2, 3))
+    y = p.t((4, 2, 3), act)
     return p.model("TRANSPOSE", (x, perm), (y,))
 
 
@@ -258,6 +258,10 @@ _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("QUANTIZE", "s16x8"): lambda: [_quantize("float32", "int16")],
     ("DEQUANTIZE", "s16x8"): lambda: [_quantize("int16", "float32")],
     ("TRANSPOSE_CONV", "s16x8"): lambda: [_transpose_conv("int16")],
+    ("RESHAPE", "s16x8"): lambda: [_reshape("int16")],
+    ("STRIDED_SLICE", "s16x8"): lambda: [_strided_slice("int16")],
+    ("TRANSPOSE", "s16x8"): lambda: [_transpose("int16")],
+    ("CONCATENATION", "s16x8"): lambda: [_concatenation("int16")],
 }
 
 

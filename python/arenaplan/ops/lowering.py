@@ -830,13 +830,13 @@ def _slice_params(x: Tensor, begin: Sequence[int], stride: Sequence[int], counts
             "stride": [1] * pad + list(stride), "output_shape": [1] * pad + list(counts)}
 
 
-def _strided_slice(model: Model, op: Operator) -> tuple:
-    """int8 STRIDED_SLICE with TFLite's StartForAxis / StopForAxis (strided_slice_logic.h):
-    the begin and end masks, negative indices, clamping and shrink_axis_mask resolved into a
-    first index and a count per axis. The ellipsis and new-axis masks, which TFLite Micro's
-    kernel does not read, and offset are refused."""
-    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+def _strided_slice(model: Model, op: Operator, dtype: str = "int8") -> tuple:
+    """STRIDED_SLICE of ``dtype`` values with TFLite's StartForAxis / StopForAxis
+    (strided_slice_logic.h): the begin and end masks, negative indices, clamping and
+    shrink_axis_mask resolved into a first index and a count per axis. The ellipsis and
+    new-axis masks, which TFLite Micro's kernel does not read, and offset are refused."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     rank = len(_slice_dims(x))
     opts = op.options
     for name in ("ellipsis_mask", "new_axis_mask"):
@@ -888,11 +888,12 @@ def _strided_slice(model: Model, op: Operator) -> tuple:
     return _slice_params(x, firsts, strides, counts), (x.index,), None, None
 
 
-def _transpose(model: Model, op: Operator) -> tuple:
-    """int8 TRANSPOSE with TFLite's Prepare checks: perm a constant permutation of the input's
-    axes (each in [0, rank)), the output's shape the input's permuted; padded to five axes."""
-    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+def _transpose(model: Model, op: Operator, dtype: str = "int8") -> tuple:
+    """TRANSPOSE of ``dtype`` values with TFLite's Prepare checks: perm a constant permutation
+    of the input's axes (each in [0, rank)), the output's shape the input's permuted; padded
+    to five axes."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     rank = len(_slice_dims(x))
     perm = _slice_vector(model, op, 1, "perm", rank)
     if sorted(perm) != list(range(rank)):
@@ -903,8 +904,8 @@ def _transpose(model: Model, op: Operator) -> tuple:
              "perm": list(range(pad)) + [a + pad for a in perm]}, (x.index,), None, None)
 
 
-def _split(model: Model, op: Operator) -> tuple:
-    """One output of int8 SPLIT or SPLIT_V (the importer holds a split of N outputs as N ops,
+def _split(model: Model, op: Operator, dtype: str = "int8") -> tuple:
+    """One output of SPLIT or SPLIT_V of ``dtype`` values (the importer holds a split of N outputs as N ops,
     ``model.one_output_ops``) as the STRIDED_SLICE copy of its piece: TFLite's Prepare checks
     (a constant axis in [-rank, rank); num_splits the number of outputs; SPLIT's num_splits
     dividing the axis; SPLIT_V's size_splits one per output, at most one -1, inferred from the
@@ -912,8 +913,8 @@ def _split(model: Model, op: Operator) -> tuple:
     input's bytes (TFLite's kernels do not requantise)."""
     parts, part = int(op.options.get("output_parts", 1)), int(op.options.get("output_part", 0))
     data_at, axis_at = (1, 0) if op.type == "SPLIT" else (0, 2)
-    x = _tensor(model, _operand(op.inputs, data_at), "input", constant=False)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+    x = _tensor(model, _operand(op.inputs, data_at), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     rank = len(_slice_dims(x))
     a = _tensor(model, _operand(op.inputs, axis_at), "axis", "int32", constant=True)
     if a.data.size != 1:
@@ -1234,6 +1235,59 @@ def _dequantize_16x8(model: Model, op: Operator) -> tuple:
         None, None
 
 
+def _reshape_16x8(model: Model, op: Operator) -> tuple:
+    """RESHAPE, SQUEEZE and EXPAND_DIMS of int16 values: the int8 row's copy (an alias in a
+    plan); input and output both int16, as TFLite's Prepare requires of the types."""
+    _tensor(model, _operand(op.inputs, 0), "input", "int16", constant=False)
+    _tensor(model, _operand(op.outputs, 0), "output", "int16")
+    return _reshape(model, op)
+
+
+def _strided_slice_16x8(model: Model, op: Operator) -> tuple:
+    """int16 STRIDED_SLICE: the int8 lowering's slice, int16 values copied as they are."""
+    return _strided_slice(model, op, "int16")
+
+
+def _split_16x8(model: Model, op: Operator) -> tuple:
+    """One output of an int16 SPLIT or SPLIT_V: the int16 STRIDED_SLICE copy of its piece."""
+    return _split(model, op, "int16")
+
+
+def _transpose_16x8(model: Model, op: Operator) -> tuple:
+    return _transpose(model, op, "int16")
+
+
+def _concatenation_16x8(model: Model, op: Operator) -> tuple:
+    """int16 CONCATENATION: a copy, as TFLite's int16 kernels (LiteRT's and TFLite Micro's)
+    are. Their Prepare requires every zero point 0 and reads no scale: inputs whose scale
+    differs from the output's are copied unscaled, as both runtimes copy them."""
+    y = _tensor(model, _operand(op.outputs, 0), "output", "int16")
+    rank = len(y.shape)
+    axis = int(op.options.get("axis", 0))
+    axis = axis + rank if axis < 0 else axis
+    if not 0 <= axis < rank:
+        raise _Unsupported(f"axis {op.options.get('axis')} is out of range for rank {rank}")
+    if op.options.get("fused_activation_function", "NONE") != "NONE":
+        raise _Unsupported("a fused activation on CONCATENATION is not supported (TFLite refuses it)")
+    _int16_scale(y, "output")
+    ins = [_tensor(model, t, f"input {i}", "int16") for i, t in enumerate(op.inputs)]
+    want = _shape4(y.shape, "output")
+    sizes = []
+    for i, t in enumerate(ins):
+        _int16_scale(t, f"input {i}")
+        shape = _shape4(t.shape, f"input {i}") if len(t.shape) == rank else None
+        if shape is None or any(shape[d] != want[d] for d in range(4) if d != axis + 4 - rank):
+            raise _Unsupported(f"input tensor {t.index} has shape {tuple(t.shape)}, which does not fit the "
+                               f"output's {tuple(y.shape)} outside axis {axis}")
+        sizes.append(int(t.shape[axis]))
+    if sum(sizes) != int(y.shape[axis]):
+        raise _Unsupported(f"the inputs' sizes along axis {axis} sum to {sum(sizes)}, the output has "
+                           f"{int(y.shape[axis])}")
+    return ({"output_shape": want, "axis": axis + 4 - rank, "input_count": len(sizes), "input_axis_sizes": sizes,
+             "input_multipliers": None, "input_shifts": None, "input_zero_points": None, "output_zero_point": 0},
+            tuple(t.index for t in ins), None, None)
+
+
 #: TensorType codes of TransposeConvOptions.quantized_bias_type (FLOAT32, the default, is unset).
 _BIAS_TYPE_OPTION = {0: None, 2: "int32", 4: "int64"}
 
@@ -1275,7 +1329,9 @@ _LOWER_S16X8: Dict[str, Callable[[Model, Operator], tuple]] = {
     "CONV_2D": _conv2d_16x8, "DEPTHWISE_CONV_2D": _depthwise_conv2d_16x8,
     "FULLY_CONNECTED": _fully_connected_16x8, "ADD": _add_sub_16x8, "SUB": _add_sub_16x8,
     "PAD": _pad_16x8, "PADV2": _pad_16x8, "QUANTIZE": _quantize_16x8, "DEQUANTIZE": _dequantize_16x8,
-    "TRANSPOSE_CONV": _transpose_conv_16x8,
+    "TRANSPOSE_CONV": _transpose_conv_16x8, "RESHAPE": _reshape_16x8, "SQUEEZE": _reshape_16x8,
+    "EXPAND_DIMS": _reshape_16x8, "STRIDED_SLICE": _strided_slice_16x8, "SPLIT": _split_16x8,
+    "SPLIT_V": _split_16x8, "TRANSPOSE": _transpose_16x8, "CONCATENATION": _concatenation_16x8,
 }
 
 
@@ -1293,6 +1349,8 @@ def _types_of(model: Model, op: Operator) -> str:
         return "s16x8" if (dtype(op.inputs), dtype(op.outputs)) == ("float32", "int16") else "s8"
     if op.type == "TRANSPOSE_CONV":   # its data input is the third (output_shape, weights, input)
         return "s16x8" if dtype(op.inputs[2:]) == "int16" else "s8"
+    if op.type == "SPLIT":            # its data input is the second (axis, input)
+        return "s16x8" if dtype(op.inputs[1:]) == "int16" else "s8"
     return "s16x8" if dtype(op.inputs) == "int16" else "s8"
 
 
