@@ -135,6 +135,9 @@ def one_op_model(name: str) -> bytes:
     if name == "LEAKY_RELU":
         from test_leaky_relu import leaky_model
         return leaky_model(0.05, -7, 0.04, 3, 0.25, (3, 100))
+    if name == "LEAKY_RELU_16X8":
+        from test_leaky_relu import leaky16_model
+        return leaky16_model(2e-3, 0, 5e-4, 0, 0.25, (3, 100))
     if name == "SUB":
         from test_sub import sub_model
         return sub_model((3, 1, 8), (1, 5, 1), (3, 5, 8), (0.02, 0.013, 0.007), (-128, 127, 5), 1)
@@ -164,7 +167,7 @@ def one_op_model(name: str) -> bytes:
 
 ONE_OP_MODELS = ["STRIDED_SLICE", "LEAKY_RELU", "SUB", "TRANSPOSE", "SPLIT", "SPLIT_V", "LOGISTIC", "TANH",
                  "HARD_SWISH", "TRANSPOSE_CONV", "TRANSPOSE_CONV_16X8", "STRIDED_SLICE_16X8", "TRANSPOSE_16X8",
-                 "SPLIT_16X8", "SPLIT_V_16X8"]
+                 "SPLIT_16X8", "SPLIT_V_16X8", "LEAKY_RELU_16X8"]
 #: Ops whose kernels differ by the rounding rule: each rule's variants are built.
 ONE_OP_REFERENCES = {"LOGISTIC": ("litert", "tflm"), "TANH": ("litert", "tflm")}
 

@@ -632,6 +632,8 @@ static const ap_op_def ap_op_table[] = {
     {AP_ROW_S16X8(AP_OP_CONCATENATION, "CONCATENATION", ap_concatenation_params, ap_concatenation_fields), 0, 1,
      AP_CONCAT_MAX_INPUTS, 1, 0, AP_PLAN(ap_concatenation_s16_variants), NULL, NULL, NULL, NULL,
      ap_concatenation_s16_run},
+    {AP_ROW_S16X8(AP_OP_LEAKY_RELU, "LEAKY_RELU", ap_leaky_relu_params, ap_leaky_relu_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_leaky_relu_s16_variants), NULL, NULL, NULL, NULL, ap_leaky_relu_s16_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

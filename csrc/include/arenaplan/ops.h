@@ -520,6 +520,14 @@ ap_status ap_concatenation_s16_variants(const void *params, ap_isa isa, ap_varia
                                         uint32_t *count_out, ap_error *error_out);
 ap_status ap_concatenation_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
+/** int16 LEAKY_RELU (ap_leaky_relu_params with zero points in [-32768, 32767]): the int8 row's
+    QuantizeLeakyRelu clamped to int16, as TFLite's int16 kernels run it (LiteRT requires zero
+    points 0; TensorFlow Lite Micro takes any). "direct" only (ap_unary_s8_kind DIRECT), no
+    scratch, may run in place. */
+ap_status ap_leaky_relu_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                     uint32_t *count_out, ap_error *error_out);
+ap_status ap_leaky_relu_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -125,10 +125,10 @@ def _binary(op_type: str, act: str = "int8", broadcast: bool = False) -> Model:
     return p.model(op_type, (a, b), (y,), fused_activation_function="NONE", pot_scale_int16=False)
 
 
-def _unary(op_type: str, out_scale: float = 0.05, out_zp: int = 0, **options) -> Model:
+def _unary(op_type: str, out_scale: float = 0.05, out_zp: int = 0, act: str = "int8", **options) -> Model:
     p = _Probe()
-    x = p.x((2, 64), "int8", 0.05, 3)
-    y = p.t((2, 64), "int8", out_scale, out_zp)
+    x = p.x((2, 64), act, 0.05, 3 if act == "int8" else 0)
+    y = p.t((2, 64), act, out_scale, out_zp)
     return p.model(op_type, (x,), (y,), **options)
 
 
@@ -262,6 +262,7 @@ _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("STRIDED_SLICE", "s16x8"): lambda: [_strided_slice("int16")],
     ("TRANSPOSE", "s16x8"): lambda: [_transpose("int16")],
     ("CONCATENATION", "s16x8"): lambda: [_concatenation("int16")],
+    ("LEAKY_RELU", "s16x8"): lambda: [_unary("LEAKY_RELU", 0.04, 0, "int16", alpha=0.2)],
 }
 
 

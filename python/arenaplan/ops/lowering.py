@@ -708,16 +708,33 @@ def _relu(model: Model, op: Operator) -> tuple:
              "output_shift": e, "activation_min": max(-128, yz), "activation_max": 127}, (x.index,), None, None)
 
 
-def _leaky_relu(model: Model, op: Operator) -> tuple:
+def _leaky_relu(model: Model, op: Operator, reference: str = "litert") -> tuple:
     """int8 LEAKY_RELU with TFLite's LeakyReluPrepare: the identity and alpha multipliers of
-    the float32 quotients input_scale / output_scale and input_scale * alpha / output_scale."""
+    the quotients input_scale / output_scale and input_scale * alpha / output_scale (see
+    _leaky_relu_spec for how each reference computes them)."""
     x, count, (xs, xz), (ys, yz) = _elementwise_operands(model, op)
+    return _leaky_relu_spec(op, x, count, xs, xz, ys, yz, reference)
+
+
+def _leaky_relu_spec(op: Operator, x: Tensor, count: int, xs: float, xz: int, ys: float, yz: int,
+                     reference: str) -> tuple:
+    """LEAKY_RELU's params (int8 and int16 alike) from the checked operands. The multipliers'
+    quotients differ by runtime: LiteRT's Prepare divides the float32 scales in float32,
+    TensorFlow Lite Micro's (leaky_relu_common) in double, which moves some multipliers by a
+    few units and outputs by one."""
     alpha = np.float32(op.options.get("alpha", 0.2))
     if not np.isfinite(alpha) or alpha < 0:
         raise _Unsupported(f"alpha {float(alpha)} is not supported (it must be finite and >= 0)")
+    f32 = np.float32
+    if reference == "tflm":
+        identity = float(f32(xs)) / float(f32(ys))
+        slope = float(f32(xs)) * float(alpha) / float(f32(ys))
+    else:
+        identity = float(f32(xs) / f32(ys))
+        slope = float(f32(f32(xs) * alpha) / f32(ys))
     try:
-        mi, ei = quantize_multiplier(float(np.float32(xs) / np.float32(ys)))
-        ma, ea = quantize_multiplier(float(np.float32(np.float32(xs) * alpha) / np.float32(ys)))
+        mi, ei = quantize_multiplier(identity)
+        ma, ea = quantize_multiplier(slope)
     except ArenaplanError as exc:
         raise _Unsupported(f"the scales give no int32 multiplier ({exc})") from None
     return ({"count": count, "input_zero_point": xz, "output_zero_point": yz, "identity_multiplier": mi,
@@ -1235,6 +1252,22 @@ def _dequantize_16x8(model: Model, op: Operator) -> tuple:
         None, None
 
 
+def _leaky_relu_16x8(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """int16 LEAKY_RELU: the int8 multipliers, clamped to int16. LiteRT's Prepare requires zero
+    points 0 on int16; TensorFlow Lite Micro's takes any and subtracts and adds them as for int8,
+    so under reference "tflm" any int16 zero point runs."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", "int16", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", "int16")
+    count = int(np.prod(y.shape))
+    if int(np.prod(x.shape)) != count:
+        raise _Unsupported(f"input shape {x.shape} and output shape {y.shape} differ in size")
+    if reference == "litert":
+        (xs, xz), (ys, yz) = (_int16_scale(x, "input"), 0), (_int16_scale(y, "output"), 0)
+    else:
+        (xs, xz), (ys, yz) = _per_tensor(x, "input"), _per_tensor(y, "output")
+    return _leaky_relu_spec(op, x, count, xs, xz, ys, yz, reference)
+
+
 def _reshape_16x8(model: Model, op: Operator) -> tuple:
     """RESHAPE, SQUEEZE and EXPAND_DIMS of int16 values: the int8 row's copy (an alias in a
     plan); input and output both int16, as TFLite's Prepare requires of the types."""
@@ -1332,6 +1365,7 @@ _LOWER_S16X8: Dict[str, Callable[[Model, Operator], tuple]] = {
     "TRANSPOSE_CONV": _transpose_conv_16x8, "RESHAPE": _reshape_16x8, "SQUEEZE": _reshape_16x8,
     "EXPAND_DIMS": _reshape_16x8, "STRIDED_SLICE": _strided_slice_16x8, "SPLIT": _split_16x8,
     "SPLIT_V": _split_16x8, "TRANSPOSE": _transpose_16x8, "CONCATENATION": _concatenation_16x8,
+    "LEAKY_RELU": _leaky_relu_16x8,
 }
 
 
@@ -1368,7 +1402,7 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
 
 
 #: Ops whose lowering takes the rounding rule: their params carry a ``reference`` field.
-_TAKES_REFERENCE = frozenset({"FULLY_CONNECTED", "LOGISTIC", "TANH", "TRANSPOSE_CONV"})
+_TAKES_REFERENCE = frozenset({"FULLY_CONNECTED", "LOGISTIC", "TANH", "TRANSPOSE_CONV", "LEAKY_RELU"})
 
 
 def _code(op: Operator, spec: dict) -> int:
