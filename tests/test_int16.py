@@ -404,6 +404,62 @@ def test_16x8_copy_params_are_checked(ffi, lib):
     assert "input_zero_points must be NULL and output_zero_point 0" in message(ffi, err)
 
 
+#: (input type, zero point, scale, output type, zero point, scale, references the pair runs under)
+REQUANT_CASES = [
+    ("int8", 3, 0.1, "int16", 0, 1e-3, ("litert", "tflm")),
+    ("int8", -128, 0.05, "int16", 5, 2e-3, ("litert", "tflm")),       # an int16 zero point LiteRT takes here
+    ("int8", 0, 0.5, "int16", 0, 1e-5, ("litert", "tflm")),           # saturates at both ends of int16
+    ("int16", 0, 1e-3, "int8", -3, 0.1, ("litert", "tflm")),
+    ("int16", 7, 3e-4, "int8", 127, 0.02, ("litert", "tflm")),
+    ("int16", 0, 2e-3, "int16", 0, 7e-4, ("litert", "tflm")),
+    ("int16", 3, 1e-3, "int16", -9, 1e-3, ("tflm",)),                 # LiteRT refuses these zero points
+    ("int8", 4, 0.1, "int32", -70000, 1e-4, ("tflm",)),               # TFLite Micro's pair alone
+]
+
+
+def requant_model(tin, zin, sin, tout, zout, sout, shape=(4, 129)) -> bytes:
+    return L.single_op_model("QUANTIZE", [dict(shape=shape, dtype=tin, scale=sin, zero_point=zin),
+                                          dict(shape=shape, dtype=tout, scale=sout, zero_point=zout)], [0], [1])
+
+
+@pytest.mark.parametrize("case", range(len(REQUANT_CASES)))
+def test_requantize_int8_int16_matches_litert_and_tflm(case, tmp_path):
+    """QUANTIZE between int8 and int16 (both ways) and int16 -> int16 on the REQUANTIZE row, in
+    place where the output is no wider, equal to LiteRT under "litert" and to the tflite-micro
+    interpreter under "tflm"; pairs and zero points a runtime refuses are refused under its
+    reference naming the op."""
+    tin, zin, sin, tout, zout, sout, refs = REQUANT_CASES[case]
+    content = requant_model(tin, zin, sin, tout, zout, sout)
+    model = load(content, tmp_path)
+    info = np.iinfo(tin)
+    rng = np.random.default_rng(case)
+    xs = [rng.integers(info.min, info.max + 1, size=(4, 129)).astype(tin) for _ in range(2)]
+    xs.append(np.resize(np.linspace(info.min, info.max, 4 * 129).round().astype(tin), (4, 129)))
+    micro = tflm_outputs(content, [[x] for x in xs])
+    for reference in ("litert", "tflm"):
+        if reference not in refs:
+            with pytest.raises(UnsupportedModel, match=r"op 0 \(QUANTIZE\): "):
+                PlanContext.build(model, isa="portable", reference=reference)
+            continue
+        wants = micro if reference == "tflm" or _LITERT else \
+            [w[0] for w in L.run_sequence(content, [[x] for x in xs])[0]]
+        for isa in host_isas():
+            ctx = PlanContext.build(model, isa=isa, reference=reference)
+            (k,) = ctx.kernels
+            assert k.code == OP_CODES["REQUANTIZE"]
+            (v,) = k.variants
+            assert v.in_place == (np.dtype(tout).itemsize <= np.dtype(tin).itemsize)
+            p = ctx.make([v], "size")
+            assert p.verify()
+            it = ap.Interpreter(p)
+            for x, want in zip(xs, wants):
+                got = it.run(x)
+                assert got.dtype == np.dtype(tout)
+                np.testing.assert_array_equal(got, want.reshape(got.shape), err_msg=f"{isa} ({reference})")
+    if case == 2:
+        assert {I16.min, I16.max} <= set(np.concatenate([w.ravel() for w in micro]).tolist())
+
+
 # --- bad input ---------------------------------------------------------------------------------
 def _refused(content, tmp_path, match):
     model = load(content, tmp_path)

@@ -235,7 +235,7 @@ _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("RESHAPE", "s8"): lambda: [_reshape()],
     ("QUANTIZE", "s8"): lambda: [_quantize("float32", "int8")],
     ("DEQUANTIZE", "s8"): lambda: [_quantize("int8", "float32")],
-    ("REQUANTIZE", "s8"): lambda: [_quantize("int8", "int8"), _quantize("int16", "int8")],
+    ("REQUANTIZE", "s8"): lambda: [_quantize("int8", "int8"), _quantize("int16", "int8"), _quantize("int8", "int16")],
     ("CONCATENATION", "s8"): lambda: [_concatenation()],
     ("PAD", "s8"): lambda: [_pad()],
     ("MEAN", "s8"): lambda: [_mean()],
@@ -359,8 +359,10 @@ def render() -> str:
     lines += ["", "TFLite builtins that run on another op's row:", "",
               "| builtin | runs as |", "|---|---|"]
     lines += [f"| {b} | {row} |" for b, row in _aliases()]
-    lines += ["", "REQUANTIZE is TFLite's QUANTIZE between integer types; QUANTIZE's int8 row is",
-              "float32 to int8 and DEQUANTIZE's int8 to float32 (the 16x8 rows: int16).", "",
+    lines += ["", "REQUANTIZE is TFLite's QUANTIZE between integer types, one row whose params name them:",
+              "int8 to int8, int16 or int32 (int32: TensorFlow Lite Micro only), int16 to int8, int16",
+              "or int32, int32 to int8 or int16. QUANTIZE's int8 row is float32 to int8 and",
+              "DEQUANTIZE's int8 to float32 (the 16x8 rows: int16).", "",
               "Resource variables are state: the importer makes each one a variable tensor of the",
               "state pool and drops VAR_HANDLE; CALL_ONCE's subgraph, folded to constants when the",
               "model is read, gives their starting values (restored by reset_state). IF and WHILE",

@@ -489,12 +489,20 @@ _CONTROL_FLOW = {"IF": ("then_subgraph_index", "else_subgraph_index"),
                  "WHILE": ("cond_subgraph_index", "body_subgraph_index")}
 
 
-#: QUANTIZE between integer types: the pairs TFLite's Prepare accepts (uint8 aside).
-_REQUANTIZE_PAIRS = (("int8", "int8"), ("int16", "int8"), ("int16", "int16"), ("int16", "int32"),
-                     ("int32", "int8"), ("int32", "int16"))
+#: QUANTIZE between integer types: the pairs each runtime's Prepare accepts (uint8 aside):
+#: TensorFlow Lite Micro requantises int8 to int32 too, LiteRT does not.
+_REQUANTIZE_PAIRS = {
+    "litert": (("int8", "int8"), ("int8", "int16"), ("int16", "int8"), ("int16", "int16"), ("int16", "int32"),
+               ("int32", "int8"), ("int32", "int16")),
+    "tflm": (("int8", "int8"), ("int8", "int16"), ("int8", "int32"), ("int16", "int8"), ("int16", "int16"),
+             ("int16", "int32"), ("int32", "int8"), ("int32", "int16")),
+}
 
 
-def _quantize(model: Model, op: Operator) -> tuple:
+def _quantize(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """QUANTIZE float32 -> int8, or between integer types (REQUANTIZE: the pairs of
+    _REQUANTIZE_PAIRS under ``reference``; int16 -> int16 needs zero points 0 under "litert",
+    as LiteRT's Prepare requires, and takes any under "tflm", as TensorFlow Lite Micro does)."""
     x = _tensor(model, _operand(op.inputs, 0), "input", None, constant=False)
     y = _tensor(model, _operand(op.outputs, 0), "output", None)
     count = int(np.prod(y.shape))
@@ -506,13 +514,15 @@ def _quantize(model: Model, op: Operator) -> tuple:
                                "float32 -> int16 are)")
         ys, yz = _per_tensor(y, "output")
         return {"count": count, "scale": ys, "zero_point": yz}, (x.index,), None, None
-    if (x.dtype, y.dtype) not in _REQUANTIZE_PAIRS:
-        raise _Unsupported(f"QUANTIZE {x.dtype} -> {y.dtype} is not supported (float32 -> int8 and "
-                           + ", ".join(f"{a} -> {b}" for a, b in _REQUANTIZE_PAIRS) + " are)")
+    pairs = _REQUANTIZE_PAIRS[reference]
+    if (x.dtype, y.dtype) not in pairs:
+        raise _Unsupported(f"QUANTIZE {x.dtype} -> {y.dtype} is not supported under reference {reference!r} "
+                           "(float32 -> int8, float32 -> int16 and "
+                           + ", ".join(f"{a} -> {b}" for a, b in pairs) + " are)")
     xs, xz = _per_tensor(x, "input")
     ys, yz = _per_tensor(y, "output")
-    if x.dtype == y.dtype == "int16" and (xz or yz):
-        raise _Unsupported(f"int16 -> int16 requantisation needs zero points 0 (TFLite's check), "
+    if x.dtype == y.dtype == "int16" and (xz or yz) and reference == "litert":
+        raise _Unsupported(f"int16 -> int16 requantisation needs zero points 0 (LiteRT's check), "
                            f"got {xz} and {yz}")
     m, e = quantize_multiplier(xs / ys)
     return ({"count": count, "input_zero_point": xz, "output_zero_point": yz, "multiplier": m, "shift": e,
@@ -1235,7 +1245,7 @@ def _pad_16x8(model: Model, op: Operator) -> tuple:
              "pad_value": value}, (x.index,), None, None)
 
 
-def _quantize_16x8(model: Model, op: Operator) -> tuple:
+def _quantize_16x8(model: Model, op: Operator, reference: str = "litert") -> tuple:
     """QUANTIZE float32 -> int16 (int16 -> int8 and the other integer pairs are REQUANTIZE)."""
     x = _tensor(model, _operand(op.inputs, 0), "input", "float32", constant=False)
     y = _tensor(model, _operand(op.outputs, 0), "output", "int16")
@@ -1402,7 +1412,7 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
 
 
 #: Ops whose lowering takes the rounding rule: their params carry a ``reference`` field.
-_TAKES_REFERENCE = frozenset({"FULLY_CONNECTED", "LOGISTIC", "TANH", "TRANSPOSE_CONV", "LEAKY_RELU"})
+_TAKES_REFERENCE = frozenset({"FULLY_CONNECTED", "LOGISTIC", "TANH", "TRANSPOSE_CONV", "LEAKY_RELU", "QUANTIZE"})
 
 
 def _code(op: Operator, spec: dict) -> int:
