@@ -528,6 +528,17 @@ ap_status ap_leaky_relu_s16_variants(const void *params, ap_isa isa, ap_variant 
                                      uint32_t *count_out, ap_error *error_out);
 ap_status ap_leaky_relu_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
+/** int16 AVERAGE_POOL_2D and MAX_POOL_2D (ap_pool2d_params, arenaplan/pooling.h, with the
+    activation range within [-32768, 32767] and at most 65,535 taps a window: TFLite's int32
+    sum): reference_integer_ops::AveragePool / MaxPool for int16, input and output sharing one
+    quantisation. "direct", no scratch, never in place. */
+ap_status ap_average_pool2d_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                         uint32_t *count_out, ap_error *error_out);
+ap_status ap_average_pool2d_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_max_pool2d_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                     uint32_t *count_out, ap_error *error_out);
+ap_status ap_max_pool2d_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
 #ifdef __cplusplus
 }
 #endif

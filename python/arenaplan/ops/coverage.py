@@ -108,10 +108,10 @@ def _fully_connected(depth: int, act: str = "int8") -> Model:
     return p.model("FULLY_CONNECTED", (x, w, b), (y,), fused_activation_function="NONE", weights_format=0)
 
 
-def _pool(op_type: str) -> Model:
+def _pool(op_type: str, act: str = "int8") -> Model:
     p = _Probe()
-    x = p.x((1, 8, 8, 4))
-    y = p.t((1, 4, 4, 4))
+    x = p.x((1, 8, 8, 4), act)
+    y = p.t((1, 4, 4, 4), act)
     return p.model(op_type, (x,), (y,), padding="VALID", stride_h=2, stride_w=2, filter_height=2, filter_width=2,
                    fused_activation_function="NONE")
 
@@ -263,6 +263,8 @@ _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("TRANSPOSE", "s16x8"): lambda: [_transpose("int16")],
     ("CONCATENATION", "s16x8"): lambda: [_concatenation("int16")],
     ("LEAKY_RELU", "s16x8"): lambda: [_unary("LEAKY_RELU", 0.04, 0, "int16", alpha=0.2)],
+    ("AVERAGE_POOL_2D", "s16x8"): lambda: [_pool("AVERAGE_POOL_2D", "int16")],
+    ("MAX_POOL_2D", "s16x8"): lambda: [_pool("MAX_POOL_2D", "int16")],
 }
 
 

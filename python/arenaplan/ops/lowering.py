@@ -361,9 +361,12 @@ def _fully_connected(model: Model, op: Operator, reference: str) -> tuple:
     return spec, (x.index,), w.data, _bias(model, op, units)
 
 
-def _pool(model: Model, op: Operator) -> tuple:
-    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+def _pool(model: Model, op: Operator, dtype: str = "int8") -> tuple:
+    """AVERAGE_POOL_2D and MAX_POOL_2D of ``dtype`` values (int8, int16): input and output
+    share one quantisation (TensorFlow Lite Micro's Prepare requires it; LiteRT's kernels do
+    not rescale), any zero point (neither runtime's int16 kernels read it)."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     n, h, wd, c = _shape4(x.shape, "input")
     kh, kw = int(op.options.get("filter_height", 1)), int(op.options.get("filter_width", 1))
     options = dict(op.options, dilation_h_factor=1, dilation_w_factor=1)
@@ -375,7 +378,15 @@ def _pool(model: Model, op: Operator) -> tuple:
     if (xs, xz) != (ys, yz):
         raise _Unsupported(f"input ({xs}, {xz}) and output ({ys}, {yz}) quantisation differ; "
                            "TFLite requires them equal")
-    lo, hi = _activation(op, ys, yz)
+    if dtype == "int8":
+        lo, hi = _activation(op, ys, yz)
+    else:
+        act = op.options.get("fused_activation_function", "NONE")
+        try:
+            lo, hi = activation_range(act, ys, yz, dtype)
+        except ArenaplanError:
+            raise _Unsupported(f"fused activation {act} is not supported "
+                               "(NONE, RELU, RELU6, RELU_N1_TO_1 are)") from None
     return ({"batches": n, "input_h": h, "input_w": wd, "channels": c, "output_h": oh, "output_w": ow,
              "filter_h": kh, "filter_w": kw, "stride_h": sh, "stride_w": sw, "pad_h": ph, "pad_w": pw,
              "activation_min": lo, "activation_max": hi}, (x.index,), None, None)
@@ -1286,6 +1297,10 @@ def _reshape_16x8(model: Model, op: Operator) -> tuple:
     return _reshape(model, op)
 
 
+def _pool_16x8(model: Model, op: Operator) -> tuple:
+    return _pool(model, op, "int16")
+
+
 def _strided_slice_16x8(model: Model, op: Operator) -> tuple:
     """int16 STRIDED_SLICE: the int8 lowering's slice, int16 values copied as they are."""
     return _strided_slice(model, op, "int16")
@@ -1375,7 +1390,7 @@ _LOWER_S16X8: Dict[str, Callable[[Model, Operator], tuple]] = {
     "TRANSPOSE_CONV": _transpose_conv_16x8, "RESHAPE": _reshape_16x8, "SQUEEZE": _reshape_16x8,
     "EXPAND_DIMS": _reshape_16x8, "STRIDED_SLICE": _strided_slice_16x8, "SPLIT": _split_16x8,
     "SPLIT_V": _split_16x8, "TRANSPOSE": _transpose_16x8, "CONCATENATION": _concatenation_16x8,
-    "LEAKY_RELU": _leaky_relu_16x8,
+    "LEAKY_RELU": _leaky_relu_16x8, "AVERAGE_POOL_2D": _pool_16x8, "MAX_POOL_2D": _pool_16x8,
 }
 
 
