@@ -94,15 +94,17 @@ def fc_model(rng, batches, depth, units, per_channel, out_scale=0.05, bias=True,
 
 
 def add_model(op, a_shape, b_shape, y_shape, scales, act=0, pot=False, zps=(0, 0, 0)):
+    """ADD, SUB or MUL of two int16 tensors."""
     S = _schema()
-    o = S.AddOptionsT() if op == "ADD" else S.SubOptionsT()
+    o = {"ADD": S.AddOptionsT, "SUB": S.SubOptionsT, "MUL": S.MulOptionsT}[op]()
     o.fusedActivationFunction = act
-    o.potScaleInt16 = pot
+    if op != "MUL":
+        o.potScaleInt16 = pot
     tensors = [dict(shape=a_shape, dtype="int16", scale=scales[0], zero_point=zps[0]),
                dict(shape=b_shape, dtype="int16", scale=scales[1], zero_point=zps[1]),
                dict(shape=y_shape, dtype="int16", scale=scales[2], zero_point=zps[2])]
-    return L.single_op_model(op, tensors, [0, 1], [2], "AddOptions" if op == "ADD" else "SubOptions", o,
-                             version=3)
+    return L.single_op_model(op, tensors, [0, 1], [2], op.capitalize() + "Options", o,
+                             version=5 if op == "MUL" else 3)
 
 
 def pad_model(x_shape, pads, zp=0):
@@ -232,6 +234,49 @@ def test_add_sub_16x8_matches_litert(case, tmp_path):
     a, b = int16_inputs(rng, a_shape), int16_inputs(rng, b_shape)
     b[-2], b[-1] = b[-1], b[-2]            # extremes of opposite signs, for SUB's saturation
     check_against_litert(content, tmp_path, list(zip(a, b)), ["direct"])
+
+
+MUL_CASES = [  # (a shape, b shape, y shape, scales, activation)
+    ((1, 4, 5, 3), (1, 4, 5, 3), (1, 4, 5, 3), (0.001, 0.002, 0.03), 0),       # saturates at both ends
+    ((2, 3, 1, 4), (1, 1, 6, 4), (2, 3, 6, 4), (0.03, 0.01, 0.02), 1),         # RELU
+    ((5, 7), (7,), (5, 7), (1e-4, 2e-4, 1e-6), 3),                             # RELU6
+    ((3, 1, 8), (1, 5, 1), (3, 5, 8), (0.02, 0.013, 0.7), 0),
+    ((1, 1, 1, 1), (2, 2, 2, 3), (2, 2, 2, 3), (0.5, 0.25, 20.0), 0),          # a scalar times a tensor
+]
+
+
+@needs_litert
+@pytest.mark.parametrize("case", range(len(MUL_CASES)))
+def test_mul_16x8_matches_litert_and_tflm(case, tmp_path):
+    a_shape, b_shape, y_shape, scales, act = MUL_CASES[case]
+    rng = np.random.default_rng(500 + case)
+    content = add_model("MUL", a_shape, b_shape, y_shape, scales, act)
+    a, b = int16_inputs(rng, a_shape), int16_inputs(rng, b_shape)
+    b[-2], b[-1] = b[-1], b[-2]             # -32768 * 32767 and 32767 * -32768
+    a.append(np.full(a_shape, I16.min, np.int16))
+    b.append(np.full(b_shape, I16.min, np.int16))   # -32768 * -32768 = 2^30, the largest product
+    feeds = [list(xy) for xy in zip(a, b)]
+    seen, wants = check_against_litert(content, tmp_path, feeds, ["direct"])
+    for got, want in zip(tflm_outputs(content, feeds), wants):
+        np.testing.assert_array_equal(got.reshape(want[0].shape), want[0], err_msg="LiteRT and TFLite Micro")
+    if case == 0:
+        assert {I16.min, I16.max} <= set(np.concatenate([w[0].ravel() for w in wants]).tolist())
+
+
+@needs_litert
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_mul_16x8_hypothesis(data, tmp_path_factory):
+    rank = data.draw(st.integers(1, 4))
+    out = data.draw(st.lists(st.integers(1, 4), min_size=rank, max_size=rank))
+    a_shape = tuple(d if data.draw(st.booleans()) else 1 for d in out)
+    b_shape = tuple(d if data.draw(st.booleans()) else 1 for d in out)
+    y_shape = tuple(max(x, y) for x, y in zip(a_shape, b_shape))
+    scales = tuple(data.draw(st.floats(1e-4, 0.1)) for _ in range(2)) + (data.draw(st.floats(1e-5, 1.0)),)
+    rng = np.random.default_rng(len(y_shape))
+    content = add_model("MUL", a_shape, b_shape, y_shape, scales, data.draw(st.sampled_from([0, 1, 3])))
+    feeds = [list(xy) for xy in zip(int16_inputs(rng, a_shape, 2), int16_inputs(rng, b_shape, 2))]
+    check_against_litert(content, tmp_path_factory.mktemp("mul"), feeds, ["direct"])
 
 
 @needs_litert
@@ -497,9 +542,12 @@ def test_bad_16x8_models_are_refused(tmp_path):
     q = L.single_op_model("DEQUANTIZE", [dict(shape=(4,), dtype="int16", scale=0.1, zero_point=-7),
                                          dict(shape=(4,), dtype="float32")], [0], [1])
     _refused(q, tmp_path, r"op 0 \(DEQUANTIZE\): input tensor 0 .* is int16 with zero point -7")
-    int16_mul = [dict(shape=(4,), dtype="int16", scale=0.01) for _ in range(3)]
-    _refused(L.single_op_model("MUL", int16_mul, [0, 1], [2], "MulOptions", S.MulOptionsT(), version=4), tmp_path,
-             r"op 0 \(MUL\): first input tensor 0 .* is int16, expected int8")
+    _refused(add_model("MUL", (4,), (4,), (4,), (0.01, 0.01, 0.01), zps=(2, 0, 0)), tmp_path,
+             r"op 0 \(MUL\): first input tensor 0 .* is int16 with zero point 2; TFLite's 16x8 kernels require 0")
+    # an op without a 16x8 row: the int8 lowering names the type
+    int16_softmax = [dict(shape=(4,), dtype="int16", scale=0.01), dict(shape=(4,), dtype="int16", scale=1 / 32768)]
+    _refused(L.single_op_model("SOFTMAX", int16_softmax, [0], [1], "SoftmaxOptions", S.SoftmaxOptionsT(),
+                               version=3), tmp_path, r"op 0 \(SOFTMAX\): input tensor 0 .* is int16, expected int8")
 
 
 def test_16x8_params_and_blobs_are_checked(tmp_path):

@@ -638,6 +638,8 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_average_pool2d_s16_variants), NULL, NULL, NULL, NULL, ap_average_pool2d_s16_run},
     {AP_ROW_S16X8(AP_OP_MAX_POOL2D, "MAX_POOL_2D", ap_pool2d_params, ap_pool2d_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_max_pool2d_s16_variants), NULL, NULL, NULL, NULL, ap_max_pool2d_s16_run},
+    {AP_ROW_S16X8(AP_OP_MUL, "MUL", ap_mul_params, ap_mul_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_mul_s16_variants), NULL, NULL, NULL, NULL, ap_mul_s16_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

@@ -539,6 +539,15 @@ ap_status ap_max_pool2d_s16_variants(const void *params, ap_isa isa, ap_variant 
                                      uint32_t *count_out, ap_error *error_out);
 ap_status ap_max_pool2d_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
+/** 16x8 MUL (ap_mul_params, arenaplan/elementwise.h), reference_integer_ops::MulElementwise for
+    int16: offsets 0 (TFLite requires int16 zero points 0), the int32 product of the inputs
+    times output_multiplier (QuantizeMultiplier of scale1 * scale2 / scale_out; shift within
+    [-31, 30]), clamped to the activation range within [-32768, 32767]. 4-D broadcasting;
+    "direct", in place where an input has the output's shape. */
+ap_status ap_mul_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                              uint32_t *count_out, ap_error *error_out);
+ap_status ap_mul_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
 #ifdef __cplusplus
 }
 #endif

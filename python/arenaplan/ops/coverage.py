@@ -265,6 +265,7 @@ _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("LEAKY_RELU", "s16x8"): lambda: [_unary("LEAKY_RELU", 0.04, 0, "int16", alpha=0.2)],
     ("AVERAGE_POOL_2D", "s16x8"): lambda: [_pool("AVERAGE_POOL_2D", "int16")],
     ("MAX_POOL_2D", "s16x8"): lambda: [_pool("MAX_POOL_2D", "int16")],
+    ("MUL", "s16x8"): lambda: [_binary("MUL", "int16"), _binary("MUL", "int16", broadcast=True)],
 }
 
 

@@ -1239,6 +1239,24 @@ def _add_sub_16x8(model: Model, op: Operator) -> tuple:
     return spec, (a.index, b.index), None, None
 
 
+def _mul_16x8(model: Model, op: Operator) -> tuple:
+    """MUL on int16 (reference_integer_ops::Mul): zero points 0, as LiteRT's and TensorFlow Lite
+    Micro's int16 kernels require; the product's multiplier as the int8 MUL's."""
+    a, b, y, sa, sb, sy = _broadcast_shapes(model, op, "int16")
+    s1, s2, so = _int16_scale(a, "first input"), _int16_scale(b, "second input"), _int16_scale(y, "output")
+    try:
+        mo, eo = quantize_multiplier(s1 * s2 / so)
+    except ArenaplanError as exc:
+        raise _Unsupported(f"the scales give no int32 multiplier ({exc})") from None
+    if eo > 30:
+        raise _Unsupported(f"scale {s1} * {s2} / {so} is too large (its multiplier's exponent {eo} > 30)")
+    lo, hi = _activation_16x8(op, so)
+    spec = {"input1_shape": sa, "input2_shape": sb, "output_shape": sy, "input1_offset": 0, "input2_offset": 0,
+            "output_offset": 0, "output_multiplier": mo, "output_shift": eo, "activation_min": lo,
+            "activation_max": hi}
+    return spec, (a.index, b.index), None, None
+
+
 def _pad_16x8(model: Model, op: Operator) -> tuple:
     x = _tensor(model, _operand(op.inputs, 0), "input", "int16", constant=False)
     p = _tensor(model, _operand(op.inputs, 1), "paddings", None, constant=True)
@@ -1391,6 +1409,7 @@ _LOWER_S16X8: Dict[str, Callable[[Model, Operator], tuple]] = {
     "EXPAND_DIMS": _reshape_16x8, "STRIDED_SLICE": _strided_slice_16x8, "SPLIT": _split_16x8,
     "SPLIT_V": _split_16x8, "TRANSPOSE": _transpose_16x8, "CONCATENATION": _concatenation_16x8,
     "LEAKY_RELU": _leaky_relu_16x8, "AVERAGE_POOL_2D": _pool_16x8, "MAX_POOL_2D": _pool_16x8,
+    "MUL": _mul_16x8,
 }
 
 
