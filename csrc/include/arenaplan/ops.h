@@ -548,6 +548,14 @@ ap_status ap_mul_s16_variants(const void *params, ap_isa isa, ap_variant *varian
                               uint32_t *count_out, ap_error *error_out);
 ap_status ap_mul_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
+/** int16 RELU and RELU6 (ap_relu_params with zero points and the activation range within
+    [-32768, 32767]): the int8 row's ReluX clamped to [activation_min, activation_max]
+    (QuantizedReluX's: max(-32768, output zero point) and 32767, or RELU6's quantised 6).
+    "direct" only (AP_RELU_DIRECT), no scratch, may run in place. */
+ap_status ap_relu_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                               uint32_t *count_out, ap_error *error_out);
+ap_status ap_relu_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
 #ifdef __cplusplus
 }
 #endif

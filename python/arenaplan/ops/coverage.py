@@ -266,6 +266,7 @@ _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("AVERAGE_POOL_2D", "s16x8"): lambda: [_pool("AVERAGE_POOL_2D", "int16")],
     ("MAX_POOL_2D", "s16x8"): lambda: [_pool("MAX_POOL_2D", "int16")],
     ("MUL", "s16x8"): lambda: [_binary("MUL", "int16"), _binary("MUL", "int16", broadcast=True)],
+    ("RELU", "s16x8"): lambda: [_unary("RELU", 0.04, 0, "int16"), _unary("RELU6", 0.04, 0, "int16")],
 }
 
 
@@ -326,6 +327,8 @@ def _aliases() -> List[Tuple[str, str]]:
                 how += " (the output aliases the input: no copy)"
             elif builtin in PER_OUTPUT_OPS:
                 how += ", one op per output (a copy of its piece)"
+            elif builtin == "RELU6":
+                how += " (int16, the 16x8 row: its clamp at the quantised 6)"
             elif builtin == "READ_VARIABLE":
                 how += (" (the readers read the resource variable's state in place where they run before "
                         "its next assignment; else a copy of it into an activation)")

@@ -720,11 +720,22 @@ def _elementwise_operands(model: Model, op: Operator) -> tuple:
     return x, count, _per_tensor(x, "input"), _per_tensor(y, "output")
 
 
-def _relu(model: Model, op: Operator) -> tuple:
-    """int8 RELU with TFLite's ReluPrepare (the multiplier of the float32 quotient of the
-    scales) and QuantizedReluX (the clamp to [max(-128, output zero point), 127])."""
+def _relu_multiplier(xs: float, ys: float, reference: str) -> Tuple[int, int]:
+    """RELU's multiplier of input_scale / output_scale: LiteRT's ReluPrepare divides the float32
+    scales in float32, TensorFlow Lite Micro's CalculateReluOpData in double."""
+    q = float(np.float32(xs)) / float(np.float32(ys)) if reference == "tflm" else \
+        float(np.float32(xs) / np.float32(ys))
+    try:
+        return quantize_multiplier(q)
+    except ArenaplanError as exc:
+        raise _Unsupported(f"the scales give no int32 multiplier ({exc})") from None
+
+
+def _relu(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """int8 RELU with TFLite's ReluPrepare (the multiplier of the quotient of the scales, see
+    _relu_multiplier) and QuantizedReluX (the clamp to [max(-128, output zero point), 127])."""
     x, count, (xs, xz), (ys, yz) = _elementwise_operands(model, op)
-    m, e = quantize_multiplier(float(np.float32(xs) / np.float32(ys)))
+    m, e = _relu_multiplier(xs, ys, reference)
     return ({"count": count, "input_zero_point": xz, "output_zero_point": yz, "output_multiplier": m,
              "output_shift": e, "activation_min": max(-128, yz), "activation_max": 127}, (x.index,), None, None)
 
@@ -1307,6 +1318,35 @@ def _leaky_relu_16x8(model: Model, op: Operator, reference: str = "litert") -> t
     return _leaky_relu_spec(op, x, count, xs, xz, ys, yz, reference)
 
 
+def _relu_16x8(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """int16 RELU and RELU6 on the RELU row: QuantizedReluX's rescale and clamp to [max(-32768,
+    output zero point), 32767] (RELU6: to the output zero point plus 6 / output_scale rounded,
+    within int16). Zero points must be 0 where the runtime requires it: LiteRT for both ops,
+    TensorFlow Lite Micro for RELU. TensorFlow Lite Micro's int16 RELU6 is another op: it
+    rescales nothing and clamps the input to [its zero point, 6 in its own quantisation]
+    (FloatToQuantizedType), whatever the output's quantisation; under "tflm" the row runs that
+    (the identity multiplier, both zero points the input's)."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", "int16", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", "int16")
+    count = int(np.prod(y.shape))
+    if int(np.prod(x.shape)) != count:
+        raise _Unsupported(f"input shape {x.shape} and output shape {y.shape} differ in size")
+    if op.type == "RELU6" and reference == "tflm":
+        xs, xz = _per_tensor(x, "input")
+        _per_tensor(y, "output")
+        six = float(np.float32(6.0) / np.float32(xs))
+        six = int(math.copysign(math.floor(abs(six) + 0.5), six)) + xz
+        return ({"count": count, "input_zero_point": xz, "output_zero_point": xz, "output_multiplier": 1 << 30,
+                 "output_shift": 1, "activation_min": xz, "activation_max": min(max(six, -32768), 32767)},
+                (x.index,), None, None)
+    xs, ys = _int16_scale(x, "input"), _int16_scale(y, "output")
+    xz = yz = 0
+    m, e = _relu_multiplier(xs, ys, reference)
+    lo, hi = activation_range("RELU6" if op.type == "RELU6" else "RELU", ys, yz, "int16")
+    return ({"count": count, "input_zero_point": xz, "output_zero_point": yz, "output_multiplier": m,
+             "output_shift": e, "activation_min": lo, "activation_max": hi}, (x.index,), None, None)
+
+
 def _reshape_16x8(model: Model, op: Operator) -> tuple:
     """RESHAPE, SQUEEZE and EXPAND_DIMS of int16 values: the int8 row's copy (an alias in a
     plan); input and output both int16, as TFLite's Prepare requires of the types."""
@@ -1409,7 +1449,7 @@ _LOWER_S16X8: Dict[str, Callable[[Model, Operator], tuple]] = {
     "EXPAND_DIMS": _reshape_16x8, "STRIDED_SLICE": _strided_slice_16x8, "SPLIT": _split_16x8,
     "SPLIT_V": _split_16x8, "TRANSPOSE": _transpose_16x8, "CONCATENATION": _concatenation_16x8,
     "LEAKY_RELU": _leaky_relu_16x8, "AVERAGE_POOL_2D": _pool_16x8, "MAX_POOL_2D": _pool_16x8,
-    "MUL": _mul_16x8,
+    "MUL": _mul_16x8, "RELU": _relu_16x8, "RELU6": _relu_16x8,
 }
 
 
@@ -1446,7 +1486,8 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
 
 
 #: Ops whose lowering takes the rounding rule: their params carry a ``reference`` field.
-_TAKES_REFERENCE = frozenset({"FULLY_CONNECTED", "LOGISTIC", "TANH", "TRANSPOSE_CONV", "LEAKY_RELU", "QUANTIZE"})
+_TAKES_REFERENCE = frozenset({"FULLY_CONNECTED", "LOGISTIC", "TANH", "TRANSPOSE_CONV", "LEAKY_RELU", "QUANTIZE",
+                              "RELU", "RELU6"})
 
 
 def _code(op: Operator, spec: dict) -> int:
@@ -1456,6 +1497,8 @@ def _code(op: Operator, spec: dict) -> int:
         return OP_CODES["REQUANTIZE"]
     if op.type == "PADV2":
         return OP_CODES["PAD"]
+    if op.type == "RELU6":
+        return OP_CODES["RELU"]
     if op.type in ("SPLIT", "SPLIT_V"):
         return OP_CODES["STRIDED_SLICE"]
     return OP_CODES[op.type]
