@@ -556,6 +556,15 @@ ap_status ap_relu_s16_variants(const void *params, ap_isa isa, ap_variant *varia
                                uint32_t *count_out, ap_error *error_out);
 ap_status ap_relu_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
+/** int16 MEAN over H and W (ap_mean_params, arenaplan/shape_ops.h, zero points within
+    [-32768, 32767], at most 65,535 elements a channel: an int32 sum): the int8 row's
+    QuantizedMeanOrSum with the int16 clamp, as LiteRT's and TensorFlow Lite Micro's int16 MEAN
+    compute it. Variants as the int8 row's: "direct" and "row_sums" (channels * 4 bytes of
+    scratch). */
+ap_status ap_mean_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                               uint32_t *count_out, ap_error *error_out);
+ap_status ap_mean_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -169,11 +169,11 @@ def _pad(act: str = "int8") -> Model:
     return p.model("PAD", (x, pads), (y,))
 
 
-def _mean() -> Model:
+def _mean(act: str = "int8") -> Model:
     p = _Probe()
-    x = p.x((1, 4, 4, 8))
+    x = p.x((1, 4, 4, 8), act)
     axes = p.const([1, 2], "int32")
-    y = p.t((1, 1, 1, 8), "int8", 0.04, 2)
+    y = p.t((1, 1, 1, 8), act, 0.04, 2 if act == "int8" else 0)
     return p.model("MEAN", (x, axes), (y,), keep_dims=True)
 
 
@@ -267,6 +267,7 @@ _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("MAX_POOL_2D", "s16x8"): lambda: [_pool("MAX_POOL_2D", "int16")],
     ("MUL", "s16x8"): lambda: [_binary("MUL", "int16"), _binary("MUL", "int16", broadcast=True)],
     ("RELU", "s16x8"): lambda: [_unary("RELU", 0.04, 0, "int16"), _unary("RELU6", 0.04, 0, "int16")],
+    ("MEAN", "s16x8"): lambda: [_mean("int16")],
 }
 
 

@@ -591,16 +591,20 @@ def _pad(model: Model, op: Operator) -> tuple:
              "pad_value": value}, (x.index,), None, None)
 
 
-def _mean(model: Model, op: Operator) -> tuple:
-    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+def _mean(model: Model, op: Operator, reference: str = "litert", dtype: str = "int8") -> tuple:
+    """MEAN over H and W of ``dtype`` values (LiteRT's QuantizedMeanOrSum). On int16 LiteRT
+    requires zero points 0; TensorFlow Lite Micro takes any (reference "tflm")."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
     axes_t = _tensor(model, _operand(op.inputs, 1), "axes", "int32", constant=True)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     axes = sorted(int(a) % 4 for a in axes_t.data.reshape(-1))
     if len(x.shape) != 4 or axes != [1, 2]:
         raise _Unsupported(f"MEAN over axes {axes} of a rank-{len(x.shape)} tensor; only H, W of "
                            "4-D inputs is supported")
-    xs, xz = _per_tensor(x, "input")
-    ys, yz = _per_tensor(y, "output")
+    if dtype == "int16" and reference == "litert":
+        (xs, xz), (ys, yz) = (_int16_scale(x, "input"), 0), (_int16_scale(y, "output"), 0)
+    else:
+        (xs, xz), (ys, yz) = _per_tensor(x, "input"), _per_tensor(y, "output")
     m, e = quantize_multiplier(xs / ys)
     n, h, w, c = x.shape
     return ({"batches": n, "input_h": h, "input_w": w, "channels": c, "input_zero_point": xz,
@@ -1355,6 +1359,10 @@ def _reshape_16x8(model: Model, op: Operator) -> tuple:
     return _reshape(model, op)
 
 
+def _mean_16x8(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    return _mean(model, op, reference, "int16")
+
+
 def _pool_16x8(model: Model, op: Operator) -> tuple:
     return _pool(model, op, "int16")
 
@@ -1449,7 +1457,7 @@ _LOWER_S16X8: Dict[str, Callable[[Model, Operator], tuple]] = {
     "EXPAND_DIMS": _reshape_16x8, "STRIDED_SLICE": _strided_slice_16x8, "SPLIT": _split_16x8,
     "SPLIT_V": _split_16x8, "TRANSPOSE": _transpose_16x8, "CONCATENATION": _concatenation_16x8,
     "LEAKY_RELU": _leaky_relu_16x8, "AVERAGE_POOL_2D": _pool_16x8, "MAX_POOL_2D": _pool_16x8,
-    "MUL": _mul_16x8, "RELU": _relu_16x8, "RELU6": _relu_16x8,
+    "MUL": _mul_16x8, "RELU": _relu_16x8, "RELU6": _relu_16x8, "MEAN": _mean_16x8,
 }
 
 
@@ -1487,7 +1495,7 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
 
 #: Ops whose lowering takes the rounding rule: their params carry a ``reference`` field.
 _TAKES_REFERENCE = frozenset({"FULLY_CONNECTED", "LOGISTIC", "TANH", "TRANSPOSE_CONV", "LEAKY_RELU", "QUANTIZE",
-                              "RELU", "RELU6"})
+                              "RELU", "RELU6", "MEAN"})
 
 
 def _code(op: Operator, spec: dict) -> int:
