@@ -110,15 +110,62 @@ def _check(model: Model, kernels: str, pointer_bytes: int) -> None:
         raise InvalidArgument(f"kernels must be one of {', '.join(rules.KERNELS)}, not {kernels!r}")
     if pointer_bytes not in rules.POINTER_BYTES:
         raise InvalidArgument(f"pointer_bytes must be 4 or 8, not {pointer_bytes!r}")
-    for op in model.operators:
-        if op.is_custom or op.type not in rules.SUPPORTED_OPS:
-            raise UnsupportedModel(f"op {op.index} ({op.custom_code or op.type}): TFLite Micro has no "
+    for op in rules.tflm_ops(model):
+        if op.is_custom:
+            raise UnsupportedModel(f"op {op.index} ({op.custom_code}): a custom op; TFLite Micro has no "
                                    f"kernel these rules describe for it")
+        if op.type not in rules.TFLM_KERNELS:
+            raise UnsupportedModel(f"op {op.index} ({op.type}): TFLite Micro {rules.TFLM_VERSION} has no "
+                                   f"kernel for this op")
+        if op.type not in rules.SUPPORTED_OPS:
+            raise UnsupportedModel(f"op {op.index} ({op.type}): TFLite Micro has no kernel these rules "
+                                   f"describe for it")
+        data = {"TRANSPOSE_CONV": 2, "SPLIT": 1}.get(op.type, 0)
         for i in tuple(op.inputs) + tuple(op.outputs):
-            if i >= 0 and model.tensors[i].dtype not in rules.SUPPORTED_TYPES:
+            allowed = rules.op_types(op.type) if i in op.outputs or i == op.inputs[data] else rules.SUPPORTED_TYPES
+            if i >= 0 and model.tensors[i].dtype not in allowed:
                 t = model.tensors[i]
                 raise UnsupportedModel(f"op {op.index} ({op.type}): tensor {i} {t.name!r} has type "
-                                       f"{t.dtype}, which TFLite Micro's kernels do not support")
+                                       f"{t.dtype}, which TFLite Micro's {op.type} kernel does not support")
+
+
+class _Tail:
+    """TFLM's persistent (tail) allocations in the order it makes them: each takes its bytes
+    below the last and aligns down to its alignment (SingleArenaBufferAllocator), so a
+    record's bytes include the gap its alignment leaves."""
+
+    def __init__(self, allocs: List[Allocation], ops) -> None:
+        self.allocs = allocs
+        self.ops = ops
+        self.used = 0
+
+    def add(self, kind: str, b: int, align: int, op: int = -1) -> None:
+        new = -(-(self.used + b) // align) * align
+        self.allocs.append(Allocation("tail", kind, op, self.ops[op].type if op >= 0 else "", new - self.used))
+        self.used = new
+
+
+def _temp_tensor(model: Model, i: int, s: rules.Sizes, at: int) -> int:
+    """Head bytes after a temporary TfLiteTensor of tensor i allocated at ``at``
+    (AllocateTempTfLiteTensor: the struct and, when quantised, TfLiteAffineQuantization and
+    its zero-point TfLiteIntArray)."""
+    def up(x, a):
+        return -(-x // a) * a
+    at = up(at, s.pointer_bytes) + s.tflite_tensor
+    q = model.tensors[i].quantization
+    if q is not None:
+        at = up(at, s.pointer_bytes) + s.affine_quantization
+        at = up(at, 4) + 4 + 4 * len(q.scale)
+    return at
+
+
+def _prepare_temps(model: Model, op, s: rules.Sizes) -> int:
+    """Head bytes of the temporary TfLiteTensors live at once in the op's Prepare."""
+    at = 0
+    for i in rules.prepare_temp_tensors(op):
+        if i >= 0:
+            at = _temp_tensor(model, i, s, at)
+    return at
 
 
 def _planned_tensors(model: Model) -> List[int]:
@@ -142,7 +189,7 @@ def requests_of(model: Model, kernels: str = "reference",
         off = None if offsets is None else offsets.get(i)
         reqs.append((_align(t.nbytes), first[i], last[i], off))
         what.append(("tensor", i, t.nbytes))
-    for k, op in enumerate(model.operators):
+    for k, op in enumerate(rules.tflm_ops(model)):
         for _, b in rules.kernel_scratch(model, op, kernels):
             reqs.append((_align(b), k, k, None))
             what.append(("kernel scratch", k, b))
@@ -211,52 +258,72 @@ def arena(model: Model, kernels: str = "reference", pointer_bytes: int = 4,
     if offsets is None:
         offsets = offline_plan_of(model)
     s = rules.sizes_for(pointer_bytes)
+    ops = rules.tflm_ops(model)
     allocs: List[Allocation] = []
     reqs, what = requests_of(model, kernels, offsets)
     _, head = greedy_offsets(reqs)
     head = _align(head)
-    tensor_bytes = sum(r[0] for r, w in zip(reqs, what) if w[0] == "tensor")
     allocs.append(Allocation("head", "tensors (greedy plan)", -1, "", head))
     for r, w in zip(reqs, what):
         if w[0] == "kernel scratch":
-            allocs.append(Allocation("head", "kernel scratch", w[1], model.operators[w[1]].type, r[0]))
-    ops = model.operators
+            allocs.append(Allocation("head", "kernel scratch", w[1], ops[w[1]].type, r[0]))
     n_scratch = sum(1 for w in what if w[0] == "kernel scratch")
-
-    def tail(kind: str, b: int, op: int = -1) -> None:
-        allocs.append(Allocation("tail", kind, op, ops[op].type if op >= 0 else "", b))
-
-    tail("allocator and interpreter objects", s.fixed)
-    books = (s.subgraph_allocations + s.node_and_registration * len(ops)
-             + s.eval_tensor * len(model.tensors) + sum(rules.options_bytes(o) for o in ops)
-             + s.scratch_handle * n_scratch)
-    tail("eval tensors", s.eval_tensor * len(model.tensors))
-    tail("node and registration structs", s.node_and_registration * len(ops))
+    tail = _Tail(allocs, ops)
+    # MicroAllocator::Create: the allocators and the planner
+    tail.add("allocator and interpreter objects", s.fixed, 1)
+    # StartModelAllocation
+    tail.add("allocator and interpreter objects", s.builtin_data_allocator, s.pointer_bytes)
+    tail.add("subgraph records", s.subgraph_allocations, s.pointer_bytes)
+    tail.add("eval tensors", s.eval_tensor * len(model.tensors), s.pointer_bytes)
+    tail.add("node and registration structs", s.node_and_registration * len(ops), s.pointer_bytes)
+    # PrepareNodeAndRegistrationDataFromFlatbuffer: each op's parsed options
     for op in ops:
-        if rules.options_bytes(op):
-            tail("op options", rules.options_bytes(op), op.index)
+        b, a = rules.options_of(op)
+        if b:
+            tail.add("op options", b, a, op.index)
+    # InitSubgraphs: each kernel's OpData; PrepareSubgraphs: what Prepare keeps
+    persistent = [rules.kernel_persistent(model, op, s) for op in ops]
+    for op, bufs in zip(ops, persistent):
+        for kind, b in bufs[:1]:
+            if kind == "op data":
+                tail.add("kernel op data", b, rules.ALIGNMENT, op.index)
+    prepare_peak = 0
+    requests_before = 0
+    scratch_per_op = [len(rules.kernel_scratch(model, op, kernels)) for op in ops]
+    for op, bufs in zip(ops, persistent):
+        for kind, b in bufs:
+            if kind != "op data":
+                tail.add("per-channel quantisation", b, rules.ALIGNMENT, op.index)
+        temps = _prepare_temps(model, op, s)
+        area = s.scratch_request * (requests_before + rules.MAX_SCRATCH_PER_OP)
+        prepare_peak = max(prepare_peak, area + temps + tail.used)
+        requests_before += scratch_per_op[op.index]
+    # FinishModelAllocation: scratch handles, variable tensors; then the plan is committed
     if n_scratch:
-        tail("scratch buffer handles", s.scratch_handle * n_scratch)
-    rest = _align(books) - books + s.subgraph_allocations
-    if rest:
-        tail("subgraph records and alignment", rest)
+        tail.add("scratch buffer handles", s.scratch_handle * n_scratch, s.pointer_bytes)
     for t in model.tensors:
         if t.is_variable:
-            tail("variable tensors", _align(t.nbytes))
-    for b in s.base_buffers:
-        tail("kernel buffers", _align(b))
-    for op in ops:
-        for kind, b in rules.kernel_persistent(model, op, s):
-            tail("per-channel quantisation" if kind.startswith("per-channel") else "kernel op data",
-                 _align(b), op.index)
-    tail_commit = sum(a.bytes for a in allocs if a.where == "tail")
-    for i in tuple(model.inputs) + tuple(model.outputs):
-        tail("input/output TfLiteTensors", s.tflite_tensor + _quantization_bytes(model, i, s))
-    tail_bytes = sum(a.bytes for a in allocs if a.where == "tail")
-    planning = (tail_commit + s.scratch_request * n_scratch
-                + s.allocation_info * (len(model.tensors) + n_scratch)
-                + s.planner_per_buffer * len(reqs) + s.planning_fixed)
+            tail.add("variable tensors", t.nbytes, rules.ALIGNMENT)
+    tail_commit = tail.used
+    # AllocateTensors: the interpreter's input and output TfLiteTensors
+    for group in (model.inputs, model.outputs):
+        tail.add("input/output TfLiteTensors", s.tensor_pointer * len(group), rules.ALIGNMENT)
+        for i in group:
+            tail.add("input/output TfLiteTensors", s.tflite_tensor, s.pointer_bytes)
+            q = model.tensors[i].quantization
+            if q is not None:
+                tail.add("input/output TfLiteTensors", s.affine_quantization, s.pointer_bytes)
+                tail.add("input/output TfLiteTensors", 4 + 4 * len(q.scale), 4)
+    tail_bytes = tail.used
+    # CommitStaticMemoryPlan: below the tail (its end aligned down to 16), the head holds
+    # the scratch requests (with room for kMaxScratchBuffersPerOp more), the
+    # AllocationInfoBuilder's per-subgraph offsets and one AllocationInfo per tensor and
+    # scratch buffer, then (aligned up to 16) the greedy planner's per-buffer records
+    commit_head = _align(s.scratch_request * (n_scratch + rules.MAX_SCRATCH_PER_OP)
+                         + s.subgraph_offset * 1
+                         + s.allocation_info * (len(model.tensors) + n_scratch))
+    planning = _align(tail_commit) + commit_head + s.planner_per_buffer * len(reqs)
+    planning = max(planning, prepare_peak)
     size = _align(max(head + tail_bytes, planning))
-    del tensor_bytes
     return TflmArena(model.name, kernels, pointer_bytes, size, head, tail_bytes, planning, allocs,
                      offline=offsets is not None)
