@@ -444,3 +444,77 @@ def test_ops_and_types_tflm_lacks_are_named(tmp_path):
     assert trial(floor, 1 << 16)["ok"]
     with pytest.raises(ap.UnsupportedModel, match=r"op 0 \(FLOOR\): TFLite Micro has no kernel these rules describe"):
         ap.tflm.arena(load(floor, tmp_path))
+
+
+# --- resource variables and CALL_ONCE: several subgraphs -----------------------------------------
+def with_extra_variables(content: bytes, n: int, size: int = 5) -> bytes:
+    """The streaming model with ``n`` more resource variables its initialisation assigns
+    (int8 constants of ``size`` values) and nothing reads."""
+    import flatbuffers
+    from ai_edge_litert import schema_py_generated as S
+    m = S.ModelT.InitFromObj(S.Model.GetRootAsModel(content, 0))
+    sg = m.subgraphs[1]
+    codes = {c.builtinCode: i for i, c in enumerate(m.operatorCodes)}
+
+    def tensor(shape, ttype, data=None, q=None):
+        t = S.TensorT()
+        t.shape, t.type, t.name = list(shape), ttype, f"extra{len(sg.tensors)}"
+        if q is not None:
+            t.quantization = S.QuantizationParametersT()
+            t.quantization.scale, t.quantization.zeroPoint = [q[0]], [q[1]]
+        b = S.BufferT()
+        if data is not None:
+            b.data = list(data)
+        m.buffers.append(b)
+        t.buffer = len(m.buffers) - 1
+        sg.tensors.append(t)
+        return len(sg.tensors) - 1
+
+    for k in range(n):
+        h = tensor((), S.TensorType.RESOURCE)
+        v = tensor((size,), S.TensorType.INT8, range(size), (0.1, 0))
+        vh = S.OperatorT()
+        vh.opcodeIndex, vh.inputs, vh.outputs = codes[S.BuiltinOperator.VAR_HANDLE], [], [h]
+        vh.builtinOptionsType = S.BuiltinOptions.VarHandleOptions
+        vh.builtinOptions = S.VarHandleOptionsT()
+        vh.builtinOptions.container, vh.builtinOptions.sharedName = "streaming", f"extra{k}"
+        assign = S.OperatorT()
+        assign.opcodeIndex, assign.inputs, assign.outputs = codes[S.BuiltinOperator.ASSIGN_VARIABLE], [h, v], []
+        sg.operators += [vh, assign]
+    b = flatbuffers.Builder(1024)
+    b.Finish(m.Pack(b), file_identifier=b"TFL3")
+    return bytes(b.Output())
+
+
+RESOURCE_CASES = {"streaming": {}, "quantize_init": dict(init="quantize"), "nested_call_once": dict(init="nested"),
+                  "late_reader": dict(late_reader=True), "acc_read_first": dict(read_acc_first=True),
+                  "assign_first": dict(assign_first=True, init="none"), "sum_not_output": dict(sum_output=False),
+                  "three_variables": dict(extra=1), "five_variables": dict(extra=3)}
+
+
+@needs_tflm
+@pytest.mark.parametrize("case", list(RESOURCE_CASES))
+def test_resource_variable_models_are_tflms(case, tmp_path):
+    """The streaming models of tests/test_resource_variables.py (two or three subgraphs: the
+    CALL_ONCE initialisation's tensors and ops are TFLM's too; the variables' buffers are
+    allocated in the tail at their first ASSIGN_VARIABLE's Prepare)."""
+    from harness.resource_models import streaming_model
+    kw = dict(RESOURCE_CASES[case])
+    extra = kw.pop("extra", 0)
+    content, _ = streaming_model(np.random.default_rng(1), **kw)
+    if extra:
+        content = with_extra_variables(content, extra)
+    r = check_exact(content, tmp_path)
+    kinds = r.tail_by_kind()
+    assert kinds["resource variables"] > 0
+    assert kinds["node and registration structs"] == 64 * sum(
+        1 for _ in ap.tflm.graph.file_graph(load(content, tmp_path)).ops)
+
+
+def test_a_folded_resource_model_without_its_file_is_refused(tmp_path):
+    from harness.resource_models import streaming_model
+    content, _ = streaming_model(np.random.default_rng(1))
+    m = load(content, tmp_path)
+    m.source = ""
+    with pytest.raises(ap.UnsupportedModel, match="reads them from the model's file"):
+        ap.tflm.arena(m)

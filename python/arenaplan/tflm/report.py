@@ -18,6 +18,7 @@ import numpy as np
 from ..errors import InvalidArgument, UnsupportedModel
 from ..model.model import Model
 from . import rules
+from .graph import file_graph, mark_lifetimes
 from .planner import Request, greedy_offsets
 
 __all__ = ["TflmArena", "Allocation", "arena", "requests_of"]
@@ -122,7 +123,8 @@ def _check(model: Model, kernels: str, pointer_bytes: int) -> None:
                                    f"describe for it")
         data = {"TRANSPOSE_CONV": 2, "SPLIT": 1}.get(op.type, 0)
         for i in tuple(op.inputs) + tuple(op.outputs):
-            allowed = rules.op_types(op.type) if i in op.outputs or i == op.inputs[data] else rules.SUPPORTED_TYPES
+            main = op.inputs[data] if len(op.inputs) > data else None
+            allowed = rules.op_types(op.type) if i in op.outputs or i == main else rules.SUPPORTED_TYPES
             if i >= 0 and model.tensors[i].dtype not in allowed:
                 t = model.tensors[i]
                 raise UnsupportedModel(f"op {op.index} ({op.type}): tensor {i} {t.name!r} has type "
@@ -189,9 +191,11 @@ def requests_of(model: Model, kernels: str = "reference",
         off = None if offsets is None else offsets.get(i)
         reqs.append((_align(t.nbytes), first[i], last[i], off))
         what.append(("tensor", i, t.nbytes))
+    scopes = getattr(model, "scratch_scopes", None)
     for k, op in enumerate(rules.tflm_ops(model)):
         for _, b in rules.kernel_scratch(model, op, kernels):
-            reqs.append((_align(b), k, k, None))
+            lo, hi = (k, k) if scopes is None else scopes[sum(1 for w in what if w[0] == "kernel scratch")]
+            reqs.append((_align(b), lo, hi, None))
             what.append(("kernel scratch", k, b))
     return reqs, what
 
@@ -254,6 +258,14 @@ def arena(model: Model, kernels: str = "reference", pointer_bytes: int = 4,
         InvalidArgument: ``kernels`` or ``pointer_bytes`` not one of the above; an offline
             plan the model carries that TFLM would refuse (another model's).
     """
+    graph = file_graph(model)
+    if graph is not None:
+        mark_lifetimes(graph, lambda op: len(rules.kernel_scratch(graph, op, kernels)))
+        model = graph
+    elif any(op.type in ("READ_VARIABLE", "ASSIGN_VARIABLE") for op in model.operators):
+        raise UnsupportedModel(f"{model.name}: its resource variables come from subgraphs TFLite Micro keeps "
+                               f"and arenaplan folds; ap.tflm.arena reads them from the model's file, which "
+                               f"{model.source or 'this model'} is not (load it with ap.load_tflite(path))")
     _check(model, kernels, pointer_bytes)
     if offsets is None:
         offsets = offline_plan_of(model)
@@ -271,14 +283,25 @@ def arena(model: Model, kernels: str = "reference", pointer_bytes: int = 4,
     tail = _Tail(allocs, ops)
     # MicroAllocator::Create: the allocators and the planner
     tail.add("allocator and interpreter objects", s.fixed, 1)
+    n_variables = getattr(model, "resource_variables", 0)
+    if n_variables:
+        tail.add("resource variables", s.resource_variables, rules.ALIGNMENT)
+        tail.add("resource variables", s.resource_variable * n_variables, rules.ALIGNMENT)
+    tail.add("allocator and interpreter objects", s.fixed_after_variables, s.pointer_bytes)
     # StartModelAllocation
+    sub_tensors = getattr(model, "subgraph_tensors", [len(model.tensors)])
+    sub_ops = getattr(model, "subgraph_ops", [len(ops)])
     tail.add("allocator and interpreter objects", s.builtin_data_allocator, s.pointer_bytes)
-    tail.add("subgraph records", s.subgraph_allocations, s.pointer_bytes)
-    tail.add("eval tensors", s.eval_tensor * len(model.tensors), s.pointer_bytes)
-    tail.add("node and registration structs", s.node_and_registration * len(ops), s.pointer_bytes)
+    tail.add("subgraph records", s.subgraph_allocations * len(sub_tensors), s.pointer_bytes)
+    for n in sub_tensors:
+        tail.add("eval tensors", s.eval_tensor * n, s.pointer_bytes)
+    for n in sub_ops:
+        tail.add("node and registration structs", s.node_and_registration * n, s.pointer_bytes)
+    if n_variables:
+        tail.add("resource variables", s.resource_variables_extra, rules.ALIGNMENT)
     # PrepareNodeAndRegistrationDataFromFlatbuffer: each op's parsed options
     for op in ops:
-        b, a = rules.options_of(op)
+        b, a = rules.options_of(op, s.pointer_bytes)
         if b:
             tail.add("op options", b, a, op.index)
     # InitSubgraphs: each kernel's OpData; PrepareSubgraphs: what Prepare keeps
@@ -290,10 +313,16 @@ def arena(model: Model, kernels: str = "reference", pointer_bytes: int = 4,
     prepare_peak = 0
     requests_before = 0
     scratch_per_op = [len(rules.kernel_scratch(model, op, kernels)) for op in ops]
+    handles = {o.outputs[0]: o.options.get("shared_name") for o in ops if o.type == "VAR_HANDLE"}
+    buffered = set()
     for op, bufs in zip(ops, persistent):
         for kind, b in bufs:
             if kind != "op data":
                 tail.add("per-channel quantisation", b, rules.ALIGNMENT, op.index)
+        if op.type == "ASSIGN_VARIABLE" and handles.get(op.inputs[0]) not in buffered:
+            # MicroResourceVariables::Allocate: the variable's buffer, at its first assignment
+            buffered.add(handles.get(op.inputs[0]))
+            tail.add("resource variables", model.tensors[op.inputs[1]].nbytes, rules.ALIGNMENT, op.index)
         temps = _prepare_temps(model, op, s)
         area = s.scratch_request * (requests_before + rules.MAX_SCRATCH_PER_OP)
         prepare_peak = max(prepare_peak, area + temps + tail.used)
@@ -320,7 +349,7 @@ def arena(model: Model, kernels: str = "reference", pointer_bytes: int = 4,
     # AllocationInfoBuilder's per-subgraph offsets and one AllocationInfo per tensor and
     # scratch buffer, then (aligned up to 16) the greedy planner's per-buffer records
     commit_head = _align(s.scratch_request * (n_scratch + rules.MAX_SCRATCH_PER_OP)
-                         + s.subgraph_offset * 1
+                         + s.subgraph_offset * len(sub_tensors)
                          + s.allocation_info * (len(model.tensors) + n_scratch))
     planning = _align(tail_commit) + commit_head + s.planner_per_buffer * len(reqs)
     planning = max(planning, prepare_peak)

@@ -36,12 +36,14 @@ _OPTIONS = {"FULLY_CONNECTED": (32, 4), "CONV_2D": (28, 4), "DEPTHWISE_CONV_2D":
             "SUB": (8, 4), "AVERAGE_POOL_2D": (40, 4), "MAX_POOL_2D": (40, 4), "RESHAPE": (36, 4),
             "SOFTMAX": (4, 4), "SVDF": (16, 4), "UNIDIRECTIONAL_SEQUENCE_LSTM": (16, 4), "MUL": (4, 4),
             "CONCATENATION": (8, 4), "STRIDED_SLICE": (24, 4), "SQUEEZE": (36, 4), "TRANSPOSE_CONV": (20, 4),
-            "LEAKY_RELU": (4, 4), "MEAN": (1, 1), "SPLIT": (4, 4), "SPLIT_V": (4, 4)}
+            "LEAKY_RELU": (4, 4), "MEAN": (1, 1), "SPLIT": (4, 4), "SPLIT_V": (4, 4), "CALL_ONCE": (4, 4)}
+# TfLiteVarHandleParams: two string pointers
+_POINTER_OPTIONS = {"VAR_HANDLE": 2}
 #: Ops without options (their parser allocates nothing).
 _NO_OPTIONS = ("QUANTIZE", "DEQUANTIZE", "RELU", "LOGISTIC", "TANH", "HARD_SWISH", "PAD", "PADV2", "TRANSPOSE",
-               "EXPAND_DIMS")
+               "EXPAND_DIMS", "READ_VARIABLE", "ASSIGN_VARIABLE")
 #: Ops (TFLite builtin names) whose TFLM kernels these rules describe.
-SUPPORTED_OPS = tuple(sorted(set(_OPTIONS) | set(_NO_OPTIONS)))
+SUPPORTED_OPS = tuple(sorted(set(_OPTIONS) | set(_NO_OPTIONS) | set(_POINTER_OPTIONS)))
 #: Builtin ops the pinned package registers a kernel for (its op resolver's Register_*
 #: functions, less the Signal library's and other custom ops). A builtin op not listed has
 #: no TFLM kernel: TFLM refuses the model at any arena size.
@@ -64,7 +66,7 @@ _OP_TYPES = {"STRIDED_SLICE": ("int8", "int16", "int32", "float32", "bool"),
              "HARD_SWISH": ("int8", "float32"), "LEAKY_RELU": ("int8", "int16", "float32"),
              "TANH": ("int8", "int16", "float32"), "RELU": ("int8", "int16", "float32")}
 # Types TFLM's kernels accept for these ops' activations.
-SUPPORTED_TYPES = ("int8", "int16", "int32", "int64", "float32", "bool")
+SUPPORTED_TYPES = ("int8", "int16", "int32", "int64", "float32", "bool", "resource")
 
 
 #: kMaxScratchBuffersPerOp: the head keeps room for this many more scratch requests while
@@ -96,6 +98,10 @@ def prepare_temp_tensors(op) -> Tuple[int, ...]:
         return (ins[0], outs[0], ins[0], ins[1], outs[0], ins[1])
     if op.type in ("SPLIT", "SPLIT_V"):
         return ins
+    if op.type in ("VAR_HANDLE", "CALL_ONCE"):
+        return ()
+    if op.type == "ASSIGN_VARIABLE":
+        return ins[1:2]
     if op.type in ("CONCATENATION", "TANH"):
         return ins + outs + ins[:1]
     return ins + outs
@@ -120,7 +126,10 @@ class Sizes:
         # The allocator, memory planner and their arena allocators that MicroAllocator::Create
         # places in the tail before the model is read (measured on the 64-bit build: the
         # tail of a one-op model with no options less everything else these rules count)
-        self.fixed = 456 if p == 8 else 240
+        self.fixed = 448 if p == 8 else 240
+        # and the one pointer-sized object placed after the resource variables (when the
+        # interpreter is given them) and before the model is read (measured likewise)
+        self.fixed_after_variables = p
         self.subgraph_offset = p                    # AllocationInfoBuilder: a size_t per subgraph
         # kernels' OpData structs (Init's AllocatePersistentBuffer), bytes per op type
         self.op_data = {"FULLY_CONNECTED": 72 if p == 8 else 56, "CONV_2D": 80 if p == 8 else 64,
@@ -130,7 +139,20 @@ class Sizes:
                         "LOGISTIC": 32, "DEQUANTIZE": 32,
                         "SUB": 52, "RELU": 28, "LEAKY_RELU": 24, "TANH": 16, "HARD_SWISH": 20,
                         "PAD": 56, "PADV2": 56, "CONCATENATION": 80, "MEAN": 44, "STRIDED_SLICE": 84,
-                        "TRANSPOSE_CONV": 88 if p == 8 else 72}
+                        "TRANSPOSE_CONV": 88 if p == 8 else 72,
+                        # call_once.cc OpData {init_subgraph_index, has_run}; var_handle.cc
+                        # OpData {resource_id}; assign_variable.cc's OpData {scratch_index}
+                        # (the package is built with USE_TFLM_COMPRESSION)
+                        "CALL_ONCE": 8, "VAR_HANDLE": 4, "ASSIGN_VARIABLE": 4}
+        # MicroResourceVariables (the array's pointer, two ints) and one
+        # MicroResourceVariable per variable (container, shared name, buffer, bytes,
+        # default value), which the interpreter's owner creates before the model is read
+        self.resource_variables = p + 8
+        self.resource_variable = 4 * p + (8 if p == 8 else 4)
+        # a pointer-sized buffer (16-byte aligned) after the node structs whenever the
+        # interpreter is given resource variables: not one of the recorded kinds, measured
+        # (the same for 2 to 5 variables and 2 or 3 subgraphs)
+        self.resource_variables_extra = p
         # bytes of the TfLiteTensor*-array the interpreter keeps of its inputs and outputs
         self.tensor_pointer = p
 
@@ -139,13 +161,15 @@ def sizes_for(pointer_bytes: int) -> Sizes:
     return Sizes(pointer_bytes)
 
 
-def options_of(op) -> Tuple[int, int]:
+def options_of(op, pointer_bytes: int = 8) -> Tuple[int, int]:
     """(bytes, alignment) of the op's parsed builtin options, (0, 1) when none."""
+    if op.type in _POINTER_OPTIONS:
+        return _POINTER_OPTIONS[op.type] * pointer_bytes, pointer_bytes
     return _OPTIONS.get(op.type, (0, 1))
 
 
-def options_bytes(op) -> int:
-    return options_of(op)[0]
+def options_bytes(op, pointer_bytes: int = 8) -> int:
+    return options_of(op, pointer_bytes)[0]
 
 
 def _channels(model: Model, op) -> int:
@@ -242,6 +266,8 @@ class TflmOp:
 
 def tflm_ops(model: Model) -> List[TflmOp]:
     """The model's ops as the file (and TFLM) holds them, in order."""
+    if hasattr(model, "subgraph_ops"):      # a FileGraph: already TFLM's ops
+        return list(model.ops)
     out: List[TflmOp] = []
     for op in model.operators:
         src = op.options.get("source_op") if op.type in PER_OUTPUT_OPS else None
@@ -256,6 +282,8 @@ def tflm_ops(model: Model) -> List[TflmOp]:
 
 def lifetimes(model: Model) -> Tuple[Dict[int, int], Dict[int, int]]:
     """TFLM's first-created / last-used op of every tensor (micro_allocation_info.cc)."""
+    if hasattr(model, "subgraph_ops"):      # a FileGraph: its scopes are marked already
+        return model.first, model.last
     ops = tflm_ops(model)
     n = len(ops)
     first: Dict[int, int] = {i: 0 for i in model.inputs}
