@@ -518,3 +518,41 @@ def test_a_folded_resource_model_without_its_file_is_refused(tmp_path):
     m.source = ""
     with pytest.raises(ap.UnsupportedModel, match="reads them from the model's file"):
         ap.tflm.arena(m)
+
+
+def logistic(shape=(1, 16)):
+    g = GraphBuilder()
+    x = g.tensor(shape, "int8", Q8)
+    y = g.tensor(shape, "int8", (1 / 256, -128))
+    g.op("LOGISTIC", [x], [y])
+    return g.build([x], [y])
+
+
+def pool(op, x_shape=(1, 6, 6, 4), k=2, stride=2):
+    g = GraphBuilder()
+    x = g.tensor(x_shape, "int8", Q8)
+    n, h, w, c = x_shape
+    y = g.tensor((n, h // stride, w // stride, c), "int8", Q8)
+    g.op(op, [x], [y], "Pool2DOptions", padding=1, strideH=stride, strideW=stride, filterHeight=k, filterWidth=k)
+    return g.build([x], [y])
+
+
+def reshape(shape=(1, 4, 6), new=(1, 24)):
+    g = GraphBuilder()
+    x = g.tensor(shape, "int8", Q8)
+    s = g.tensor((len(new),), "int32", data=new)
+    y = g.tensor(new, "int8", Q8)
+    g.op("RESHAPE", [x, s], [y], "ReshapeOptions", newShape=list(new))
+    return g.build([x], [y])
+
+
+FAMILIES["shared_model_ops"] = {
+    "add": lambda: binary("ADD", options_type="AddOptions"),
+    "mul": lambda: binary("MUL", options_type="MulOptions"),
+    "logistic": lambda: logistic(),
+    "average_pool": lambda: pool("AVERAGE_POOL_2D"), "max_pool": lambda: pool("MAX_POOL_2D"),
+    "reshape": lambda: reshape(),
+    "fc": lambda: fully_connected(), "conv": lambda: conv(), "conv_per_tensor": lambda: conv(per_channel=False),
+    "depthwise": lambda: conv(depthwise=True, oc=8),
+}
+CASES.update(FAMILIES["shared_model_ops"])

@@ -98,6 +98,8 @@ def prepare_temp_tensors(op) -> Tuple[int, ...]:
         return (ins[0], outs[0], ins[0], ins[1], outs[0], ins[1])
     if op.type in ("SPLIT", "SPLIT_V"):
         return ins
+    if op.type == "RESHAPE":
+        return ins[:1] + outs
     if op.type in ("VAR_HANDLE", "CALL_ONCE"):
         return ()
     if op.type == "ASSIGN_VARIABLE":
@@ -135,8 +137,8 @@ class Sizes:
         self.op_data = {"FULLY_CONNECTED": 72 if p == 8 else 56, "CONV_2D": 80 if p == 8 else 64,
                         "DEPTHWISE_CONV_2D": 80 if p == 8 else 64, "ADD": 60, "AVERAGE_POOL_2D": 32,
                         "MAX_POOL_2D": 32, "SOFTMAX": 80, "SVDF": 36, "QUANTIZE": 32,
-                        "UNIDIRECTIONAL_SEQUENCE_LSTM": 688 if p == 8 else 600, "MUL": 60,
-                        "LOGISTIC": 32, "DEQUANTIZE": 32,
+                        "UNIDIRECTIONAL_SEQUENCE_LSTM": 688 if p == 8 else 600, "MUL": 44,
+                        "LOGISTIC": 16, "DEQUANTIZE": 32,
                         "SUB": 52, "RELU": 28, "LEAKY_RELU": 24, "TANH": 16, "HARD_SWISH": 20,
                         "PAD": 56, "PADV2": 56, "CONCATENATION": 80, "MEAN": 44, "STRIDED_SLICE": 84,
                         "TRANSPOSE_CONV": 88 if p == 8 else 72,
