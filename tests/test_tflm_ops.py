@@ -1,10 +1,12 @@
 """ap.tflm's rules for the ops beyond the shared models', against TensorFlow Lite Micro itself.
 
-Every model here is written with the TFLite schema (harness.tflm_support.GraphBuilder): one
-op (or a few) per case, in each type arenaplan runs it in (int8; int16 where it has a 16x8
-row). For each, ``ap.tflm.arena(m, pointer_bytes=8)`` must be the smallest arena with which
-the tflite-micro package's interpreter allocates and runs the model (it does at the
-prediction and does not 16 bytes below it), with its allocation report's head and tail.
+Every model here is written with the TFLite schema (harness.tflm_support: GraphBuilder and
+the builders of FAMILIES): one op (or a few) per case, in each type arenaplan runs it in
+(int8; int16 where it has a 16x8 row), small chains of them, and the streaming
+resource-variable models (several subgraphs). For each, ``ap.tflm.arena(m,
+pointer_bytes=8)`` must be the smallest arena with which the tflite-micro package's
+interpreter allocates and runs the model (it does at the prediction and does not 16 bytes
+below it), with its allocation report's head and tail.
 """
 from __future__ import annotations
 
@@ -12,327 +14,10 @@ import numpy as np
 import pytest
 
 import arenaplan as ap
-from harness.tflm_support import HAVE_TFLM, GraphBuilder, trial
+from harness.tflm_support import (FAMILIES as _FAMILIES, HAVE_TFLM, RESOURCE_CASES, GraphBuilder, chain_int8,
+                                  mean, resource_model, split, transpose_conv, trial, unary)
 
 needs_tflm = pytest.mark.skipif(not HAVE_TFLM, reason="tflite-micro is not importable")
-
-Q8 = (0.05, 3)
-Q8B = (0.08, -7)
-Q16 = (0.001, 0)
-Q16B = (0.002, 0)
-
-
-def _q(dtype, other=False):
-    if dtype == "int16":
-        return Q16B if other else Q16
-    return Q8B if other else Q8
-
-
-def unary(op, dtype="int8", shape=(1, 4, 5, 3), options_type=None, same_q=False, version=1, **fields):
-    g = GraphBuilder()
-    x = g.tensor(shape, dtype, _q(dtype))
-    y = g.tensor(shape, dtype, _q(dtype, other=not same_q))
-    g.op(op, [x], [y], options_type, version, **fields)
-    return g.build([x], [y])
-
-
-def binary(op, dtype="int8", a=(1, 4, 5, 3), b=(1, 4, 5, 3), y=None, options_type=None, version=1, **fields):
-    g = GraphBuilder()
-    ta = g.tensor(a, dtype, _q(dtype))
-    tb = g.tensor(b, dtype, (0.03, 0 if dtype == "int16" else -2))
-    ty = g.tensor(y or tuple(max(p, q) for p, q in zip(a, b)), dtype, _q(dtype, other=True))
-    g.op(op, [ta, tb], [ty], options_type, version, **fields)
-    return g.build([ta, tb], [ty])
-
-
-def strided_slice(dtype="int8", shape=(1, 6, 5, 4), begin=(0, 1, 0, 1), end=(1, 5, 5, 4), strides=(1, 2, 1, 1),
-                  out=(1, 2, 5, 3)):
-    g = GraphBuilder()
-    x = g.tensor(shape, dtype, Q8)
-    tb = g.tensor((len(begin),), "int32", data=begin)
-    te = g.tensor((len(end),), "int32", data=end)
-    ts = g.tensor((len(strides),), "int32", data=strides)
-    y = g.tensor(out, dtype, Q8)
-    g.op("STRIDED_SLICE", [x, tb, te, ts], [y], "StridedSliceOptions")
-    return g.build([x], [y])
-
-
-def split(n=2, shape=(1, 4, 6, 3), axis=2):
-    g = GraphBuilder()
-    a = g.tensor((), "int32", data=axis)
-    x = g.tensor(shape, "int8", Q8)
-    part = list(shape)
-    part[axis] //= n
-    ys = [g.tensor(part, "int8", Q8) for _ in range(n)]
-    g.op("SPLIT", [a, x], ys, "SplitOptions", numSplits=n)
-    return g.build([x], ys)
-
-
-def split_v(sizes=(1, 3, 2), shape=(1, 4, 6, 3), axis=2):
-    g = GraphBuilder()
-    x = g.tensor(shape, "int8", Q8)
-    s = g.tensor((len(sizes),), "int32", data=sizes)
-    a = g.tensor((), "int32", data=axis)
-    ys = []
-    for k in sizes:
-        part = list(shape)
-        part[axis] = k
-        ys.append(g.tensor(part, "int8", Q8))
-    g.op("SPLIT_V", [x, s, a], ys, "SplitVOptions", numSplits=len(sizes))
-    return g.build([x], ys)
-
-
-def concatenation(n=2, shape=(1, 4, 3), axis=1):
-    g = GraphBuilder()
-    xs = [g.tensor(shape, "int8", Q8) for _ in range(n)]
-    out = list(shape)
-    out[axis] *= n
-    y = g.tensor(out, "int8", Q8)
-    g.op("CONCATENATION", xs, [y], "ConcatenationOptions", axis=axis)
-    return g.build(xs, [y])
-
-
-def pad(dtype="int8", v2=False, shape=(1, 4, 5, 3), pads=((0, 0), (1, 2), (0, 1), (0, 0))):
-    g = GraphBuilder()
-    q = (0.01, 0) if dtype == "int16" else Q8
-    x = g.tensor(shape, dtype, q)
-    p = g.tensor((len(shape), 2), "int32", data=np.asarray(pads, np.int32))
-    ins = [x, p]
-    if v2:
-        ins.append(g.tensor((1,), dtype, q, data=np.array([5])))
-    y = g.tensor([d + a + b for d, (a, b) in zip(shape, pads)], dtype, q)
-    if v2:
-        g.op("PADV2", ins, [y], "PadV2Options")
-    else:
-        g.op("PAD", ins, [y], "PadOptions", version=4 if dtype == "int16" else 1)
-    return g.build([x], [y])
-
-
-def mean(shape=(1, 4, 5, 8), axes=(1, 2), keep=True):
-    g = GraphBuilder()
-    x = g.tensor(shape, "int8", Q8)
-    a = g.tensor((len(axes),), "int32", data=axes)
-    out = [1 if i in axes else d for i, d in enumerate(shape)] if keep else \
-        [d for i, d in enumerate(shape) if i not in axes]
-    y = g.tensor(out, "int8", Q8B)
-    g.op("MEAN", [x, a], [y], "ReducerOptions", version=2, keepDims=keep)
-    return g.build([x], [y])
-
-
-def transpose(shape=(1, 4, 5, 3), perm=(0, 2, 1, 3)):
-    g = GraphBuilder()
-    x = g.tensor(shape, "int8", Q8)
-    p = g.tensor((len(perm),), "int32", data=perm)
-    y = g.tensor([shape[i] for i in perm], "int8", Q8)
-    g.op("TRANSPOSE", [x, p], [y], "TransposeOptions", version=2)
-    return g.build([x], [y])
-
-
-def squeeze(shape=(1, 4, 1, 3), dims=(2,)):
-    g = GraphBuilder()
-    x = g.tensor(shape, "int8", Q8)
-    y = g.tensor([d for i, d in enumerate(shape) if i not in dims], "int8", Q8)
-    g.op("SQUEEZE", [x], [y], "SqueezeOptions", squeezeDims=list(dims))
-    return g.build([x], [y])
-
-
-def expand_dims(shape=(1, 4, 3), axis=2):
-    g = GraphBuilder()
-    x = g.tensor(shape, "int8", Q8)
-    a = g.tensor((), "int32", data=axis)
-    out = list(shape)
-    out.insert(axis, 1)
-    y = g.tensor(out, "int8", Q8)
-    g.op("EXPAND_DIMS", [x, a], [y], "ExpandDimsOptions")
-    return g.build([x], [y])
-
-
-def conv(dtype="int8", depthwise=False, x_shape=(1, 5, 5, 4), oc=6, k=(3, 3), stride=1, per_channel=True):
-    rng = np.random.default_rng(3)
-    g = GraphBuilder()
-    n, h, w, c = x_shape
-    if depthwise:
-        oc = c * (oc // c if oc % c == 0 else 1)
-    f_shape = (1, k[0], k[1], oc) if depthwise else (oc, k[0], k[1], c)
-    nq = oc if per_channel else 1
-    scales = list(rng.uniform(0.002, 0.02, nq))
-    x = g.tensor(x_shape, dtype, _q(dtype))
-    f = g.tensor(f_shape, "int8", (scales, [0] * nq), data=rng.integers(-127, 128, f_shape), qdim=3 if depthwise else 0)
-    bdt = "int64" if dtype == "int16" else "int32"
-    b = g.tensor((oc,), bdt, ([_q(dtype)[0] * s for s in scales], [0] * nq), data=rng.integers(-999, 999, oc))
-    oh, ow = -(-h // stride), -(-w // stride)
-    y = g.tensor((n, oh, ow, oc), dtype, _q(dtype, other=True))
-    if depthwise:
-        g.op("DEPTHWISE_CONV_2D", [x, f, b], [y], "DepthwiseConv2DOptions", version=5 if dtype == "int16" else 3,
-             padding=0, strideH=stride, strideW=stride, depthMultiplier=oc // c, dilationHFactor=1,
-             dilationWFactor=1)
-    else:
-        g.op("CONV_2D", [x, f, b], [y], "Conv2DOptions", version=4 if dtype == "int16" else 3, padding=0,
-             strideH=stride, strideW=stride, dilationHFactor=1, dilationWFactor=1)
-    return g.build([x], [y])
-
-
-def fully_connected(dtype="int8", batches=2, depth=12, units=5):
-    rng = np.random.default_rng(4)
-    g = GraphBuilder()
-    x = g.tensor((batches, depth), dtype, _q(dtype))
-    f = g.tensor((units, depth), "int8", (0.01, 0), data=rng.integers(-127, 128, (units, depth)))
-    bdt = "int64" if dtype == "int16" else "int32"
-    b = g.tensor((units,), bdt, (_q(dtype)[0] * 0.01, 0), data=rng.integers(-999, 999, units))
-    y = g.tensor((batches, units), dtype, _q(dtype, other=True))
-    g.op("FULLY_CONNECTED", [x, f, b], [y], "FullyConnectedOptions", version=7 if dtype == "int16" else 4)
-    return g.build([x], [y])
-
-
-def transpose_conv(dtype="int8", x_shape=(1, 4, 4, 3), oc=2, k=3, stride=2):
-    rng = np.random.default_rng(5)
-    g = GraphBuilder()
-    n, h, w, c = x_shape
-    y_shape = (n, h * stride, w * stride, oc)
-    scales = list(rng.uniform(0.002, 0.02, oc))
-    s = g.tensor((4,), "int32", data=y_shape)
-    f = g.tensor((oc, k, k, c), "int8", (scales, [0] * oc), data=rng.integers(-127, 128, (oc, k, k, c)))
-    x = g.tensor(x_shape, dtype, _q(dtype))
-    bdt = "int64" if dtype == "int16" else "int32"
-    b = g.tensor((oc,), bdt, ([_q(dtype)[0] * v for v in scales], [0] * oc), data=rng.integers(-999, 999, oc))
-    y = g.tensor(y_shape, dtype, _q(dtype, other=True))
-    g.op("TRANSPOSE_CONV", [s, f, x, b], [y], "TransposeConvOptions", version=3 if dtype == "int8" else 3,
-         padding=0, strideH=stride, strideW=stride)
-    return g.build([x], [y])
-
-
-def quantize(dtype="int16", src="float32"):
-    g = GraphBuilder()
-    x = g.tensor((1, 8), src, None if src == "float32" else _q(src))
-    y = g.tensor((1, 8), dtype, _q(dtype, other=True))
-    g.op("QUANTIZE", [x], [y])
-    return g.build([x], [y])
-
-
-def dequantize(dtype="int16"):
-    g = GraphBuilder()
-    x = g.tensor((1, 8), dtype, _q(dtype))
-    y = g.tensor((1, 8), "float32")
-    g.op("DEQUANTIZE", [x], [y], version=4 if dtype == "int16" else 2)
-    return g.build([x], [y])
-
-
-def softmax(shape=(1, 10)):
-    g = GraphBuilder()
-    x = g.tensor(shape, "int8", Q8)
-    y = g.tensor(shape, "int8", (1 / 256, -128))
-    g.op("SOFTMAX", [x], [y], "SoftmaxOptions", beta=1.0)
-    return g.build([x], [y])
-
-
-
-def mean_chain(shape=(1, 4, 5, 8)):
-    """MEAN over the width, then MEAN of that over the height: two ops of three scratch
-    requests each."""
-    g = GraphBuilder()
-    x = g.tensor(shape, "int8", Q8)
-    a1 = g.tensor((1,), "int32", data=(2,))
-    y1 = g.tensor((shape[0], shape[1], 1, shape[3]), "int8", Q8B)
-    a2 = g.tensor((1,), "int32", data=(1,))
-    y2 = g.tensor((shape[0], 1, 1, shape[3]), "int8", Q8)
-    g.op("MEAN", [x, a1], [y1], "ReducerOptions", version=2, keepDims=True)
-    g.op("MEAN", [y1, a2], [y2], "ReducerOptions", version=2, keepDims=True)
-    return g.build([x], [y2])
-
-
-
-def chain_int8():
-    """PAD -> CONV_2D -> LEAKY_RELU -> STRIDED_SLICE -> TRANSPOSE -> MEAN -> SQUEEZE."""
-    rng = np.random.default_rng(6)
-    g = GraphBuilder()
-    x = g.tensor((1, 5, 5, 3), "int8", Q8)
-    pads = g.tensor((4, 2), "int32", data=np.array([[0, 0], [1, 1], [1, 1], [0, 0]], np.int32))
-    padded = g.tensor((1, 7, 7, 3), "int8", Q8)
-    g.op("PAD", [x, pads], [padded], "PadOptions")
-    scales = list(rng.uniform(0.002, 0.02, 8))
-    f = g.tensor((8, 3, 3, 3), "int8", (scales, [0] * 8), data=rng.integers(-127, 128, (8, 3, 3, 3)))
-    b = g.tensor((8,), "int32", ([Q8[0] * v for v in scales], [0] * 8), data=rng.integers(-999, 999, 8))
-    conv_out = g.tensor((1, 5, 5, 8), "int8", Q8B)
-    g.op("CONV_2D", [padded, f, b], [conv_out], "Conv2DOptions", version=3, padding=1, strideH=1, strideW=1,
-         dilationHFactor=1, dilationWFactor=1)
-    leaky = g.tensor((1, 5, 5, 8), "int8", Q8)
-    g.op("LEAKY_RELU", [conv_out], [leaky], "LeakyReluOptions", alpha=0.1)
-    begin = g.tensor((4,), "int32", data=(0, 1, 0, 0))
-    end = g.tensor((4,), "int32", data=(1, 5, 5, 6))
-    strides = g.tensor((4,), "int32", data=(1, 1, 2, 1))
-    sliced = g.tensor((1, 4, 3, 6), "int8", Q8)
-    g.op("STRIDED_SLICE", [leaky, begin, end, strides], [sliced], "StridedSliceOptions")
-    perm = g.tensor((4,), "int32", data=(0, 2, 1, 3))
-    moved = g.tensor((1, 3, 4, 6), "int8", Q8)
-    g.op("TRANSPOSE", [sliced, perm], [moved], "TransposeOptions", version=2)
-    axes = g.tensor((1,), "int32", data=(2,))
-    mean_out = g.tensor((1, 3, 1, 6), "int8", Q8B)
-    g.op("MEAN", [moved, axes], [mean_out], "ReducerOptions", version=2, keepDims=True)
-    y = g.tensor((1, 3, 6), "int8", Q8B)
-    g.op("SQUEEZE", [mean_out], [y], "SqueezeOptions", squeezeDims=[2])
-    return g.build([x], [y])
-
-
-def chain_split():
-    """SPLIT -> SUB -> TANH, and CONCATENATION of the split parts -> EXPAND_DIMS -> HARD_SWISH,
-    and SPLIT_V -> RELU beside it: a SPLIT's outputs live past the op after it."""
-    g = GraphBuilder()
-    x = g.tensor((1, 4, 6), "int8", Q8)
-    axis = g.tensor((), "int32", data=2)
-    a = g.tensor((1, 4, 3), "int8", Q8)
-    b = g.tensor((1, 4, 3), "int8", Q8)
-    g.op("SPLIT", [axis, x], [a, b], "SplitOptions", numSplits=2)
-    d = g.tensor((1, 4, 3), "int8", Q8B)
-    g.op("SUB", [a, b], [d], "SubOptions", version=2)
-    t = g.tensor((1, 4, 3), "int8", (1 / 128, 0))
-    g.op("TANH", [d], [t], version=2)
-    c = g.tensor((1, 4, 6), "int8", Q8)
-    g.op("CONCATENATION", [b, a], [c], "ConcatenationOptions", axis=2)
-    e = g.tensor((1, 1, 4, 6), "int8", Q8)
-    ax = g.tensor((), "int32", data=1)
-    g.op("EXPAND_DIMS", [c, ax], [e], "ExpandDimsOptions")
-    h = g.tensor((1, 1, 4, 6), "int8", Q8)
-    g.op("HARD_SWISH", [e], [h])
-    sizes = g.tensor((2,), "int32", data=(1, 3))
-    ax1 = g.tensor((), "int32", data=1)
-    p1 = g.tensor((1, 1, 6), "int8", Q8)
-    p2 = g.tensor((1, 3, 6), "int8", Q8)
-    g.op("SPLIT_V", [x, sizes, ax1], [p1, p2], "SplitVOptions", numSplits=2)
-    r = g.tensor((1, 3, 6), "int8", Q8)
-    g.op("RELU", [p2], [r])
-    return g.build([x], [h, r, p1, t])
-
-
-def chain_tconv(dtype="int8"):
-    """TRANSPOSE_CONV -> PADV2 (int8) or PAD (int16) -> QUANTIZE (requantise) -> MEAN."""
-    rng = np.random.default_rng(8)
-    g = GraphBuilder()
-    q = _q(dtype)
-    x = g.tensor((1, 3, 3, 4), dtype, q)
-    scales = list(rng.uniform(0.002, 0.02, 3))
-    shape = g.tensor((4,), "int32", data=(1, 6, 6, 3))
-    f = g.tensor((3, 3, 3, 4), "int8", (scales, [0] * 3), data=rng.integers(-127, 128, (3, 3, 3, 4)))
-    bdt = "int64" if dtype == "int16" else "int32"
-    b = g.tensor((3,), bdt, ([q[0] * v for v in scales], [0] * 3), data=rng.integers(-999, 999, 3))
-    y = g.tensor((1, 6, 6, 3), dtype, _q(dtype, other=True))
-    g.op("TRANSPOSE_CONV", [shape, f, x, b], [y], "TransposeConvOptions", version=3, padding=0, strideH=2,
-         strideW=2)
-    pads = g.tensor((4, 2), "int32", data=np.array([[0, 0], [1, 0], [0, 1], [0, 0]], np.int32))
-    padded = g.tensor((1, 7, 7, 3), dtype, _q(dtype, other=True))
-    if dtype == "int8":
-        cv = g.tensor((1,), dtype, _q(dtype, other=True), data=np.array([3]))
-        g.op("PADV2", [y, pads, cv], [padded], "PadV2Options")
-    else:
-        g.op("PAD", [y, pads], [padded], "PadOptions", version=4)
-    rq = g.tensor((1, 7, 7, 3), dtype, q)
-    g.op("QUANTIZE", [padded], [rq])
-    outs = [rq]
-    if dtype == "int8":
-        axes = g.tensor((2,), "int32", data=(1, 2))
-        m = g.tensor((1, 1, 1, 3), dtype, q)
-        g.op("MEAN", [rq, axes], [m], "ReducerOptions", version=2, keepDims=True)
-        outs = [m]
-    return g.build([x], outs)
 
 
 def chain_16x8():
@@ -342,39 +27,9 @@ def chain_16x8():
     return chain_model(np.random.default_rng(9))
 
 
-#: Op family -> {case: model builder}; every case is checked exactly against TFLM.
-FAMILIES = {
-    "slicing": {"strided_slice": lambda: strided_slice(),
-                "strided_slice_int16": lambda: strided_slice("int16"),
-                "split2": lambda: split(2), "split3": lambda: split(3, shape=(1, 3, 6, 3), axis=2),
-                "split_v": lambda: split_v(), "concat2": lambda: concatenation(2),
-                "concat3": lambda: concatenation(3, axis=2)},
-    "pad": {"pad": lambda: pad(), "padv2": lambda: pad(v2=True), "pad_s16": lambda: pad("int16")},
-    "mean": {"mean": lambda: mean(), "mean_nokeep": lambda: mean(keep=False),
-             "mean_1axis": lambda: mean(shape=(1, 6, 5, 8), axes=(2,)),
-             "mean_big": lambda: mean(shape=(1, 4, 5, 40), axes=(1, 2)), "mean_chain": lambda: mean_chain()},
-    "sub": {"sub": lambda: binary("SUB", options_type="SubOptions", version=2),
-            "sub_bcast": lambda: binary("SUB", b=(1, 1, 1, 3), options_type="SubOptions", version=2),
-            "sub_s16": lambda: binary("SUB", "int16", options_type="SubOptions", version=3),
-            "add_s16": lambda: binary("ADD", "int16", options_type="AddOptions", version=3)},
-    "activations": {"relu": lambda: unary("RELU"), "relu_s16": lambda: unary("RELU", "int16"),
-                    "leaky_relu": lambda: unary("LEAKY_RELU", options_type="LeakyReluOptions", alpha=0.2),
-                    "tanh": lambda: unary("TANH", version=2), "hard_swish": lambda: unary("HARD_SWISH"),
-                    "softmax": lambda: softmax()},
-    "shape": {"transpose": lambda: transpose(), "squeeze": lambda: squeeze(), "expand_dims": lambda: expand_dims()},
-    "transpose_conv": {"transpose_conv": lambda: transpose_conv(),
-                       "transpose_conv_s16": lambda: transpose_conv("int16"),
-                       "transpose_conv_s2": lambda: transpose_conv(x_shape=(1, 3, 5, 8), oc=5, k=2, stride=1)},
-    "conv_16x8": {"conv_s16": lambda: conv("int16"), "dw_s16": lambda: conv("int16", depthwise=True, oc=8),
-                  "conv_s16_stride2": lambda: conv("int16", x_shape=(1, 7, 6, 3), oc=4, stride=2),
-                  "fc_s16": lambda: fully_connected("int16")},
-    "quantize_16": {"quantize_s16": lambda: quantize("int16"), "dequantize_s16": lambda: dequantize("int16"),
-                    "requantize_s8_s16": lambda: quantize("int16", src="int8")},
-    "chains": {"chain_int8": chain_int8, "chain_split": chain_split, "chain_tconv": chain_tconv,
-               "chain_tconv_s16": lambda: chain_tconv("int16"), "chain_16x8": chain_16x8},
-}
-CASES = {name: build for family in FAMILIES.values() for name, build in family.items()}
 
+FAMILIES = {**_FAMILIES, "chains": {**_FAMILIES["chains"], "chain_16x8": chain_16x8}}
+CASES = {name: build for family in FAMILIES.values() for name, build in family.items()}
 
 def load(content: bytes, tmp_path, name="m") -> ap.Model:
     path = tmp_path / f"{name}.tflite"
@@ -446,64 +101,13 @@ def test_ops_and_types_tflm_lacks_are_named(tmp_path):
         ap.tflm.arena(load(floor, tmp_path))
 
 
-# --- resource variables and CALL_ONCE: several subgraphs -----------------------------------------
-def with_extra_variables(content: bytes, n: int, size: int = 5) -> bytes:
-    """The streaming model with ``n`` more resource variables its initialisation assigns
-    (int8 constants of ``size`` values) and nothing reads."""
-    import flatbuffers
-    from ai_edge_litert import schema_py_generated as S
-    m = S.ModelT.InitFromObj(S.Model.GetRootAsModel(content, 0))
-    sg = m.subgraphs[1]
-    codes = {c.builtinCode: i for i, c in enumerate(m.operatorCodes)}
-
-    def tensor(shape, ttype, data=None, q=None):
-        t = S.TensorT()
-        t.shape, t.type, t.name = list(shape), ttype, f"extra{len(sg.tensors)}"
-        if q is not None:
-            t.quantization = S.QuantizationParametersT()
-            t.quantization.scale, t.quantization.zeroPoint = [q[0]], [q[1]]
-        b = S.BufferT()
-        if data is not None:
-            b.data = list(data)
-        m.buffers.append(b)
-        t.buffer = len(m.buffers) - 1
-        sg.tensors.append(t)
-        return len(sg.tensors) - 1
-
-    for k in range(n):
-        h = tensor((), S.TensorType.RESOURCE)
-        v = tensor((size,), S.TensorType.INT8, range(size), (0.1, 0))
-        vh = S.OperatorT()
-        vh.opcodeIndex, vh.inputs, vh.outputs = codes[S.BuiltinOperator.VAR_HANDLE], [], [h]
-        vh.builtinOptionsType = S.BuiltinOptions.VarHandleOptions
-        vh.builtinOptions = S.VarHandleOptionsT()
-        vh.builtinOptions.container, vh.builtinOptions.sharedName = "streaming", f"extra{k}"
-        assign = S.OperatorT()
-        assign.opcodeIndex, assign.inputs, assign.outputs = codes[S.BuiltinOperator.ASSIGN_VARIABLE], [h, v], []
-        sg.operators += [vh, assign]
-    b = flatbuffers.Builder(1024)
-    b.Finish(m.Pack(b), file_identifier=b"TFL3")
-    return bytes(b.Output())
-
-
-RESOURCE_CASES = {"streaming": {}, "quantize_init": dict(init="quantize"), "nested_call_once": dict(init="nested"),
-                  "late_reader": dict(late_reader=True), "acc_read_first": dict(read_acc_first=True),
-                  "assign_first": dict(assign_first=True, init="none"), "sum_not_output": dict(sum_output=False),
-                  "three_variables": dict(extra=1), "five_variables": dict(extra=3)}
-
-
 @needs_tflm
 @pytest.mark.parametrize("case", list(RESOURCE_CASES))
 def test_resource_variable_models_are_tflms(case, tmp_path):
     """The streaming models of tests/test_resource_variables.py (two or three subgraphs: the
     CALL_ONCE initialisation's tensors and ops are TFLM's too; the variables' buffers are
     allocated in the tail at their first ASSIGN_VARIABLE's Prepare)."""
-    from harness.resource_models import streaming_model
-    kw = dict(RESOURCE_CASES[case])
-    extra = kw.pop("extra", 0)
-    content, _ = streaming_model(np.random.default_rng(1), **kw)
-    if extra:
-        content = with_extra_variables(content, extra)
+    content = resource_model(case)
     r = check_exact(content, tmp_path)
     kinds = r.tail_by_kind()
     assert kinds["resource variables"] > 0
@@ -512,47 +116,7 @@ def test_resource_variable_models_are_tflms(case, tmp_path):
 
 
 def test_a_folded_resource_model_without_its_file_is_refused(tmp_path):
-    from harness.resource_models import streaming_model
-    content, _ = streaming_model(np.random.default_rng(1))
-    m = load(content, tmp_path)
+    m = load(resource_model("streaming"), tmp_path)
     m.source = ""
     with pytest.raises(ap.UnsupportedModel, match="reads them from the model's file"):
         ap.tflm.arena(m)
-
-
-def logistic(shape=(1, 16)):
-    g = GraphBuilder()
-    x = g.tensor(shape, "int8", Q8)
-    y = g.tensor(shape, "int8", (1 / 256, -128))
-    g.op("LOGISTIC", [x], [y])
-    return g.build([x], [y])
-
-
-def pool(op, x_shape=(1, 6, 6, 4), k=2, stride=2):
-    g = GraphBuilder()
-    x = g.tensor(x_shape, "int8", Q8)
-    n, h, w, c = x_shape
-    y = g.tensor((n, h // stride, w // stride, c), "int8", Q8)
-    g.op(op, [x], [y], "Pool2DOptions", padding=1, strideH=stride, strideW=stride, filterHeight=k, filterWidth=k)
-    return g.build([x], [y])
-
-
-def reshape(shape=(1, 4, 6), new=(1, 24)):
-    g = GraphBuilder()
-    x = g.tensor(shape, "int8", Q8)
-    s = g.tensor((len(new),), "int32", data=new)
-    y = g.tensor(new, "int8", Q8)
-    g.op("RESHAPE", [x, s], [y], "ReshapeOptions", newShape=list(new))
-    return g.build([x], [y])
-
-
-FAMILIES["shared_model_ops"] = {
-    "add": lambda: binary("ADD", options_type="AddOptions"),
-    "mul": lambda: binary("MUL", options_type="MulOptions"),
-    "logistic": lambda: logistic(),
-    "average_pool": lambda: pool("AVERAGE_POOL_2D"), "max_pool": lambda: pool("MAX_POOL_2D"),
-    "reshape": lambda: reshape(),
-    "fc": lambda: fully_connected(), "conv": lambda: conv(), "conv_per_tensor": lambda: conv(per_channel=False),
-    "depthwise": lambda: conv(depthwise=True, oc=8),
-}
-CASES.update(FAMILIES["shared_model_ops"])
