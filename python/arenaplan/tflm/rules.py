@@ -5,6 +5,15 @@ interpreter with its reference kernels, a 64-bit host build, the recording alloc
 The 64-bit figures are that build's; the 32-bit (Cortex-M) figures and the CMSIS-NN
 scratch rules are predictions from the same rules with 4-byte pointers and from
 CMSIS-NN's ``*_get_buffer_size`` functions, not measurements.
+
+Where each figure comes from: structure sizes are the sizeof of TFLM's structs on the
+build (common.h, micro_allocator.h, micro_allocation_info.h, greedy_memory_planner.h,
+micro_resource_variable.h); options sizes are the TfLite*Params structs
+flatbuffer_conversions allocates; OpData sizes are what each kernel's Init asks
+AllocatePersistentBuffer for (read off the recording allocator's "requested" bytes of a
+one-op model, since the package's structs are not all the ones its headers show); which
+temporary tensors a kernel's Prepare holds at once is read from its Prepare. Two figures
+are measured, not read: ``Sizes.fixed`` and ``Sizes.resource_variables_extra``.
 """
 from __future__ import annotations
 
@@ -123,7 +132,7 @@ class Sizes:
         self.builtin_data_allocator = 2 * p         # MicroBuiltinDataAllocator: vtable, allocator
         self.allocation_info = 4 * p if p == 8 else 24   # AllocationInfo record while planning
         self.planner_per_buffer = 40                # GreedyMemoryPlanner::PerBufferSize()
-        self.scratch_request = 2 * p if p == 8 else 8    # ScratchBufferRequest: bytes, node
+        self.scratch_request = p + 8                # ScratchBufferRequest: bytes, node, subgraph
         self.scratch_handle = p                     # ScratchBufferHandle: one pointer
         # The allocator, memory planner and their arena allocators that MicroAllocator::Create
         # places in the tail before the model is read (measured on the 64-bit build: the
