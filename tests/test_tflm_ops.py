@@ -120,3 +120,30 @@ def test_a_folded_resource_model_without_its_file_is_refused(tmp_path):
     m.source = ""
     with pytest.raises(ap.UnsupportedModel, match="reads them from the model's file"):
         ap.tflm.arena(m)
+
+
+def test_no_offline_plan_for_several_subgraphs(tmp_path):
+    path = tmp_path / "streaming.tflite"
+    path.write_bytes(resource_model("streaming"))
+    with pytest.raises(ap.UnsupportedModel, match="several subgraphs"):
+        ap.tflm.with_offline_plan(str(path), str(tmp_path / "out.tflite"))
+    assert not (tmp_path / "out.tflite").exists()
+    assert ap.tflm.arena(ap.load_tflite(str(path)), pointer_bytes=8).arena_size == 3584
+
+
+@needs_tflm
+@pytest.mark.parametrize("name", ["chain_int8", "chain_split", "chain_tconv_s16", "mean_chain"])
+def test_offline_plan_of_op_models(name, tmp_path):
+    """with_offline_plan on models of the new ops (SPLIT's one op, scratch of TRANSPOSE_CONV
+    and MEAN placed around the offline tensors): TFLM allocates in the predicted arena, not
+    16 bytes below, with the predicted head and tail, and gives the outputs of the model
+    without the plan."""
+    src, out = tmp_path / "in.tflite", tmp_path / "out.tflite"
+    src.write_bytes(CASES[name]())
+    pred = ap.tflm.with_offline_plan(str(src), str(out))
+    base = ap.tflm.arena(ap.load_tflite(str(src)), pointer_bytes=8)
+    assert pred.arena_size <= base.arena_size
+    at = trial(str(out), pred.arena_size)
+    assert at["ok"] and (at["head"], at["tail"]) == (pred.head_bytes, pred.tail_bytes)
+    assert not trial(str(out), pred.arena_size - 16)["ok"]
+    assert at["outputs"] == trial(str(src), base.arena_size)["outputs"]

@@ -15,10 +15,11 @@ from typing import Dict, Optional, Tuple, Union
 import numpy as np
 from flatbuffers import Builder as _Builder
 
-from ..errors import ArenaplanError, InvalidArgument
+from ..errors import ArenaplanError, InvalidArgument, UnsupportedModel
 from ..model.importers import load_tflite
 from ..model.model import Model
 from ..planning.buffers import plan_buffers
+from .graph import file_graph
 from .planner import greedy_offsets
 from .report import OFFLINE_METADATA, TflmArena, arena, requests_of
 
@@ -43,6 +44,13 @@ def plan_offline(model: Model, kernels: str = "reference", pointer_bytes: int = 
     its scratch around the tensors wins (ties: the first strategy tried). An offline plan
     the model already carries is not used (this one replaces it).
     """
+    if file_graph(model) is not None:
+        # TFLM reads an offline plan as one offset per tensor of every subgraph but looks
+        # each subgraph's tensors up from the start of the list (micro_allocation_info.cc
+        # InitializeAllocationInfo), so a plan cannot place a called subgraph's tensors
+        raise UnsupportedModel(f"{model.name}: an offline memory plan for a model of several subgraphs "
+                               f"(CALL_ONCE, resource variables) is not written: TFLite Micro would give "
+                               f"every subgraph subgraph 0's offsets; ap.tflm.arena gives its arena")
     if OFFLINE_METADATA in model.metadata:
         model = dataclasses.replace(model, metadata={k: v for k, v in model.metadata.items()
                                                      if k != OFFLINE_METADATA})
