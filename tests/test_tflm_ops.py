@@ -147,3 +147,10 @@ def test_offline_plan_of_op_models(name, tmp_path):
     assert at["ok"] and (at["head"], at["tail"]) == (pred.head_bytes, pred.tail_bytes)
     assert not trial(str(out), pred.arena_size - 16)["ok"]
     assert at["outputs"] == trial(str(src), base.arena_size)["outputs"]
+
+
+def test_a_changed_file_is_not_read_for_another_model(tmp_path):
+    m = load(resource_model("streaming"), tmp_path)
+    (tmp_path / "m.tflite").write_bytes(resource_model("nested_call_once"))
+    with pytest.raises(ap.InvalidArgument, match="changed since"):
+        ap.tflm.arena(m)

@@ -9,12 +9,14 @@ model's file; the rules then count it as they count a one-subgraph Model.
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
+from ..errors import InvalidArgument
 from ..model.model import Quantization
 
 __all__ = ["FileGraph", "file_graph"]
@@ -92,6 +94,9 @@ def file_graph(model) -> Optional[FileGraph]:
     fb = S.Model.GetRootAsModel(data, 0)
     if fb.SubgraphsLength() < 2:
         return None
+    if getattr(model, "digest", "") and hashlib.sha256(data).hexdigest() != model.digest:
+        raise InvalidArgument(f"{path} changed since {model.name} was loaded from it; TFLite Micro's view of "
+                              f"its subgraphs is read from the file: load the model again")
     m = S.ModelT.InitFromObj(fb)
     names = {v: k for k, v in vars(S.BuiltinOperator).items() if not k.startswith("_")}
     types = {v: k.lower() for k, v in vars(S.TensorType).items() if not k.startswith("_")}
