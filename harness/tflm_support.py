@@ -651,6 +651,22 @@ FAMILIES["shared_model_ops"] = {
 }
 
 
+#: Tiny tensors, so that the peak while each op prepares (its temporary TfLiteTensors)
+#: sets the arena: the rule for each op's temporaries is what these check.
+FAMILIES["prepare_peak"] = {
+    "add_tiny": lambda: binary("ADD", a=(1, 2), b=(1, 2), options_type="AddOptions"),
+    "add_s16_tiny": lambda: binary("ADD", "int16", a=(1, 2), b=(1, 2), options_type="AddOptions", version=3),
+    "mul_tiny": lambda: binary("MUL", a=(1, 2), b=(1, 2), options_type="MulOptions"),
+    "average_pool_tiny": lambda: pool("AVERAGE_POOL_2D", x_shape=(1, 2, 2, 1)),
+    "max_pool_tiny": lambda: pool("MAX_POOL_2D", x_shape=(1, 2, 2, 1)),
+    "fc_tiny": lambda: fully_connected(batches=1, depth=2, units=1),
+    "softmax_tiny": lambda: softmax(shape=(1, 2)),
+    "quantize_s8": lambda: quantize("int8"), "dequantize_s8": lambda: dequantize("int8"),
+    "split_tiny": lambda: split(2, shape=(1, 1, 2, 1), axis=2),
+    "reshape_tiny": lambda: reshape(shape=(1, 2), new=(2,)),
+}
+
+
 def with_extra_variables(content: bytes, n: int, size: int = 5) -> bytes:
     """The streaming model with ``n`` more resource variables its initialisation assigns
     (int8 constants of ``size`` values) and nothing reads."""
