@@ -159,3 +159,15 @@ def test_a_changed_file_is_not_read_for_another_model(tmp_path):
     (tmp_path / "m.tflite").write_bytes(resource_model("nested_call_once"))
     with pytest.raises(ap.InvalidArgument, match="changed since"):
         ap.tflm.arena(m)
+
+
+@pytest.mark.parametrize("name", ["chain_int8", "chain_split", "chain_tconv_s16", "mean_chain", "split_v"])
+def test_a_model_without_its_file_gets_the_same_figures(name, tmp_path):
+    """ap.tflm reads TFLM's view from the model's file; a model with no file (built in code)
+    is read from arenaplan's Model (SPLIT's per-output ops merged back), with the same result."""
+    m = load(CASES[name](), tmp_path)
+    from_file = ap.tflm.arena(m, pointer_bytes=8)
+    m.source = ""
+    from_model = ap.tflm.arena(m, pointer_bytes=8)
+    assert (from_model.arena_size, from_model.head_bytes, from_model.tail_bytes) == \
+        (from_file.arena_size, from_file.head_bytes, from_file.tail_bytes)

@@ -1,11 +1,12 @@
-"""TFLite Micro's view of a model with several subgraphs (CALL_ONCE, resource variables).
+"""TFLite Micro's view of a model: every subgraph's tensors and ops as the file holds them.
 
-arenaplan's importer folds a CALL_ONCE's subgraph into the variables' starting values and
-drops VAR_HANDLE, but TFLM keeps every subgraph: its tensors get eval tensors, its ops
-nodes, options and kernel data, and its tensors are planned in the scopes
-AllocationInfoBuilder::MarkAllocationLifetimes gives them (each op one scope; a called
-subgraph's ops nested in the caller's). ``file_graph(model)`` reads that view from the
-model's file; the rules then count it as they count a one-subgraph Model.
+arenaplan's importer reshapes the graph for its own runtime (a SPLIT becomes one op per
+output; a CALL_ONCE's subgraph is folded into the variables' starting values and
+VAR_HANDLE dropped), but TFLM keeps the file's ops and every subgraph: their tensors get
+eval tensors, their ops nodes, options and kernel data, and their tensors are planned in
+the scopes AllocationInfoBuilder::MarkAllocationLifetimes gives them (each op one scope; a
+called subgraph's ops nested in the caller's). ``file_graph(model)`` reads that view from
+the model's file (None for a model built in code, whose Model the rules read instead).
 """
 from __future__ import annotations
 
@@ -84,16 +85,14 @@ def _schema():
 
 
 def file_graph(model) -> Optional[FileGraph]:
-    """TFLM's view of ``model`` read from its file when the file has more than one subgraph
-    (or a VAR_HANDLE); None for a one-subgraph model (the Model is TFLM's view then)."""
+    """TFLM's view of ``model`` read from its file; None when it has no file (built in code,
+    or from the zoo). InvalidArgument when the file changed since the model was loaded."""
     path = Path(model.source) if getattr(model, "source", "") else None
     if path is None or not path.is_file():
         return None
     S = _schema()
     data = path.read_bytes()
     fb = S.Model.GetRootAsModel(data, 0)
-    if fb.SubgraphsLength() < 2:
-        return None
     if getattr(model, "digest", "") and hashlib.sha256(data).hexdigest() != model.digest:
         raise InvalidArgument(f"{path} changed since {model.name} was loaded from it; TFLite Micro's view of "
                               f"its subgraphs is read from the file: load the model again")

@@ -44,7 +44,8 @@ def plan_offline(model: Model, kernels: str = "reference", pointer_bytes: int = 
     its scratch around the tensors wins (ties: the first strategy tried). An offline plan
     the model already carries is not used (this one replaces it).
     """
-    if file_graph(model) is not None:
+    graph = file_graph(model)
+    if graph is not None and len(graph.subgraph_tensors) > 1:
         # TFLM reads an offline plan as one offset per tensor of every subgraph but looks
         # each subgraph's tensors up from the start of the list (micro_allocation_info.cc
         # InitializeAllocationInfo), so a plan cannot place a called subgraph's tensors
