@@ -134,6 +134,9 @@ def test_no_offline_plan_for_several_subgraphs(tmp_path):
         ap.tflm.with_offline_plan(str(path), str(tmp_path / "out.tflite"))
     assert not (tmp_path / "out.tflite").exists()
     assert ap.tflm.arena(ap.load_tflite(str(path)), pointer_bytes=8).arena_size == 3584
+    # plan_offline (what the CLI reports as the saving) offers none, and TFLM's own arena
+    offsets, r = ap.tflm.plan_offline(ap.load_tflite(str(path)))
+    assert offsets == {} and r.arena_size == 3584
 
 
 @needs_tflm
