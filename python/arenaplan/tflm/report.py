@@ -1,11 +1,14 @@
 """``arena()``: the kTensorArenaSize a TFLite Micro build needs for a model, and why.
 
 Head (non-persistent): TFLM's greedy plan of its tensors together with the scratch its
-kernels request op by op. Tail (persistent): eval tensors, node and registration structs,
-parsed op options, kernel buffers (op data, per-channel quantisation arrays), variable
-tensors, the input/output TfLiteTensors and the allocator's own objects. The arena must
-also hold, while TFLM plans, the tail so far, the scratch requests, one AllocationInfo per
-tensor and scratch buffer and the planner's per-buffer records.
+kernels request op by op. Tail (persistent), in the order TFLM allocates it, each piece
+aligned down as its allocator does: the allocator's own objects, resource variables, eval
+tensors and node structs of each subgraph, parsed op options, kernels' OpData and
+per-channel arrays, variables' buffers, scratch handles, variable tensors and the
+interpreter's input/output TfLiteTensors. The arena must also hold TFLM's two peaks while
+it allocates: while each op prepares (the tail so far, the scratch requests and the
+temporary TfLiteTensors its Prepare holds) and while the plan is committed (the tail, the
+requests, one AllocationInfo per tensor and scratch buffer, the planner's records).
 """
 from __future__ import annotations
 
@@ -198,13 +201,6 @@ def requests_of(model: Model, kernels: str = "reference",
             reqs.append((_align(b), lo, hi, None))
             what.append(("kernel scratch", k, b))
     return reqs, what
-
-
-def _quantization_bytes(model: Model, index: int, s: rules.Sizes) -> int:
-    q = model.tensors[index].quantization
-    if q is None:
-        return 0
-    return _align(s.affine_quantization, s.pointer_bytes) + _align(4 + 4 * len(q.scale), s.pointer_bytes)
 
 
 #: The metadata entry TFLM reads an offline memory plan from.
