@@ -719,3 +719,46 @@ def resource_model(case: str) -> bytes:
     extra = kw.pop("extra", 0)
     content, _ = streaming_model(np.random.default_rng(1), **kw)
     return with_extra_variables(content, extra) if extra else content
+
+
+def random_op_model(rng: np.random.Generator):
+    """(kind, flatbuffer) of a random one-op model of the families above: CONV_2D and
+    DEPTHWISE_CONV_2D (int8 or 16x8, strides 1-2, per-channel or per-tensor), TRANSPOSE_CONV,
+    FULLY_CONNECTED, MEAN, PAD / PADV2, CONCATENATION of 2-4 inputs, SPLIT of 2-4 outputs,
+    ADD / SUB with or without broadcasting, over small random shapes. Some are models TFLM
+    refuses (e.g. a shape its kernel does not take): callers skip those."""
+    def r(lo, hi):
+        return int(rng.integers(lo, hi + 1))
+    kind = ["conv", "depthwise", "transpose_conv", "fc", "mean", "pad", "concat", "split", "add_sub"][r(0, 8)]
+    dt = ["int8", "int16"][r(0, 1)]
+    if kind == "conv":
+        h, w = r(1, 7), r(1, 7)
+        k = r(1, min(3, h, w))
+        return kind, conv(dt, x_shape=(1, h, w, r(1, 5)), oc=r(1, 9), k=(k, k), stride=r(1, 2),
+                          per_channel=rng.random() < 0.7)
+    if kind == "depthwise":
+        h, w, c = r(1, 7), r(1, 7), r(1, 5)
+        k = r(1, min(3, h, w))
+        return kind, conv(dt, depthwise=True, x_shape=(1, h, w, c), oc=c * r(1, 3), k=(k, k))
+    if kind == "transpose_conv":
+        return kind, transpose_conv(dt, x_shape=(1, r(1, 5), r(1, 5), r(1, 5)), oc=r(1, 7), k=r(1, 3),
+                                    stride=r(1, 2))
+    if kind == "fc":
+        return kind, fully_connected(dt, batches=r(1, 3), depth=r(1, 20), units=r(1, 9))
+    if kind == "mean":
+        return kind, mean(shape=(1, r(1, 6), r(1, 6), r(1, 9)), axes=[(1, 2), (1,), (2,)][r(0, 2)],
+                          keep=rng.random() < 0.5)
+    if kind == "pad":
+        pads = ((0, 0), (r(0, 2), r(0, 2)), (r(0, 2), r(0, 2)), (0, r(0, 1)))
+        return kind, pad(dt, v2=dt == "int8" and rng.random() < 0.5, shape=(1, r(1, 5), r(1, 5), r(1, 5)),
+                         pads=pads)
+    if kind == "concat":
+        return kind, concatenation(r(2, 4), shape=(1, r(1, 5), r(1, 5)), axis=r(1, 2))
+    if kind == "split":
+        n = r(2, 4)
+        return kind, split(n, shape=(1, r(1, 4), 2 * n, r(1, 4)), axis=2)
+    a = (1, r(1, 5), r(1, 5), r(1, 5))
+    b = a if rng.random() < 0.5 else (1, 1, 1, a[3])
+    op = ["ADD", "SUB"][r(0, 1)]
+    return kind, binary(op, dt, a=a, b=b, options_type="AddOptions" if op == "ADD" else "SubOptions",
+                        version=3 if dt == "int16" else 2)

@@ -15,7 +15,7 @@ import pytest
 
 import arenaplan as ap
 from harness.tflm_support import (FAMILIES as _FAMILIES, HAVE_TFLM, RESOURCE_CASES, GraphBuilder, chain_int8,
-                                  mean, resource_model, split, transpose_conv, trial, unary)
+                                  mean, random_op_model, resource_model, split, transpose_conv, trial, unary)
 
 needs_tflm = pytest.mark.skipif(not HAVE_TFLM, reason="tflite-micro is not importable")
 
@@ -174,3 +174,20 @@ def test_a_model_without_its_file_gets_the_same_figures(name, tmp_path):
     from_model = ap.tflm.arena(m, pointer_bytes=8)
     assert (from_model.arena_size, from_model.head_bytes, from_model.tail_bytes) == \
         (from_file.arena_size, from_file.head_bytes, from_file.tail_bytes)
+
+
+@needs_tflm
+@pytest.mark.parametrize("seed", [0, 1])
+def test_random_op_models_are_tflms(seed, tmp_path):
+    """40 random one-op models a seed (harness.tflm_support.random_op_model: conv, depthwise,
+    transpose conv, FC in int8 and 16x8, MEAN, PAD, CONCATENATION, SPLIT, ADD/SUB), each
+    exact where TFLM takes the model."""
+    rng = np.random.default_rng(seed)
+    checked = {}
+    for _ in range(40):
+        kind, content = random_op_model(rng)
+        if not trial(content, 1 << 17)["ok"]:
+            continue
+        check_exact(content, tmp_path)
+        checked[kind] = checked.get(kind, 0) + 1
+    assert sum(checked.values()) >= 30 and len(checked) >= 8, checked
