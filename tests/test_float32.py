@@ -430,6 +430,29 @@ def test_reshape_is_a_float32_row(tmp_path):
     check(content, tmp_path)
 
 
+@pytest.mark.parametrize("shape,pads,value", [
+    ((2, 3), [[1, 0], [2, 3]], None), ((1, 4, 4, 3), [[0, 0], [1, 1], [2, 0], [0, 2]], None),
+    ((3, 2, 5), [[0, 1], [0, 0], [3, 3]], -2.5), ((5,), [[2, 2]], 7.0)])
+def test_pad_matches_litert(shape, pads, value, tmp_path):
+    out = tuple(d + a + b for d, (a, b) in zip(shape, pads))
+    tensors = [f32(shape), dict(shape=(len(shape), 2), dtype="int32", data=np.array(pads, np.int32))]
+    ins = [0, 1]
+    if value is not None:
+        tensors.append(f32((1,), [value]))
+        ins.append(2)
+    tensors.append(f32(out))
+    op = "PADV2" if value is not None else "PAD"
+    content = L.single_op_model(op, tensors, ins, [len(tensors) - 1], version=1)
+    check(content, tmp_path)
+
+
+def test_float_padv2_with_an_int8_value_is_refused(tmp_path):
+    tensors = [f32((2, 3)), dict(shape=(2, 2), dtype="int32", data=np.ones((2, 2), np.int32)),
+               dict(shape=(1,), dtype="int8", data=np.ones(1, np.int8), scale=0.1, zero_point=0), f32((4, 5))]
+    content = L.single_op_model("PADV2", tensors, [0, 1, 2], [3], version=1)
+    _refused(content, tmp_path, "op 0 (PADV2)", "constant value int8")
+
+
 # --- several ops -----------------------------------------------------------------------------------
 def small_net(rng, last: str = "LOGISTIC") -> bytes:
     """CONV_2D (RELU) -> MAX_POOL_2D -> RESHAPE -> FULLY_CONNECTED -> ADD of a constant ->

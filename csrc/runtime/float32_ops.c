@@ -363,3 +363,81 @@ ap_status ap_max_pool2d_f32_run(const ap_op_call *call, ap_isa isa, ap_error *er
 {
     return pool_run(call, isa, 0, error_out);
 }
+
+/* ---- PAD ------------------------------------------------------------------------------------- */
+#define PAD_OP "PAD float32"
+
+static ap_status pad_check(const ap_pad_f32_params *p, size_t *out_count, ap_error *error)
+{
+    if (p == NULL) {
+        return AP_OPS_INVALID(error, PAD_OP ": params must not be NULL");
+    }
+    int32_t out[4];
+    for (int d = 0; d < 4; ++d) {
+        if (p->input_shape[d] < 1 || p->pad_before[d] < 0 || p->pad_after[d] < 0 ||
+            (int64_t)p->input_shape[d] + p->pad_before[d] + p->pad_after[d] > INT32_MAX) {
+            return AP_OPS_INVALID(error, PAD_OP ": dimension %d (%d, padded by %d and %d) is not valid", d,
+                                  (int)p->input_shape[d], (int)p->pad_before[d], (int)p->pad_after[d]);
+        }
+        out[d] = p->input_shape[d] + p->pad_before[d] + p->pad_after[d];
+    }
+    size_t n = 0;
+    if (!ap_ops_product(p->input_shape, 4, &n) || n > SIZE_MAX / sizeof(float) ||
+        !ap_ops_product(out, 4, out_count) || *out_count > SIZE_MAX / sizeof(float)) {
+        return AP_OPS_OVERFLOW(error, PAD_OP ": the tensors' sizes overflow");
+    }
+    if (!(p->pad_value >= -FLT_MAX && p->pad_value <= FLT_MAX)) {
+        return AP_OPS_INVALID(error, PAD_OP ": pad_value must be finite");
+    }
+    return AP_OK;
+}
+
+ap_status ap_pad_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                             uint32_t *count_out, ap_error *error_out)
+{
+    size_t n = 0;
+    ap_status st = pad_check(params, &n, error_out);
+    return st != AP_OK ? st : ap_f32_direct((uint64_t)n, 0, isa, variants_out, capacity, count_out, PAD_OP,
+                                            error_out);
+}
+
+ap_status ap_pad_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    ap_status st = ap_f32_check_call(call, isa, 1, PAD_OP, error_out);
+    const ap_pad_f32_params *p = st == AP_OK ? call->params : NULL;
+    size_t n = 0;
+    st = st != AP_OK ? st : pad_check(p, &n, error_out);
+    if (st != AP_OK) {
+        return st;
+    }
+    const float *x = call->inputs[0];
+    float *y = call->output;
+    size_t o[4];
+    for (int d = 0; d < 4; ++d) {
+        o[d] = (size_t)p->input_shape[d] + (size_t)p->pad_before[d] + (size_t)p->pad_after[d];
+    }
+    size_t i = 0;
+    for (size_t a = 0; a < o[0]; ++a) {
+        const int in_a = a >= (size_t)p->pad_before[0] && a - (size_t)p->pad_before[0] < (size_t)p->input_shape[0];
+        for (size_t b = 0; b < o[1]; ++b) {
+            const int in_b = in_a && b >= (size_t)p->pad_before[1] &&
+                             b - (size_t)p->pad_before[1] < (size_t)p->input_shape[1];
+            for (size_t c = 0; c < o[2]; ++c) {
+                const int in_c = in_b && c >= (size_t)p->pad_before[2] &&
+                                 c - (size_t)p->pad_before[2] < (size_t)p->input_shape[2];
+                for (size_t d = 0; d < o[3]; ++d, ++i) {
+                    if (in_c && d >= (size_t)p->pad_before[3] && d - (size_t)p->pad_before[3] < (size_t)p->input_shape[3]) {
+                        const size_t src = (((a - (size_t)p->pad_before[0]) * (size_t)p->input_shape[1] +
+                                             (b - (size_t)p->pad_before[1])) * (size_t)p->input_shape[2] +
+                                            (c - (size_t)p->pad_before[2])) * (size_t)p->input_shape[3] +
+                                           (d - (size_t)p->pad_before[3]);
+                        y[i] = x[src];
+                    } else {
+                        y[i] = p->pad_value;
+                    }
+                }
+            }
+        }
+    }
+    return AP_OK;
+}

@@ -287,6 +287,12 @@ static const ap_param_field ap_pool2d_f32_fields[] = {
     AP_I32(ap_pool2d_f32_params, pad_h), AP_I32(ap_pool2d_f32_params, pad_w), AP_F32_ACT(ap_pool2d_f32_params),
 };
 
+static const ap_param_field ap_pad_f32_fields[] = {
+    AP_FIELD(ap_pad_f32_params, input_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_pad_f32_params, pad_before, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_pad_f32_params, pad_after, AP_FIELD_INT32, 4), AP_F32(ap_pad_f32_params, pad_value),
+};
+
 /* ---- entry points with the table's signatures ---------------------------------------------- */
 /* The plan-time entry points of a family whose functions take (params, ...); none under
    AP_RUNTIME_ONLY. */
@@ -697,6 +703,8 @@ static const ap_op_def ap_op_table[] = {
      0, AP_PLAN(ap_pool2d_f32_variants), NULL, NULL, NULL, NULL, ap_average_pool2d_f32_run},
     {AP_ROW_F32(AP_OP_MAX_POOL2D, "MAX_POOL_2D", ap_pool2d_f32_params, ap_pool2d_f32_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_pool2d_f32_variants), NULL, NULL, NULL, NULL, ap_max_pool2d_f32_run},
+    {AP_ROW_F32(AP_OP_PAD, "PAD", ap_pad_f32_params, ap_pad_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_pad_f32_variants), NULL, NULL, NULL, NULL, ap_pad_f32_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

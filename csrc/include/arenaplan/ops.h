@@ -593,6 +593,16 @@ typedef struct ap_pool2d_f32_params {
     float activation_min, activation_max;
 } ap_pool2d_f32_params;
 
+/** float32 PAD and PADV2 (reference_ops::Pad): output dimension d = input_shape[d] +
+    pad_before[d] + pad_after[d] (every pad >= 0), the padding filled with pad_value (PAD: 0.0f;
+    PADV2: its constant). "direct", the output overlapping no input. */
+typedef struct ap_pad_f32_params {
+    int32_t input_shape[4];
+    int32_t pad_before[4];
+    int32_t pad_after[4];
+    float pad_value;             /* finite */
+} ap_pad_f32_params;
+
 ap_status ap_fully_connected_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out,
                                           uint32_t capacity, uint32_t *count_out, ap_error *error_out);
 ap_status ap_fully_connected_f32_prepared_size(const void *params, ap_isa isa, size_t *bytes_out,
@@ -638,6 +648,9 @@ ap_status ap_softmax_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error
 
 ap_status ap_pool2d_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                                  uint32_t *count_out, ap_error *error_out);
+ap_status ap_pad_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                             uint32_t *count_out, ap_error *error_out);
+ap_status ap_pad_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_average_pool2d_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_max_pool2d_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 

@@ -275,6 +275,14 @@ def _f32_reshape() -> Model:
     return p.model("RESHAPE", (x, s), (y,), new_shape=(32,))
 
 
+def _f32_pad() -> Model:
+    p = _Probe()
+    x = p.x((1, 4, 4, 3), "float32", None)
+    pads = p.const([[0, 0], [1, 1], [2, 0], [0, 0]], "int32")
+    y = p.t((1, 6, 6, 3), "float32", None)
+    return p.model("PAD", (x, pads), (y,))
+
+
 #: The float32 rows' probes.
 _PROBES_F32: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("FULLY_CONNECTED", "f32"): lambda: [_f32_weighted("FULLY_CONNECTED")],
@@ -290,6 +298,7 @@ _PROBES_F32: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("SOFTMAX", "f32"): lambda: [_f32_unary("SOFTMAX", beta=1.0)],
     ("AVERAGE_POOL_2D", "f32"): lambda: [_f32_pool("AVERAGE_POOL_2D")],
     ("MAX_POOL_2D", "f32"): lambda: [_f32_pool("MAX_POOL_2D")],
+    ("PAD", "f32"): lambda: [_f32_pad()],
 }
 
 #: Probe models of every op table row, by (row name, tensor types).
@@ -446,7 +455,8 @@ def render() -> str:
               "instruction set, so each lists \"direct\" only), summed in the reference kernels' order",
               "with floating-point contraction off (no fused multiply-add on x86 FMA or the",
               "Cortex-M4's VFMA): FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, ADD, SUB, MUL,",
-              "RELU / RELU6 / RELU_N1_TO_1, the pools and the reshapes equal LiteRT bit for bit.",
+              "RELU / RELU6 / RELU_N1_TO_1, the pools, PAD / PADV2 and the reshapes equal LiteRT bit",
+              "for bit.",
               "LOGISTIC, TANH and SOFTMAX call the C library's `expf` / `tanhf` as TFLite's",
               "`std::exp` / `std::tanh` do, so they equal LiteRT where both use the same C library:",
               f"{_F32_BOUNDS}", ""]

@@ -1433,6 +1433,30 @@ def _reshape_f32(model: Model, op: Operator) -> tuple:
     return _reshape(model, op)
 
 
+def _pad_f32(model: Model, op: Operator) -> tuple:
+    """float32 PAD (pad value 0.0) and PADV2 (its float32 constant value)."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", None, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
+    v = None
+    if op.type == "PADV2" and _operand(op.inputs, 2) >= 0:
+        v = _tensor(model, _operand(op.inputs, 2), "constant value", None, constant=True)
+    if y.dtype != "float32" or (v is not None and v.dtype != "float32"):
+        got = f"input {x.dtype}, output {y.dtype}" + (f", constant value {v.dtype}" if v is not None else "")
+        raise _Unsupported(f"the float32 {op.type} takes float32 operands only; got {got} (TFLite has no "
+                           f"kernel for this mix of types)")
+    p = _tensor(model, _operand(op.inputs, 1), "paddings", None, constant=True)
+    pads = np.asarray(p.data, dtype=np.int64).reshape(-1, 2)
+    if pads.shape[0] != len(x.shape) or (pads < 0).any():
+        raise _Unsupported(f"paddings {pads.tolist()} do not fit an input of rank {len(x.shape)}")
+    shape = _shape4(x.shape, "input")
+    before = [0] * (4 - len(x.shape)) + [int(v) for v in pads[:, 0]]
+    after = [0] * (4 - len(x.shape)) + [int(v) for v in pads[:, 1]]
+    _expect_shape(model, y.index, [d + b + a for d, b, a in zip(shape, before, after)][4 - len(x.shape):], "output")
+    value = 0.0 if v is None else float(np.float32(v.data.reshape(-1)[0]))
+    return ({"input_shape": shape, "pad_before": before, "pad_after": after, "pad_value": value},
+            (x.index,), None, None)
+
+
 #: The float32 rows' lowering, chosen by _types_of where the op's activations are float32.
 _LOWER_F32: Dict[str, Callable[..., tuple]] = {
     "FULLY_CONNECTED": _fully_connected_f32, "CONV_2D": _conv2d_f32, "DEPTHWISE_CONV_2D": _depthwise_conv2d_f32,
@@ -1440,6 +1464,7 @@ _LOWER_F32: Dict[str, Callable[..., tuple]] = {
     "RESHAPE": _reshape_f32, "SQUEEZE": _reshape_f32, "EXPAND_DIMS": _reshape_f32,
     "LOGISTIC": _unary_f32, "TANH": _unary_f32, "RELU": _unary_f32, "RELU6": _unary_f32,
     "RELU_N1_TO_1": _unary_f32, "SOFTMAX": _softmax_f32, "AVERAGE_POOL_2D": _pool_f32, "MAX_POOL_2D": _pool_f32,
+    "PAD": _pad_f32, "PADV2": _pad_f32,
 }
 
 
