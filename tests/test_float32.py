@@ -453,6 +453,72 @@ def test_float_padv2_with_an_int8_value_is_refused(tmp_path):
     _refused(content, tmp_path, "op 0 (PADV2)", "constant value int8")
 
 
+@pytest.mark.parametrize("shapes,axis", [
+    ([(2, 3), (2, 5)], 1), ([(1, 4, 4, 3), (1, 4, 4, 5), (1, 4, 4, 1)], -1), ([(2, 3, 4), (1, 3, 4)], 0),
+    ([(2, 1, 4, 2), (2, 3, 4, 2)], 1), ([(7,)], 0)])
+def test_concatenation_matches_litert(shapes, axis, tmp_path):
+    out = list(shapes[0])
+    out[axis] = sum(s[axis] for s in shapes)
+    o = S.ConcatenationOptionsT()
+    o.axis = axis
+    tensors = [f32(sh) for sh in shapes] + [f32(out)]
+    content = L.single_op_model("CONCATENATION", tensors, list(range(len(shapes))), [len(shapes)],
+                                "ConcatenationOptions", o, version=1)
+    check(content, tmp_path)
+
+
+@pytest.mark.parametrize("shape,axes,keep", [
+    ((1, 5, 7, 3), [1, 2], True), ((2, 4, 6, 3), [1, 2], False), ((3, 4, 5), [-1], False), ((4, 9), [0], True),
+    ((2, 3, 4, 5), [0, 3], False), ((2, 3, 4, 5), [0, 1, 2, 3], True), ((6, 50), [1], True)])
+def test_mean_matches_litert(shape, axes, keep, tmp_path):
+    _mean_case(shape, axes, keep, tmp_path)
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_mean_hypothesis(data, tmp_path_factory):
+    rank = data.draw(st.integers(1, 4))
+    shape = tuple(data.draw(st.integers(1, 6)) for _ in range(rank))
+    axes = data.draw(st.lists(st.integers(-rank, rank - 1), min_size=1, max_size=rank, unique_by=lambda a: a % rank))
+    _mean_case(shape, axes, data.draw(st.booleans()), tmp_path_factory.mktemp("mean"))
+
+
+def _mean_case(shape, axes, keep, tmp_path):
+    rank = len(shape)
+    red = {a % rank for a in axes}
+    out = [1 if d in red else n for d, n in enumerate(shape)] if keep else [n for d, n in enumerate(shape)
+                                                                              if d not in red]
+    o = S.ReducerOptionsT()
+    o.keepDims = keep
+    tensors = [f32(shape), dict(shape=(len(axes),), dtype="int32", data=np.array(axes, np.int32)), f32(out)]
+    check(L.single_op_model("MEAN", tensors, [0, 1], [2], "ReducerOptions", o, version=1), tmp_path)
+
+
+@pytest.mark.parametrize("shape,begin,end,strides,masks", [
+    ((2, 6, 5), [0, 1, 4], [2, 6, 0], [1, 2, -2], (0, 0, 0)),
+    ((4, 5), [1, -1], [3, 0], [1, -1], (0, 0, 0)),
+    ((3, 4, 5, 6), [2, 1, 0, 2], [2, 3, 5, 0], [1, 1, 2, 1], (1, 8, 0)),
+    ((2, 3, 4, 5, 6), [1, 0, 1, 4, 5], [2, 3, 4, 0, 0], [1, 2, 2, -1, -3], (0, 0, 1))])
+def test_strided_slice_matches_litert(shape, begin, end, strides, masks, tmp_path):
+    begin_mask, end_mask, shrink = masks
+    o = S.StridedSliceOptionsT()
+    o.beginMask, o.endMask, o.shrinkAxisMask = begin_mask, end_mask, shrink
+    x = np.zeros(shape, np.float32)
+    idx = []
+    for a, n in enumerate(shape):
+        b = None if begin_mask & (1 << a) else begin[a]
+        e = None if end_mask & (1 << a) else end[a]
+        if shrink & (1 << a):
+            idx.append(begin[a])
+        else:
+            idx.append(slice(b, e, strides[a]))
+    out = x[tuple(idx)].shape
+    tensors = [f32(shape)] + [dict(shape=(len(shape),), dtype="int32", data=np.array(v, np.int32))
+                              for v in (begin, end, strides)] + [f32(out)]
+    content = L.single_op_model("STRIDED_SLICE", tensors, [0, 1, 2, 3], [4], "StridedSliceOptions", o, version=4)
+    check(content, tmp_path)
+
+
 # --- several ops -----------------------------------------------------------------------------------
 def small_net(rng, last: str = "LOGISTIC") -> bytes:
     """CONV_2D (RELU) -> MAX_POOL_2D -> RESHAPE -> FULLY_CONNECTED -> ADD of a constant ->

@@ -293,6 +293,17 @@ static const ap_param_field ap_pad_f32_fields[] = {
     AP_FIELD(ap_pad_f32_params, pad_after, AP_FIELD_INT32, 4), AP_F32(ap_pad_f32_params, pad_value),
 };
 
+static const ap_param_field ap_concatenation_f32_fields[] = {
+    AP_FIELD(ap_concatenation_f32_params, output_shape, AP_FIELD_INT32, 4),
+    AP_I32(ap_concatenation_f32_params, axis),
+    AP_FIELD(ap_concatenation_f32_params, input_count, AP_FIELD_UINT32, 1),
+    AP_ARRAY(ap_concatenation_f32_params, input_axis_sizes, AP_FIELD_INT32_ARRAY, "input_count", NULL, 0),
+};
+
+static const ap_param_field ap_mean_f32_fields[] = {
+    AP_FIELD(ap_mean_f32_params, input_shape, AP_FIELD_INT32, 4), AP_I32(ap_mean_f32_params, reduce),
+};
+
 /* ---- entry points with the table's signatures ---------------------------------------------- */
 /* The plan-time entry points of a family whose functions take (params, ...); none under
    AP_RUNTIME_ONLY. */
@@ -705,6 +716,13 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_pool2d_f32_variants), NULL, NULL, NULL, NULL, ap_max_pool2d_f32_run},
     {AP_ROW_F32(AP_OP_PAD, "PAD", ap_pad_f32_params, ap_pad_f32_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_pad_f32_variants), NULL, NULL, NULL, NULL, ap_pad_f32_run},
+    {AP_ROW_F32(AP_OP_CONCATENATION, "CONCATENATION", ap_concatenation_f32_params, ap_concatenation_f32_fields), 0,
+     1, AP_CONCAT_MAX_INPUTS, 1, 0,
+     AP_PLAN(ap_concatenation_f32_variants), NULL, NULL, NULL, NULL, ap_concatenation_f32_run},
+    {AP_ROW_F32(AP_OP_MEAN, "MEAN", ap_mean_f32_params, ap_mean_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_mean_f32_variants), NULL, NULL, NULL, NULL, ap_mean_f32_run},
+    {AP_ROW_F32(AP_OP_STRIDED_SLICE, "STRIDED_SLICE", ap_strided_slice_params, ap_strided_slice_fields), 0, 1, 1,
+     1, 0, AP_PLAN(ap_strided_slice_f32_variants), NULL, NULL, NULL, NULL, ap_strided_slice_f32_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

@@ -603,6 +603,25 @@ typedef struct ap_pad_f32_params {
     float pad_value;             /* finite */
 } ap_pad_f32_params;
 
+/** float32 CONCATENATION (reference_ops::Concatenation): the inputs' slices along `axis` one
+    after another; every input has the output's shape but on the axis. "direct", the output
+    overlapping no input. */
+typedef struct ap_concatenation_f32_params {
+    int32_t output_shape[4];
+    int32_t axis;                      /* [0, 4) */
+    uint32_t input_count;              /* [1, AP_CONCAT_MAX_INPUTS] */
+    const int32_t *input_axis_sizes;   /* input_count sizes >= 1 summing to output_shape[axis] */
+} ap_concatenation_f32_params;
+
+/** float32 MEAN (reference_ops::Mean): each output the float sum of its inputs, taken in the
+    input's order, divided by their count (as float). The input has rank 4 (padded in front);
+    `reduce` marks the axes averaged (bit a for axis a); the output holds the other axes in
+    order. "direct". */
+typedef struct ap_mean_f32_params {
+    int32_t input_shape[4];
+    int32_t reduce;                    /* a non-empty subset of bits 0-3 */
+} ap_mean_f32_params;
+
 ap_status ap_fully_connected_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out,
                                           uint32_t capacity, uint32_t *count_out, ap_error *error_out);
 ap_status ap_fully_connected_f32_prepared_size(const void *params, ap_isa isa, size_t *bytes_out,
@@ -651,6 +670,17 @@ ap_status ap_pool2d_f32_variants(const void *params, ap_isa isa, ap_variant *var
 ap_status ap_pad_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                              uint32_t *count_out, ap_error *error_out);
 ap_status ap_pad_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_concatenation_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                        uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_concatenation_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_mean_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                              uint32_t *count_out, ap_error *error_out);
+ap_status ap_mean_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+/** float32 STRIDED_SLICE on ap_strided_slice_params (as the int8 row: begin and counts resolved
+    at plan time); "copy", the output overlapping no input. */
+ap_status ap_strided_slice_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                        uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_strided_slice_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_average_pool2d_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_max_pool2d_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 

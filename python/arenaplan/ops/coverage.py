@@ -283,6 +283,30 @@ def _f32_pad() -> Model:
     return p.model("PAD", (x, pads), (y,))
 
 
+def _f32_concatenation() -> Model:
+    p = _Probe()
+    a, b = p.x((1, 4, 4, 3), "float32", None), p.x((1, 4, 4, 5), "float32", None)
+    y = p.t((1, 4, 4, 8), "float32", None)
+    return p.model("CONCATENATION", (a, b), (y,), axis=-1, fused_activation_function="NONE")
+
+
+def _f32_mean() -> Model:
+    p = _Probe()
+    x = p.x((1, 4, 4, 8), "float32", None)
+    axes = p.const([1, 2], "int32")
+    y = p.t((1, 1, 1, 8), "float32", None)
+    return p.model("MEAN", (x, axes), (y,), keep_dims=True)
+
+
+def _f32_strided_slice() -> Model:
+    p = _Probe()
+    x = p.x((2, 6, 5), "float32", None)
+    begin, end, strides = p.const([0, 1, 4], "int32"), p.const([2, 6, 0], "int32"), p.const([1, 2, -2], "int32")
+    y = p.t((2, 3, 2), "float32", None)
+    return p.model("STRIDED_SLICE", (x, begin, end, strides), (y,), begin_mask=0, end_mask=0, ellipsis_mask=0,
+                   new_axis_mask=0, shrink_axis_mask=0, offset=False)
+
+
 #: The float32 rows' probes.
 _PROBES_F32: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("FULLY_CONNECTED", "f32"): lambda: [_f32_weighted("FULLY_CONNECTED")],
@@ -299,6 +323,9 @@ _PROBES_F32: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("AVERAGE_POOL_2D", "f32"): lambda: [_f32_pool("AVERAGE_POOL_2D")],
     ("MAX_POOL_2D", "f32"): lambda: [_f32_pool("MAX_POOL_2D")],
     ("PAD", "f32"): lambda: [_f32_pad()],
+    ("CONCATENATION", "f32"): lambda: [_f32_concatenation()],
+    ("MEAN", "f32"): lambda: [_f32_mean()],
+    ("STRIDED_SLICE", "f32"): lambda: [_f32_strided_slice()],
 }
 
 #: Probe models of every op table row, by (row name, tensor types).
@@ -455,8 +482,8 @@ def render() -> str:
               "instruction set, so each lists \"direct\" only), summed in the reference kernels' order",
               "with floating-point contraction off (no fused multiply-add on x86 FMA or the",
               "Cortex-M4's VFMA): FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, ADD, SUB, MUL,",
-              "RELU / RELU6 / RELU_N1_TO_1, the pools, PAD / PADV2 and the reshapes equal LiteRT bit",
-              "for bit.",
+              "RELU / RELU6 / RELU_N1_TO_1, the pools, MEAN, PAD / PADV2, CONCATENATION, STRIDED_SLICE",
+              "and the reshapes equal LiteRT bit for bit.",
               "LOGISTIC, TANH and SOFTMAX call the C library's `expf` / `tanhf` as TFLite's",
               "`std::exp` / `std::tanh` do, so they equal LiteRT where both use the same C library:",
               f"{_F32_BOUNDS}", ""]

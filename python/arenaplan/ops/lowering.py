@@ -830,13 +830,13 @@ def _slice_params(x: Tensor, begin: Sequence[int], stride: Sequence[int], counts
             "stride": [1] * pad + list(stride), "output_shape": [1] * pad + list(counts)}
 
 
-def _strided_slice(model: Model, op: Operator) -> tuple:
+def _strided_slice(model: Model, op: Operator, dtype: str = "int8") -> tuple:
     """int8 STRIDED_SLICE with TFLite's StartForAxis / StopForAxis (strided_slice_logic.h):
     the begin and end masks, negative indices, clamping and shrink_axis_mask resolved into a
     first index and a count per axis. The ellipsis and new-axis masks, which TFLite Micro's
-    kernel does not read, and offset are refused."""
-    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+    kernel does not read, and offset are refused. (``dtype``: the float32 row's too.)"""
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     rank = len(_slice_dims(x))
     opts = op.options
     for name in ("ellipsis_mask", "new_axis_mask"):
@@ -1457,6 +1457,56 @@ def _pad_f32(model: Model, op: Operator) -> tuple:
             (x.index,), None, None)
 
 
+def _concatenation_f32(model: Model, op: Operator) -> tuple:
+    """float32 CONCATENATION (no fused activation, as the int8 row)."""
+    names = tuple(f"input {i}" for i in range(len(op.inputs)))
+    found = _f32_operands(model, op, names)
+    ins, y = found[:-1], found[-1]
+    rank = len(y.shape)
+    axis = int(op.options.get("axis", 0))
+    axis = axis + rank if axis < 0 else axis
+    if not 0 <= axis < rank or rank > 4:
+        raise _Unsupported(f"axis {op.options.get('axis')} of a rank-{rank} output is not supported (rank <= 4)")
+    if op.options.get("fused_activation_function", "NONE") != "NONE":
+        raise _Unsupported("a fused activation on CONCATENATION is not supported")
+    sizes = []
+    for t in ins:
+        if len(t.shape) != rank or any(int(t.shape[d]) != int(y.shape[d]) for d in range(rank) if d != axis):
+            raise _Unsupported(f"input tensor {t.index} has shape {t.shape}; the output {y.shape} along axis {axis}")
+        sizes.append(int(t.shape[axis]))
+    return ({"output_shape": _shape4(y.shape, "output"), "axis": axis + 4 - rank, "input_count": len(sizes),
+             "input_axis_sizes": sizes}, tuple(t.index for t in ins), None, None)
+
+
+def _mean_f32(model: Model, op: Operator) -> tuple:
+    """float32 MEAN over any axes of an input of rank <= 4 (keep_dims either way)."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", None, constant=False)
+    axes_t = _tensor(model, _operand(op.inputs, 1), "axes", "int32", constant=True)
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
+    if y.dtype != "float32":
+        raise _Unsupported(f"the float32 MEAN takes float32 operands only; got input {x.dtype}, output "
+                           f"{y.dtype} (TFLite has no kernel for this mix of types)")
+    rank = len(x.shape)
+    shape = _shape4(x.shape, "input")
+    axes = sorted({int(a) + rank if int(a) < 0 else int(a) for a in axes_t.data.reshape(-1)})
+    if not axes or any(not 0 <= a < rank for a in axes):
+        raise _Unsupported(f"axes {axes_t.data.reshape(-1).tolist()} do not fit an input of rank {rank}")
+    kept = [int(x.shape[d]) for d in range(rank) if d not in axes]
+    if int(np.prod(y.shape)) != int(np.prod(kept)):
+        raise _Unsupported(f"output shape {y.shape} does not hold the mean over axes {axes} of {x.shape}")
+    return ({"input_shape": shape, "reduce": sum(1 << (a + 4 - rank) for a in axes)}, (x.index,), None, None)
+
+
+def _strided_slice_f32(model: Model, op: Operator) -> tuple:
+    """float32 STRIDED_SLICE: the int8 row's plan-time resolution of the masks."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", None, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
+    if y.dtype != "float32":
+        raise _Unsupported(f"the float32 STRIDED_SLICE takes float32 operands only; got input {x.dtype}, "
+                           f"output {y.dtype} (TFLite has no kernel for this mix of types)")
+    return _strided_slice(model, op, "float32")
+
+
 #: The float32 rows' lowering, chosen by _types_of where the op's activations are float32.
 _LOWER_F32: Dict[str, Callable[..., tuple]] = {
     "FULLY_CONNECTED": _fully_connected_f32, "CONV_2D": _conv2d_f32, "DEPTHWISE_CONV_2D": _depthwise_conv2d_f32,
@@ -1464,7 +1514,8 @@ _LOWER_F32: Dict[str, Callable[..., tuple]] = {
     "RESHAPE": _reshape_f32, "SQUEEZE": _reshape_f32, "EXPAND_DIMS": _reshape_f32,
     "LOGISTIC": _unary_f32, "TANH": _unary_f32, "RELU": _unary_f32, "RELU6": _unary_f32,
     "RELU_N1_TO_1": _unary_f32, "SOFTMAX": _softmax_f32, "AVERAGE_POOL_2D": _pool_f32, "MAX_POOL_2D": _pool_f32,
-    "PAD": _pad_f32, "PADV2": _pad_f32,
+    "PAD": _pad_f32, "PADV2": _pad_f32, "CONCATENATION": _concatenation_f32, "MEAN": _mean_f32,
+    "STRIDED_SLICE": _strided_slice_f32,
 }
 
 
