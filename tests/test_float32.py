@@ -34,6 +34,9 @@ ULP_BOUND = {"LOGISTIC": 0, "TANH": 0, "SOFTMAX": 0}
 #: The same on a Cortex-M4 (newlib's expf / tanhf under QEMU) against LiteRT on this host, as
 #: measured over 49,152 outputs each by test_cortex_m4_newlib_within_ulp_bound (docs/coverage.md).
 NEWLIB_ULP_BOUND = {"LOGISTIC": 2, "TANH": 2, "SOFTMAX": 5}
+#: The every-row net (TANH, then LOGISTIC, then SOFTMAX at its end) on the Cortex-M4: 0 ulp
+#: measured on its five inputs; the bound allows the single ops' differences to carry through.
+NET_ULP_BOUND = 8
 
 
 # --- models ----------------------------------------------------------------------------------
@@ -562,6 +565,123 @@ def test_float_net_plans_and_runs(mode, tmp_path):
     np.testing.assert_array_equal(ap.Interpreter(again).run(xs[0]), it.run(xs[0]))
 
 
+class _Net:
+    """A float graph written op by op (tensors and ops as graph_model takes them)."""
+
+    def __init__(self):
+        self.tensors, self.ops = [], []
+
+    def t(self, shape, data=None, dtype="float32") -> int:
+        self.tensors.append(dict(shape=tuple(shape), dtype=dtype,
+                                 data=None if data is None else np.asarray(data, dtype)))
+        return len(self.tensors) - 1
+
+    def op(self, name, ins, out_shape, options_type=None, options=None, version=1) -> int:
+        y = self.t(out_shape)
+        self.ops.append((name, list(ins), [y], options_type, options, version))
+        return y
+
+
+def every_row_net(rng) -> tuple:
+    """One float net through every float32 row: conv, depthwise, both pools, PAD, STRIDED_SLICE,
+    CONCATENATION, MEAN, RESHAPE, FULLY_CONNECTED, MUL, SUB, RELU, TANH, ADD, LOGISTIC, SOFTMAX."""
+    n = _Net()
+    x = n.t((1, 8, 8, 3))
+    i32 = lambda v: n.t((len(v),) if np.ndim(v) == 1 else np.shape(v), np.array(v, np.int32), "int32")  # noqa: E731
+    c = n.op("CONV_2D", [x, n.t((4, 3, 3, 3), rng.standard_normal((4, 3, 3, 3))), n.t((4,), rng.standard_normal(4))],
+             (1, 8, 8, 4), "Conv2DOptions", conv_options((1, 1), (1, 1), "SAME", "RELU"))
+    d = n.op("DEPTHWISE_CONV_2D", [c, n.t((1, 3, 3, 8), rng.standard_normal((1, 3, 3, 8))),
+                                   n.t((8,), rng.standard_normal(8))],
+             (1, 8, 8, 8), "DepthwiseConv2DOptions", conv_options((1, 1), (1, 1), "SAME", "RELU6", 2), 2)
+    mp = S.Pool2DOptionsT()
+    mp.padding, mp.strideH, mp.strideW, mp.filterHeight, mp.filterWidth = 1, 2, 2, 2, 2
+    m = n.op("MAX_POOL_2D", [d], (1, 4, 4, 8), "Pool2DOptions", mp)
+    ap_ = S.Pool2DOptionsT()
+    ap_.padding, ap_.strideH, ap_.strideW, ap_.filterHeight, ap_.filterWidth = 0, 1, 1, 2, 2
+    a = n.op("AVERAGE_POOL_2D", [m], (1, 4, 4, 8), "Pool2DOptions", ap_)
+    p = n.op("PAD", [a, i32([[0, 0], [1, 1], [1, 1], [0, 0]])], (1, 6, 6, 8))
+    sl = S.StridedSliceOptionsT()
+    s_ = n.op("STRIDED_SLICE", [p, i32([0, 1, 1, 0]), i32([1, 5, 5, 8]), i32([1, 1, 1, 1])], (1, 4, 4, 8),
+              "StridedSliceOptions", sl, 4)
+    co = S.ConcatenationOptionsT()
+    co.axis = 3
+    cat = n.op("CONCATENATION", [s_, m], (1, 4, 4, 16), "ConcatenationOptions", co)
+    ro = S.ReducerOptionsT()
+    ro.keepDims = True
+    mean = n.op("MEAN", [cat, i32([1, 2])], (1, 1, 1, 16), "ReducerOptions", ro)
+    rs = S.ReshapeOptionsT()
+    rs.newShape = [1, 16]
+    r = n.op("RESHAPE", [mean, i32([1, 16])], (1, 16), "ReshapeOptions", rs)
+    fc = n.op("FULLY_CONNECTED", [r, n.t((10, 16), rng.standard_normal((10, 16))), n.t((10,), rng.standard_normal(10))],
+              (1, 10), "FullyConnectedOptions", fc_options())
+    mul = n.op("MUL", [fc, n.t((1, 10), rng.standard_normal((1, 10)))], (1, 10), "MulOptions", S.MulOptionsT())
+    sub = n.op("SUB", [mul, fc], (1, 10), "SubOptions", S.SubOptionsT())
+    relu = n.op("RELU", [sub], (1, 10))
+    th = n.op("TANH", [relu], (1, 10))
+    add = n.op("ADD", [th, fc], (1, 10), "AddOptions", S.AddOptionsT())
+    lg = n.op("LOGISTIC", [add], (1, 10))
+    so = S.SoftmaxOptionsT()
+    so.beta = 1.0
+    y = n.op("SOFTMAX", [lg], (1, 10), "SoftmaxOptions", so)
+    return graph_model(n.tensors, n.ops, [x], [y]), len(n.ops)
+
+
+def test_every_row_net_matches_litert(tmp_path):
+    content, count = every_row_net(np.random.default_rng(3))
+    model = load(content, tmp_path)
+    assert len(model.operators) == count
+    assert check(content, tmp_path, bound=ULP_BOUND["SOFTMAX"]) == 0
+
+
+def test_no_float_op_writes_outside_its_output(tmp_path):
+    """Every op of the every-row net runs alone in a poisoned arena (only its inputs hold real
+    values): it writes its output and nothing else, leaves its inputs as they were, and reads no
+    byte it does not own (its output equals the one of an unpoisoned run)."""
+    content, _ = every_row_net(np.random.default_rng(4))
+    m = load(content, tmp_path)
+    p = ap.plan(m, mode="speed")
+    assert p.verify()
+    it = ap.Interpreter(p)
+    it.run(float_inputs((1, 8, 8, 3), 1)[0])
+    arena = it.arena.copy()
+    for op in m.operators:
+        allowed = np.zeros(p.arena_bytes, dtype=bool)
+        keep = np.zeros(p.arena_bytes, dtype=bool)
+        for b in p.buffers:
+            span = slice(b.offset, b.offset + b.size)
+            if (b.kind == "scratch" and b.op == op.index) or op.outputs[0] in b.tensors:
+                allowed[span] = True
+            elif any(t in op.inputs for t in b.tensors):
+                keep[span] = True
+        poisoned = np.where(keep, arena, np.uint8(0xA5))
+        it.arena[:] = poisoned
+        it._graph.invoke(it._pools, op.index, op.index + 1)
+        changed = np.flatnonzero((it.arena != poisoned) & ~allowed)
+        assert changed.size == 0, f"op {op.index} ({op.type}) wrote at offsets {changed[:8]}"
+        if op.type != "RESHAPE":
+            assert np.array_equal(it.arena[keep], arena[keep]), f"op {op.index} changed its input"
+        poisoned_run = it.arena.copy()
+        it.arena[:] = arena
+        it._graph.invoke(it._pools, op.index, op.index + 1)
+        out = next(b for b in p.buffers if op.outputs[0] in b.tensors)
+        span = slice(out.offset, out.offset + out.size)
+        if op.type != "RESHAPE":
+            assert np.array_equal(it.arena[span], poisoned_run[span]), f"op {op.index} ({op.type}) read poisoned bytes"
+        arena = np.where(allowed, it.arena, arena)
+
+
+def test_float_net_matches_tflite_micro(tmp_path):
+    """TensorFlow Lite Micro runs the same float reference kernels: the every-row net and the
+    six-op net give its bits too (its expf / tanhf are this host's C library's)."""
+    from unary_s8 import tflm_outputs
+    for k, content in enumerate([every_row_net(np.random.default_rng(5))[0], small_net(np.random.default_rng(6))]):
+        model = load(content, tmp_path, f"n{k}")
+        xs = float_inputs(model.tensors[model.inputs[0]].shape, 20 + k)
+        it = ap.Interpreter(ap.plan(model, mode="size"))
+        for x, want in zip(xs, tflm_outputs(content, xs)):
+            assert_bits(it.run(x), want[0], f"net {k} against TFLite Micro")
+
+
 # --- the C export ---------------------------------------------------------------------------------
 def test_one_op_host_export_of_float_fc(tmp_path):
     """The float FULLY_CONNECTED row builds in the host C export (float constants in the
@@ -583,6 +703,21 @@ def test_one_op_host_export_of_float_fc(tmp_path):
         assert_bits(outs[0], it.run(x[0]), "export")
     text = (out.source if hasattr(out, "source") else next(Path(tmp_path / "out").glob("*.c"))).read_text()
     assert "AP_TYPES_F32" in text and "0x1.fffffep+127f" not in text.split("AP_TYPES_F32")[0][-10:]
+
+
+def test_every_row_host_export(tmp_path):
+    """Every float32 row builds in the host C export and gives the Interpreter's bits."""
+    from harness.firmware import build as fw
+    content, _ = every_row_net(np.random.default_rng(8))
+    model = load(content, tmp_path)
+    p = ap.plan(model, mode="size", isa="portable")
+    out = p.export_c(tmp_path / "out", name="net")
+    exe = fw.build_host(out, fw.cached_runtime(fw.HOST_CC, fw.HOST_FLAGS, "host"), tmp_path / "out")
+    xs = [[x] for x in float_inputs((1, 8, 8, 3), 9)]
+    got = fw.run_host(exe, xs, [("float32", (1, 10))], tmp_path / "out")
+    it = ap.Interpreter(p)
+    for outs, x in zip(got, xs):
+        assert_bits(outs[0], it.run(x[0]), "export")
 
 
 # --- no fused multiply-add -------------------------------------------------------------------------
@@ -731,3 +866,15 @@ def test_cortex_m4_newlib_within_ulp_bound(op, tmp_path):
     print(f"\n{op} float32 on the Cortex-M4 (newlib): {differ} of {n * k} outputs differ from LiteRT, "
           f"at most {worst} ulp")
     assert worst <= NEWLIB_ULP_BOUND[op]
+
+
+def test_every_row_net_on_cortex_m4(tmp_path):
+    """The every-row net runs on the Cortex-M4 under QEMU; its only differences from LiteRT come
+    from newlib's expf / tanhf (TANH, LOGISTIC and SOFTMAX in a row): at most NET_ULP_BOUND."""
+    content, _ = every_row_net(np.random.default_rng(3))
+    xs = [[x] for x in float_inputs((1, 8, 8, 3), 0)]
+    wants = L.run_sequence(content, xs)[0]
+    worst = max(ulp_diff(g, w[0]) for g, w in zip(_run_m4(content, xs, tmp_path), wants))
+    print(f"\nevery-row float net on the Cortex-M4: at most {worst} ulp from LiteRT")
+    assert worst <= NET_ULP_BOUND
+
