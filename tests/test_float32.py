@@ -412,6 +412,64 @@ def test_softmax_many_rows(tmp_path):
     print(f"\nSOFTMAX float32: {x.size} outputs, largest difference from LiteRT {worst} ulp")
 
 
+@pytest.mark.parametrize("alpha", [0.2, -1.5, 0.0])
+def test_leaky_relu_matches_litert(alpha, tmp_path):
+    o = S.LeakyReluOptionsT()
+    o.alpha = alpha
+    content = L.single_op_model("LEAKY_RELU", [f32((3, 50)), f32((3, 50))], [0], [1], "LeakyReluOptions", o,
+                                version=1)
+    check(content, tmp_path)
+
+
+def test_hard_swish_matches_litert(tmp_path):
+    x = _grid()[::7]
+    x = np.resize(x, (x.size + 99) // 100 * 100).reshape(-1, 100)
+    check(unary_model("HARD_SWISH", x.shape), tmp_path, feeds=[[x]])
+    check(unary_model("HARD_SWISH", (4, 9)), tmp_path, name="small")
+
+
+@pytest.mark.parametrize("shape,perm", [((3, 4), (1, 0)), ((2, 3, 4), (2, 0, 1)), ((2, 3, 4, 5), (0, 3, 1, 2)),
+                                        ((2, 3, 4, 5, 6), (4, 2, 0, 3, 1)), ((7,), (0,))])
+def test_transpose_matches_litert(shape, perm, tmp_path):
+    tensors = [f32(shape), dict(shape=(len(perm),), dtype="int32", data=np.array(perm, np.int32)),
+               f32([shape[a] for a in perm])]
+    content = L.single_op_model("TRANSPOSE", tensors, [0, 1], [2], version=1)
+    check(content, tmp_path)
+
+
+@pytest.mark.parametrize("op,shape,axis,sizes", [("SPLIT", (2, 6, 5), 1, [3, 3]), ("SPLIT", (4, 6), -1, [2, 2, 2]),
+                                                 ("SPLIT_V", (3, 9, 2), 1, [2, -1, 4]), ("SPLIT_V", (5, 4), 0, [5])])
+def test_split_matches_litert(op, shape, axis, sizes, tmp_path):
+    dim = shape[axis % len(shape)]
+    real = list(sizes)
+    if -1 in real:
+        real[real.index(-1)] = dim - sum(v for v in real if v != -1)
+    outs = [tuple(r if d == axis % len(shape) else n for d, n in enumerate(shape)) for r in real]
+    if op == "SPLIT":
+        o = S.SplitOptionsT()
+        o.numSplits = len(sizes)
+        tensors = [dict(shape=(), dtype="int32", data=np.array(axis, np.int32)), f32(shape)] + [f32(s) for s in outs]
+        content = L.single_op_model(op, tensors, [0, 1], list(range(2, len(tensors))), "SplitOptions", o, version=1)
+    else:
+        o = S.SplitVOptionsT()
+        o.numSplits = len(sizes)
+        tensors = [f32(shape), dict(shape=(len(sizes),), dtype="int32", data=np.array(sizes, np.int32)),
+                   dict(shape=(1,), dtype="int32", data=np.array([axis], np.int32))] + [f32(s) for s in outs]
+        content = L.single_op_model(op, tensors, [0, 1, 2], list(range(3, len(tensors))), "SplitVOptions", o,
+                                    version=1)
+    model = load(content, tmp_path)
+    p = ap.plan(model, mode="size")
+    assert p.verify()
+    xs = float_inputs(shape, 3)
+    it = ap.Interpreter(p)
+    for x, wants in zip(xs, L.run_sequence(content, [[x] for x in xs])[0]):
+        got = it.run(x)
+        got = got if isinstance(got, list) else [got]
+        assert len(got) == len(wants)
+        for g, w in zip(got, wants):
+            assert_bits(g, w, op)
+
+
 # --- pools and reshapes ------------------------------------------------------------------------
 @pytest.mark.parametrize("op", ["AVERAGE_POOL_2D", "MAX_POOL_2D"])
 @pytest.mark.parametrize("shape,k,stride,padding,act", [

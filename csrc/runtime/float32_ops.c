@@ -114,8 +114,11 @@ static ap_status unary_check(const ap_unary_f32_params *p, ap_error *error)
     if (p == NULL) {
         return AP_OPS_INVALID(error, UNARY_OP ": params must not be NULL");
     }
-    if (p->fn < AP_UNARY_F32_LOGISTIC || p->fn > AP_UNARY_F32_RELU_N1_TO_1) {
+    if (p->fn < AP_UNARY_F32_LOGISTIC || p->fn > AP_UNARY_F32_HARD_SWISH) {
         return AP_OPS_INVALID(error, UNARY_OP ": fn %d is not an ap_unary_f32_fn", (int)p->fn);
+    }
+    if (!(p->alpha >= -FLT_MAX && p->alpha <= FLT_MAX)) {
+        return AP_OPS_INVALID(error, UNARY_OP ": alpha must be finite");
     }
     return AP_OK;
 }
@@ -173,9 +176,22 @@ ap_status ap_unary_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_o
             y[i] = x[i] > 6.0f ? 6.0f : x[i] < 0.0f ? 0.0f : x[i];
         }
         break;
-    default:   /* AP_UNARY_F32_RELU_N1_TO_1 */
+    case AP_UNARY_F32_RELU_N1_TO_1:
         for (size_t i = 0; i < p->count; ++i) {
             y[i] = x[i] > 1.0f ? 1.0f : x[i] < -1.0f ? -1.0f : x[i];
+        }
+        break;
+    case AP_UNARY_F32_LEAKY_RELU:
+        for (size_t i = 0; i < p->count; ++i) {
+            y[i] = x[i] > 0.0f ? x[i] : x[i] * p->alpha;
+        }
+        break;
+    default:   /* AP_UNARY_F32_HARD_SWISH: std::min(6, std::max(0, x + 3)) as std:: compares */
+        for (size_t i = 0; i < p->count; ++i) {
+            const float v = x[i], s = v + 3.0f;
+            const float lo = 0.0f < s ? s : 0.0f;
+            const float r = lo < 6.0f ? lo : 6.0f;
+            y[i] = v * r / 6.0f;
         }
         break;
     }

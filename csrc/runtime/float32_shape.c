@@ -240,3 +240,74 @@ ap_status ap_strided_slice_f32_run(const ap_op_call *call, ap_isa isa, ap_error 
     }
     return AP_OK;
 }
+
+/* ---- TRANSPOSE ------------------------------------------------------------------------------- */
+#define TRANSPOSE_OP "TRANSPOSE float32"
+
+enum { T_AXES = AP_TRANSPOSE_MAX_AXES };
+
+static ap_status transpose_check(const ap_transpose_params *p, size_t *count, ap_error *error)
+{
+    if (p == NULL) {
+        return AP_OPS_INVALID(error, TRANSPOSE_OP ": params must not be NULL");
+    }
+    int seen = 0;
+    for (int a = 0; a < T_AXES; ++a) {
+        if (p->input_shape[a] < 1 || p->perm[a] < 0 || p->perm[a] >= T_AXES || (seen & (1 << p->perm[a]))) {
+            return AP_OPS_INVALID(error, TRANSPOSE_OP ": axis %d: size %d, perm %d (perm must be a permutation of "
+                                  "0..4, sizes >= 1)", a, (int)p->input_shape[a], (int)p->perm[a]);
+        }
+        seen |= 1 << p->perm[a];
+    }
+    if (!ap_ops_product(p->input_shape, T_AXES, count) || *count > SIZE_MAX / sizeof(float)) {
+        return AP_OPS_OVERFLOW(error, TRANSPOSE_OP ": the element count overflows size_t");
+    }
+    return AP_OK;
+}
+
+ap_status ap_transpose_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                   uint32_t *count_out, ap_error *error_out)
+{
+    size_t n = 0;
+    ap_status st = transpose_check(params, &n, error_out);
+    return st != AP_OK ? st : ap_f32_direct((uint64_t)n, 0, isa, variants_out, capacity, count_out,
+                                            TRANSPOSE_OP, error_out);
+}
+
+ap_status ap_transpose_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    ap_status st = ap_f32_check_call(call, isa, 1, TRANSPOSE_OP, error_out);
+    const ap_transpose_params *p = st == AP_OK ? call->params : NULL;
+    size_t n = 0;
+    st = st != AP_OK ? st : transpose_check(p, &n, error_out);
+    if (st != AP_OK) {
+        return st;
+    }
+    const float *x = call->inputs[0];
+    float *y = call->output;
+    size_t in_stride[T_AXES], step = 1;
+    for (int a = T_AXES - 1; a >= 0; --a) {
+        in_stride[a] = step;
+        step *= (size_t)p->input_shape[a];
+    }
+    /* output axis a walks input axis perm[a] */
+    size_t os[T_AXES], od[T_AXES];
+    for (int a = 0; a < T_AXES; ++a) {
+        od[a] = (size_t)p->input_shape[p->perm[a]];
+        os[a] = in_stride[p->perm[a]];
+    }
+    size_t k = 0;
+    for (size_t i0 = 0; i0 < od[0]; ++i0) {
+        for (size_t i1 = 0; i1 < od[1]; ++i1) {
+            for (size_t i2 = 0; i2 < od[2]; ++i2) {
+                for (size_t i3 = 0; i3 < od[3]; ++i3) {
+                    const size_t base = i0 * os[0] + i1 * os[1] + i2 * os[2] + i3 * os[3];
+                    for (size_t i4 = 0; i4 < od[4]; ++i4) {
+                        y[k++] = x[base + i4 * os[4]];
+                    }
+                }
+            }
+        }
+    }
+    return AP_OK;
+}

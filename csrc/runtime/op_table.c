@@ -271,6 +271,7 @@ static const ap_param_field ap_binary_f32_fields[] = {
 
 static const ap_param_field ap_unary_f32_fields[] = {
     AP_FIELD(ap_unary_f32_params, count, AP_FIELD_SIZE, 1), AP_I32(ap_unary_f32_params, fn),
+    AP_F32(ap_unary_f32_params, alpha),
 };
 
 static const ap_param_field ap_softmax_f32_fields[] = {
@@ -723,6 +724,12 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_mean_f32_variants), NULL, NULL, NULL, NULL, ap_mean_f32_run},
     {AP_ROW_F32(AP_OP_STRIDED_SLICE, "STRIDED_SLICE", ap_strided_slice_params, ap_strided_slice_fields), 0, 1, 1,
      1, 0, AP_PLAN(ap_strided_slice_f32_variants), NULL, NULL, NULL, NULL, ap_strided_slice_f32_run},
+    {AP_ROW_F32(AP_OP_LEAKY_RELU, "LEAKY_RELU", ap_unary_f32_params, ap_unary_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_unary_f32_variants), NULL, NULL, NULL, NULL, ap_unary_f32_run},
+    {AP_ROW_F32(AP_OP_HARD_SWISH, "HARD_SWISH", ap_unary_f32_params, ap_unary_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_unary_f32_variants), NULL, NULL, NULL, NULL, ap_unary_f32_run},
+    {AP_ROW_F32(AP_OP_TRANSPOSE, "TRANSPOSE", ap_transpose_params, ap_transpose_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_transpose_f32_variants), NULL, NULL, NULL, NULL, ap_transpose_f32_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

@@ -568,13 +568,17 @@ typedef enum ap_unary_f32_fn {
     AP_UNARY_F32_TANH = 1,       /* reference_ops::Tanh: tanhf(x) */
     AP_UNARY_F32_RELU = 2,       /* reference_ops::Relu: x < 0 ? 0 : x */
     AP_UNARY_F32_RELU6 = 3,      /* reference_ops::Relu6: x > 6 ? 6 : x < 0 ? 0 : x */
-    AP_UNARY_F32_RELU_N1_TO_1 = 4  /* reference_ops::Relu1: x > 1 ? 1 : x < -1 ? -1 : x */
+    AP_UNARY_F32_RELU_N1_TO_1 = 4, /* reference_ops::Relu1: x > 1 ? 1 : x < -1 ? -1 : x */
+    AP_UNARY_F32_LEAKY_RELU = 5,   /* reference_ops::LeakyRelu: x > 0 ? x : x * alpha */
+    AP_UNARY_F32_HARD_SWISH = 6    /* reference_ops::HardSwish: x * min(6, max(0, x + 3)) / 6 */
 } ap_unary_f32_fn;
 
-/** float32 LOGISTIC, TANH and RELU (RELU, RELU6, RELU_N1_TO_1 by `fn`): "direct", in place. */
+/** float32 LOGISTIC, TANH, RELU (RELU, RELU6, RELU_N1_TO_1 by `fn`), LEAKY_RELU and HARD_SWISH:
+    "direct", in place. */
 typedef struct ap_unary_f32_params {
     size_t count;                /* elements */
-    int32_t fn;                  /* ap_unary_f32_fn, of the row's op (LOGISTIC, TANH or a RELU) */
+    int32_t fn;                  /* ap_unary_f32_fn, of the row's op */
+    float alpha;                 /* LEAKY_RELU's slope (finite); 0 for the others */
 } ap_unary_f32_params;
 
 /** float32 SOFTMAX (reference_ops::Softmax): per row of `depth`, the maximum, then
@@ -681,6 +685,10 @@ ap_status ap_mean_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_ou
 ap_status ap_strided_slice_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out,
                                         uint32_t capacity, uint32_t *count_out, ap_error *error_out);
 ap_status ap_strided_slice_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+/** float32 TRANSPOSE on ap_transpose_params (as the int8 row); "direct", not in place. */
+ap_status ap_transpose_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                   uint32_t *count_out, ap_error *error_out);
+ap_status ap_transpose_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_average_pool2d_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_max_pool2d_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 

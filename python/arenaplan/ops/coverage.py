@@ -307,6 +307,14 @@ def _f32_strided_slice() -> Model:
                    new_axis_mask=0, shrink_axis_mask=0, offset=False)
 
 
+def _f32_transpose() -> Model:
+    p = _Probe()
+    x = p.x((2, 3, 4), "float32", None)
+    perm = p.const([2, 0, 1], "int32")
+    y = p.t((4, 2, 3), "float32", None)
+    return p.model("TRANSPOSE", (x, perm), (y,))
+
+
 #: The float32 rows' probes.
 _PROBES_F32: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("FULLY_CONNECTED", "f32"): lambda: [_f32_weighted("FULLY_CONNECTED")],
@@ -326,6 +334,9 @@ _PROBES_F32: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("CONCATENATION", "f32"): lambda: [_f32_concatenation()],
     ("MEAN", "f32"): lambda: [_f32_mean()],
     ("STRIDED_SLICE", "f32"): lambda: [_f32_strided_slice()],
+    ("LEAKY_RELU", "f32"): lambda: [_f32_unary("LEAKY_RELU", alpha=0.2)],
+    ("HARD_SWISH", "f32"): lambda: [_f32_unary("HARD_SWISH")],
+    ("TRANSPOSE", "f32"): lambda: [_f32_transpose()],
 }
 
 #: Probe models of every op table row, by (row name, tensor types).
@@ -482,8 +493,9 @@ def render() -> str:
               "instruction set, so each lists \"direct\" only), summed in the reference kernels' order",
               "with floating-point contraction off (no fused multiply-add on x86 FMA or the",
               "Cortex-M4's VFMA): FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, ADD, SUB, MUL,",
-              "RELU / RELU6 / RELU_N1_TO_1, the pools, MEAN, PAD / PADV2, CONCATENATION, STRIDED_SLICE",
-              "and the reshapes equal LiteRT bit for bit.",
+              "RELU / RELU6 / RELU_N1_TO_1, LEAKY_RELU, HARD_SWISH, the pools, MEAN, PAD / PADV2,",
+              "CONCATENATION, STRIDED_SLICE (and SPLIT / SPLIT_V on it), TRANSPOSE and the reshapes equal",
+              "LiteRT bit for bit.",
               "LOGISTIC, TANH and SOFTMAX call the C library's `expf` / `tanhf` as TFLite's",
               "`std::exp` / `std::tanh` do, so they equal LiteRT where both use the same C library:",
               f"{_F32_BOUNDS}", ""]

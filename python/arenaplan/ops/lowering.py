@@ -888,11 +888,12 @@ def _strided_slice(model: Model, op: Operator, dtype: str = "int8") -> tuple:
     return _slice_params(x, firsts, strides, counts), (x.index,), None, None
 
 
-def _transpose(model: Model, op: Operator) -> tuple:
+def _transpose(model: Model, op: Operator, dtype: str = "int8") -> tuple:
     """int8 TRANSPOSE with TFLite's Prepare checks: perm a constant permutation of the input's
-    axes (each in [0, rank)), the output's shape the input's permuted; padded to five axes."""
-    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+    axes (each in [0, rank)), the output's shape the input's permuted; padded to five axes.
+    (``dtype``: the float32 row's too.)"""
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     rank = len(_slice_dims(x))
     perm = _slice_vector(model, op, 1, "perm", rank)
     if sorted(perm) != list(range(rank)):
@@ -903,7 +904,7 @@ def _transpose(model: Model, op: Operator) -> tuple:
              "perm": list(range(pad)) + [a + pad for a in perm]}, (x.index,), None, None)
 
 
-def _split(model: Model, op: Operator) -> tuple:
+def _split(model: Model, op: Operator, dtype: str = "int8") -> tuple:
     """One output of int8 SPLIT or SPLIT_V (the importer holds a split of N outputs as N ops,
     ``model.one_output_ops``) as the STRIDED_SLICE copy of its piece: TFLite's Prepare checks
     (a constant axis in [-rank, rank); num_splits the number of outputs; SPLIT's num_splits
@@ -912,8 +913,8 @@ def _split(model: Model, op: Operator) -> tuple:
     input's bytes (TFLite's kernels do not requantise)."""
     parts, part = int(op.options.get("output_parts", 1)), int(op.options.get("output_part", 0))
     data_at, axis_at = (1, 0) if op.type == "SPLIT" else (0, 2)
-    x = _tensor(model, _operand(op.inputs, data_at), "input", constant=False)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+    x = _tensor(model, _operand(op.inputs, data_at), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     rank = len(_slice_dims(x))
     a = _tensor(model, _operand(op.inputs, axis_at), "axis", "int32", constant=True)
     if a.data.size != 1:
@@ -1387,14 +1388,18 @@ def _binary_f32(model: Model, op: Operator) -> tuple:
 
 
 #: The float32 functions of one element by op type (the C enum ap_unary_f32_fn).
-_UNARY_F32 = {"LOGISTIC": 0, "TANH": 1, "RELU": 2, "RELU6": 3, "RELU_N1_TO_1": 4}
+_UNARY_F32 = {"LOGISTIC": 0, "TANH": 1, "RELU": 2, "RELU6": 3, "RELU_N1_TO_1": 4, "LEAKY_RELU": 5,
+              "HARD_SWISH": 6}
 
 
 def _unary_f32(model: Model, op: Operator, reference: str = "litert") -> tuple:
     x, y = _f32_operands(model, op, ("input",))
     if int(np.prod(x.shape)) != int(np.prod(y.shape)):
         raise _Unsupported(f"output shape {y.shape} differs from the input's {x.shape}")
-    return {"count": int(np.prod(x.shape)), "fn": _UNARY_F32[op.type]}, (x.index,), None, None
+    alpha = float(np.float32(op.options.get("alpha", 0.2))) if op.type == "LEAKY_RELU" else 0.0
+    if not math.isfinite(alpha):
+        raise _Unsupported(f"alpha {alpha} is not finite")
+    return {"count": int(np.prod(x.shape)), "fn": _UNARY_F32[op.type], "alpha": alpha}, (x.index,), None, None
 
 
 def _softmax_f32(model: Model, op: Operator) -> tuple:
@@ -1507,6 +1512,25 @@ def _strided_slice_f32(model: Model, op: Operator) -> tuple:
     return _strided_slice(model, op, "float32")
 
 
+def _f32_output(model: Model, op: Operator) -> None:
+    x = model.tensors[op.inputs[1] if op.type == "SPLIT" else op.inputs[0]]
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
+    if y.dtype != "float32":
+        raise _Unsupported(f"the float32 {op.type} takes float32 operands only; got input {x.dtype}, output "
+                           f"{y.dtype} (TFLite has no kernel for this mix of types)")
+
+
+def _transpose_f32(model: Model, op: Operator) -> tuple:
+    _f32_output(model, op)
+    return _transpose(model, op, "float32")
+
+
+def _split_f32(model: Model, op: Operator) -> tuple:
+    """One output of a float32 SPLIT or SPLIT_V: the float32 STRIDED_SLICE copy of its piece."""
+    _f32_output(model, op)
+    return _split(model, op, "float32")
+
+
 #: The float32 rows' lowering, chosen by _types_of where the op's activations are float32.
 _LOWER_F32: Dict[str, Callable[..., tuple]] = {
     "FULLY_CONNECTED": _fully_connected_f32, "CONV_2D": _conv2d_f32, "DEPTHWISE_CONV_2D": _depthwise_conv2d_f32,
@@ -1515,7 +1539,8 @@ _LOWER_F32: Dict[str, Callable[..., tuple]] = {
     "LOGISTIC": _unary_f32, "TANH": _unary_f32, "RELU": _unary_f32, "RELU6": _unary_f32,
     "RELU_N1_TO_1": _unary_f32, "SOFTMAX": _softmax_f32, "AVERAGE_POOL_2D": _pool_f32, "MAX_POOL_2D": _pool_f32,
     "PAD": _pad_f32, "PADV2": _pad_f32, "CONCATENATION": _concatenation_f32, "MEAN": _mean_f32,
-    "STRIDED_SLICE": _strided_slice_f32,
+    "STRIDED_SLICE": _strided_slice_f32, "LEAKY_RELU": _unary_f32, "HARD_SWISH": _unary_f32,
+    "TRANSPOSE": _transpose_f32, "SPLIT": _split_f32, "SPLIT_V": _split_f32,
 }
 
 
@@ -1536,8 +1561,8 @@ def _types_of(model: Model, op: Operator) -> str:
         t = indices[0] if indices else -1
         return model.tensors[t].dtype if 0 <= t < len(model.tensors) else None
 
-    if op.type in _LOWER_F32 and dtype(op.inputs) == "float32":
-        return "f32"
+    if op.type in _LOWER_F32 and dtype(op.inputs[1:] if op.type == "SPLIT" else op.inputs) == "float32":
+        return "f32"   # (SPLIT's data input is its second)
     if op.type not in _LOWER_S16X8:
         return "s8"
     if op.type == "QUANTIZE":
