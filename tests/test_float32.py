@@ -343,6 +343,62 @@ def test_conv_hypothesis(data, tmp_path_factory):
     check(content, tmp_path_factory.mktemp("conv"), seed=seed, litert_content=twin)
 
 
+def tconv_f32_model(rng, x_shape, oc, k, stride, padding, act="NONE", bias=True, out_hw=None) -> bytes:
+    n, h, w, c = x_shape
+    if out_hw is None:
+        out_hw = tuple((d - 1) * s + kk if padding == "VALID" else d * s for d, s, kk in
+                       zip((h, w), stride, k))
+    y_shape = (n, out_hw[0], out_hw[1], oc)
+    tensors = [dict(shape=(4,), dtype="int32", data=np.array(y_shape, np.int32)),
+               f32((oc, k[0], k[1], c), rng.standard_normal((oc, k[0], k[1], c))), f32(x_shape)]
+    ins = [0, 1, 2]
+    if bias:
+        tensors.append(f32((oc,), rng.standard_normal(oc)))
+        ins.append(3)
+    tensors.append(f32(y_shape))
+    o = S.TransposeConvOptionsT()
+    o.padding = {"SAME": 0, "VALID": 1}[padding]
+    o.strideH, o.strideW = stride
+    o.fusedActivationFunction = ACTS[act]
+    return L.single_op_model("TRANSPOSE_CONV", tensors, ins, [len(tensors) - 1], "TransposeConvOptions", o,
+                             version=4)
+
+
+@pytest.mark.parametrize("x_shape,oc,k,stride,padding,act,bias", [
+    ((1, 4, 4, 3), 4, (3, 3), (2, 2), "SAME", "NONE", True), ((2, 3, 5, 2), 3, (2, 3), (1, 2), "VALID", "RELU", True),
+    ((1, 5, 5, 4), 2, (3, 3), (3, 3), "SAME", "NONE", False), ((1, 6, 4, 8), 5, (1, 1), (1, 1), "SAME", "RELU6", True),
+    ((1, 3, 3, 2), 3, (4, 4), (2, 2), "VALID", "RELU_N1_TO_1", False)])
+def test_transpose_conv_matches_litert(x_shape, oc, k, stride, padding, act, bias, tmp_path):
+    check(tconv_f32_model(np.random.default_rng(oc), x_shape, oc, k, stride, padding, act, bias), tmp_path)
+
+
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_transpose_conv_hypothesis(data, tmp_path_factory):
+    x_shape = (data.draw(st.integers(1, 2)), data.draw(st.integers(1, 6)), data.draw(st.integers(1, 6)),
+               data.draw(st.integers(1, 5)))
+    k = (data.draw(st.integers(1, 4)), data.draw(st.integers(1, 4)))
+    stride = (data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3)))
+    check(tconv_f32_model(np.random.default_rng(data.draw(st.integers(0, 99))), x_shape, data.draw(st.integers(1, 5)),
+                          k, stride, data.draw(st.sampled_from(["SAME", "VALID"])),
+                          data.draw(st.sampled_from(list(ACTS))), data.draw(st.booleans())),
+          tmp_path_factory.mktemp("tconv"))
+
+
+def test_float_transpose_conv_with_int8_weights_is_refused(tmp_path):
+    content = tconv_f32_model(np.random.default_rng(0), (1, 2, 2, 2), 2, (2, 2), (2, 2), "SAME")
+    m = S.ModelT.InitFromPackedBuf(content, 0)
+    m.subgraphs[0].tensors[1].type = S.TensorType.INT8
+    q = S.QuantizationParametersT()
+    q.scale, q.zeroPoint = [0.1], [0]
+    m.subgraphs[0].tensors[1].quantization = q
+    m.buffers[m.subgraphs[0].tensors[1].buffer].data = [1] * 16
+    import flatbuffers
+    b = flatbuffers.Builder(1024)
+    b.Finish(m.Pack(b), file_identifier=b"TFL3")
+    _refused(bytes(b.Output()), tmp_path, "op 0 (TRANSPOSE_CONV)", "weights int8", "input float32")
+
+
 # --- ADD, SUB, MUL -------------------------------------------------------------------------------
 @pytest.mark.parametrize("op", ["ADD", "SUB", "MUL"])
 @pytest.mark.parametrize("a,b,y,act", [

@@ -347,3 +347,133 @@ ap_status ap_depthwise_conv2d_f32_run(const ap_op_call *call, ap_isa isa, ap_err
     }
     return AP_OK;
 }
+
+/* ---- TRANSPOSE_CONV ----------------------------------------------------------------------------- */
+#define TCONV_OP "TRANSPOSE_CONV float32"
+
+static ap_status tconv_check(const ap_transpose_conv_f32_params *p, size_t *filter_count, ap_error *error)
+{
+    if (p == NULL) {
+        return AP_OPS_INVALID(error, TCONV_OP ": params must not be NULL");
+    }
+    const int32_t dims[] = {p->batches, p->input_h, p->input_w, p->input_c, p->output_h, p->output_w,
+                            p->output_c, p->filter_h, p->filter_w, p->stride_h, p->stride_w};
+    for (size_t i = 0; i < sizeof(dims) / sizeof(dims[0]); ++i) {
+        if (dims[i] < 1) {
+            return AP_OPS_INVALID(error, TCONV_OP ": every dimension and stride must be >= 1 (field %u is %d)",
+                                  (unsigned)i, (int)dims[i]);
+        }
+    }
+    if (p->pad_h < 0 || p->pad_w < 0 || (p->has_bias != 0 && p->has_bias != 1)) {
+        return AP_OPS_INVALID(error, TCONV_OP ": padding (%d, %d) must be >= 0 and has_bias 0 or 1", (int)p->pad_h,
+                              (int)p->pad_w);
+    }
+    const int32_t f[4] = {p->output_c, p->filter_h, p->filter_w, p->input_c};
+    const int32_t in[4] = {p->batches, p->input_h, p->input_w, p->input_c};
+    const int32_t out[4] = {p->batches, p->output_h, p->output_w, p->output_c};
+    size_t n = 0;
+    if (!ap_ops_product(f, 4, filter_count) || *filter_count > SIZE_MAX / sizeof(float) ||
+        !ap_ops_product(in, 4, &n) || n > SIZE_MAX / sizeof(float) || !ap_ops_product(out, 4, &n) ||
+        n > SIZE_MAX / sizeof(float)) {
+        return AP_OPS_OVERFLOW(error, TCONV_OP ": the tensors' sizes overflow");
+    }
+    return ap_f32_check_range(p->activation_min, p->activation_max, TCONV_OP, error);
+}
+
+ap_status ap_transpose_conv_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                         uint32_t capacity, uint32_t *count_out, ap_error *error_out)
+{
+    const ap_transpose_conv_f32_params *p = params;
+    size_t filter_count = 0;
+    ap_status st = tconv_check(p, &filter_count, error_out);
+    if (st != AP_OK) {
+        return st;
+    }
+    const uint64_t macs = (uint64_t)p->batches * (uint64_t)p->input_h * (uint64_t)p->input_w * filter_count;
+    return ap_f32_direct(macs, 0, isa, variants_out, capacity, count_out, TCONV_OP, error_out);
+}
+
+ap_status ap_transpose_conv_f32_constant_counts(const void *params, size_t *filter_count_out,
+                                                size_t *bias_count_out, ap_error *error_out)
+{
+    const ap_transpose_conv_f32_params *p = params;
+    ap_status st = tconv_check(p, filter_count_out, error_out);
+    if (st == AP_OK) {
+        *bias_count_out = (size_t)p->output_c;
+    }
+    return st;
+}
+
+ap_status ap_transpose_conv_f32_prepared_size(const void *params, ap_isa isa, size_t *bytes_out,
+                                              ap_error *error_out)
+{
+    (void)isa;
+    size_t f = 0, b = 0;
+    ap_status st = ap_transpose_conv_f32_constant_counts(params, &f, &b, error_out);
+    return st != AP_OK ? st : ap_f32_blob_bytes(f, b, bytes_out, TCONV_OP, error_out);
+}
+
+ap_status ap_transpose_conv_f32_prepare(const void *params, ap_isa isa, const void *filter, const void *bias,
+                                        void *prepared_out, size_t prepared_bytes, ap_error *error_out)
+{
+    size_t f = 0, b = 0;
+    ap_status st = ap_transpose_conv_f32_constant_counts(params, &f, &b, error_out);
+    return st != AP_OK ? st : ap_f32_blob_fill(filter, f, bias, b, isa, prepared_out, prepared_bytes, TCONV_OP,
+                                               error_out);
+}
+
+ap_status ap_transpose_conv_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    ap_status st = ap_f32_check_call(call, isa, 1, TCONV_OP, error_out);
+    const ap_transpose_conv_f32_params *p = st == AP_OK ? call->params : NULL;
+    size_t filter_count = 0;
+    st = st != AP_OK ? st : tconv_check(p, &filter_count, error_out);
+    const float *w = NULL, *bias = NULL;
+    st = st != AP_OK ? st : ap_f32_blob_read(call->prepared, filter_count, (size_t)p->output_c, &w, &bias,
+                                             TCONV_OP, error_out);
+    if (st != AP_OK) {
+        return st;
+    }
+    const float *x = call->inputs[0];
+    float *y = call->output;
+    const size_t ih = (size_t)p->input_h, iw = (size_t)p->input_w, ic = (size_t)p->input_c;
+    const size_t oh = (size_t)p->output_h, ow = (size_t)p->output_w, oc = (size_t)p->output_c;
+    const size_t kh = (size_t)p->filter_h, kw = (size_t)p->filter_w, total = (size_t)p->batches * oh * ow * oc;
+    for (size_t i = 0; i < total; ++i) {
+        y[i] = 0.0f;
+    }
+    for (size_t b = 0; b < (size_t)p->batches; ++b) {
+        float *yb = y + b * oh * ow * oc;
+        for (size_t iy = 0; iy < ih; ++iy) {
+            const int64_t y0 = (int64_t)iy * p->stride_h - p->pad_h;
+            for (size_t ix = 0; ix < iw; ++ix) {
+                const int64_t x0 = (int64_t)ix * p->stride_w - p->pad_w;
+                const float *xp = x + ((b * ih + iy) * iw + ix) * ic;
+                for (size_t c = 0; c < ic; ++c) {
+                    const float v = xp[c];
+                    for (size_t fy = 0; fy < kh; ++fy) {
+                        const int64_t oy = y0 + (int64_t)fy;
+                        if (oy < 0 || oy >= (int64_t)oh) {
+                            continue;
+                        }
+                        for (size_t fx = 0; fx < kw; ++fx) {
+                            const int64_t ox = x0 + (int64_t)fx;
+                            if (ox < 0 || ox >= (int64_t)ow) {
+                                continue;
+                            }
+                            float *out = yb + ((size_t)oy * ow + (size_t)ox) * oc;
+                            for (size_t o = 0; o < oc; ++o) {
+                                out[o] += v * w[((o * kh + fy) * kw + fx) * ic + c];
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (size_t i = 0; i < total; ++i) {
+        const float acc = p->has_bias ? y[i] + bias[i % oc] : y[i];
+        y[i] = ap_f32_act(acc, p->activation_min, p->activation_max);
+    }
+    return AP_OK;
+}

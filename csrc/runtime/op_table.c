@@ -305,6 +305,17 @@ static const ap_param_field ap_mean_f32_fields[] = {
     AP_FIELD(ap_mean_f32_params, input_shape, AP_FIELD_INT32, 4), AP_I32(ap_mean_f32_params, reduce),
 };
 
+static const ap_param_field ap_transpose_conv_f32_fields[] = {
+    AP_I32(ap_transpose_conv_f32_params, batches), AP_I32(ap_transpose_conv_f32_params, input_h),
+    AP_I32(ap_transpose_conv_f32_params, input_w), AP_I32(ap_transpose_conv_f32_params, input_c),
+    AP_I32(ap_transpose_conv_f32_params, output_h), AP_I32(ap_transpose_conv_f32_params, output_w),
+    AP_I32(ap_transpose_conv_f32_params, output_c), AP_I32(ap_transpose_conv_f32_params, filter_h),
+    AP_I32(ap_transpose_conv_f32_params, filter_w), AP_I32(ap_transpose_conv_f32_params, stride_h),
+    AP_I32(ap_transpose_conv_f32_params, stride_w), AP_I32(ap_transpose_conv_f32_params, pad_h),
+    AP_I32(ap_transpose_conv_f32_params, pad_w), AP_I32(ap_transpose_conv_f32_params, has_bias),
+    AP_F32_ACT(ap_transpose_conv_f32_params),
+};
+
 /* ---- entry points with the table's signatures ---------------------------------------------- */
 /* The plan-time entry points of a family whose functions take (params, ...); none under
    AP_RUNTIME_ONLY. */
@@ -730,6 +741,10 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_unary_f32_variants), NULL, NULL, NULL, NULL, ap_unary_f32_run},
     {AP_ROW_F32(AP_OP_TRANSPOSE, "TRANSPOSE", ap_transpose_params, ap_transpose_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_transpose_f32_variants), NULL, NULL, NULL, NULL, ap_transpose_f32_run},
+    {AP_ROW_F32(AP_OP_TRANSPOSE_CONV, "TRANSPOSE_CONV", ap_transpose_conv_f32_params, ap_transpose_conv_f32_fields),
+     1, 1, 1, 1, 0, AP_PLAN(ap_transpose_conv_f32_variants), AP_PLAN(ap_transpose_conv_f32_prepared_size),
+     AP_PLAN(ap_transpose_conv_f32_constant_counts), AP_PLAN(ap_transpose_conv_f32_prepare), NULL,
+     ap_transpose_conv_f32_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

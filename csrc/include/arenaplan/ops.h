@@ -551,6 +551,18 @@ typedef struct ap_depthwise_conv2d_f32_params {
     float activation_min, activation_max;
 } ap_depthwise_conv2d_f32_params;
 
+/** float32 TRANSPOSE_CONV (reference_ops::TransposeConv): the output starts at 0.0f; each input
+    pixel (row by row, column by column, input channel innermost) adds input * filter to every
+    output its taps reach (filter row, column, then output channel); then, per output, the bias
+    where the model has one and the activation. Filter OHWI; prepared blob: header, filter,
+    biases. "direct", the output being the accumulator (no scratch, not in place). */
+typedef struct ap_transpose_conv_f32_params {
+    int32_t batches, input_h, input_w, input_c, output_h, output_w, output_c, filter_h, filter_w;
+    int32_t stride_h, stride_w, pad_h, pad_w;
+    int32_t has_bias;            /* 1: add the blob's biases; 0: none (TFLite adds nothing) */
+    float activation_min, activation_max;
+} ap_transpose_conv_f32_params;
+
 /** float32 ADD, SUB and MUL (reference_ops::Add / Sub / Mul and their broadcasting forms):
     output = activation(input1 op input2) with 4-D broadcasting (a dimension of 1 repeats).
     "direct", in place over an input of the output's shape. */
@@ -654,6 +666,16 @@ ap_status ap_depthwise_conv2d_f32_constant_counts(const void *params, size_t *fi
 ap_status ap_depthwise_conv2d_f32_prepare(const void *params, ap_isa isa, const void *filter, const void *bias,
                                           void *prepared_out, size_t prepared_bytes, ap_error *error_out);
 ap_status ap_depthwise_conv2d_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+ap_status ap_transpose_conv_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                         uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_transpose_conv_f32_prepared_size(const void *params, ap_isa isa, size_t *bytes_out,
+                                              ap_error *error_out);
+ap_status ap_transpose_conv_f32_constant_counts(const void *params, size_t *filter_count_out,
+                                                size_t *bias_count_out, ap_error *error_out);
+ap_status ap_transpose_conv_f32_prepare(const void *params, ap_isa isa, const void *filter, const void *bias,
+                                        void *prepared_out, size_t prepared_bytes, ap_error *error_out);
+ap_status ap_transpose_conv_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 ap_status ap_binary_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                                  uint32_t *count_out, ap_error *error_out);

@@ -315,6 +315,17 @@ def _f32_transpose() -> Model:
     return p.model("TRANSPOSE", (x, perm), (y,))
 
 
+def _f32_transpose_conv() -> Model:
+    p = _Probe()
+    shape = p.const([1, 8, 8, 4], "int32")
+    w = p.const(_weights((4, 3, 3, 8)), "float32")
+    x = p.x((1, 4, 4, 8), "float32", None)
+    b = p.const(np.zeros(4), "float32")
+    y = p.t((1, 8, 8, 4), "float32", None)
+    return p.model("TRANSPOSE_CONV", (shape, w, x, b), (y,), padding="SAME", stride_h=2, stride_w=2,
+                   fused_activation_function="NONE")
+
+
 #: The float32 rows' probes.
 _PROBES_F32: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("FULLY_CONNECTED", "f32"): lambda: [_f32_weighted("FULLY_CONNECTED")],
@@ -337,6 +348,7 @@ _PROBES_F32: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("LEAKY_RELU", "f32"): lambda: [_f32_unary("LEAKY_RELU", alpha=0.2)],
     ("HARD_SWISH", "f32"): lambda: [_f32_unary("HARD_SWISH")],
     ("TRANSPOSE", "f32"): lambda: [_f32_transpose()],
+    ("TRANSPOSE_CONV", "f32"): lambda: [_f32_transpose_conv()],
 }
 
 #: Probe models of every op table row, by (row name, tensor types).
@@ -492,7 +504,7 @@ def render() -> str:
               "float32 rows run TFLite's float reference kernels in portable C (one code on every",
               "instruction set, so each lists \"direct\" only), summed in the reference kernels' order",
               "with floating-point contraction off (no fused multiply-add on x86 FMA or the",
-              "Cortex-M4's VFMA): FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, ADD, SUB, MUL,",
+              "Cortex-M4's VFMA): FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV, ADD, SUB, MUL,",
               "RELU / RELU6 / RELU_N1_TO_1, LEAKY_RELU, HARD_SWISH, the pools, MEAN, PAD / PADV2,",
               "CONCATENATION, STRIDED_SLICE (and SPLIT / SPLIT_V on it), TRANSPOSE and the reshapes equal",
               "LiteRT bit for bit.",

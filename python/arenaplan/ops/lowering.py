@@ -975,7 +975,7 @@ def _transpose_conv_axis(stride: int, size: int, k: int, padding: str) -> Tuple[
     return out, max((out - 1) * stride + k - size, 0) // 2
 
 
-def _transpose_conv_operands(model: Model, op: Operator, dtype: str) -> tuple:
+def _transpose_conv_operands(model: Model, op: Operator, dtype: str, weights_dtype: str = "int8") -> tuple:
     """What the int8 and 16x8 TRANSPOSE_CONV share, with TFLite's Prepare and Eval checks:
     inputs output_shape (a constant int32 vector of 4, equal to the output tensor's shape),
     weights (OHWI int8 constant), the data input (rank 4, ``dtype``), the optional bias; the
@@ -996,7 +996,7 @@ def _transpose_conv_operands(model: Model, op: Operator, dtype: str) -> tuple:
     if len(s.shape) != 1 or len(out_shape) != 4:
         raise _Unsupported(f"output_shape tensor {shape_t} holds {out_shape} (shape {tuple(s.shape)}); "
                            "a vector of 4 (NHWC) is required")
-    w = _tensor(model, _operand(op.inputs, 1), "weights", "int8", constant=True)
+    w = _tensor(model, _operand(op.inputs, 1), "weights", weights_dtype, constant=True)
     x = _tensor(model, _operand(op.inputs, 2), "input", dtype, constant=False)
     y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     if len(x.shape) != 4 or any(int(d) < 1 for d in x.shape):
@@ -1531,6 +1531,24 @@ def _split_f32(model: Model, op: Operator) -> tuple:
     return _split(model, op, "float32")
 
 
+def _transpose_conv_f32(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """float32 TRANSPOSE_CONV: the int8 row's Prepare checks and geometry, float32 weights and
+    the optional float32 bias."""
+    names = ("output_shape", "weights", "input", "bias")[:max(3, len(op.inputs))]
+    types = [model.tensors[t].dtype if t >= 0 else "omitted" for t in op.inputs[1:]] + \
+        [model.tensors[op.outputs[0]].dtype]
+    if any(t not in ("float32", "omitted") for t in types):
+        got = ", ".join(f"{n} {t}" for n, t in zip(names[1:] + ("output",), types))
+        raise _Unsupported(f"the float32 TRANSPOSE_CONV takes float32 operands only; got {got} (TFLite has no "
+                           "kernel for this mix of types)")
+    x, w, y, geometry = _transpose_conv_operands(model, op, "float32", "float32")
+    oc = geometry["output_c"]
+    b = _tensor(model, op.inputs[3], "bias", "float32", constant=True) if len(op.inputs) > 3 and op.inputs[3] >= 0 \
+        else None
+    spec = {**geometry, "has_bias": int(b is not None), **_activation_f32(op)}
+    return spec, (x.index,), w.data, _bias_f32(b, oc)
+
+
 #: The float32 rows' lowering, chosen by _types_of where the op's activations are float32.
 _LOWER_F32: Dict[str, Callable[..., tuple]] = {
     "FULLY_CONNECTED": _fully_connected_f32, "CONV_2D": _conv2d_f32, "DEPTHWISE_CONV_2D": _depthwise_conv2d_f32,
@@ -1540,7 +1558,7 @@ _LOWER_F32: Dict[str, Callable[..., tuple]] = {
     "RELU_N1_TO_1": _unary_f32, "SOFTMAX": _softmax_f32, "AVERAGE_POOL_2D": _pool_f32, "MAX_POOL_2D": _pool_f32,
     "PAD": _pad_f32, "PADV2": _pad_f32, "CONCATENATION": _concatenation_f32, "MEAN": _mean_f32,
     "STRIDED_SLICE": _strided_slice_f32, "LEAKY_RELU": _unary_f32, "HARD_SWISH": _unary_f32,
-    "TRANSPOSE": _transpose_f32, "SPLIT": _split_f32, "SPLIT_V": _split_f32,
+    "TRANSPOSE": _transpose_f32, "SPLIT": _split_f32, "SPLIT_V": _split_f32, "TRANSPOSE_CONV": _transpose_conv_f32,
 }
 
 
@@ -1561,8 +1579,9 @@ def _types_of(model: Model, op: Operator) -> str:
         t = indices[0] if indices else -1
         return model.tensors[t].dtype if 0 <= t < len(model.tensors) else None
 
-    if op.type in _LOWER_F32 and dtype(op.inputs[1:] if op.type == "SPLIT" else op.inputs) == "float32":
-        return "f32"   # (SPLIT's data input is its second)
+    data = op.inputs[1:] if op.type == "SPLIT" else op.inputs[2:] if op.type == "TRANSPOSE_CONV" else op.inputs
+    if op.type in _LOWER_F32 and dtype(data) == "float32":
+        return "f32"   # (SPLIT's data input is its second, TRANSPOSE_CONV's its third)
     if op.type not in _LOWER_S16X8:
         return "s8"
     if op.type == "QUANTIZE":
