@@ -834,6 +834,26 @@ def test_every_row_host_export(tmp_path):
         assert_bits(outs[0], it.run(x[0]), "export")
 
 
+def test_host_export_of_special_float_constants(tmp_path):
+    """A float constant operand holding inf, -inf, a NaN, -0.0 and a subnormal exports exactly
+    (finite values as hexadecimal float literals, the others as their bits) and the built program
+    gives the Interpreter's bits, which are LiteRT's."""
+    from harness.firmware import build as fw
+    const = np.array([[np.inf, -np.inf, np.nan, -0.0, 1e-42, 3.5]], np.float32)
+    content = binary_model("ADD", (4, 6), (1, 6), (4, 6), "NONE", b_const=const)
+    model = load(content, tmp_path)
+    p = ap.plan(model, mode="size", isa="portable")
+    out = p.export_c(tmp_path / "out", name="net")
+    exe = fw.build_host(out, fw.cached_runtime(fw.HOST_CC, fw.HOST_FLAGS, "host"), tmp_path / "out")
+    xs = [[x] for x in float_inputs((4, 6), 2)]
+    got = fw.run_host(exe, xs, [("float32", (4, 6))], tmp_path / "out")
+    it = ap.Interpreter(p)
+    wants = L.run_sequence(content, xs)[0]
+    for outs, x, want in zip(got, xs, wants):
+        assert_bits(outs[0], it.run(x[0]), "export")
+        assert_bits(it.run(x[0]), want[0], "LiteRT")
+
+
 # --- no fused multiply-add -------------------------------------------------------------------------
 FUSED = {"x86-64": re.compile(r"\bvfn?m(add|sub)\d+[sp]s\b"), "cortex-m4": re.compile(r"\bvfn?m[as]\.f32\b")}
 
