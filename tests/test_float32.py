@@ -535,6 +535,31 @@ def test_pool_matches_litert(op, shape, k, stride, padding, act, tmp_path):
     check(pool_model(op, shape, k, stride, padding, act), tmp_path)
 
 
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_pool_hypothesis(data, tmp_path_factory):
+    shape = (data.draw(st.integers(1, 2)), data.draw(st.integers(1, 9)), data.draw(st.integers(1, 9)),
+             data.draw(st.integers(1, 5)))
+    k = (data.draw(st.integers(1, 4)), data.draw(st.integers(1, 4)))
+    padding = data.draw(st.sampled_from(["SAME", "VALID"]))
+    if padding == "VALID" and (k[0] > shape[1] or k[1] > shape[2]):
+        padding = "SAME"
+    stride = (data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3)))
+    op = data.draw(st.sampled_from(["AVERAGE_POOL_2D", "MAX_POOL_2D"]))
+    check(pool_model(op, shape, k, stride, padding, data.draw(st.sampled_from(list(ACTS)))),
+          tmp_path_factory.mktemp("pool"), seed=data.draw(st.integers(0, 99)))
+
+
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_softmax_hypothesis(data, tmp_path_factory):
+    rank = data.draw(st.integers(1, 4))
+    shape = tuple(data.draw(st.integers(1, 40 if d == rank - 1 else 4)) for d in range(rank))
+    beta = data.draw(st.sampled_from([1.0, 0.25, 3.0, 1e-4]))
+    check(softmax_model(shape, beta), tmp_path_factory.mktemp("softmax"), bound=ULP_BOUND["SOFTMAX"],
+          seed=data.draw(st.integers(0, 99)))
+
+
 def test_reshape_is_a_float32_row(tmp_path):
     o = S.ReshapeOptionsT()
     o.newShape = [6, 4]
