@@ -60,9 +60,9 @@ def conv(cin, cout, kh, kw, stride=1):
     return build
 
 
-def depthwise(c, kh, kw):
+def depthwise(c, kh, kw, stride=1):
     def build(size):
-        return (1, size, size, c), lambda g, x: g.depthwise(x, (kh, kw), name="op")
+        return (1, size, size, c), lambda g, x: g.depthwise(x, (kh, kw), stride=stride, name="op")
     return build
 
 
@@ -72,6 +72,15 @@ def column(build_square):
     def build(size):
         shape, op = build_square(size)
         return (1, size, 1, shape[-1]), op
+    return build
+
+
+def narrow(build_square, width):
+    """The same op over an image ``size`` pixels tall and ``width`` wide, as the keyword
+    models' layers are (25 x 5 pixels): long columns, short rows."""
+    def build(size):
+        shape, op = build_square(size)
+        return (1, size, width, shape[-1]), op
     return build
 
 
@@ -101,8 +110,9 @@ def svdf(size):
 
 
 #: case -> the sizes it is built at. The conv, depthwise and fully connected cases differ in
-#: channels and filter sizes as the MLPerf Tiny layers do (3 to 128 input channels, 1x1 to
-#: 10x4 filters, strides 1 and 2, 8 to 128 outputs), so the fit can tell a layer's work per MAC
+#: channels, filter sizes and image shapes as the MLPerf Tiny layers do (3 to 128 input
+#: channels, 1x1 to 10x4 filters, strides 1 and 2, 8 to 128 outputs, square images, columns
+#: of pixels and the keyword models' 5-wide images), so the fit can tell a layer's work per MAC
 #: from its work per output, per channel, per window tap and per input value a window gathers
 #: (TargetProfile).
 CASES = {"conv 3x3 16->16": (conv(16, 16, 3, 3), (6, 12)),
@@ -110,6 +120,7 @@ CASES = {"conv 3x3 16->16": (conv(16, 16, 3, 3), (6, 12)),
          "conv 3x3 3->8 s2": (conv(3, 8, 3, 3, 2), (16, 32)),
          "conv 3x3 32->32 s2": (conv(32, 32, 3, 3, 2), (8, 16)),
          "conv 10x4 1->16 s2": (conv(1, 16, 10, 4, 2), (12, 20)),
+         "conv 10x4 1->64 s2": (conv(1, 64, 10, 4, 2), (12, 20)),
          "conv 1x1 64->64": (conv(64, 64, 1, 1), (5, 10)),
          "conv 1x1 8->16": (conv(8, 16, 1, 1), (8, 16)),
          "conv 1x1 128->128": (conv(128, 128, 1, 1), (3, 5)),
@@ -118,6 +129,8 @@ CASES = {"conv 3x3 16->16": (conv(16, 16, 3, 3), (6, 12)),
          "depthwise 3x3 x64": (depthwise(64, 3, 3), (5, 10)),
          "depthwise 3x3 x8": (depthwise(8, 3, 3), (10, 20)),
          "depthwise 3x3 x128": (depthwise(128, 3, 3), (3, 5)),
+         "depthwise 3x3 x16 s2": (depthwise(16, 3, 3, 2), (12, 24)),
+         "depthwise 3x3 x64 5 wide": (narrow(depthwise(64, 3, 3), 5), (15, 25)),
          "depthwise 5x1 x32": (depthwise(32, 5, 1), (6, 10)),
          "depthwise 10x1 x128 column": (column(depthwise(128, 10, 1)), (16, 24)),
          "fully connected ->32": (fully_connected(32), (8, 32)),
@@ -141,7 +154,7 @@ def family(variant: str) -> str:
 
 
 #: the features of a fit, in TargetProfile's order, beside the constant
-FEATURES = ("macs", "outputs", "channels", "taps", "pixel_taps", "window_inputs")
+FEATURES = ("macs", "outputs", "channels", "taps", "pixel_taps", "window_inputs", "inputs")
 
 
 def fit_instructions(pts: list, cpu: str):
@@ -176,6 +189,7 @@ def fit_instructions(pts: list, cpu: str):
             "instructions_per_tap": float(slopes.get("taps", 0.0)),
             "instructions_per_pixel_tap": float(slopes.get("pixel_taps", 0.0)),
             "instructions_per_window_input": float(slopes.get("window_inputs", 0.0)),
+            "instructions_per_input": float(slopes.get("inputs", 0.0)),
             "instructions_per_op": float(coef[-1]), "worst_error": worst}
 
 
@@ -234,13 +248,13 @@ def main() -> int:
                     counted = cortex_m.count([plan for _, _, plan in found], CPUS, runtimes,
                                              tmp / f"{isa}-{case}-{size}".replace(" ", "_"))
                     for (k, v, plan), counts in zip(found, counted):
-                        outputs, channels, taps, pixel_taps, window_inputs = output_shape(plan.kernels[k])
+                        outputs, channels, taps, pixel_taps, window_inputs, inputs = output_shape(plan.kernels[k])
                         spec = plan.kernels[k].spec
                         rows.append({"isa": isa, "case": case, "size": size, "op": plan.kernels[k].type,
                                      "filter": f"{spec.get('filter_h', 1)}x{spec.get('filter_w', 1)}",
                                      "variant": v.name, "family": family(v.name), "macs": v.macs,
                                      "outputs": outputs, "channels": channels, "taps": taps,
-                                     "pixel_taps": pixel_taps, "window_inputs": window_inputs,
+                                     "pixel_taps": pixel_taps, "window_inputs": window_inputs, "inputs": inputs,
                                      "scratch_bytes": v.scratch_bytes, "instructions": counts})
                         print(f"{isa:<9}{case:<22}{size:>4} {v.name:<20}{v.macs:>9,} MACs  "
                               + "  ".join(f"{n} {c:>10,}" for n, c in counts.items()), flush=True)
@@ -267,12 +281,13 @@ def main() -> int:
         if fit:
             fits[key] = fit
     print(f"\n{'[isa/]op:family':<40}{'core':>11}{'/MAC':>8}{'/output':>9}{'/channel':>10}{'/tap':>8}"
-          f"{'/px tap':>9}{'/win in':>9}{'/op':>9}{'worst':>8}")
+          f"{'/px tap':>9}{'/win in':>9}{'/input':>8}{'/op':>9}{'worst':>8}")
     for key, fit in fits.items():
         for n, f in fit.items():
             print(f"{key:<40}{n:>11}{f['instructions_per_mac']:>8.2f}{f['instructions_per_output']:>9.2f}"
                   f"{f['instructions_per_channel']:>10.1f}{f['instructions_per_tap']:>8.2f}"
                   f"{f['instructions_per_pixel_tap']:>9.2f}{f['instructions_per_window_input']:>9.2f}"
+                  f"{f.get('instructions_per_input', 0.0):>8.2f}"
                   f"{f['instructions_per_op']:>9,.0f}{f['worst_error'] * 100:>7.1f}%")
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps({"rows": rows, "fits": fits}, indent=2))

@@ -44,6 +44,13 @@ CASES = [
     ("dw3x3_same", (1, 9, 9, 13), lambda g, x: g.depthwise(x, (3, 3))),
     ("dw3x3_s2_mult2", (1, 8, 8, 6), lambda g, x: g.depthwise(x, (3, 3), stride=2, multiplier=2)),
     ("dw5x5_valid", (1, 7, 8, 8), lambda g, x: g.depthwise(x, (5, 5), padding="VALID", activation="NONE")),
+    # planar's paths: stride 2 with two outputs left a row, three left, rows of fewer than
+    # four, a 1-D filter down a column of pixels, and a clamped (not fast) layer
+    ("dw3x3_s2_left2", (1, 11, 9, 12), lambda g, x: g.depthwise(x, (3, 3), stride=2, activation="NONE")),
+    ("dw3x3_left3", (1, 4, 11, 8), lambda g, x: g.depthwise(x, (3, 3), activation="NONE")),
+    ("dw3x3_short_rows", (1, 3, 3, 5), lambda g, x: g.depthwise(x, (3, 3), activation="NONE")),
+    ("dw5x1_column", (1, 12, 1, 16), lambda g, x: g.depthwise(x, (5, 1), padding="VALID", activation="NONE")),
+    ("dw3x3_relu6", (1, 6, 7, 8), lambda g, x: g.depthwise(x, (3, 3), activation="RELU6")),
     ("fc", (1, 50), lambda g, x: g.fully_connected(x, 19)),
     ("fc_relu", (1, 64), lambda g, x: g.fully_connected(x, 16, activation="RELU")),
     ("avgpool", (1, 6, 6, 10), lambda g, x: g.avgpool(x, (3, 3), stride=2)),

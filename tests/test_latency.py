@@ -192,7 +192,7 @@ def test_cost_model_coefficients_can_be_overridden():
 
 
 def test_cost_model_counts_outputs_channels_and_taps_beside_macs():
-    """A conv's predicted cycles are its MACs, outputs, channels, output taps, pixel taps and window inputs
+    """A conv's predicted cycles are its MACs, outputs, channels, output taps, pixel taps, window inputs and inputs
     times the calibrated figures of its key, plus the key's per-op figure."""
     kernels = PlanContext.build(tiny_model(), isa="arm-dsp", reference="tflm").kernels
     conv = next(k for k in kernels if k.type == "CONV_2D")
@@ -201,15 +201,16 @@ def test_cost_model_counts_outputs_channels_and_taps_beside_macs():
     taps = s["filter_h"] * s["filter_w"]
     assert latency.output_shape(conv) == (pixels * s["output_c"], s["output_c"],
                                           pixels * s["output_c"] * taps, pixels * taps,
-                                          pixels * taps * s["input_c"])
+                                          pixels * taps * s["input_c"],
+                                          s["batches"] * s["input_h"] * s["input_w"] * s["input_c"])
     p = latency.PROFILES["cortex-m4"]
     for v in conv.variants:
         key = p._key(conv, v)
         features = (v.macs, *latency.output_shape(conv))
         slopes = (p.cycles_per_mac[key], p.cycles_per_output.get(key, 0.0), p.cycles_per_channel.get(key, 0.0),
                   p.cycles_per_tap.get(key, 0.0), p.cycles_per_pixel_tap.get(key, 0.0),
-                  p.cycles_per_window_input.get(key, 0.0))
+                  p.cycles_per_window_input.get(key, 0.0), p.cycles_per_input.get(key, 0.0))
         work = sum(f * c for f, c in zip(features, slopes))
         want = max(p.overhead_by_key.get(key, p.overhead_cycles) + work, 0.5 * work)
         assert p.cycles(conv, v) == pytest.approx(want + v.scratch_bytes * p.cycles_per_scratch_byte)
-    assert latency.output_shape(next(k for k in kernels if k.type == "SOFTMAX")) == (0, 0, 0, 0, 0)
+    assert latency.output_shape(next(k for k in kernels if k.type == "SOFTMAX")) == (0, 0, 0, 0, 0, 0)

@@ -153,6 +153,13 @@ static int dw_variant_applies(const ap_depthwise_conv2d_params *p, int32_t isa, 
         return param == 0 && isa == AP_ISA_ARM_DSP && p->depth_multiplier == 1 &&
                p->output_c % 4 == 0 && p->filter_h == 3 && p->filter_w == 3 &&
                p->dilation_h == 1 && p->dilation_w == 1;
+    case AP_DEPTHWISE_CONV2D_PLANAR: {
+        const ap_dw_planar_shape s = ap_dw_planar_shape_of(p->filter_h, p->filter_w, p->stride_h, p->stride_w,
+                                                           p->output_h, p->output_w);
+        /* param 0: the whole plane; R: bands of R rows, fewer than the plane's */
+        return isa == AP_ISA_ARM_DSP && p->depth_multiplier == 1 && p->dilation_h == 1 &&
+               p->dilation_w == 1 && param >= 0 && param < s.out_a;
+    }
     case AP_DEPTHWISE_CONV2D_DIRECT:
         return param == 0;
     case AP_DEPTHWISE_CONV2D_PADDED_ROWS:
@@ -175,6 +182,16 @@ static ap_status dw_variant_scratch(const ap_depthwise_conv2d_params *p, int32_t
             return AP_OPS_OVERFLOW(error, DW_OP ": widened scratch size overflows");
         }
         bytes[0] = n;
+        alignment[0] = 16;
+        *count = 1;
+    }
+    if (kind == AP_DEPTHWISE_CONV2D_PLANAR) {
+        ap_dw_planar_shape s = ap_dw_planar_shape_of(p->filter_h, p->filter_w, p->stride_h, p->stride_w,
+                                                     p->output_h, p->output_w);
+        bytes[0] = ap_dw_planar_scratch(&s, param == 0 ? s.out_a : param);
+        if (bytes[0] == 0) {
+            return AP_OPS_OVERFLOW(error, DW_OP ": planar_rows_%d scratch size overflows", (int)param);
+        }
         alignment[0] = 16;
         *count = 1;
     }
@@ -209,14 +226,15 @@ ap_status ap_depthwise_conv2d_s8_variants(const ap_depthwise_conv2d_params *para
     }
     ap_variant found[AP_MAX_VARIANTS];
     uint32_t n = 0;
-    /* least scratch first: widened (arm-dsp) holds filter_h padded rows, as padded_rows_1 does */
-    int32_t candidates[5][2] = {{AP_DEPTHWISE_CONV2D_DIRECT, 0},
+    int32_t candidates[7][2] = {{AP_DEPTHWISE_CONV2D_DIRECT, 0},
                                 {AP_DEPTHWISE_CONV2D_PADDED_ROWS, 1},
                                 {AP_DEPTHWISE_CONV2D_WIDENED, 0},
                                 {AP_DEPTHWISE_CONV2D_PADDED_ROWS, 4},
-                                {AP_DEPTHWISE_CONV2D_PADDED_ROWS, params->output_h}};
+                                {AP_DEPTHWISE_CONV2D_PADDED_ROWS, params->output_h},
+                                {AP_DEPTHWISE_CONV2D_PLANAR, 4},
+                                {AP_DEPTHWISE_CONV2D_PLANAR, 0}};
     int32_t last_rows = 0;
-    for (int i = 0; i < 5; ++i) {
+    for (int i = 0; i < 7; ++i) {
         int32_t kind = candidates[i][0], param = candidates[i][1];
         if (!dw_variant_applies(params, (int32_t)isa, kind, param)) {
             continue;
@@ -235,9 +253,11 @@ ap_status ap_depthwise_conv2d_s8_variants(const ap_depthwise_conv2d_params *para
         }
         const char *family = kind == AP_DEPTHWISE_CONV2D_DIRECT    ? "direct"
                              : kind == AP_DEPTHWISE_CONV2D_WIDENED ? "widened"
+                             : kind == AP_DEPTHWISE_CONV2D_PLANAR  ? (param == 0 ? "planar" : "planar_rows")
                                                                    : "padded_rows";
         ap_ops_variant_set(&found[n++], kind, param, family, count, bytes, align, dw_macs(params), 0);
     }
+    ap_ops_variants_by_scratch(found, n);
     return ap_ops_variants_out(found, n, isa, variants_out, capacity, count_out, DW_OP, error_out);
 }
 
@@ -533,7 +553,11 @@ ap_status ap_depthwise_conv2d_s8_run(const ap_depthwise_conv2d_params *params,
     const size_t in_batch = (size_t)params->input_h * params->input_w * params->input_c;
     const size_t out_batch = (size_t)params->output_h * params->output_w * params->output_c;
 
-    if (variant->kind == AP_DEPTHWISE_CONV2D_DIRECT || variant->kind == AP_DEPTHWISE_CONV2D_WIDENED) {
+    if (variant->kind == AP_DEPTHWISE_CONV2D_DIRECT || variant->kind == AP_DEPTHWISE_CONV2D_WIDENED ||
+        variant->kind == AP_DEPTHWISE_CONV2D_PLANAR) {
+        if (variant->kind == AP_DEPTHWISE_CONV2D_PLANAR && ((uintptr_t)scratch[0].data & 3u) != 0) {
+            return AP_OPS_INVALID(error_out, DW_OP ": scratch 0 of planar_rows must be 4-byte aligned");
+        }
         if ((use_avx2 || use_dsp) && params->depth_multiplier == 1) {
             for (int32_t b = 0; b < params->batches; ++b) {
                 ap_dw_direct d;
@@ -559,6 +583,8 @@ ap_status ap_depthwise_conv2d_s8_run(const ap_depthwise_conv2d_params *params,
                 d.out = output + (size_t)b * out_batch;
                 if (variant->kind == AP_DEPTHWISE_CONV2D_WIDENED) {
                     ap_dw_widened_arm_dsp(&d, scratch[0].data);
+                } else if (variant->kind == AP_DEPTHWISE_CONV2D_PLANAR) {
+                    ap_dw_planar_arm_dsp(&d, variant->param, scratch[0].data);   /* 0: one band */
                 } else if (use_dsp) {
                     ap_dw_direct_arm_dsp(&d);
                 } else {

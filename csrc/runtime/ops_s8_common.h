@@ -237,6 +237,31 @@ static inline void ap_ops_variant_set(ap_variant *v, int32_t kind, int32_t param
     v->in_place = in_place;
 }
 
+/* Order candidates least scratch first (the sum of their requests; a stable insertion sort,
+   so equal totals keep their order): the first variant is the op's minimum. */
+static inline void ap_ops_variants_by_scratch(ap_variant *found, uint32_t n)
+{
+    for (uint32_t i = 1; i < n; ++i) {
+        const ap_variant v = found[i];
+        size_t total = 0;
+        for (uint32_t k = 0; k < v.scratch_count && k < AP_MAX_SCRATCH; ++k) {
+            total += v.scratch[k].bytes;
+        }
+        uint32_t j = i;
+        for (; j > 0; --j) {
+            size_t before = 0;
+            for (uint32_t k = 0; k < found[j - 1].scratch_count && k < AP_MAX_SCRATCH; ++k) {
+                before += found[j - 1].scratch[k].bytes;
+            }
+            if (before <= total) {
+                break;
+            }
+            found[j] = found[j - 1];
+        }
+        found[j] = v;
+    }
+}
+
 /* Copy a candidate list into the caller's array, each record marked with `isa` (or report
    the count only when variants_out is NULL and capacity is 0). Every ISA lists the same
    variants today: x86-avx2 runs SIMD code inside each variant, and arm-dsp's variants are the

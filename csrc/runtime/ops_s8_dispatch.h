@@ -55,6 +55,60 @@ void ap_dw_direct_arm_dsp(const ap_dw_direct *args);
    depthwise_conv2d.h's AP_DEPTHWISE_CONV2D_WIDENED says, 16-byte aligned. */
 void ap_dw_widened_arm_dsp(const ap_dw_direct *args, void *scratch);   /* 3x3 filters */
 
+/* arm-dsp "planar_rows_R" (depth multiplier 1, dilation 1; depthwise_conv2d_s8_planar.c):
+   the plane's axes. Axis a runs across the plane's rows (bands of R output rows), axis b
+   along them; a filter one column wide (filter_w 1, filter_h > 1) is taken transposed, so
+   that its taps lie along b, and so is a square filter whose output has more rows than
+   columns. row_len: int16 values a plane row holds, the padded extent along b and three
+   more (the word an odd last tap pair reads; a row's last group of four outputs reading
+   past its end), rounded up to even. */
+typedef struct ap_dw_planar_shape {
+    int32_t transposed, k_a, k_b, s_a, s_b, out_a, out_b, row_len;
+} ap_dw_planar_shape;
+
+static inline ap_dw_planar_shape ap_dw_planar_shape_of(int32_t filter_h, int32_t filter_w, int32_t stride_h,
+                                                       int32_t stride_w, int32_t output_h, int32_t output_w)
+{
+    ap_dw_planar_shape s;
+    /* rows along the longer output axis when a square filter allows either (more output pairs
+       a row), and always for a filter one column wide */
+    s.transposed = (filter_w == 1 && filter_h > 1) ||
+                   (filter_h == filter_w && stride_h == stride_w && output_h > output_w);
+    s.k_a = s.transposed ? filter_w : filter_h;
+    s.k_b = s.transposed ? filter_h : filter_w;
+    s.s_a = s.transposed ? stride_w : stride_h;
+    s.s_b = s.transposed ? stride_h : stride_w;
+    s.out_a = s.transposed ? output_w : output_h;
+    s.out_b = s.transposed ? output_h : output_w;
+    s.row_len = 0;   /* set by ap_dw_planar_scratch, which checks its size */
+    return s;
+}
+
+/* Scratch bytes of planar_rows_R for shape s (row_len filled in): a plane of
+   (R - 1) * s_a + k_a rows of row_len int16, then a channel's constants, 8 words, and its
+   weights, k_a * ceil(k_b / 2) words. 0 when a size overflows. */
+static inline size_t ap_dw_planar_scratch(ap_dw_planar_shape *s, int32_t band_rows)
+{
+    const uint64_t extent = (uint64_t)(s->out_b - 1) * (uint64_t)s->s_b + (uint64_t)s->k_b + 3;
+    const uint64_t row_len = (extent + 1) / 2 * 2;
+    const uint64_t rows = (uint64_t)(band_rows - 1) * (uint64_t)s->s_a + (uint64_t)s->k_a;
+    const uint64_t words = 8 + (uint64_t)s->k_a * (uint64_t)((s->k_b + 1) / 2);
+    if (row_len > (uint64_t)INT32_MAX || rows > ((uint64_t)1 << 31) || words > ((uint64_t)1 << 31) ||
+        row_len * rows > ((uint64_t)1 << 40)) {
+        return 0;
+    }
+    const uint64_t bytes = 2 * row_len * rows + 4 * words;
+    if (bytes > (uint64_t)SIZE_MAX) {
+        return 0;
+    }
+    s->row_len = (int32_t)row_len;
+    return (size_t)bytes;
+}
+
+/* The kernel: band_rows (R) output rows along axis a per band, 0 for one band of them all
+   ("planar"); scratch as ap_dw_planar_scratch says, 4-byte aligned. */
+void ap_dw_planar_arm_dsp(const ap_dw_direct *args, int32_t band_rows, void *scratch);
+
 /* One depthwise output from its accumulator (bias added): the portable kernel's rule. */
 static inline int8_t ap_dw_requant1(int32_t acc, const ap_requant *rq, int32_t c)
 {

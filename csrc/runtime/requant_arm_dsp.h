@@ -21,14 +21,15 @@
 
 /* 1 when every output of a layer takes ap_dsp_requant_fast: the full int8 activation range,
    every shift <= 0 (no left shift: every layer of the shared models) and every channel c < n's
-   sum, at most |bias[c]| + products * per_product in magnitude, below 2^30 (the shift of
+   sum, at most |bias[c]| + products * per_product in magnitude, below 2^bits (2^30 for
+   ap_dsp_fast_layer) (the shift of
    channel c is shift[c * step], step 1 per channel or 0 per tensor). The sums the kernels
    compute in wrapping int32 then equal those true values. */
-static inline int ap_dsp_fast_layer(const int32_t *bias, const int32_t *shift, size_t step, size_t n,
-                                    uint64_t products, uint64_t per_product, int32_t act_min,
-                                    int32_t act_max)
+static inline int ap_dsp_fast_layer_below(const int32_t *bias, const int32_t *shift, size_t step, size_t n,
+                                          uint64_t products, uint64_t per_product, int32_t act_min,
+                                          int32_t act_max, unsigned bits)
 {
-    const uint64_t limit = (uint64_t)1 << 30;
+    const uint64_t limit = (uint64_t)1 << bits;
     if (act_min != -128 || act_max != 127 || (per_product != 0 && products >= limit / per_product)) {
         return 0;
     }
@@ -47,6 +48,13 @@ static inline int ap_dsp_fast_layer(const int32_t *bias, const int32_t *shift, s
         shift_max = shift[c] > shift_max ? shift[c] : shift_max;
     }
     return shift_max <= 0 && largest < room;
+}
+
+static inline int ap_dsp_fast_layer(const int32_t *bias, const int32_t *shift, size_t step, size_t n,
+                                    uint64_t products, uint64_t per_product, int32_t act_min,
+                                    int32_t act_max)
+{
+    return ap_dsp_fast_layer_below(bias, shift, step, n, products, per_product, act_min, act_max, 30);
 }
 
 /* The int8 output of sum x for a layer ap_dsp_fast_layer passed: h = SMMULR(2x, m) (the

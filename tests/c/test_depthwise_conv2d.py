@@ -352,3 +352,63 @@ def test_widened_needs_a_3x3_filter_four_channel_groups_and_one_multiplier(ffi, 
     for kw in (dict(c=6), dict(kh=3, kw=5, c=8), dict(c=4, mult=2), dict(c=8, dilation=(2, 1))):
         case = Case(ffi, lib, h=6, w=6, **kw)
         assert "widened" not in [variant_name(ffi, v) for v in case.variants(lib.AP_ISA_ARM_DSP)]
+
+
+def planar_bytes(p, rows):
+    """planar's scratch as depthwise_conv2d.h says: a plane of rows along axis a (h, or w for a
+    filter one column wide or a square filter with more output rows than columns), then 8 + a
+    channel's weight pairs in words."""
+    transposed = (p.filter_w == 1 and p.filter_h > 1) or (
+        p.filter_h == p.filter_w and p.stride_h == p.stride_w and p.output_h > p.output_w)
+    k_a, k_b = (p.filter_w, p.filter_h) if transposed else (p.filter_h, p.filter_w)
+    s_a, s_b = (p.stride_w, p.stride_h) if transposed else (p.stride_h, p.stride_w)
+    out_a, out_b = (p.output_w, p.output_h) if transposed else (p.output_h, p.output_w)
+    rows = out_a if rows == 0 else rows
+    row_len = ((out_b - 1) * s_b + k_b + 3 + 1) // 2 * 2
+    return 2 * ((rows - 1) * s_a + k_a) * row_len + 4 * (8 + k_a * ((k_b + 1) // 2)), out_a
+
+
+@pytest.mark.parametrize("kw", [
+    dict(h=5, w=25, c=16),                                   # KWS-like: rows along w, 6 groups + 1
+    dict(h=25, w=5, c=16),                                   # the same transposed (more rows)
+    dict(h=4, w=11, c=8),                                    # three left a row: a group ends it
+    dict(h=6, w=6, c=8),                                     # two left a row
+    dict(h=3, w=3, c=5),                                     # rows of fewer than four outputs
+    dict(h=11, w=9, c=12, stride=(2, 2)),                    # stride 2
+    dict(h=9, w=9, c=7, stride=(1, 2)),                      # unequal strides: not transposed
+    dict(h=12, w=1, c=16, kh=5, kw=1, pad=(0, 0)),           # 1-D down a column: transposed
+    dict(h=7, w=8, c=8, kh=5, kw=5, pad=(0, 0)),             # any filter: SMLAD pairs
+    dict(h=6, w=7, c=8, act=(-20, 90)),                      # clamped: the general requantisation
+    dict(h=6, w=7, c=8, per_channel=0, input_zp=-128, output_zp=127),   # one multiplier, zero points at the ends
+    dict(n=2, h=9, w=6, c=3),                                # two images
+])
+def test_planar_on_arm_dsp(ffi, lib, kw):
+    """arm-dsp's "planar" (one channel at a time from an int16 plane of its padded input) and
+    "planar_rows_4" (bands of four output rows): listed for depth multiplier 1 and dilation 1
+    whatever the channels, filter and stride, least scratch first, sized as the header says,
+    equal to the reference with exactly their scratch and refused one byte short; other ISAs
+    do not list them and their code refuses them."""
+    case = Case(ffi, lib, seed=12, **kw)
+    p = case.params
+    vs = case.variants(lib.AP_ISA_ARM_DSP)
+    totals = [sum(v.scratch[i].bytes for i in range(v.scratch_count)) for v in vs]
+    assert totals == sorted(totals)
+    planar = {variant_name(ffi, v): v for v in vs if v.kind == lib.AP_DEPTHWISE_CONV2D_PLANAR}
+    whole, out_a = planar_bytes(p, 0)
+    assert planar["planar"].param == 0 and planar["planar"].scratch[0].bytes == whole
+    if out_a > 4:
+        assert planar["planar_rows_4"].scratch[0].bytes == planar_bytes(p, 4)[0]
+    else:
+        assert "planar_rows_4" not in planar
+    assert not any(variant_name(ffi, v).startswith("planar") for v in case.variants(lib.AP_ISA_PORTABLE))
+    check_all(case)
+    for v in planar.values():
+        v.isa = lib.AP_ISA_PORTABLE
+        status, _, err = case.run(v)
+        assert status == lib.AP_ERR_INVALID_ARGUMENT and "does not apply" in message(ffi, err)
+
+
+def test_planar_needs_one_multiplier_and_no_dilation(ffi, lib):
+    for kw in (dict(c=4, mult=2), dict(c=8, dilation=(2, 1)), dict(c=8, dilation=(1, 2))):
+        case = Case(ffi, lib, h=6, w=6, **kw)
+        assert not any(variant_name(ffi, v).startswith("planar") for v in case.variants(lib.AP_ISA_ARM_DSP))

@@ -31,6 +31,21 @@
  *                    input rows with their padding, and the weights, as SXTB16 lane pairs,
  *                    so that a tap of four channels is two LDRDs and four multiplies, and no
  *                    pixel takes an edge path.
+ *   AP_DEPTHWISE_CONV2D_PLANAR "planar" (param 0) and "planar_rows_R" (param R, bands of
+ *                    R < output_a output rows) (arm-dsp only; depth multiplier 1, dilation 1,
+ *                    any filter, stride and channel count): one channel at a time, its padded
+ *                    input rows (all of them, or a band's) as int16 in scratch (4-byte aligned;
+ *                    16 asked), so two taps of a row are one SMLAD, with the channel's
+ *                    constants and weights after them:
+ *                      bytes = 2 * ((R-1)*stride_a + filter_a) * row_len
+ *                            + 4 * (8 + filter_a * ceil(filter_b / 2))
+ *                    R = output_a for "planar"; row_len = (output_b-1)*stride_b + filter_b + 3
+ *                    rounded up to even; a = h and b = w, or a = w and b = h for a filter one
+ *                    column wide (filter_w 1, filter_h > 1) and for a square filter (equal
+ *                    strides) whose output has more rows than columns, so that the filter's
+ *                    taps, or most outputs, lie along a plane row. "planar_rows_4" is offered
+ *                    when output_a > 4.
+ * Variants are listed least scratch first (ties in the order above).
  * MACs of every variant: batches * output_h * output_w * output_c * filter_h * filter_w.
  */
 #ifndef ARENAPLAN_DEPTHWISE_CONV2D_H
@@ -51,7 +66,9 @@ typedef enum ap_depthwise_conv2d_kind {
     AP_DEPTHWISE_CONV2D_DIRECT = 0,
     AP_DEPTHWISE_CONV2D_PADDED_ROWS = 1,
     /** arm-dsp: the rows of a window widened to int16 lane pairs in scratch ("widened"). */
-    AP_DEPTHWISE_CONV2D_WIDENED = 2
+    AP_DEPTHWISE_CONV2D_WIDENED = 2,
+    /** arm-dsp: one channel at a time from an int16 plane of its input ("planar_rows_R"). */
+    AP_DEPTHWISE_CONV2D_PLANAR = 3
 } ap_depthwise_conv2d_kind;
 
 /**

@@ -424,30 +424,34 @@ class _NodeTimer:
 
 
 # --- analytic cost model ---------------------------------------------------------------------
-def output_shape(kernel: OpKernel) -> Tuple[int, int, int, int, int]:
+def output_shape(kernel: OpKernel) -> Tuple[int, int, int, int, int, int]:
     """(output elements, output channels, output elements x filter taps, output pixels x filter
-    taps, output pixels x filter taps x input channels) of a conv, depthwise or fully
-    connected op from its params (a fully connected row is one pixel of one tap); zeros for
-    other ops. The cost model's features beside the MACs (calibrate_cortex_m.py fits them):
-    requantisation per output, weight set-up per channel, a tap's loop per output, the
-    window's set-up per pixel and tap, and the window's input values gathered (an im2col
-    column's bytes) per pixel."""
+    taps, output pixels x filter taps x input channels, input elements) of a conv, depthwise
+    or fully connected op from its params (a fully connected row is one pixel of one tap);
+    zeros for other ops. The cost model's features beside the MACs (calibrate_cortex_m.py
+    fits them): requantisation per output, weight set-up per channel, a tap's loop per
+    output, the window's set-up per pixel and tap, the window's input values gathered (an
+    im2col column's bytes) per pixel, and a copy of the input (a kernel that widens or
+    reorders it once: a strided layer reads each input value once, not once a window)."""
     spec = kernel.spec
     if "output_h" in spec and "output_c" in spec:
         c = int(spec["output_c"])
-        pixels = int(spec.get("batches", 1)) * int(spec["output_h"]) * int(spec["output_w"])
+        batches = int(spec.get("batches", 1))
+        pixels = batches * int(spec["output_h"]) * int(spec["output_w"])
         taps = int(spec.get("filter_h", 1)) * int(spec.get("filter_w", 1))
         inputs = int(spec.get("input_c", c))
-        return pixels * c, c, pixels * c * taps, pixels * taps, pixels * taps * inputs
+        in_values = batches * int(spec.get("input_h", 0)) * int(spec.get("input_w", 0)) * inputs
+        return pixels * c, c, pixels * c * taps, pixels * taps, pixels * taps * inputs, in_values
     if "output_depth" in spec:
         c, rows = int(spec["output_depth"]), int(spec.get("batches", 1))
-        return rows * c, c, rows * c, rows, rows * int(spec.get("input_depth", 1))
-    return 0, 0, 0, 0, 0
+        depth = int(spec.get("input_depth", 1))
+        return rows * c, c, rows * c, rows, rows * depth, rows * depth
+    return 0, 0, 0, 0, 0, 0
 
 
 #: TargetProfile's per-key figures for output_shape's features, in its order
 FEATURE_FIELDS = ("cycles_per_output", "cycles_per_channel", "cycles_per_tap", "cycles_per_pixel_tap",
-                  "cycles_per_window_input")
+                  "cycles_per_window_input", "cycles_per_input")
 
 
 @dataclass(frozen=True)
@@ -460,12 +464,14 @@ class TargetProfile:
                           + taps * cycles_per_tap.get(key, 0)
                           + pixel_taps * cycles_per_pixel_tap.get(key, 0)
                           + window_inputs * cycles_per_window_input.get(key, 0)
+                          + inputs * cycles_per_input.get(key, 0)
                           + scratch_bytes * cycles_per_scratch_byte
     (at least half of the per-MAC term: a measured intercept may be negative), where the op's
-    outputs, channels, taps, pixel taps and window inputs are as output_shape says (conv,
-    depthwise and fully connected; 0 for other ops): the requantisation is per output, the
-    weights' set-up per channel, a tap's loop per output, a window's set-up per pixel and
-    tap and its gathering per input value, so a layer's cost is not its MACs alone.
+    outputs, channels, taps, pixel taps, window inputs and inputs are as output_shape says
+    (conv, depthwise and fully connected; 0 for other ops): the requantisation is per output,
+    the weights' set-up per channel, a tap's loop per output, a window's set-up per pixel and
+    tap and its gathering per input value, a copy of the input per input element, so a
+    layer's cost is not its MACs alone.
     where key is "<isa>/<op type>:<variant family>" ("arm-dsp/CONV_2D:im2col_rows": the
     figure of that ISA's code), else "<op type>:<variant family>" ("CONV_2D:im2col": the
     portable code's, which an ISA without code of its own for the op runs), else the family
@@ -493,6 +499,7 @@ class TargetProfile:
     cycles_per_tap: Mapping[str, float] = field(default_factory=dict)
     cycles_per_pixel_tap: Mapping[str, float] = field(default_factory=dict)
     cycles_per_window_input: Mapping[str, float] = field(default_factory=dict)
+    cycles_per_input: Mapping[str, float] = field(default_factory=dict)
 
     def family(self, variant: Variant) -> str:
         """The variant's kind name without its param ("im2col_rows_12" -> "im2col_rows"), as
@@ -571,15 +578,16 @@ class TargetProfile:
 # M4's instruction counts (no QEMU Cortex-M55 build in the harness). A board's own
 # figures (TableLatency) replace all of this.
 #: The counted instructions: per key and core, a table per feature ("instructions_per_mac",
-#: "instructions_per_op" -- the fit's intercept: one call beyond its MACs --, and the four
-#: FEATURE_FIELDS' "instructions_per_output", "_channel", "_tap", "_pixel_tap", "_window_input"), which
+#: "instructions_per_op" -- the fit's intercept: one call beyond its MACs --, and the six
+#: FEATURE_FIELDS' "instructions_per_output", "_channel", "_tap", "_pixel_tap", "_window_input",
+#: "_input"), which
 #: calibrate_cortex_m.py --write-profiles writes. "im2col" takes im2col_rows's figures: the
 #: same code with one block of every pixel, whose fits differ by noise (0.01 instructions a
 #: MAC), which must not buy memory.
 COUNTED_INSTRUCTIONS = Path(__file__).with_name("cortex_m_instructions.json")
 _COUNTED = json.loads(COUNTED_INSTRUCTIONS.read_text())
 INSTRUCTION_FIELDS = ("instructions_per_output", "instructions_per_channel", "instructions_per_tap",
-                      "instructions_per_pixel_tap", "instructions_per_window_input")
+                      "instructions_per_pixel_tap", "instructions_per_window_input", "instructions_per_input")
 _INSTRUCTIONS_PER_OP = 1500.0
 _CYCLES_PER_INSTRUCTION = {"cortex-m4": 1.3, "cortex-m7": 0.9, "cortex-m55": 1.1}
 
