@@ -156,13 +156,26 @@ def one_op_model(name: str) -> bytes:
         from test_transpose_conv import tconv_model
         return tconv_model(np.random.default_rng(21), (1, 4, 4, 3), 4, (3, 3), (2, 2), "SAME",
                            int16=name.endswith("16X8"))
+    if name in ("RELU6", "RELU_N1_TO_1"):
+        from test_relu6 import relu_x_model
+        return relu_x_model(name, 0.05, -7, 0.04, 3, (3, 100))
+    if name == "SLICE":
+        from test_slice import slice_model
+        return slice_model((2, 3, 4, 5, 6), [1, 2, 0, 4, 1], [1, 1, 4, -1, 3])
+    if name == "PACK":
+        from test_pack import pack_model
+        return pack_model((3, 5), 3, -2)
+    if name == "UNPACK":
+        from test_pack import unpack_model
+        return unpack_model((2, 3, 4, 5), -2)
     raise KeyError(name)
 
 
 ONE_OP_MODELS = ["STRIDED_SLICE", "LEAKY_RELU", "SUB", "TRANSPOSE", "SPLIT", "SPLIT_V", "LOGISTIC", "TANH",
-                 "HARD_SWISH", "TRANSPOSE_CONV", "TRANSPOSE_CONV_16X8"]
+                 "HARD_SWISH", "TRANSPOSE_CONV", "TRANSPOSE_CONV_16X8",
+                 "RELU6", "RELU_N1_TO_1", "SLICE", "PACK", "UNPACK"]
 #: Ops whose kernels differ by the rounding rule: each rule's variants are built.
-ONE_OP_REFERENCES = {"LOGISTIC": ("litert", "tflm"), "TANH": ("litert", "tflm")}
+ONE_OP_REFERENCES = {"LOGISTIC": ("litert", "tflm"), "TANH": ("litert", "tflm"), "RELU6": ("litert", "tflm")}
 
 
 @pytest.mark.parametrize("op", ONE_OP_MODELS)

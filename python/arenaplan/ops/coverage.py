@@ -306,6 +306,15 @@ def _cell(variants) -> str:
     return ", ".join(variants)
 
 
+#: How the int8 builtins of lowering._RUNS_ON use their row.
+_RUNS_ON_TEXT = {
+    "PACK": "a copy of each input along the new axis; inputs quantised as the output",
+    "RELU6": "QuantizedReluX's clamp to [0, 6]; under tflm TFLite Micro's clamp of the input's values",
+    "RELU_N1_TO_1": "QuantizedReluX's clamp to [-1, 1]; litert only: TFLite Micro has no kernel",
+    "SLICE": "stride 1",
+}
+
+
 def _aliases() -> List[Tuple[str, str]]:
     """TFLite builtins the lowering runs on another op's row: (builtin, how)."""
     names = {row["name"] for row in _core.ops()}
@@ -324,6 +333,8 @@ def _aliases() -> List[Tuple[str, str]]:
             elif builtin == "ASSIGN_VARIABLE":
                 how += (" (the value's op writes the resource variable's state directly where nothing "
                         "reads or changes it in between; else a copy of the value into it)")
+            elif builtin in _RUNS_ON_TEXT:
+                how += f" ({_RUNS_ON_TEXT[builtin]})"
             found.append((builtin, how))
     return found
 

@@ -1056,6 +1056,150 @@ def _transpose_conv(model: Model, op: Operator, reference: str = "litert") -> tu
     return spec, (x.index,), w.data, bias
 
 
+# --- int8 ops that run on another op's row (issue 27) -----------------------------------------
+#: The real bounds of TFLite's QuantizedReluX for the RELU row's other ops.
+_RELU_BOUNDS = {"RELU6": (0.0, 6.0), "RELU_N1_TO_1": (-1.0, 1.0)}
+
+
+def _quantised_bound(bound: float, scale: float, zp: int) -> int:
+    """zp + roundf(bound / scale) in float32 (half away from zero), clamped to int8, as
+    QuantizedReluX (LiteRT) and FloatToQuantizedType (TensorFlow Lite Micro) compute it."""
+    q = float(np.float32(bound) / np.float32(scale))
+    if abs(q) >= 2.0 ** 31 - 256:
+        raise _Unsupported(f"scale {scale} is too small: {bound} / scale overflows int32 in TFLite's bound")
+    rounded = int(math.copysign(math.floor(abs(q) + 0.5), q))
+    return min(max(zp + rounded, -128), 127)
+
+
+def _relu_x(model: Model, op: Operator, reference: str) -> tuple:
+    """int8 RELU6 and RELU_N1_TO_1 on the RELU row. LiteRT (ReluPrepare and QuantizedReluX):
+    the requantisation of RELU, clamped to the output's quantised bounds. TensorFlow Lite
+    Micro's RELU6 (Relu6Quantized) clamps the input's values to [input zero point, the input's
+    quantised 6] and writes them unchanged, whatever the output's quantisation: under "tflm"
+    the requantisation is the identity and the bounds are the input's; TFLite Micro has no
+    RELU_N1_TO_1."""
+    x, count, (xs, xz), (ys, yz) = _elementwise_operands(model, op)
+    low, high = _RELU_BOUNDS[op.type]
+    if reference == "tflm":
+        if op.type != "RELU6":
+            raise _Unsupported("TensorFlow Lite Micro has no RELU_N1_TO_1 kernel (choose reference \"litert\")")
+        ys, yz, (m, e) = xs, xz, (1 << 30, 1)
+    else:
+        try:
+            m, e = quantize_multiplier(float(np.float32(xs) / np.float32(ys)))
+        except ArenaplanError as exc:
+            raise _Unsupported(f"the scales give no int32 multiplier ({exc})") from None
+    return ({"count": count, "input_zero_point": xz, "output_zero_point": yz, "output_multiplier": m,
+             "output_shift": e, "activation_min": _quantised_bound(low, ys, yz),
+             "activation_max": _quantised_bound(high, ys, yz)}, (x.index,), None, None)
+
+
+def _index_vector(model: Model, op: Operator, position: int, what: str, rank: int) -> List[int]:
+    """A constant int32 or int64 vector of ``rank`` values (SLICE's begin and size)."""
+    t = _tensor(model, _operand(op.inputs, position), what, None, constant=True)
+    if t.dtype not in ("int32", "int64"):
+        raise _Unsupported(f"{what} tensor {t.index} is {t.dtype}; int32 or int64 is expected")
+    values = [int(v) for v in np.asarray(t.data).reshape(-1)]
+    if len(t.shape) != 1 or len(values) != rank:
+        raise _Unsupported(f"{what} tensor {t.index} holds {values}; a vector of {rank} values (the input's "
+                           "rank) is expected")
+    return values
+
+
+def _slice(model: Model, op: Operator) -> tuple:
+    """int8 SLICE (TFLite's reference Slice) as the STRIDED_SLICE copy, with its Prepare
+    checks: begin and size constant int32 or int64 vectors of the input's rank, begin in [0,
+    size of the axis], size -1 (the rest of the axis) or begin + size within the axis. The
+    bytes are copied (TFLite's kernel does not requantise)."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
+    shape = _slice_dims(x)
+    rank = len(shape)
+    begin = _index_vector(model, op, 1, "begin", rank)
+    size = _index_vector(model, op, 2, "size", rank)
+    counts = []
+    for a, (dim, b, s) in enumerate(zip(shape, begin, size)):
+        if not 0 <= b <= dim:
+            raise _Unsupported(f"begin {b} on axis {a} lies outside [0, {dim}]")
+        if s == -1:
+            s = dim - b
+        elif s < 0:
+            raise _Unsupported(f"size {s} on axis {a}: the only negative size is -1 (the rest of the axis)")
+        elif b + s > dim:
+            raise _Unsupported(f"begin {b} and size {s} on axis {a} run past its {dim} elements")
+        if s < 1:
+            raise _Unsupported(f"axis {a} selects no elements; empty outputs are not supported")
+        counts.append(s)
+    _expect_shape(model, y.index, counts, "output")
+    return _slice_params(x, begin, [1] * rank, counts), (x.index,), None, None
+
+
+def _same_quantisation(t: Tensor, what: str, like: Tensor, like_what: str, op_type: str) -> None:
+    """UnsupportedModel unless ``t`` is quantised as ``like`` (TFLite compares the float32 scales)."""
+    (s, z), (ls, lz) = _per_tensor(t, what), _per_tensor(like, like_what)
+    if (s, z) != (ls, lz):
+        raise _Unsupported(f"{what} tensor {t.index} has scale {np.float32(s)!s} and zero point {z}, the {like_what} "
+                           f"{np.float32(ls)!s} and {lz}; TFLite's int8 {op_type} requires them equal (it copies, "
+                           "never requantises)")
+
+
+def _pack(model: Model, op: Operator) -> tuple:
+    """int8 PACK as the CONCATENATION (a copy) of its inputs along the new axis, each one
+    element thick there, with TFLite's Prepare checks: values_count inputs of one shape, axis
+    in [-(rank + 1), rank], and every input quantised as the output."""
+    y = _tensor(model, _operand(op.outputs, 0), "output")
+    n = int(op.options.get("values_count", 0) or 0)
+    if n != len(op.inputs) or n < 1:
+        raise _Unsupported(f"values_count {n} differs from the op's {len(op.inputs)} inputs")
+    ins = [_tensor(model, t, f"input {i}") for i, t in enumerate(op.inputs)]
+    shape = tuple(int(d) for d in ins[0].shape)
+    for t in ins[1:]:
+        if tuple(t.shape) != shape:
+            raise _Unsupported(f"input tensor {t.index} has shape {tuple(t.shape)}, input tensor {ins[0].index} "
+                               f"{shape}; TFLite packs inputs of one shape")
+    rank = len(shape)
+    axis = int(op.options.get("axis", 0) or 0)
+    if not -(rank + 1) <= axis <= rank:
+        raise _Unsupported(f"axis {axis} is out of range for inputs of rank {rank} (it must lie in "
+                           f"[{-(rank + 1)}, {rank}])")
+    axis += rank + 1 if axis < 0 else 0
+    want = list(shape[:axis]) + [n] + list(shape[axis:])
+    _expect_shape(model, y.index, want, "output")
+    for i, t in enumerate(ins):
+        _same_quantisation(t, f"input {i}", y, "output", "PACK")
+    _, yz = _per_tensor(y, "output")
+    return ({"output_shape": _shape4(want, "output"), "axis": axis + 4 - len(want), "input_count": n,
+             "input_axis_sizes": [1] * n, "input_multipliers": None, "input_shifts": None,
+             "input_zero_points": None, "output_zero_point": yz}, tuple(t.index for t in ins), None, None)
+
+
+def _unpack(model: Model, op: Operator) -> tuple:
+    """One output of int8 UNPACK (the importer holds an UNPACK of N outputs as N ops,
+    ``model.one_output_ops``) as the STRIDED_SLICE copy of its slice, the axis dropped, with
+    TFLite's Prepare checks: axis in [-rank, rank), num the number of outputs and the axis'
+    size, every output quantised as the input."""
+    parts, part = int(op.options.get("output_parts", 1)), int(op.options.get("output_part", 0))
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
+    shape = _slice_dims(x)
+    rank = len(shape)
+    axis = int(op.options.get("axis", 0) or 0)
+    if not -rank <= axis < rank:
+        raise _Unsupported(f"axis {axis} is out of range for an input of rank {rank} (it must lie in "
+                           f"[{-rank}, {rank}))")
+    axis += rank if axis < 0 else 0
+    num = int(op.options.get("num", 0) or 0)
+    if num != parts:
+        raise _Unsupported(f"num {num} differs from the op's {parts} outputs")
+    if shape[axis] != num:
+        raise _Unsupported(f"axis {axis} has size {shape[axis]}, not num {num}")
+    _same_quantisation(y, "output", x, "input", "UNPACK")
+    _expect_shape(model, y.index, shape[:axis] + shape[axis + 1:], "output")
+    begin, counts = [0] * rank, list(shape)
+    begin[axis], counts[axis] = part, 1
+    return _slice_params(x, begin, [1] * rank, counts), (x.index,), None, None
+
+
 # --- the 16x8 mode: int16 activations (zero point 0), int8 weights, int64 or int32 biases ---
 def _int16_scale(t: Tensor, what: str) -> float:
     """The scale of an int16 activation; TFLite's 16x8 kernels require zero point 0."""
@@ -1306,11 +1450,17 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
     "TRANSPOSE": _transpose, "SPLIT": _split, "SPLIT_V": _split, "LOGISTIC": _logistic, "TANH": _logistic,
     "HARD_SWISH": _hard_swish, "READ_VARIABLE": _read_variable, "ASSIGN_VARIABLE": _assign_variable,
     "TRANSPOSE_CONV": _transpose_conv,
+    "RELU6": _relu_x, "RELU_N1_TO_1": _relu_x, "SLICE": _slice, "PACK": _pack, "UNPACK": _unpack,
 }
 
 
 #: Ops whose lowering takes the rounding rule: their params carry a ``reference`` field.
-_TAKES_REFERENCE = frozenset({"FULLY_CONNECTED", "LOGISTIC", "TANH", "TRANSPOSE_CONV"})
+_TAKES_REFERENCE = frozenset({"FULLY_CONNECTED", "LOGISTIC", "TANH", "TRANSPOSE_CONV", "RELU6", "RELU_N1_TO_1"})
+
+
+#: int8 builtins that run on another op's row (besides the aliases, splits and variables above).
+_RUNS_ON = {"RELU6": "RELU", "RELU_N1_TO_1": "RELU", "SLICE": "STRIDED_SLICE", "UNPACK": "STRIDED_SLICE",
+            "PACK": "CONCATENATION"}
 
 
 def _code(op: Operator, spec: dict) -> int:
@@ -1322,6 +1472,8 @@ def _code(op: Operator, spec: dict) -> int:
         return OP_CODES["PAD"]
     if op.type in ("SPLIT", "SPLIT_V"):
         return OP_CODES["STRIDED_SLICE"]
+    if op.type in _RUNS_ON:
+        return OP_CODES[_RUNS_ON[op.type]]
     return OP_CODES[op.type]
 
 
