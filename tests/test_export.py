@@ -168,12 +168,18 @@ def one_op_model(name: str) -> bytes:
     if name == "UNPACK":
         from test_pack import unpack_model
         return unpack_model((2, 3, 4, 5), -2)
+    if name in ("MAXIMUM", "MINIMUM"):
+        from test_maximum_minimum import minmax_model
+        return minmax_model(name, (3, 1, 8), (1, 5, 1), qs=((0.05, 3), (0.1, -128), (0.2, 127)))
+    if name == "ABS":
+        from test_abs import abs_model
+        return abs_model(0.05, -7, 0.04, 3, (3, 100))
     raise KeyError(name)
 
 
 ONE_OP_MODELS = ["STRIDED_SLICE", "LEAKY_RELU", "SUB", "TRANSPOSE", "SPLIT", "SPLIT_V", "LOGISTIC", "TANH",
                  "HARD_SWISH", "TRANSPOSE_CONV", "TRANSPOSE_CONV_16X8",
-                 "RELU6", "RELU_N1_TO_1", "SLICE", "PACK", "UNPACK"]
+                 "RELU6", "RELU_N1_TO_1", "SLICE", "PACK", "UNPACK", "MAXIMUM", "MINIMUM", "ABS"]
 #: Ops whose kernels differ by the rounding rule: each rule's variants are built.
 ONE_OP_REFERENCES = {"LOGISTIC": ("litert", "tflm"), "TANH": ("litert", "tflm"), "RELU6": ("litert", "tflm")}
 

@@ -1,5 +1,6 @@
-/* ADD and MUL int8 with 4-D broadcasting (portable C; AVX2 rows dispatched). */
+/* ADD and MUL int8 with 4-D broadcasting (portable C; AVX2 rows dispatched), and MAXIMUM and MINIMUM. */
 #include "arenaplan/elementwise.h"
+#include "arenaplan/ops.h"
 
 #include <string.h>
 
@@ -420,4 +421,82 @@ ap_status ap_mul_s8_run(const ap_mul_params *params, const ap_variant *variant, 
     }
     return ew_run(params->input1_shape, params->input2_shape, params->output_shape, variant, input1, input2,
                   output, scratch, scratch_count, "mul", mul_row_for(variant), params, error_out);
+}
+
+/* ---- MAXIMUM and MINIMUM (arenaplan/ops.h): the raw values compared, no requantisation ---- */
+static void max_row(const void *ctx, const int8_t *a, int sa, const int8_t *b, int sb, int8_t *out, size_t n)
+{
+    (void)ctx;
+    for (size_t i = 0; i < n; ++i) {   /* reads a and b at i before writing out[i]: in place is safe */
+        const int8_t x = a[i * (size_t)sa], y = b[i * (size_t)sb];
+        out[i] = x > y ? x : y;
+    }
+}
+
+static void min_row(const void *ctx, const int8_t *a, int sa, const int8_t *b, int sb, int8_t *out, size_t n)
+{
+    (void)ctx;
+    for (size_t i = 0; i < n; ++i) {
+        const int8_t x = a[i * (size_t)sa], y = b[i * (size_t)sb];
+        out[i] = x < y ? x : y;
+    }
+}
+
+static ap_status minmax_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                 uint32_t *count_out, const char *op, ap_error *error)
+{
+    const ap_minmax_params *p = params;
+    if (p == NULL) {
+        return AP_OPS_INVALID(error, "%s: params must not be NULL", op);
+    }
+    ap_status st = ew_check_shapes(p->input1_shape, p->input2_shape, p->output_shape, op, error);
+    return st != AP_OK ? st : ew_variants(p->input1_shape, p->input2_shape, p->output_shape, isa, variants_out,
+                                          capacity, count_out, op, error);
+}
+
+static ap_status minmax_run(const ap_op_call *call, ap_isa isa, const char *op, ew_row_fn row, ap_error *error)
+{
+    /* one code for every ISA: a compare a byte */
+    if (call == NULL || call->params == NULL) {
+        return AP_OPS_INVALID(error, "%s: call and params must not be NULL", op);
+    }
+    const ap_minmax_params *p = call->params;
+    ap_status st = ew_check_shapes(p->input1_shape, p->input2_shape, p->output_shape, op, error);
+    if (st == AP_OK) {
+        st = ap_ops_check_variant_ptr(call->variant, op, error);
+    }
+    if (st == AP_OK && call->variant->isa != (int32_t)isa) {
+        st = AP_OPS_INVALID(error, "%s: variant '%s' is a %s variant; asked to run it as %s", op,
+                            call->variant->name, ap_isa_name(call->variant->isa), ap_isa_name(isa));
+    }
+    if (st != AP_OK) {
+        return st;
+    }
+    if (call->input_count != 2 || call->inputs == NULL) {
+        return AP_OPS_INVALID(error, "%s: two inputs expected, got %u", op, (unsigned)call->input_count);
+    }
+    return ew_run(p->input1_shape, p->input2_shape, p->output_shape, call->variant, call->inputs[0], call->inputs[1],
+                  call->output, call->scratch, call->scratch_count, op, row, NULL, error);
+}
+
+ap_status ap_maximum_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                 uint32_t *count_out, ap_error *error_out)
+{
+    return minmax_variants(params, isa, variants_out, capacity, count_out, "maximum", error_out);
+}
+
+ap_status ap_maximum_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return minmax_run(call, isa, "maximum", max_row, error_out);
+}
+
+ap_status ap_minimum_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                 uint32_t *count_out, ap_error *error_out)
+{
+    return minmax_variants(params, isa, variants_out, capacity, count_out, "minimum", error_out);
+}
+
+ap_status ap_minimum_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return minmax_run(call, isa, "minimum", min_row, error_out);
 }

@@ -224,6 +224,18 @@ static const ap_param_field ap_transpose_conv_fields[] = {
     AP_REQUANT(ap_transpose_conv_params, "output_c"), AP_I32(ap_transpose_conv_params, accumulator_bits),
 };
 
+static const ap_param_field ap_minmax_fields[] = {
+    AP_FIELD(ap_minmax_params, input1_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_minmax_params, input2_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_minmax_params, output_shape, AP_FIELD_INT32, 4),
+};
+
+static const ap_param_field ap_abs_fields[] = {
+    AP_FIELD(ap_abs_params, count, AP_FIELD_SIZE, 1), AP_I32(ap_abs_params, input_zero_point),
+    AP_I32(ap_abs_params, output_zero_point), AP_I32(ap_abs_params, rescale), AP_I32(ap_abs_params, multiplier),
+    AP_I32(ap_abs_params, shift),
+};
+
 /* The 16x8 weighted ops' params: the int8 ops' window or shape fields, requant and the
    accumulator width. */
 static const ap_param_field ap_conv2d_s16_fields[] = {
@@ -594,6 +606,12 @@ static const ap_op_def ap_op_table[] = {
      0, AP_PLAN(ap_transpose_conv_s8_variants), AP_PLAN(ap_transpose_conv_s8_prepared_size),
      AP_PLAN(ap_transpose_conv_s8_constant_counts), AP_PLAN(ap_transpose_conv_s8_prepare), NULL,
      ap_transpose_conv_s8_run},
+    {AP_ROW(AP_OP_MAXIMUM, "MAXIMUM", ap_minmax_params, ap_minmax_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_maximum_s8_variants), NULL, NULL, NULL, NULL, ap_maximum_s8_run},
+    {AP_ROW(AP_OP_MINIMUM, "MINIMUM", ap_minmax_params, ap_minmax_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_minimum_s8_variants), NULL, NULL, NULL, NULL, ap_minimum_s8_run},
+    {AP_ROW(AP_OP_ABS, "ABS", ap_abs_params, ap_abs_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_abs_s8_variants), NULL, NULL, NULL, NULL, ap_abs_s8_run},
     /* the 16x8 mode: int16 activations, int8 weights (ops.h) */
     {AP_ROW_S16X8(AP_OP_CONV2D, "CONV_2D", ap_conv2d_s16_params, ap_conv2d_s16_fields), 1, 1, 1, 1, 0,
      AP_PLAN(ap_conv2d_s16_variants), AP_PLAN(ap_conv2d_s16_prepared_size), AP_PLAN(ap_conv2d_s16_constant_counts),

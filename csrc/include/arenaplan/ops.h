@@ -72,8 +72,11 @@ typedef enum ap_op {
     AP_OP_LOGISTIC = 22,         /* ap_logistic_params, int8 in and out */
     AP_OP_TANH = 23,             /* ap_logistic_params, int8 in and out */
     AP_OP_HARD_SWISH = 24,       /* ap_hard_swish_params, int8 in and out */
-    AP_OP_TRANSPOSE_CONV = 25    /* ap_transpose_conv_params, prepared blob required; one input
+    AP_OP_TRANSPOSE_CONV = 25,   /* ap_transpose_conv_params, prepared blob required; one input
                                     (the data input; output_shape is resolved at plan time) */
+    AP_OP_MAXIMUM = 26,          /* ap_minmax_params, two int8 inputs, int8 out */
+    AP_OP_MINIMUM = 27,          /* ap_minmax_params, two int8 inputs, int8 out */
+    AP_OP_ABS = 28               /* ap_abs_params, int8 in and out */
 } ap_op;
 
 /** Scalar types of params fields (stable values, append-only). */
@@ -390,6 +393,53 @@ ap_status ap_transpose_conv_s16_constant_counts(const void *params, size_t *filt
 ap_status ap_transpose_conv_s16_prepare(const void *params, ap_isa isa, const void *filter, const void *bias,
                                         void *prepared_out, size_t prepared_bytes, ap_error *error_out);
 ap_status ap_transpose_conv_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** Variant kinds of MAXIMUM and MINIMUM. */
+typedef enum ap_minmax_kind {
+    AP_MINMAX_DIRECT = 0   /* one pass over the broadcast rows; no scratch; in place over an input of
+                              the output's shape */
+} ap_minmax_kind;
+
+/**
+ * int8 MAXIMUM and MINIMUM, TFLite's reference MaximumMinimumBroadcastSlow (LiteRT's and
+ * TensorFlow Lite Micro's alike): each output element is the larger (smaller) of its two
+ * inputs' raw int8 values, broadcast as ADD broadcasts (shapes right-aligned to four axes,
+ * each input axis 1 or the output's). No requantisation: TFLite compares the stored values
+ * whatever the tensors' quantisation.
+ */
+typedef struct ap_minmax_params {
+    int32_t input1_shape[4];   /* each >= 1 */
+    int32_t input2_shape[4];
+    int32_t output_shape[4];   /* the larger of the inputs' on each axis */
+} ap_minmax_params;
+
+ap_status ap_maximum_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                 uint32_t *count_out, ap_error *error_out);
+ap_status ap_maximum_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_minimum_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                 uint32_t *count_out, ap_error *error_out);
+ap_status ap_minimum_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * int8 ABS, TFLite's AbsEvalQuantized (LiteRT's and TensorFlow Lite Micro's alike): with
+ * v = |in - input_zero_point|, out = clamp(output_zero_point + MultiplyByQuantizedMultiplier(v,
+ * multiplier, shift), -128, 127), or clamp(output_zero_point + v, -128, 127) without the multiply
+ * where `rescale` is 0 (AbsPrepare rescales only where the scales differ; the zero points may
+ * differ either way). The multiplier is QuantizeMultiplier of the float32 quotient
+ * input_scale / output_scale. Variant kinds: ap_unary_s8_kind (DIRECT and TABLE).
+ */
+typedef struct ap_abs_params {
+    size_t count;                /* elements */
+    int32_t input_zero_point;    /* [-128, 127] */
+    int32_t output_zero_point;   /* [-128, 127] */
+    int32_t rescale;             /* 0 or 1 */
+    int32_t multiplier;          /* rescale: >= 0; else 0 */
+    int32_t shift;               /* rescale: [-31, 30]; else 0 */
+} ap_abs_params;
+
+ap_status ap_abs_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                             uint32_t *count_out, ap_error *error_out);
+ap_status ap_abs_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /* ---- the 16x8 mode (AP_TYPES_S16X8): int16 activations, int8 weights ------------------------ */
 

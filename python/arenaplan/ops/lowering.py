@@ -1200,6 +1200,29 @@ def _unpack(model: Model, op: Operator) -> tuple:
     return _slice_params(x, begin, [1] * rank, counts), (x.index,), None, None
 
 
+# --- int8 ops with kernels of their own (issue 27) -------------------------------------------
+def _maximum_minimum(model: Model, op: Operator) -> tuple:
+    """int8 MAXIMUM and MINIMUM (TFLite's MaximumMinimumBroadcastSlow, LiteRT's and TFLite
+    Micro's alike): the stored int8 values compared, broadcast as ADD broadcasts. TFLite checks
+    the types only: inputs and output quantised differently are compared and written as stored."""
+    a, b, y, sa, sb, sy = _broadcast_shapes(model, op)
+    return {"input1_shape": sa, "input2_shape": sb, "output_shape": sy}, (a.index, b.index), None, None
+
+
+def _abs(model: Model, op: Operator) -> tuple:
+    """int8 ABS with AbsPrepare (LiteRT's and TFLite Micro's alike): the multiplier of the
+    float32 quotient input_scale / output_scale, used only where the scales differ."""
+    x, count, (xs, xz), (ys, yz) = _elementwise_operands(model, op)
+    m, e = 0, 0
+    if xs != ys:
+        try:
+            m, e = quantize_multiplier(float(np.float32(xs) / np.float32(ys)))
+        except ArenaplanError as exc:
+            raise _Unsupported(f"the scales give no int32 multiplier ({exc})") from None
+    return ({"count": count, "input_zero_point": xz, "output_zero_point": yz, "rescale": int(xs != ys),
+             "multiplier": m, "shift": e}, (x.index,), None, None)
+
+
 # --- the 16x8 mode: int16 activations (zero point 0), int8 weights, int64 or int32 biases ---
 def _int16_scale(t: Tensor, what: str) -> float:
     """The scale of an int16 activation; TFLite's 16x8 kernels require zero point 0."""
@@ -1451,6 +1474,7 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
     "HARD_SWISH": _hard_swish, "READ_VARIABLE": _read_variable, "ASSIGN_VARIABLE": _assign_variable,
     "TRANSPOSE_CONV": _transpose_conv,
     "RELU6": _relu_x, "RELU_N1_TO_1": _relu_x, "SLICE": _slice, "PACK": _pack, "UNPACK": _unpack,
+    "MAXIMUM": _maximum_minimum, "MINIMUM": _maximum_minimum, "ABS": _abs,
 }
 
 
