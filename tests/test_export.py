@@ -174,12 +174,16 @@ def one_op_model(name: str) -> bytes:
     if name == "ABS":
         from test_abs import abs_model
         return abs_model(0.05, -7, 0.04, 3, (3, 100))
+    if name in ("DEPTH_TO_SPACE", "SPACE_TO_DEPTH"):
+        from test_depth_space import depth_space_model
+        return depth_space_model(name, (2, 3, 2, 18) if name == "DEPTH_TO_SPACE" else (2, 6, 3, 2), 3)
     raise KeyError(name)
 
 
 ONE_OP_MODELS = ["STRIDED_SLICE", "LEAKY_RELU", "SUB", "TRANSPOSE", "SPLIT", "SPLIT_V", "LOGISTIC", "TANH",
                  "HARD_SWISH", "TRANSPOSE_CONV", "TRANSPOSE_CONV_16X8",
-                 "RELU6", "RELU_N1_TO_1", "SLICE", "PACK", "UNPACK", "MAXIMUM", "MINIMUM", "ABS"]
+                 "RELU6", "RELU_N1_TO_1", "SLICE", "PACK", "UNPACK", "MAXIMUM", "MINIMUM", "ABS",
+                 "DEPTH_TO_SPACE", "SPACE_TO_DEPTH"]
 #: Ops whose kernels differ by the rounding rule: each rule's variants are built.
 ONE_OP_REFERENCES = {"LOGISTIC": ("litert", "tflm"), "TANH": ("litert", "tflm"), "RELU6": ("litert", "tflm")}
 

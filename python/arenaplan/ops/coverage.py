@@ -311,10 +311,12 @@ def _cell(variants) -> str:
 
 #: How the int8 builtins of lowering._RUNS_ON use their row.
 _RUNS_ON_TEXT = {
+    "DEPTH_TO_SPACE": "the input read as [N*H, W, b, b, C/b^2], its second and third axes swapped",
     "PACK": "a copy of each input along the new axis; inputs quantised as the output",
     "RELU6": "QuantizedReluX's clamp to [0, 6]; under tflm TFLite Micro's clamp of the input's values",
     "RELU_N1_TO_1": "QuantizedReluX's clamp to [-1, 1]; litert only: TFLite Micro has no kernel",
     "SLICE": "stride 1",
+    "SPACE_TO_DEPTH": "the input read as [N*H/b, b, W/b, b, C], its second and third axes swapped",
 }
 
 

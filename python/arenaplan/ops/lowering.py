@@ -1200,6 +1200,39 @@ def _unpack(model: Model, op: Operator) -> tuple:
     return _slice_params(x, begin, [1] * rank, counts), (x.index,), None, None
 
 
+def _depth_space(model: Model, op: Operator) -> tuple:
+    """int8 DEPTH_TO_SPACE and SPACE_TO_DEPTH (TFLite's reference kernels, LiteRT's and TFLite
+    Micro's alike) as one TRANSPOSE, with their Prepare checks (a rank-4 NHWC input, block_size
+    >= 1 dividing the depth by its square, or the height and width). With b the block, DEPTH_TO_
+    SPACE's output element (n, h*b + i, w*b + j, c) is the input's (n, h, w, (i*b + j)*C' + c):
+    the input read as [N*H, W, b, b, C'] with its second and third axes swapped. SPACE_TO_DEPTH
+    is the same swap of the input read as [N*H', b, W', b, C]. The bytes are copied (the kernels
+    do not requantise)."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
+    if len(x.shape) != 4 or any(int(d) < 1 for d in x.shape):
+        raise _Unsupported(f"input has shape {tuple(x.shape)}; TFLite requires rank 4 (NHWC) with every "
+                           "dimension >= 1")
+    n, h, w, c = (int(d) for d in x.shape)
+    b = int(op.options.get("block_size", 0) or 0)
+    if b < 1:
+        raise _Unsupported(f"block_size {b} must be >= 1")
+    if op.type == "DEPTH_TO_SPACE":
+        if c % (b * b):
+            raise _Unsupported(f"block_size {b}: the depth {c} is not a multiple of {b * b}")
+        want, view = (n, h * b, w * b, c // (b * b)), [n * h, w, b, b, c // (b * b)]
+    else:
+        if h % b or w % b:
+            raise _Unsupported(f"block_size {b} does not divide the height {h} and width {w}")
+        want, view = (n, h // b, w // b, c * b * b), [n * (h // b), b, w // b, b, c]
+    _expect_shape(model, y.index, want, "output")
+    if len(y.shape) != 4:
+        raise _Unsupported(f"output has shape {tuple(y.shape)}; TFLite requires rank 4 (NHWC)")
+    if max(view) > 2 ** 31 - 1:
+        raise _Unsupported(f"input shape {tuple(x.shape)} is too large")
+    return {"input_shape": view, "perm": [0, 2, 1, 3, 4]}, (x.index,), None, None
+
+
 # --- int8 ops with kernels of their own (issue 27) -------------------------------------------
 def _maximum_minimum(model: Model, op: Operator) -> tuple:
     """int8 MAXIMUM and MINIMUM (TFLite's MaximumMinimumBroadcastSlow, LiteRT's and TFLite
@@ -1475,6 +1508,7 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
     "TRANSPOSE_CONV": _transpose_conv,
     "RELU6": _relu_x, "RELU_N1_TO_1": _relu_x, "SLICE": _slice, "PACK": _pack, "UNPACK": _unpack,
     "MAXIMUM": _maximum_minimum, "MINIMUM": _maximum_minimum, "ABS": _abs,
+    "DEPTH_TO_SPACE": _depth_space, "SPACE_TO_DEPTH": _depth_space,
 }
 
 
@@ -1484,7 +1518,7 @@ _TAKES_REFERENCE = frozenset({"FULLY_CONNECTED", "LOGISTIC", "TANH", "TRANSPOSE_
 
 #: int8 builtins that run on another op's row (besides the aliases, splits and variables above).
 _RUNS_ON = {"RELU6": "RELU", "RELU_N1_TO_1": "RELU", "SLICE": "STRIDED_SLICE", "UNPACK": "STRIDED_SLICE",
-            "PACK": "CONCATENATION"}
+            "PACK": "CONCATENATION", "DEPTH_TO_SPACE": "TRANSPOSE", "SPACE_TO_DEPTH": "TRANSPOSE"}
 
 
 def _code(op: Operator, spec: dict) -> int:
