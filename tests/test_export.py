@@ -177,13 +177,16 @@ def one_op_model(name: str) -> bytes:
     if name in ("DEPTH_TO_SPACE", "SPACE_TO_DEPTH"):
         from test_depth_space import depth_space_model
         return depth_space_model(name, (2, 3, 2, 18) if name == "DEPTH_TO_SPACE" else (2, 6, 3, 2), 3)
+    if name in ("RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR"):
+        from test_resize import resize_model
+        return resize_model(name, (2, 3, 5, 2), (7, 4), half=True)
     raise KeyError(name)
 
 
 ONE_OP_MODELS = ["STRIDED_SLICE", "LEAKY_RELU", "SUB", "TRANSPOSE", "SPLIT", "SPLIT_V", "LOGISTIC", "TANH",
                  "HARD_SWISH", "TRANSPOSE_CONV", "TRANSPOSE_CONV_16X8",
                  "RELU6", "RELU_N1_TO_1", "SLICE", "PACK", "UNPACK", "MAXIMUM", "MINIMUM", "ABS",
-                 "DEPTH_TO_SPACE", "SPACE_TO_DEPTH"]
+                 "DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR"]
 #: Ops whose kernels differ by the rounding rule: each rule's variants are built.
 ONE_OP_REFERENCES = {"LOGISTIC": ("litert", "tflm"), "TANH": ("litert", "tflm"), "RELU6": ("litert", "tflm")}
 

@@ -236,6 +236,21 @@ static const ap_param_field ap_abs_fields[] = {
     AP_I32(ap_abs_params, shift),
 };
 
+#define AP_RESIZE_GEOMETRY(T) \
+    AP_I32(T, batches), AP_I32(T, input_h), AP_I32(T, input_w), AP_I32(T, channels), AP_I32(T, output_h), \
+    AP_I32(T, output_w)
+
+static const ap_param_field ap_resize_nearest_fields[] = {
+    AP_RESIZE_GEOMETRY(ap_resize_nearest_params),
+    AP_ARRAY(ap_resize_nearest_params, y_index, AP_FIELD_INT32_ARRAY, "output_h", NULL, 0),
+    AP_ARRAY(ap_resize_nearest_params, x_index, AP_FIELD_INT32_ARRAY, "output_w", NULL, 0),
+};
+
+static const ap_param_field ap_resize_bilinear_fields[] = {
+    AP_RESIZE_GEOMETRY(ap_resize_bilinear_params), AP_I32(ap_resize_bilinear_params, height_scale_10),
+    AP_I32(ap_resize_bilinear_params, width_scale_10), AP_I32(ap_resize_bilinear_params, half_pixel_centers),
+};
+
 /* The 16x8 weighted ops' params: the int8 ops' window or shape fields, requant and the
    accumulator width. */
 static const ap_param_field ap_conv2d_s16_fields[] = {
@@ -612,6 +627,11 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_minimum_s8_variants), NULL, NULL, NULL, NULL, ap_minimum_s8_run},
     {AP_ROW(AP_OP_ABS, "ABS", ap_abs_params, ap_abs_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_abs_s8_variants), NULL, NULL, NULL, NULL, ap_abs_s8_run},
+    {AP_ROW(AP_OP_RESIZE_NEAREST_NEIGHBOR, "RESIZE_NEAREST_NEIGHBOR", ap_resize_nearest_params,
+            ap_resize_nearest_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_resize_nearest_s8_variants), NULL, NULL, NULL, NULL, ap_resize_nearest_s8_run},
+    {AP_ROW(AP_OP_RESIZE_BILINEAR, "RESIZE_BILINEAR", ap_resize_bilinear_params, ap_resize_bilinear_fields), 0, 1, 1,
+     1, 0, AP_PLAN(ap_resize_bilinear_s8_variants), NULL, NULL, NULL, NULL, ap_resize_bilinear_s8_run},
     /* the 16x8 mode: int16 activations, int8 weights (ops.h) */
     {AP_ROW_S16X8(AP_OP_CONV2D, "CONV_2D", ap_conv2d_s16_params, ap_conv2d_s16_fields), 1, 1, 1, 1, 0,
      AP_PLAN(ap_conv2d_s16_variants), AP_PLAN(ap_conv2d_s16_prepared_size), AP_PLAN(ap_conv2d_s16_constant_counts),

@@ -76,7 +76,11 @@ typedef enum ap_op {
                                     (the data input; output_shape is resolved at plan time) */
     AP_OP_MAXIMUM = 26,          /* ap_minmax_params, two int8 inputs, int8 out */
     AP_OP_MINIMUM = 27,          /* ap_minmax_params, two int8 inputs, int8 out */
-    AP_OP_ABS = 28               /* ap_abs_params, int8 in and out */
+    AP_OP_ABS = 28,              /* ap_abs_params, int8 in and out */
+    AP_OP_RESIZE_NEAREST_NEIGHBOR = 29,
+                                 /* ap_resize_nearest_params, int8 in and out (one input: the
+                                    size is resolved at plan time) */
+    AP_OP_RESIZE_BILINEAR = 30   /* ap_resize_bilinear_params, int8 in and out (as above) */
 } ap_op;
 
 /** Scalar types of params fields (stable values, append-only). */
@@ -440,6 +444,46 @@ typedef struct ap_abs_params {
 ap_status ap_abs_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                              uint32_t *count_out, ap_error *error_out);
 ap_status ap_abs_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** Variant kinds of RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR. */
+typedef enum ap_resize_kind {
+    AP_RESIZE_DIRECT = 0   /* each output pixel from the input; no scratch, never in place */
+} ap_resize_kind;
+
+/**
+ * int8 RESIZE_NEAREST_NEIGHBOR, TFLite's reference ResizeNearestNeighbor (LiteRT's and
+ * TensorFlow Lite Micro's alike): output pixel (b, y, x) is input pixel (b, y_index[y],
+ * x_index[x]), all channels copied. The indices are GetNearestNeighbor's, computed in float32
+ * when the plan is made (align_corners, half_pixel_centers); NHWC in and out.
+ */
+typedef struct ap_resize_nearest_params {
+    int32_t batches, input_h, input_w, channels, output_h, output_w;   /* each >= 1 */
+    const int32_t *y_index;   /* output_h values in [0, input_h) */
+    const int32_t *x_index;   /* output_w values in [0, input_w) */
+} ap_resize_nearest_params;
+
+ap_status ap_resize_nearest_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                        uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_resize_nearest_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * int8 RESIZE_BILINEAR, TFLite's reference ResizeBilinearInteger (LiteRT's BUILTIN_REF and
+ * TensorFlow Lite Micro's int8 kernel): in Q10 fixed point, output row y reads input rows
+ * y0 = max(v / 1024, 0) and y1 = min((v + 1023) / 1024, input_h - 1) with v = y * height_scale_10
+ * (+ height_scale_10 / 2 - 512 with half_pixel_centers), columns likewise; the four products of
+ * the stored values and their Q10 weights sum in int64, rounded half away from zero by 2^20.
+ * The scales are TFLite's ((1024 * in + out / 2) / out, or with align_corners and out > 1
+ * (1024 * (in - 1) + (out - 1) / 2) / (out - 1)); every y0 and x0 must lie in the input.
+ */
+typedef struct ap_resize_bilinear_params {
+    int32_t batches, input_h, input_w, channels, output_h, output_w;   /* each >= 1 */
+    int32_t height_scale_10, width_scale_10;                             /* >= 0 */
+    int32_t half_pixel_centers;                                          /* 0 or 1 */
+} ap_resize_bilinear_params;
+
+ap_status ap_resize_bilinear_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                         uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_resize_bilinear_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /* ---- the 16x8 mode (AP_TYPES_S16X8): int16 activations, int8 weights ------------------------ */
 

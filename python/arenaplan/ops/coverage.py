@@ -221,6 +221,14 @@ def _transpose() -> Model:
     return p.model("TRANSPOSE", (x, perm), (y,))
 
 
+def _resize(op_type: str) -> Model:
+    p = _Probe()
+    x = p.x((1, 4, 4, 3))
+    size = p.const([8, 6], "int32")
+    y = p.t((1, 8, 6, 3))
+    return p.model(op_type, (x, size), (y,), align_corners=False, half_pixel_centers=True)
+
+
 #: Probe models of every op table row, by (row name, tensor types).
 _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("CONV_2D", "s8"): lambda: [_conv(3), _conv(1), _conv(3, channels=3)],
@@ -252,6 +260,8 @@ _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("MAXIMUM", "s8"): lambda: [_binary("MAXIMUM"), _binary("MAXIMUM", broadcast=True)],
     ("MINIMUM", "s8"): lambda: [_binary("MINIMUM"), _binary("MINIMUM", broadcast=True)],
     ("ABS", "s8"): lambda: [_unary("ABS", 0.1, -128)],
+    ("RESIZE_NEAREST_NEIGHBOR", "s8"): lambda: [_resize("RESIZE_NEAREST_NEIGHBOR")],
+    ("RESIZE_BILINEAR", "s8"): lambda: [_resize("RESIZE_BILINEAR")],
     ("CONV_2D", "s16x8"): lambda: [_conv(3, act="int16"), _conv(1, act="int16")],
     ("DEPTHWISE_CONV_2D", "s16x8"): lambda: [_conv(3, act="int16", depthwise=True)],
     ("FULLY_CONNECTED", "s16x8"): lambda: [_fully_connected(32, "int16")],

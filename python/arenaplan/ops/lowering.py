@@ -1256,6 +1256,80 @@ def _abs(model: Model, op: Operator) -> tuple:
              "multiplier": m, "shift": e}, (x.index,), None, None)
 
 
+def _resize_operands(model: Model, op: Operator) -> Tuple[Tensor, dict, bool, bool]:
+    """What RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR share, with TFLite's Prepare checks: a
+    rank-4 int8 input, size a constant int32 vector of two values >= 1 (arenaplan plans static
+    shapes), the output [batches, size[0], size[1], channels]; the geometry and the two flags."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
+    if len(x.shape) != 4 or any(int(d) < 1 for d in x.shape):
+        raise _Unsupported(f"input has shape {tuple(x.shape)}; TFLite requires rank 4 (NHWC) with every "
+                           "dimension >= 1")
+    size_t = _tensor(model, _operand(op.inputs, 1), "size", None, constant=True)
+    if size_t.dtype != "int32":
+        raise _Unsupported(f"size tensor {size_t.index} is {size_t.dtype}; TFLite requires int32")
+    size = [int(v) for v in np.asarray(size_t.data).reshape(-1)]
+    if len(size_t.shape) != 1 or len(size) != 2:
+        raise _Unsupported(f"size tensor {size_t.index} holds {size}; a vector of two values (height, width) "
+                           "is required")
+    if min(size) < 1:
+        raise _Unsupported(f"size {size}: the output height and width must be >= 1")
+    n, h, w, c = (int(d) for d in x.shape)
+    _expect_shape(model, y.index, (n, size[0], size[1], c), "output")
+    if len(y.shape) != 4:
+        raise _Unsupported(f"output has shape {tuple(y.shape)}; TFLite requires rank 4 (NHWC)")
+    align, half = bool(op.options.get("align_corners", False)), bool(op.options.get("half_pixel_centers", False))
+    if align and half:
+        raise _Unsupported("align_corners and half_pixel_centers are both set; TFLite allows at most one")
+    geometry = {"batches": n, "input_h": h, "input_w": w, "channels": c, "output_h": size[0], "output_w": size[1]}
+    return x, geometry, align, half
+
+
+def _nearest_indices(input_size: int, output_size: int, align: bool, half: bool) -> List[int]:
+    """TFLite's GetNearestNeighbor for every output index, in float32 as it computes them: the
+    scale (input - 1) / (output - 1) with align_corners (and output > 1), else input / output;
+    (index + 0.5 with half_pixel_centers) * scale, rounded half away from zero with align_corners,
+    else floored; at most input - 1, and with half_pixel_centers at least 0."""
+    f32 = np.float32
+    scale = f32(input_size - 1) / f32(output_size - 1) if align and output_size > 1 else \
+        f32(input_size) / f32(output_size)
+    v = (np.arange(output_size).astype(f32) + f32(0.5 if half else 0.0)) * scale
+    v = v.astype(np.float64)
+    idx = np.sign(v) * np.floor(np.abs(v) + 0.5) if align else np.floor(v)
+    idx = np.minimum(idx.astype(np.int64), input_size - 1)
+    if half:
+        idx = np.maximum(idx, 0)
+    return [int(i) for i in idx]
+
+
+def _resize_nearest(model: Model, op: Operator) -> tuple:
+    """int8 RESIZE_NEAREST_NEIGHBOR (TFLite's reference ResizeNearestNeighbor, LiteRT's and
+    TFLite Micro's alike): the input row and column of every output row and column, computed
+    here as GetNearestNeighbor computes them, carried in the params; the bytes are copied."""
+    x, geometry, align, half = _resize_operands(model, op)
+    spec = dict(geometry, y_index=_nearest_indices(geometry["input_h"], geometry["output_h"], align, half),
+                x_index=_nearest_indices(geometry["input_w"], geometry["output_w"], align, half))
+    return spec, (x.index,), None, None
+
+
+def _bilinear_scale_10(input_size: int, output_size: int, align: bool) -> int:
+    """ResizeBilinearInteger's Q10 scale of one axis."""
+    if align and output_size > 1:
+        return ((1 << 10) * (input_size - 1) + (output_size - 1) // 2) // (output_size - 1)
+    return ((1 << 10) * input_size + output_size // 2) // output_size
+
+
+def _resize_bilinear(model: Model, op: Operator) -> tuple:
+    """int8 RESIZE_BILINEAR (TFLite's reference ResizeBilinearInteger, LiteRT's BUILTIN_REF and
+    TFLite Micro's int8 kernel): the Q10 scales of both axes; the kernel refuses a size whose
+    positions overflow int32 or read beyond the input."""
+    x, geometry, align, half = _resize_operands(model, op)
+    spec = dict(geometry, height_scale_10=_bilinear_scale_10(geometry["input_h"], geometry["output_h"], align),
+                width_scale_10=_bilinear_scale_10(geometry["input_w"], geometry["output_w"], align),
+                half_pixel_centers=int(half))
+    return spec, (x.index,), None, None
+
+
 # --- the 16x8 mode: int16 activations (zero point 0), int8 weights, int64 or int32 biases ---
 def _int16_scale(t: Tensor, what: str) -> float:
     """The scale of an int16 activation; TFLite's 16x8 kernels require zero point 0."""
@@ -1509,6 +1583,7 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
     "RELU6": _relu_x, "RELU_N1_TO_1": _relu_x, "SLICE": _slice, "PACK": _pack, "UNPACK": _unpack,
     "MAXIMUM": _maximum_minimum, "MINIMUM": _maximum_minimum, "ABS": _abs,
     "DEPTH_TO_SPACE": _depth_space, "SPACE_TO_DEPTH": _depth_space,
+    "RESIZE_NEAREST_NEIGHBOR": _resize_nearest, "RESIZE_BILINEAR": _resize_bilinear,
 }
 
 
