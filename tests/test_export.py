@@ -180,13 +180,20 @@ def one_op_model(name: str) -> bytes:
     if name in ("RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR"):
         from test_resize import resize_model
         return resize_model(name, (2, 3, 5, 2), (7, 4), half=True)
+    if name == "BATCH_TO_SPACE_ND":
+        from test_batch_space import batch_space_model
+        return batch_space_model(name, (12, 3, 2, 2), [3, 2], [[2, 1], [0, 3]])
+    if name == "SPACE_TO_BATCH_ND":
+        from test_batch_space import batch_space_model
+        return batch_space_model(name, (2, 4, 1, 2), [3, 2], [[2, 0], [1, 2]], q=(0.04, 127))
     raise KeyError(name)
 
 
 ONE_OP_MODELS = ["STRIDED_SLICE", "LEAKY_RELU", "SUB", "TRANSPOSE", "SPLIT", "SPLIT_V", "LOGISTIC", "TANH",
                  "HARD_SWISH", "TRANSPOSE_CONV", "TRANSPOSE_CONV_16X8",
                  "RELU6", "RELU_N1_TO_1", "SLICE", "PACK", "UNPACK", "MAXIMUM", "MINIMUM", "ABS",
-                 "DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR"]
+                 "DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR",
+                 "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND"]
 #: Ops whose kernels differ by the rounding rule: each rule's variants are built.
 ONE_OP_REFERENCES = {"LOGISTIC": ("litert", "tflm"), "TANH": ("litert", "tflm"), "RELU6": ("litert", "tflm")}
 

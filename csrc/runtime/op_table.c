@@ -251,6 +251,13 @@ static const ap_param_field ap_resize_bilinear_fields[] = {
     AP_I32(ap_resize_bilinear_params, width_scale_10), AP_I32(ap_resize_bilinear_params, half_pixel_centers),
 };
 
+static const ap_param_field ap_batch_space_fields[] = {
+    AP_FIELD(ap_batch_space_params, input_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_batch_space_params, output_shape, AP_FIELD_INT32, 4), AP_I32(ap_batch_space_params, block_h),
+    AP_I32(ap_batch_space_params, block_w), AP_I32(ap_batch_space_params, pad_top),
+    AP_I32(ap_batch_space_params, pad_left), AP_I32(ap_batch_space_params, pad_value),
+};
+
 /* The 16x8 weighted ops' params: the int8 ops' window or shape fields, requant and the
    accumulator width. */
 static const ap_param_field ap_conv2d_s16_fields[] = {
@@ -632,6 +639,10 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_resize_nearest_s8_variants), NULL, NULL, NULL, NULL, ap_resize_nearest_s8_run},
     {AP_ROW(AP_OP_RESIZE_BILINEAR, "RESIZE_BILINEAR", ap_resize_bilinear_params, ap_resize_bilinear_fields), 0, 1, 1,
      1, 0, AP_PLAN(ap_resize_bilinear_s8_variants), NULL, NULL, NULL, NULL, ap_resize_bilinear_s8_run},
+    {AP_ROW(AP_OP_BATCH_TO_SPACE_ND, "BATCH_TO_SPACE_ND", ap_batch_space_params, ap_batch_space_fields), 0, 1,
+     1, 1, 0, AP_PLAN(ap_batch_to_space_s8_variants), NULL, NULL, NULL, NULL, ap_batch_to_space_s8_run},
+    {AP_ROW(AP_OP_SPACE_TO_BATCH_ND, "SPACE_TO_BATCH_ND", ap_batch_space_params, ap_batch_space_fields), 0, 1,
+     1, 1, 0, AP_PLAN(ap_space_to_batch_s8_variants), NULL, NULL, NULL, NULL, ap_space_to_batch_s8_run},
     /* the 16x8 mode: int16 activations, int8 weights (ops.h) */
     {AP_ROW_S16X8(AP_OP_CONV2D, "CONV_2D", ap_conv2d_s16_params, ap_conv2d_s16_fields), 1, 1, 1, 1, 0,
      AP_PLAN(ap_conv2d_s16_variants), AP_PLAN(ap_conv2d_s16_prepared_size), AP_PLAN(ap_conv2d_s16_constant_counts),

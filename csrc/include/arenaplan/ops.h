@@ -80,7 +80,11 @@ typedef enum ap_op {
     AP_OP_RESIZE_NEAREST_NEIGHBOR = 29,
                                  /* ap_resize_nearest_params, int8 in and out (one input: the
                                     size is resolved at plan time) */
-    AP_OP_RESIZE_BILINEAR = 30   /* ap_resize_bilinear_params, int8 in and out (as above) */
+    AP_OP_RESIZE_BILINEAR = 30,  /* ap_resize_bilinear_params, int8 in and out (as above) */
+    AP_OP_BATCH_TO_SPACE_ND = 31,
+                                 /* ap_batch_space_params, int8 in and out (one input: block
+                                    shape and crops are resolved at plan time) */
+    AP_OP_SPACE_TO_BATCH_ND = 32 /* ap_batch_space_params, int8 in and out (as above, paddings) */
 } ap_op;
 
 /** Scalar types of params fields (stable values, append-only). */
@@ -484,6 +488,39 @@ typedef struct ap_resize_bilinear_params {
 ap_status ap_resize_bilinear_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out,
                                          uint32_t capacity, uint32_t *count_out, ap_error *error_out);
 ap_status ap_resize_bilinear_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** Variant kinds of BATCH_TO_SPACE_ND and SPACE_TO_BATCH_ND. */
+typedef enum ap_batch_space_kind {
+    AP_BATCH_SPACE_COPY = 0   /* gather each output pixel's channels; no scratch, never in place */
+} ap_batch_space_kind;
+
+/**
+ * int8 BATCH_TO_SPACE_ND and SPACE_TO_BATCH_ND over NHWC, TFLite's reference kernels (LiteRT's
+ * and TensorFlow Lite Micro's alike), with B = block_h * block_w:
+ * - BATCH_TO_SPACE_ND: output pixel (n, h, w) is input pixel ((i * block_w + j) * N + n,
+ *   (h + pad_top) / block_h, (w + pad_left) / block_w) with i = (h + pad_top) % block_h and
+ *   j = (w + pad_left) % block_w, N the output's batch; pad_top and pad_left are the crops.
+ *   input batch = N * B, and every position read lies in the input.
+ * - SPACE_TO_BATCH_ND: output pixel (b, h, w) with s = b / input batch reads input pixel
+ *   (b % input batch, h * block_h + s / block_w - pad_top, w * block_w + s % block_w - pad_left),
+ *   or is pad_value (LiteRT's: the output zero point) where that lies outside the input;
+ *   output batch = input batch * B.
+ * The bytes are copied (TFLite requires the input and output quantised alike).
+ */
+typedef struct ap_batch_space_params {
+    int32_t input_shape[4];          /* NHWC, each >= 1 */
+    int32_t output_shape[4];         /* NHWC, each >= 1; the channels equal the input's */
+    int32_t block_h, block_w;        /* >= 1 */
+    int32_t pad_top, pad_left;       /* >= 0: the crops (BATCH_TO_SPACE_ND) or paddings before */
+    int32_t pad_value;               /* SPACE_TO_BATCH_ND: [-128, 127]; else 0 */
+} ap_batch_space_params;
+
+ap_status ap_batch_to_space_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                        uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_batch_to_space_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_space_to_batch_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                        uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_space_to_batch_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /* ---- the 16x8 mode (AP_TYPES_S16X8): int16 activations, int8 weights ------------------------ */
 

@@ -229,6 +229,16 @@ def _resize(op_type: str) -> Model:
     return p.model(op_type, (x, size), (y,), align_corners=False, half_pixel_centers=True)
 
 
+def _batch_space(op_type: str) -> Model:
+    p = _Probe()
+    to_space = op_type == "BATCH_TO_SPACE_ND"
+    x = p.x((4, 2, 3, 3) if to_space else (1, 3, 5, 3))
+    block = p.const([2, 2], "int32")
+    pads = p.const([[0, 1], [1, 0]] if to_space else [[1, 0], [0, 1]], "int32")
+    y = p.t((1, 3, 5, 3) if to_space else (4, 2, 3, 3))
+    return p.model(op_type, (x, block, pads), (y,))
+
+
 #: Probe models of every op table row, by (row name, tensor types).
 _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("CONV_2D", "s8"): lambda: [_conv(3), _conv(1), _conv(3, channels=3)],
@@ -262,6 +272,8 @@ _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("ABS", "s8"): lambda: [_unary("ABS", 0.1, -128)],
     ("RESIZE_NEAREST_NEIGHBOR", "s8"): lambda: [_resize("RESIZE_NEAREST_NEIGHBOR")],
     ("RESIZE_BILINEAR", "s8"): lambda: [_resize("RESIZE_BILINEAR")],
+    ("BATCH_TO_SPACE_ND", "s8"): lambda: [_batch_space("BATCH_TO_SPACE_ND")],
+    ("SPACE_TO_BATCH_ND", "s8"): lambda: [_batch_space("SPACE_TO_BATCH_ND")],
     ("CONV_2D", "s16x8"): lambda: [_conv(3, act="int16"), _conv(1, act="int16")],
     ("DEPTHWISE_CONV_2D", "s16x8"): lambda: [_conv(3, act="int16", depthwise=True)],
     ("FULLY_CONNECTED", "s16x8"): lambda: [_fully_connected(32, "int16")],

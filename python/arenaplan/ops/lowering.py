@@ -1330,6 +1330,61 @@ def _resize_bilinear(model: Model, op: Operator) -> tuple:
     return spec, (x.index,), None, None
 
 
+def _batch_space(model: Model, op: Operator) -> tuple:
+    """int8 BATCH_TO_SPACE_ND and SPACE_TO_BATCH_ND with TFLite's Prepare checks: an NHWC input
+    (rank 4; rank 3 is [N, H, C], read as [N, H, 1, C] with a block of 1 across, as TFLite
+    extends it), block_shape a constant int32 vector of the spatial rank (each >= 1), crops or
+    paddings a constant int32 [spatial rank, 2] (each >= 0); BATCH_TO_SPACE_ND's batch a
+    multiple of the block's area and its crops leaving at least one pixel, SPACE_TO_BATCH_ND's
+    padded size a multiple of the block; input and output quantised alike (TFLite's check).
+    SPACE_TO_BATCH_ND pads with the output's zero point, as LiteRT does (TensorFlow Lite
+    Micro's kernel never sets its pad value: its padding holds whatever its params' memory
+    held, so no rule reproduces it)."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
+    rank = len(x.shape)
+    if rank not in (3, 4) or any(int(d) < 1 for d in x.shape):
+        raise _Unsupported(f"input has shape {tuple(x.shape)}; TFLite takes rank 3 or 4 with every dimension >= 1")
+    spatial = rank - 2
+    block = _slice_vector(model, op, 1, "block_shape", spatial)
+    what = "crops" if op.type == "BATCH_TO_SPACE_ND" else "paddings"
+    pads_t = _tensor(model, _operand(op.inputs, 2), what, "int32", constant=True)
+    pads = np.asarray(pads_t.data, dtype=np.int64).reshape(-1)
+    if pads.size != 2 * spatial:
+        raise _Unsupported(f"{what} tensor {pads_t.index} holds {pads.tolist()}; [{spatial}, 2] values are required")
+    pads = pads.reshape(spatial, 2)
+    if min(block) < 1:
+        raise _Unsupported(f"block_shape {block}: every block must be >= 1")
+    if (pads < 0).any():
+        raise _Unsupported(f"{what} {pads.tolist()}: every value must be >= 0")
+    if rank == 3:
+        block = block + [1]
+        pads = np.concatenate([pads, np.zeros((1, 2), np.int64)])
+    n, h, w, c = [int(d) for d in x.shape[:2]] + ([1] if rank == 3 else [int(x.shape[2])]) + [int(x.shape[-1])]
+    area = block[0] * block[1]
+    if op.type == "BATCH_TO_SPACE_ND":
+        if n % area:
+            raise _Unsupported(f"batch {n} is not a multiple of the block's {block[0]} x {block[1]}")
+        out = [n // area, h * block[0] - int(pads[0].sum()), w * block[1] - int(pads[1].sum()), c]
+        if min(out[1:3]) < 1:
+            raise _Unsupported(f"crops {pads[:spatial].tolist()} leave no pixels of the {h * block[0]} x "
+                               f"{w * block[1]} image")
+    else:
+        ph, pw = h + int(pads[0].sum()), w + int(pads[1].sum())
+        if ph % block[0] or pw % block[1]:
+            raise _Unsupported(f"the padded size {ph} x {pw} is not a multiple of block_shape {block[:spatial]}")
+        out = [n * area, ph // block[0], pw // block[1], c]
+    want = out if rank == 4 else [out[0], out[1], out[3]]
+    _expect_shape(model, y.index, want, "output")
+    if len(y.shape) != rank:
+        raise _Unsupported(f"output has shape {tuple(y.shape)}; TFLite requires rank {rank}, the input's")
+    _same_quantisation(y, "output", x, "input", op.type)
+    _, yz = _per_tensor(y, "output")
+    return ({"input_shape": [n, h, w, c], "output_shape": out, "block_h": block[0], "block_w": block[1],
+             "pad_top": int(pads[0][0]), "pad_left": int(pads[1][0]),
+             "pad_value": yz if op.type == "SPACE_TO_BATCH_ND" else 0}, (x.index,), None, None)
+
+
 # --- the 16x8 mode: int16 activations (zero point 0), int8 weights, int64 or int32 biases ---
 def _int16_scale(t: Tensor, what: str) -> float:
     """The scale of an int16 activation; TFLite's 16x8 kernels require zero point 0."""
@@ -1584,6 +1639,7 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
     "MAXIMUM": _maximum_minimum, "MINIMUM": _maximum_minimum, "ABS": _abs,
     "DEPTH_TO_SPACE": _depth_space, "SPACE_TO_DEPTH": _depth_space,
     "RESIZE_NEAREST_NEIGHBOR": _resize_nearest, "RESIZE_BILINEAR": _resize_bilinear,
+    "BATCH_TO_SPACE_ND": _batch_space, "SPACE_TO_BATCH_ND": _batch_space,
 }
 
 
