@@ -186,6 +186,9 @@ def one_op_model(name: str) -> bytes:
     if name == "SPACE_TO_BATCH_ND":
         from test_batch_space import batch_space_model
         return batch_space_model(name, (2, 4, 1, 2), [3, 2], [[2, 0], [1, 2]], q=(0.04, 127))
+    if name == "MIRROR_PAD":
+        from test_mirror_pad import mirror_pad_model
+        return mirror_pad_model((2, 3, 5), [[1, 1], [2, 0], [0, 4]], 0)
     raise KeyError(name)
 
 
@@ -193,7 +196,7 @@ ONE_OP_MODELS = ["STRIDED_SLICE", "LEAKY_RELU", "SUB", "TRANSPOSE", "SPLIT", "SP
                  "HARD_SWISH", "TRANSPOSE_CONV", "TRANSPOSE_CONV_16X8",
                  "RELU6", "RELU_N1_TO_1", "SLICE", "PACK", "UNPACK", "MAXIMUM", "MINIMUM", "ABS",
                  "DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR",
-                 "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND"]
+                 "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND", "MIRROR_PAD"]
 #: Ops whose kernels differ by the rounding rule: each rule's variants are built.
 ONE_OP_REFERENCES = {"LOGISTIC": ("litert", "tflm"), "TANH": ("litert", "tflm"), "RELU6": ("litert", "tflm")}
 

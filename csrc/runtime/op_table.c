@@ -258,6 +258,12 @@ static const ap_param_field ap_batch_space_fields[] = {
     AP_I32(ap_batch_space_params, pad_left), AP_I32(ap_batch_space_params, pad_value),
 };
 
+static const ap_param_field ap_mirror_pad_fields[] = {
+    AP_FIELD(ap_mirror_pad_params, input_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_mirror_pad_params, pad_before, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_mirror_pad_params, pad_after, AP_FIELD_INT32, 4), AP_I32(ap_mirror_pad_params, offset),
+};
+
 /* The 16x8 weighted ops' params: the int8 ops' window or shape fields, requant and the
    accumulator width. */
 static const ap_param_field ap_conv2d_s16_fields[] = {
@@ -643,6 +649,8 @@ static const ap_op_def ap_op_table[] = {
      1, 1, 0, AP_PLAN(ap_batch_to_space_s8_variants), NULL, NULL, NULL, NULL, ap_batch_to_space_s8_run},
     {AP_ROW(AP_OP_SPACE_TO_BATCH_ND, "SPACE_TO_BATCH_ND", ap_batch_space_params, ap_batch_space_fields), 0, 1,
      1, 1, 0, AP_PLAN(ap_space_to_batch_s8_variants), NULL, NULL, NULL, NULL, ap_space_to_batch_s8_run},
+    {AP_ROW(AP_OP_MIRROR_PAD, "MIRROR_PAD", ap_mirror_pad_params, ap_mirror_pad_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_mirror_pad_s8_variants), NULL, NULL, NULL, NULL, ap_mirror_pad_s8_run},
     /* the 16x8 mode: int16 activations, int8 weights (ops.h) */
     {AP_ROW_S16X8(AP_OP_CONV2D, "CONV_2D", ap_conv2d_s16_params, ap_conv2d_s16_fields), 1, 1, 1, 1, 0,
      AP_PLAN(ap_conv2d_s16_variants), AP_PLAN(ap_conv2d_s16_prepared_size), AP_PLAN(ap_conv2d_s16_constant_counts),

@@ -84,7 +84,9 @@ typedef enum ap_op {
     AP_OP_BATCH_TO_SPACE_ND = 31,
                                  /* ap_batch_space_params, int8 in and out (one input: block
                                     shape and crops are resolved at plan time) */
-    AP_OP_SPACE_TO_BATCH_ND = 32 /* ap_batch_space_params, int8 in and out (as above, paddings) */
+    AP_OP_SPACE_TO_BATCH_ND = 32,/* ap_batch_space_params, int8 in and out (as above, paddings) */
+    AP_OP_MIRROR_PAD = 33        /* ap_mirror_pad_params, int8 in and out (one input: the
+                                    paddings are resolved at plan time) */
 } ap_op;
 
 /** Scalar types of params fields (stable values, append-only). */
@@ -521,6 +523,30 @@ ap_status ap_batch_to_space_s8_run(const ap_op_call *call, ap_isa isa, ap_error 
 ap_status ap_space_to_batch_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out,
                                         uint32_t capacity, uint32_t *count_out, ap_error *error_out);
 ap_status ap_space_to_batch_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** Variant kinds of MIRROR_PAD. */
+typedef enum ap_mirror_pad_kind {
+    AP_MIRROR_PAD_COPY = 0   /* gather each output element; no scratch, never in place */
+} ap_mirror_pad_kind;
+
+/**
+ * int8 MIRROR_PAD, TFLite's reference kernel (LiteRT's and TensorFlow Lite Micro's alike): on
+ * each axis of n input elements, output index p reads input index p - before inside, and the
+ * mirror image outside: before + offset - 1 - p before it, n - 1 - offset - (p - before - n)
+ * after it; offset 1 is REFLECT (the edge not repeated), 0 SYMMETRIC (repeated). Paddings lie
+ * in [0, n - offset] so every index read lies in the input (TFLite reads outside it beyond
+ * that). A model's rank below four is padded with leading axes of size 1.
+ */
+typedef struct ap_mirror_pad_params {
+    int32_t input_shape[4];   /* each >= 1 */
+    int32_t pad_before[4];    /* [0, input_shape - offset] */
+    int32_t pad_after[4];     /* [0, input_shape - offset] */
+    int32_t offset;           /* 1 REFLECT, 0 SYMMETRIC */
+} ap_mirror_pad_params;
+
+ap_status ap_mirror_pad_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                    uint32_t *count_out, ap_error *error_out);
+ap_status ap_mirror_pad_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /* ---- the 16x8 mode (AP_TYPES_S16X8): int16 activations, int8 weights ------------------------ */
 

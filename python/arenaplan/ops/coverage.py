@@ -239,6 +239,14 @@ def _batch_space(op_type: str) -> Model:
     return p.model(op_type, (x, block, pads), (y,))
 
 
+def _mirror_pad() -> Model:
+    p = _Probe()
+    x = p.x((1, 4, 4, 3))
+    pads = p.const([[0, 0], [1, 2], [3, 0], [0, 0]], "int32")
+    y = p.t((1, 7, 7, 3))
+    return p.model("MIRROR_PAD", (x, pads), (y,), mode=0)
+
+
 #: Probe models of every op table row, by (row name, tensor types).
 _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("CONV_2D", "s8"): lambda: [_conv(3), _conv(1), _conv(3, channels=3)],
@@ -274,6 +282,7 @@ _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("RESIZE_BILINEAR", "s8"): lambda: [_resize("RESIZE_BILINEAR")],
     ("BATCH_TO_SPACE_ND", "s8"): lambda: [_batch_space("BATCH_TO_SPACE_ND")],
     ("SPACE_TO_BATCH_ND", "s8"): lambda: [_batch_space("SPACE_TO_BATCH_ND")],
+    ("MIRROR_PAD", "s8"): lambda: [_mirror_pad()],
     ("CONV_2D", "s16x8"): lambda: [_conv(3, act="int16"), _conv(1, act="int16")],
     ("DEPTHWISE_CONV_2D", "s16x8"): lambda: [_conv(3, act="int16", depthwise=True)],
     ("FULLY_CONNECTED", "s16x8"): lambda: [_fully_connected(32, "int16")],

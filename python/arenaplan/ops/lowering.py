@@ -1385,6 +1385,43 @@ def _batch_space(model: Model, op: Operator) -> tuple:
              "pad_value": yz if op.type == "SPACE_TO_BATCH_ND" else 0}, (x.index,), None, None)
 
 
+#: MirrorPadOptions.mode: the offset of TFLite's GetInputDimension.
+_MIRROR_MODES = {0: ("REFLECT", 1), 1: ("SYMMETRIC", 0)}
+
+
+def _mirror_pad(model: Model, op: Operator) -> tuple:
+    """int8 MIRROR_PAD (TFLite's reference kernel, LiteRT's and TFLite Micro's alike) with its
+    Prepare checks (paddings a constant int32 or int64 [rank, 2]) and the bound TensorFlow
+    places on them and TFLite's kernel assumes (REFLECT: at most the axis' size - 1, SYMMETRIC:
+    at most its size; beyond that TFLite reads outside the input); rank <= 4; input and output
+    quantised alike (LiteRT's check: the bytes are copied)."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
+    shape = _shape4(x.shape, "input")
+    rank = len(x.shape)
+    p = _tensor(model, _operand(op.inputs, 1), "paddings", None, constant=True)
+    if p.dtype not in ("int32", "int64"):
+        raise _Unsupported(f"paddings tensor {p.index} is {p.dtype}; int32 or int64 is expected")
+    pads = np.asarray(p.data, dtype=np.int64).reshape(-1)
+    if len(p.shape) != 2 or pads.size != 2 * rank:
+        raise _Unsupported(f"paddings tensor {p.index} has shape {tuple(p.shape)}; [{rank}, 2] (the input's rank) "
+                           "is required")
+    pads = pads.reshape(rank, 2)
+    mode = int(op.options.get("mode", 0) or 0)
+    if mode not in _MIRROR_MODES:
+        raise _Unsupported(f"mode {mode} is not REFLECT (0) or SYMMETRIC (1)")
+    name, offset = _MIRROR_MODES[mode]
+    for a in range(rank):
+        n = int(x.shape[a])
+        if pads[a].min() < 0 or pads[a].max() > n - offset:
+            raise _Unsupported(f"paddings {pads[a].tolist()} on axis {a} of size {n}: {name} pads by 0 to {n - offset}")
+    _expect_shape(model, y.index, [int(d) + int(a) + int(b) for d, (a, b) in zip(x.shape, pads)], "output")
+    _same_quantisation(y, "output", x, "input", "MIRROR_PAD")
+    lead = [0] * (4 - rank)
+    return ({"input_shape": shape, "pad_before": lead + [int(v) for v in pads[:, 0]],
+             "pad_after": lead + [int(v) for v in pads[:, 1]], "offset": offset}, (x.index,), None, None)
+
+
 # --- the 16x8 mode: int16 activations (zero point 0), int8 weights, int64 or int32 biases ---
 def _int16_scale(t: Tensor, what: str) -> float:
     """The scale of an int16 activation; TFLite's 16x8 kernels require zero point 0."""
@@ -1639,7 +1676,7 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
     "MAXIMUM": _maximum_minimum, "MINIMUM": _maximum_minimum, "ABS": _abs,
     "DEPTH_TO_SPACE": _depth_space, "SPACE_TO_DEPTH": _depth_space,
     "RESIZE_NEAREST_NEIGHBOR": _resize_nearest, "RESIZE_BILINEAR": _resize_bilinear,
-    "BATCH_TO_SPACE_ND": _batch_space, "SPACE_TO_BATCH_ND": _batch_space,
+    "BATCH_TO_SPACE_ND": _batch_space, "SPACE_TO_BATCH_ND": _batch_space, "MIRROR_PAD": _mirror_pad,
 }
 
 
