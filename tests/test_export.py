@@ -189,6 +189,12 @@ def one_op_model(name: str) -> bytes:
     if name == "MIRROR_PAD":
         from test_mirror_pad import mirror_pad_model
         return mirror_pad_model((2, 3, 5), [[1, 1], [2, 0], [0, 4]], 0)
+    if name == "PRELU":
+        from test_prelu import prelu_model
+        return prelu_model((1, 4, 4, 8), (1, 1, 8), (0.05, -3), (0.01, 3), (0.04, 5))
+    if name == "SQUARED_DIFFERENCE":
+        from test_squared_difference import sqdiff_model
+        return sqdiff_model((3, 1, 8), (1, 5, 1))
     raise KeyError(name)
 
 
@@ -196,9 +202,10 @@ ONE_OP_MODELS = ["STRIDED_SLICE", "LEAKY_RELU", "SUB", "TRANSPOSE", "SPLIT", "SP
                  "HARD_SWISH", "TRANSPOSE_CONV", "TRANSPOSE_CONV_16X8",
                  "RELU6", "RELU_N1_TO_1", "SLICE", "PACK", "UNPACK", "MAXIMUM", "MINIMUM", "ABS",
                  "DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR",
-                 "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND", "MIRROR_PAD"]
+                 "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND", "MIRROR_PAD", "PRELU", "SQUARED_DIFFERENCE"]
 #: Ops whose kernels differ by the rounding rule: each rule's variants are built.
-ONE_OP_REFERENCES = {"LOGISTIC": ("litert", "tflm"), "TANH": ("litert", "tflm"), "RELU6": ("litert", "tflm")}
+ONE_OP_REFERENCES = {"LOGISTIC": ("litert", "tflm"), "TANH": ("litert", "tflm"), "RELU6": ("litert", "tflm"),
+                     "PRELU": ("litert", "tflm")}
 
 
 @pytest.mark.parametrize("op", ONE_OP_MODELS)

@@ -264,6 +264,25 @@ static const ap_param_field ap_mirror_pad_fields[] = {
     AP_FIELD(ap_mirror_pad_params, pad_after, AP_FIELD_INT32, 4), AP_I32(ap_mirror_pad_params, offset),
 };
 
+static const ap_param_field ap_prelu_fields[] = {
+    AP_FIELD(ap_prelu_params, input_shape, AP_FIELD_INT32, 4), AP_FIELD(ap_prelu_params, alpha_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_prelu_params, output_shape, AP_FIELD_INT32, 4), AP_I32(ap_prelu_params, input_offset),
+    AP_I32(ap_prelu_params, alpha_offset), AP_I32(ap_prelu_params, output_offset),
+    AP_I32(ap_prelu_params, multiplier_1), AP_I32(ap_prelu_params, shift_1), AP_I32(ap_prelu_params, multiplier_2),
+    AP_I32(ap_prelu_params, shift_2),
+};
+
+static const ap_param_field ap_squared_difference_fields[] = {
+    AP_FIELD(ap_squared_difference_params, input1_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_squared_difference_params, input2_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_squared_difference_params, output_shape, AP_FIELD_INT32, 4),
+    AP_I32(ap_squared_difference_params, input1_offset), AP_I32(ap_squared_difference_params, input2_offset),
+    AP_I32(ap_squared_difference_params, output_offset), AP_I32(ap_squared_difference_params, input1_multiplier),
+    AP_I32(ap_squared_difference_params, input1_shift), AP_I32(ap_squared_difference_params, input2_multiplier),
+    AP_I32(ap_squared_difference_params, input2_shift), AP_I32(ap_squared_difference_params, output_multiplier),
+    AP_I32(ap_squared_difference_params, output_shift),
+};
+
 /* The 16x8 weighted ops' params: the int8 ops' window or shape fields, requant and the
    accumulator width. */
 static const ap_param_field ap_conv2d_s16_fields[] = {
@@ -651,6 +670,11 @@ static const ap_op_def ap_op_table[] = {
      1, 1, 0, AP_PLAN(ap_space_to_batch_s8_variants), NULL, NULL, NULL, NULL, ap_space_to_batch_s8_run},
     {AP_ROW(AP_OP_MIRROR_PAD, "MIRROR_PAD", ap_mirror_pad_params, ap_mirror_pad_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_mirror_pad_s8_variants), NULL, NULL, NULL, NULL, ap_mirror_pad_s8_run},
+    {AP_ROW(AP_OP_PRELU, "PRELU", ap_prelu_params, ap_prelu_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_prelu_s8_variants), NULL, NULL, NULL, NULL, ap_prelu_s8_run},
+    {AP_ROW(AP_OP_SQUARED_DIFFERENCE, "SQUARED_DIFFERENCE", ap_squared_difference_params,
+            ap_squared_difference_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_squared_difference_s8_variants), NULL, NULL, NULL, NULL, ap_squared_difference_s8_run},
     /* the 16x8 mode: int16 activations, int8 weights (ops.h) */
     {AP_ROW_S16X8(AP_OP_CONV2D, "CONV_2D", ap_conv2d_s16_params, ap_conv2d_s16_fields), 1, 1, 1, 1, 0,
      AP_PLAN(ap_conv2d_s16_variants), AP_PLAN(ap_conv2d_s16_prepared_size), AP_PLAN(ap_conv2d_s16_constant_counts),

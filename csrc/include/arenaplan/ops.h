@@ -85,8 +85,11 @@ typedef enum ap_op {
                                  /* ap_batch_space_params, int8 in and out (one input: block
                                     shape and crops are resolved at plan time) */
     AP_OP_SPACE_TO_BATCH_ND = 32,/* ap_batch_space_params, int8 in and out (as above, paddings) */
-    AP_OP_MIRROR_PAD = 33        /* ap_mirror_pad_params, int8 in and out (one input: the
+    AP_OP_MIRROR_PAD = 33,       /* ap_mirror_pad_params, int8 in and out (one input: the
                                     paddings are resolved at plan time) */
+    AP_OP_PRELU = 34,            /* ap_prelu_params, two int8 inputs (input, alpha), int8 out */
+    AP_OP_SQUARED_DIFFERENCE = 35
+                                 /* ap_squared_difference_params, two int8 inputs, int8 out */
 } ap_op;
 
 /** Scalar types of params fields (stable values, append-only). */
@@ -547,6 +550,53 @@ typedef struct ap_mirror_pad_params {
 ap_status ap_mirror_pad_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                                     uint32_t *count_out, ap_error *error_out);
 ap_status ap_mirror_pad_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * int8 PRELU, TFLite's reference BroadcastPrelu4DSlow (LiteRT's and TensorFlow Lite Micro's):
+ * alpha broadcast over the input as ADD broadcasts (the output has the input's shape); with
+ * v = in + input_offset, out = clamp(output_offset + MultiplyByQuantizedMultiplier(v,
+ * multiplier_1, shift_1), -128, 127) for v >= 0, and of v * (alpha + alpha_offset) with
+ * multiplier_2 and shift_2 for v < 0. The multipliers are QuantizeMultiplier of
+ * input_scale / output_scale and input_scale * alpha_scale / output_scale (LiteRT: in
+ * float32; TFLite Micro: in double). Variants: AP_MINMAX_DIRECT's kind ("direct", no scratch,
+ * in place over the input).
+ */
+typedef struct ap_prelu_params {
+    int32_t input_shape[4];    /* each >= 1 */
+    int32_t alpha_shape[4];    /* each 1 or the input's */
+    int32_t output_shape[4];   /* the input's */
+    int32_t input_offset;      /* -input zero point, [-127, 128] */
+    int32_t alpha_offset;      /* -alpha zero point, [-127, 128] */
+    int32_t output_offset;     /* output zero point, [-128, 127] */
+    int32_t multiplier_1, shift_1, multiplier_2, shift_2;   /* >= 0; [-31, 30] */
+} ap_prelu_params;
+
+ap_status ap_prelu_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                               uint32_t *count_out, ap_error *error_out);
+ap_status ap_prelu_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * int8 SQUARED_DIFFERENCE, TFLite's reference kernel (LiteRT's and TensorFlow Lite Micro's),
+ * broadcast as ADD broadcasts: each input (x + offset) << 7 is rescaled by its multiplier
+ * (QuantizeMultiplierSmallerThanOneExp of scale / (2 * the larger input scale), in double),
+ * their difference squared in int32 and rescaled by the output multiplier ((2 * the larger
+ * scale)^2 / (2^14 * output scale), below one), plus output_offset, clamped to int8. All
+ * shifts <= 0. Variants: AP_MINMAX_DIRECT's kind ("direct", no scratch, in place over an input
+ * of the output's shape).
+ */
+typedef struct ap_squared_difference_params {
+    int32_t input1_shape[4];
+    int32_t input2_shape[4];
+    int32_t output_shape[4];
+    int32_t input1_offset, input2_offset;   /* -zero points, [-127, 128] */
+    int32_t output_offset;                  /* [-128, 127] */
+    int32_t input1_multiplier, input1_shift, input2_multiplier, input2_shift;
+    int32_t output_multiplier, output_shift;   /* multipliers >= 0, shifts [-31, 0] */
+} ap_squared_difference_params;
+
+ap_status ap_squared_difference_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                            uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_squared_difference_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /* ---- the 16x8 mode (AP_TYPES_S16X8): int16 activations, int8 weights ------------------------ */
 

@@ -247,6 +247,14 @@ def _mirror_pad() -> Model:
     return p.model("MIRROR_PAD", (x, pads), (y,), mode=0)
 
 
+def _prelu() -> Model:
+    p = _Probe()
+    x = p.x((1, 4, 4, 8))
+    alpha = p.const(_weights((1, 1, 8)), "int8", 0.01, 0)
+    y = p.t((1, 4, 4, 8), "int8", 0.04, 0)
+    return p.model("PRELU", (x, alpha), (y,))
+
+
 #: Probe models of every op table row, by (row name, tensor types).
 _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("CONV_2D", "s8"): lambda: [_conv(3), _conv(1), _conv(3, channels=3)],
@@ -283,6 +291,8 @@ _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("BATCH_TO_SPACE_ND", "s8"): lambda: [_batch_space("BATCH_TO_SPACE_ND")],
     ("SPACE_TO_BATCH_ND", "s8"): lambda: [_batch_space("SPACE_TO_BATCH_ND")],
     ("MIRROR_PAD", "s8"): lambda: [_mirror_pad()],
+    ("PRELU", "s8"): lambda: [_prelu()],
+    ("SQUARED_DIFFERENCE", "s8"): lambda: [_binary("SQUARED_DIFFERENCE"), _binary("SQUARED_DIFFERENCE", broadcast=True)],
     ("CONV_2D", "s16x8"): lambda: [_conv(3, act="int16"), _conv(1, act="int16")],
     ("DEPTHWISE_CONV_2D", "s16x8"): lambda: [_conv(3, act="int16", depthwise=True)],
     ("FULLY_CONNECTED", "s16x8"): lambda: [_fully_connected(32, "int16")],

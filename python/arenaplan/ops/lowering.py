@@ -1242,6 +1242,54 @@ def _maximum_minimum(model: Model, op: Operator) -> tuple:
     return {"input1_shape": sa, "input2_shape": sb, "output_shape": sy}, (a.index, b.index), None, None
 
 
+def _prelu(model: Model, op: Operator, reference: str) -> tuple:
+    """int8 PRELU with PreluPrepare's checks (alpha broadcasts into the input: the output has
+    the input's shape) and multipliers: QuantizeMultiplier of input_scale / output_scale and
+    input_scale * alpha_scale / output_scale, in float32 as LiteRT computes them ("litert") or
+    in double as TensorFlow Lite Micro does ("tflm")."""
+    x = _tensor(model, _operand(op.inputs, 0), "input")
+    alpha = _tensor(model, _operand(op.inputs, 1), "alpha")
+    y = _tensor(model, _operand(op.outputs, 0), "output")
+    sx, sa, sy = _shape4(x.shape, "input"), _shape4(alpha.shape, "alpha"), _shape4(y.shape, "output")
+    if any(a not in (1, d) for a, d in zip(sa, sx)) or sy != sx:
+        raise _Unsupported(f"alpha of shape {tuple(alpha.shape)} does not broadcast into the input {tuple(x.shape)} "
+                           f"giving the output {tuple(y.shape)} (TFLite requires the input's shape)")
+    (xs, xz), (as_, az), (ys, yz) = _per_tensor(x, "input"), _per_tensor(alpha, "alpha"), _per_tensor(y, "output")
+    f32 = np.float32
+    if reference == "tflm":
+        r1, r2 = xs / ys, xs * as_ / ys
+    else:
+        r1, r2 = float(f32(xs) / f32(ys)), float(f32(f32(xs) * f32(as_)) / f32(ys))
+    try:
+        (m1, e1), (m2, e2) = quantize_multiplier(r1), quantize_multiplier(r2)
+    except ArenaplanError as exc:
+        raise _Unsupported(f"the scales give no int32 multiplier ({exc})") from None
+    return ({"input_shape": sx, "alpha_shape": sa, "output_shape": sy, "input_offset": -xz, "alpha_offset": -az,
+             "output_offset": yz, "multiplier_1": m1, "shift_1": e1, "multiplier_2": m2, "shift_2": e2},
+            (x.index, alpha.index), None, None)
+
+
+def _squared_difference(model: Model, op: Operator) -> tuple:
+    """int8 SQUARED_DIFFERENCE with its Prepare (LiteRT's and TFLite Micro's alike): left shift 7,
+    twice the larger input scale (float32) and the three multipliers in double, each below one
+    (QuantizeMultiplierSmallerThanOneExp: a larger one is refused, as TFLite's check aborts)."""
+    a, b, y, sa, sb, sy = _broadcast_shapes(model, op)
+    (s1, z1), (s2, z2), (so, zo) = _per_tensor(a, "first input"), _per_tensor(b, "second input"), _per_tensor(y, "output")
+    f32 = np.float32
+    twice_max = float(f32(2) * max(f32(s1), f32(s2)))
+    reals = (s1 / twice_max, s2 / twice_max, twice_max * twice_max / float(f32(1 << 14) * f32(so)))
+    out = []
+    for what, real in zip(("first input", "second input", "output"), reals):
+        m, e = quantize_multiplier(real)
+        if e > 0:
+            raise _Unsupported(f"the {what} multiplier {real:.6g} is not below one, which TFLite's "
+                               "SQUARED_DIFFERENCE requires (the output scale is too small for the inputs')")
+        out += [m, e]
+    return ({"input1_shape": sa, "input2_shape": sb, "output_shape": sy, "input1_offset": -z1, "input2_offset": -z2,
+             "output_offset": zo, "input1_multiplier": out[0], "input1_shift": out[1], "input2_multiplier": out[2],
+             "input2_shift": out[3], "output_multiplier": out[4], "output_shift": out[5]}, (a.index, b.index), None, None)
+
+
 def _abs(model: Model, op: Operator) -> tuple:
     """int8 ABS with AbsPrepare (LiteRT's and TFLite Micro's alike): the multiplier of the
     float32 quotient input_scale / output_scale, used only where the scales differ."""
@@ -1677,11 +1725,13 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
     "DEPTH_TO_SPACE": _depth_space, "SPACE_TO_DEPTH": _depth_space,
     "RESIZE_NEAREST_NEIGHBOR": _resize_nearest, "RESIZE_BILINEAR": _resize_bilinear,
     "BATCH_TO_SPACE_ND": _batch_space, "SPACE_TO_BATCH_ND": _batch_space, "MIRROR_PAD": _mirror_pad,
+    "PRELU": _prelu, "SQUARED_DIFFERENCE": _squared_difference,
 }
 
 
 #: Ops whose lowering takes the rounding rule: their params carry a ``reference`` field.
-_TAKES_REFERENCE = frozenset({"FULLY_CONNECTED", "LOGISTIC", "TANH", "TRANSPOSE_CONV", "RELU6", "RELU_N1_TO_1"})
+_TAKES_REFERENCE = frozenset({"FULLY_CONNECTED", "LOGISTIC", "TANH", "TRANSPOSE_CONV", "RELU6", "RELU_N1_TO_1",
+                              "PRELU"})
 
 
 #: int8 builtins that run on another op's row (besides the aliases, splits and variables above).
