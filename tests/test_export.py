@@ -195,6 +195,9 @@ def one_op_model(name: str) -> bytes:
     if name == "SQUARED_DIFFERENCE":
         from test_squared_difference import sqdiff_model
         return sqdiff_model((3, 1, 8), (1, 5, 1))
+    if name in ("REDUCE_MAX", "REDUCE_MIN"):
+        from test_reduce_max_min import reduce_model
+        return reduce_model(name, (2, 3, 4, 5), [0, -2], True)
     raise KeyError(name)
 
 
@@ -202,7 +205,8 @@ ONE_OP_MODELS = ["STRIDED_SLICE", "LEAKY_RELU", "SUB", "TRANSPOSE", "SPLIT", "SP
                  "HARD_SWISH", "TRANSPOSE_CONV", "TRANSPOSE_CONV_16X8",
                  "RELU6", "RELU_N1_TO_1", "SLICE", "PACK", "UNPACK", "MAXIMUM", "MINIMUM", "ABS",
                  "DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR",
-                 "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND", "MIRROR_PAD", "PRELU", "SQUARED_DIFFERENCE"]
+                 "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND", "MIRROR_PAD", "PRELU", "SQUARED_DIFFERENCE",
+                 "REDUCE_MAX", "REDUCE_MIN"]
 #: Ops whose kernels differ by the rounding rule: each rule's variants are built.
 ONE_OP_REFERENCES = {"LOGISTIC": ("litert", "tflm"), "TANH": ("litert", "tflm"), "RELU6": ("litert", "tflm"),
                      "PRELU": ("litert", "tflm")}

@@ -88,8 +88,11 @@ typedef enum ap_op {
     AP_OP_MIRROR_PAD = 33,       /* ap_mirror_pad_params, int8 in and out (one input: the
                                     paddings are resolved at plan time) */
     AP_OP_PRELU = 34,            /* ap_prelu_params, two int8 inputs (input, alpha), int8 out */
-    AP_OP_SQUARED_DIFFERENCE = 35
+    AP_OP_SQUARED_DIFFERENCE = 35,
                                  /* ap_squared_difference_params, two int8 inputs, int8 out */
+    AP_OP_REDUCE_MAX = 36,       /* ap_reduce_params, int8 in and out (one input: the axes are
+                                    resolved at plan time) */
+    AP_OP_REDUCE_MIN = 37        /* ap_reduce_params, int8 in and out (as above) */
 } ap_op;
 
 /** Scalar types of params fields (stable values, append-only). */
@@ -597,6 +600,30 @@ typedef struct ap_squared_difference_params {
 ap_status ap_squared_difference_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out,
                                             uint32_t capacity, uint32_t *count_out, ap_error *error_out);
 ap_status ap_squared_difference_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** Variant kinds of REDUCE_MAX and REDUCE_MIN. */
+typedef enum ap_reduce_kind {
+    AP_REDUCE_DIRECT = 0   /* one pass over the input into the output; no scratch, never in place */
+} ap_reduce_kind;
+
+/**
+ * int8 REDUCE_MAX and REDUCE_MIN, TFLite's reference ReduceGeneric (LiteRT's and TensorFlow Lite
+ * Micro's alike): each output element is the largest (smallest) stored value over the input's
+ * axes with reduce[a] = 1, the others kept in order (keep_dims changes the output's shape, not
+ * its bytes). TFLite requires the input and output quantised alike. A model's rank below four is
+ * padded with leading axes of size 1.
+ */
+typedef struct ap_reduce_params {
+    int32_t input_shape[4];   /* each >= 1 */
+    int32_t reduce[4];        /* 0 or 1 */
+} ap_reduce_params;
+
+ap_status ap_reduce_max_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                    uint32_t *count_out, ap_error *error_out);
+ap_status ap_reduce_max_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_reduce_min_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                    uint32_t *count_out, ap_error *error_out);
+ap_status ap_reduce_min_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /* ---- the 16x8 mode (AP_TYPES_S16X8): int16 activations, int8 weights ------------------------ */
 

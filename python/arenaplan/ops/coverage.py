@@ -255,6 +255,14 @@ def _prelu() -> Model:
     return p.model("PRELU", (x, alpha), (y,))
 
 
+def _reduce(op_type: str) -> Model:
+    p = _Probe()
+    x = p.x((1, 4, 4, 8))
+    axes = p.const([1, 2], "int32")
+    y = p.t((1, 1, 1, 8))
+    return p.model(op_type, (x, axes), (y,), keep_dims=True)
+
+
 #: Probe models of every op table row, by (row name, tensor types).
 _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("CONV_2D", "s8"): lambda: [_conv(3), _conv(1), _conv(3, channels=3)],
@@ -292,6 +300,8 @@ _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("SPACE_TO_BATCH_ND", "s8"): lambda: [_batch_space("SPACE_TO_BATCH_ND")],
     ("MIRROR_PAD", "s8"): lambda: [_mirror_pad()],
     ("PRELU", "s8"): lambda: [_prelu()],
+    ("REDUCE_MAX", "s8"): lambda: [_reduce("REDUCE_MAX")],
+    ("REDUCE_MIN", "s8"): lambda: [_reduce("REDUCE_MIN")],
     ("SQUARED_DIFFERENCE", "s8"): lambda: [_binary("SQUARED_DIFFERENCE"), _binary("SQUARED_DIFFERENCE", broadcast=True)],
     ("CONV_2D", "s16x8"): lambda: [_conv(3, act="int16"), _conv(1, act="int16")],
     ("DEPTHWISE_CONV_2D", "s16x8"): lambda: [_conv(3, act="int16", depthwise=True)],

@@ -1470,6 +1470,31 @@ def _mirror_pad(model: Model, op: Operator) -> tuple:
              "pad_after": lead + [int(v) for v in pads[:, 1]], "offset": offset}, (x.index,), None, None)
 
 
+def _reduce_max_min(model: Model, op: Operator) -> tuple:
+    """int8 REDUCE_MAX and REDUCE_MIN (TFLite's ReduceGeneric, LiteRT's and TFLite Micro's alike)
+    with the Prepare and Eval checks: axes a constant int32 tensor, each in [-rank, rank)
+    (negative counted from the end, repeats once), the output's shape with the reduced axes
+    kept as 1 (keep_dims) or dropped, input and output quantised alike; rank <= 4."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
+    shape = _shape4(x.shape, "input")
+    rank = len(x.shape)
+    a = _tensor(model, _operand(op.inputs, 1), "axes", "int32", constant=True)
+    axes = set()
+    for v in (int(v) for v in np.asarray(a.data).reshape(-1)):
+        if not -rank <= v < rank:
+            raise _Unsupported(f"axis {v} is out of range for an input of rank {rank} (it must lie in [{-rank}, {rank}))")
+        axes.add(v % rank)
+    keep = bool(op.options.get("keep_dims", False))
+    want = [1 if d in axes else int(x.shape[d]) for d in range(rank)] if keep else \
+        [int(x.shape[d]) for d in range(rank) if d not in axes]
+    _expect_shape(model, y.index, want, "output")
+    _same_quantisation(y, "output", x, "input", op.type)
+    lead = 4 - rank
+    return ({"input_shape": shape, "reduce": [0] * lead + [int(d in axes) for d in range(rank)]}, (x.index,), None,
+            None)
+
+
 # --- the 16x8 mode: int16 activations (zero point 0), int8 weights, int64 or int32 biases ---
 def _int16_scale(t: Tensor, what: str) -> float:
     """The scale of an int16 activation; TFLite's 16x8 kernels require zero point 0."""
@@ -1725,7 +1750,8 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
     "DEPTH_TO_SPACE": _depth_space, "SPACE_TO_DEPTH": _depth_space,
     "RESIZE_NEAREST_NEIGHBOR": _resize_nearest, "RESIZE_BILINEAR": _resize_bilinear,
     "BATCH_TO_SPACE_ND": _batch_space, "SPACE_TO_BATCH_ND": _batch_space, "MIRROR_PAD": _mirror_pad,
-    "PRELU": _prelu, "SQUARED_DIFFERENCE": _squared_difference,
+    "PRELU": _prelu, "SQUARED_DIFFERENCE": _squared_difference, "REDUCE_MAX": _reduce_max_min,
+    "REDUCE_MIN": _reduce_max_min,
 }
 
 
