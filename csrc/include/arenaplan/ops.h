@@ -92,7 +92,8 @@ typedef enum ap_op {
                                  /* ap_squared_difference_params, two int8 inputs, int8 out */
     AP_OP_REDUCE_MAX = 36,       /* ap_reduce_params, int8 in and out (one input: the axes are
                                     resolved at plan time) */
-    AP_OP_REDUCE_MIN = 37        /* ap_reduce_params, int8 in and out (as above) */
+    AP_OP_REDUCE_MIN = 37,       /* ap_reduce_params, int8 in and out (as above) */
+    AP_OP_SUM = 38               /* ap_sum_params, int8 in and out (as above) */
 } ap_op;
 
 /** Scalar types of params fields (stable values, append-only). */
@@ -624,6 +625,27 @@ ap_status ap_reduce_max_s8_run(const ap_op_call *call, ap_isa isa, ap_error *err
 ap_status ap_reduce_min_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                                     uint32_t *count_out, ap_error *error_out);
 ap_status ap_reduce_min_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * int8 SUM, TensorFlow Lite Micro's (QuantizedMeanOrSum with compute_sum): each output element
+ * is clamp(output_zero_point + MultiplyByQuantizedMultiplier(s - n * input_zero_point,
+ * multiplier, shift), -128, 127), s the sum of the n stored values over the axes with
+ * reduce[a] = 1 and multiplier / shift QuantizeMultiplier(input_scale / output_scale) in
+ * double. Every such sum fits int32 (the element count times 255 is below 2^31). Variant: AP_REDUCE_DIRECT
+ * (each output from its input elements, no scratch, never in place).
+ */
+typedef struct ap_sum_params {
+    int32_t input_shape[4];       /* each >= 1 */
+    int32_t reduce[4];            /* 0 or 1 */
+    int32_t input_zero_point;     /* [-128, 127] */
+    int32_t output_zero_point;    /* [-128, 127] */
+    int32_t multiplier;           /* >= 0 */
+    int32_t shift;                /* [-31, 30] */
+} ap_sum_params;
+
+ap_status ap_sum_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                             uint32_t *count_out, ap_error *error_out);
+ap_status ap_sum_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /* ---- the 16x8 mode (AP_TYPES_S16X8): int16 activations, int8 weights ------------------------ */
 

@@ -1470,11 +1470,11 @@ def _mirror_pad(model: Model, op: Operator) -> tuple:
              "pad_after": lead + [int(v) for v in pads[:, 1]], "offset": offset}, (x.index,), None, None)
 
 
-def _reduce_max_min(model: Model, op: Operator) -> tuple:
-    """int8 REDUCE_MAX and REDUCE_MIN (TFLite's ReduceGeneric, LiteRT's and TFLite Micro's alike)
-    with the Prepare and Eval checks: axes a constant int32 tensor, each in [-rank, rank)
-    (negative counted from the end, repeats once), the output's shape with the reduced axes
-    kept as 1 (keep_dims) or dropped, input and output quantised alike; rank <= 4."""
+def _reduce_operands(model: Model, op: Operator) -> Tuple[Tensor, Tensor, List[int]]:
+    """What the int8 reductions share, with TFLite's Prepare checks: axes a constant int32
+    tensor, each in [-rank, rank) (negative counted from the end, repeats once), the output's
+    shape with the reduced axes kept as 1 (keep_dims) or dropped; rank <= 4. The input, the
+    output and the kernel's input shape and reduce flags (padded in front to four axes)."""
     x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
     y = _tensor(model, _operand(op.outputs, 0), "output")
     shape = _shape4(x.shape, "input")
@@ -1489,10 +1489,33 @@ def _reduce_max_min(model: Model, op: Operator) -> tuple:
     want = [1 if d in axes else int(x.shape[d]) for d in range(rank)] if keep else \
         [int(x.shape[d]) for d in range(rank) if d not in axes]
     _expect_shape(model, y.index, want, "output")
+    return x, y, {"input_shape": shape, "reduce": [0] * (4 - rank) + [int(d in axes) for d in range(rank)]}
+
+
+def _reduce_max_min(model: Model, op: Operator) -> tuple:
+    """int8 REDUCE_MAX and REDUCE_MIN (TFLite's ReduceGeneric, LiteRT's and TFLite Micro's alike):
+    _reduce_operands' checks and the input and output quantised alike (both check it)."""
+    x, y, spec = _reduce_operands(model, op)
     _same_quantisation(y, "output", x, "input", op.type)
-    lead = 4 - rank
-    return ({"input_shape": shape, "reduce": [0] * lead + [int(d in axes) for d in range(rank)]}, (x.index,), None,
-            None)
+    return spec, (x.index,), None, None
+
+
+def _sum(model: Model, op: Operator, reference: str) -> tuple:
+    """int8 SUM as TensorFlow Lite Micro computes it (QuantizedMeanOrSum with compute_sum: the
+    sum less n * input zero point, requantised by QuantizeMultiplier(input_scale / output_scale)
+    in double, plus the output zero point, clamped). Under "litert" it is refused: LiteRT's
+    reference SUM (BUILTIN_REF) reads the int8 input as uint8, which no rule reproduces
+    usefully."""
+    if reference != "tflm":
+        raise _Unsupported("LiteRT's reference int8 SUM (BUILTIN_REF) reads its int8 input as uint8; arenaplan "
+                           "runs TensorFlow Lite Micro's int8 SUM: plan with reference \"tflm\"")
+    x, y, spec = _reduce_operands(model, op)
+    (xs, xz), (ys, yz) = _per_tensor(x, "input"), _per_tensor(y, "output")
+    try:
+        m, e = quantize_multiplier(xs / ys)
+    except ArenaplanError as exc:
+        raise _Unsupported(f"the scales give no int32 multiplier ({exc})") from None
+    return dict(spec, input_zero_point=xz, output_zero_point=yz, multiplier=m, shift=e), (x.index,), None, None
 
 
 # --- the 16x8 mode: int16 activations (zero point 0), int8 weights, int64 or int32 biases ---
@@ -1751,13 +1774,13 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
     "RESIZE_NEAREST_NEIGHBOR": _resize_nearest, "RESIZE_BILINEAR": _resize_bilinear,
     "BATCH_TO_SPACE_ND": _batch_space, "SPACE_TO_BATCH_ND": _batch_space, "MIRROR_PAD": _mirror_pad,
     "PRELU": _prelu, "SQUARED_DIFFERENCE": _squared_difference, "REDUCE_MAX": _reduce_max_min,
-    "REDUCE_MIN": _reduce_max_min,
+    "REDUCE_MIN": _reduce_max_min, "SUM": _sum,
 }
 
 
 #: Ops whose lowering takes the rounding rule: their params carry a ``reference`` field.
 _TAKES_REFERENCE = frozenset({"FULLY_CONNECTED", "LOGISTIC", "TANH", "TRANSPOSE_CONV", "RELU6", "RELU_N1_TO_1",
-                              "PRELU"})
+                              "PRELU", "SUM"})
 
 
 #: int8 builtins that run on another op's row (besides the aliases, splits and variables above).
