@@ -29,7 +29,8 @@ def minmax_model(op, a_shape, b_shape, y_shape=None, qs=((0.02, -3), (0.02, -3),
     from ai_edge_litert import schema_py_generated as S
     if y_shape is None:
         y_shape = tuple(np.broadcast_shapes(a_shape, b_shape))
-    tensors = [dict(shape=s, dtype="int8", scale=q[0], zero_point=q[1]) for s, q in zip((a_shape, b_shape, y_shape), qs)]
+    tensors = [dict(shape=s, dtype="int8", scale=q[0], zero_point=q[1])
+               for s, q in zip((a_shape, b_shape, y_shape), qs)]
     return L.single_op_model(op, tensors, [0, 1], [2], "MaximumMinimumOptions", S.MaximumMinimumOptionsT(), version=2)
 
 

@@ -27,7 +27,8 @@ needs_litert = pytest.mark.skipif(_LITERT is not None, reason=str(_LITERT))
 def sqdiff_model(a_shape, b_shape, qs=((0.05, -3), (0.03, 7), (0.02, -128)), y_shape=None) -> bytes:
     from ai_edge_litert import schema_py_generated as S
     y_shape = y_shape or tuple(np.broadcast_shapes(a_shape, b_shape))
-    tensors = [dict(shape=s, dtype="int8", scale=q[0], zero_point=q[1]) for s, q in zip((a_shape, b_shape, y_shape), qs)]
+    tensors = [dict(shape=s, dtype="int8", scale=q[0], zero_point=q[1])
+               for s, q in zip((a_shape, b_shape, y_shape), qs)]
     return L.single_op_model("SQUARED_DIFFERENCE", tensors, [0, 1], [2], "SquaredDifferenceOptions",
                              S.SquaredDifferenceOptionsT(), version=2)
 

@@ -600,8 +600,8 @@ static ap_status sqdiff_check(const ap_squared_difference_params *p, ap_error *e
     }
     /* shifts <= 0 (TFLite's SmallerThanOneExp): the scaled inputs stay below 2^15 in magnitude,
        so their difference squared fits int32 */
-    if (!ew_shift_ok(p->input1_multiplier, p->input1_shift, 0) || !ew_shift_ok(p->input2_multiplier, p->input2_shift, 0) ||
-        !ew_shift_ok(p->output_multiplier, p->output_shift, 0)) {
+    if (!ew_shift_ok(p->input1_multiplier, p->input1_shift, 0) || !ew_shift_ok(p->input2_multiplier, p->input2_shift, 0)
+        || !ew_shift_ok(p->output_multiplier, p->output_shift, 0)) {
         return AP_OPS_INVALID(error, SQDIFF_OP ": multipliers must be >= 0 and shifts in [-31, 0]");
     }
     return AP_OK;

@@ -265,7 +265,8 @@ static const ap_param_field ap_mirror_pad_fields[] = {
 };
 
 static const ap_param_field ap_prelu_fields[] = {
-    AP_FIELD(ap_prelu_params, input_shape, AP_FIELD_INT32, 4), AP_FIELD(ap_prelu_params, alpha_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_prelu_params, input_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_prelu_params, alpha_shape, AP_FIELD_INT32, 4),
     AP_FIELD(ap_prelu_params, output_shape, AP_FIELD_INT32, 4), AP_I32(ap_prelu_params, input_offset),
     AP_I32(ap_prelu_params, alpha_offset), AP_I32(ap_prelu_params, output_offset),
     AP_I32(ap_prelu_params, multiplier_1), AP_I32(ap_prelu_params, shift_1), AP_I32(ap_prelu_params, multiplier_2),

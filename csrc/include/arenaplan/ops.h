@@ -631,8 +631,8 @@ ap_status ap_reduce_min_s8_run(const ap_op_call *call, ap_isa isa, ap_error *err
  * is clamp(output_zero_point + MultiplyByQuantizedMultiplier(s - n * input_zero_point,
  * multiplier, shift), -128, 127), s the sum of the n stored values over the axes with
  * reduce[a] = 1 and multiplier / shift QuantizeMultiplier(input_scale / output_scale) in
- * double. Every such sum fits int32 (the element count times 255 is below 2^31). Variant: AP_REDUCE_DIRECT
- * (each output from its input elements, no scratch, never in place).
+ * double. Every such sum fits int32 (the element count an output times 255 is below 2^31).
+ * Variant: AP_REDUCE_DIRECT (each output from its input elements, no scratch, never in place).
  */
 typedef struct ap_sum_params {
     int32_t input_shape[4];       /* each >= 1 */

@@ -1274,7 +1274,8 @@ def _squared_difference(model: Model, op: Operator) -> tuple:
     twice the larger input scale (float32) and the three multipliers in double, each below one
     (QuantizeMultiplierSmallerThanOneExp: a larger one is refused, as TFLite's check aborts)."""
     a, b, y, sa, sb, sy = _broadcast_shapes(model, op)
-    (s1, z1), (s2, z2), (so, zo) = _per_tensor(a, "first input"), _per_tensor(b, "second input"), _per_tensor(y, "output")
+    (s1, z1), (s2, z2) = _per_tensor(a, "first input"), _per_tensor(b, "second input")
+    so, zo = _per_tensor(y, "output")
     f32 = np.float32
     twice_max = float(f32(2) * max(f32(s1), f32(s2)))
     reals = (s1 / twice_max, s2 / twice_max, twice_max * twice_max / float(f32(1 << 14) * f32(so)))
@@ -1287,7 +1288,8 @@ def _squared_difference(model: Model, op: Operator) -> tuple:
         out += [m, e]
     return ({"input1_shape": sa, "input2_shape": sb, "output_shape": sy, "input1_offset": -z1, "input2_offset": -z2,
              "output_offset": zo, "input1_multiplier": out[0], "input1_shift": out[1], "input2_multiplier": out[2],
-             "input2_shift": out[3], "output_multiplier": out[4], "output_shift": out[5]}, (a.index, b.index), None, None)
+             "input2_shift": out[3], "output_multiplier": out[4], "output_shift": out[5]},
+            (a.index, b.index), None, None)
 
 
 def _abs(model: Model, op: Operator) -> tuple:
@@ -1483,7 +1485,8 @@ def _reduce_operands(model: Model, op: Operator) -> Tuple[Tensor, Tensor, List[i
     axes = set()
     for v in (int(v) for v in np.asarray(a.data).reshape(-1)):
         if not -rank <= v < rank:
-            raise _Unsupported(f"axis {v} is out of range for an input of rank {rank} (it must lie in [{-rank}, {rank}))")
+            raise _Unsupported(f"axis {v} is out of range for an input of rank {rank} (it must lie in "
+                               f"[{-rank}, {rank}))")
         axes.add(v % rank)
     keep = bool(op.options.get("keep_dims", False))
     want = [1 if d in axes else int(x.shape[d]) for d in range(rank)] if keep else \
