@@ -201,6 +201,9 @@ def one_op_model(name: str) -> bytes:
     if name == "SUM":
         from test_sum import sum_model
         return sum_model((2, 3, 4, 5), [0, -2], True)
+    if name == "BROADCAST_TO":
+        from test_broadcast_to import broadcast_to_model
+        return broadcast_to_model((4, 1, 1), (2, 4, 3, 5))
     raise KeyError(name)
 
 
@@ -209,7 +212,7 @@ ONE_OP_MODELS = ["STRIDED_SLICE", "LEAKY_RELU", "SUB", "TRANSPOSE", "SPLIT", "SP
                  "RELU6", "RELU_N1_TO_1", "SLICE", "PACK", "UNPACK", "MAXIMUM", "MINIMUM", "ABS",
                  "DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR",
                  "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND", "MIRROR_PAD", "PRELU", "SQUARED_DIFFERENCE",
-                 "REDUCE_MAX", "REDUCE_MIN", "SUM"]
+                 "REDUCE_MAX", "REDUCE_MIN", "SUM", "BROADCAST_TO"]
 #: Ops whose kernels differ by the rounding rule: each rule's variants are built.
 ONE_OP_REFERENCES = {"LOGISTIC": ("litert", "tflm"), "TANH": ("litert", "tflm"), "RELU6": ("litert", "tflm"),
                      "PRELU": ("litert", "tflm"), "SUM": ("tflm",)}

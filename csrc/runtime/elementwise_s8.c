@@ -1,4 +1,5 @@
-/* ADD and MUL int8 with 4-D broadcasting (portable C; AVX2 rows dispatched), and MAXIMUM and MINIMUM. */
+/* ADD and MUL int8 with 4-D broadcasting (portable C; AVX2 rows dispatched), and the other broadcasting
+   int8 ops: MAXIMUM, MINIMUM, PRELU, SQUARED_DIFFERENCE, BROADCAST_TO. */
 #include "arenaplan/elementwise.h"
 #include "arenaplan/ops.h"
 
@@ -652,4 +653,65 @@ ap_status ap_squared_difference_s8_run(const ap_op_call *call, ap_isa isa, ap_er
     return st != AP_OK ? st : ew_run(p->input1_shape, p->input2_shape, p->output_shape, call->variant,
                                      call->inputs[0], call->inputs[1], call->output, call->scratch,
                                      call->scratch_count, SQDIFF_OP, sqdiff_row, p, error_out);
+}
+
+/* ---- BROADCAST_TO (arenaplan/ops.h): the walk with the input as both operands, copied ---- */
+static void copy_row(const void *ctx, const int8_t *a, int sa, const int8_t *b, int sb, int8_t *out, size_t n)
+{
+    (void)ctx, (void)b, (void)sb;
+    for (size_t i = 0; i < n; ++i) {
+        out[i] = a[i * (size_t)sa];
+    }
+}
+
+/* Every axis 1 or the output's (the walk's two operands are the input: ew_check_shapes would ask
+   the output to be no larger). */
+static ap_status broadcast_to_check(const ap_broadcast_to_params *p, ap_error *error)
+{
+    if (p == NULL) {
+        return AP_OPS_INVALID(error, "broadcast_to: params must not be NULL");
+    }
+    for (int d = 0; d < 4; ++d) {
+        if (p->input_shape[d] < 1 || p->output_shape[d] < 1 ||
+            (p->input_shape[d] != 1 && p->input_shape[d] != p->output_shape[d])) {
+            return AP_OPS_INVALID(error, "broadcast_to: dimension %d does not broadcast (%d -> %d)", d,
+                                  (int)p->input_shape[d], (int)p->output_shape[d]);
+        }
+    }
+    size_t n;
+    if (!ap_ops_product(p->input_shape, 4, &n) || !ap_ops_product(p->output_shape, 4, &n)) {
+        return AP_OPS_OVERFLOW(error, "broadcast_to: a tensor size overflows");
+    }
+    return AP_OK;
+}
+
+ap_status ap_broadcast_to_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                      uint32_t *count_out, ap_error *error_out)
+{
+    const ap_broadcast_to_params *p = params;
+    ap_status st = broadcast_to_check(p, error_out);
+    return st != AP_OK ? st : ew_variants(p->input_shape, p->input_shape, p->output_shape, isa, variants_out,
+                                          capacity, count_out, "broadcast_to", error_out);
+}
+
+ap_status ap_broadcast_to_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    if (call == NULL) {
+        return AP_OPS_INVALID(error_out, "broadcast_to: call must not be NULL");
+    }
+    const ap_broadcast_to_params *p = call->params;
+    ap_status st = broadcast_to_check(p, error_out);
+    if (st == AP_OK) {
+        st = ap_ops_check_variant_ptr(call->variant, "broadcast_to", error_out);
+    }
+    if (st == AP_OK && call->variant->isa != (int32_t)isa) {
+        st = AP_OPS_INVALID(error_out, "broadcast_to: variant '%s' is a %s variant; asked to run it as %s",
+                            call->variant->name, ap_isa_name(call->variant->isa), ap_isa_name(isa));
+    }
+    if (st == AP_OK && (call->input_count != 1 || call->inputs == NULL)) {
+        st = AP_OPS_INVALID(error_out, "broadcast_to: one input expected, got %u", (unsigned)call->input_count);
+    }
+    return st != AP_OK ? st : ew_run(p->input_shape, p->input_shape, p->output_shape, call->variant, call->inputs[0],
+                                     call->inputs[0], call->output, call->scratch, call->scratch_count,
+                                     "broadcast_to", copy_row, NULL, error_out);
 }

@@ -294,6 +294,11 @@ static const ap_param_field ap_sum_fields[] = {
     AP_I32(ap_sum_params, multiplier), AP_I32(ap_sum_params, shift),
 };
 
+static const ap_param_field ap_broadcast_to_fields[] = {
+    AP_FIELD(ap_broadcast_to_params, input_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_broadcast_to_params, output_shape, AP_FIELD_INT32, 4),
+};
+
 /* The 16x8 weighted ops' params: the int8 ops' window or shape fields, requant and the
    accumulator width. */
 static const ap_param_field ap_conv2d_s16_fields[] = {
@@ -692,6 +697,8 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_reduce_min_s8_variants), NULL, NULL, NULL, NULL, ap_reduce_min_s8_run},
     {AP_ROW(AP_OP_SUM, "SUM", ap_sum_params, ap_sum_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_sum_s8_variants), NULL, NULL, NULL, NULL, ap_sum_s8_run},
+    {AP_ROW(AP_OP_BROADCAST_TO, "BROADCAST_TO", ap_broadcast_to_params, ap_broadcast_to_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_broadcast_to_s8_variants), NULL, NULL, NULL, NULL, ap_broadcast_to_s8_run},
     /* the 16x8 mode: int16 activations, int8 weights (ops.h) */
     {AP_ROW_S16X8(AP_OP_CONV2D, "CONV_2D", ap_conv2d_s16_params, ap_conv2d_s16_fields), 1, 1, 1, 1, 0,
      AP_PLAN(ap_conv2d_s16_variants), AP_PLAN(ap_conv2d_s16_prepared_size), AP_PLAN(ap_conv2d_s16_constant_counts),

@@ -93,7 +93,9 @@ typedef enum ap_op {
     AP_OP_REDUCE_MAX = 36,       /* ap_reduce_params, int8 in and out (one input: the axes are
                                     resolved at plan time) */
     AP_OP_REDUCE_MIN = 37,       /* ap_reduce_params, int8 in and out (as above) */
-    AP_OP_SUM = 38               /* ap_sum_params, int8 in and out (as above) */
+    AP_OP_SUM = 38,              /* ap_sum_params, int8 in and out (as above) */
+    AP_OP_BROADCAST_TO = 39      /* ap_broadcast_to_params, int8 in and out (one input: the shape
+                                    is resolved at plan time) */
 } ap_op;
 
 /** Scalar types of params fields (stable values, append-only). */
@@ -646,6 +648,21 @@ typedef struct ap_sum_params {
 ap_status ap_sum_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                              uint32_t *count_out, ap_error *error_out);
 ap_status ap_sum_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * int8 BROADCAST_TO, TFLite's reference BroadcastTo (LiteRT's and TensorFlow Lite Micro's
+ * alike): the input's bytes repeated along every axis where its size is 1 and the output's is
+ * not, broadcast as ADD broadcasts (shapes right-aligned to four axes). Variant:
+ * AP_MINMAX_DIRECT's kind ("direct", no scratch; in place where the shapes are equal).
+ */
+typedef struct ap_broadcast_to_params {
+    int32_t input_shape[4];    /* each >= 1: 1 or the output's */
+    int32_t output_shape[4];   /* each >= 1 */
+} ap_broadcast_to_params;
+
+ap_status ap_broadcast_to_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                      uint32_t *count_out, ap_error *error_out);
+ap_status ap_broadcast_to_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /* ---- the 16x8 mode (AP_TYPES_S16X8): int16 activations, int8 weights ------------------------ */
 

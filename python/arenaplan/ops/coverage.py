@@ -264,6 +264,14 @@ def _reduce(op_type: str) -> Model:
     return p.model(op_type, (x, axes), (y,), keep_dims=True)
 
 
+def _broadcast_to() -> Model:
+    p = _Probe()
+    x = p.x((1, 1, 8))
+    shape = p.const([2, 4, 4, 8], "int32")
+    y = p.t((2, 4, 4, 8))
+    return p.model("BROADCAST_TO", (x, shape), (y,))
+
+
 #: Probe models of every op table row, by (row name, tensor types).
 _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("CONV_2D", "s8"): lambda: [_conv(3), _conv(1), _conv(3, channels=3)],
@@ -304,6 +312,7 @@ _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("REDUCE_MAX", "s8"): lambda: [_reduce("REDUCE_MAX")],
     ("REDUCE_MIN", "s8"): lambda: [_reduce("REDUCE_MIN")],
     ("SUM", "s8"): lambda: [_reduce("SUM")],
+    ("BROADCAST_TO", "s8"): lambda: [_broadcast_to()],
     ("SQUARED_DIFFERENCE", "s8"): lambda: [_binary("SQUARED_DIFFERENCE"),
                                            _binary("SQUARED_DIFFERENCE", broadcast=True)],
     ("CONV_2D", "s16x8"): lambda: [_conv(3, act="int16"), _conv(1, act="int16")],
@@ -352,9 +361,13 @@ def rows() -> List[dict]:
                 try:
                     names, ip = _families(models, isa, reference)
                 except UnsupportedModel:   # a row one rule refuses (SUM: LiteRT's reference reads uint8)
+                    if not takes_reference:
+                        raise
                     continue
                 by_ref[reference] = names
                 in_place.update(ip)
+            if not by_ref:
+                raise KeyError(f"op table row {key}: every rounding rule refuses its probe models")
             one = len({tuple(v) for v in by_ref.values()}) == 1 and len(by_ref) == len(references)
             per_isa[isa] = next(iter(by_ref.values())) if one else by_ref
         out.append({"name": row["name"], "types": row["types"], "has_blob": bool(row["has_blob"]),

@@ -1292,6 +1292,29 @@ def _squared_difference(model: Model, op: Operator) -> tuple:
             (a.index, b.index), None, None)
 
 
+def _broadcast_to(model: Model, op: Operator) -> tuple:
+    """int8 BROADCAST_TO (TFLite's reference BroadcastTo, LiteRT's and TFLite Micro's alike) with
+    its Prepare checks: shape a constant int32 or int64 vector no shorter than the input's rank,
+    each input axis 1 or the shape's; the output that shape; rank <= 4. The bytes are copied."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
+    shape_t = _tensor(model, _operand(op.inputs, 1), "shape", None, constant=True)
+    if shape_t.dtype not in ("int32", "int64"):
+        raise _Unsupported(f"shape tensor {shape_t.index} is {shape_t.dtype}; int32 or int64 is expected")
+    shape = [int(v) for v in np.asarray(shape_t.data).reshape(-1)]
+    rank = len(x.shape)
+    if len(shape) < rank:
+        raise _Unsupported(f"shape {shape} has fewer axes than the input's {rank}")
+    sx = [1] * (len(shape) - rank) + [int(d) for d in x.shape]
+    if any(a not in (1, b) for a, b in zip(sx, shape)):
+        raise _Unsupported(f"input shape {tuple(x.shape)} does not broadcast to {shape}")
+    _expect_shape(model, y.index, shape, "output")
+    if tuple(int(d) for d in y.shape) != tuple(shape):
+        raise _Unsupported(f"output tensor {y.index} has shape {tuple(y.shape)}, the op computes {tuple(shape)}")
+    out4 = _shape4(shape, "output")
+    return {"input_shape": _shape4(sx, "input"), "output_shape": out4}, (x.index,), None, None
+
+
 def _abs(model: Model, op: Operator) -> tuple:
     """int8 ABS with AbsPrepare (LiteRT's and TFLite Micro's alike): the multiplier of the
     float32 quotient input_scale / output_scale, used only where the scales differ."""
@@ -1777,7 +1800,7 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
     "RESIZE_NEAREST_NEIGHBOR": _resize_nearest, "RESIZE_BILINEAR": _resize_bilinear,
     "BATCH_TO_SPACE_ND": _batch_space, "SPACE_TO_BATCH_ND": _batch_space, "MIRROR_PAD": _mirror_pad,
     "PRELU": _prelu, "SQUARED_DIFFERENCE": _squared_difference, "REDUCE_MAX": _reduce_max_min,
-    "REDUCE_MIN": _reduce_max_min, "SUM": _sum,
+    "REDUCE_MIN": _reduce_max_min, "SUM": _sum, "BROADCAST_TO": _broadcast_to,
 }
 
 
