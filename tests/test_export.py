@@ -128,24 +128,30 @@ def test_host_build_is_bit_exact(name, mode, host_runtime, tmp_path):
 def one_op_model(name: str) -> bytes:
     """A one-op .tflite model of each op added for model coverage (issue 27), built by its
     own test file's model builder."""
-    if name == "STRIDED_SLICE":
+    if name in ("STRIDED_SLICE", "STRIDED_SLICE_16X8"):
         from test_strided_slice import slice_model
-        return slice_model((2, 3, 4, 5, 6), [1, 0, 1, 4, 5], [2, 3, 4, 0, 0], [1, 2, 2, -1, -3])
+        return slice_model((2, 3, 4, 5, 6), [1, 0, 1, 4, 5], [2, 3, 4, 0, 0], [1, 2, 2, -1, -3],
+                           dtype="int16" if name.endswith("16X8") else "int8")
     if name == "LEAKY_RELU":
         from test_leaky_relu import leaky_model
         return leaky_model(0.05, -7, 0.04, 3, 0.25, (3, 100))
+    if name == "LEAKY_RELU_16X8":
+        from test_leaky_relu import leaky16_model
+        return leaky16_model(2e-3, 0, 5e-4, 0, 0.25, (3, 100))
     if name == "SUB":
         from test_sub import sub_model
         return sub_model((3, 1, 8), (1, 5, 1), (3, 5, 8), (0.02, 0.013, 0.007), (-128, 127, 5), 1)
-    if name == "TRANSPOSE":
+    if name in ("TRANSPOSE", "TRANSPOSE_16X8"):
         from test_transpose import transpose_model
-        return transpose_model((2, 3, 4, 5, 6), (4, 2, 0, 3, 1))
-    if name == "SPLIT":
+        return transpose_model((2, 3, 4, 5, 6), (4, 2, 0, 3, 1), dtype="int16" if name.endswith("16X8") else "int8")
+    if name in ("SPLIT", "SPLIT_16X8"):
         from test_split import split_model
+        if name.endswith("16X8"):
+            return split_model((2, 3, 4, 6), -1, 3, zp=0, dtype="int16")
         return split_model((2, 3, 4, 6), -1, 3)
-    if name == "SPLIT_V":
+    if name in ("SPLIT_V", "SPLIT_V_16X8"):
         from test_split import split_v_model
-        return split_v_model((2, 9, 5), 1, [2, -1, 4])
+        return split_v_model((2, 9, 5), 1, [2, -1, 4], dtype="int16" if name.endswith("16X8") else "int8")
     if name in ("LOGISTIC", "TANH"):
         from test_logistic_tanh import model_of
         return model_of(name, 0.03, -9, (3, 100))
@@ -208,7 +214,8 @@ def one_op_model(name: str) -> bytes:
 
 
 ONE_OP_MODELS = ["STRIDED_SLICE", "LEAKY_RELU", "SUB", "TRANSPOSE", "SPLIT", "SPLIT_V", "LOGISTIC", "TANH",
-                 "HARD_SWISH", "TRANSPOSE_CONV", "TRANSPOSE_CONV_16X8",
+                 "HARD_SWISH", "TRANSPOSE_CONV", "TRANSPOSE_CONV_16X8", "STRIDED_SLICE_16X8", "TRANSPOSE_16X8",
+                 "SPLIT_16X8", "SPLIT_V_16X8", "LEAKY_RELU_16X8",
                  "RELU6", "RELU_N1_TO_1", "SLICE", "PACK", "UNPACK", "MAXIMUM", "MINIMUM", "ABS",
                  "DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR",
                  "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND", "MIRROR_PAD", "PRELU", "SQUARED_DIFFERENCE",

@@ -10,6 +10,7 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import arenaplan as ap
 from arenaplan import _core
@@ -93,15 +94,17 @@ def fc_model(rng, batches, depth, units, per_channel, out_scale=0.05, bias=True,
 
 
 def add_model(op, a_shape, b_shape, y_shape, scales, act=0, pot=False, zps=(0, 0, 0)):
+    """ADD, SUB or MUL of two int16 tensors."""
     S = _schema()
-    o = S.AddOptionsT() if op == "ADD" else S.SubOptionsT()
+    o = {"ADD": S.AddOptionsT, "SUB": S.SubOptionsT, "MUL": S.MulOptionsT}[op]()
     o.fusedActivationFunction = act
-    o.potScaleInt16 = pot
+    if op != "MUL":
+        o.potScaleInt16 = pot
     tensors = [dict(shape=a_shape, dtype="int16", scale=scales[0], zero_point=zps[0]),
                dict(shape=b_shape, dtype="int16", scale=scales[1], zero_point=zps[1]),
                dict(shape=y_shape, dtype="int16", scale=scales[2], zero_point=zps[2])]
-    return L.single_op_model(op, tensors, [0, 1], [2], "AddOptions" if op == "ADD" else "SubOptions", o,
-                             version=3)
+    return L.single_op_model(op, tensors, [0, 1], [2], op.capitalize() + "Options", o,
+                             version=5 if op == "MUL" else 3)
 
 
 def pad_model(x_shape, pads, zp=0):
@@ -233,6 +236,49 @@ def test_add_sub_16x8_matches_litert(case, tmp_path):
     check_against_litert(content, tmp_path, list(zip(a, b)), ["direct"])
 
 
+MUL_CASES = [  # (a shape, b shape, y shape, scales, activation)
+    ((1, 4, 5, 3), (1, 4, 5, 3), (1, 4, 5, 3), (0.001, 0.002, 0.03), 0),       # saturates at both ends
+    ((2, 3, 1, 4), (1, 1, 6, 4), (2, 3, 6, 4), (0.03, 0.01, 0.02), 1),         # RELU
+    ((5, 7), (7,), (5, 7), (1e-4, 2e-4, 1e-6), 3),                             # RELU6
+    ((3, 1, 8), (1, 5, 1), (3, 5, 8), (0.02, 0.013, 0.7), 0),
+    ((1, 1, 1, 1), (2, 2, 2, 3), (2, 2, 2, 3), (0.5, 0.25, 20.0), 0),          # a scalar times a tensor
+]
+
+
+@needs_litert
+@pytest.mark.parametrize("case", range(len(MUL_CASES)))
+def test_mul_16x8_matches_litert_and_tflm(case, tmp_path):
+    a_shape, b_shape, y_shape, scales, act = MUL_CASES[case]
+    rng = np.random.default_rng(500 + case)
+    content = add_model("MUL", a_shape, b_shape, y_shape, scales, act)
+    a, b = int16_inputs(rng, a_shape), int16_inputs(rng, b_shape)
+    b[-2], b[-1] = b[-1], b[-2]             # -32768 * 32767 and 32767 * -32768
+    a.append(np.full(a_shape, I16.min, np.int16))
+    b.append(np.full(b_shape, I16.min, np.int16))   # -32768 * -32768 = 2^30, the largest product
+    feeds = [list(xy) for xy in zip(a, b)]
+    seen, wants = check_against_litert(content, tmp_path, feeds, ["direct"])
+    for got, want in zip(tflm_outputs(content, feeds), wants):
+        np.testing.assert_array_equal(got.reshape(want[0].shape), want[0], err_msg="LiteRT and TFLite Micro")
+    if case == 0:
+        assert {I16.min, I16.max} <= set(np.concatenate([w[0].ravel() for w in wants]).tolist())
+
+
+@needs_litert
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_mul_16x8_hypothesis(data, tmp_path_factory):
+    rank = data.draw(st.integers(1, 4))
+    out = data.draw(st.lists(st.integers(1, 4), min_size=rank, max_size=rank))
+    a_shape = tuple(d if data.draw(st.booleans()) else 1 for d in out)
+    b_shape = tuple(d if data.draw(st.booleans()) else 1 for d in out)
+    y_shape = tuple(max(x, y) for x, y in zip(a_shape, b_shape))
+    scales = tuple(data.draw(st.floats(1e-4, 0.1)) for _ in range(2)) + (data.draw(st.floats(1e-5, 1.0)),)
+    rng = np.random.default_rng(len(y_shape))
+    content = add_model("MUL", a_shape, b_shape, y_shape, scales, data.draw(st.sampled_from([0, 1, 3])))
+    feeds = [list(xy) for xy in zip(int16_inputs(rng, a_shape, 2), int16_inputs(rng, b_shape, 2))]
+    check_against_litert(content, tmp_path_factory.mktemp("mul"), feeds, ["direct"])
+
+
 @needs_litert
 @pytest.mark.parametrize("shape,pads", [((1, 3, 4, 2), [[0, 0], [1, 2], [0, 3], [1, 0]]),
                                         ((5, 6), [[2, 0], [1, 1]])])
@@ -270,6 +316,195 @@ def test_quantize_dequantize_16x8_match_litert(scale, tmp_path):
             np.testing.assert_array_equal(got.view(np.uint32), want[0].view(np.uint32))
 
 
+def concat_model(shapes, axis, scales=None, zps=None, out_scale=0.01, out_zp=0) -> bytes:
+    S = _schema()
+    o = S.ConcatenationOptionsT()
+    o.axis = axis
+    rank = len(shapes[0])
+    out = list(shapes[0])
+    out[axis % rank] = sum(s[axis % rank] for s in shapes)
+    scales = scales or [0.01] * len(shapes)
+    zps = zps or [0] * len(shapes)
+    tensors = [dict(shape=s, dtype="int16", scale=sc, zero_point=z) for s, sc, z in zip(shapes, scales, zps)]
+    tensors.append(dict(shape=tuple(out), dtype="int16", scale=out_scale, zero_point=out_zp))
+    return L.single_op_model("CONCATENATION", tensors, list(range(len(shapes))), [len(shapes)],
+                             "ConcatenationOptions", o, version=3)
+
+
+def tflm_outputs(content: bytes, feeds: list) -> list:
+    """The tflite-micro interpreter's output for each list of inputs."""
+    from tflite_micro.python.tflite_micro import runtime
+    micro = runtime.Interpreter.from_bytes(content, arena_size=1 << 20)
+    outs = []
+    for xs in feeds:
+        for i, x in enumerate(xs):
+            micro.set_input(x, i)
+        micro.invoke()
+        outs.append(np.array(micro.get_output(0)))
+    return outs
+
+
+CONCAT_CASES = [  # (input shapes, axis, input scales): TFLite copies int16 inputs unscaled
+    ([(1, 4, 4, 3), (1, 4, 4, 5)], -1, None),
+    ([(2, 3), (4, 3), (1, 3)], 0, None),
+    ([(2, 1, 5), (2, 3, 5)], 1, [0.01, 0.03]),      # scales differ: copied as they are, as TFLite does
+    ([(1, 2, 3, 4, 5)[1:], (2, 3, 4, 2)], 3, None),
+    ([(7,)], 0, None),                                # one input: a copy
+]
+
+
+@needs_litert
+@pytest.mark.parametrize("case", range(len(CONCAT_CASES)))
+def test_concatenation_16x8_matches_litert_and_tflm(case, tmp_path):
+    shapes, axis, scales = CONCAT_CASES[case]
+    rng = np.random.default_rng(400 + case)
+    content = concat_model(shapes, axis, scales)
+    feeds = [list(xs) for xs in zip(*[int16_inputs(rng, s) for s in shapes])]
+    seen, wants = check_against_litert(content, tmp_path, feeds, ["direct"])
+    for got, want in zip(tflm_outputs(content, feeds), wants):
+        np.testing.assert_array_equal(got.reshape(want[0].shape), want[0], err_msg="LiteRT and TFLite Micro")
+
+
+@needs_litert
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_concatenation_16x8_hypothesis(data, tmp_path_factory):
+    rank = data.draw(st.integers(1, 4))
+    base = data.draw(st.lists(st.integers(1, 4), min_size=rank, max_size=rank))
+    axis = data.draw(st.integers(-rank, rank - 1))
+    n = data.draw(st.integers(1, 4))
+    shapes = []
+    for _ in range(n):
+        s = list(base)
+        s[axis % rank] = data.draw(st.integers(1, 4))
+        shapes.append(tuple(s))
+    rng = np.random.default_rng(n * 10 + rank)
+    content = concat_model(shapes, axis)
+    feeds = [list(xs) for xs in zip(*[int16_inputs(rng, s, 1) for s in shapes])]
+    check_against_litert(content, tmp_path_factory.mktemp("cat"), feeds, ["direct"])
+
+
+@needs_litert
+@pytest.mark.parametrize("op", ["RESHAPE", "SQUEEZE", "EXPAND_DIMS"])
+def test_reshape_16x8_aliases_its_input(op, tmp_path):
+    """RESHAPE, SQUEEZE and EXPAND_DIMS on int16 take the 16x8 RESHAPE row: in a plan the output
+    is the input's bytes (no copy); the values equal LiteRT's."""
+    S = _schema()
+    x_shape, y_shape = {"RESHAPE": ((2, 3, 4), (6, 4)), "SQUEEZE": ((1, 6, 1, 4), (6, 4)),
+                        "EXPAND_DIMS": ((6, 4), (6, 1, 4))}[op]
+    tensors = [dict(shape=x_shape, dtype="int16", scale=0.01, zero_point=0)]
+    if op == "RESHAPE":
+        tensors.append(dict(shape=(2,), dtype="int32", data=np.array(y_shape, np.int32)))
+        opt_type, o = "ReshapeOptions", S.ReshapeOptionsT()
+        o.newShape = list(y_shape)
+    elif op == "EXPAND_DIMS":
+        tensors.append(dict(shape=(), dtype="int32", data=np.array(1, np.int32)))
+        opt_type, o = "ExpandDimsOptions", S.ExpandDimsOptionsT()
+    else:
+        opt_type, o = "SqueezeOptions", S.SqueezeOptionsT()
+        o.squeezeDims = [0, 2]
+    tensors.append(dict(shape=y_shape, dtype="int16", scale=0.01, zero_point=0))
+    content = L.single_op_model(op, tensors, list(range(len(tensors) - 1)), [len(tensors) - 1], opt_type, o,
+                                version=1)
+    model = load(content, tmp_path)
+    rng = np.random.default_rng(5)
+    xs = int16_inputs(rng, x_shape, 1)
+    wants = L.run_sequence(content, [[x] for x in xs])[0]
+    p = ap.plan(model, mode="size")
+    assert p.verify() and [k.types for k in p.kernels] == [TYPES_CODES["s16x8"]]
+    assert len({b.offset for b in p.buffers if b.kind != "scratch"}) == 1    # one place: an alias
+    it = ap.Interpreter(p)
+    for x, want in zip(xs, wants):
+        got = it.run(x)
+        assert got.dtype == np.int16
+        np.testing.assert_array_equal(got, want[0])
+
+
+def test_16x8_copy_params_are_checked(ffi, lib):
+    """Through the C API: the int16 CONCATENATION copies 2-byte values between guard bytes
+    (both ends of int16) and refuses requantisation arrays (it would not apply them)."""
+    sys.path.insert(0, str(ROOT / "tests" / "c"))
+    from ops_harness import Guarded, guarded_from, message, variants
+    p = ffi.new("ap_concatenation_params *")
+    p.output_shape = [1, 2, 3, 5]
+    p.axis, p.input_count = 3, 2
+    sizes = ffi.new("int32_t[]", [2, 3])
+    p.input_axis_sizes = sizes
+    (v,) = variants(ffi, lib, lib.ap_concatenation_s16_variants, p)
+    a = (np.arange(12).reshape(1, 2, 3, 2) - 32768).astype(np.int16)
+    b = (np.arange(18).reshape(1, 2, 3, 3) + 32750).astype(np.int16)
+    ga, gb = guarded_from(ffi, a.reshape(-1).view(np.int8)), guarded_from(ffi, b.reshape(-1).view(np.int8))
+    out = Guarded(ffi, 60, fill=0x5A)
+    call = ffi.new("ap_op_call *")
+    ins = ffi.new("void *[]", [ga.ptr, gb.ptr])
+    call.params, call.variant, call.inputs, call.input_count, call.output = p, v, ins, 2, out.ptr
+    err = ffi.new("ap_error *")
+    assert lib.ap_concatenation_s16_run(call, lib.AP_ISA_PORTABLE, err) == lib.AP_OK, message(ffi, err)
+    assert ga.intact() and gb.intact() and out.intact()
+    np.testing.assert_array_equal(out.view(np.int8).view(np.int16).reshape(1, 2, 3, 5),
+                                  np.concatenate([a, b], axis=3))
+    zps = ffi.new("int32_t[]", [0, 0])
+    p.input_zero_points = p.input_shifts = p.input_multipliers = zps
+    assert lib.ap_concatenation_s16_run(call, lib.AP_ISA_PORTABLE, err) == lib.AP_ERR_INVALID_ARGUMENT
+    assert "input_zero_points must be NULL and output_zero_point 0" in message(ffi, err)
+
+
+#: (input type, zero point, scale, output type, zero point, scale, references the pair runs under)
+REQUANT_CASES = [
+    ("int8", 3, 0.1, "int16", 0, 1e-3, ("litert", "tflm")),
+    ("int8", -128, 0.05, "int16", 5, 2e-3, ("litert", "tflm")),       # an int16 zero point LiteRT takes here
+    ("int8", 0, 0.5, "int16", 0, 1e-5, ("litert", "tflm")),           # saturates at both ends of int16
+    ("int16", 0, 1e-3, "int8", -3, 0.1, ("litert", "tflm")),
+    ("int16", 7, 3e-4, "int8", 127, 0.02, ("litert", "tflm")),
+    ("int16", 0, 2e-3, "int16", 0, 7e-4, ("litert", "tflm")),
+    ("int16", 3, 1e-3, "int16", -9, 1e-3, ("tflm",)),                 # LiteRT refuses these zero points
+    ("int8", 4, 0.1, "int32", -70000, 1e-4, ("tflm",)),               # TFLite Micro's pair alone
+]
+
+
+def requant_model(tin, zin, sin, tout, zout, sout, shape=(4, 129)) -> bytes:
+    return L.single_op_model("QUANTIZE", [dict(shape=shape, dtype=tin, scale=sin, zero_point=zin),
+                                          dict(shape=shape, dtype=tout, scale=sout, zero_point=zout)], [0], [1])
+
+
+@pytest.mark.parametrize("case", range(len(REQUANT_CASES)))
+def test_requantize_int8_int16_matches_litert_and_tflm(case, tmp_path):
+    """QUANTIZE between int8 and int16 (both ways) and int16 -> int16 on the REQUANTIZE row, in
+    place where the output is no wider, equal to LiteRT under "litert" and to the tflite-micro
+    interpreter under "tflm"; pairs and zero points a runtime refuses are refused under its
+    reference naming the op."""
+    tin, zin, sin, tout, zout, sout, refs = REQUANT_CASES[case]
+    content = requant_model(tin, zin, sin, tout, zout, sout)
+    model = load(content, tmp_path)
+    info = np.iinfo(tin)
+    rng = np.random.default_rng(case)
+    xs = [rng.integers(info.min, info.max + 1, size=(4, 129)).astype(tin) for _ in range(2)]
+    xs.append(np.resize(np.linspace(info.min, info.max, 4 * 129).round().astype(tin), (4, 129)))
+    micro = tflm_outputs(content, [[x] for x in xs])
+    for reference in ("litert", "tflm"):
+        if reference not in refs:
+            with pytest.raises(UnsupportedModel, match=r"op 0 \(QUANTIZE\): "):
+                PlanContext.build(model, isa="portable", reference=reference)
+            continue
+        wants = micro if reference == "tflm" or _LITERT else \
+            [w[0] for w in L.run_sequence(content, [[x] for x in xs])[0]]
+        for isa in host_isas():
+            ctx = PlanContext.build(model, isa=isa, reference=reference)
+            (k,) = ctx.kernels
+            assert k.code == OP_CODES["REQUANTIZE"]
+            (v,) = k.variants
+            assert v.in_place == (np.dtype(tout).itemsize <= np.dtype(tin).itemsize)
+            p = ctx.make([v], "size")
+            assert p.verify()
+            it = ap.Interpreter(p)
+            for x, want in zip(xs, wants):
+                got = it.run(x)
+                assert got.dtype == np.dtype(tout)
+                np.testing.assert_array_equal(got, want.reshape(got.shape), err_msg=f"{isa} ({reference})")
+    if case == 2:
+        assert {I16.min, I16.max} <= set(np.concatenate([w.ravel() for w in micro]).tolist())
+
+
 # --- bad input ---------------------------------------------------------------------------------
 def _refused(content, tmp_path, match):
     model = load(content, tmp_path)
@@ -300,12 +535,19 @@ def test_bad_16x8_models_are_refused(tmp_path):
                 dict(shape=(4,), dtype="int8", scale=0.01)]
     _refused(L.single_op_model("SUB", int8_sub, [0, 1], [2], "SubOptions", S.SubOptionsT(), version=2), tmp_path,
              r"op 0 \(SUB\): second input tensor 1 .* is int16, expected int8")
+    _refused(concat_model([(2, 3), (2, 3)], 0, zps=[0, 3]), tmp_path,
+             r"op 0 \(CONCATENATION\): input 1 tensor 1 .* is int16 with zero point 3; TFLite's 16x8 kernels")
+    _refused(concat_model([(2, 3), (2, 3)], 0, out_zp=-2), tmp_path,
+             r"op 0 \(CONCATENATION\): output tensor 2 .* is int16 with zero point -2")
     q = L.single_op_model("DEQUANTIZE", [dict(shape=(4,), dtype="int16", scale=0.1, zero_point=-7),
                                          dict(shape=(4,), dtype="float32")], [0], [1])
     _refused(q, tmp_path, r"op 0 \(DEQUANTIZE\): input tensor 0 .* is int16 with zero point -7")
-    int16_mul = [dict(shape=(4,), dtype="int16", scale=0.01) for _ in range(3)]
-    _refused(L.single_op_model("MUL", int16_mul, [0, 1], [2], "MulOptions", S.MulOptionsT(), version=4), tmp_path,
-             r"op 0 \(MUL\): first input tensor 0 .* is int16, expected int8")
+    _refused(add_model("MUL", (4,), (4,), (4,), (0.01, 0.01, 0.01), zps=(2, 0, 0)), tmp_path,
+             r"op 0 \(MUL\): first input tensor 0 .* is int16 with zero point 2; TFLite's 16x8 kernels require 0")
+    # an op without a 16x8 row: the int8 lowering names the type
+    int16_softmax = [dict(shape=(4,), dtype="int16", scale=0.01), dict(shape=(4,), dtype="int16", scale=1 / 32768)]
+    _refused(L.single_op_model("SOFTMAX", int16_softmax, [0], [1], "SoftmaxOptions", S.SoftmaxOptionsT(),
+                               version=3), tmp_path, r"op 0 \(SOFTMAX\): input tensor 0 .* is int16, expected int8")
 
 
 def test_16x8_params_and_blobs_are_checked(tmp_path):
@@ -351,7 +593,8 @@ def test_16x8_params_and_blobs_are_checked(tmp_path):
 
 def test_op_table_has_the_16x8_rows():
     rows = {(r["name"], r["types"]) for r in _core.ops()}
-    for name in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD", "SUB", "PAD", "QUANTIZE", "DEQUANTIZE"):
+    for name in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD", "SUB", "PAD", "QUANTIZE", "DEQUANTIZE",
+                 "RESHAPE", "STRIDED_SLICE", "TRANSPOSE", "CONCATENATION"):
         assert (name, "s16x8") in rows
     assert ("CONV_2D", "s8") in rows and OP_CODES["SUB"] != OP_CODES["ADD"]
 
@@ -456,8 +699,7 @@ def test_16x8_chain_matches_litert_and_the_host_c_export(tmp_path):
     for mode in ("size", "speed"):
         p = ap.plan(model, mode=mode)
         assert p.verify()
-        assert [k.types for k in p.kernels] == [TYPES_CODES["s16x8"]] * 5 + [TYPES_CODES["s8"]] + \
-            [TYPES_CODES["s16x8"]]
+        assert [k.types for k in p.kernels] == [TYPES_CODES["s16x8"]] * 7
         it = ap.Interpreter(p)
         got = [it.run(x) for x in xs]
         for g, w in zip(got, wants):

@@ -1,7 +1,8 @@
-"""int8 SPLIT and SPLIT_V: one-op .tflite models built with the flatbuffer schema (negative
+"""int8 and int16 SPLIT and SPLIT_V: one-op .tflite models built with the flatbuffer schema (negative
 axes, size-1 dimensions, ranks 1 to 5, one piece, size_splits with a -1, outputs quantised
 unlike the input), every output on every instruction set this host runs inside a verified
-plan, bit-exact with LiteRT's reference kernels (BUILTIN_REF); hypothesis over shapes, axes
+plan, bit-exact with LiteRT's reference kernels (BUILTIN_REF) and, for int16 (the 16x8
+STRIDED_SLICE row), with the tflite-micro interpreter too; hypothesis over shapes, axes
 and splits. The importer holds a split of N outputs as N ops of one output each (the
 STRIDED_SLICE copy of its piece), the input live until the last; bad splits refused naming
 the op."""
@@ -16,6 +17,8 @@ from arenaplan.errors import UnsupportedModel
 from arenaplan.model.model import Model, Operator, Quantization, Tensor, one_output_ops
 from arenaplan.planning.context import PlanContext
 from harness.reference import litert_layers as L
+from arenaplan.ops.lowering import TYPES_CODES
+from test_strided_slice import tflm_outputs
 from unary_s8 import host_isas, load
 
 _LITERT = L.unavailable_reason()
@@ -27,7 +30,7 @@ def _out_shapes(shape, axis, sizes):
     return [tuple(s if k != a else n for k, s in enumerate(shape)) for n in sizes]
 
 
-def split_model(shape, axis, num_splits, out_shapes=None, out_q=None, scale=0.05, zp=-3) -> bytes:
+def split_model(shape, axis, num_splits, out_shapes=None, out_q=None, scale=0.05, zp=-3, dtype="int8") -> bytes:
     """SPLIT: inputs (axis, input), num_splits outputs."""
     from ai_edge_litert import schema_py_generated as S
     o = S.SplitOptionsT()
@@ -37,13 +40,13 @@ def split_model(shape, axis, num_splits, out_shapes=None, out_q=None, scale=0.05
         out_shapes = _out_shapes(shape, axis, [dim // num_splits] * num_splits)
     out_q = out_q or [(scale, zp)] * len(out_shapes)
     tensors = [dict(shape=(), dtype="int32", data=np.array(axis, np.int32)),
-               dict(shape=shape, dtype="int8", scale=scale, zero_point=zp)]
-    tensors += [dict(shape=s, dtype="int8", scale=q[0], zero_point=q[1]) for s, q in zip(out_shapes, out_q)]
+               dict(shape=shape, dtype=dtype, scale=scale, zero_point=zp)]
+    tensors += [dict(shape=s, dtype=dtype, scale=q[0], zero_point=q[1]) for s, q in zip(out_shapes, out_q)]
     return L.single_op_model("SPLIT", tensors, [0, 1], list(range(2, len(tensors))), "SplitOptions", o,
                              version=2)
 
 
-def split_v_model(shape, axis, sizes, num_splits=None, out_shapes=None, size_dtype="int32") -> bytes:
+def split_v_model(shape, axis, sizes, num_splits=None, out_shapes=None, size_dtype="int32", dtype="int8") -> bytes:
     """SPLIT_V: inputs (input, size_splits, axis), len(sizes) outputs."""
     from ai_edge_litert import schema_py_generated as S
     o = S.SplitVOptionsT()
@@ -54,28 +57,38 @@ def split_v_model(shape, axis, sizes, num_splits=None, out_shapes=None, size_dty
         if -1 in real:
             real[real.index(-1)] = dim - sum(v for v in real if v != -1)
         out_shapes = _out_shapes(shape, axis, real)
-    tensors = [dict(shape=shape, dtype="int8", scale=0.02, zero_point=11),
+    zp = 11 if dtype == "int8" else 0
+    tensors = [dict(shape=shape, dtype=dtype, scale=0.02, zero_point=zp),
                dict(shape=(len(sizes),), dtype=size_dtype, data=np.array(sizes, size_dtype)),
                dict(shape=(1,), dtype="int32", data=np.array([axis], np.int32))]
-    tensors += [dict(shape=s, dtype="int8", scale=0.02, zero_point=11) for s in out_shapes]
+    tensors += [dict(shape=s, dtype=dtype, scale=0.02, zero_point=zp) for s in out_shapes]
     return L.single_op_model("SPLIT_V", tensors, [0, 1, 2], list(range(3, len(tensors))), "SplitVOptions", o,
                              version=2)
 
 
-def check(content: bytes, tmp_path, shape, parts: int, seed: int = 0, op: str = "SPLIT") -> ap.Model:
-    """Every output on every host ISA equals LiteRT's; the model holds one copy op per output,
-    each reading the split's input, which stays live until the last."""
+def check(content: bytes, tmp_path, shape, parts: int, seed: int = 0, op: str = "SPLIT",
+          dtype: str = "int8") -> ap.Model:
+    """Every output on every host ISA equals LiteRT's (and, for int16, TFLite Micro's); the model
+    holds one copy op per output, each reading the split's input, which stays live until the
+    last."""
     model = load(content, tmp_path)
     assert [o.type for o in model.operators] == [op] * parts
     assert [o.options["output_part"] for o in model.operators] == list(range(parts))
     rng = np.random.default_rng(seed)
-    xs = [rng.integers(-128, 128, size=shape, dtype=np.int8) for _ in range(2)]
-    xs += [np.resize(np.arange(-128, 128, dtype=np.int8), shape), np.full(shape, -128, np.int8)]
+    info = np.iinfo(dtype)
+    xs = [rng.integers(info.min, info.max + 1, size=shape).astype(dtype) for _ in range(2)]
+    xs += [np.resize(np.linspace(info.min, info.max, 257).round().astype(dtype), shape),
+           np.full(shape, info.min, dtype)]
     wants = L.run_sequence(content, [[x] for x in xs])[0]
+    if dtype == "int16" and len(shape) <= 4:   # TFLite Micro's SPLIT and SPLIT_V
+        for w, m in zip(wants, tflm_outputs(content, xs, parts)):
+            for a, b in zip(w, m):
+                np.testing.assert_array_equal(b.reshape(a.shape), a, err_msg="LiteRT and TFLite Micro")
     for isa in host_isas():
         ctx = PlanContext.build(model, isa=isa, reference="litert")
         assert len(ctx.kernels) == parts
         for k in ctx.kernels:
+            assert k.types == TYPES_CODES["s16x8" if dtype == "int16" else "s8"]
             assert [v.name for v in k.variants] == ["copy"]
             assert not k.variants[0].in_place and k.variants[0].scratch == ()
         p = ctx.make([k.variants[0] for k in ctx.kernels], "size")
@@ -88,7 +101,7 @@ def check(content: bytes, tmp_path, shape, parts: int, seed: int = 0, op: str = 
             got = got if isinstance(got, list) else [got]
             assert len(got) == len(want) == parts
             for g, w in zip(got, want):
-                assert g.dtype == np.int8 and g.shape == w.shape
+                assert g.dtype == np.dtype(dtype) and g.shape == w.shape
                 np.testing.assert_array_equal(g, w, err_msg=f"{op} on {isa}")
     return model
 
@@ -112,6 +125,22 @@ SPLIT_CASES = [
 def test_split_matches_litert(case, tmp_path):
     shape, axis, n = SPLIT_CASES[case]
     check(split_model(shape, axis, n), tmp_path, shape, n, seed=case)
+
+
+@needs_litert
+@pytest.mark.parametrize("case", [0, 1, 2, 4, 6, 8])
+def test_split_16x8_matches_litert_and_tflm(case, tmp_path):
+    shape, axis, n = SPLIT_CASES[case]
+    check(split_model(shape, axis, n, scale=1e-3, zp=0, dtype="int16"), tmp_path, shape, n, seed=case,
+          dtype="int16")
+
+
+@needs_litert
+@pytest.mark.parametrize("case", [0, 1, 3, 5])
+def test_split_v_16x8_matches_litert_and_tflm(case, tmp_path):
+    shape, axis, sizes = SPLIT_V_CASES[case]
+    check(split_v_model(shape, axis, sizes, dtype="int16"), tmp_path, shape, len(sizes), seed=case,
+          op="SPLIT_V", dtype="int16")
 
 
 @needs_litert
@@ -160,16 +189,18 @@ def _splits(draw):
 
 @needs_litert
 @settings(max_examples=25, deadline=None)
-@given(case=_splits(), even=st.booleans())
-def test_split_hypothesis(case, even, tmp_path_factory):
+@given(case=_splits(), even=st.booleans(), dtype=st.sampled_from(["int8", "int16"]))
+def test_split_hypothesis(case, even, dtype, tmp_path_factory):
     shape, axis, sizes = case
     tmp = tmp_path_factory.mktemp("split")
     if even:
         dim = shape[axis % len(shape)]
         n = max(d for d in range(1, 4) if dim % d == 0)
-        check(split_model(shape, axis, n), tmp, shape, n, seed=len(shape))
+        check(split_model(shape, axis, n, zp=-3 if dtype == "int8" else 0, dtype=dtype), tmp, shape, n,
+              seed=len(shape), dtype=dtype)
     else:
-        check(split_v_model(shape, axis, sizes), tmp, shape, len(sizes), seed=len(shape), op="SPLIT_V")
+        check(split_v_model(shape, axis, sizes, dtype=dtype), tmp, shape, len(sizes), seed=len(shape),
+              op="SPLIT_V", dtype=dtype)
 
 
 def test_split_inside_a_graph_renumbers_the_ops():

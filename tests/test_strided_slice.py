@@ -1,7 +1,8 @@
-"""int8 STRIDED_SLICE: one-op .tflite models built with the flatbuffer schema (begin / end /
+"""int8 and int16 STRIDED_SLICE: one-op .tflite models built with the flatbuffer schema (begin / end /
 shrink-axis masks, negative indices and strides, clamped ends, size-1 dimensions, ranks 1 to
 5), the copy variant on every instruction set this host runs inside a verified plan,
-bit-exact with LiteRT's reference kernels (BUILTIN_REF); hypothesis over shapes and slices;
+bit-exact with LiteRT's reference kernels (BUILTIN_REF) and, for int16 (the 16x8 row), with
+the tflite-micro interpreter too; hypothesis over shapes and slices;
 masks TFLite Micro does not run refused naming the op; out-of-range params refused by the C
 kernel."""
 from __future__ import annotations
@@ -13,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 import arenaplan as ap
 from arenaplan import _core
 from arenaplan.errors import UnsupportedModel
-from arenaplan.ops.lowering import HOST_ISA
+from arenaplan.ops.lowering import HOST_ISA, TYPES_CODES
 from arenaplan.planning.context import PlanContext
 from harness.reference import litert_layers as L
 
@@ -39,7 +40,7 @@ def _reference_shape(shape, begin, end, strides, begin_mask=0, end_mask=0, shrin
 
 
 def slice_model(shape, begin, end, strides, begin_mask=0, end_mask=0, shrink=0, ellipsis=0, new_axis=0,
-                out_shape=None, scale=0.05, zp=-3) -> bytes:
+                out_shape=None, scale=0.05, zp=-3, dtype="int8") -> bytes:
     from ai_edge_litert import schema_py_generated as S
     o = S.StridedSliceOptionsT()
     o.beginMask, o.endMask, o.shrinkAxisMask = begin_mask, end_mask, shrink
@@ -47,11 +48,11 @@ def slice_model(shape, begin, end, strides, begin_mask=0, end_mask=0, shrink=0, 
     if out_shape is None:
         out_shape = _reference_shape(shape, begin, end, strides, begin_mask, end_mask, shrink)
     rank = len(shape)
-    tensors = [dict(shape=shape, dtype="int8", scale=scale, zero_point=zp),
+    tensors = [dict(shape=shape, dtype=dtype, scale=scale, zero_point=zp),
                dict(shape=(rank,), dtype="int32", data=np.array(begin, np.int32)),
                dict(shape=(rank,), dtype="int32", data=np.array(end, np.int32)),
                dict(shape=(rank,), dtype="int32", data=np.array(strides, np.int32)),
-               dict(shape=tuple(out_shape), dtype="int8", scale=scale, zero_point=zp)]
+               dict(shape=tuple(out_shape), dtype=dtype, scale=scale, zero_point=zp)]
     return L.single_op_model("STRIDED_SLICE", tensors, [0, 1, 2, 3], [4], "StridedSliceOptions", o, version=4)
 
 
@@ -61,19 +62,39 @@ def load(content: bytes, tmp_path, name="m") -> ap.Model:
     return ap.load_tflite(path)
 
 
-def int8_inputs(rng, shape, count=2):
-    xs = [rng.integers(-128, 128, size=shape, dtype=np.int8) for _ in range(count)]
-    return xs + [np.resize(np.arange(-128, 128, dtype=np.int8), shape)]
+def int8_inputs(rng, shape, count=2, dtype="int8"):
+    """Random values, then a ramp through the type's range (int16: both ends included)."""
+    info = np.iinfo(dtype)
+    xs = [rng.integers(info.min, info.max + 1, size=shape).astype(dtype) for _ in range(count)]
+    ramp = np.arange(-128, 128) if dtype == "int8" else np.linspace(info.min, info.max, 301).round()
+    return xs + [np.resize(ramp.astype(dtype), shape)]
 
 
-def check(content: bytes, tmp_path, shape, seed=0):
+def tflm_outputs(content: bytes, xs: list, outputs: int = 1) -> list:
+    """[[output, ...]] per input from the tflite-micro interpreter, as run_sequence gives LiteRT's."""
+    from tflite_micro.python.tflite_micro import runtime
+    micro = runtime.Interpreter.from_bytes(content, arena_size=1 << 20)
+    wants = []
+    for x in xs:
+        micro.set_input(x, 0)
+        micro.invoke()
+        wants.append([np.array(micro.get_output(i)) for i in range(outputs)])
+    return wants
+
+
+def check(content: bytes, tmp_path, shape, seed=0, dtype="int8"):
+    """The copy on each host ISA in a verified plan equals LiteRT (and, for int16, TFLite Micro)."""
     model = load(content, tmp_path)
     rng = np.random.default_rng(seed)
-    xs = int8_inputs(rng, shape)
+    xs = int8_inputs(rng, shape, dtype=dtype)
     wants = L.run_sequence(content, [[x] for x in xs])[0]
+    if dtype == "int16" and len(shape) <= 4:   # TFLite Micro's kernel takes ranks up to 4
+        for w, m in zip(wants, tflm_outputs(content, xs)):
+            np.testing.assert_array_equal(m[0].reshape(w[0].shape), w[0], err_msg="LiteRT and TFLite Micro")
     for isa in host_isas():
         ctx = PlanContext.build(model, isa=isa, reference="litert")
         (kernel,) = ctx.kernels
+        assert kernel.types == TYPES_CODES["s16x8" if dtype == "int16" else "s8"]
         assert [v.name for v in kernel.variants] == ["copy"]
         assert not kernel.variants[0].in_place and kernel.variants[0].scratch == ()
         p = ctx.make([kernel.variants[0]], "size")
@@ -81,7 +102,7 @@ def check(content: bytes, tmp_path, shape, seed=0):
         it = ap.Interpreter(p)
         for x, want in zip(xs, wants):
             got = it.run(x)
-            assert got.dtype == np.int8 and got.shape == want[0].shape
+            assert got.dtype == np.dtype(dtype) and got.shape == want[0].shape
             np.testing.assert_array_equal(got, want[0], err_msg=f"{isa}")
 
 
@@ -111,6 +132,16 @@ def test_strided_slice_matches_litert(case, tmp_path):
 
 
 @needs_litert
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_strided_slice_16x8_matches_litert_and_tflm(case, tmp_path):
+    """int16 (the 16x8 row): the same slices; the values are copied whatever the zero point (TFLite's
+    STRIDED_SLICE does not read the quantisation), both ends of int16 among them."""
+    shape, begin, end, strides, bm, em, sm = CASES[case]
+    content = slice_model(shape, begin, end, strides, bm, em, sm, scale=1e-3, zp=0 if case % 2 else 7, dtype="int16")
+    check(content, tmp_path, shape, seed=case, dtype="int16")
+
+
+@needs_litert
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
 def test_strided_slice_hypothesis(data, tmp_path_factory):
@@ -132,8 +163,9 @@ def test_strided_slice_hypothesis(data, tmp_path_factory):
     if 0 in out:
         return   # empty outputs are refused (test_bad_slices_are_refused)
     tmp = tmp_path_factory.mktemp("slice")
-    check(slice_model(shape, begin, end, strides, bm, em, sm, out_shape=out), tmp, shape,
-          seed=hash((shape, tuple(begin))) % 2 ** 32)
+    dtype = data.draw(st.sampled_from(["int8", "int16"]))
+    check(slice_model(shape, begin, end, strides, bm, em, sm, out_shape=out, dtype=dtype), tmp, shape,
+          seed=hash((shape, tuple(begin))) % 2 ** 32, dtype=dtype)
 
 
 @pytest.mark.parametrize("kwargs, match", [

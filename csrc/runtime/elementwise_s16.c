@@ -1,26 +1,39 @@
-/* ADD and SUB in the 16x8 mode (arenaplan/ops.h): TFLite's general int16 path (zero points
-   0, left shift 15, each input rescaled below one, then the output rescale) with 4-D
-   broadcasting. */
+/* ADD, SUB and MUL in the 16x8 mode (arenaplan/ops.h) with 4-D broadcasting: ADD and SUB by
+   TFLite's general int16 path (zero points 0, left shift 15, each input rescaled below one,
+   then the output rescale), MUL by reference_integer_ops::MulElementwise (the int32 product
+   rescaled once). */
 #include "arenaplan/elementwise.h"
 #include "arenaplan/ops.h"
 
 #include "ops_s16_common.h"
 
-static ap_status ew16_check(const ap_add_params *p, const char *op, ap_error *error)
+/* The shapes broadcast (each input's dimension 1 or the output's) and the output's size is
+   addressable in int16 elements. */
+static ap_status ew16_check_shapes(const int32_t *s1, const int32_t *s2, const int32_t *so, const char *op,
+                                   ap_error *error)
 {
-    if (p == NULL) {
-        return AP_OPS_INVALID(error, "%s: params must not be NULL", op);
-    }
     for (int d = 0; d < 4; ++d) {
-        const int32_t a = p->input1_shape[d], b = p->input2_shape[d], o = p->output_shape[d];
+        const int32_t a = s1[d], b = s2[d], o = so[d];
         if (a < 1 || b < 1 || o != (a > b ? a : b) || (a != 1 && a != o) || (b != 1 && b != o)) {
             return AP_OPS_INVALID(error, "%s: dimension %d does not broadcast (%d and %d -> %d)", op, d, (int)a,
                                   (int)b, (int)o);
         }
     }
     size_t n = 0;
-    if (!ap_ops_product(p->output_shape, 4, &n) || n > SIZE_MAX / 2) {
+    if (!ap_ops_product(so, 4, &n) || n > SIZE_MAX / 2) {
         return AP_OPS_OVERFLOW(error, "%s: the output's size overflows", op);
+    }
+    return AP_OK;
+}
+
+static ap_status ew16_check(const ap_add_params *p, const char *op, ap_error *error)
+{
+    if (p == NULL) {
+        return AP_OPS_INVALID(error, "%s: params must not be NULL", op);
+    }
+    ap_status st = ew16_check_shapes(p->input1_shape, p->input2_shape, p->output_shape, op, error);
+    if (st != AP_OK) {
+        return st;
     }
     if (p->input1_offset != 0 || p->input2_offset != 0 || p->output_offset != 0) {
         return AP_OPS_INVALID(error, "%s: offsets (%d, %d, %d) must be 0 (int16 zero points are 0)", op,
@@ -51,23 +64,29 @@ static int ew16_same(const int32_t *a, const int32_t *b)
     return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3];
 }
 
-static ap_status ew16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
-                               uint32_t *count_out, const char *op, ap_error *error)
+/* The one variant of checked shapes. */
+static ap_status ew16_variant(const int32_t *s1, const int32_t *s2, const int32_t *so, ap_isa isa,
+                              ap_variant *variants_out, uint32_t capacity, uint32_t *count_out, const char *op,
+                              ap_error *error)
 {
-    const ap_add_params *p = params;
-    ap_status st = ew16_check(p, op, error);
-    if (st != AP_OK) {
-        return st;
-    }
     size_t total = 0;
-    ap_ops_product(p->output_shape, 4, &total);
+    ap_ops_product(so, 4, &total);
     ap_variant found[1];
     /* Each output element reads only the input elements at its own index (or a broadcast
        one read before any write of that row's later elements): in place is safe over an
        input of the output's shape. */
     ap_ops_variant_set(&found[0], AP_ELEMENTWISE_DIRECT, 0, "direct", 0, NULL, NULL, (uint64_t)total,
-                       ew16_same(p->input1_shape, p->output_shape) || ew16_same(p->input2_shape, p->output_shape));
+                       ew16_same(s1, so) || ew16_same(s2, so));
     return ap_ops_variants_out(found, 1, isa, variants_out, capacity, count_out, op, error);
+}
+
+static ap_status ew16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                               uint32_t *count_out, const char *op, ap_error *error)
+{
+    const ap_add_params *p = params;
+    ap_status st = ew16_check(p, op, error);
+    return st != AP_OK ? st : ew16_variant(p->input1_shape, p->input2_shape, p->output_shape, isa, variants_out,
+                                           capacity, count_out, op, error);
 }
 
 static ap_status ew16_run(const ap_op_call *call, int32_t sign, const char *op, ap_error *error)
@@ -137,4 +156,83 @@ ap_status ap_sub_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out
 {
     (void)isa;
     return ew16_run(call, -1, "sub_s16", error_out);
+}
+
+/* ---- MUL ---- */
+
+static ap_status mul16_check(const ap_mul_params *p, const char *op, ap_error *error)
+{
+    if (p == NULL) {
+        return AP_OPS_INVALID(error, "%s: params must not be NULL", op);
+    }
+    ap_status st = ew16_check_shapes(p->input1_shape, p->input2_shape, p->output_shape, op, error);
+    if (st != AP_OK) {
+        return st;
+    }
+    /* TFLite's int16 MUL requires zero points 0: the product of offset inputs could overflow */
+    if (p->input1_offset != 0 || p->input2_offset != 0 || p->output_offset != 0) {
+        return AP_OPS_INVALID(error, "%s: offsets (%d, %d, %d) must be 0 (int16 zero points are 0)", op,
+                              (int)p->input1_offset, (int)p->input2_offset, (int)p->output_offset);
+    }
+    if (p->output_multiplier < 0 || p->output_shift < -31 || p->output_shift > 30) {
+        return AP_OPS_INVALID(error, "%s: output_multiplier %d must be >= 0 and output_shift %d within [-31, 30]", op,
+                              (int)p->output_multiplier, (int)p->output_shift);
+    }
+    if (!ap_s16_range(p->activation_min) || !ap_s16_range(p->activation_max) ||
+        p->activation_min > p->activation_max) {
+        return AP_OPS_INVALID(error, "%s: activation range [%d, %d] is not within [-32768, 32767] with min <= max",
+                              op, (int)p->activation_min, (int)p->activation_max);
+    }
+    return AP_OK;
+}
+
+ap_status ap_mul_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                              uint32_t *count_out, ap_error *error_out)
+{
+    const ap_mul_params *p = params;
+    ap_status st = mul16_check(p, "mul_s16", error_out);
+    return st != AP_OK ? st : ew16_variant(p->input1_shape, p->input2_shape, p->output_shape, isa, variants_out,
+                                           capacity, count_out, "mul_s16", error_out);
+}
+
+ap_status ap_mul_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    (void)isa;   /* one code for every ISA */
+    ap_status st = ap_s16_check_call(call, 2, "mul_s16", error_out);
+    const ap_mul_params *p = st == AP_OK ? call->params : NULL;
+    st = st != AP_OK ? st : mul16_check(p, "mul_s16", error_out);
+    if (st != AP_OK) {
+        return st;
+    }
+    if (call->variant->kind != AP_ELEMENTWISE_DIRECT) {
+        return AP_OPS_UNSUPPORTED(error_out, "mul_s16: variant kind %d is not one of its kinds",
+                                  (int)call->variant->kind);
+    }
+    const int16_t *a = call->inputs[0], *b = call->inputs[1];
+    int16_t *out = call->output;
+    size_t sa[4], sb[4], ea = 1, eb = 1;
+    for (int d = 3; d >= 0; --d) {
+        sa[d] = p->input1_shape[d] == 1 ? 0 : ea;
+        sb[d] = p->input2_shape[d] == 1 ? 0 : eb;
+        ea *= (size_t)p->input1_shape[d];
+        eb *= (size_t)p->input2_shape[d];
+    }
+    const int32_t *o = p->output_shape;
+    size_t at = 0;
+    for (int32_t i0 = 0; i0 < o[0]; ++i0) {
+        for (int32_t i1 = 0; i1 < o[1]; ++i1) {
+            for (int32_t i2 = 0; i2 < o[2]; ++i2) {
+                const size_t ra = (size_t)i0 * sa[0] + (size_t)i1 * sa[1] + (size_t)i2 * sa[2];
+                const size_t rb = (size_t)i0 * sb[0] + (size_t)i1 * sb[1] + (size_t)i2 * sb[2];
+                for (int32_t i3 = 0; i3 < o[3]; ++i3, ++at) {
+                    /* |x1 * x2| <= 2^30: the int32 product TFLite forms */
+                    const int32_t prod = (int32_t)a[ra + (size_t)i3 * sa[3]] * (int32_t)b[rb + (size_t)i3 * sb[3]];
+                    const int32_t raw = ap_fp_multiply_by_quantized_multiplier(prod, p->output_multiplier,
+                                                                               p->output_shift);
+                    out[at] = (int16_t)ap_ops_clamp(raw, p->activation_min, p->activation_max);
+                }
+            }
+        }
+    }
+    return AP_OK;
 }

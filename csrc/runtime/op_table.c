@@ -727,6 +727,28 @@ static const ap_op_def ap_op_table[] = {
      1, 1, 1, 0, AP_PLAN(ap_transpose_conv_s16_variants), AP_PLAN(ap_transpose_conv_s16_prepared_size),
      AP_PLAN(ap_transpose_conv_s16_constant_counts), AP_PLAN(ap_transpose_conv_s16_prepare), NULL,
      ap_transpose_conv_s16_run},
+    /* int16 data movement: the int8 rows' params and variants, int16 copies */
+    {AP_ROW_S16X8(AP_OP_RESHAPE, "RESHAPE", ap_reshape_params, ap_reshape_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_reshape_variants_entry), NULL, NULL, NULL, NULL, ap_reshape_run_entry},
+    {AP_ROW_S16X8(AP_OP_STRIDED_SLICE, "STRIDED_SLICE", ap_strided_slice_params, ap_strided_slice_fields), 0, 1,
+     1, 1, 0, AP_PLAN(ap_strided_slice_s8_variants), NULL, NULL, NULL, NULL, ap_strided_slice_s16_run},
+    {AP_ROW_S16X8(AP_OP_TRANSPOSE, "TRANSPOSE", ap_transpose_params, ap_transpose_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_transpose_s8_variants), NULL, NULL, NULL, NULL, ap_transpose_s16_run},
+    {AP_ROW_S16X8(AP_OP_CONCATENATION, "CONCATENATION", ap_concatenation_params, ap_concatenation_fields), 0, 1,
+     AP_CONCAT_MAX_INPUTS, 1, 0, AP_PLAN(ap_concatenation_s16_variants), NULL, NULL, NULL, NULL,
+     ap_concatenation_s16_run},
+    {AP_ROW_S16X8(AP_OP_LEAKY_RELU, "LEAKY_RELU", ap_leaky_relu_params, ap_leaky_relu_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_leaky_relu_s16_variants), NULL, NULL, NULL, NULL, ap_leaky_relu_s16_run},
+    {AP_ROW_S16X8(AP_OP_AVERAGE_POOL2D, "AVERAGE_POOL_2D", ap_pool2d_params, ap_pool2d_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_average_pool2d_s16_variants), NULL, NULL, NULL, NULL, ap_average_pool2d_s16_run},
+    {AP_ROW_S16X8(AP_OP_MAX_POOL2D, "MAX_POOL_2D", ap_pool2d_params, ap_pool2d_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_max_pool2d_s16_variants), NULL, NULL, NULL, NULL, ap_max_pool2d_s16_run},
+    {AP_ROW_S16X8(AP_OP_MUL, "MUL", ap_mul_params, ap_mul_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_mul_s16_variants), NULL, NULL, NULL, NULL, ap_mul_s16_run},
+    {AP_ROW_S16X8(AP_OP_RELU, "RELU", ap_relu_params, ap_relu_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_relu_s16_variants), NULL, NULL, NULL, NULL, ap_relu_s16_run},
+    {AP_ROW_S16X8(AP_OP_MEAN, "MEAN", ap_mean_params, ap_mean_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_mean_s16_variants), NULL, NULL, NULL, NULL, ap_mean_s16_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

@@ -1,5 +1,8 @@
-/* AVERAGE_POOL_2D and MAX_POOL_2D int8 (portable C; channel-innermost loops vectorise). */
+/* AVERAGE_POOL_2D and MAX_POOL_2D, int8 and int16 (portable C; channel-innermost loops
+   vectorise). One window walk for both types; each type its chunk functions. */
 #include "arenaplan/pooling.h"
+
+#include "arenaplan/ops.h"
 
 #include <string.h>
 
@@ -7,7 +10,17 @@
 
 #define POOL_CHUNK 64
 
-static ap_status pool_check(const ap_pool2d_params *p, const char *op, ap_error *error)
+/* The types' value ranges and the most taps whose sum fits TFLite's int32 accumulator. */
+typedef struct pool_type {
+    int32_t lo, hi;
+    int64_t max_taps;
+    size_t elem;
+} pool_type;
+
+static const pool_type POOL_S8 = {-128, 127, (int64_t)1 << 23, 1};
+static const pool_type POOL_S16 = {-32768, 32767, ((int64_t)1 << 16) - 1, 2};
+
+static ap_status pool_check_typed(const ap_pool2d_params *p, const pool_type *t, const char *op, ap_error *error)
 {
     if (p == NULL) {
         return AP_OPS_INVALID(error, "%s: params must not be NULL", op);
@@ -24,10 +37,9 @@ static ap_status pool_check(const ap_pool2d_params *p, const char *op, ap_error 
     if (p->pad_h < 0 || p->pad_w < 0) {
         return AP_OPS_INVALID(error, "%s: padding must be >= 0 (got %d, %d)", op, (int)p->pad_h, (int)p->pad_w);
     }
-    if (!ap_ops_int8_range(p->activation_min) || !ap_ops_int8_range(p->activation_max) ||
-        p->activation_min > p->activation_max) {
-        return AP_OPS_INVALID(error, "%s: activation range [%d, %d] is not within [-128, 127] with min <= max",
-                              op, (int)p->activation_min, (int)p->activation_max);
+    if (p->activation_min < t->lo || p->activation_max > t->hi || p->activation_min > p->activation_max) {
+        return AP_OPS_INVALID(error, "%s: activation range [%d, %d] is not within [%d, %d] with min <= max",
+                              op, (int)p->activation_min, (int)p->activation_max, (int)t->lo, (int)t->hi);
     }
     if ((int64_t)(p->output_h - 1) * p->stride_h > INT32_MAX || (int64_t)(p->output_w - 1) * p->stride_w > INT32_MAX) {
         return AP_OPS_OVERFLOW(error, "%s: output positions overflow int32", op);
@@ -40,18 +52,19 @@ static ap_status pool_check(const ap_pool2d_params *p, const char *op, ap_error 
                               (int)p->filter_h, (int)p->filter_w, (int)p->output_h, (int)p->output_w,
                               (int)p->input_h, (int)p->input_w);
     }
-    if ((int64_t)p->filter_h * p->filter_w > ((int64_t)1 << 23)) {
+    if ((int64_t)p->filter_h * p->filter_w > t->max_taps) {
         return AP_OPS_UNSUPPORTED(error, "%s: filter %dx%d is too large for an int32 sum", op,
                                   (int)p->filter_h, (int)p->filter_w);
     }
     size_t n;
     const int32_t in_dims[] = {p->batches, p->input_h, p->input_w, p->channels};
     const int32_t out_dims[] = {p->batches, p->output_h, p->output_w, p->channels};
-    if (!ap_ops_product(in_dims, 4, &n) || !ap_ops_product(out_dims, 4, &n)) {
+    if (!ap_ops_product(in_dims, 4, &n) || !ap_ops_product(out_dims, 4, &n) || n > SIZE_MAX / t->elem) {
         return AP_OPS_OVERFLOW(error, "%s: a tensor size overflows", op);
     }
     return AP_OK;
 }
+
 
 static int pool_variant_applies(int32_t kind, int32_t param)
 {
@@ -64,10 +77,11 @@ static uint32_t pool_variant_scratch(int32_t kind, int32_t param, size_t *bytes,
     return 0;
 }
 
-static ap_status pool_variants(const ap_pool2d_params *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
-                               uint32_t *count_out, const char *op, ap_error *error)
+static ap_status pool_variants(const ap_pool2d_params *params, const pool_type *t, ap_isa isa,
+                               ap_variant *variants_out, uint32_t capacity, uint32_t *count_out, const char *op,
+                               ap_error *error)
 {
-    ap_status st = pool_check(params, op, error);
+    ap_status st = pool_check_typed(params, t, op, error);
     if (st != AP_OK) {
         return st;
     }
@@ -83,11 +97,11 @@ static ap_status pool_variants(const ap_pool2d_params *params, ap_isa isa, ap_va
     return ap_ops_variants_out(found, n, isa, variants_out, capacity, count_out, op, error);
 }
 
-static ap_status pool_run_checks(const ap_pool2d_params *params, const ap_variant *variant, const int8_t *input,
-                                 int8_t *output, const ap_scratch *scratch, uint32_t scratch_count,
+static ap_status pool_run_checks(const ap_pool2d_params *params, const pool_type *t, const ap_variant *variant,
+                                 const void *input, void *output, const ap_scratch *scratch, uint32_t scratch_count,
                                  const char *op, ap_error *error)
 {
-    ap_status st = pool_check(params, op, error);
+    ap_status st = pool_check_typed(params, t, op, error);
     if (st != AP_OK) {
         return st;
     }
@@ -109,25 +123,26 @@ static ap_status pool_run_checks(const ap_pool2d_params *params, const ap_varian
 ap_status ap_average_pool2d_s8_variants(const ap_pool2d_params *params, ap_isa isa, ap_variant *variants_out,
                                         uint32_t capacity, uint32_t *count_out, ap_error *error_out)
 {
-    return pool_variants(params, isa, variants_out, capacity, count_out, "average_pool2d", error_out);
+    return pool_variants(params, &POOL_S8, isa, variants_out, capacity, count_out, "average_pool2d", error_out);
 }
 
 ap_status ap_max_pool2d_s8_variants(const ap_pool2d_params *params, ap_isa isa, ap_variant *variants_out,
                                     uint32_t capacity, uint32_t *count_out, ap_error *error_out)
 {
-    return pool_variants(params, isa, variants_out, capacity, count_out, "max_pool2d", error_out);
+    return pool_variants(params, &POOL_S8, isa, variants_out, capacity, count_out, "max_pool2d", error_out);
 }
 
 /* One window's valid taps over a chunk of at most POOL_CHUNK channels: tap (fy, fx)
-   of channel j is in[fy * row + fx * col + j], 0 <= fy < rows, 0 <= fx < cols. */
+   of channel j is in[fy * row + fx * col + j] (elements of the row's type), 0 <= fy < rows,
+   0 <= fx < cols. */
 typedef struct pool_window {
-    const int8_t *in;
+    const void *in;
     size_t row, col;
     int32_t rows, cols;
 } pool_window;
 
-/* Writes out[0 .. n) from the window's taps. */
-typedef void (*pool_chunk_fn)(const ap_pool2d_params *p, const pool_window *w, int8_t *out, size_t n);
+/* Writes out[0 .. n) (elements of the row's type) from the window's taps. */
+typedef void (*pool_chunk_fn)(const ap_pool2d_params *p, const pool_window *w, void *out, size_t n);
 
 /* Valid tap range [lo, hi) of a window starting at `origin` over an axis of `size`. */
 static void pool_range(int32_t origin, int32_t filter, int32_t size, int32_t *lo, int32_t *hi)
@@ -136,28 +151,31 @@ static void pool_range(int32_t origin, int32_t filter, int32_t size, int32_t *lo
     *hi = size - origin < filter ? size - origin : filter;
 }
 
-/* chunk() over every output pixel and chunk of channels, windows clipped to the input. */
-static void pool_each_chunk(const ap_pool2d_params *p, const int8_t *input, int8_t *output, pool_chunk_fn chunk)
+/* chunk() over every output pixel and chunk of channels, windows clipped to the input;
+   elements of `elem` bytes. */
+static void pool_each_chunk(const ap_pool2d_params *p, const void *input, void *output, size_t elem,
+                            pool_chunk_fn chunk)
 {
     const size_t c = (size_t)p->channels;
     pool_window w;
     w.col = c;
     w.row = (size_t)p->input_w * c;
     for (int32_t b = 0; b < p->batches; ++b) {
-        const int8_t *in_b = input + (size_t)b * (size_t)p->input_h * w.row;
+        const unsigned char *in_b = (const unsigned char *)input + (size_t)b * (size_t)p->input_h * w.row * elem;
         for (int32_t oy = 0; oy < p->output_h; ++oy) {
             int32_t y0 = oy * p->stride_h - p->pad_h, fy0, fy1;
             pool_range(y0, p->filter_h, p->input_h, &fy0, &fy1);
             for (int32_t ox = 0; ox < p->output_w; ++ox) {
                 int32_t x0 = ox * p->stride_w - p->pad_w, fx0, fx1;
                 pool_range(x0, p->filter_w, p->input_w, &fx0, &fx1);
-                int8_t *out = output + (((size_t)b * p->output_h + oy) * p->output_w + ox) * c;
-                const int8_t *first = in_b + (size_t)(y0 + fy0) * w.row + (size_t)(x0 + fx0) * c;
+                unsigned char *out =
+                    (unsigned char *)output + (((size_t)b * p->output_h + oy) * p->output_w + ox) * c * elem;
+                const unsigned char *first = in_b + ((size_t)(y0 + fy0) * w.row + (size_t)(x0 + fx0) * c) * elem;
                 w.rows = fy1 - fy0;
                 w.cols = fx1 - fx0;
                 for (size_t c0 = 0; c0 < c; c0 += POOL_CHUNK) {
-                    w.in = first + c0;
-                    chunk(p, &w, out + c0, c - c0 < POOL_CHUNK ? c - c0 : POOL_CHUNK);
+                    w.in = first + c0 * elem;
+                    chunk(p, &w, out + c0 * elem, c - c0 < POOL_CHUNK ? c - c0 : POOL_CHUNK);
                 }
             }
         }
@@ -165,14 +183,15 @@ static void pool_each_chunk(const ap_pool2d_params *p, const int8_t *input, int8
 }
 
 /* TFLite's rounding average: half away from zero, over the valid taps only. */
-static void average_chunk(const ap_pool2d_params *p, const pool_window *w, int8_t *out, size_t n)
+static void average_chunk(const ap_pool2d_params *p, const pool_window *w, void *out_, size_t n)
 {
+    int8_t *out = out_;
     const int32_t count = w->rows * w->cols;
     int32_t acc[POOL_CHUNK];
     memset(acc, 0, sizeof(acc));
     for (int32_t fy = 0; fy < w->rows; ++fy) {
         for (int32_t fx = 0; fx < w->cols; ++fx) {
-            const int8_t *x = w->in + (size_t)fy * w->row + (size_t)fx * w->col;
+            const int8_t *x = (const int8_t *)w->in + (size_t)fy * w->row + (size_t)fx * w->col;
             for (size_t j = 0; j < n; ++j) {
                 acc[j] += x[j];
             }
@@ -185,13 +204,14 @@ static void average_chunk(const ap_pool2d_params *p, const pool_window *w, int8_
     }
 }
 
-static void max_chunk(const ap_pool2d_params *p, const pool_window *w, int8_t *out, size_t n)
+static void max_chunk(const ap_pool2d_params *p, const pool_window *w, void *out_, size_t n)
 {
+    int8_t *out = out_;
     int8_t best[POOL_CHUNK];
     memset(best, 0x80, sizeof(best)); /* -128 */
     for (int32_t fy = 0; fy < w->rows; ++fy) {
         for (int32_t fx = 0; fx < w->cols; ++fx) {
-            const int8_t *x = w->in + (size_t)fy * w->row + (size_t)fx * w->col;
+            const int8_t *x = (const int8_t *)w->in + (size_t)fy * w->row + (size_t)fx * w->col;
             for (size_t j = 0; j < n; ++j) {
                 best[j] = x[j] > best[j] ? x[j] : best[j];
             }
@@ -202,16 +222,66 @@ static void max_chunk(const ap_pool2d_params *p, const pool_window *w, int8_t *o
     }
 }
 
+/* The int16 chunks: as the int8 ones, TFLite's reference_integer_ops::AveragePool / MaxPool
+   for int16 (an int32 sum: pool_check_typed bounds the taps). */
+static void average_chunk_s16(const ap_pool2d_params *p, const pool_window *w, void *out_, size_t n)
+{
+    int16_t *out = out_;
+    const int32_t count = w->rows * w->cols;
+    int32_t acc[POOL_CHUNK];
+    memset(acc, 0, sizeof(acc));
+    for (int32_t fy = 0; fy < w->rows; ++fy) {
+        for (int32_t fx = 0; fx < w->cols; ++fx) {
+            const int16_t *x = (const int16_t *)w->in + (size_t)fy * w->row + (size_t)fx * w->col;
+            for (size_t j = 0; j < n; ++j) {
+                acc[j] += x[j];
+            }
+        }
+    }
+    for (size_t j = 0; j < n; ++j) {
+        int32_t a = acc[j];
+        a = a > 0 ? (a + count / 2) / count : (a - count / 2) / count;
+        out[j] = (int16_t)ap_ops_clamp(a, p->activation_min, p->activation_max);
+    }
+}
+
+static void max_chunk_s16(const ap_pool2d_params *p, const pool_window *w, void *out_, size_t n)
+{
+    int16_t *out = out_;
+    int16_t best[POOL_CHUNK];
+    for (size_t j = 0; j < n; ++j) {
+        best[j] = INT16_MIN;
+    }
+    for (int32_t fy = 0; fy < w->rows; ++fy) {
+        for (int32_t fx = 0; fx < w->cols; ++fx) {
+            const int16_t *x = (const int16_t *)w->in + (size_t)fy * w->row + (size_t)fx * w->col;
+            for (size_t j = 0; j < n; ++j) {
+                best[j] = x[j] > best[j] ? x[j] : best[j];
+            }
+        }
+    }
+    for (size_t j = 0; j < n; ++j) {
+        out[j] = (int16_t)ap_ops_clamp(best[j], p->activation_min, p->activation_max);
+    }
+}
+
 /* The run checks, then chunk() over every window. */
+static ap_status pool_run_typed(const ap_pool2d_params *params, const pool_type *t, const ap_variant *variant,
+                                const void *input, void *output, const ap_scratch *scratch, uint32_t scratch_count,
+                                const char *op, pool_chunk_fn chunk, ap_error *error)
+{
+    ap_status st = pool_run_checks(params, t, variant, input, output, scratch, scratch_count, op, error);
+    if (st == AP_OK) {
+        pool_each_chunk(params, input, output, t->elem, chunk);
+    }
+    return st;
+}
+
 static ap_status pool_run(const ap_pool2d_params *params, const ap_variant *variant, const int8_t *input,
                           int8_t *output, const ap_scratch *scratch, uint32_t scratch_count, const char *op,
                           pool_chunk_fn chunk, ap_error *error)
 {
-    ap_status st = pool_run_checks(params, variant, input, output, scratch, scratch_count, op, error);
-    if (st == AP_OK) {
-        pool_each_chunk(params, input, output, chunk);
-    }
-    return st;
+    return pool_run_typed(params, &POOL_S8, variant, input, output, scratch, scratch_count, op, chunk, error);
 }
 
 ap_status ap_average_pool2d_s8_run(const ap_pool2d_params *params, const ap_variant *variant,
@@ -228,4 +298,45 @@ ap_status ap_max_pool2d_s8_run(const ap_pool2d_params *params, const ap_variant 
 {
     return pool_run(params, variant, input, output, scratch, scratch_count, "max_pool2d", max_chunk,
                     error_out);
+}
+
+/* ---- int16 (the 16x8 rows), with the op table's signatures ---- */
+
+ap_status ap_average_pool2d_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                         uint32_t *count_out, ap_error *error_out)
+{
+    return pool_variants(params, &POOL_S16, isa, variants_out, capacity, count_out, "average_pool2d", error_out);
+}
+
+ap_status ap_max_pool2d_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                     uint32_t *count_out, ap_error *error_out)
+{
+    return pool_variants(params, &POOL_S16, isa, variants_out, capacity, count_out, "max_pool2d", error_out);
+}
+
+static ap_status pool_s16_call(const ap_op_call *call, ap_isa isa, const char *op, pool_chunk_fn chunk,
+                               ap_error *error)
+{
+    if (call == NULL || call->variant == NULL) {
+        return AP_OPS_INVALID(error, "%s: the call and its variant must not be NULL", op);
+    }
+    if (call->variant->isa != (int32_t)isa) {
+        return AP_OPS_INVALID(error, "%s: variant '%s' is a %s variant; asked to run it as %s", op,
+                              call->variant->name, ap_isa_name(call->variant->isa), ap_isa_name(isa));
+    }
+    if (call->input_count != 1 || call->inputs == NULL) {
+        return AP_OPS_INVALID(error, "%s: one input must be given", op);
+    }
+    return pool_run_typed(call->params, &POOL_S16, call->variant, call->inputs[0], call->output, call->scratch,
+                          call->scratch_count, op, chunk, error);
+}
+
+ap_status ap_average_pool2d_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return pool_s16_call(call, isa, "average_pool2d", average_chunk_s16, error_out);
+}
+
+ap_status ap_max_pool2d_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return pool_s16_call(call, isa, "max_pool2d", max_chunk_s16, error_out);
 }

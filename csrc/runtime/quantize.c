@@ -157,7 +157,7 @@ static const char *requant_type_name(int32_t type)
 static int requant_pair_supported(int32_t in, int32_t out)
 {
     switch (in) {
-    case AP_DTYPE_INT8: return out == AP_DTYPE_INT8;
+    case AP_DTYPE_INT8: return out == AP_DTYPE_INT8 || out == AP_DTYPE_INT16 || out == AP_DTYPE_INT32;
     case AP_DTYPE_INT16: return out == AP_DTYPE_INT8 || out == AP_DTYPE_INT16 || out == AP_DTYPE_INT32;
     case AP_DTYPE_INT32: return out == AP_DTYPE_INT8 || out == AP_DTYPE_INT16;
     default: return 0;
@@ -183,8 +183,8 @@ static ap_status requant_check(const ap_requantize_params *p, ap_error *error)
         return AP_OPS_INVALID(error, "requantize: count must be >= 1");
     }
     if (!requant_pair_supported(p->input_type, p->output_type)) {
-        return AP_OPS_INVALID(error, "requantize: %s (type %d) -> %s (type %d) is not supported (int8 -> int8, "
-                              "int16 -> int8/int16/int32, int32 -> int8/int16 are)",
+        return AP_OPS_INVALID(error, "requantize: %s (type %d) -> %s (type %d) is not supported (int8 -> "
+                              "int8/int16/int32, int16 -> int8/int16/int32, int32 -> int8/int16 are)",
                               requant_type_name(p->input_type), (int)p->input_type,
                               requant_type_name(p->output_type), (int)p->output_type);
     }
@@ -253,6 +253,22 @@ static void requant_from_s16(const ap_requantize_params *p, const int16_t *x, vo
     }
 }
 
+/* int8 to a wider type (int8 -> int8 has its own loop in ap_requantize_run) */
+static void requant_from_s8(const ap_requantize_params *p, const int8_t *x, void *output)
+{
+    if (p->output_type == AP_DTYPE_INT16) {
+        int16_t *y = output;
+        for (size_t i = 0; i < p->count; ++i) {
+            y[i] = (int16_t)ap_ops_clamp(requant_one(x[i], p), INT16_MIN, INT16_MAX);
+        }
+    } else {
+        int32_t *y = output;
+        for (size_t i = 0; i < p->count; ++i) {
+            y[i] = requant_one(x[i], p);
+        }
+    }
+}
+
 static void requant_from_s32(const ap_requantize_params *p, const int32_t *x, void *output)
 {
     if (p->output_type == AP_DTYPE_INT8) {
@@ -295,7 +311,9 @@ ap_status ap_requantize_run(const ap_requantize_params *params, const ap_variant
         }
         return AP_OK;
     }
-    if (in_type == AP_DTYPE_INT16) {
+    if (in_type == AP_DTYPE_INT8) {
+        requant_from_s8(params, input, output);
+    } else if (in_type == AP_DTYPE_INT16) {
         requant_from_s16(params, input, output);
     } else {
         requant_from_s32(params, input, output);

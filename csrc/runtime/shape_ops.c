@@ -1,5 +1,8 @@
-/* CONCATENATION, PAD, MEAN (over H, W) and the RESHAPE copy, int8. */
+/* CONCATENATION, PAD, MEAN (over H, W) and the RESHAPE copy, int8; the int16 CONCATENATION and
+   MEAN. */
 #include "arenaplan/shape_ops.h"
+
+#include "arenaplan/ops.h"
 
 #include <string.h>
 
@@ -94,6 +97,9 @@ ap_status ap_concatenation_s8_variants(const ap_concatenation_params *params, ap
     return st != AP_OK ? st : one_direct_variant(total, 0, isa, variants_out, capacity, count_out, "concatenation", error_out);
 }
 
+static ap_status concat_copy(const ap_concatenation_params *params, const void *const *inputs, void *output,
+                             size_t elem, ap_error *error_out);
+
 ap_status ap_concatenation_s8_run(const ap_concatenation_params *params, const ap_variant *variant,
                                   const int8_t *const *inputs, int8_t *output, const ap_scratch *scratch,
                                   uint32_t scratch_count, ap_error *error_out)
@@ -106,6 +112,15 @@ ap_status ap_concatenation_s8_run(const ap_concatenation_params *params, const a
     if (inputs == NULL || (output == NULL && total > 0)) {
         return AP_OPS_INVALID(error_out, "concatenation: inputs and output must not be NULL");
     }
+    return concat_copy(params, (const void *const *)inputs, output, 1, error_out);
+}
+
+/* The copy of both rows: input i's rows of input_axis_sizes[i] * inner elements of `elem` bytes
+   in turn into each output row; int8 inputs whose requantisation is not the identity are
+   requantised on the way (elem 1 only: the int16 row carries no requantisation). */
+static ap_status concat_copy(const ap_concatenation_params *params, const void *const *inputs, void *output,
+                             size_t elem, ap_error *error_out)
+{
     size_t outer = 1, inner = 1;
     for (int d = 0; d < params->axis; ++d) {
         outer *= (size_t)params->output_shape[d];
@@ -119,10 +134,10 @@ ap_status ap_concatenation_s8_run(const ap_concatenation_params *params, const a
                                "concatenation: inputs[%u] is NULL", (unsigned)i);
         }
     }
-    const size_t out_row = (size_t)params->output_shape[params->axis] * inner;
+    const size_t out_row = (size_t)params->output_shape[params->axis] * inner * elem;
     size_t column = 0;
     for (uint32_t i = 0; i < params->input_count; ++i) {
-        const size_t chunk = (size_t)params->input_axis_sizes[i] * inner;
+        const size_t count = (size_t)params->input_axis_sizes[i] * inner, chunk = count * elem;
         if (chunk == 0) {
             continue;
         }
@@ -135,21 +150,71 @@ ap_status ap_concatenation_s8_run(const ap_concatenation_params *params, const a
             identity = m == (1 << 30) && s == 1 && zp == params->output_zero_point;
         }
         for (size_t o = 0; o < outer; ++o) {
-            const int8_t *src = inputs[i] + o * chunk;
-            int8_t *dst = output + o * out_row + column;
+            const unsigned char *src = (const unsigned char *)inputs[i] + o * chunk;
+            unsigned char *dst = (unsigned char *)output + o * out_row + column;
             if (identity) {
                 memcpy(dst, src, chunk);
             } else {
-                for (size_t j = 0; j < chunk; ++j) {
-                    int32_t v = ap_fp_multiply_by_quantized_multiplier((int32_t)src[j] - zp, m, s) +
+                for (size_t j = 0; j < count; ++j) {
+                    int32_t v = ap_fp_multiply_by_quantized_multiplier((int32_t)(int8_t)src[j] - zp, m, s) +
                                 params->output_zero_point;
-                    dst[j] = (int8_t)ap_ops_clamp(v, -128, 127);
+                    dst[j] = (unsigned char)(int8_t)ap_ops_clamp(v, -128, 127);
                 }
             }
         }
         column += chunk;
     }
     return AP_OK;
+}
+
+/* The int16 row: a copy (TFLite's int16 kernels copy every input as it is; its Prepare wants
+   zero points 0, which the lowering checks), so it takes no requantisation arrays. */
+static ap_status concat16_check(const ap_concatenation_params *p, size_t *total, ap_error *error)
+{
+    ap_status st = concat_check(p, total, error);
+    if (st == AP_OK && (p->input_multipliers != NULL || p->input_shifts != NULL || p->input_zero_points != NULL ||
+                        p->output_zero_point != 0)) {
+        return AP_OPS_INVALID(error, "concatenation (int16): a copy; input_multipliers, input_shifts and "
+                              "input_zero_points must be NULL and output_zero_point 0");
+    }
+    if (st == AP_OK && *total > SIZE_MAX / 2) {
+        return AP_OPS_OVERFLOW(error, "concatenation (int16): output size overflows");
+    }
+    return st;
+}
+
+ap_status ap_concatenation_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                        uint32_t *count_out, ap_error *error_out)
+{
+    size_t total = 0;
+    ap_status st = concat16_check(params, &total, error_out);
+    return st != AP_OK ? st : one_direct_variant(total, 0, isa, variants_out, capacity, count_out, "concatenation",
+                                                 error_out);
+}
+
+ap_status ap_concatenation_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    /* one code for every ISA: memcpy */
+    if (call == NULL) {
+        return AP_OPS_INVALID(error_out, "concatenation: call must not be NULL");
+    }
+    const ap_concatenation_params *p = call->params;
+    size_t total = 0;
+    ap_status st = concat16_check(p, &total, error_out);
+    if (st != AP_OK ||
+        (st = direct_variant_checks(call->variant, call->scratch, call->scratch_count, "concatenation", error_out)) !=
+            AP_OK) {
+        return st;
+    }
+    if (call->variant->isa != (int32_t)isa) {
+        return AP_OPS_INVALID(error_out, "concatenation: variant '%s' is a %s variant; asked to run it as %s",
+                              call->variant->name, ap_isa_name(call->variant->isa), ap_isa_name(isa));
+    }
+    if (call->inputs == NULL || call->input_count != p->input_count || (call->output == NULL && total > 0)) {
+        return AP_OPS_INVALID(error_out, "concatenation: %u inputs and the output must be given",
+                              (unsigned)p->input_count);
+    }
+    return concat_copy(p, call->inputs, call->output, 2, error_out);
 }
 
 /* ---- PAD ---- */
@@ -227,7 +292,16 @@ ap_status ap_pad_s8_run(const ap_pad_params *params, const ap_variant *variant, 
 
 /* ---- MEAN ---- */
 
-static ap_status mean_check(const ap_mean_params *p, ap_error *error)
+/* The types' value ranges and the most elements a channel's int32 sum holds. */
+typedef struct mean_type {
+    int32_t lo, hi;
+    int64_t max_hw;
+} mean_type;
+
+static const mean_type MEAN_S8 = {-128, 127, (int64_t)1 << 23};
+static const mean_type MEAN_S16 = {-32768, 32767, ((int64_t)1 << 16) - 1};
+
+static ap_status mean_check_typed(const ap_mean_params *p, const mean_type *t, ap_error *error)
 {
     if (p == NULL) {
         return AP_OPS_INVALID(error, "mean: params must not be NULL");
@@ -236,13 +310,14 @@ static ap_status mean_check(const ap_mean_params *p, ap_error *error)
         return AP_OPS_INVALID(error, "mean: dims must be >= 1 (got %d, %d, %d, %d)", (int)p->batches,
                               (int)p->input_h, (int)p->input_w, (int)p->channels);
     }
-    if ((int64_t)p->input_h * p->input_w > ((int64_t)1 << 23)) {
-        return AP_OPS_UNSUPPORTED(error, "mean: %d x %d elements per channel exceed 2^23 (int32 sum)",
-                                  (int)p->input_h, (int)p->input_w);
+    if ((int64_t)p->input_h * p->input_w > t->max_hw) {
+        return AP_OPS_UNSUPPORTED(error, "mean: %d x %d elements per channel exceed %lld (int32 sum)",
+                                  (int)p->input_h, (int)p->input_w, (long long)t->max_hw);
     }
-    if (!ap_ops_int8_range(p->input_zero_point) || !ap_ops_int8_range(p->output_zero_point)) {
-        return AP_OPS_INVALID(error, "mean: zero points (%d, %d) outside [-128, 127]", (int)p->input_zero_point,
-                              (int)p->output_zero_point);
+    if (p->input_zero_point < t->lo || p->input_zero_point > t->hi || p->output_zero_point < t->lo ||
+        p->output_zero_point > t->hi) {
+        return AP_OPS_INVALID(error, "mean: zero points (%d, %d) outside [%d, %d]", (int)p->input_zero_point,
+                              (int)p->output_zero_point, (int)t->lo, (int)t->hi);
     }
     if (p->multiplier < 0 || p->shift < -31 || p->shift > 31) {
         return AP_OPS_INVALID(error, "mean: multiplier %d must be >= 0 and shift %d in [-31, 31]",
@@ -250,11 +325,12 @@ static ap_status mean_check(const ap_mean_params *p, ap_error *error)
     }
     size_t n;
     const int32_t dims[4] = {p->batches, p->input_h, p->input_w, p->channels};
-    if (!ap_ops_product(dims, 4, &n)) {
+    if (!ap_ops_product(dims, 4, &n) || n > SIZE_MAX / 2) {
         return AP_OPS_OVERFLOW(error, "mean: tensor size overflows");
     }
     return AP_OK;
 }
+
 
 static int mean_variant_applies(int32_t kind, int32_t param)
 {
@@ -271,10 +347,10 @@ static uint32_t mean_variant_scratch(const ap_mean_params *p, int32_t kind, size
     return 0;
 }
 
-ap_status ap_mean_s8_variants(const ap_mean_params *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
-                              uint32_t *count_out, ap_error *error_out)
+static ap_status mean_variants(const ap_mean_params *params, const mean_type *t, ap_isa isa,
+                               ap_variant *variants_out, uint32_t capacity, uint32_t *count_out, ap_error *error_out)
 {
-    ap_status st = mean_check(params, error_out);
+    ap_status st = mean_check_typed(params, t, error_out);
     if (st != AP_OK) {
         return st;
     }
@@ -292,6 +368,12 @@ ap_status ap_mean_s8_variants(const ap_mean_params *params, ap_isa isa, ap_varia
         }
     }
     return ap_ops_variants_out(found, n, isa, variants_out, capacity, count_out, "mean", error_out);
+}
+
+ap_status ap_mean_s8_variants(const ap_mean_params *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                              uint32_t *count_out, ap_error *error_out)
+{
+    return mean_variants(params, &MEAN_S8, isa, variants_out, capacity, count_out, error_out);
 }
 
 /* LiteRT's reference_ops::QuantizedMeanOrSum folds 1/n into the multiplier:
@@ -318,16 +400,72 @@ static mean_rq mean_requant(const ap_mean_params *p, int64_t count)
     return r;
 }
 
-static inline int8_t mean_finish(const ap_mean_params *p, mean_rq rq, int32_t acc)
+static inline int32_t mean_finish(const ap_mean_params *p, const mean_type *t, mean_rq rq, int32_t acc)
 {
     acc = ap_fp_multiply_by_quantized_multiplier(acc, rq.multiplier, rq.shift);
-    return (int8_t)ap_ops_clamp(acc + p->output_zero_point, -128, 127);
+    return ap_ops_clamp(acc + p->output_zero_point, t->lo, t->hi);
 }
 
-ap_status ap_mean_s8_run(const ap_mean_params *params, const ap_variant *variant, const int8_t *input,
-                         int8_t *output, const ap_scratch *scratch, uint32_t scratch_count, ap_error *error_out)
+/* Element i of an int8 (elem 1) or int16 (elem 2) tensor; elem is a constant where inlined. */
+static inline int32_t mean_load(const void *in, size_t i, size_t elem)
 {
-    ap_status st = mean_check(params, error_out);
+    return elem == 1 ? (int32_t)((const int8_t *)in)[i] : (int32_t)((const int16_t *)in)[i];
+}
+
+static inline void mean_store(void *out, size_t i, int32_t v, size_t elem)
+{
+    if (elem == 1) {
+        ((int8_t *)out)[i] = (int8_t)v;
+    } else {
+        ((int16_t *)out)[i] = (int16_t)v;
+    }
+}
+
+/* Both variants over elements of `elem` bytes (params, variant and scratch checked). */
+static inline void mean_sums(const ap_mean_params *params, const mean_type *t, int32_t kind,
+                             const ap_scratch *scratch, const void *input, void *output, size_t elem)
+{
+    const size_t c = (size_t)params->channels;
+    const size_t hw = (size_t)params->input_h * (size_t)params->input_w;
+    const mean_rq rq = mean_requant(params, (int64_t)hw);
+    const int32_t zp = params->input_zero_point;
+    for (int32_t b = 0; b < params->batches; ++b) {
+        const size_t in_b = (size_t)b * hw * c, out_b = (size_t)b * c;
+        if (kind == AP_MEAN_ROW_SUMS) {
+            int32_t *acc = (int32_t *)scratch[0].data;
+            memset(acc, 0, c * sizeof(int32_t));
+            for (size_t i = 0; i < hw; ++i) {
+                for (size_t j = 0; j < c; ++j) {
+                    acc[j] += mean_load(input, in_b + i * c + j, elem) - zp;
+                }
+            }
+            for (size_t j = 0; j < c; ++j) {
+                mean_store(output, out_b + j, mean_finish(params, t, rq, acc[j]), elem);
+            }
+        } else {
+            int32_t acc[MEAN_CHUNK];
+            for (size_t c0 = 0; c0 < c; c0 += MEAN_CHUNK) {
+                const size_t n = c - c0 < MEAN_CHUNK ? c - c0 : MEAN_CHUNK;
+                memset(acc, 0, sizeof(acc));
+                for (size_t i = 0; i < hw; ++i) {
+                    for (size_t j = 0; j < n; ++j) {
+                        acc[j] += mean_load(input, in_b + i * c + c0 + j, elem) - zp;
+                    }
+                }
+                for (size_t j = 0; j < n; ++j) {
+                    mean_store(output, out_b + c0 + j, mean_finish(params, t, rq, acc[j]), elem);
+                }
+            }
+        }
+    }
+}
+
+/* run(): the checks, then mean_sums of the row's element size */
+static ap_status mean_run(const ap_mean_params *params, const mean_type *t, const ap_variant *variant,
+                          const void *input, void *output, const ap_scratch *scratch, uint32_t scratch_count,
+                          ap_error *error_out)
+{
+    ap_status st = mean_check_typed(params, t, error_out);
     if (st != AP_OK || (st = ap_ops_check_variant_ptr(variant, "mean", error_out)) != AP_OK) {
         return st;
     }
@@ -346,43 +484,41 @@ ap_status ap_mean_s8_run(const ap_mean_params *params, const ap_variant *variant
     if (need_count > 0 && ((uintptr_t)scratch[0].data & 3u) != 0) {
         return AP_OPS_INVALID(error_out, "mean: row_sums scratch must be 4-byte aligned");
     }
-    const size_t c = (size_t)params->channels;
-    const size_t hw = (size_t)params->input_h * (size_t)params->input_w;
-    const mean_rq rq = mean_requant(params, (int64_t)hw);
-    const int32_t zp = params->input_zero_point;
-    for (int32_t b = 0; b < params->batches; ++b) {
-        const int8_t *in_b = input + (size_t)b * hw * c;
-        int8_t *out = output + (size_t)b * c;
-        if (variant->kind == AP_MEAN_ROW_SUMS) {
-            int32_t *acc = (int32_t *)scratch[0].data;
-            memset(acc, 0, c * sizeof(int32_t));
-            for (size_t i = 0; i < hw; ++i) {
-                const int8_t *x = in_b + i * c;
-                for (size_t j = 0; j < c; ++j) {
-                    acc[j] += x[j] - zp;
-                }
-            }
-            for (size_t j = 0; j < c; ++j) {
-                out[j] = mean_finish(params, rq, acc[j]);
-            }
-        } else {
-            int32_t acc[MEAN_CHUNK];
-            for (size_t c0 = 0; c0 < c; c0 += MEAN_CHUNK) {
-                const size_t n = c - c0 < MEAN_CHUNK ? c - c0 : MEAN_CHUNK;
-                memset(acc, 0, sizeof(acc));
-                for (size_t i = 0; i < hw; ++i) {
-                    const int8_t *x = in_b + i * c + c0;
-                    for (size_t j = 0; j < n; ++j) {
-                        acc[j] += x[j] - zp;
-                    }
-                }
-                for (size_t j = 0; j < n; ++j) {
-                    out[c0 + j] = mean_finish(params, rq, acc[j]);
-                }
-            }
-        }
+    if (t == &MEAN_S8) {
+        mean_sums(params, t, variant->kind, scratch, input, output, 1);
+    } else {
+        mean_sums(params, t, variant->kind, scratch, input, output, 2);
     }
     return AP_OK;
+}
+
+ap_status ap_mean_s8_run(const ap_mean_params *params, const ap_variant *variant, const int8_t *input,
+                         int8_t *output, const ap_scratch *scratch, uint32_t scratch_count, ap_error *error_out)
+{
+    return mean_run(params, &MEAN_S8, variant, input, output, scratch, scratch_count, error_out);
+}
+
+/* The int16 row (arenaplan/ops.h): the table's signatures. */
+ap_status ap_mean_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                               uint32_t *count_out, ap_error *error_out)
+{
+    return mean_variants(params, &MEAN_S16, isa, variants_out, capacity, count_out, error_out);
+}
+
+ap_status ap_mean_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    if (call == NULL || call->variant == NULL) {
+        return AP_OPS_INVALID(error_out, "mean: the call and its variant must not be NULL");
+    }
+    if (call->variant->isa != (int32_t)isa) {
+        return AP_OPS_INVALID(error_out, "mean: variant '%s' is a %s variant; asked to run it as %s",
+                              call->variant->name, ap_isa_name(call->variant->isa), ap_isa_name(isa));
+    }
+    if (call->input_count != 1 || call->inputs == NULL) {
+        return AP_OPS_INVALID(error_out, "mean: one input must be given");
+    }
+    return mean_run(call->params, &MEAN_S16, call->variant, call->inputs[0], call->output, call->scratch,
+                    call->scratch_count, error_out);
 }
 
 /* ---- RESHAPE copy ---- */

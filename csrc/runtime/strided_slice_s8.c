@@ -1,6 +1,9 @@
-/* int8 STRIDED_SLICE (arenaplan/ops.h): TFLite's reference StridedSlice over five axes, with
-   the begin / end / shrink masks resolved to a first index and a count per axis at plan time. */
+/* STRIDED_SLICE (arenaplan/ops.h): TFLite's reference StridedSlice over five axes, with the
+   begin / end / shrink masks resolved to a first index and a count per axis at plan time. One
+   copy for every element size: the int8 row moves bytes, the 16x8 row int16 values. */
 #include "arenaplan/ops.h"
+
+#include <string.h>
 
 #include "ops_s8_common.h"
 
@@ -63,7 +66,37 @@ ap_status ap_strided_slice_s8_variants(const void *params, ap_isa isa, ap_varian
     return ap_ops_variants_out(found, 1, isa, variants_out, capacity, count_out, SLICE_OP, error_out);
 }
 
-ap_status ap_strided_slice_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+/* The gather, for elements of `elem` bytes (1 or 2; a constant where it is inlined, so each
+   element's memcpy is one load and one store). */
+static inline void slice_copy(const ap_strided_slice_params *p, const unsigned char *in, unsigned char *out,
+                              size_t elem)
+{
+    /* element strides of the input, innermost axis last */
+    size_t step[SLICE_AXES];
+    step[SLICE_AXES - 1] = 1;
+    for (int a = SLICE_AXES - 1; a > 0; --a) {
+        step[a - 1] = step[a] * (size_t)p->input_shape[a];
+    }
+    const int32_t *b = p->begin, *s = p->stride, *n = p->output_shape;
+    for (int32_t i0 = 0; i0 < n[0]; ++i0) {
+        const size_t r0 = (size_t)(b[0] + i0 * s[0]) * step[0];
+        for (int32_t i1 = 0; i1 < n[1]; ++i1) {
+            const size_t r1 = r0 + (size_t)(b[1] + i1 * s[1]) * step[1];
+            for (int32_t i2 = 0; i2 < n[2]; ++i2) {
+                const size_t r2 = r1 + (size_t)(b[2] + i2 * s[2]) * step[2];
+                for (int32_t i3 = 0; i3 < n[3]; ++i3) {
+                    const size_t r3 = r2 + (size_t)(b[3] + i3 * s[3]) * step[3];
+                    for (int32_t i4 = 0; i4 < n[4]; ++i4, out += elem) {
+                        memcpy(out, in + (r3 + (size_t)(b[4] + i4 * s[4])) * elem, elem);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* run() of both rows: the checks, then the copy of `elem`-byte elements */
+static ap_status slice_run(const ap_op_call *call, ap_isa isa, size_t elem, ap_error *error_out)
 {
     /* one code for every ISA: an index walk with nothing to vectorise */
     if (call == NULL) {
@@ -87,30 +120,20 @@ ap_status ap_strided_slice_s8_run(const ap_op_call *call, ap_isa isa, ap_error *
     if (call->input_count != 1 || call->inputs == NULL || call->inputs[0] == NULL || call->output == NULL) {
         return AP_OPS_INVALID(error_out, SLICE_OP ": one input and the output must not be NULL");
     }
-    const int8_t *in = call->inputs[0];
-    int8_t *out = call->output;
-    /* element strides of the input, innermost axis last */
-    size_t step[SLICE_AXES];
-    step[SLICE_AXES - 1] = 1;
-    for (int a = SLICE_AXES - 1; a > 0; --a) {
-        step[a - 1] = step[a] * (size_t)p->input_shape[a];
-    }
-    const int32_t *b = p->begin, *s = p->stride, *n = p->output_shape;
-    size_t o = 0;
-    for (int32_t i0 = 0; i0 < n[0]; ++i0) {
-        const size_t r0 = (size_t)(b[0] + i0 * s[0]) * step[0];
-        for (int32_t i1 = 0; i1 < n[1]; ++i1) {
-            const size_t r1 = r0 + (size_t)(b[1] + i1 * s[1]) * step[1];
-            for (int32_t i2 = 0; i2 < n[2]; ++i2) {
-                const size_t r2 = r1 + (size_t)(b[2] + i2 * s[2]) * step[2];
-                for (int32_t i3 = 0; i3 < n[3]; ++i3) {
-                    const size_t r3 = r2 + (size_t)(b[3] + i3 * s[3]) * step[3];
-                    for (int32_t i4 = 0; i4 < n[4]; ++i4) {
-                        out[o++] = in[r3 + (size_t)(b[4] + i4 * s[4])];
-                    }
-                }
-            }
-        }
+    if (elem == 1) {
+        slice_copy(p, call->inputs[0], call->output, 1);
+    } else {
+        slice_copy(p, call->inputs[0], call->output, 2);
     }
     return AP_OK;
+}
+
+ap_status ap_strided_slice_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return slice_run(call, isa, 1, error_out);
+}
+
+ap_status ap_strided_slice_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return slice_run(call, isa, 2, error_out);
 }

@@ -1,5 +1,8 @@
-/* int8 TRANSPOSE (arenaplan/ops.h): TFLite's reference Transpose over five axes. */
+/* TRANSPOSE (arenaplan/ops.h): TFLite's reference Transpose over five axes, one copy for every
+   element size (the int8 row moves bytes, the 16x8 row int16 values). */
 #include "arenaplan/ops.h"
+
+#include <string.h>
 
 #include "ops_s8_common.h"
 
@@ -49,7 +52,39 @@ ap_status ap_transpose_s8_variants(const void *params, ap_isa isa, ap_variant *v
     return ap_ops_variants_out(found, 1, isa, variants_out, capacity, count_out, TRANSPOSE_OP, error_out);
 }
 
-ap_status ap_transpose_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+/* The gather, for elements of `elem` bytes (1 or 2; a constant where it is inlined). */
+static inline void transpose_copy(const ap_transpose_params *p, const unsigned char *in, unsigned char *out,
+                                  size_t elem)
+{
+    size_t in_step[TR_AXES];
+    in_step[TR_AXES - 1] = 1;
+    for (int a = TR_AXES - 1; a > 0; --a) {
+        in_step[a - 1] = in_step[a] * (size_t)p->input_shape[a];
+    }
+    /* output axis a walks input axis perm[a] */
+    int32_t n[TR_AXES];
+    size_t s[TR_AXES];
+    for (int a = 0; a < TR_AXES; ++a) {
+        n[a] = p->input_shape[p->perm[a]];
+        s[a] = in_step[p->perm[a]];
+    }
+    for (int32_t i0 = 0; i0 < n[0]; ++i0) {
+        for (int32_t i1 = 0; i1 < n[1]; ++i1) {
+            for (int32_t i2 = 0; i2 < n[2]; ++i2) {
+                const size_t r2 = (size_t)i0 * s[0] + (size_t)i1 * s[1] + (size_t)i2 * s[2];
+                for (int32_t i3 = 0; i3 < n[3]; ++i3) {
+                    const size_t r3 = r2 + (size_t)i3 * s[3];
+                    for (int32_t i4 = 0; i4 < n[4]; ++i4, out += elem) {
+                        memcpy(out, in + (r3 + (size_t)i4 * s[4]) * elem, elem);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* run() of both rows: the checks, then the copy of `elem`-byte elements */
+static ap_status transpose_run(const ap_op_call *call, ap_isa isa, size_t elem, ap_error *error_out)
 {
     /* one code for every ISA: an index walk */
     if (call == NULL) {
@@ -73,33 +108,20 @@ ap_status ap_transpose_s8_run(const ap_op_call *call, ap_isa isa, ap_error *erro
     if (call->input_count != 1 || call->inputs == NULL || call->inputs[0] == NULL || call->output == NULL) {
         return AP_OPS_INVALID(error_out, TRANSPOSE_OP ": one input and the output must not be NULL");
     }
-    const int8_t *in = call->inputs[0];
-    int8_t *out = call->output;
-    size_t in_step[TR_AXES];
-    in_step[TR_AXES - 1] = 1;
-    for (int a = TR_AXES - 1; a > 0; --a) {
-        in_step[a - 1] = in_step[a] * (size_t)p->input_shape[a];
-    }
-    /* output axis a walks input axis perm[a] */
-    int32_t n[TR_AXES];
-    size_t s[TR_AXES];
-    for (int a = 0; a < TR_AXES; ++a) {
-        n[a] = p->input_shape[p->perm[a]];
-        s[a] = in_step[p->perm[a]];
-    }
-    size_t o = 0;
-    for (int32_t i0 = 0; i0 < n[0]; ++i0) {
-        for (int32_t i1 = 0; i1 < n[1]; ++i1) {
-            for (int32_t i2 = 0; i2 < n[2]; ++i2) {
-                const size_t r2 = (size_t)i0 * s[0] + (size_t)i1 * s[1] + (size_t)i2 * s[2];
-                for (int32_t i3 = 0; i3 < n[3]; ++i3) {
-                    const size_t r3 = r2 + (size_t)i3 * s[3];
-                    for (int32_t i4 = 0; i4 < n[4]; ++i4) {
-                        out[o++] = in[r3 + (size_t)i4 * s[4]];
-                    }
-                }
-            }
-        }
+    if (elem == 1) {
+        transpose_copy(p, call->inputs[0], call->output, 1);
+    } else {
+        transpose_copy(p, call->inputs[0], call->output, 2);
     }
     return AP_OK;
+}
+
+ap_status ap_transpose_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return transpose_run(call, isa, 1, error_out);
+}
+
+ap_status ap_transpose_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return transpose_run(call, isa, 2, error_out);
 }

@@ -778,6 +778,66 @@ ap_status ap_dequantize_s16_variants(const void *params, ap_isa isa, ap_variant 
                                      uint32_t *count_out, ap_error *error_out);
 ap_status ap_dequantize_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
+/** int16 STRIDED_SLICE (ap_strided_slice_params; variants as ap_strided_slice_s8_variants, the
+    int8 row's, whose copy moves int16 values here), also SPLIT and SPLIT_V as one slice per
+    output. The copy takes no quantisation (TFLite's kernels move the values as they are). */
+ap_status ap_strided_slice_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** int16 TRANSPOSE (ap_transpose_params; variants as ap_transpose_s8_variants). */
+ap_status ap_transpose_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** int16 CONCATENATION (ap_concatenation_params, arenaplan/shape_ops.h): a copy, as TFLite's
+    int16 kernels are (their Prepare requires zero points 0 and reads no scale); the
+    requantisation arrays must be NULL and output_zero_point 0. "direct", never in place. */
+ap_status ap_concatenation_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                        uint32_t *count_out, ap_error *error_out);
+ap_status ap_concatenation_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** int16 LEAKY_RELU (ap_leaky_relu_params with zero points in [-32768, 32767]): the int8 row's
+    QuantizeLeakyRelu clamped to int16, as TFLite's int16 kernels run it (LiteRT requires zero
+    points 0; TensorFlow Lite Micro takes any). "direct" only (ap_unary_s8_kind DIRECT), no
+    scratch, may run in place. */
+ap_status ap_leaky_relu_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                     uint32_t *count_out, ap_error *error_out);
+ap_status ap_leaky_relu_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** int16 AVERAGE_POOL_2D and MAX_POOL_2D (ap_pool2d_params, arenaplan/pooling.h, with the
+    activation range within [-32768, 32767] and at most 65,535 taps a window: TFLite's int32
+    sum): reference_integer_ops::AveragePool / MaxPool for int16, input and output sharing one
+    quantisation. "direct", no scratch, never in place. */
+ap_status ap_average_pool2d_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                         uint32_t *count_out, ap_error *error_out);
+ap_status ap_average_pool2d_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_max_pool2d_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                     uint32_t *count_out, ap_error *error_out);
+ap_status ap_max_pool2d_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** 16x8 MUL (ap_mul_params, arenaplan/elementwise.h), reference_integer_ops::MulElementwise for
+    int16: offsets 0 (TFLite requires int16 zero points 0), the int32 product of the inputs
+    times output_multiplier (QuantizeMultiplier of scale1 * scale2 / scale_out; shift within
+    [-31, 30]), clamped to the activation range within [-32768, 32767]. 4-D broadcasting;
+    "direct", in place where an input has the output's shape. */
+ap_status ap_mul_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                              uint32_t *count_out, ap_error *error_out);
+ap_status ap_mul_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** int16 RELU and RELU6 (ap_relu_params with zero points and the activation range within
+    [-32768, 32767]): the int8 row's ReluX clamped to [activation_min, activation_max]
+    (QuantizedReluX's: max(-32768, output zero point) and 32767, or RELU6's quantised 6).
+    "direct" only (AP_RELU_DIRECT), no scratch, may run in place. */
+ap_status ap_relu_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                               uint32_t *count_out, ap_error *error_out);
+ap_status ap_relu_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** int16 MEAN over H and W (ap_mean_params, arenaplan/shape_ops.h, zero points within
+    [-32768, 32767], at most 65,535 elements a channel: an int32 sum): the int8 row's
+    QuantizedMeanOrSum with the int16 clamp, as LiteRT's and TensorFlow Lite Micro's int16 MEAN
+    compute it. Variants as the int8 row's: "direct" and "row_sums" (channels * 4 bytes of
+    scratch). */
+ap_status ap_mean_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                               uint32_t *count_out, ap_error *error_out);
+ap_status ap_mean_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
 #ifdef __cplusplus
 }
 #endif

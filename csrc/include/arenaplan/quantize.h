@@ -9,7 +9,8 @@
  *   ap_requantize_s8  int8 -> int8      (QUANTIZE with an int8 input: reference_ops::Requantize)
  *                     q = clamp(MBQM(x - input_zero_point, multiplier, shift) + output_zero_point)
  *   ap_requantize     the same for the integer type pairs TFLite's QUANTIZE requantises:
- *                     int8 -> int8, int16 -> int8 | int16 | int32, int32 -> int8 | int16
+ *                     int8 -> int8 | int16 | int32 (int32: TensorFlow Lite Micro's; LiteRT
+ *                     stops at int16), int16 -> int8 | int16 | int32, int32 -> int8 | int16
  *                     (types in the params); the clamp is the output type's range. Where
  *                     TFLite's int32 arithmetic would overflow (x - zero point of an int32
  *                     input, + output zero point of an int32 output) the result wraps.

@@ -109,10 +109,10 @@ def _fully_connected(depth: int, act: str = "int8") -> Model:
     return p.model("FULLY_CONNECTED", (x, w, b), (y,), fused_activation_function="NONE", weights_format=0)
 
 
-def _pool(op_type: str) -> Model:
+def _pool(op_type: str, act: str = "int8") -> Model:
     p = _Probe()
-    x = p.x((1, 8, 8, 4))
-    y = p.t((1, 4, 4, 4))
+    x = p.x((1, 8, 8, 4), act)
+    y = p.t((1, 4, 4, 4), act)
     return p.model(op_type, (x,), (y,), padding="VALID", stride_h=2, stride_w=2, filter_height=2, filter_width=2,
                    fused_activation_function="NONE")
 
@@ -126,10 +126,10 @@ def _binary(op_type: str, act: str = "int8", broadcast: bool = False) -> Model:
     return p.model(op_type, (a, b), (y,), fused_activation_function="NONE", pot_scale_int16=False)
 
 
-def _unary(op_type: str, out_scale: float = 0.05, out_zp: int = 0, **options) -> Model:
+def _unary(op_type: str, out_scale: float = 0.05, out_zp: int = 0, act: str = "int8", **options) -> Model:
     p = _Probe()
-    x = p.x((2, 64), "int8", 0.05, 3)
-    y = p.t((2, 64), "int8", out_scale, out_zp)
+    x = p.x((2, 64), act, 0.05, 3 if act == "int8" else 0)
+    y = p.t((2, 64), act, out_scale, out_zp)
     return p.model(op_type, (x,), (y,), **options)
 
 
@@ -140,11 +140,11 @@ def _softmax(depth: int) -> Model:
     return p.model("SOFTMAX", (x,), (y,), beta=1.0)
 
 
-def _reshape() -> Model:
+def _reshape(act: str = "int8") -> Model:
     p = _Probe()
-    x = p.x((1, 4, 8))
+    x = p.x((1, 4, 8), act)
     s = p.const([32], "int32")
-    y = p.t((32,))
+    y = p.t((32,), act)
     return p.model("RESHAPE", (x, s), (y,), new_shape=(32,))
 
 
@@ -155,10 +155,10 @@ def _quantize(src: str, dst: str) -> Model:
     return p.model("QUANTIZE" if dst != "float32" else "DEQUANTIZE", (x,), (y,))
 
 
-def _concatenation() -> Model:
+def _concatenation(act: str = "int8") -> Model:
     p = _Probe()
-    a, b = p.x((1, 4, 4, 3)), p.x((1, 4, 4, 5), "int8", 0.03, 1)
-    y = p.t((1, 4, 4, 8))
+    a, b = p.x((1, 4, 4, 3), act), p.x((1, 4, 4, 5), act, 0.03, 1 if act == "int8" else 0)
+    y = p.t((1, 4, 4, 8), act)
     return p.model("CONCATENATION", (a, b), (y,), axis=-1, fused_activation_function="NONE")
 
 
@@ -170,11 +170,11 @@ def _pad(act: str = "int8") -> Model:
     return p.model("PAD", (x, pads), (y,))
 
 
-def _mean() -> Model:
+def _mean(act: str = "int8") -> Model:
     p = _Probe()
-    x = p.x((1, 4, 4, 8))
+    x = p.x((1, 4, 4, 8), act)
     axes = p.const([1, 2], "int32")
-    y = p.t((1, 1, 1, 8), "int8", 0.04, 2)
+    y = p.t((1, 1, 1, 8), act, 0.04, 2 if act == "int8" else 0)
     return p.model("MEAN", (x, axes), (y,), keep_dims=True)
 
 
@@ -205,20 +205,20 @@ def _lstm() -> Model:
                    fused_activation_function="TANH", cell_clip=0.0, proj_clip=0.0, time_major=False)
 
 
-def _strided_slice() -> Model:
+def _strided_slice(act: str = "int8") -> Model:
     p = _Probe()
-    x = p.x((2, 6, 5))
+    x = p.x((2, 6, 5), act)
     begin, end, strides = p.const([0, 1, 4], "int32"), p.const([2, 6, 0], "int32"), p.const([1, 2, -2], "int32")
-    y = p.t((2, 3, 2))
+    y = p.t((2, 3, 2), act)
     return p.model("STRIDED_SLICE", (x, begin, end, strides), (y,), begin_mask=0, end_mask=0, ellipsis_mask=0,
                    new_axis_mask=0, shrink_axis_mask=0, offset=False)
 
 
-def _transpose() -> Model:
+def _transpose(act: str = "int8") -> Model:
     p = _Probe()
-    x = p.x((2, 3, 4))
+    x = p.x((2, 3, 4), act)
     perm = p.const([2, 0, 1], "int32")
-    y = p.t((4, 2, 3))
+    y = p.t((4, 2, 3), act)
     return p.model("TRANSPOSE", (x, perm), (y,))
 
 
@@ -286,7 +286,7 @@ _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("RESHAPE", "s8"): lambda: [_reshape()],
     ("QUANTIZE", "s8"): lambda: [_quantize("float32", "int8")],
     ("DEQUANTIZE", "s8"): lambda: [_quantize("int8", "float32")],
-    ("REQUANTIZE", "s8"): lambda: [_quantize("int8", "int8"), _quantize("int16", "int8")],
+    ("REQUANTIZE", "s8"): lambda: [_quantize("int8", "int8"), _quantize("int16", "int8"), _quantize("int8", "int16")],
     ("CONCATENATION", "s8"): lambda: [_concatenation()],
     ("PAD", "s8"): lambda: [_pad()],
     ("MEAN", "s8"): lambda: [_mean()],
@@ -324,6 +324,16 @@ _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("QUANTIZE", "s16x8"): lambda: [_quantize("float32", "int16")],
     ("DEQUANTIZE", "s16x8"): lambda: [_quantize("int16", "float32")],
     ("TRANSPOSE_CONV", "s16x8"): lambda: [_transpose_conv("int16")],
+    ("RESHAPE", "s16x8"): lambda: [_reshape("int16")],
+    ("STRIDED_SLICE", "s16x8"): lambda: [_strided_slice("int16")],
+    ("TRANSPOSE", "s16x8"): lambda: [_transpose("int16")],
+    ("CONCATENATION", "s16x8"): lambda: [_concatenation("int16")],
+    ("LEAKY_RELU", "s16x8"): lambda: [_unary("LEAKY_RELU", 0.04, 0, "int16", alpha=0.2)],
+    ("AVERAGE_POOL_2D", "s16x8"): lambda: [_pool("AVERAGE_POOL_2D", "int16")],
+    ("MAX_POOL_2D", "s16x8"): lambda: [_pool("MAX_POOL_2D", "int16")],
+    ("MUL", "s16x8"): lambda: [_binary("MUL", "int16"), _binary("MUL", "int16", broadcast=True)],
+    ("RELU", "s16x8"): lambda: [_unary("RELU", 0.04, 0, "int16"), _unary("RELU6", 0.04, 0, "int16")],
+    ("MEAN", "s16x8"): lambda: [_mean("int16")],
 }
 
 
@@ -381,11 +391,12 @@ def _cell(variants) -> str:
     return ", ".join(variants)
 
 
-#: How the int8 builtins of lowering._RUNS_ON use their row.
+#: How the builtins of lowering._RUNS_ON (and RELU6) use their row.
 _RUNS_ON_TEXT = {
     "DEPTH_TO_SPACE": "the input read as [N*H, W, b, b, C/b^2], its second and third axes swapped",
     "PACK": "a copy of each input along the new axis; inputs quantised as the output",
-    "RELU6": "QuantizedReluX's clamp to [0, 6]; under tflm TFLite Micro's clamp of the input's values",
+    "RELU6": "int8 and int16: QuantizedReluX's clamp to [0, 6]; under tflm TFLite Micro's clamp of the "
+             "input's values",
     "RELU_N1_TO_1": "QuantizedReluX's clamp to [-1, 1]; litert only: TFLite Micro has no kernel",
     "SLICE": "stride 1",
     "SPACE_TO_DEPTH": "the input read as [N*H/b, b, W/b, b, C], its second and third axes swapped",
@@ -442,8 +453,10 @@ def render() -> str:
     lines += ["", "TFLite builtins that run on another op's row:", "",
               "| builtin | runs as |", "|---|---|"]
     lines += [f"| {b} | {row} |" for b, row in _aliases()]
-    lines += ["", "REQUANTIZE is TFLite's QUANTIZE between integer types; QUANTIZE's int8 row is",
-              "float32 to int8 and DEQUANTIZE's int8 to float32 (the 16x8 rows: int16).", "",
+    lines += ["", "REQUANTIZE is TFLite's QUANTIZE between integer types, one row whose params name them:",
+              "int8 to int8, int16 or int32 (int32: TensorFlow Lite Micro only), int16 to int8, int16",
+              "or int32, int32 to int8 or int16. QUANTIZE's int8 row is float32 to int8 and",
+              "DEQUANTIZE's int8 to float32 (the 16x8 rows: int16).", "",
               "Resource variables are state: the importer makes each one a variable tensor of the",
               "state pool and drops VAR_HANDLE; CALL_ONCE's subgraph, folded to constants when the",
               "model is read, gives their starting values (restored by reset_state). IF and WHILE",

@@ -361,9 +361,12 @@ def _fully_connected(model: Model, op: Operator, reference: str) -> tuple:
     return spec, (x.index,), w.data, _bias(model, op, units)
 
 
-def _pool(model: Model, op: Operator) -> tuple:
-    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+def _pool(model: Model, op: Operator, dtype: str = "int8") -> tuple:
+    """AVERAGE_POOL_2D and MAX_POOL_2D of ``dtype`` values (int8, int16): input and output
+    share one quantisation (TensorFlow Lite Micro's Prepare requires it; LiteRT's kernels do
+    not rescale), any zero point (neither runtime's int16 kernels read it)."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     n, h, wd, c = _shape4(x.shape, "input")
     kh, kw = int(op.options.get("filter_height", 1)), int(op.options.get("filter_width", 1))
     options = dict(op.options, dilation_h_factor=1, dilation_w_factor=1)
@@ -375,7 +378,15 @@ def _pool(model: Model, op: Operator) -> tuple:
     if (xs, xz) != (ys, yz):
         raise _Unsupported(f"input ({xs}, {xz}) and output ({ys}, {yz}) quantisation differ; "
                            "TFLite requires them equal")
-    lo, hi = _activation(op, ys, yz)
+    if dtype == "int8":
+        lo, hi = _activation(op, ys, yz)
+    else:
+        act = op.options.get("fused_activation_function", "NONE")
+        try:
+            lo, hi = activation_range(act, ys, yz, dtype)
+        except ArenaplanError:
+            raise _Unsupported(f"fused activation {act} is not supported "
+                               "(NONE, RELU, RELU6, RELU_N1_TO_1 are)") from None
     return ({"batches": n, "input_h": h, "input_w": wd, "channels": c, "output_h": oh, "output_w": ow,
              "filter_h": kh, "filter_w": kw, "stride_h": sh, "stride_w": sw, "pad_h": ph, "pad_w": pw,
              "activation_min": lo, "activation_max": hi}, (x.index,), None, None)
@@ -489,12 +500,20 @@ _CONTROL_FLOW = {"IF": ("then_subgraph_index", "else_subgraph_index"),
                  "WHILE": ("cond_subgraph_index", "body_subgraph_index")}
 
 
-#: QUANTIZE between integer types: the pairs TFLite's Prepare accepts (uint8 aside).
-_REQUANTIZE_PAIRS = (("int8", "int8"), ("int16", "int8"), ("int16", "int16"), ("int16", "int32"),
-                     ("int32", "int8"), ("int32", "int16"))
+#: QUANTIZE between integer types: the pairs each runtime's Prepare accepts (uint8 aside):
+#: TensorFlow Lite Micro requantises int8 to int32 too, LiteRT does not.
+_REQUANTIZE_PAIRS = {
+    "litert": (("int8", "int8"), ("int8", "int16"), ("int16", "int8"), ("int16", "int16"), ("int16", "int32"),
+               ("int32", "int8"), ("int32", "int16")),
+    "tflm": (("int8", "int8"), ("int8", "int16"), ("int8", "int32"), ("int16", "int8"), ("int16", "int16"),
+             ("int16", "int32"), ("int32", "int8"), ("int32", "int16")),
+}
 
 
-def _quantize(model: Model, op: Operator) -> tuple:
+def _quantize(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """QUANTIZE float32 -> int8, or between integer types (REQUANTIZE: the pairs of
+    _REQUANTIZE_PAIRS under ``reference``; int16 -> int16 needs zero points 0 under "litert",
+    as LiteRT's Prepare requires, and takes any under "tflm", as TensorFlow Lite Micro does)."""
     x = _tensor(model, _operand(op.inputs, 0), "input", None, constant=False)
     y = _tensor(model, _operand(op.outputs, 0), "output", None)
     count = int(np.prod(y.shape))
@@ -506,13 +525,15 @@ def _quantize(model: Model, op: Operator) -> tuple:
                                "float32 -> int16 are)")
         ys, yz = _per_tensor(y, "output")
         return {"count": count, "scale": ys, "zero_point": yz}, (x.index,), None, None
-    if (x.dtype, y.dtype) not in _REQUANTIZE_PAIRS:
-        raise _Unsupported(f"QUANTIZE {x.dtype} -> {y.dtype} is not supported (float32 -> int8 and "
-                           + ", ".join(f"{a} -> {b}" for a, b in _REQUANTIZE_PAIRS) + " are)")
+    pairs = _REQUANTIZE_PAIRS[reference]
+    if (x.dtype, y.dtype) not in pairs:
+        raise _Unsupported(f"QUANTIZE {x.dtype} -> {y.dtype} is not supported under reference {reference!r} "
+                           "(float32 -> int8, float32 -> int16 and "
+                           + ", ".join(f"{a} -> {b}" for a, b in pairs) + " are)")
     xs, xz = _per_tensor(x, "input")
     ys, yz = _per_tensor(y, "output")
-    if x.dtype == y.dtype == "int16" and (xz or yz):
-        raise _Unsupported(f"int16 -> int16 requantisation needs zero points 0 (TFLite's check), "
+    if x.dtype == y.dtype == "int16" and (xz or yz) and reference == "litert":
+        raise _Unsupported(f"int16 -> int16 requantisation needs zero points 0 (LiteRT's check), "
                            f"got {xz} and {yz}")
     m, e = quantize_multiplier(xs / ys)
     return ({"count": count, "input_zero_point": xz, "output_zero_point": yz, "multiplier": m, "shift": e,
@@ -570,16 +591,20 @@ def _pad(model: Model, op: Operator) -> tuple:
              "pad_value": value}, (x.index,), None, None)
 
 
-def _mean(model: Model, op: Operator) -> tuple:
-    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+def _mean(model: Model, op: Operator, reference: str = "litert", dtype: str = "int8") -> tuple:
+    """MEAN over H and W of ``dtype`` values (LiteRT's QuantizedMeanOrSum). On int16 LiteRT
+    requires zero points 0; TensorFlow Lite Micro takes any (reference "tflm")."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
     axes_t = _tensor(model, _operand(op.inputs, 1), "axes", "int32", constant=True)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     axes = sorted(int(a) % 4 for a in axes_t.data.reshape(-1))
     if len(x.shape) != 4 or axes != [1, 2]:
         raise _Unsupported(f"MEAN over axes {axes} of a rank-{len(x.shape)} tensor; only H, W of "
                            "4-D inputs is supported")
-    xs, xz = _per_tensor(x, "input")
-    ys, yz = _per_tensor(y, "output")
+    if dtype == "int16" and reference == "litert":
+        (xs, xz), (ys, yz) = (_int16_scale(x, "input"), 0), (_int16_scale(y, "output"), 0)
+    else:
+        (xs, xz), (ys, yz) = _per_tensor(x, "input"), _per_tensor(y, "output")
     m, e = quantize_multiplier(xs / ys)
     n, h, w, c = x.shape
     return ({"batches": n, "input_h": h, "input_w": w, "channels": c, "input_zero_point": xz,
@@ -699,25 +724,53 @@ def _elementwise_operands(model: Model, op: Operator) -> tuple:
     return x, count, _per_tensor(x, "input"), _per_tensor(y, "output")
 
 
-def _relu(model: Model, op: Operator) -> tuple:
-    """int8 RELU with TFLite's ReluPrepare (the multiplier of the float32 quotient of the
-    scales) and QuantizedReluX (the clamp to [max(-128, output zero point), 127])."""
+def _relu_multiplier(xs: float, ys: float, reference: str) -> Tuple[int, int]:
+    """RELU's multiplier of input_scale / output_scale: LiteRT's ReluPrepare divides the float32
+    scales in float32, TensorFlow Lite Micro's CalculateReluOpData in double."""
+    q = float(np.float32(xs)) / float(np.float32(ys)) if reference == "tflm" else \
+        float(np.float32(xs) / np.float32(ys))
+    try:
+        return quantize_multiplier(q)
+    except ArenaplanError as exc:
+        raise _Unsupported(f"the scales give no int32 multiplier ({exc})") from None
+
+
+def _relu(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """int8 RELU with TFLite's ReluPrepare (the multiplier of the quotient of the scales, see
+    _relu_multiplier) and QuantizedReluX (the clamp to [max(-128, output zero point), 127])."""
     x, count, (xs, xz), (ys, yz) = _elementwise_operands(model, op)
-    m, e = quantize_multiplier(float(np.float32(xs) / np.float32(ys)))
+    m, e = _relu_multiplier(xs, ys, reference)
     return ({"count": count, "input_zero_point": xz, "output_zero_point": yz, "output_multiplier": m,
              "output_shift": e, "activation_min": max(-128, yz), "activation_max": 127}, (x.index,), None, None)
 
 
-def _leaky_relu(model: Model, op: Operator) -> tuple:
+def _leaky_relu(model: Model, op: Operator, reference: str = "litert") -> tuple:
     """int8 LEAKY_RELU with TFLite's LeakyReluPrepare: the identity and alpha multipliers of
-    the float32 quotients input_scale / output_scale and input_scale * alpha / output_scale."""
+    the quotients input_scale / output_scale and input_scale * alpha / output_scale (see
+    _leaky_relu_spec for how each reference computes them)."""
     x, count, (xs, xz), (ys, yz) = _elementwise_operands(model, op)
+    return _leaky_relu_spec(op, x, count, xs, xz, ys, yz, reference)
+
+
+def _leaky_relu_spec(op: Operator, x: Tensor, count: int, xs: float, xz: int, ys: float, yz: int,
+                     reference: str) -> tuple:
+    """LEAKY_RELU's params (int8 and int16 alike) from the checked operands. The multipliers'
+    quotients differ by runtime: LiteRT's Prepare divides the float32 scales in float32,
+    TensorFlow Lite Micro's (leaky_relu_common) in double, which moves some multipliers by a
+    few units and outputs by one."""
     alpha = np.float32(op.options.get("alpha", 0.2))
     if not np.isfinite(alpha) or alpha < 0:
         raise _Unsupported(f"alpha {float(alpha)} is not supported (it must be finite and >= 0)")
+    f32 = np.float32
+    if reference == "tflm":
+        identity = float(f32(xs)) / float(f32(ys))
+        slope = float(f32(xs)) * float(alpha) / float(f32(ys))
+    else:
+        identity = float(f32(xs) / f32(ys))
+        slope = float(f32(f32(xs) * alpha) / f32(ys))
     try:
-        mi, ei = quantize_multiplier(float(np.float32(xs) / np.float32(ys)))
-        ma, ea = quantize_multiplier(float(np.float32(np.float32(xs) * alpha) / np.float32(ys)))
+        mi, ei = quantize_multiplier(identity)
+        ma, ea = quantize_multiplier(slope)
     except ArenaplanError as exc:
         raise _Unsupported(f"the scales give no int32 multiplier ({exc})") from None
     return ({"count": count, "input_zero_point": xz, "output_zero_point": yz, "identity_multiplier": mi,
@@ -830,13 +883,13 @@ def _slice_params(x: Tensor, begin: Sequence[int], stride: Sequence[int], counts
             "stride": [1] * pad + list(stride), "output_shape": [1] * pad + list(counts)}
 
 
-def _strided_slice(model: Model, op: Operator) -> tuple:
-    """int8 STRIDED_SLICE with TFLite's StartForAxis / StopForAxis (strided_slice_logic.h):
-    the begin and end masks, negative indices, clamping and shrink_axis_mask resolved into a
-    first index and a count per axis. The ellipsis and new-axis masks, which TFLite Micro's
-    kernel does not read, and offset are refused."""
-    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+def _strided_slice(model: Model, op: Operator, dtype: str = "int8") -> tuple:
+    """STRIDED_SLICE of ``dtype`` values with TFLite's StartForAxis / StopForAxis
+    (strided_slice_logic.h): the begin and end masks, negative indices, clamping and
+    shrink_axis_mask resolved into a first index and a count per axis. The ellipsis and
+    new-axis masks, which TFLite Micro's kernel does not read, and offset are refused."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     rank = len(_slice_dims(x))
     opts = op.options
     for name in ("ellipsis_mask", "new_axis_mask"):
@@ -888,11 +941,12 @@ def _strided_slice(model: Model, op: Operator) -> tuple:
     return _slice_params(x, firsts, strides, counts), (x.index,), None, None
 
 
-def _transpose(model: Model, op: Operator) -> tuple:
-    """int8 TRANSPOSE with TFLite's Prepare checks: perm a constant permutation of the input's
-    axes (each in [0, rank)), the output's shape the input's permuted; padded to five axes."""
-    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+def _transpose(model: Model, op: Operator, dtype: str = "int8") -> tuple:
+    """TRANSPOSE of ``dtype`` values with TFLite's Prepare checks: perm a constant permutation
+    of the input's axes (each in [0, rank)), the output's shape the input's permuted; padded
+    to five axes."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     rank = len(_slice_dims(x))
     perm = _slice_vector(model, op, 1, "perm", rank)
     if sorted(perm) != list(range(rank)):
@@ -903,8 +957,8 @@ def _transpose(model: Model, op: Operator) -> tuple:
              "perm": list(range(pad)) + [a + pad for a in perm]}, (x.index,), None, None)
 
 
-def _split(model: Model, op: Operator) -> tuple:
-    """One output of int8 SPLIT or SPLIT_V (the importer holds a split of N outputs as N ops,
+def _split(model: Model, op: Operator, dtype: str = "int8") -> tuple:
+    """One output of SPLIT or SPLIT_V of ``dtype`` values (the importer holds a split of N outputs as N ops,
     ``model.one_output_ops``) as the STRIDED_SLICE copy of its piece: TFLite's Prepare checks
     (a constant axis in [-rank, rank); num_splits the number of outputs; SPLIT's num_splits
     dividing the axis; SPLIT_V's size_splits one per output, at most one -1, inferred from the
@@ -912,8 +966,8 @@ def _split(model: Model, op: Operator) -> tuple:
     input's bytes (TFLite's kernels do not requantise)."""
     parts, part = int(op.options.get("output_parts", 1)), int(op.options.get("output_part", 0))
     data_at, axis_at = (1, 0) if op.type == "SPLIT" else (0, 2)
-    x = _tensor(model, _operand(op.inputs, data_at), "input", constant=False)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+    x = _tensor(model, _operand(op.inputs, data_at), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     rank = len(_slice_dims(x))
     a = _tensor(model, _operand(op.inputs, axis_at), "axis", "int32", constant=True)
     if a.data.size != 1:
@@ -1688,6 +1742,24 @@ def _add_sub_16x8(model: Model, op: Operator) -> tuple:
     return spec, (a.index, b.index), None, None
 
 
+def _mul_16x8(model: Model, op: Operator) -> tuple:
+    """MUL on int16 (reference_integer_ops::Mul): zero points 0, as LiteRT's and TensorFlow Lite
+    Micro's int16 kernels require; the product's multiplier as the int8 MUL's."""
+    a, b, y, sa, sb, sy = _broadcast_shapes(model, op, "int16")
+    s1, s2, so = _int16_scale(a, "first input"), _int16_scale(b, "second input"), _int16_scale(y, "output")
+    try:
+        mo, eo = quantize_multiplier(s1 * s2 / so)
+    except ArenaplanError as exc:
+        raise _Unsupported(f"the scales give no int32 multiplier ({exc})") from None
+    if eo > 30:
+        raise _Unsupported(f"scale {s1} * {s2} / {so} is too large (its multiplier's exponent {eo} > 30)")
+    lo, hi = _activation_16x8(op, so)
+    spec = {"input1_shape": sa, "input2_shape": sb, "output_shape": sy, "input1_offset": 0, "input2_offset": 0,
+            "output_offset": 0, "output_multiplier": mo, "output_shift": eo, "activation_min": lo,
+            "activation_max": hi}
+    return spec, (a.index, b.index), None, None
+
+
 def _pad_16x8(model: Model, op: Operator) -> tuple:
     x = _tensor(model, _operand(op.inputs, 0), "input", "int16", constant=False)
     p = _tensor(model, _operand(op.inputs, 1), "paddings", None, constant=True)
@@ -1705,7 +1777,7 @@ def _pad_16x8(model: Model, op: Operator) -> tuple:
              "pad_value": value}, (x.index,), None, None)
 
 
-def _quantize_16x8(model: Model, op: Operator) -> tuple:
+def _quantize_16x8(model: Model, op: Operator, reference: str = "litert") -> tuple:
     """QUANTIZE float32 -> int16 (int16 -> int8 and the other integer pairs are REQUANTIZE)."""
     x = _tensor(model, _operand(op.inputs, 0), "input", "float32", constant=False)
     y = _tensor(model, _operand(op.outputs, 0), "output", "int16")
@@ -1720,6 +1792,112 @@ def _dequantize_16x8(model: Model, op: Operator) -> tuple:
     y = _tensor(model, _operand(op.outputs, 0), "output", "float32")
     return {"count": int(np.prod(y.shape)), "scale": _int16_scale(x, "input"), "zero_point": 0}, (x.index,), \
         None, None
+
+
+def _leaky_relu_16x8(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """int16 LEAKY_RELU: the int8 multipliers, clamped to int16. LiteRT's Prepare requires zero
+    points 0 on int16; TensorFlow Lite Micro's takes any and subtracts and adds them as for int8,
+    so under reference "tflm" any int16 zero point runs."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", "int16", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", "int16")
+    count = int(np.prod(y.shape))
+    if int(np.prod(x.shape)) != count:
+        raise _Unsupported(f"input shape {x.shape} and output shape {y.shape} differ in size")
+    if reference == "litert":
+        (xs, xz), (ys, yz) = (_int16_scale(x, "input"), 0), (_int16_scale(y, "output"), 0)
+    else:
+        (xs, xz), (ys, yz) = _per_tensor(x, "input"), _per_tensor(y, "output")
+    return _leaky_relu_spec(op, x, count, xs, xz, ys, yz, reference)
+
+
+def _relu_16x8(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """int16 RELU and RELU6 on the RELU row: QuantizedReluX's rescale and clamp to [max(-32768,
+    output zero point), 32767] (RELU6: to the output zero point plus 6 / output_scale rounded,
+    within int16). Zero points must be 0 where the runtime requires it: LiteRT for both ops,
+    TensorFlow Lite Micro for RELU. TensorFlow Lite Micro's int16 RELU6 is another op: it
+    rescales nothing and clamps the input to [its zero point, 6 in its own quantisation]
+    (FloatToQuantizedType), whatever the output's quantisation; under "tflm" the row runs that
+    (the identity multiplier, both zero points the input's)."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", "int16", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", "int16")
+    count = int(np.prod(y.shape))
+    if int(np.prod(x.shape)) != count:
+        raise _Unsupported(f"input shape {x.shape} and output shape {y.shape} differ in size")
+    if op.type == "RELU6" and reference == "tflm":
+        xs, xz = _per_tensor(x, "input")
+        _per_tensor(y, "output")
+        six = float(np.float32(6.0) / np.float32(xs))
+        six = int(math.copysign(math.floor(abs(six) + 0.5), six)) + xz
+        return ({"count": count, "input_zero_point": xz, "output_zero_point": xz, "output_multiplier": 1 << 30,
+                 "output_shift": 1, "activation_min": xz, "activation_max": min(max(six, -32768), 32767)},
+                (x.index,), None, None)
+    xs, ys = _int16_scale(x, "input"), _int16_scale(y, "output")
+    xz = yz = 0
+    m, e = _relu_multiplier(xs, ys, reference)
+    lo, hi = activation_range("RELU6" if op.type == "RELU6" else "RELU", ys, yz, "int16")
+    return ({"count": count, "input_zero_point": xz, "output_zero_point": yz, "output_multiplier": m,
+             "output_shift": e, "activation_min": lo, "activation_max": hi}, (x.index,), None, None)
+
+
+def _reshape_16x8(model: Model, op: Operator) -> tuple:
+    """RESHAPE, SQUEEZE and EXPAND_DIMS of int16 values: the int8 row's copy (an alias in a
+    plan); input and output both int16, as TFLite's Prepare requires of the types."""
+    _tensor(model, _operand(op.inputs, 0), "input", "int16", constant=False)
+    _tensor(model, _operand(op.outputs, 0), "output", "int16")
+    return _reshape(model, op)
+
+
+def _mean_16x8(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    return _mean(model, op, reference, "int16")
+
+
+def _pool_16x8(model: Model, op: Operator) -> tuple:
+    return _pool(model, op, "int16")
+
+
+def _strided_slice_16x8(model: Model, op: Operator) -> tuple:
+    """int16 STRIDED_SLICE: the int8 lowering's slice, int16 values copied as they are."""
+    return _strided_slice(model, op, "int16")
+
+
+def _split_16x8(model: Model, op: Operator) -> tuple:
+    """One output of an int16 SPLIT or SPLIT_V: the int16 STRIDED_SLICE copy of its piece."""
+    return _split(model, op, "int16")
+
+
+def _transpose_16x8(model: Model, op: Operator) -> tuple:
+    return _transpose(model, op, "int16")
+
+
+def _concatenation_16x8(model: Model, op: Operator) -> tuple:
+    """int16 CONCATENATION: a copy, as TFLite's int16 kernels (LiteRT's and TFLite Micro's)
+    are. Their Prepare requires every zero point 0 and reads no scale: inputs whose scale
+    differs from the output's are copied unscaled, as both runtimes copy them."""
+    y = _tensor(model, _operand(op.outputs, 0), "output", "int16")
+    rank = len(y.shape)
+    axis = int(op.options.get("axis", 0))
+    axis = axis + rank if axis < 0 else axis
+    if not 0 <= axis < rank:
+        raise _Unsupported(f"axis {op.options.get('axis')} is out of range for rank {rank}")
+    if op.options.get("fused_activation_function", "NONE") != "NONE":
+        raise _Unsupported("a fused activation on CONCATENATION is not supported (TFLite refuses it)")
+    _int16_scale(y, "output")
+    ins = [_tensor(model, t, f"input {i}", "int16") for i, t in enumerate(op.inputs)]
+    want = _shape4(y.shape, "output")
+    sizes = []
+    for i, t in enumerate(ins):
+        _int16_scale(t, f"input {i}")
+        shape = _shape4(t.shape, f"input {i}") if len(t.shape) == rank else None
+        if shape is None or any(shape[d] != want[d] for d in range(4) if d != axis + 4 - rank):
+            raise _Unsupported(f"input tensor {t.index} has shape {tuple(t.shape)}, which does not fit the "
+                               f"output's {tuple(y.shape)} outside axis {axis}")
+        sizes.append(int(t.shape[axis]))
+    if sum(sizes) != int(y.shape[axis]):
+        raise _Unsupported(f"the inputs' sizes along axis {axis} sum to {sum(sizes)}, the output has "
+                           f"{int(y.shape[axis])}")
+    return ({"output_shape": want, "axis": axis + 4 - rank, "input_count": len(sizes), "input_axis_sizes": sizes,
+             "input_multipliers": None, "input_shifts": None, "input_zero_points": None, "output_zero_point": 0},
+            tuple(t.index for t in ins), None, None)
 
 
 #: TensorType codes of TransposeConvOptions.quantized_bias_type (FLOAT32, the default, is unset).
@@ -1763,7 +1941,11 @@ _LOWER_S16X8: Dict[str, Callable[[Model, Operator], tuple]] = {
     "CONV_2D": _conv2d_16x8, "DEPTHWISE_CONV_2D": _depthwise_conv2d_16x8,
     "FULLY_CONNECTED": _fully_connected_16x8, "ADD": _add_sub_16x8, "SUB": _add_sub_16x8,
     "PAD": _pad_16x8, "PADV2": _pad_16x8, "QUANTIZE": _quantize_16x8, "DEQUANTIZE": _dequantize_16x8,
-    "TRANSPOSE_CONV": _transpose_conv_16x8,
+    "TRANSPOSE_CONV": _transpose_conv_16x8, "RESHAPE": _reshape_16x8, "SQUEEZE": _reshape_16x8,
+    "EXPAND_DIMS": _reshape_16x8, "STRIDED_SLICE": _strided_slice_16x8, "SPLIT": _split_16x8,
+    "SPLIT_V": _split_16x8, "TRANSPOSE": _transpose_16x8, "CONCATENATION": _concatenation_16x8,
+    "LEAKY_RELU": _leaky_relu_16x8, "AVERAGE_POOL_2D": _pool_16x8, "MAX_POOL_2D": _pool_16x8,
+    "MUL": _mul_16x8, "RELU": _relu_16x8, "RELU6": _relu_16x8, "MEAN": _mean_16x8,
 }
 
 
@@ -1781,6 +1963,8 @@ def _types_of(model: Model, op: Operator) -> str:
         return "s16x8" if (dtype(op.inputs), dtype(op.outputs)) == ("float32", "int16") else "s8"
     if op.type == "TRANSPOSE_CONV":   # its data input is the third (output_shape, weights, input)
         return "s16x8" if dtype(op.inputs[2:]) == "int16" else "s8"
+    if op.type == "SPLIT":            # its data input is the second (axis, input)
+        return "s16x8" if dtype(op.inputs[1:]) == "int16" else "s8"
     return "s16x8" if dtype(op.inputs) == "int16" else "s8"
 
 
@@ -1805,13 +1989,13 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
 
 
 #: Ops whose lowering takes the rounding rule: their params carry a ``reference`` field.
-_TAKES_REFERENCE = frozenset({"FULLY_CONNECTED", "LOGISTIC", "TANH", "TRANSPOSE_CONV", "RELU6", "RELU_N1_TO_1",
-                              "PRELU", "SUM"})
+_TAKES_REFERENCE = frozenset({"FULLY_CONNECTED", "LOGISTIC", "TANH", "TRANSPOSE_CONV", "LEAKY_RELU", "QUANTIZE",
+                              "RELU", "RELU6", "MEAN", "RELU_N1_TO_1", "PRELU", "SUM"})
 
 
-#: int8 builtins that run on another op's row (besides the aliases, splits and variables above).
-_RUNS_ON = {"RELU6": "RELU", "RELU_N1_TO_1": "RELU", "SLICE": "STRIDED_SLICE", "UNPACK": "STRIDED_SLICE",
-            "PACK": "CONCATENATION", "DEPTH_TO_SPACE": "TRANSPOSE", "SPACE_TO_DEPTH": "TRANSPOSE"}
+#: int8 builtins that run on another op's row (besides the aliases, splits, variables and RELU6).
+_RUNS_ON = {"RELU_N1_TO_1": "RELU", "SLICE": "STRIDED_SLICE", "UNPACK": "STRIDED_SLICE", "PACK": "CONCATENATION",
+            "DEPTH_TO_SPACE": "TRANSPOSE", "SPACE_TO_DEPTH": "TRANSPOSE"}
 
 
 def _code(op: Operator, spec: dict) -> int:
@@ -1821,6 +2005,8 @@ def _code(op: Operator, spec: dict) -> int:
         return OP_CODES["REQUANTIZE"]
     if op.type == "PADV2":
         return OP_CODES["PAD"]
+    if op.type == "RELU6":
+        return OP_CODES["RELU"]
     if op.type in ("SPLIT", "SPLIT_V"):
         return OP_CODES["STRIDED_SLICE"]
     if op.type in _RUNS_ON:
