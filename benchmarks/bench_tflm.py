@@ -2,10 +2,13 @@
 
     python benchmarks/bench_tflm.py
 
-For each model: predicted arena_size / head / tail (host, 8-byte pointers) against the
-package's (bisection at 16 bytes; head and tail from its allocation report), the
+For each shared model: predicted arena_size / head / tail (host, 8-byte pointers) against
+the package's (bisection at 16 bytes; head and tail from its allocation report), the
 32-bit prediction, and the arena with arenaplan's offline plan (predicted, and measured).
-Writes benchmarks/results/bench_tflm.json.
+Then the same for the small models the op rules are checked on (harness.tflm_support:
+one-op models of every op family, int16 where arenaplan has a 16x8 row, chains, and the
+streaming resource-variable models of several subgraphs). Writes
+benchmarks/results/bench_tflm.json.
 """
 from __future__ import annotations
 
@@ -20,8 +23,27 @@ sys.path.insert(0, str(ROOT))  # harness: the helpers the tests share (TFLM tria
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import arenaplan as ap  # noqa: E402
-from harness.tflm_support import HAVE_TFLM, RUNNABLE, smallest_arena, trial  # noqa: E402
+from harness.tflm_support import (FAMILIES, HAVE_TFLM, RESOURCE_CASES, RUNNABLE, resource_model,  # noqa: E402
+                                  smallest_arena, trial)
 from shared_models import MODELS as MODELS_DIR  # noqa: E402
+
+
+def op_rows(tmp: Path) -> list:
+    """Predicted against bisected for every model the op rules are checked on."""
+    cases = [(family, name, build) for family, builds in FAMILIES.items() for name, build in builds.items()]
+    cases += [("resource variables", name, lambda name=name: resource_model(name)) for name in RESOURCE_CASES]
+    rows = []
+    for family, name, build in cases:
+        path = tmp / f"{name}.tflite"
+        path.write_bytes(build())
+        m = ap.load_tflite(str(path))
+        host = ap.tflm.arena(m, pointer_bytes=8)
+        measured = smallest_arena(str(path), hi=1 << 18)
+        rep = trial(str(path), measured)
+        rows.append({"family": family, "model": name, "predicted": host.arena_size, "measured": measured,
+                     "head": host.head_bytes, "measured_head": rep["head"], "tail": host.tail_bytes,
+                     "measured_tail": rep["tail"], "predicted_32bit": ap.tflm.arena(m, pointer_bytes=4).arena_size})
+    return rows
 
 
 def main() -> int:
@@ -56,9 +78,19 @@ def main() -> int:
               f"{r['tail']:,} / {r['measured_tail']:,} | {r['predicted_32bit']:,} | "
               f"{r['predicted_cmsis_nn_32bit']:,} | {r['offline_predicted']:,} / {r['offline_measured']:,} | "
               f"{r['offline_saves']:,} |")
+    ops = op_rows(tmp)
+    exact = sum(1 for r in ops if (r["predicted"], r["head"], r["tail"]) ==
+                (r["measured"], r["measured_head"], r["measured_tail"]))
+    print(f"\nop models: {exact} of {len(ops)} exact (arena, head and tail)")
+    print("| family | model | predicted | measured | head (pred / TFLM) | tail (pred / TFLM) | 32-bit pred |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for r in ops:
+        print(f"| {r['family']} | {r['model']} | {r['predicted']:,} | {r['measured']:,} | "
+              f"{r['head']:,} / {r['measured_head']:,} | {r['tail']:,} / {r['measured_tail']:,} | "
+              f"{r['predicted_32bit']:,} |")
     res = ROOT / "benchmarks" / "results" / "bench_tflm.json"
     res.parent.mkdir(exist_ok=True)
-    res.write_text(json.dumps({"tflite_micro": ap.tflm.TFLM_VERSION, "rows": rows}, indent=2))
+    res.write_text(json.dumps({"tflite_micro": ap.tflm.TFLM_VERSION, "rows": rows, "op_models": ops}, indent=2))
     print(f"wrote {res}")
     return 0
 

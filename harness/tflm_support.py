@@ -1,14 +1,22 @@
 """Running a model in TFLite Micro (the tflite-micro package) for the tests and benchmarks.
 
-Each trial runs in its own process: TFLM's interpreter crashes on some arena sizes that
-are too small (instead of failing to allocate), and a crash must read as "does not fit".
+TFLM's interpreter crashes on some arena sizes that are too small (instead of failing to
+allocate), and a crash must read as "does not fit": every trial runs in a process of its
+own. One worker process imports the package once and forks a child per trial (a few ms
+each instead of a new interpreter process's second), so the tests can afford a trial at
+the predicted arena and one 16 bytes below it for many small models.
 """
 from __future__ import annotations
 
+import atexit
 import json
+import os
 import subprocess
 import sys
-from typing import Optional
+import tempfile
+from typing import Dict, Optional
+
+import numpy as np
 
 from .models import RUNNABLE  # noqa: F401  (every shared model TFLite Micro runs: those arenaplan runs)
 
@@ -18,57 +26,137 @@ try:
 except ImportError:  # pragma: no cover
     HAVE_TFLM = False
 
-#: The shared models TFLM's reference kernels run (the audio preprocessor's Signal ops
-#: are not registered in the package).
-
-_TRIAL = r"""
+_WORKER = r"""
 import json, os, re, sys, tempfile
 import numpy as np
 from tflite_micro.python.tflite_micro import runtime
-path, size = sys.argv[1], int(sys.argv[2])
-out = {"ok": False}
-try:
-    it = runtime.Interpreter.from_file(path, arena_size=size)
-except Exception:
-    print(json.dumps(out)); sys.exit(0)
-rng = np.random.default_rng(7)
-d = it.get_input_details(0)
-info = np.iinfo(d["dtype"]) if np.issubdtype(d["dtype"], np.integer) else None
-x = rng.integers(info.min, info.max + 1, size=d["shape"]).astype(d["dtype"])
-it.set_input(x, 0)
-it.invoke()
-out["outputs"] = it.get_output(0).astype(np.int64).ravel().tolist()
-sys.stderr.flush()
-fd = os.dup(2)
-with tempfile.TemporaryFile() as f:
-    os.dup2(f.fileno(), 2)
-    it.print_allocations()
-    os.dup2(fd, 2)
-    f.seek(0)
-    text = f.read().decode()
-for k in ("head", "tail", "total"):
-    m = re.search(r"allocation %s (\d+)" % k, text)
-    out[k] = int(m.group(1)) if m else None
-out["ok"] = True
-print(json.dumps(out))
+
+RECORD = re.compile(r"'([^']+)' used (\d+) bytes with alignment overhead \(requested (\d+) bytes for (\d+)")
+
+def child(path, size, seed):
+    out = {"ok": False}
+    with open(path, "rb") as f:
+        content = f.read()
+    try:
+        it = runtime.Interpreter.from_bytes(content, arena_size=size)
+    except Exception:
+        return out
+    rng = np.random.default_rng(seed)
+    ins = runtime.convert_bytearray_to_object(content).subgraphs[0].inputs
+    for k in range(0 if ins is None else len(ins)):
+        d = it.get_input_details(k)
+        info = np.iinfo(d["dtype"]) if np.issubdtype(d["dtype"], np.integer) else None
+        if info is None:
+            x = rng.standard_normal(size=d["shape"]).astype(d["dtype"])
+        else:
+            x = rng.integers(info.min, info.max + 1, size=d["shape"]).astype(d["dtype"])
+        it.set_input(x, k)
+    it.invoke()
+    outs = runtime.convert_bytearray_to_object(content).subgraphs[0].outputs
+    out["outputs"] = [it.get_output(k).astype(np.float64).ravel().tolist()
+                      for k in range(0 if outs is None else len(outs))]
+    sys.stderr.flush()
+    with tempfile.TemporaryFile() as f:
+        os.dup2(f.fileno(), 2)
+        it.print_allocations()
+        f.seek(0)
+        text = f.read().decode()
+    for k in ("head", "tail", "total"):
+        m = re.search(r"allocation %s (\d+)" % k, text)
+        out[k] = int(m.group(1)) if m else None
+    out["records"] = {m.group(1): [int(m.group(2)), int(m.group(3)), int(m.group(4))]
+                      for m in RECORD.finditer(text)}
+    out["ok"] = True
+    return out
+
+for line in sys.stdin:
+    req = json.loads(line)
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        try:
+            res = child(req["path"], req["size"], req.get("seed", 7))
+        except Exception as e:
+            res = {"ok": False, "error": repr(e)}
+        os.write(w, json.dumps(res).encode())
+        os._exit(0)
+    os.close(w)
+    chunks = []
+    while True:
+        b = os.read(r, 1 << 16)
+        if not b:
+            break
+        chunks.append(b)
+    os.close(r)
+    _, status = os.waitpid(pid, 0)
+    try:
+        res = json.loads(b"".join(chunks).decode())
+    except ValueError:
+        res = {"ok": False, "crashed": True, "status": status}
+    sys.stdout.write(json.dumps(res) + "\n")
+    sys.stdout.flush()
 """
 
-
-def trial(path: str, arena_size: int) -> dict:
-    """Allocate and run ``path`` with ``arena_size``: {"ok", "head", "tail", "outputs"}."""
-    p = subprocess.run([sys.executable, "-c", _TRIAL, str(path), str(int(arena_size))],
-                       capture_output=True, text=True, timeout=120)
-    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
-    if p.returncode != 0 or not lines:
-        return {"ok": False, "crashed": p.returncode != 0}
-    return json.loads(lines[-1])
+_worker: Optional[subprocess.Popen] = None
 
 
-def smallest_arena(path: str, hi: int = 1 << 21, step: int = 16) -> Optional[int]:
-    """The smallest multiple of ``step`` with which ``path`` allocates and runs (bisection)."""
+def _stop() -> None:
+    global _worker
+    if _worker is not None:
+        _worker.stdin.close()
+        _worker.wait(timeout=30)
+        _worker = None
+
+
+def _get_worker() -> subprocess.Popen:
+    global _worker
+    if _worker is None or _worker.poll() is not None:
+        _worker = subprocess.Popen([sys.executable, "-c", _WORKER], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, text=True, bufsize=1)
+        atexit.register(_stop)
+    return _worker
+
+
+def trial(path, arena_size: int, seed: int = 7) -> dict:
+    """Allocate and run ``path`` (a file, or flatbuffer bytes) with ``arena_size``:
+    {"ok", "head", "tail", "total", "records", "outputs"}; "records" is the recording
+    allocator's report by kind: [bytes used, bytes requested, count]."""
+    cleanup = None
+    if isinstance(path, (bytes, bytearray)):
+        fd, cleanup = tempfile.mkstemp(suffix=".tflite")
+        with os.fdopen(fd, "wb") as f:
+            f.write(path)
+        path = cleanup
+    try:
+        w = _get_worker()
+        w.stdin.write(json.dumps({"path": str(path), "size": int(arena_size), "seed": seed}) + "\n")
+        w.stdin.flush()
+        line = w.stdout.readline()
+        if not line:
+            return {"ok": False, "crashed": True}
+        return json.loads(line)
+    finally:
+        if cleanup:
+            os.unlink(cleanup)
+
+
+def smallest_arena(path, hi: int = 1 << 21, step: int = 16, lo: int = 0) -> Optional[int]:
+    """The smallest multiple of ``step`` in (lo, hi] with which ``path`` allocates and runs
+    (bisection), None when it does not at ``hi``."""
+    if isinstance(path, (bytes, bytearray)):
+        fd, name = tempfile.mkstemp(suffix=".tflite")
+        with os.fdopen(fd, "wb") as f:
+            f.write(path)
+        try:
+            return smallest_arena(name, hi, step, lo)
+        finally:
+            os.unlink(name)
     if not trial(path, hi)["ok"]:
         return None
-    lo = 0
     while hi - lo > step:
         mid = (lo + hi) // 2 // step * step
         if trial(path, mid)["ok"]:
@@ -76,3 +164,601 @@ def smallest_arena(path: str, hi: int = 1 << 21, step: int = 16) -> Optional[int
         else:
             lo = mid
     return hi
+
+
+def check_exact(path, predicted: Dict[str, int], step: int = 16) -> Dict[str, object]:
+    """TFLM at the predicted arena and ``step`` below it: {"fits", "below", "head", "tail"}."""
+    at = trial(path, predicted["arena_size"])
+    below = trial(path, predicted["arena_size"] - step)
+    return {"fits": at["ok"], "below": below["ok"], "head": at.get("head"), "tail": at.get("tail"),
+            "records": at.get("records"), "outputs": at.get("outputs")}
+
+
+# --- small models written with the TFLite schema -------------------------------------------------
+_TYPES = {"int8": "INT8", "int16": "INT16", "int32": "INT32", "int64": "INT64", "float32": "FLOAT32",
+          "bool": "BOOL", "resource": "RESOURCE"}
+
+
+class GraphBuilder:
+    """A one-subgraph .tflite flatbuffer of any ops, built with the schema's object API.
+
+        g = GraphBuilder()
+        x = g.tensor((1, 4), "int8", (0.05, 3))
+        y = g.tensor((1, 4), "int8", (0.05, 3))
+        g.op("RELU", [x], [y])
+        content = g.build([x], [y])
+
+    ``tensor(shape, dtype, q=None, data=None, qdim=0)``: q is (scale, zero point), each a
+    scalar or a per-channel list; ``op(name, ins, outs, options_type=None, **fields)`` sets
+    the options object's fields (schema names: ``axis=1``, ``numSplits=2``).
+    """
+
+    def __init__(self) -> None:
+        from ai_edge_litert import schema_py_generated as S
+        self.S = S
+        self.tensors: list = []
+        self.ops: list = []
+        self.codes: list = []
+        self.buffers = [S.BufferT()]
+
+    def tensor(self, shape, dtype, q=None, data=None, qdim=0, variable=False) -> int:
+        import numpy as np
+        S = self.S
+        t = S.TensorT()
+        t.shape = [int(d) for d in shape]
+        t.type = getattr(S.TensorType, _TYPES[dtype])
+        t.name = f"t{len(self.tensors)}"
+        t.isVariable = variable
+        if q is not None:
+            qp = S.QuantizationParametersT()
+            qp.scale = [float(v) for v in np.atleast_1d(q[0])]
+            qp.zeroPoint = [int(v) for v in np.atleast_1d(q[1])]
+            qp.quantizedDimension = qdim
+            t.quantization = qp
+        buf = S.BufferT()
+        if data is not None:
+            buf.data = np.ascontiguousarray(np.asarray(data, dtype=dtype)).view(np.uint8).reshape(-1).tolist()
+        self.buffers.append(buf)
+        t.buffer = len(self.buffers) - 1
+        self.tensors.append(t)
+        return len(self.tensors) - 1
+
+    def op(self, name: str, ins, outs, options_type=None, version: int = 1, **fields) -> None:
+        S = self.S
+        key = (name, version)
+        if key not in self.codes:
+            self.codes.append(key)
+        o = S.OperatorT()
+        o.opcodeIndex = self.codes.index(key)
+        o.inputs, o.outputs = [int(i) for i in ins], [int(i) for i in outs]
+        if options_type:
+            opt = getattr(S, options_type + "T")()
+            for k, v in fields.items():
+                setattr(opt, k, v)
+            o.builtinOptionsType = getattr(S.BuiltinOptions, options_type)
+            o.builtinOptions = opt
+        self.ops.append(o)
+
+    def build(self, inputs, outputs) -> bytes:
+        import flatbuffers
+        S = self.S
+        model = S.ModelT()
+        model.version = 3
+        model.operatorCodes = []
+        for name, version in self.codes:
+            c = S.OperatorCodeT()
+            c.builtinCode = getattr(S.BuiltinOperator, name)
+            c.deprecatedBuiltinCode = min(c.builtinCode, 127)
+            c.version = version
+            model.operatorCodes.append(c)
+        model.buffers = self.buffers
+        sg = S.SubGraphT()
+        sg.tensors, sg.operators = self.tensors, self.ops
+        sg.inputs, sg.outputs = list(inputs), list(outputs)
+        model.subgraphs = [sg]
+        b = flatbuffers.Builder(1024)
+        b.Finish(model.Pack(b), file_identifier=b"TFL3")
+        return bytes(b.Output())
+
+
+# --- the models ap.tflm's rules are checked on (tests/test_tflm_ops.py, bench_tflm.py) ----------
+Q8 = (0.05, 3)
+Q8B = (0.08, -7)
+Q16 = (0.001, 0)
+Q16B = (0.002, 0)
+
+
+
+def _q(dtype, other=False):
+    if dtype == "int16":
+        return Q16B if other else Q16
+    return Q8B if other else Q8
+
+
+def unary(op, dtype="int8", shape=(1, 4, 5, 3), options_type=None, same_q=False, version=1, **fields):
+    g = GraphBuilder()
+    x = g.tensor(shape, dtype, _q(dtype))
+    y = g.tensor(shape, dtype, _q(dtype, other=not same_q))
+    g.op(op, [x], [y], options_type, version, **fields)
+    return g.build([x], [y])
+
+
+def binary(op, dtype="int8", a=(1, 4, 5, 3), b=(1, 4, 5, 3), y=None, options_type=None, version=1, **fields):
+    g = GraphBuilder()
+    ta = g.tensor(a, dtype, _q(dtype))
+    tb = g.tensor(b, dtype, (0.03, 0 if dtype == "int16" else -2))
+    ty = g.tensor(y or tuple(max(p, q) for p, q in zip(a, b)), dtype, _q(dtype, other=True))
+    g.op(op, [ta, tb], [ty], options_type, version, **fields)
+    return g.build([ta, tb], [ty])
+
+
+def strided_slice(dtype="int8", shape=(1, 6, 5, 4), begin=(0, 1, 0, 1), end=(1, 5, 5, 4), strides=(1, 2, 1, 1),
+                  out=(1, 2, 5, 3)):
+    g = GraphBuilder()
+    x = g.tensor(shape, dtype, Q8)
+    tb = g.tensor((len(begin),), "int32", data=begin)
+    te = g.tensor((len(end),), "int32", data=end)
+    ts = g.tensor((len(strides),), "int32", data=strides)
+    y = g.tensor(out, dtype, Q8)
+    g.op("STRIDED_SLICE", [x, tb, te, ts], [y], "StridedSliceOptions")
+    return g.build([x], [y])
+
+
+def split(n=2, shape=(1, 4, 6, 3), axis=2):
+    g = GraphBuilder()
+    a = g.tensor((), "int32", data=axis)
+    x = g.tensor(shape, "int8", Q8)
+    part = list(shape)
+    part[axis] //= n
+    ys = [g.tensor(part, "int8", Q8) for _ in range(n)]
+    g.op("SPLIT", [a, x], ys, "SplitOptions", numSplits=n)
+    return g.build([x], ys)
+
+
+def split_v(sizes=(1, 3, 2), shape=(1, 4, 6, 3), axis=2):
+    g = GraphBuilder()
+    x = g.tensor(shape, "int8", Q8)
+    s = g.tensor((len(sizes),), "int32", data=sizes)
+    a = g.tensor((), "int32", data=axis)
+    ys = []
+    for k in sizes:
+        part = list(shape)
+        part[axis] = k
+        ys.append(g.tensor(part, "int8", Q8))
+    g.op("SPLIT_V", [x, s, a], ys, "SplitVOptions", numSplits=len(sizes))
+    return g.build([x], ys)
+
+
+def concatenation(n=2, shape=(1, 4, 3), axis=1):
+    g = GraphBuilder()
+    xs = [g.tensor(shape, "int8", Q8) for _ in range(n)]
+    out = list(shape)
+    out[axis] *= n
+    y = g.tensor(out, "int8", Q8)
+    g.op("CONCATENATION", xs, [y], "ConcatenationOptions", axis=axis)
+    return g.build(xs, [y])
+
+
+def pad(dtype="int8", v2=False, shape=(1, 4, 5, 3), pads=((0, 0), (1, 2), (0, 1), (0, 0))):
+    g = GraphBuilder()
+    q = (0.01, 0) if dtype == "int16" else Q8
+    x = g.tensor(shape, dtype, q)
+    p = g.tensor((len(shape), 2), "int32", data=np.asarray(pads, np.int32))
+    ins = [x, p]
+    if v2:
+        ins.append(g.tensor((1,), dtype, q, data=np.array([5])))
+    y = g.tensor([d + a + b for d, (a, b) in zip(shape, pads)], dtype, q)
+    if v2:
+        g.op("PADV2", ins, [y], "PadV2Options")
+    else:
+        g.op("PAD", ins, [y], "PadOptions", version=4 if dtype == "int16" else 1)
+    return g.build([x], [y])
+
+
+def mean(shape=(1, 4, 5, 8), axes=(1, 2), keep=True):
+    g = GraphBuilder()
+    x = g.tensor(shape, "int8", Q8)
+    a = g.tensor((len(axes),), "int32", data=axes)
+    out = [1 if i in axes else d for i, d in enumerate(shape)] if keep else \
+        [d for i, d in enumerate(shape) if i not in axes]
+    y = g.tensor(out, "int8", Q8B)
+    g.op("MEAN", [x, a], [y], "ReducerOptions", version=2, keepDims=keep)
+    return g.build([x], [y])
+
+
+def transpose(shape=(1, 4, 5, 3), perm=(0, 2, 1, 3)):
+    g = GraphBuilder()
+    x = g.tensor(shape, "int8", Q8)
+    p = g.tensor((len(perm),), "int32", data=perm)
+    y = g.tensor([shape[i] for i in perm], "int8", Q8)
+    g.op("TRANSPOSE", [x, p], [y], "TransposeOptions", version=2)
+    return g.build([x], [y])
+
+
+def squeeze(shape=(1, 4, 1, 3), dims=(2,)):
+    g = GraphBuilder()
+    x = g.tensor(shape, "int8", Q8)
+    y = g.tensor([d for i, d in enumerate(shape) if i not in dims], "int8", Q8)
+    g.op("SQUEEZE", [x], [y], "SqueezeOptions", squeezeDims=list(dims))
+    return g.build([x], [y])
+
+
+def expand_dims(shape=(1, 4, 3), axis=2):
+    g = GraphBuilder()
+    x = g.tensor(shape, "int8", Q8)
+    a = g.tensor((), "int32", data=axis)
+    out = list(shape)
+    out.insert(axis, 1)
+    y = g.tensor(out, "int8", Q8)
+    g.op("EXPAND_DIMS", [x, a], [y], "ExpandDimsOptions")
+    return g.build([x], [y])
+
+
+def conv(dtype="int8", depthwise=False, x_shape=(1, 5, 5, 4), oc=6, k=(3, 3), stride=1, per_channel=True):
+    rng = np.random.default_rng(3)
+    g = GraphBuilder()
+    n, h, w, c = x_shape
+    if depthwise:
+        oc = c * (oc // c if oc % c == 0 else 1)
+    f_shape = (1, k[0], k[1], oc) if depthwise else (oc, k[0], k[1], c)
+    nq = oc if per_channel else 1
+    scales = list(rng.uniform(0.002, 0.02, nq))
+    x = g.tensor(x_shape, dtype, _q(dtype))
+    f = g.tensor(f_shape, "int8", (scales, [0] * nq), data=rng.integers(-127, 128, f_shape), qdim=3 if depthwise else 0)
+    bdt = "int64" if dtype == "int16" else "int32"
+    b = g.tensor((oc,), bdt, ([_q(dtype)[0] * s for s in scales], [0] * nq), data=rng.integers(-999, 999, oc))
+    oh, ow = -(-h // stride), -(-w // stride)
+    y = g.tensor((n, oh, ow, oc), dtype, _q(dtype, other=True))
+    if depthwise:
+        g.op("DEPTHWISE_CONV_2D", [x, f, b], [y], "DepthwiseConv2DOptions", version=5 if dtype == "int16" else 3,
+             padding=0, strideH=stride, strideW=stride, depthMultiplier=oc // c, dilationHFactor=1,
+             dilationWFactor=1)
+    else:
+        g.op("CONV_2D", [x, f, b], [y], "Conv2DOptions", version=4 if dtype == "int16" else 3, padding=0,
+             strideH=stride, strideW=stride, dilationHFactor=1, dilationWFactor=1)
+    return g.build([x], [y])
+
+
+def fully_connected(dtype="int8", batches=2, depth=12, units=5):
+    rng = np.random.default_rng(4)
+    g = GraphBuilder()
+    x = g.tensor((batches, depth), dtype, _q(dtype))
+    f = g.tensor((units, depth), "int8", (0.01, 0), data=rng.integers(-127, 128, (units, depth)))
+    bdt = "int64" if dtype == "int16" else "int32"
+    b = g.tensor((units,), bdt, (_q(dtype)[0] * 0.01, 0), data=rng.integers(-999, 999, units))
+    y = g.tensor((batches, units), dtype, _q(dtype, other=True))
+    g.op("FULLY_CONNECTED", [x, f, b], [y], "FullyConnectedOptions", version=7 if dtype == "int16" else 4)
+    return g.build([x], [y])
+
+
+def transpose_conv(dtype="int8", x_shape=(1, 4, 4, 3), oc=2, k=3, stride=2):
+    rng = np.random.default_rng(5)
+    g = GraphBuilder()
+    n, h, w, c = x_shape
+    y_shape = (n, h * stride, w * stride, oc)
+    scales = list(rng.uniform(0.002, 0.02, oc))
+    s = g.tensor((4,), "int32", data=y_shape)
+    f = g.tensor((oc, k, k, c), "int8", (scales, [0] * oc), data=rng.integers(-127, 128, (oc, k, k, c)))
+    x = g.tensor(x_shape, dtype, _q(dtype))
+    bdt = "int64" if dtype == "int16" else "int32"
+    b = g.tensor((oc,), bdt, ([_q(dtype)[0] * v for v in scales], [0] * oc), data=rng.integers(-999, 999, oc))
+    y = g.tensor(y_shape, dtype, _q(dtype, other=True))
+    g.op("TRANSPOSE_CONV", [s, f, x, b], [y], "TransposeConvOptions", version=3 if dtype == "int8" else 3,
+         padding=0, strideH=stride, strideW=stride)
+    return g.build([x], [y])
+
+
+def quantize(dtype="int16", src="float32"):
+    g = GraphBuilder()
+    x = g.tensor((1, 8), src, None if src == "float32" else _q(src))
+    y = g.tensor((1, 8), dtype, _q(dtype, other=True))
+    g.op("QUANTIZE", [x], [y])
+    return g.build([x], [y])
+
+
+def dequantize(dtype="int16"):
+    g = GraphBuilder()
+    x = g.tensor((1, 8), dtype, _q(dtype))
+    y = g.tensor((1, 8), "float32")
+    g.op("DEQUANTIZE", [x], [y], version=4 if dtype == "int16" else 2)
+    return g.build([x], [y])
+
+
+def softmax(shape=(1, 10)):
+    g = GraphBuilder()
+    x = g.tensor(shape, "int8", Q8)
+    y = g.tensor(shape, "int8", (1 / 256, -128))
+    g.op("SOFTMAX", [x], [y], "SoftmaxOptions", beta=1.0)
+    return g.build([x], [y])
+
+
+
+def mean_chain(shape=(1, 4, 5, 8)):
+    """MEAN over the width, then MEAN of that over the height: two ops of three scratch
+    requests each."""
+    g = GraphBuilder()
+    x = g.tensor(shape, "int8", Q8)
+    a1 = g.tensor((1,), "int32", data=(2,))
+    y1 = g.tensor((shape[0], shape[1], 1, shape[3]), "int8", Q8B)
+    a2 = g.tensor((1,), "int32", data=(1,))
+    y2 = g.tensor((shape[0], 1, 1, shape[3]), "int8", Q8)
+    g.op("MEAN", [x, a1], [y1], "ReducerOptions", version=2, keepDims=True)
+    g.op("MEAN", [y1, a2], [y2], "ReducerOptions", version=2, keepDims=True)
+    return g.build([x], [y2])
+
+
+
+def chain_int8():
+    """PAD -> CONV_2D -> LEAKY_RELU -> STRIDED_SLICE -> TRANSPOSE -> MEAN -> SQUEEZE."""
+    rng = np.random.default_rng(6)
+    g = GraphBuilder()
+    x = g.tensor((1, 5, 5, 3), "int8", Q8)
+    pads = g.tensor((4, 2), "int32", data=np.array([[0, 0], [1, 1], [1, 1], [0, 0]], np.int32))
+    padded = g.tensor((1, 7, 7, 3), "int8", Q8)
+    g.op("PAD", [x, pads], [padded], "PadOptions")
+    scales = list(rng.uniform(0.002, 0.02, 8))
+    f = g.tensor((8, 3, 3, 3), "int8", (scales, [0] * 8), data=rng.integers(-127, 128, (8, 3, 3, 3)))
+    b = g.tensor((8,), "int32", ([Q8[0] * v for v in scales], [0] * 8), data=rng.integers(-999, 999, 8))
+    conv_out = g.tensor((1, 5, 5, 8), "int8", Q8B)
+    g.op("CONV_2D", [padded, f, b], [conv_out], "Conv2DOptions", version=3, padding=1, strideH=1, strideW=1,
+         dilationHFactor=1, dilationWFactor=1)
+    leaky = g.tensor((1, 5, 5, 8), "int8", Q8)
+    g.op("LEAKY_RELU", [conv_out], [leaky], "LeakyReluOptions", alpha=0.1)
+    begin = g.tensor((4,), "int32", data=(0, 1, 0, 0))
+    end = g.tensor((4,), "int32", data=(1, 5, 5, 6))
+    strides = g.tensor((4,), "int32", data=(1, 1, 2, 1))
+    sliced = g.tensor((1, 4, 3, 6), "int8", Q8)
+    g.op("STRIDED_SLICE", [leaky, begin, end, strides], [sliced], "StridedSliceOptions")
+    perm = g.tensor((4,), "int32", data=(0, 2, 1, 3))
+    moved = g.tensor((1, 3, 4, 6), "int8", Q8)
+    g.op("TRANSPOSE", [sliced, perm], [moved], "TransposeOptions", version=2)
+    axes = g.tensor((1,), "int32", data=(2,))
+    mean_out = g.tensor((1, 3, 1, 6), "int8", Q8B)
+    g.op("MEAN", [moved, axes], [mean_out], "ReducerOptions", version=2, keepDims=True)
+    y = g.tensor((1, 3, 6), "int8", Q8B)
+    g.op("SQUEEZE", [mean_out], [y], "SqueezeOptions", squeezeDims=[2])
+    return g.build([x], [y])
+
+
+def chain_split():
+    """SPLIT -> SUB -> TANH, and CONCATENATION of the split parts -> EXPAND_DIMS -> HARD_SWISH,
+    and SPLIT_V -> RELU beside it: a SPLIT's outputs live past the op after it."""
+    g = GraphBuilder()
+    x = g.tensor((1, 4, 6), "int8", Q8)
+    axis = g.tensor((), "int32", data=2)
+    a = g.tensor((1, 4, 3), "int8", Q8)
+    b = g.tensor((1, 4, 3), "int8", Q8)
+    g.op("SPLIT", [axis, x], [a, b], "SplitOptions", numSplits=2)
+    d = g.tensor((1, 4, 3), "int8", Q8B)
+    g.op("SUB", [a, b], [d], "SubOptions", version=2)
+    t = g.tensor((1, 4, 3), "int8", (1 / 128, 0))
+    g.op("TANH", [d], [t], version=2)
+    c = g.tensor((1, 4, 6), "int8", Q8)
+    g.op("CONCATENATION", [b, a], [c], "ConcatenationOptions", axis=2)
+    e = g.tensor((1, 1, 4, 6), "int8", Q8)
+    ax = g.tensor((), "int32", data=1)
+    g.op("EXPAND_DIMS", [c, ax], [e], "ExpandDimsOptions")
+    h = g.tensor((1, 1, 4, 6), "int8", Q8)
+    g.op("HARD_SWISH", [e], [h])
+    sizes = g.tensor((2,), "int32", data=(1, 3))
+    ax1 = g.tensor((), "int32", data=1)
+    p1 = g.tensor((1, 1, 6), "int8", Q8)
+    p2 = g.tensor((1, 3, 6), "int8", Q8)
+    g.op("SPLIT_V", [x, sizes, ax1], [p1, p2], "SplitVOptions", numSplits=2)
+    r = g.tensor((1, 3, 6), "int8", Q8)
+    g.op("RELU", [p2], [r])
+    return g.build([x], [h, r, p1, t])
+
+
+def chain_tconv(dtype="int8"):
+    """TRANSPOSE_CONV -> PADV2 (int8) or PAD (int16) -> QUANTIZE (requantise) -> MEAN."""
+    rng = np.random.default_rng(8)
+    g = GraphBuilder()
+    q = _q(dtype)
+    x = g.tensor((1, 3, 3, 4), dtype, q)
+    scales = list(rng.uniform(0.002, 0.02, 3))
+    shape = g.tensor((4,), "int32", data=(1, 6, 6, 3))
+    f = g.tensor((3, 3, 3, 4), "int8", (scales, [0] * 3), data=rng.integers(-127, 128, (3, 3, 3, 4)))
+    bdt = "int64" if dtype == "int16" else "int32"
+    b = g.tensor((3,), bdt, ([q[0] * v for v in scales], [0] * 3), data=rng.integers(-999, 999, 3))
+    y = g.tensor((1, 6, 6, 3), dtype, _q(dtype, other=True))
+    g.op("TRANSPOSE_CONV", [shape, f, x, b], [y], "TransposeConvOptions", version=3, padding=0, strideH=2,
+         strideW=2)
+    pads = g.tensor((4, 2), "int32", data=np.array([[0, 0], [1, 0], [0, 1], [0, 0]], np.int32))
+    padded = g.tensor((1, 7, 7, 3), dtype, _q(dtype, other=True))
+    if dtype == "int8":
+        cv = g.tensor((1,), dtype, _q(dtype, other=True), data=np.array([3]))
+        g.op("PADV2", [y, pads, cv], [padded], "PadV2Options")
+    else:
+        g.op("PAD", [y, pads], [padded], "PadOptions", version=4)
+    rq = g.tensor((1, 7, 7, 3), dtype, q)
+    g.op("QUANTIZE", [padded], [rq])
+    outs = [rq]
+    if dtype == "int8":
+        axes = g.tensor((2,), "int32", data=(1, 2))
+        m = g.tensor((1, 1, 1, 3), dtype, q)
+        g.op("MEAN", [rq, axes], [m], "ReducerOptions", version=2, keepDims=True)
+        outs = [m]
+    return g.build([x], outs)
+
+
+
+def logistic(shape=(1, 16)):
+    g = GraphBuilder()
+    x = g.tensor(shape, "int8", Q8)
+    y = g.tensor(shape, "int8", (1 / 256, -128))
+    g.op("LOGISTIC", [x], [y])
+    return g.build([x], [y])
+
+
+def pool(op, x_shape=(1, 6, 6, 4), k=2, stride=2):
+    g = GraphBuilder()
+    x = g.tensor(x_shape, "int8", Q8)
+    n, h, w, c = x_shape
+    y = g.tensor((n, h // stride, w // stride, c), "int8", Q8)
+    g.op(op, [x], [y], "Pool2DOptions", padding=1, strideH=stride, strideW=stride, filterHeight=k, filterWidth=k)
+    return g.build([x], [y])
+
+
+def reshape(shape=(1, 4, 6), new=(1, 24)):
+    g = GraphBuilder()
+    x = g.tensor(shape, "int8", Q8)
+    s = g.tensor((len(new),), "int32", data=new)
+    y = g.tensor(new, "int8", Q8)
+    g.op("RESHAPE", [x, s], [y], "ReshapeOptions", newShape=list(new))
+    return g.build([x], [y])
+
+
+
+FAMILIES = {
+    "slicing": {"strided_slice": lambda: strided_slice(),
+                "strided_slice_int16": lambda: strided_slice("int16"),
+                "split2": lambda: split(2), "split3": lambda: split(3, shape=(1, 3, 6, 3), axis=2),
+                "split_v": lambda: split_v(), "concat2": lambda: concatenation(2),
+                "concat3": lambda: concatenation(3, axis=2)},
+    "pad": {"pad": lambda: pad(), "padv2": lambda: pad(v2=True), "pad_s16": lambda: pad("int16")},
+    "mean": {"mean": lambda: mean(), "mean_nokeep": lambda: mean(keep=False),
+             "mean_1axis": lambda: mean(shape=(1, 6, 5, 8), axes=(2,)),
+             "mean_big": lambda: mean(shape=(1, 4, 5, 40), axes=(1, 2)), "mean_chain": lambda: mean_chain()},
+    "sub": {"sub": lambda: binary("SUB", options_type="SubOptions", version=2),
+            "sub_bcast": lambda: binary("SUB", b=(1, 1, 1, 3), options_type="SubOptions", version=2),
+            "sub_s16": lambda: binary("SUB", "int16", options_type="SubOptions", version=3),
+            "add_s16": lambda: binary("ADD", "int16", options_type="AddOptions", version=3)},
+    "activations": {"relu": lambda: unary("RELU"), "relu_s16": lambda: unary("RELU", "int16"),
+                    "leaky_relu": lambda: unary("LEAKY_RELU", options_type="LeakyReluOptions", alpha=0.2),
+                    "tanh": lambda: unary("TANH", version=2), "hard_swish": lambda: unary("HARD_SWISH"),
+                    "softmax": lambda: softmax()},
+    "shape": {"transpose": lambda: transpose(), "squeeze": lambda: squeeze(), "expand_dims": lambda: expand_dims()},
+    "transpose_conv": {"transpose_conv": lambda: transpose_conv(),
+                       "transpose_conv_s16": lambda: transpose_conv("int16"),
+                       "transpose_conv_s2": lambda: transpose_conv(x_shape=(1, 3, 5, 8), oc=5, k=2, stride=1)},
+    "conv_16x8": {"conv_s16": lambda: conv("int16"), "dw_s16": lambda: conv("int16", depthwise=True, oc=8),
+                  "conv_s16_stride2": lambda: conv("int16", x_shape=(1, 7, 6, 3), oc=4, stride=2),
+                  "fc_s16": lambda: fully_connected("int16")},
+    "quantize_16": {"quantize_s16": lambda: quantize("int16"), "dequantize_s16": lambda: dequantize("int16"),
+                    "requantize_s8_s16": lambda: quantize("int16", src="int8")},
+    "chains": {"chain_int8": chain_int8, "chain_split": chain_split, "chain_tconv": chain_tconv,
+               "chain_tconv_s16": lambda: chain_tconv("int16")},
+}
+FAMILIES["shared_model_ops"] = {
+    "add": lambda: binary("ADD", options_type="AddOptions"),
+    "mul": lambda: binary("MUL", options_type="MulOptions"),
+    "logistic": lambda: logistic(),
+    "average_pool": lambda: pool("AVERAGE_POOL_2D"), "max_pool": lambda: pool("MAX_POOL_2D"),
+    "reshape": lambda: reshape(),
+    "fc": lambda: fully_connected(), "conv": lambda: conv(), "conv_per_tensor": lambda: conv(per_channel=False),
+    "depthwise": lambda: conv(depthwise=True, oc=8),
+}
+
+
+#: Tiny tensors, so that the peak while each op prepares (its temporary TfLiteTensors)
+#: sets the arena: the rule for each op's temporaries is what these check.
+FAMILIES["prepare_peak"] = {
+    "add_tiny": lambda: binary("ADD", a=(1, 2), b=(1, 2), options_type="AddOptions"),
+    "add_s16_tiny": lambda: binary("ADD", "int16", a=(1, 2), b=(1, 2), options_type="AddOptions", version=3),
+    "mul_tiny": lambda: binary("MUL", a=(1, 2), b=(1, 2), options_type="MulOptions"),
+    "average_pool_tiny": lambda: pool("AVERAGE_POOL_2D", x_shape=(1, 2, 2, 1)),
+    "max_pool_tiny": lambda: pool("MAX_POOL_2D", x_shape=(1, 2, 2, 1)),
+    "fc_tiny": lambda: fully_connected(batches=1, depth=2, units=1),
+    "softmax_tiny": lambda: softmax(shape=(1, 2)),
+    "quantize_s8": lambda: quantize("int8"), "dequantize_s8": lambda: dequantize("int8"),
+    "split_tiny": lambda: split(2, shape=(1, 1, 2, 1), axis=2),
+    "reshape_tiny": lambda: reshape(shape=(1, 2), new=(2,)),
+}
+
+
+def with_extra_variables(content: bytes, n: int, size: int = 5) -> bytes:
+    """The streaming model with ``n`` more resource variables its initialisation assigns
+    (int8 constants of ``size`` values) and nothing reads."""
+    import flatbuffers
+    from ai_edge_litert import schema_py_generated as S
+    m = S.ModelT.InitFromObj(S.Model.GetRootAsModel(content, 0))
+    sg = m.subgraphs[1]
+    codes = {c.builtinCode: i for i, c in enumerate(m.operatorCodes)}
+
+    def tensor(shape, ttype, data=None, q=None):
+        t = S.TensorT()
+        t.shape, t.type, t.name = list(shape), ttype, f"extra{len(sg.tensors)}"
+        if q is not None:
+            t.quantization = S.QuantizationParametersT()
+            t.quantization.scale, t.quantization.zeroPoint = [q[0]], [q[1]]
+        b = S.BufferT()
+        if data is not None:
+            b.data = list(data)
+        m.buffers.append(b)
+        t.buffer = len(m.buffers) - 1
+        sg.tensors.append(t)
+        return len(sg.tensors) - 1
+
+    for k in range(n):
+        h = tensor((), S.TensorType.RESOURCE)
+        v = tensor((size,), S.TensorType.INT8, range(size), (0.1, 0))
+        vh = S.OperatorT()
+        vh.opcodeIndex, vh.inputs, vh.outputs = codes[S.BuiltinOperator.VAR_HANDLE], [], [h]
+        vh.builtinOptionsType = S.BuiltinOptions.VarHandleOptions
+        vh.builtinOptions = S.VarHandleOptionsT()
+        vh.builtinOptions.container, vh.builtinOptions.sharedName = "streaming", f"extra{k}"
+        assign = S.OperatorT()
+        assign.opcodeIndex, assign.inputs, assign.outputs = codes[S.BuiltinOperator.ASSIGN_VARIABLE], [h, v], []
+        sg.operators += [vh, assign]
+    b = flatbuffers.Builder(1024)
+    b.Finish(m.Pack(b), file_identifier=b"TFL3")
+    return bytes(b.Output())
+
+
+RESOURCE_CASES = {"streaming": {}, "quantize_init": dict(init="quantize"), "nested_call_once": dict(init="nested"),
+                  "late_reader": dict(late_reader=True), "acc_read_first": dict(read_acc_first=True),
+                  "assign_first": dict(assign_first=True, init="none"), "sum_not_output": dict(sum_output=False),
+                  "three_variables": dict(extra=1), "five_variables": dict(extra=3)}
+
+
+def resource_model(case: str) -> bytes:
+    """The streaming resource-variable model of RESOURCE_CASES[case] (harness.resource_models)."""
+    from .resource_models import streaming_model
+    kw = dict(RESOURCE_CASES[case])
+    extra = kw.pop("extra", 0)
+    content, _ = streaming_model(np.random.default_rng(1), **kw)
+    return with_extra_variables(content, extra) if extra else content
+
+
+def random_op_model(rng: np.random.Generator):
+    """(kind, flatbuffer) of a random one-op model of the families above: CONV_2D and
+    DEPTHWISE_CONV_2D (int8 or 16x8, strides 1-2, per-channel or per-tensor), TRANSPOSE_CONV,
+    FULLY_CONNECTED, MEAN, PAD / PADV2, CONCATENATION of 2-4 inputs, SPLIT of 2-4 outputs,
+    ADD / SUB with or without broadcasting, over small random shapes. Some are models TFLM
+    refuses (e.g. a shape its kernel does not take): callers skip those."""
+    def r(lo, hi):
+        return int(rng.integers(lo, hi + 1))
+    kind = ["conv", "depthwise", "transpose_conv", "fc", "mean", "pad", "concat", "split", "add_sub"][r(0, 8)]
+    dt = ["int8", "int16"][r(0, 1)]
+    if kind == "conv":
+        h, w = r(1, 7), r(1, 7)
+        k = r(1, min(3, h, w))
+        return kind, conv(dt, x_shape=(1, h, w, r(1, 5)), oc=r(1, 9), k=(k, k), stride=r(1, 2),
+                          per_channel=rng.random() < 0.7)
+    if kind == "depthwise":
+        h, w, c = r(1, 7), r(1, 7), r(1, 5)
+        k = r(1, min(3, h, w))
+        return kind, conv(dt, depthwise=True, x_shape=(1, h, w, c), oc=c * r(1, 3), k=(k, k))
+    if kind == "transpose_conv":
+        return kind, transpose_conv(dt, x_shape=(1, r(1, 5), r(1, 5), r(1, 5)), oc=r(1, 7), k=r(1, 3),
+                                    stride=r(1, 2))
+    if kind == "fc":
+        return kind, fully_connected(dt, batches=r(1, 3), depth=r(1, 20), units=r(1, 9))
+    if kind == "mean":
+        return kind, mean(shape=(1, r(1, 6), r(1, 6), r(1, 9)), axes=[(1, 2), (1,), (2,)][r(0, 2)],
+                          keep=rng.random() < 0.5)
+    if kind == "pad":
+        pads = ((0, 0), (r(0, 2), r(0, 2)), (r(0, 2), r(0, 2)), (0, r(0, 1)))
+        return kind, pad(dt, v2=dt == "int8" and rng.random() < 0.5, shape=(1, r(1, 5), r(1, 5), r(1, 5)),
+                         pads=pads)
+    if kind == "concat":
+        return kind, concatenation(r(2, 4), shape=(1, r(1, 5), r(1, 5)), axis=r(1, 2))
+    if kind == "split":
+        n = r(2, 4)
+        return kind, split(n, shape=(1, r(1, 4), 2 * n, r(1, 4)), axis=2)
+    a = (1, r(1, 5), r(1, 5), r(1, 5))
+    b = a if rng.random() < 0.5 else (1, 1, 1, a[3])
+    op = ["ADD", "SUB"][r(0, 1)]
+    return kind, binary(op, dt, a=a, b=b, options_type="AddOptions" if op == "ADD" else "SubOptions",
+                        version=3 if dt == "int16" else 2)

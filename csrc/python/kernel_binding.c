@@ -98,14 +98,16 @@ static PyObject *ap_py_kernel_prepare(PyObject *self, PyObject *args)
     }
     Py_buffer filter, bias;
     Py_ssize_t filter_count = (Py_ssize_t)filter_elems, bias_count = (Py_ssize_t)bias_elems;
-    if (ap_py_get_vector(filter_obj, "filter", 'i', 1, filter_count, &filter) != 0) {
+    /* float32 rows take float32 weights and biases; the others int8 weights */
+    const int f32 = def->types == AP_TYPES_F32;
+    if (ap_py_get_vector(filter_obj, "filter", f32 ? 'f' : 'i', f32 ? 4 : 1, filter_count, &filter) != 0) {
         ap_py_op_params_release(&params);
         return NULL;
     }
     int has_bias = bias_obj != Py_None;
     /* the 16x8 rows take their biases as int64, every other row as int32 */
     const Py_ssize_t bias_item = def->types == AP_TYPES_S16X8 ? 8 : 4;
-    if (has_bias && ap_py_get_vector(bias_obj, "bias", 'i', bias_item, bias_count, &bias) != 0) {
+    if (has_bias && ap_py_get_vector(bias_obj, "bias", f32 ? 'f' : 'i', bias_item, bias_count, &bias) != 0) {
         PyBuffer_Release(&filter);
         ap_py_op_params_release(&params);
         return NULL;
@@ -342,7 +344,7 @@ PyMethodDef ap_py_kernel_methods[] = {
     {"kernel_variants", ap_py_kernel_variants, METH_VARARGS,
      "kernel_variants(op, params dict[, isa: the host's best[, types: 0 int8]]) -> [(name, kind, param, ((bytes, align), ...), macs, in_place, isa, family)]"},
     {"kernel_prepare", ap_py_kernel_prepare, METH_VARARGS,
-     "kernel_prepare(op, spec, filter i8, bias i32 (i64 for 16x8 rows) | None[, isa: the host's best[, types]]) -> bytearray"},
+     "kernel_prepare(op, spec, filter i8 (f32 for float32 rows), bias i32 (i64 for 16x8 rows, f32 for float32) | None[, isa: the host's best[, types]]) -> bytearray"},
     {"kernel_run", ap_py_kernel_run, METH_VARARGS,
      "kernel_run(op, spec, prepared | None, (kind, param, isa), [inputs], output[, [state][, types]]) -> None"},
     {"isas", ap_py_isas, METH_NOARGS,

@@ -322,6 +322,75 @@ static const ap_param_field ap_fully_connected_s16_fields[] = {
     AP_I32(ap_fully_connected_s16_params, reference),
 };
 
+/* ---- float32 (AP_TYPES_F32) params descriptors ---------------------------------------------- */
+#define AP_F32(T, member) AP_FIELD(T, member, AP_FIELD_FLOAT32, 1)
+#define AP_F32_ACT(T) AP_F32(T, activation_min), AP_F32(T, activation_max)
+
+static const ap_param_field ap_fully_connected_f32_fields[] = {
+    AP_I32(ap_fully_connected_f32_params, batches), AP_I32(ap_fully_connected_f32_params, input_depth),
+    AP_I32(ap_fully_connected_f32_params, output_depth), AP_F32_ACT(ap_fully_connected_f32_params),
+};
+
+static const ap_param_field ap_conv2d_f32_fields[] = {
+    AP_CONV_GEOMETRY(ap_conv2d_f32_params), AP_F32_ACT(ap_conv2d_f32_params),
+};
+
+static const ap_param_field ap_depthwise_conv2d_f32_fields[] = {
+    AP_CONV_GEOMETRY(ap_depthwise_conv2d_f32_params), AP_I32(ap_depthwise_conv2d_f32_params, depth_multiplier),
+    AP_F32_ACT(ap_depthwise_conv2d_f32_params),
+};
+
+static const ap_param_field ap_binary_f32_fields[] = {
+    AP_SHAPES3(ap_binary_f32_params), AP_F32_ACT(ap_binary_f32_params),
+};
+
+static const ap_param_field ap_unary_f32_fields[] = {
+    AP_FIELD(ap_unary_f32_params, count, AP_FIELD_SIZE, 1), AP_I32(ap_unary_f32_params, fn),
+    AP_F32(ap_unary_f32_params, alpha),
+};
+
+static const ap_param_field ap_softmax_f32_fields[] = {
+    AP_I32(ap_softmax_f32_params, outer_size), AP_I32(ap_softmax_f32_params, depth),
+    AP_F32(ap_softmax_f32_params, beta),
+};
+
+static const ap_param_field ap_pool2d_f32_fields[] = {
+    AP_I32(ap_pool2d_f32_params, batches), AP_I32(ap_pool2d_f32_params, input_h),
+    AP_I32(ap_pool2d_f32_params, input_w), AP_I32(ap_pool2d_f32_params, channels),
+    AP_I32(ap_pool2d_f32_params, output_h), AP_I32(ap_pool2d_f32_params, output_w),
+    AP_I32(ap_pool2d_f32_params, filter_h), AP_I32(ap_pool2d_f32_params, filter_w),
+    AP_I32(ap_pool2d_f32_params, stride_h), AP_I32(ap_pool2d_f32_params, stride_w),
+    AP_I32(ap_pool2d_f32_params, pad_h), AP_I32(ap_pool2d_f32_params, pad_w), AP_F32_ACT(ap_pool2d_f32_params),
+};
+
+static const ap_param_field ap_pad_f32_fields[] = {
+    AP_FIELD(ap_pad_f32_params, input_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_pad_f32_params, pad_before, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_pad_f32_params, pad_after, AP_FIELD_INT32, 4), AP_F32(ap_pad_f32_params, pad_value),
+};
+
+static const ap_param_field ap_concatenation_f32_fields[] = {
+    AP_FIELD(ap_concatenation_f32_params, output_shape, AP_FIELD_INT32, 4),
+    AP_I32(ap_concatenation_f32_params, axis),
+    AP_FIELD(ap_concatenation_f32_params, input_count, AP_FIELD_UINT32, 1),
+    AP_ARRAY(ap_concatenation_f32_params, input_axis_sizes, AP_FIELD_INT32_ARRAY, "input_count", NULL, 0),
+};
+
+static const ap_param_field ap_mean_f32_fields[] = {
+    AP_FIELD(ap_mean_f32_params, input_shape, AP_FIELD_INT32, 4), AP_I32(ap_mean_f32_params, reduce),
+};
+
+static const ap_param_field ap_transpose_conv_f32_fields[] = {
+    AP_I32(ap_transpose_conv_f32_params, batches), AP_I32(ap_transpose_conv_f32_params, input_h),
+    AP_I32(ap_transpose_conv_f32_params, input_w), AP_I32(ap_transpose_conv_f32_params, input_c),
+    AP_I32(ap_transpose_conv_f32_params, output_h), AP_I32(ap_transpose_conv_f32_params, output_w),
+    AP_I32(ap_transpose_conv_f32_params, output_c), AP_I32(ap_transpose_conv_f32_params, filter_h),
+    AP_I32(ap_transpose_conv_f32_params, filter_w), AP_I32(ap_transpose_conv_f32_params, stride_h),
+    AP_I32(ap_transpose_conv_f32_params, stride_w), AP_I32(ap_transpose_conv_f32_params, pad_h),
+    AP_I32(ap_transpose_conv_f32_params, pad_w), AP_I32(ap_transpose_conv_f32_params, has_bias),
+    AP_F32_ACT(ap_transpose_conv_f32_params),
+};
+
 /* ---- entry points with the table's signatures ---------------------------------------------- */
 /* The plan-time entry points of a family whose functions take (params, ...); none under
    AP_RUNTIME_ONLY. */
@@ -602,6 +671,7 @@ static ap_status ap_lstm_run_entry(const ap_op_call *c, ap_isa isa, ap_error *er
 #define AP_ROW_OF(code, name, types, T, fields) code, name, #code, types, #T, sizeof(T), AP_FIELDS(fields)
 #define AP_ROW(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S8, T, fields)
 #define AP_ROW_S16X8(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S16X8, T, fields)
+#define AP_ROW_F32(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_F32, T, fields)
 
 static const ap_op_def ap_op_table[] = {
     {AP_ROW(AP_OP_CONV2D, "CONV_2D", ap_conv2d_params, ap_conv2d_fields), 1, 1, 1, 1, 0,
@@ -749,6 +819,59 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_relu_s16_variants), NULL, NULL, NULL, NULL, ap_relu_s16_run},
     {AP_ROW_S16X8(AP_OP_MEAN, "MEAN", ap_mean_params, ap_mean_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_mean_s16_variants), NULL, NULL, NULL, NULL, ap_mean_s16_run},
+    /* float32: TFLite's float reference kernels (ops.h, float32_weighted.c, float32_ops.c) */
+    {AP_ROW_F32(AP_OP_FULLY_CONNECTED, "FULLY_CONNECTED", ap_fully_connected_f32_params,
+                ap_fully_connected_f32_fields), 1, 1, 1, 1, 0,
+     AP_PLAN(ap_fully_connected_f32_variants), AP_PLAN(ap_fully_connected_f32_prepared_size),
+     AP_PLAN(ap_fully_connected_f32_constant_counts), AP_PLAN(ap_fully_connected_f32_prepare), NULL,
+     ap_fully_connected_f32_run},
+    {AP_ROW_F32(AP_OP_CONV2D, "CONV_2D", ap_conv2d_f32_params, ap_conv2d_f32_fields), 1, 1, 1, 1, 0,
+     AP_PLAN(ap_conv2d_f32_variants), AP_PLAN(ap_conv2d_f32_prepared_size), AP_PLAN(ap_conv2d_f32_constant_counts),
+     AP_PLAN(ap_conv2d_f32_prepare), NULL, ap_conv2d_f32_run},
+    {AP_ROW_F32(AP_OP_DEPTHWISE_CONV2D, "DEPTHWISE_CONV_2D", ap_depthwise_conv2d_f32_params,
+                ap_depthwise_conv2d_f32_fields), 1, 1, 1, 1, 0,
+     AP_PLAN(ap_depthwise_conv2d_f32_variants), AP_PLAN(ap_depthwise_conv2d_f32_prepared_size),
+     AP_PLAN(ap_depthwise_conv2d_f32_constant_counts), AP_PLAN(ap_depthwise_conv2d_f32_prepare), NULL,
+     ap_depthwise_conv2d_f32_run},
+    {AP_ROW_F32(AP_OP_ADD, "ADD", ap_binary_f32_params, ap_binary_f32_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_binary_f32_variants), NULL, NULL, NULL, NULL, ap_add_f32_run},
+    {AP_ROW_F32(AP_OP_SUB, "SUB", ap_binary_f32_params, ap_binary_f32_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_binary_f32_variants), NULL, NULL, NULL, NULL, ap_sub_f32_run},
+    {AP_ROW_F32(AP_OP_MUL, "MUL", ap_binary_f32_params, ap_binary_f32_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_binary_f32_variants), NULL, NULL, NULL, NULL, ap_mul_f32_run},
+    {AP_ROW_F32(AP_OP_RESHAPE, "RESHAPE", ap_reshape_params, ap_reshape_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_reshape_variants_entry), NULL, NULL, NULL, NULL, ap_reshape_run_entry},
+    {AP_ROW_F32(AP_OP_LOGISTIC, "LOGISTIC", ap_unary_f32_params, ap_unary_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_unary_f32_variants), NULL, NULL, NULL, NULL, ap_unary_f32_run},
+    {AP_ROW_F32(AP_OP_TANH, "TANH", ap_unary_f32_params, ap_unary_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_unary_f32_variants), NULL, NULL, NULL, NULL, ap_unary_f32_run},
+    {AP_ROW_F32(AP_OP_RELU, "RELU", ap_unary_f32_params, ap_unary_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_unary_f32_variants), NULL, NULL, NULL, NULL, ap_unary_f32_run},
+    {AP_ROW_F32(AP_OP_SOFTMAX, "SOFTMAX", ap_softmax_f32_params, ap_softmax_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_softmax_f32_variants), NULL, NULL, NULL, NULL, ap_softmax_f32_run},
+    {AP_ROW_F32(AP_OP_AVERAGE_POOL2D, "AVERAGE_POOL_2D", ap_pool2d_f32_params, ap_pool2d_f32_fields), 0, 1, 1, 1,
+     0, AP_PLAN(ap_pool2d_f32_variants), NULL, NULL, NULL, NULL, ap_average_pool2d_f32_run},
+    {AP_ROW_F32(AP_OP_MAX_POOL2D, "MAX_POOL_2D", ap_pool2d_f32_params, ap_pool2d_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_pool2d_f32_variants), NULL, NULL, NULL, NULL, ap_max_pool2d_f32_run},
+    {AP_ROW_F32(AP_OP_PAD, "PAD", ap_pad_f32_params, ap_pad_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_pad_f32_variants), NULL, NULL, NULL, NULL, ap_pad_f32_run},
+    {AP_ROW_F32(AP_OP_CONCATENATION, "CONCATENATION", ap_concatenation_f32_params, ap_concatenation_f32_fields), 0,
+     1, AP_CONCAT_MAX_INPUTS, 1, 0,
+     AP_PLAN(ap_concatenation_f32_variants), NULL, NULL, NULL, NULL, ap_concatenation_f32_run},
+    {AP_ROW_F32(AP_OP_MEAN, "MEAN", ap_mean_f32_params, ap_mean_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_mean_f32_variants), NULL, NULL, NULL, NULL, ap_mean_f32_run},
+    {AP_ROW_F32(AP_OP_STRIDED_SLICE, "STRIDED_SLICE", ap_strided_slice_params, ap_strided_slice_fields), 0, 1, 1,
+     1, 0, AP_PLAN(ap_strided_slice_f32_variants), NULL, NULL, NULL, NULL, ap_strided_slice_f32_run},
+    {AP_ROW_F32(AP_OP_LEAKY_RELU, "LEAKY_RELU", ap_unary_f32_params, ap_unary_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_unary_f32_variants), NULL, NULL, NULL, NULL, ap_unary_f32_run},
+    {AP_ROW_F32(AP_OP_HARD_SWISH, "HARD_SWISH", ap_unary_f32_params, ap_unary_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_unary_f32_variants), NULL, NULL, NULL, NULL, ap_unary_f32_run},
+    {AP_ROW_F32(AP_OP_TRANSPOSE, "TRANSPOSE", ap_transpose_params, ap_transpose_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_transpose_f32_variants), NULL, NULL, NULL, NULL, ap_transpose_f32_run},
+    {AP_ROW_F32(AP_OP_TRANSPOSE_CONV, "TRANSPOSE_CONV", ap_transpose_conv_f32_params, ap_transpose_conv_f32_fields),
+     1, 1, 1, 1, 0, AP_PLAN(ap_transpose_conv_f32_variants), AP_PLAN(ap_transpose_conv_f32_prepared_size),
+     AP_PLAN(ap_transpose_conv_f32_constant_counts), AP_PLAN(ap_transpose_conv_f32_prepare), NULL,
+     ap_transpose_conv_f32_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

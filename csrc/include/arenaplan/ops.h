@@ -29,16 +29,17 @@ extern "C" {
 #endif
 
 /**
- * The tensor types an op table row takes (stable values, append-only; float32 comes next).
+ * The tensor types an op table row takes (stable values, append-only).
  */
 typedef enum ap_types {
     AP_TYPES_S8 = 0,       /* int8 activations; int8 weights and int32 biases where the op has
                               them (QUANTIZE: float32 in; DEQUANTIZE: float32 out; REQUANTIZE
                               and SOFTMAX: the integer types their params name) */
-    AP_TYPES_S16X8 = 1     /* TFLite's "16x8" mode: int16 activations with zero point 0, int8
+    AP_TYPES_S16X8 = 1,    /* TFLite's "16x8" mode: int16 activations with zero point 0, int8
                               weights with zero point 0; the biases of CONV_2D,
                               DEPTHWISE_CONV_2D and FULLY_CONNECTED travel to prepare as int64
                               (the model's int64, or int32 widened, see accumulator_bits) */
+    AP_TYPES_F32 = 2       /* float32 activations, weights and biases (TFLite's float kernels) */
 } ap_types;
 
 /** Op codes of graph nodes (stable values). `params` points to the struct named. */
@@ -837,6 +838,213 @@ ap_status ap_relu_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_ou
 ap_status ap_mean_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                                uint32_t *count_out, ap_error *error_out);
 ap_status ap_mean_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+/* ---- float32 (AP_TYPES_F32): TFLite's float reference kernels ------------------------------ */
+/*
+ * Portable C, one code for every ISA (each row offers "direct" only, listed for every ISA), and
+ * summed in the order of TFLite's reference kernels with no fused multiply-add (the kernel files
+ * turn floating-point contraction off), so the products and sums round as LiteRT's do and the
+ * outputs equal LiteRT's bit for bit. LOGISTIC, TANH and SOFTMAX call the C library's expf and
+ * tanhf as TFLite's std::exp and std::tanh do: equal to LiteRT where both use the same C library;
+ * another C library (newlib on a Cortex-M) may round those functions differently in the last
+ * bit (docs/coverage.md gives the bounds measured).
+ *
+ * A fused activation is TFLite's ActivationFunctionWithMinMax: min(max(x, activation_min),
+ * activation_max) with std::max / std::min's comparisons (a NaN passes; with no activation the
+ * range is [-FLT_MAX, FLT_MAX], so an infinite result becomes +-FLT_MAX as in TFLite).
+ */
+
+/** float32 FULLY_CONNECTED (reference_ops::FullyConnected): for each batch b and output o,
+    total = sum over d in order of input[b][d] * weights[o][d] (from 0.0f), output =
+    activation(total + bias[o]) (bias 0.0f where the model has none, added all the same).
+    Prepared blob: a 16-byte header, the weights [output_depth][input_depth] then the biases
+    [output_depth], all float32. "direct" only, no scratch. */
+typedef struct ap_fully_connected_f32_params {
+    int32_t batches, input_depth, output_depth;   /* each >= 1 */
+    float activation_min, activation_max;         /* finite, min <= max */
+} ap_fully_connected_f32_params;
+
+/** float32 CONV_2D (reference_ops::Conv): per output pixel and channel, the taps summed filter
+    row by row, column by column, input channel innermost, skipping taps outside the image; then
+    total + bias and the activation. Geometry as ap_conv2d_params (NHWC in and out, filter
+    OHWI); prepared blob: header, filter, biases (float32). "direct" only. */
+typedef struct ap_conv2d_f32_params {
+    int32_t batches, input_h, input_w, input_c, output_h, output_w, output_c, filter_h, filter_w;
+    int32_t stride_h, stride_w, dilation_h, dilation_w, pad_h, pad_w;
+    float activation_min, activation_max;
+} ap_conv2d_f32_params;
+
+/** float32 DEPTHWISE_CONV_2D (reference_ops::DepthwiseConv): per output pixel, input channel
+    and multiplier, the taps summed filter row by row, column by column; filter 1HW(C*M).
+    "direct" only. */
+typedef struct ap_depthwise_conv2d_f32_params {
+    int32_t batches, input_h, input_w, input_c, output_h, output_w, output_c, filter_h, filter_w;
+    int32_t stride_h, stride_w, dilation_h, dilation_w, pad_h, pad_w;
+    int32_t depth_multiplier;    /* output_c = input_c * depth_multiplier */
+    float activation_min, activation_max;
+} ap_depthwise_conv2d_f32_params;
+
+/** float32 TRANSPOSE_CONV (reference_ops::TransposeConv): the output starts at 0.0f; each input
+    pixel (row by row, column by column, input channel innermost) adds input * filter to every
+    output its taps reach (filter row, column, then output channel); then, per output, the bias
+    where the model has one and the activation. Filter OHWI; prepared blob: header, filter,
+    biases. "direct", the output being the accumulator (no scratch, not in place). */
+typedef struct ap_transpose_conv_f32_params {
+    int32_t batches, input_h, input_w, input_c, output_h, output_w, output_c, filter_h, filter_w;
+    int32_t stride_h, stride_w, pad_h, pad_w;
+    int32_t has_bias;            /* 1: add the blob's biases; 0: none (TFLite adds nothing) */
+    float activation_min, activation_max;
+} ap_transpose_conv_f32_params;
+
+/** float32 ADD, SUB and MUL (reference_ops::Add / Sub / Mul and their broadcasting forms):
+    output = activation(input1 op input2) with 4-D broadcasting (a dimension of 1 repeats).
+    "direct", in place over an input of the output's shape. */
+typedef struct ap_binary_f32_params {
+    int32_t input1_shape[4];
+    int32_t input2_shape[4];
+    int32_t output_shape[4];
+    float activation_min, activation_max;
+} ap_binary_f32_params;
+
+/** The float32 functions of one element (the row's op code says which). */
+typedef enum ap_unary_f32_fn {
+    AP_UNARY_F32_LOGISTIC = 0,   /* reference_ops::Logistic: 1 above 16.619047, expf(x) below -9,
+                                    else 1 / (1 + expf(-x)) */
+    AP_UNARY_F32_TANH = 1,       /* reference_ops::Tanh: tanhf(x) */
+    AP_UNARY_F32_RELU = 2,       /* reference_ops::Relu: x < 0 ? 0 : x */
+    AP_UNARY_F32_RELU6 = 3,      /* reference_ops::Relu6: x > 6 ? 6 : x < 0 ? 0 : x */
+    AP_UNARY_F32_RELU_N1_TO_1 = 4, /* reference_ops::Relu1: x > 1 ? 1 : x < -1 ? -1 : x */
+    AP_UNARY_F32_LEAKY_RELU = 5,   /* reference_ops::LeakyRelu: x > 0 ? x : x * alpha */
+    AP_UNARY_F32_HARD_SWISH = 6    /* reference_ops::HardSwish: x * min(6, max(0, x + 3)) / 6 */
+} ap_unary_f32_fn;
+
+/** float32 LOGISTIC, TANH, RELU (RELU, RELU6, RELU_N1_TO_1 by `fn`), LEAKY_RELU and HARD_SWISH:
+    "direct", in place. */
+typedef struct ap_unary_f32_params {
+    size_t count;                /* elements */
+    int32_t fn;                  /* ap_unary_f32_fn, of the row's op */
+    float alpha;                 /* LEAKY_RELU's slope (finite); 0 for the others */
+} ap_unary_f32_params;
+
+/** float32 SOFTMAX (reference_ops::Softmax): per row of `depth`, the maximum, then
+    e[c] = expf((x[c] - max) * beta) summed in order, then e[c] / sum. "direct", in place. */
+typedef struct ap_softmax_f32_params {
+    int32_t outer_size, depth;   /* each >= 1 */
+    float beta;
+} ap_softmax_f32_params;
+
+/** float32 AVERAGE_POOL_2D and MAX_POOL_2D (reference_ops::AveragePool / MaxPool): the window
+    clipped to the image, summed (or its maximum from -FLT_MAX) row by row, the sum divided by
+    the count of taps, then the activation. Geometry as ap_pool2d_params. "direct". */
+typedef struct ap_pool2d_f32_params {
+    int32_t batches, input_h, input_w, channels, output_h, output_w, filter_h, filter_w, stride_h, stride_w,
+        pad_h, pad_w;
+    float activation_min, activation_max;
+} ap_pool2d_f32_params;
+
+/** float32 PAD and PADV2 (reference_ops::Pad): output dimension d = input_shape[d] +
+    pad_before[d] + pad_after[d] (every pad >= 0), the padding filled with pad_value (PAD: 0.0f;
+    PADV2: its constant). "direct", the output overlapping no input. */
+typedef struct ap_pad_f32_params {
+    int32_t input_shape[4];
+    int32_t pad_before[4];
+    int32_t pad_after[4];
+    float pad_value;             /* finite */
+} ap_pad_f32_params;
+
+/** float32 CONCATENATION (reference_ops::Concatenation): the inputs' slices along `axis` one
+    after another; every input has the output's shape but on the axis. "direct", the output
+    overlapping no input. */
+typedef struct ap_concatenation_f32_params {
+    int32_t output_shape[4];
+    int32_t axis;                      /* [0, 4) */
+    uint32_t input_count;              /* [1, AP_CONCAT_MAX_INPUTS] */
+    const int32_t *input_axis_sizes;   /* input_count sizes >= 1 summing to output_shape[axis] */
+} ap_concatenation_f32_params;
+
+/** float32 MEAN (reference_ops::Mean): each output the float sum of its inputs, taken in the
+    input's order, divided by their count (as float). The input has rank 4 (padded in front);
+    `reduce` marks the axes averaged (bit a for axis a); the output holds the other axes in
+    order. "direct". */
+typedef struct ap_mean_f32_params {
+    int32_t input_shape[4];
+    int32_t reduce;                    /* a non-empty subset of bits 0-3 */
+} ap_mean_f32_params;
+
+ap_status ap_fully_connected_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                          uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_fully_connected_f32_prepared_size(const void *params, ap_isa isa, size_t *bytes_out,
+                                               ap_error *error_out);
+ap_status ap_fully_connected_f32_constant_counts(const void *params, size_t *filter_count_out,
+                                                 size_t *bias_count_out, ap_error *error_out);
+ap_status ap_fully_connected_f32_prepare(const void *params, ap_isa isa, const void *filter, const void *bias,
+                                         void *prepared_out, size_t prepared_bytes, ap_error *error_out);
+ap_status ap_fully_connected_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+ap_status ap_conv2d_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                 uint32_t *count_out, ap_error *error_out);
+ap_status ap_conv2d_f32_prepared_size(const void *params, ap_isa isa, size_t *bytes_out, ap_error *error_out);
+ap_status ap_conv2d_f32_constant_counts(const void *params, size_t *filter_count_out, size_t *bias_count_out,
+                                        ap_error *error_out);
+ap_status ap_conv2d_f32_prepare(const void *params, ap_isa isa, const void *filter, const void *bias,
+                                void *prepared_out, size_t prepared_bytes, ap_error *error_out);
+ap_status ap_conv2d_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+ap_status ap_depthwise_conv2d_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                           uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_depthwise_conv2d_f32_prepared_size(const void *params, ap_isa isa, size_t *bytes_out,
+                                                ap_error *error_out);
+ap_status ap_depthwise_conv2d_f32_constant_counts(const void *params, size_t *filter_count_out,
+                                                  size_t *bias_count_out, ap_error *error_out);
+ap_status ap_depthwise_conv2d_f32_prepare(const void *params, ap_isa isa, const void *filter, const void *bias,
+                                          void *prepared_out, size_t prepared_bytes, ap_error *error_out);
+ap_status ap_depthwise_conv2d_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+ap_status ap_transpose_conv_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                         uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_transpose_conv_f32_prepared_size(const void *params, ap_isa isa, size_t *bytes_out,
+                                              ap_error *error_out);
+ap_status ap_transpose_conv_f32_constant_counts(const void *params, size_t *filter_count_out,
+                                                size_t *bias_count_out, ap_error *error_out);
+ap_status ap_transpose_conv_f32_prepare(const void *params, ap_isa isa, const void *filter, const void *bias,
+                                        void *prepared_out, size_t prepared_bytes, ap_error *error_out);
+ap_status ap_transpose_conv_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+ap_status ap_binary_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                 uint32_t *count_out, ap_error *error_out);
+ap_status ap_add_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_sub_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_mul_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+ap_status ap_unary_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                uint32_t *count_out, ap_error *error_out);
+ap_status ap_unary_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+ap_status ap_softmax_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                  uint32_t *count_out, ap_error *error_out);
+ap_status ap_softmax_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+ap_status ap_pool2d_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                 uint32_t *count_out, ap_error *error_out);
+ap_status ap_pad_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                             uint32_t *count_out, ap_error *error_out);
+ap_status ap_pad_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_concatenation_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                        uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_concatenation_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_mean_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                              uint32_t *count_out, ap_error *error_out);
+ap_status ap_mean_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+/** float32 STRIDED_SLICE on ap_strided_slice_params (as the int8 row: begin and counts resolved
+    at plan time); "copy", the output overlapping no input. */
+ap_status ap_strided_slice_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                        uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_strided_slice_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+/** float32 TRANSPOSE on ap_transpose_params (as the int8 row); "direct", not in place. */
+ap_status ap_transpose_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                   uint32_t *count_out, ap_error *error_out);
+ap_status ap_transpose_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_average_pool2d_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_max_pool2d_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 #ifdef __cplusplus
 }

@@ -56,7 +56,7 @@ POOL_ALIGNMENT = 16
 #: struct and fields.
 _OPS = {(row["code"], row["types_code"]): row for row in _core.ops()}
 #: The C names of the ap_types values.
-_TYPES_SYMBOLS = {"s8": "AP_TYPES_S8", "s16x8": "AP_TYPES_S16X8"}
+_TYPES_SYMBOLS = {"s8": "AP_TYPES_S8", "s16x8": "AP_TYPES_S16X8", "f32": "AP_TYPES_F32"}
 _HEADERS = ("conv2d", "depthwise_conv2d", "elementwise", "fully_connected", "pooling",
             "quantize", "shape_ops", "softmax", "svdf", "lstm")
 #: The name ``sections=`` gives the state pool (not a pool of the plan).
@@ -226,7 +226,11 @@ def _constant(src: _Source, index: int, tensor) -> str:
         raise InvalidArgument(f"constant tensor {index} ({tensor.name!r}) is {dtype}; "
                               f"the C export writes {', '.join(sorted(_C_TYPES))}")
     flat = data.reshape(-1)
-    if dtype == "float32":
+    if dtype == "float32" and not np.isfinite(flat).all():
+        # C has no exact literal for inf or a NaN's payload: the bits, as the runtime reads them
+        ctype = "uint32_t"
+        values = [f"0x{int(b):08x}u" for b in flat.view(np.uint32)]
+    elif dtype == "float32":
         values = [_float(v, "f") for v in flat]
     elif dtype == "int32":
         values = [_i32(v) for v in flat]

@@ -10,6 +10,8 @@ that plans also runs.
 """
 from __future__ import annotations
 
+import inspect
+
 import math
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -120,7 +122,7 @@ class OpKernel:
     data_inputs: Tuple[int, ...]          # tensors the kernel reads (activations or constants)
     output: int
     variants: List[Variant]
-    weights: Optional[np.ndarray] = None  # filter of weighted ops
+    weights: Optional[np.ndarray] = None  # filter of weighted ops (int8; float32 on a float32 row)
     bias: Optional[np.ndarray] = None
     states: Tuple[int, ...] = ()          # variable tensors the kernel reads and updates in place
     isa: str = "portable"                 # the instruction set of the variants and the blob
@@ -1028,7 +1030,7 @@ def _transpose_conv_axis(stride: int, size: int, k: int, padding: str) -> Tuple[
     return out, max((out - 1) * stride + k - size, 0) // 2
 
 
-def _transpose_conv_operands(model: Model, op: Operator, dtype: str) -> tuple:
+def _transpose_conv_operands(model: Model, op: Operator, dtype: str, weights_dtype: str = "int8") -> tuple:
     """What the int8 and 16x8 TRANSPOSE_CONV share, with TFLite's Prepare and Eval checks:
     inputs output_shape (a constant int32 vector of 4, equal to the output tensor's shape),
     weights (OHWI int8 constant), the data input (rank 4, ``dtype``), the optional bias; the
@@ -1049,7 +1051,7 @@ def _transpose_conv_operands(model: Model, op: Operator, dtype: str) -> tuple:
     if len(s.shape) != 1 or len(out_shape) != 4:
         raise _Unsupported(f"output_shape tensor {shape_t} holds {out_shape} (shape {tuple(s.shape)}); "
                            "a vector of 4 (NHWC) is required")
-    w = _tensor(model, _operand(op.inputs, 1), "weights", "int8", constant=True)
+    w = _tensor(model, _operand(op.inputs, 1), "weights", weights_dtype, constant=True)
     x = _tensor(model, _operand(op.inputs, 2), "input", dtype, constant=False)
     y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     if len(x.shape) != 4 or any(int(d) < 1 for d in x.shape):
@@ -1936,6 +1938,297 @@ def _transpose_conv_16x8(model: Model, op: Operator, reference: str = "litert") 
     return spec, (x.index,), w.data, bias
 
 
+# --- float32: TFLite's float kernels (float32 activations, weights and biases) ------------------
+#: TFLite's CalculateActivationRange for float: (activation_min, activation_max) by fused
+#: activation; with none, [lowest, max] of float32 (an infinite result becomes +-FLT_MAX).
+_FLT_MAX = float(np.finfo(np.float32).max)
+_F32_ACTIVATIONS = {"NONE": (-_FLT_MAX, _FLT_MAX), "RELU": (0.0, _FLT_MAX), "RELU_N1_TO_1": (-1.0, 1.0),
+                    "RELU6": (0.0, 6.0)}
+
+
+def _activation_f32(op: Operator) -> dict:
+    act = op.options.get("fused_activation_function", "NONE")
+    if act not in _F32_ACTIVATIONS:
+        raise _Unsupported(f"fused activation {act} is not supported (NONE, RELU, RELU_N1_TO_1, RELU6 are)")
+    lo, hi = _F32_ACTIVATIONS[act]
+    return {"activation_min": lo, "activation_max": hi}
+
+
+def _f32_operands(model: Model, op: Operator, names: Sequence[str], constants: Sequence[str] = (),
+                  optional: Sequence[str] = ()) -> List[Optional[Tensor]]:
+    """The op's inputs named ``names`` (then its output), each float32: a type mix (a quantised
+    partner, int8 weights of a float32 input) is refused naming every operand's type, as TFLite
+    has no float kernel for it. ``constants`` must be constant, the others (but the output)
+    activations; ``optional`` may be omitted (None)."""
+    indices = [_operand(op.inputs, i) for i in range(len(names))] + [_operand(op.outputs, 0)]
+    labels = list(names) + ["output"]
+    found = [None if i < 0 else model.tensors[i] for i in indices]
+    for label, t in zip(labels, found):
+        if t is None and label not in optional:
+            raise _Unsupported(f"the {label} operand is missing")
+    if any(t is not None and t.dtype != "float32" for t in found):
+        types = ", ".join(f"{label} {t.dtype if t is not None else 'omitted'}" for label, t in zip(labels, found))
+        raise _Unsupported(f"the float32 {op.type} takes float32 operands only; got {types} (TFLite has no "
+                           f"kernel for this mix of types)")
+    for label, t in zip(labels[:-1], found[:-1]):
+        if t is None:
+            continue
+        if t.is_variable:
+            raise _Unsupported(f"{label} tensor {t.index} ({t.name!r}) is a variable (state) tensor; this op "
+                               "keeps no state")
+        if label in constants and not t.is_constant:
+            raise _Unsupported(f"{label} tensor {t.index} ({t.name!r}) must be a constant")
+        if label not in constants and t.is_constant and label == "input":
+            raise _Unsupported(f"{label} tensor {t.index} ({t.name!r}) is a constant; only activations are "
+                               "supported here")
+    return found
+
+
+def _bias_f32(b: Optional[Tensor], channels: int) -> Optional[np.ndarray]:
+    if b is None:
+        return None
+    if b.data.size != channels:
+        raise _Unsupported(f"bias tensor {b.index} has {b.data.size} values for {channels} channels")
+    return np.ascontiguousarray(b.data.reshape(-1), dtype=np.float32)
+
+
+def _fully_connected_f32(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """float32 FULLY_CONNECTED (reference_ops::FullyConnected): float32 weights [units, depth]
+    and bias."""
+    x, w, b, y = _f32_operands(model, op, ("input", "weights", "bias"), constants=("weights", "bias"),
+                               optional=("bias",))
+    if len(w.shape) != 2:
+        raise _Unsupported(f"weights have shape {w.shape}; [units, depth] expected")
+    if op.options.get("weights_format", 0) != 0:
+        raise _Unsupported("shuffled weights formats are not supported")
+    units, depth = w.shape
+    total = int(np.prod(x.shape))
+    if depth < 1 or total % depth:
+        raise _Unsupported(f"input of {total} values is not a whole number of {depth}-deep rows")
+    batches = total // depth
+    if int(np.prod(y.shape)) != batches * units:
+        raise _Unsupported(f"output shape {y.shape} does not hold {batches} x {units} values")
+    spec = {"batches": batches, "input_depth": depth, "output_depth": units, **_activation_f32(op)}
+    return spec, (x.index,), w.data, _bias_f32(b, units)
+
+
+def _windowed_f32(model: Model, op: Operator, depthwise: bool) -> tuple:
+    """float32 CONV_2D (filter OHWI) and DEPTHWISE_CONV_2D (filter 1HW(C*M))."""
+    x, w, b, y = _f32_operands(model, op, ("input", "filter", "bias"), constants=("filter", "bias"),
+                               optional=("bias",))
+    n, h, wd, c = _shape4(x.shape, "input")
+    if len(w.shape) != 4 or (depthwise and w.shape[0] != 1):
+        raise _Unsupported(f"filter has shape {w.shape}; {'1HW(C*M)' if depthwise else 'OHWI'} expected")
+    if depthwise:
+        _, kh, kw, oc = w.shape
+        if oc % c:
+            raise _Unsupported(f"filter has {oc} channels, not a multiple of the input's {c}")
+        extra = {"depth_multiplier": oc // c}
+    else:
+        oc, kh, kw, ic = w.shape
+        if ic != c:
+            raise _Unsupported(f"filter has {ic} input channels, the input has {c} (grouped convolution "
+                               "is not supported)")
+        extra = {}
+    oh, ow, sh, sw, dh, dw, ph, pw = _spatial(op, h, wd, kh, kw)
+    _expect_shape(model, y.index, (n, oh, ow, oc), "output")
+    spec = {"batches": n, "input_h": h, "input_w": wd, "input_c": c, "output_h": oh, "output_w": ow,
+            "output_c": oc, "filter_h": kh, "filter_w": kw, "stride_h": sh, "stride_w": sw,
+            "dilation_h": dh, "dilation_w": dw, "pad_h": ph, "pad_w": pw, **extra, **_activation_f32(op)}
+    return spec, (x.index,), w.data, _bias_f32(b, oc)
+
+
+def _conv2d_f32(model: Model, op: Operator) -> tuple:
+    return _windowed_f32(model, op, False)
+
+
+def _depthwise_conv2d_f32(model: Model, op: Operator) -> tuple:
+    return _windowed_f32(model, op, True)
+
+
+def _binary_f32(model: Model, op: Operator) -> tuple:
+    """float32 ADD, SUB and MUL with 4-D broadcasting; either input may be a constant."""
+    _f32_operands(model, op, ("first input", "second input"))
+    a, b, y, sa, sb, sy = _broadcast_shapes(model, op, "float32")
+    return ({"input1_shape": sa, "input2_shape": sb, "output_shape": sy, **_activation_f32(op)},
+            (a.index, b.index), None, None)
+
+
+#: The float32 functions of one element by op type (the C enum ap_unary_f32_fn).
+_UNARY_F32 = {"LOGISTIC": 0, "TANH": 1, "RELU": 2, "RELU6": 3, "RELU_N1_TO_1": 4, "LEAKY_RELU": 5,
+              "HARD_SWISH": 6}
+
+
+def _unary_f32(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    x, y = _f32_operands(model, op, ("input",))
+    if int(np.prod(x.shape)) != int(np.prod(y.shape)):
+        raise _Unsupported(f"output shape {y.shape} differs from the input's {x.shape}")
+    alpha = float(np.float32(op.options.get("alpha", 0.2))) if op.type == "LEAKY_RELU" else 0.0
+    if not math.isfinite(alpha):
+        raise _Unsupported(f"alpha {alpha} is not finite")
+    return {"count": int(np.prod(x.shape)), "fn": _UNARY_F32[op.type], "alpha": alpha}, (x.index,), None, None
+
+
+def _softmax_f32(model: Model, op: Operator) -> tuple:
+    """float32 SOFTMAX over the last axis, beta as TFLite holds it (float32)."""
+    x, y = _f32_operands(model, op, ("input",))
+    if int(np.prod(y.shape)) != int(np.prod(x.shape)) or not x.shape:
+        raise _Unsupported(f"output shape {y.shape} differs from the input's {x.shape}, or the input is a scalar")
+    beta = float(np.float32(op.options.get("beta", 1.0)))
+    if not math.isfinite(beta):
+        raise _Unsupported(f"beta {beta} is not finite")
+    depth = int(x.shape[-1])
+    outer = int(np.prod(x.shape[:-1])) if len(x.shape) > 1 else 1
+    if depth < 1 or outer < 1:
+        raise _Unsupported(f"input shape {x.shape} is empty")
+    return {"outer_size": outer, "depth": depth, "beta": beta}, (x.index,), None, None
+
+
+def _pool_f32(model: Model, op: Operator) -> tuple:
+    """float32 AVERAGE_POOL_2D and MAX_POOL_2D."""
+    x, y = _f32_operands(model, op, ("input",))
+    n, h, wd, c = _shape4(x.shape, "input")
+    kh, kw = int(op.options.get("filter_height", 1)), int(op.options.get("filter_width", 1))
+    if kh < 1 or kw < 1:
+        raise _Unsupported(f"filter ({kh}, {kw}) must be at least 1 x 1")
+    options = dict(op.options, dilation_h_factor=1, dilation_w_factor=1)
+    oh, ow, sh, sw, _, _, ph, pw = _spatial(Operator(op.index, op.type, op.inputs, op.outputs, options),
+                                            h, wd, kh, kw)
+    _expect_shape(model, y.index, (n, oh, ow, c), "output")
+    return ({"batches": n, "input_h": h, "input_w": wd, "channels": c, "output_h": oh, "output_w": ow,
+             "filter_h": kh, "filter_w": kw, "stride_h": sh, "stride_w": sw, "pad_h": ph, "pad_w": pw,
+             **_activation_f32(op)}, (x.index,), None, None)
+
+
+def _reshape_f32(model: Model, op: Operator) -> tuple:
+    _f32_operands(model, op, ("input",))
+    return _reshape(model, op)
+
+
+def _pad_f32(model: Model, op: Operator) -> tuple:
+    """float32 PAD (pad value 0.0) and PADV2 (its float32 constant value)."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", None, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
+    v = None
+    if op.type == "PADV2" and _operand(op.inputs, 2) >= 0:
+        v = _tensor(model, _operand(op.inputs, 2), "constant value", None, constant=True)
+    if y.dtype != "float32" or (v is not None and v.dtype != "float32"):
+        got = f"input {x.dtype}, output {y.dtype}" + (f", constant value {v.dtype}" if v is not None else "")
+        raise _Unsupported(f"the float32 {op.type} takes float32 operands only; got {got} (TFLite has no "
+                           f"kernel for this mix of types)")
+    p = _tensor(model, _operand(op.inputs, 1), "paddings", None, constant=True)
+    pads = np.asarray(p.data, dtype=np.int64).reshape(-1, 2)
+    if pads.shape[0] != len(x.shape) or (pads < 0).any():
+        raise _Unsupported(f"paddings {pads.tolist()} do not fit an input of rank {len(x.shape)}")
+    shape = _shape4(x.shape, "input")
+    before = [0] * (4 - len(x.shape)) + [int(v) for v in pads[:, 0]]
+    after = [0] * (4 - len(x.shape)) + [int(v) for v in pads[:, 1]]
+    _expect_shape(model, y.index, [d + b + a for d, b, a in zip(shape, before, after)][4 - len(x.shape):], "output")
+    value = 0.0 if v is None else float(np.float32(v.data.reshape(-1)[0]))
+    return ({"input_shape": shape, "pad_before": before, "pad_after": after, "pad_value": value},
+            (x.index,), None, None)
+
+
+def _concatenation_f32(model: Model, op: Operator) -> tuple:
+    """float32 CONCATENATION (no fused activation, as the int8 row)."""
+    names = tuple(f"input {i}" for i in range(len(op.inputs)))
+    found = _f32_operands(model, op, names)
+    ins, y = found[:-1], found[-1]
+    rank = len(y.shape)
+    axis = int(op.options.get("axis", 0))
+    axis = axis + rank if axis < 0 else axis
+    if not 0 <= axis < rank or rank > 4:
+        raise _Unsupported(f"axis {op.options.get('axis')} of a rank-{rank} output is not supported (rank <= 4)")
+    if op.options.get("fused_activation_function", "NONE") != "NONE":
+        raise _Unsupported("a fused activation on CONCATENATION is not supported")
+    sizes = []
+    for t in ins:
+        if len(t.shape) != rank or any(int(t.shape[d]) != int(y.shape[d]) for d in range(rank) if d != axis):
+            raise _Unsupported(f"input tensor {t.index} has shape {t.shape}; the output {y.shape} along axis {axis}")
+        sizes.append(int(t.shape[axis]))
+    return ({"output_shape": _shape4(y.shape, "output"), "axis": axis + 4 - rank, "input_count": len(sizes),
+             "input_axis_sizes": sizes}, tuple(t.index for t in ins), None, None)
+
+
+def _mean_f32(model: Model, op: Operator) -> tuple:
+    """float32 MEAN over any axes of an input of rank <= 4 (keep_dims either way)."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", None, constant=False)
+    axes_t = _tensor(model, _operand(op.inputs, 1), "axes", "int32", constant=True)
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
+    if y.dtype != "float32":
+        raise _Unsupported(f"the float32 MEAN takes float32 operands only; got input {x.dtype}, output "
+                           f"{y.dtype} (TFLite has no kernel for this mix of types)")
+    rank = len(x.shape)
+    shape = _shape4(x.shape, "input")
+    axes = sorted({int(a) + rank if int(a) < 0 else int(a) for a in axes_t.data.reshape(-1)})
+    if not axes or any(not 0 <= a < rank for a in axes):
+        raise _Unsupported(f"axes {axes_t.data.reshape(-1).tolist()} do not fit an input of rank {rank}")
+    kept = [int(x.shape[d]) for d in range(rank) if d not in axes]
+    if int(np.prod(y.shape)) != int(np.prod(kept)):
+        raise _Unsupported(f"output shape {y.shape} does not hold the mean over axes {axes} of {x.shape}")
+    return ({"input_shape": shape, "reduce": sum(1 << (a + 4 - rank) for a in axes)}, (x.index,), None, None)
+
+
+def _strided_slice_f32(model: Model, op: Operator) -> tuple:
+    """float32 STRIDED_SLICE: the int8 row's plan-time resolution of the masks."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", None, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
+    if y.dtype != "float32":
+        raise _Unsupported(f"the float32 STRIDED_SLICE takes float32 operands only; got input {x.dtype}, "
+                           f"output {y.dtype} (TFLite has no kernel for this mix of types)")
+    return _strided_slice(model, op, "float32")
+
+
+def _f32_output(model: Model, op: Operator) -> None:
+    x = model.tensors[op.inputs[1] if op.type == "SPLIT" else op.inputs[0]]
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
+    if y.dtype != "float32":
+        raise _Unsupported(f"the float32 {op.type} takes float32 operands only; got input {x.dtype}, output "
+                           f"{y.dtype} (TFLite has no kernel for this mix of types)")
+
+
+def _transpose_f32(model: Model, op: Operator) -> tuple:
+    _f32_output(model, op)
+    return _transpose(model, op, "float32")
+
+
+def _split_f32(model: Model, op: Operator) -> tuple:
+    """One output of a float32 SPLIT or SPLIT_V: the float32 STRIDED_SLICE copy of its piece."""
+    _f32_output(model, op)
+    return _split(model, op, "float32")
+
+
+def _transpose_conv_f32(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """float32 TRANSPOSE_CONV: the int8 row's Prepare checks and geometry, float32 weights and
+    the optional float32 bias."""
+    names = ("output_shape", "weights", "input", "bias")[:max(3, len(op.inputs))]
+    types = [model.tensors[t].dtype if t >= 0 else "omitted" for t in op.inputs[1:]] + \
+        [model.tensors[op.outputs[0]].dtype]
+    if any(t not in ("float32", "omitted") for t in types):
+        got = ", ".join(f"{n} {t}" for n, t in zip(names[1:] + ("output",), types))
+        raise _Unsupported(f"the float32 TRANSPOSE_CONV takes float32 operands only; got {got} (TFLite has no "
+                           "kernel for this mix of types)")
+    x, w, y, geometry = _transpose_conv_operands(model, op, "float32", "float32")
+    oc = geometry["output_c"]
+    b = _tensor(model, op.inputs[3], "bias", "float32", constant=True) if len(op.inputs) > 3 and op.inputs[3] >= 0 \
+        else None
+    spec = {**geometry, "has_bias": int(b is not None), **_activation_f32(op)}
+    return spec, (x.index,), w.data, _bias_f32(b, oc)
+
+
+#: The float32 rows' lowering, chosen by _types_of where the op's activations are float32.
+_LOWER_F32: Dict[str, Callable[..., tuple]] = {
+    "FULLY_CONNECTED": _fully_connected_f32, "CONV_2D": _conv2d_f32, "DEPTHWISE_CONV_2D": _depthwise_conv2d_f32,
+    "ADD": _binary_f32, "SUB": _binary_f32, "MUL": _binary_f32,
+    "RESHAPE": _reshape_f32, "SQUEEZE": _reshape_f32, "EXPAND_DIMS": _reshape_f32,
+    "LOGISTIC": _unary_f32, "TANH": _unary_f32, "RELU": _unary_f32, "RELU6": _unary_f32,
+    "RELU_N1_TO_1": _unary_f32, "SOFTMAX": _softmax_f32, "AVERAGE_POOL_2D": _pool_f32, "MAX_POOL_2D": _pool_f32,
+    "PAD": _pad_f32, "PADV2": _pad_f32, "CONCATENATION": _concatenation_f32, "MEAN": _mean_f32,
+    "STRIDED_SLICE": _strided_slice_f32, "LEAKY_RELU": _unary_f32, "HARD_SWISH": _unary_f32,
+    "TRANSPOSE": _transpose_f32, "SPLIT": _split_f32, "SPLIT_V": _split_f32, "TRANSPOSE_CONV": _transpose_conv_f32,
+}
+
+
 #: The 16x8 rows' lowering, chosen by _types_of.
 _LOWER_S16X8: Dict[str, Callable[[Model, Operator], tuple]] = {
     "CONV_2D": _conv2d_16x8, "DEPTHWISE_CONV_2D": _depthwise_conv2d_16x8,
@@ -1950,13 +2243,16 @@ _LOWER_S16X8: Dict[str, Callable[[Model, Operator], tuple]] = {
 
 
 def _types_of(model: Model, op: Operator) -> str:
-    """The op table row's tensor types for ``op``: "s16x8" where a 16x8 row exists for its
-    type and its first input is int16 (QUANTIZE: a float32 input and an int16 output), else
-    "s8"."""
+    """The op table row's tensor types for ``op``: "f32" where a float32 row exists for its type
+    and its first input is float32; "s16x8" where a 16x8 row exists for its type and its first
+    input is int16 (QUANTIZE: a float32 input and an int16 output); else "s8"."""
     def dtype(indices: Sequence[int]) -> Optional[str]:
         t = indices[0] if indices else -1
         return model.tensors[t].dtype if 0 <= t < len(model.tensors) else None
 
+    data = op.inputs[1:] if op.type == "SPLIT" else op.inputs[2:] if op.type == "TRANSPOSE_CONV" else op.inputs
+    if op.type in _LOWER_F32 and dtype(data) == "float32":
+        return "f32"   # (SPLIT's data input is its second, TRANSPOSE_CONV's its third)
     if op.type not in _LOWER_S16X8:
         return "s8"
     if op.type == "QUANTIZE":
@@ -1988,13 +2284,16 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
 }
 
 
-#: Ops whose lowering takes the rounding rule: their params carry a ``reference`` field.
-_TAKES_REFERENCE = frozenset({"FULLY_CONNECTED", "LOGISTIC", "TANH", "TRANSPOSE_CONV", "LEAKY_RELU", "QUANTIZE",
-                              "RELU", "RELU6", "MEAN", "RELU_N1_TO_1", "PRELU", "SUM"})
+#: The lowering functions that take the rounding rule (a ``reference`` parameter): the rule
+#: changes their params (FULLY_CONNECTED's requantisation, LOGISTIC's table, RELU's
+#: multiplier, ...). Read from the signatures, so an op's rows may differ in it.
+_TAKES_REFERENCE = frozenset(fn for table in (_LOWER, _LOWER_S16X8, _LOWER_F32) for fn in table.values()
+                             if "reference" in inspect.signature(fn).parameters)
 
 
-#: int8 builtins that run on another op's row (besides the aliases, splits, variables and RELU6).
-_RUNS_ON = {"RELU_N1_TO_1": "RELU", "SLICE": "STRIDED_SLICE", "UNPACK": "STRIDED_SLICE", "PACK": "CONCATENATION",
+#: int8 builtins that run on another op's row (besides the aliases, splits, variables and RELU6 /
+#: RELU_N1_TO_1, which _code sends to the RELU row).
+_RUNS_ON = {"SLICE": "STRIDED_SLICE", "UNPACK": "STRIDED_SLICE", "PACK": "CONCATENATION",
             "DEPTH_TO_SPACE": "TRANSPOSE", "SPACE_TO_DEPTH": "TRANSPOSE"}
 
 
@@ -2005,7 +2304,7 @@ def _code(op: Operator, spec: dict) -> int:
         return OP_CODES["REQUANTIZE"]
     if op.type == "PADV2":
         return OP_CODES["PAD"]
-    if op.type == "RELU6":
+    if op.type in ("RELU6", "RELU_N1_TO_1"):   # float32: the RELU row, its fn naming which
         return OP_CODES["RELU"]
     if op.type in ("SPLIT", "SPLIT_V"):
         return OP_CODES["STRIDED_SLICE"]
@@ -2033,21 +2332,21 @@ def lower_op(model: Model, op: Operator, isa: str, reference: str) -> OpKernel:
                                "between subgraphs is not supported; arenaplan runs subgraph 0 with "
                                "CALL_ONCE initialisation only")
     types = _types_of(model, op)
-    fn = (_LOWER_S16X8 if types == "s16x8" else _LOWER).get(op.type)
+    fn = {"s16x8": _LOWER_S16X8, "f32": _LOWER_F32}.get(types, _LOWER).get(op.type)
     if fn is None and op.type in _LOWER_S16X8:
         raise UnsupportedModel(f"op {op.index} ({op.type}): arenaplan runs {op.type} with int16 "
                                f"activations (16x8) only; the first input is "
                                f"{model.tensors[op.inputs[0]].dtype if op.inputs else 'missing'}")
     if fn is None:
         raise UnsupportedModel(f"op {op.index} ({op.type}): no kernel for this op type; "
-                               f"arenaplan runs {', '.join(sorted(set(_LOWER) | set(_LOWER_S16X8)))}")
+                               f"arenaplan runs {', '.join(sorted(set(_LOWER) | set(_LOWER_S16X8) | set(_LOWER_F32)))}")
     if len(op.outputs) != 1:
         hint = (f" (a Model holds a {op.type} as one op per output: arenaplan.model.model.one_output_ops)"
                 if op.type in PER_OUTPUT_OPS else "")
         raise UnsupportedModel(f"op {op.index} ({op.type}): {len(op.outputs)} outputs; arenaplan's "
                                f"kernels write exactly one{hint}")
     try:
-        lowered = fn(model, op, reference) if op.type in _TAKES_REFERENCE else fn(model, op)
+        lowered = fn(model, op, reference) if fn in _TAKES_REFERENCE else fn(model, op)
         spec, inputs, weights, bias = lowered[:4]
         states = tuple(lowered[4]) if len(lowered) > 4 else ()
         code = _code(op, spec)
@@ -2055,7 +2354,8 @@ def lower_op(model: Model, op: Operator, isa: str, reference: str) -> OpKernel:
     except (_Unsupported, ArenaplanError) as exc:
         raise UnsupportedModel(f"op {op.index} ({_op_name(op)}): {exc}") from None
     return OpKernel(op.index, op.type, code, spec, tuple(inputs), op.outputs[0], variants_from_core(found),
-                    None if weights is None else np.ascontiguousarray(weights, dtype=np.int8), bias,
+                    None if weights is None else np.ascontiguousarray(
+                        weights, dtype=np.float32 if types == "f32" else np.int8), bias,
                     states, isa, TYPES_CODES[types])
 
 

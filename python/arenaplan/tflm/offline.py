@@ -15,10 +15,11 @@ from typing import Dict, Optional, Tuple, Union
 import numpy as np
 from flatbuffers import Builder as _Builder
 
-from ..errors import ArenaplanError, InvalidArgument
+from ..errors import ArenaplanError, InvalidArgument, UnsupportedModel
 from ..model.importers import load_tflite
 from ..model.model import Model
 from ..planning.buffers import plan_buffers
+from .graph import file_graph
 from .planner import greedy_offsets
 from .report import OFFLINE_METADATA, TflmArena, arena, requests_of
 
@@ -41,8 +42,11 @@ def plan_offline(model: Model, kernels: str = "reference", pointer_bytes: int = 
 
     Every plan made is verified; the one with the smallest head once TFLM has placed
     its scratch around the tensors wins (ties: the first strategy tried). An offline plan
-    the model already carries is not used (this one replaces it).
+    the model already carries is not used (this one replaces it). A model of several
+    subgraphs gets no offsets (TFLM cannot take a plan for them) and its own arena.
     """
+    if _several_subgraphs(model):
+        return {}, arena(model, kernels, pointer_bytes)      # no plan: TFLM's own arena
     if OFFLINE_METADATA in model.metadata:
         model = dataclasses.replace(model, metadata={k: v for k, v in model.metadata.items()
                                                      if k != OFFLINE_METADATA})
@@ -69,6 +73,11 @@ def plan_offline(model: Model, kernels: str = "reference", pointer_bytes: int = 
     if result.arena_size > base.arena_size:   # never worse than TFLM's own plan
         return {}, base
     return best[1], result
+
+
+def _several_subgraphs(model: Model) -> bool:
+    graph = file_graph(model)
+    return graph is not None and len(graph.subgraph_tensors) > 1
 
 
 def offline_offsets(model: Model, offsets: Dict[int, int]) -> np.ndarray:
@@ -118,6 +127,13 @@ def with_offline_plan(model_path: Union[str, Path], out_path: Union[str, Path], 
                                       f"({OFFLINE_METADATA} metadata); pass replace=True to replace it")
             continue
         kept.append(md)
+    if _several_subgraphs(model):
+        # TFLM reads an offline plan as one offset per tensor of every subgraph but looks
+        # each subgraph's tensors up from the start of the list (micro_allocation_info.cc
+        # InitializeAllocationInfo), so a plan cannot place a called subgraph's tensors
+        raise UnsupportedModel(f"{model.name}: an offline memory plan for a model of several subgraphs "
+                               f"(CALL_ONCE, resource variables) is not written: TFLite Micro would give "
+                               f"every subgraph subgraph 0's offsets; ap.tflm.arena gives its arena")
     offsets, result = plan_offline(model, kernels, pointer_bytes)
     buf = _schema.BufferT()
     buf.data = np.frombuffer(offline_offsets(model, offsets).tobytes(), dtype=np.uint8)

@@ -1,11 +1,14 @@
 """``arena()``: the kTensorArenaSize a TFLite Micro build needs for a model, and why.
 
 Head (non-persistent): TFLM's greedy plan of its tensors together with the scratch its
-kernels request op by op. Tail (persistent): eval tensors, node and registration structs,
-parsed op options, kernel buffers (op data, per-channel quantisation arrays), variable
-tensors, the input/output TfLiteTensors and the allocator's own objects. The arena must
-also hold, while TFLM plans, the tail so far, the scratch requests, one AllocationInfo per
-tensor and scratch buffer and the planner's per-buffer records.
+kernels request op by op. Tail (persistent), in the order TFLM allocates it, each piece
+aligned down as its allocator does: the allocator's own objects, resource variables, eval
+tensors and node structs of each subgraph, parsed op options, kernels' OpData and
+per-channel arrays, variables' buffers, scratch handles, variable tensors and the
+interpreter's input/output TfLiteTensors. The arena must also hold TFLM's two peaks while
+it allocates: while each op prepares (the tail so far, the scratch requests and the
+temporary TfLiteTensors its Prepare holds) and while the plan is committed (the tail, the
+requests, one AllocationInfo per tensor and scratch buffer, the planner's records).
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ import numpy as np
 from ..errors import InvalidArgument, UnsupportedModel
 from ..model.model import Model
 from . import rules
+from .graph import file_graph, mark_lifetimes
 from .planner import Request, greedy_offsets
 
 __all__ = ["TflmArena", "Allocation", "arena", "requests_of"]
@@ -110,15 +114,63 @@ def _check(model: Model, kernels: str, pointer_bytes: int) -> None:
         raise InvalidArgument(f"kernels must be one of {', '.join(rules.KERNELS)}, not {kernels!r}")
     if pointer_bytes not in rules.POINTER_BYTES:
         raise InvalidArgument(f"pointer_bytes must be 4 or 8, not {pointer_bytes!r}")
-    for op in model.operators:
-        if op.is_custom or op.type not in rules.SUPPORTED_OPS:
-            raise UnsupportedModel(f"op {op.index} ({op.custom_code or op.type}): TFLite Micro has no "
+    for op in rules.tflm_ops(model):
+        if op.is_custom:
+            raise UnsupportedModel(f"op {op.index} ({op.custom_code}): a custom op; TFLite Micro has no "
                                    f"kernel these rules describe for it")
+        if op.type not in rules.TFLM_KERNELS:
+            raise UnsupportedModel(f"op {op.index} ({op.type}): TFLite Micro {rules.TFLM_VERSION} has no "
+                                   f"kernel for this op")
+        if op.type not in rules.SUPPORTED_OPS:
+            raise UnsupportedModel(f"op {op.index} ({op.type}): TFLite Micro has no kernel these rules "
+                                   f"describe for it")
+        data = {"TRANSPOSE_CONV": 2, "SPLIT": 1}.get(op.type, 0)
         for i in tuple(op.inputs) + tuple(op.outputs):
-            if i >= 0 and model.tensors[i].dtype not in rules.SUPPORTED_TYPES:
+            main = op.inputs[data] if len(op.inputs) > data else None
+            allowed = rules.op_types(op.type) if i in op.outputs or i == main else rules.SUPPORTED_TYPES
+            if i >= 0 and model.tensors[i].dtype not in allowed:
                 t = model.tensors[i]
                 raise UnsupportedModel(f"op {op.index} ({op.type}): tensor {i} {t.name!r} has type "
-                                       f"{t.dtype}, which TFLite Micro's kernels do not support")
+                                       f"{t.dtype}, which TFLite Micro's {op.type} kernel does not support")
+
+
+class _Tail:
+    """TFLM's persistent (tail) allocations in the order it makes them: each takes its bytes
+    below the last and aligns down to its alignment (SingleArenaBufferAllocator), so a
+    record's bytes include the gap its alignment leaves."""
+
+    def __init__(self, allocs: List[Allocation], ops) -> None:
+        self.allocs = allocs
+        self.ops = ops
+        self.used = 0
+
+    def add(self, kind: str, b: int, align: int, op: int = -1) -> None:
+        new = -(-(self.used + b) // align) * align
+        self.allocs.append(Allocation("tail", kind, op, self.ops[op].type if op >= 0 else "", new - self.used))
+        self.used = new
+
+
+def _temp_tensor(model: Model, i: int, s: rules.Sizes, at: int) -> int:
+    """Head bytes after a temporary TfLiteTensor of tensor i allocated at ``at``
+    (AllocateTempTfLiteTensor: the struct and, when quantised, TfLiteAffineQuantization and
+    its zero-point TfLiteIntArray)."""
+    def up(x, a):
+        return -(-x // a) * a
+    at = up(at, s.pointer_bytes) + s.tflite_tensor
+    q = model.tensors[i].quantization
+    if q is not None:
+        at = up(at, s.pointer_bytes) + s.affine_quantization
+        at = up(at, 4) + 4 + 4 * len(q.scale)
+    return at
+
+
+def _prepare_temps(model: Model, op, s: rules.Sizes) -> int:
+    """Head bytes of the temporary TfLiteTensors live at once in the op's Prepare."""
+    at = 0
+    for i in rules.prepare_temp_tensors(op):
+        if i >= 0:
+            at = _temp_tensor(model, i, s, at)
+    return at
 
 
 def _planned_tensors(model: Model) -> List[int]:
@@ -142,18 +194,13 @@ def requests_of(model: Model, kernels: str = "reference",
         off = None if offsets is None else offsets.get(i)
         reqs.append((_align(t.nbytes), first[i], last[i], off))
         what.append(("tensor", i, t.nbytes))
-    for k, op in enumerate(model.operators):
+    scopes = getattr(model, "scratch_scopes", None)
+    for k, op in enumerate(rules.tflm_ops(model)):
         for _, b in rules.kernel_scratch(model, op, kernels):
-            reqs.append((_align(b), k, k, None))
+            lo, hi = (k, k) if scopes is None else scopes[sum(1 for w in what if w[0] == "kernel scratch")]
+            reqs.append((_align(b), lo, hi, None))
             what.append(("kernel scratch", k, b))
     return reqs, what
-
-
-def _quantization_bytes(model: Model, index: int, s: rules.Sizes) -> int:
-    q = model.tensors[index].quantization
-    if q is None:
-        return 0
-    return _align(s.affine_quantization, s.pointer_bytes) + _align(4 + 4 * len(q.scale), s.pointer_bytes)
 
 
 #: The metadata entry TFLM reads an offline memory plan from.
@@ -207,56 +254,101 @@ def arena(model: Model, kernels: str = "reference", pointer_bytes: int = 4,
         InvalidArgument: ``kernels`` or ``pointer_bytes`` not one of the above; an offline
             plan the model carries that TFLM would refuse (another model's).
     """
+    graph = file_graph(model)
+    if graph is not None:
+        mark_lifetimes(graph, lambda op: len(rules.kernel_scratch(graph, op, kernels)))
+        model = graph
+    elif any(op.type in ("READ_VARIABLE", "ASSIGN_VARIABLE") for op in model.operators):
+        raise UnsupportedModel(f"{model.name}: its resource variables come from subgraphs TFLite Micro keeps "
+                               f"and arenaplan folds; ap.tflm.arena reads them from the model's file, which "
+                               f"{model.source or 'this model'} is not (load it with ap.load_tflite(path))")
     _check(model, kernels, pointer_bytes)
     if offsets is None:
         offsets = offline_plan_of(model)
     s = rules.sizes_for(pointer_bytes)
+    ops = rules.tflm_ops(model)
     allocs: List[Allocation] = []
     reqs, what = requests_of(model, kernels, offsets)
     _, head = greedy_offsets(reqs)
     head = _align(head)
-    tensor_bytes = sum(r[0] for r, w in zip(reqs, what) if w[0] == "tensor")
     allocs.append(Allocation("head", "tensors (greedy plan)", -1, "", head))
     for r, w in zip(reqs, what):
         if w[0] == "kernel scratch":
-            allocs.append(Allocation("head", "kernel scratch", w[1], model.operators[w[1]].type, r[0]))
-    ops = model.operators
+            allocs.append(Allocation("head", "kernel scratch", w[1], ops[w[1]].type, r[0]))
     n_scratch = sum(1 for w in what if w[0] == "kernel scratch")
-
-    def tail(kind: str, b: int, op: int = -1) -> None:
-        allocs.append(Allocation("tail", kind, op, ops[op].type if op >= 0 else "", b))
-
-    tail("allocator and interpreter objects", s.fixed)
-    books = (s.subgraph_allocations + s.node_and_registration * len(ops)
-             + s.eval_tensor * len(model.tensors) + sum(rules.options_bytes(o) for o in ops)
-             + s.scratch_handle * n_scratch)
-    tail("eval tensors", s.eval_tensor * len(model.tensors))
-    tail("node and registration structs", s.node_and_registration * len(ops))
+    tail = _Tail(allocs, ops)
+    # MicroAllocator::Create: the allocators and the planner
+    tail.add("allocator and interpreter objects", s.fixed, 1)
+    n_variables = getattr(model, "resource_variables", 0)
+    if n_variables:
+        tail.add("resource variables", s.resource_variables, rules.ALIGNMENT)
+        tail.add("resource variables", s.resource_variable * n_variables, rules.ALIGNMENT)
+    tail.add("allocator and interpreter objects", s.fixed_after_variables, s.pointer_bytes)
+    # StartModelAllocation
+    sub_tensors = getattr(model, "subgraph_tensors", [len(model.tensors)])
+    sub_ops = getattr(model, "subgraph_ops", [len(ops)])
+    tail.add("allocator and interpreter objects", s.builtin_data_allocator, s.pointer_bytes)
+    tail.add("subgraph records", s.subgraph_allocations * len(sub_tensors), s.pointer_bytes)
+    for n in sub_tensors:
+        tail.add("eval tensors", s.eval_tensor * n, s.pointer_bytes)
+    for n in sub_ops:
+        tail.add("node and registration structs", s.node_and_registration * n, s.pointer_bytes)
+    if n_variables:
+        tail.add("resource variables", s.resource_variables_extra, rules.ALIGNMENT)
+    # PrepareNodeAndRegistrationDataFromFlatbuffer: each op's parsed options
     for op in ops:
-        if rules.options_bytes(op):
-            tail("op options", rules.options_bytes(op), op.index)
+        b, a = rules.options_of(op, s.pointer_bytes)
+        if b:
+            tail.add("op options", b, a, op.index)
+    # InitSubgraphs: each kernel's OpData; PrepareSubgraphs: what Prepare keeps
+    persistent = [rules.kernel_persistent(model, op, s) for op in ops]
+    for op, bufs in zip(ops, persistent):
+        for kind, b in bufs[:1]:
+            if kind == "op data":
+                tail.add("kernel op data", b, rules.ALIGNMENT, op.index)
+    prepare_peak = 0
+    requests_before = 0
+    scratch_per_op = [len(rules.kernel_scratch(model, op, kernels)) for op in ops]
+    handles = {o.outputs[0]: o.options.get("shared_name") for o in ops if o.type == "VAR_HANDLE"}
+    buffered = set()
+    for op, bufs in zip(ops, persistent):
+        for kind, b in bufs:
+            if kind != "op data":
+                tail.add("per-channel quantisation", b, rules.ALIGNMENT, op.index)
+        if op.type == "ASSIGN_VARIABLE" and handles.get(op.inputs[0]) not in buffered:
+            # MicroResourceVariables::Allocate: the variable's buffer, at its first assignment
+            buffered.add(handles.get(op.inputs[0]))
+            tail.add("resource variables", model.tensors[op.inputs[1]].nbytes, rules.ALIGNMENT, op.index)
+        temps = _prepare_temps(model, op, s)
+        area = s.scratch_request * (requests_before + rules.MAX_SCRATCH_PER_OP)
+        prepare_peak = max(prepare_peak, area + temps + tail.used)
+        requests_before += scratch_per_op[op.index]
+    # FinishModelAllocation: scratch handles, variable tensors; then the plan is committed
     if n_scratch:
-        tail("scratch buffer handles", s.scratch_handle * n_scratch)
-    rest = _align(books) - books + s.subgraph_allocations
-    if rest:
-        tail("subgraph records and alignment", rest)
+        tail.add("scratch buffer handles", s.scratch_handle * n_scratch, s.pointer_bytes)
     for t in model.tensors:
         if t.is_variable:
-            tail("variable tensors", _align(t.nbytes))
-    for b in s.base_buffers:
-        tail("kernel buffers", _align(b))
-    for op in ops:
-        for kind, b in rules.kernel_persistent(model, op, s):
-            tail("per-channel quantisation" if kind.startswith("per-channel") else "kernel op data",
-                 _align(b), op.index)
-    tail_commit = sum(a.bytes for a in allocs if a.where == "tail")
-    for i in tuple(model.inputs) + tuple(model.outputs):
-        tail("input/output TfLiteTensors", s.tflite_tensor + _quantization_bytes(model, i, s))
-    tail_bytes = sum(a.bytes for a in allocs if a.where == "tail")
-    planning = (tail_commit + s.scratch_request * n_scratch
-                + s.allocation_info * (len(model.tensors) + n_scratch)
-                + s.planner_per_buffer * len(reqs) + s.planning_fixed)
+            tail.add("variable tensors", t.nbytes, rules.ALIGNMENT)
+    tail_commit = tail.used
+    # AllocateTensors: the interpreter's input and output TfLiteTensors
+    for group in (model.inputs, model.outputs):
+        tail.add("input/output TfLiteTensors", s.tensor_pointer * len(group), rules.ALIGNMENT)
+        for i in group:
+            tail.add("input/output TfLiteTensors", s.tflite_tensor, s.pointer_bytes)
+            q = model.tensors[i].quantization
+            if q is not None:
+                tail.add("input/output TfLiteTensors", s.affine_quantization, s.pointer_bytes)
+                tail.add("input/output TfLiteTensors", 4 + 4 * len(q.scale), 4)
+    tail_bytes = tail.used
+    # CommitStaticMemoryPlan: below the tail (its end aligned down to 16), the head holds
+    # the scratch requests (with room for kMaxScratchBuffersPerOp more), the
+    # AllocationInfoBuilder's per-subgraph offsets and one AllocationInfo per tensor and
+    # scratch buffer, then (aligned up to 16) the greedy planner's per-buffer records
+    commit_head = _align(s.scratch_request * (n_scratch + rules.MAX_SCRATCH_PER_OP)
+                         + s.subgraph_offset * len(sub_tensors)
+                         + s.allocation_info * (len(model.tensors) + n_scratch))
+    planning = _align(tail_commit) + commit_head + s.planner_per_buffer * len(reqs)
+    planning = max(planning, prepare_peak)
     size = _align(max(head + tail_bytes, planning))
-    del tensor_bytes
     return TflmArena(model.name, kernels, pointer_bytes, size, head, tail_bytes, planning, allocs,
                      offline=offsets is not None)

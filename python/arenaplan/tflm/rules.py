@@ -5,12 +5,25 @@ interpreter with its reference kernels, a 64-bit host build, the recording alloc
 The 64-bit figures are that build's; the 32-bit (Cortex-M) figures and the CMSIS-NN
 scratch rules are predictions from the same rules with 4-byte pointers and from
 CMSIS-NN's ``*_get_buffer_size`` functions, not measurements.
+
+Where each figure comes from: structure sizes are the sizeof of TFLM's structs on the
+build (common.h, micro_allocator.h, micro_allocation_info.h, greedy_memory_planner.h,
+micro_resource_variable.h); options sizes are the TfLite*Params structs
+flatbuffer_conversions allocates; OpData sizes are what each kernel's Init asks
+AllocatePersistentBuffer for (read off the recording allocator's "requested" bytes of a
+one-op model, since the package's structs are not all the ones its headers show); which
+temporary tensors a kernel's Prepare holds at once is read from its Prepare. Two figures
+are measured, not read: ``Sizes.fixed`` and ``Sizes.resource_variables_extra``.
 """
 from __future__ import annotations
 
 from typing import Dict, List, Tuple
 
-from ..model.model import Model, Operator
+import numpy as np
+
+from dataclasses import dataclass
+
+from ..model.model import PER_OUTPUT_OPS, Model, Operator
 
 __all__ = ["TFLM_VERSION", "ALIGNMENT", "KERNELS", "POINTER_BYTES", "Sizes", "sizes_for",
            "SUPPORTED_OPS", "kernel_scratch", "kernel_persistent", "lifetimes"]
@@ -22,16 +35,87 @@ ALIGNMENT = 16
 KERNELS = ("reference", "cmsis-nn")
 POINTER_BYTES = (4, 8)
 
-# Bytes of TFLM's parsed builtin options for each op (the TfLite*Params structs that
-# the flatbuffer parser allocates in the tail; all-int structs, the same on both sizes).
-_OPTIONS = {"FULLY_CONNECTED": 32, "CONV_2D": 28, "DEPTHWISE_CONV_2D": 28, "ADD": 8,
-            "AVERAGE_POOL_2D": 40, "MAX_POOL_2D": 40, "RESHAPE": 36, "SOFTMAX": 12, "SVDF": 12,
-            "QUANTIZE": 0, "DEQUANTIZE": 0, "UNIDIRECTIONAL_SEQUENCE_LSTM": 16, "RELU": 0,
-            "LOGISTIC": 0, "MUL": 8}
+# TFLM's parsed builtin options: (sizeof, alignof) of the TfLite*Params struct each op's
+# parser allocates in the tail (flatbuffer_conversions.cc through MicroBuiltinDataAllocator:
+# AllocatePersistentBuffer(sizeof(T), alignof(T))), from builtin_op_data.h; ops whose parser
+# allocates nothing (RELU, PAD, TRANSPOSE, QUANTIZE, ...) are absent. All-int structs: the
+# same on 32- and 64-bit targets. FULLY_CONNECTED's and TRANSPOSE_CONV's are the pinned
+# package's (its params carry fields past the ones listed in builtin_op_data.h).
+_OPTIONS = {"FULLY_CONNECTED": (32, 4), "CONV_2D": (28, 4), "DEPTHWISE_CONV_2D": (28, 4), "ADD": (8, 4),
+            "SUB": (8, 4), "AVERAGE_POOL_2D": (40, 4), "MAX_POOL_2D": (40, 4), "RESHAPE": (36, 4),
+            "SOFTMAX": (4, 4), "SVDF": (16, 4), "UNIDIRECTIONAL_SEQUENCE_LSTM": (16, 4), "MUL": (4, 4),
+            "CONCATENATION": (8, 4), "STRIDED_SLICE": (24, 4), "SQUEEZE": (36, 4), "TRANSPOSE_CONV": (20, 4),
+            "LEAKY_RELU": (4, 4), "MEAN": (1, 1), "SPLIT": (4, 4), "SPLIT_V": (4, 4), "CALL_ONCE": (4, 4)}
+# TfLiteVarHandleParams: two string pointers
+_POINTER_OPTIONS = {"VAR_HANDLE": 2}
+#: Ops without options (their parser allocates nothing).
+_NO_OPTIONS = ("QUANTIZE", "DEQUANTIZE", "RELU", "LOGISTIC", "TANH", "HARD_SWISH", "PAD", "PADV2", "TRANSPOSE",
+               "EXPAND_DIMS", "READ_VARIABLE", "ASSIGN_VARIABLE")
 #: Ops (TFLite builtin names) whose TFLM kernels these rules describe.
-SUPPORTED_OPS = tuple(sorted(_OPTIONS))
+SUPPORTED_OPS = tuple(sorted(set(_OPTIONS) | set(_NO_OPTIONS) | set(_POINTER_OPTIONS)))
+#: Builtin ops the pinned package registers a kernel for (its op resolver's Register_*
+#: functions, less the Signal library's and other custom ops). A builtin op not listed has
+#: no TFLM kernel: TFLM refuses the model at any arena size.
+TFLM_KERNELS = frozenset("""
+ABS ADD ADD_N ARG_MAX ARG_MIN ASSIGN_VARIABLE AVERAGE_POOL_2D BATCH_MATMUL BATCH_TO_SPACE_ND BROADCAST_ARGS
+BROADCAST_TO CALL_ONCE CAST CEIL CONCATENATION CONV_2D COS CUMSUM DEPTHWISE_CONV_2D DEPTH_TO_SPACE DEQUANTIZE DIV
+ELU EMBEDDING_LOOKUP EQUAL EXP EXPAND_DIMS FILL FLOOR FLOOR_DIV FLOOR_MOD FULLY_CONNECTED GATHER GATHER_ND GREATER
+GREATER_EQUAL HARD_SWISH IF L2_NORMALIZATION L2_POOL_2D LEAKY_RELU LESS LESS_EQUAL LOG LOGICAL_AND LOGICAL_NOT
+LOGICAL_OR LOGISTIC LOG_SOFTMAX MAXIMUM MAX_POOL_2D MEAN MINIMUM MIRROR_PAD MUL NEG NOT_EQUAL PACK PAD PADV2 PRELU
+QUANTIZE READ_VARIABLE REDUCE_ALL REDUCE_MAX REDUCE_MIN RELU RELU6 RESHAPE RESIZE_BILINEAR RESIZE_NEAREST_NEIGHBOR
+REVERSE_V2 ROUND RSQRT SELECT_V2 SHAPE SIN SLICE SOFTMAX SPACE_TO_BATCH_ND SPACE_TO_DEPTH SPLIT SPLIT_V SQRT SQUARE
+SQUARED_DIFFERENCE SQUEEZE STRIDED_SLICE SUB SUM SVDF TANH TRANSPOSE TRANSPOSE_CONV UNIDIRECTIONAL_SEQUENCE_LSTM
+UNPACK VAR_HANDLE WHILE ZEROS_LIKE""".split())
+# Activation types TFLM's kernels accept, per op, where narrower than SUPPORTED_TYPES
+# (reference kernels of the pinned version; "16x8" ops take int16 activations with int8
+# weights and int64 biases).
+_OP_TYPES = {"STRIDED_SLICE": ("int8", "int16", "int32", "float32", "bool"),
+             "MEAN": ("int8", "int16", "int32", "float32"),
+             "TRANSPOSE_CONV": ("int8", "int16", "float32"),
+             "HARD_SWISH": ("int8", "float32"), "LEAKY_RELU": ("int8", "int16", "float32"),
+             "TANH": ("int8", "int16", "float32"), "RELU": ("int8", "int16", "float32")}
 # Types TFLM's kernels accept for these ops' activations.
-SUPPORTED_TYPES = ("int8", "int16", "int32", "float32")
+SUPPORTED_TYPES = ("int8", "int16", "int32", "int64", "float32", "bool", "resource")
+
+
+#: kMaxScratchBuffersPerOp: the head keeps room for this many more scratch requests while
+#: each op prepares (micro_allocator.cc).
+MAX_SCRATCH_PER_OP = 12
+
+
+def op_types(op_type: str) -> Tuple[str, ...]:
+    """Tensor types TFLM's kernel for ``op_type`` accepts (inputs, outputs, weights)."""
+    return _OP_TYPES.get(op_type, SUPPORTED_TYPES)
+
+
+def prepare_temp_tensors(op) -> Tuple[int, ...]:
+    """The tensors whose temporary TfLiteTensors are live at once at the peak of the op's
+    Prepare (kernels' AllocateTempInputTensor / AllocateTempOutputTensor calls)."""
+    ins = tuple(op.inputs)
+    outs = tuple(op.outputs)
+    if op.type in ("CONV_2D", "DEPTHWISE_CONV_2D"):
+        # ConvPrepare / DepthwiseConvPrepare hold output, input and filter while
+        # CalculateOpData* takes input, filter, bias and output again
+        return (outs[0], ins[0], ins[1]) + ins[:3] + outs[:1]
+    if op.type == "TRANSPOSE_CONV":
+        # inputs: output shape, filter, input, bias; Prepare holds output, input and filter
+        # while CalculateOpData takes input, filter, bias and output again
+        return (outs[0], ins[2], ins[1]) + (ins[2], ins[1]) + ins[3:4] + outs[:1]
+    if op.type == "MEAN":
+        # PrepareMeanOrSum and PrepareSimple fetch their tensors through GetInput /
+        # GetOutput, whose temporaries live until the op's Prepare ends
+        return (ins[0], outs[0], ins[0], ins[1], outs[0], ins[1])
+    if op.type in ("SPLIT", "SPLIT_V"):
+        return ins
+    if op.type == "RESHAPE":
+        return ins[:1] + outs
+    if op.type in ("VAR_HANDLE", "CALL_ONCE"):
+        return ()
+    if op.type == "ASSIGN_VARIABLE":
+        return ins[1:2]
+    if op.type in ("CONCATENATION", "TANH"):
+        return ins + outs + ins[:1]
+    return ins + outs
 
 
 class Sizes:
@@ -42,58 +126,88 @@ class Sizes:
         self.pointer_bytes = p
         self.eval_tensor = 3 * p                    # TfLiteEvalTensor: data, dims, type
         self.node_and_registration = 8 * p          # TfLiteNode (7 words) + registration pointer
-        self.tflite_tensor = 64 if p == 8 else 40   # persistent TfLiteTensor of an input/output
-        self.affine_quantization = 3 * p            # TfLiteAffineQuantization
+        self.tflite_tensor = 64 if p == 8 else 40   # TfLiteTensor (TF_LITE_STATIC_MEMORY build)
+        self.affine_quantization = 3 * p            # TfLiteAffineQuantization: scale, zero_point, dim
         self.subgraph_allocations = 2 * p           # SubgraphAllocations: nodes, tensors
+        self.builtin_data_allocator = 2 * p         # MicroBuiltinDataAllocator: vtable, allocator
         self.allocation_info = 4 * p if p == 8 else 24   # AllocationInfo record while planning
         self.planner_per_buffer = 40                # GreedyMemoryPlanner::PerBufferSize()
-        self.scratch_request = 2 * p if p == 8 else 8    # ScratchBufferRequest: bytes, node
-        self.scratch_handle = 10 if p == 8 else 6   # handle + its bookkeeping per scratch buffer
-        # Allocator, planner and interpreter objects placed in the tail before the model
-        self.fixed = 464 if p == 8 else 256
-        # the planner's own working records beyond the per-buffer ones
-        self.planning_fixed = 176 if p == 8 else 96
+        self.scratch_request = p + 8                # ScratchBufferRequest: bytes, node, subgraph
+        self.scratch_handle = p                     # ScratchBufferHandle: one pointer
+        # The allocator, memory planner and their arena allocators that MicroAllocator::Create
+        # places in the tail before the model is read (measured on the 64-bit build: the
+        # tail of a one-op model with no options less everything else these rules count)
+        self.fixed = 448 if p == 8 else 240
+        # and the one pointer-sized object placed after the resource variables (when the
+        # interpreter is given them) and before the model is read (measured likewise)
+        self.fixed_after_variables = p
+        self.subgraph_offset = p                    # AllocationInfoBuilder: a size_t per subgraph
         # kernels' OpData structs (Init's AllocatePersistentBuffer), bytes per op type
         self.op_data = {"FULLY_CONNECTED": 72 if p == 8 else 56, "CONV_2D": 80 if p == 8 else 64,
                         "DEPTHWISE_CONV_2D": 80 if p == 8 else 64, "ADD": 60, "AVERAGE_POOL_2D": 32,
                         "MAX_POOL_2D": 32, "SOFTMAX": 80, "SVDF": 36, "QUANTIZE": 32,
-                        "UNIDIRECTIONAL_SEQUENCE_LSTM": 688 if p == 8 else 600, "MUL": 60,
-                        "LOGISTIC": 32, "DEQUANTIZE": 32}
-        # the interpreter's own kernel buffers, before any op's
-        self.base_buffers = [8, 8]
+                        "UNIDIRECTIONAL_SEQUENCE_LSTM": 688 if p == 8 else 600, "MUL": 44,
+                        "LOGISTIC": 16, "DEQUANTIZE": 32,
+                        "SUB": 52, "RELU": 28, "LEAKY_RELU": 24, "TANH": 16, "HARD_SWISH": 20,
+                        "PAD": 56, "PADV2": 56, "CONCATENATION": 80, "MEAN": 44, "STRIDED_SLICE": 84,
+                        "TRANSPOSE_CONV": 88 if p == 8 else 72,
+                        # call_once.cc OpData {init_subgraph_index, has_run}; var_handle.cc
+                        # OpData {resource_id}; assign_variable.cc's OpData {scratch_index}
+                        # (the package is built with USE_TFLM_COMPRESSION)
+                        "CALL_ONCE": 8, "VAR_HANDLE": 4, "ASSIGN_VARIABLE": 4}
+        # MicroResourceVariables (the array's pointer, two ints) and one
+        # MicroResourceVariable per variable (container, shared name, buffer, bytes,
+        # default value), which the interpreter's owner creates before the model is read
+        self.resource_variables = p + 8
+        self.resource_variable = 4 * p + (8 if p == 8 else 4)
+        # a pointer-sized buffer (16-byte aligned) after the node structs whenever the
+        # interpreter is given resource variables: not one of the recorded kinds, measured
+        # (the same for 2 to 5 variables and 2 or 3 subgraphs)
+        self.resource_variables_extra = p
+        # bytes of the TfLiteTensor*-array the interpreter keeps of its inputs and outputs
+        self.tensor_pointer = p
 
 
 def sizes_for(pointer_bytes: int) -> Sizes:
     return Sizes(pointer_bytes)
 
 
-def options_bytes(op: Operator) -> int:
-    return _OPTIONS.get(op.type, 0)
+def options_of(op, pointer_bytes: int = 8) -> Tuple[int, int]:
+    """(bytes, alignment) of the op's parsed builtin options, (0, 1) when none."""
+    if op.type in _POINTER_OPTIONS:
+        return _POINTER_OPTIONS[op.type] * pointer_bytes, pointer_bytes
+    return _OPTIONS.get(op.type, (0, 1))
 
 
-def _channels(model: Model, op: Operator) -> int:
+def options_bytes(op, pointer_bytes: int = 8) -> int:
+    return options_of(op, pointer_bytes)[0]
+
+
+def _channels(model: Model, op) -> int:
+    if op.type == "TRANSPOSE_CONV":
+        return int(model.tensors[op.inputs[1]].shape[0])
     return int(model.tensors[op.outputs[0]].shape[-1])
 
 
-def kernel_persistent(model: Model, op: Operator, sizes: Sizes) -> List[Tuple[str, int]]:
+def kernel_persistent(model: Model, op, sizes: Sizes) -> List[Tuple[str, int]]:
     """(what, bytes) of each persistent buffer the op's kernel allocates (Init, Prepare)."""
     out: List[Tuple[str, int]] = []
     if op.type in sizes.op_data:
         out.append(("op data", sizes.op_data[op.type]))
-    if op.type in ("CONV_2D", "DEPTHWISE_CONV_2D"):
+    if op.type in ("CONV_2D", "DEPTHWISE_CONV_2D", "TRANSPOSE_CONV"):
         c = _channels(model, op)
         out.append(("per-channel multipliers", 4 * c))
         out.append(("per-channel shifts", 4 * c))
     return out
 
 
-def _conv_geometry(model: Model, op: Operator):
+def _conv_geometry(model: Model, op):
     x = model.tensors[op.inputs[0]]
     w = model.tensors[op.inputs[1]]
     return x.shape, w.shape
 
 
-def kernel_scratch(model: Model, op: Operator, kernels: str) -> List[Tuple[str, int]]:
+def kernel_scratch(model: Model, op, kernels: str) -> List[Tuple[str, int]]:
     """(what, bytes) of each RequestScratchBufferInArena of the op's Prepare."""
     t = model.tensors
     if op.type == "SVDF":
@@ -107,6 +221,14 @@ def kernel_scratch(model: Model, op: Operator, kernels: str) -> List[Tuple[str, 
         batch = int(x.shape[1] if op.options.get("time_major", False) else x.shape[0])
         cells = int(y.shape[-1])
         return [(f"int16 gate buffer {k}", batch * cells * 2) for k in range(4)]
+    if op.type == "TRANSPOSE_CONV":
+        # transpose_conv.cc Prepare: one accumulator per output element, int32 for int8
+        # activations and int64 for 16x8 (under CMSIS-NN a prediction: its kernel's
+        # buffers are not described here, the reference's are assumed)
+        y = t[op.outputs[0]]
+        return [("accumulators", int(np.prod(y.shape)) * (8 if y.dtype == "int16" else 4))]
+    if op.type == "MEAN":
+        return _mean_scratch(model, op)
     if kernels != "cmsis-nn":
         return []
     # CMSIS-NN (DSP extension, Cortex-M4/M7/M33): arm_*_get_buffer_size
@@ -132,12 +254,53 @@ def kernel_scratch(model: Model, op: Operator, kernels: str) -> List[Tuple[str, 
     return []
 
 
+
+def _mean_scratch(model: Model, op) -> List[Tuple[str, int]]:
+    """reduce_common.cc PrepareMeanOrSum: an int8/int16 MEAN sums into an int32 per output
+    element, and resolves its axes and the input's dimensions into int buffers."""
+    x, a, y = (model.tensors[i] for i in (op.inputs[0], op.inputs[1], op.outputs[0]))
+    return [("int32 sums", 4 * int(np.prod(y.shape))), ("input dimensions", 4 * len(x.shape)),
+            ("resolved axes", 4 * int(np.prod(a.shape)))]
+
+
+@dataclass(frozen=True)
+class TflmOp:
+    """One op as TFLM's graph holds it (arenaplan keeps a SPLIT as one op per output)."""
+
+    index: int
+    type: str
+    inputs: Tuple[int, ...]
+    outputs: Tuple[int, ...]
+    options: dict
+    is_custom: bool = False
+    custom_code: str = None
+
+
+def tflm_ops(model: Model) -> List[TflmOp]:
+    """The model's ops as the file (and TFLM) holds them, in order."""
+    if hasattr(model, "subgraph_ops"):      # a FileGraph: already TFLM's ops
+        return list(model.ops)
+    out: List[TflmOp] = []
+    for op in model.operators:
+        src = op.options.get("source_op") if op.type in PER_OUTPUT_OPS else None
+        if src is not None and out and out[-1].index == src and out[-1].type == op.type:
+            prev = out[-1]
+            out[-1] = TflmOp(prev.index, prev.type, prev.inputs, prev.outputs + tuple(op.outputs), prev.options)
+            continue
+        out.append(TflmOp(len(out), op.type, tuple(op.inputs), tuple(op.outputs), dict(op.options),
+                          op.is_custom, op.custom_code))
+    return out
+
+
 def lifetimes(model: Model) -> Tuple[Dict[int, int], Dict[int, int]]:
     """TFLM's first-created / last-used op of every tensor (micro_allocation_info.cc)."""
-    n = len(model.operators)
+    if hasattr(model, "subgraph_ops"):      # a FileGraph: its scopes are marked already
+        return model.first, model.last
+    ops = tflm_ops(model)
+    n = len(ops)
     first: Dict[int, int] = {i: 0 for i in model.inputs}
     last: Dict[int, int] = {}
-    for k, op in enumerate(model.operators):
+    for k, op in enumerate(ops):
         for i in op.inputs:
             if i >= 0:
                 last[i] = k
