@@ -162,14 +162,67 @@ def one_op_model(name: str) -> bytes:
         from test_transpose_conv import tconv_model
         return tconv_model(np.random.default_rng(21), (1, 4, 4, 3), 4, (3, 3), (2, 2), "SAME",
                            int16=name.endswith("16X8"))
+    if name in ("RELU6", "RELU_N1_TO_1"):
+        from test_relu6 import relu_x_model
+        return relu_x_model(name, 0.05, -7, 0.04, 3, (3, 100))
+    if name == "SLICE":
+        from test_slice import slice_model
+        return slice_model((2, 3, 4, 5, 6), [1, 2, 0, 4, 1], [1, 1, 4, -1, 3])
+    if name == "PACK":
+        from test_pack import pack_model
+        return pack_model((3, 5), 3, -2)
+    if name == "UNPACK":
+        from test_pack import unpack_model
+        return unpack_model((2, 3, 4, 5), -2)
+    if name in ("MAXIMUM", "MINIMUM"):
+        from test_maximum_minimum import minmax_model
+        return minmax_model(name, (3, 1, 8), (1, 5, 1), qs=((0.05, 3), (0.1, -128), (0.2, 127)))
+    if name == "ABS":
+        from test_abs import abs_model
+        return abs_model(0.05, -7, 0.04, 3, (3, 100))
+    if name in ("DEPTH_TO_SPACE", "SPACE_TO_DEPTH"):
+        from test_depth_space import depth_space_model
+        return depth_space_model(name, (2, 3, 2, 18) if name == "DEPTH_TO_SPACE" else (2, 6, 3, 2), 3)
+    if name in ("RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR"):
+        from test_resize import resize_model
+        return resize_model(name, (2, 3, 5, 2), (7, 4), half=True)
+    if name == "BATCH_TO_SPACE_ND":
+        from test_batch_space import batch_space_model
+        return batch_space_model(name, (12, 3, 2, 2), [3, 2], [[2, 1], [0, 3]])
+    if name == "SPACE_TO_BATCH_ND":
+        from test_batch_space import batch_space_model
+        return batch_space_model(name, (2, 4, 1, 2), [3, 2], [[2, 0], [1, 2]], q=(0.04, 127))
+    if name == "MIRROR_PAD":
+        from test_mirror_pad import mirror_pad_model
+        return mirror_pad_model((2, 3, 5), [[1, 1], [2, 0], [0, 4]], 0)
+    if name == "PRELU":
+        from test_prelu import prelu_model
+        return prelu_model((1, 4, 4, 8), (1, 1, 8), (0.05, -3), (0.01, 3), (0.04, 5))
+    if name == "SQUARED_DIFFERENCE":
+        from test_squared_difference import sqdiff_model
+        return sqdiff_model((3, 1, 8), (1, 5, 1))
+    if name in ("REDUCE_MAX", "REDUCE_MIN"):
+        from test_reduce_max_min import reduce_model
+        return reduce_model(name, (2, 3, 4, 5), [0, -2], True)
+    if name == "SUM":
+        from test_sum import sum_model
+        return sum_model((2, 3, 4, 5), [0, -2], True)
+    if name == "BROADCAST_TO":
+        from test_broadcast_to import broadcast_to_model
+        return broadcast_to_model((4, 1, 1), (2, 4, 3, 5))
     raise KeyError(name)
 
 
 ONE_OP_MODELS = ["STRIDED_SLICE", "LEAKY_RELU", "SUB", "TRANSPOSE", "SPLIT", "SPLIT_V", "LOGISTIC", "TANH",
                  "HARD_SWISH", "TRANSPOSE_CONV", "TRANSPOSE_CONV_16X8", "STRIDED_SLICE_16X8", "TRANSPOSE_16X8",
-                 "SPLIT_16X8", "SPLIT_V_16X8", "LEAKY_RELU_16X8"]
+                 "SPLIT_16X8", "SPLIT_V_16X8", "LEAKY_RELU_16X8",
+                 "RELU6", "RELU_N1_TO_1", "SLICE", "PACK", "UNPACK", "MAXIMUM", "MINIMUM", "ABS",
+                 "DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR",
+                 "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND", "MIRROR_PAD", "PRELU", "SQUARED_DIFFERENCE",
+                 "REDUCE_MAX", "REDUCE_MIN", "SUM", "BROADCAST_TO"]
 #: Ops whose kernels differ by the rounding rule: each rule's variants are built.
-ONE_OP_REFERENCES = {"LOGISTIC": ("litert", "tflm"), "TANH": ("litert", "tflm")}
+ONE_OP_REFERENCES = {"LOGISTIC": ("litert", "tflm"), "TANH": ("litert", "tflm"), "RELU6": ("litert", "tflm"),
+                     "PRELU": ("litert", "tflm"), "SUM": ("tflm",)}
 
 
 @pytest.mark.parametrize("op", ONE_OP_MODELS)

@@ -1,5 +1,7 @@
-/* ADD and MUL int8 with 4-D broadcasting (portable C; AVX2 rows dispatched). */
+/* ADD and MUL int8 with 4-D broadcasting (portable C; AVX2 rows dispatched), and the other broadcasting
+   int8 ops: MAXIMUM, MINIMUM, PRELU, SQUARED_DIFFERENCE, BROADCAST_TO. */
 #include "arenaplan/elementwise.h"
+#include "arenaplan/ops.h"
 
 #include <string.h>
 
@@ -420,4 +422,296 @@ ap_status ap_mul_s8_run(const ap_mul_params *params, const ap_variant *variant, 
     }
     return ew_run(params->input1_shape, params->input2_shape, params->output_shape, variant, input1, input2,
                   output, scratch, scratch_count, "mul", mul_row_for(variant), params, error_out);
+}
+
+/* ---- MAXIMUM and MINIMUM (arenaplan/ops.h): the raw values compared, no requantisation ---- */
+static void max_row(const void *ctx, const int8_t *a, int sa, const int8_t *b, int sb, int8_t *out, size_t n)
+{
+    (void)ctx;
+    for (size_t i = 0; i < n; ++i) {   /* reads a and b at i before writing out[i]: in place is safe */
+        const int8_t x = a[i * (size_t)sa], y = b[i * (size_t)sb];
+        out[i] = x > y ? x : y;
+    }
+}
+
+static void min_row(const void *ctx, const int8_t *a, int sa, const int8_t *b, int sb, int8_t *out, size_t n)
+{
+    (void)ctx;
+    for (size_t i = 0; i < n; ++i) {
+        const int8_t x = a[i * (size_t)sa], y = b[i * (size_t)sb];
+        out[i] = x < y ? x : y;
+    }
+}
+
+static ap_status minmax_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                 uint32_t *count_out, const char *op, ap_error *error)
+{
+    const ap_minmax_params *p = params;
+    if (p == NULL) {
+        return AP_OPS_INVALID(error, "%s: params must not be NULL", op);
+    }
+    ap_status st = ew_check_shapes(p->input1_shape, p->input2_shape, p->output_shape, op, error);
+    return st != AP_OK ? st : ew_variants(p->input1_shape, p->input2_shape, p->output_shape, isa, variants_out,
+                                          capacity, count_out, op, error);
+}
+
+static ap_status minmax_run(const ap_op_call *call, ap_isa isa, const char *op, ew_row_fn row, ap_error *error)
+{
+    /* one code for every ISA: a compare a byte */
+    if (call == NULL || call->params == NULL) {
+        return AP_OPS_INVALID(error, "%s: call and params must not be NULL", op);
+    }
+    const ap_minmax_params *p = call->params;
+    ap_status st = ew_check_shapes(p->input1_shape, p->input2_shape, p->output_shape, op, error);
+    if (st == AP_OK) {
+        st = ap_ops_check_variant_ptr(call->variant, op, error);
+    }
+    if (st == AP_OK && call->variant->isa != (int32_t)isa) {
+        st = AP_OPS_INVALID(error, "%s: variant '%s' is a %s variant; asked to run it as %s", op,
+                            call->variant->name, ap_isa_name(call->variant->isa), ap_isa_name(isa));
+    }
+    if (st != AP_OK) {
+        return st;
+    }
+    if (call->input_count != 2 || call->inputs == NULL) {
+        return AP_OPS_INVALID(error, "%s: two inputs expected, got %u", op, (unsigned)call->input_count);
+    }
+    return ew_run(p->input1_shape, p->input2_shape, p->output_shape, call->variant, call->inputs[0], call->inputs[1],
+                  call->output, call->scratch, call->scratch_count, op, row, NULL, error);
+}
+
+ap_status ap_maximum_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                 uint32_t *count_out, ap_error *error_out)
+{
+    return minmax_variants(params, isa, variants_out, capacity, count_out, "maximum", error_out);
+}
+
+ap_status ap_maximum_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return minmax_run(call, isa, "maximum", max_row, error_out);
+}
+
+ap_status ap_minimum_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                 uint32_t *count_out, ap_error *error_out)
+{
+    return minmax_variants(params, isa, variants_out, capacity, count_out, "minimum", error_out);
+}
+
+ap_status ap_minimum_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return minmax_run(call, isa, "minimum", min_row, error_out);
+}
+
+/* ---- PRELU and SQUARED_DIFFERENCE (arenaplan/ops.h): ADD's broadcast walk, their own rows ---- */
+/* The call checks every uniform-signature row here shares: params, the variant of this ISA,
+   two inputs. */
+static ap_status ew_check_call(const ap_op_call *call, ap_isa isa, const char *op, ap_error *error)
+{
+    ap_status st = ap_ops_check_variant_ptr(call->variant, op, error);
+    if (st == AP_OK && call->variant->isa != (int32_t)isa) {
+        st = AP_OPS_INVALID(error, "%s: variant '%s' is a %s variant; asked to run it as %s", op,
+                            call->variant->name, ap_isa_name(call->variant->isa), ap_isa_name(isa));
+    }
+    if (st == AP_OK && (call->input_count != 2 || call->inputs == NULL)) {
+        st = AP_OPS_INVALID(error, "%s: two inputs expected, got %u", op, (unsigned)call->input_count);
+    }
+    return st;
+}
+
+static int ew_shift_ok(int32_t multiplier, int32_t shift, int32_t max_shift)
+{
+    return multiplier >= 0 && shift >= -31 && shift <= max_shift;
+}
+
+static ap_status prelu_check(const ap_prelu_params *p, ap_error *error)
+{
+    if (p == NULL) {
+        return AP_OPS_INVALID(error, "prelu: params must not be NULL");
+    }
+    ap_status st = ew_check_shapes(p->input_shape, p->alpha_shape, p->output_shape, "prelu", error);
+    if (st != AP_OK) {
+        return st;
+    }
+    if (!ew_same_shape(p->input_shape, p->output_shape)) {
+        return AP_OPS_INVALID(error, "prelu: the output must have the input's shape (alpha broadcasts into it)");
+    }
+    if (!ap_ops_input_offset_ok(p->input_offset) || !ap_ops_input_offset_ok(p->alpha_offset) ||
+        !ap_ops_int8_range(p->output_offset)) {
+        return AP_OPS_INVALID(error, "prelu: offsets %d, %d and %d out of range", (int)p->input_offset,
+                              (int)p->alpha_offset, (int)p->output_offset);
+    }
+    if (!ew_shift_ok(p->multiplier_1, p->shift_1, 30) || !ew_shift_ok(p->multiplier_2, p->shift_2, 30)) {
+        return AP_OPS_INVALID(error, "prelu: multipliers %d, %d must be >= 0 and shifts %d, %d in [-31, 30]",
+                              (int)p->multiplier_1, (int)p->multiplier_2, (int)p->shift_1, (int)p->shift_2);
+    }
+    return AP_OK;
+}
+
+static void prelu_row(const void *ctx, const int8_t *a, int sa, const int8_t *b, int sb, int8_t *out, size_t n)
+{
+    const ap_prelu_params *p = (const ap_prelu_params *)ctx;
+    for (size_t i = 0; i < n; ++i) {
+        const int32_t v = p->input_offset + a[i * (size_t)sa];
+        const int32_t scaled = v >= 0 ? ap_fp_multiply_by_quantized_multiplier(v, p->multiplier_1, p->shift_1)
+                                      : ap_fp_multiply_by_quantized_multiplier(
+                                            v * (p->alpha_offset + b[i * (size_t)sb]), p->multiplier_2, p->shift_2);
+        out[i] = (int8_t)ap_ops_clamp(p->output_offset + scaled, -128, 127);
+    }
+}
+
+ap_status ap_prelu_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                               uint32_t *count_out, ap_error *error_out)
+{
+    const ap_prelu_params *p = params;
+    ap_status st = prelu_check(p, error_out);
+    return st != AP_OK ? st : ew_variants(p->input_shape, p->alpha_shape, p->output_shape, isa, variants_out,
+                                          capacity, count_out, "prelu", error_out);
+}
+
+ap_status ap_prelu_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    if (call == NULL) {
+        return AP_OPS_INVALID(error_out, "prelu: call must not be NULL");
+    }
+    const ap_prelu_params *p = call->params;
+    ap_status st = prelu_check(p, error_out);
+    if (st == AP_OK) {
+        st = ew_check_call(call, isa, "prelu", error_out);
+    }
+    return st != AP_OK ? st : ew_run(p->input_shape, p->alpha_shape, p->output_shape, call->variant, call->inputs[0],
+                                     call->inputs[1], call->output, call->scratch, call->scratch_count, "prelu",
+                                     prelu_row, p, error_out);
+}
+
+#define SQDIFF_OP "squared_difference"
+
+static ap_status sqdiff_check(const ap_squared_difference_params *p, ap_error *error)
+{
+    if (p == NULL) {
+        return AP_OPS_INVALID(error, SQDIFF_OP ": params must not be NULL");
+    }
+    ap_status st = ew_check_shapes(p->input1_shape, p->input2_shape, p->output_shape, SQDIFF_OP, error);
+    if (st != AP_OK) {
+        return st;
+    }
+    if (!ap_ops_input_offset_ok(p->input1_offset) || !ap_ops_input_offset_ok(p->input2_offset) ||
+        !ap_ops_int8_range(p->output_offset)) {
+        return AP_OPS_INVALID(error, SQDIFF_OP ": offsets %d, %d and %d out of range", (int)p->input1_offset,
+                              (int)p->input2_offset, (int)p->output_offset);
+    }
+    /* shifts <= 0 (TFLite's SmallerThanOneExp): the scaled inputs stay below 2^15 in magnitude,
+       so their difference squared fits int32 */
+    if (!ew_shift_ok(p->input1_multiplier, p->input1_shift, 0) || !ew_shift_ok(p->input2_multiplier, p->input2_shift, 0)
+        || !ew_shift_ok(p->output_multiplier, p->output_shift, 0)) {
+        return AP_OPS_INVALID(error, SQDIFF_OP ": multipliers must be >= 0 and shifts in [-31, 0]");
+    }
+    return AP_OK;
+}
+
+static inline int8_t sqdiff1(const ap_squared_difference_params *p, int32_t x1, int32_t x2)
+{
+    const int32_t a = ap_fp_multiply_by_quantized_multiplier((x1 + p->input1_offset) * (1 << 7), p->input1_multiplier,
+                                                             p->input1_shift);
+    const int32_t b = ap_fp_multiply_by_quantized_multiplier((x2 + p->input2_offset) * (1 << 7), p->input2_multiplier,
+                                                             p->input2_shift);
+    const int32_t d = a - b;
+    /* below 2^30 for TFLite's multipliers (each input rescaled by at most 1/2); wrapped, not
+       overflowed, for any other params the check lets through */
+    const int32_t square = (int32_t)((uint32_t)d * (uint32_t)d);
+    const int32_t raw = ap_fp_multiply_by_quantized_multiplier(square, p->output_multiplier, p->output_shift) +
+                        p->output_offset;
+    return (int8_t)ap_ops_clamp(raw, -128, 127);
+}
+
+static void sqdiff_row(const void *ctx, const int8_t *a, int sa, const int8_t *b, int sb, int8_t *out, size_t n)
+{
+    const ap_squared_difference_params *p = (const ap_squared_difference_params *)ctx;
+    for (size_t i = 0; i < n; ++i) {
+        out[i] = sqdiff1(p, a[i * (size_t)sa], b[i * (size_t)sb]);
+    }
+}
+
+ap_status ap_squared_difference_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                            uint32_t capacity, uint32_t *count_out, ap_error *error_out)
+{
+    const ap_squared_difference_params *p = params;
+    ap_status st = sqdiff_check(p, error_out);
+    return st != AP_OK ? st : ew_variants(p->input1_shape, p->input2_shape, p->output_shape, isa, variants_out,
+                                          capacity, count_out, SQDIFF_OP, error_out);
+}
+
+ap_status ap_squared_difference_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    if (call == NULL) {
+        return AP_OPS_INVALID(error_out, SQDIFF_OP ": call must not be NULL");
+    }
+    const ap_squared_difference_params *p = call->params;
+    ap_status st = sqdiff_check(p, error_out);
+    if (st == AP_OK) {
+        st = ew_check_call(call, isa, SQDIFF_OP, error_out);
+    }
+    return st != AP_OK ? st : ew_run(p->input1_shape, p->input2_shape, p->output_shape, call->variant,
+                                     call->inputs[0], call->inputs[1], call->output, call->scratch,
+                                     call->scratch_count, SQDIFF_OP, sqdiff_row, p, error_out);
+}
+
+/* ---- BROADCAST_TO (arenaplan/ops.h): the walk with the input as both operands, copied ---- */
+static void copy_row(const void *ctx, const int8_t *a, int sa, const int8_t *b, int sb, int8_t *out, size_t n)
+{
+    (void)ctx, (void)b, (void)sb;
+    for (size_t i = 0; i < n; ++i) {
+        out[i] = a[i * (size_t)sa];
+    }
+}
+
+/* Every axis 1 or the output's (the walk's two operands are the input: ew_check_shapes would ask
+   the output to be no larger). */
+static ap_status broadcast_to_check(const ap_broadcast_to_params *p, ap_error *error)
+{
+    if (p == NULL) {
+        return AP_OPS_INVALID(error, "broadcast_to: params must not be NULL");
+    }
+    for (int d = 0; d < 4; ++d) {
+        if (p->input_shape[d] < 1 || p->output_shape[d] < 1 ||
+            (p->input_shape[d] != 1 && p->input_shape[d] != p->output_shape[d])) {
+            return AP_OPS_INVALID(error, "broadcast_to: dimension %d does not broadcast (%d -> %d)", d,
+                                  (int)p->input_shape[d], (int)p->output_shape[d]);
+        }
+    }
+    size_t n;
+    if (!ap_ops_product(p->input_shape, 4, &n) || !ap_ops_product(p->output_shape, 4, &n)) {
+        return AP_OPS_OVERFLOW(error, "broadcast_to: a tensor size overflows");
+    }
+    return AP_OK;
+}
+
+ap_status ap_broadcast_to_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                      uint32_t *count_out, ap_error *error_out)
+{
+    const ap_broadcast_to_params *p = params;
+    ap_status st = broadcast_to_check(p, error_out);
+    return st != AP_OK ? st : ew_variants(p->input_shape, p->input_shape, p->output_shape, isa, variants_out,
+                                          capacity, count_out, "broadcast_to", error_out);
+}
+
+ap_status ap_broadcast_to_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    if (call == NULL) {
+        return AP_OPS_INVALID(error_out, "broadcast_to: call must not be NULL");
+    }
+    const ap_broadcast_to_params *p = call->params;
+    ap_status st = broadcast_to_check(p, error_out);
+    if (st == AP_OK) {
+        st = ap_ops_check_variant_ptr(call->variant, "broadcast_to", error_out);
+    }
+    if (st == AP_OK && call->variant->isa != (int32_t)isa) {
+        st = AP_OPS_INVALID(error_out, "broadcast_to: variant '%s' is a %s variant; asked to run it as %s",
+                            call->variant->name, ap_isa_name(call->variant->isa), ap_isa_name(isa));
+    }
+    if (st == AP_OK && (call->input_count != 1 || call->inputs == NULL)) {
+        st = AP_OPS_INVALID(error_out, "broadcast_to: one input expected, got %u", (unsigned)call->input_count);
+    }
+    return st != AP_OK ? st : ew_run(p->input_shape, p->input_shape, p->output_shape, call->variant, call->inputs[0],
+                                     call->inputs[0], call->output, call->scratch, call->scratch_count,
+                                     "broadcast_to", copy_row, NULL, error_out);
 }

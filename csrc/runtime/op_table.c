@@ -224,6 +224,81 @@ static const ap_param_field ap_transpose_conv_fields[] = {
     AP_REQUANT(ap_transpose_conv_params, "output_c"), AP_I32(ap_transpose_conv_params, accumulator_bits),
 };
 
+static const ap_param_field ap_minmax_fields[] = {
+    AP_FIELD(ap_minmax_params, input1_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_minmax_params, input2_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_minmax_params, output_shape, AP_FIELD_INT32, 4),
+};
+
+static const ap_param_field ap_abs_fields[] = {
+    AP_FIELD(ap_abs_params, count, AP_FIELD_SIZE, 1), AP_I32(ap_abs_params, input_zero_point),
+    AP_I32(ap_abs_params, output_zero_point), AP_I32(ap_abs_params, rescale), AP_I32(ap_abs_params, multiplier),
+    AP_I32(ap_abs_params, shift),
+};
+
+#define AP_RESIZE_GEOMETRY(T) \
+    AP_I32(T, batches), AP_I32(T, input_h), AP_I32(T, input_w), AP_I32(T, channels), AP_I32(T, output_h), \
+    AP_I32(T, output_w)
+
+static const ap_param_field ap_resize_nearest_fields[] = {
+    AP_RESIZE_GEOMETRY(ap_resize_nearest_params),
+    AP_ARRAY(ap_resize_nearest_params, y_index, AP_FIELD_INT32_ARRAY, "output_h", NULL, 0),
+    AP_ARRAY(ap_resize_nearest_params, x_index, AP_FIELD_INT32_ARRAY, "output_w", NULL, 0),
+};
+
+static const ap_param_field ap_resize_bilinear_fields[] = {
+    AP_RESIZE_GEOMETRY(ap_resize_bilinear_params), AP_I32(ap_resize_bilinear_params, height_scale_10),
+    AP_I32(ap_resize_bilinear_params, width_scale_10), AP_I32(ap_resize_bilinear_params, half_pixel_centers),
+};
+
+static const ap_param_field ap_batch_space_fields[] = {
+    AP_FIELD(ap_batch_space_params, input_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_batch_space_params, output_shape, AP_FIELD_INT32, 4), AP_I32(ap_batch_space_params, block_h),
+    AP_I32(ap_batch_space_params, block_w), AP_I32(ap_batch_space_params, pad_top),
+    AP_I32(ap_batch_space_params, pad_left), AP_I32(ap_batch_space_params, pad_value),
+};
+
+static const ap_param_field ap_mirror_pad_fields[] = {
+    AP_FIELD(ap_mirror_pad_params, input_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_mirror_pad_params, pad_before, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_mirror_pad_params, pad_after, AP_FIELD_INT32, 4), AP_I32(ap_mirror_pad_params, offset),
+};
+
+static const ap_param_field ap_prelu_fields[] = {
+    AP_FIELD(ap_prelu_params, input_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_prelu_params, alpha_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_prelu_params, output_shape, AP_FIELD_INT32, 4), AP_I32(ap_prelu_params, input_offset),
+    AP_I32(ap_prelu_params, alpha_offset), AP_I32(ap_prelu_params, output_offset),
+    AP_I32(ap_prelu_params, multiplier_1), AP_I32(ap_prelu_params, shift_1), AP_I32(ap_prelu_params, multiplier_2),
+    AP_I32(ap_prelu_params, shift_2),
+};
+
+static const ap_param_field ap_squared_difference_fields[] = {
+    AP_FIELD(ap_squared_difference_params, input1_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_squared_difference_params, input2_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_squared_difference_params, output_shape, AP_FIELD_INT32, 4),
+    AP_I32(ap_squared_difference_params, input1_offset), AP_I32(ap_squared_difference_params, input2_offset),
+    AP_I32(ap_squared_difference_params, output_offset), AP_I32(ap_squared_difference_params, input1_multiplier),
+    AP_I32(ap_squared_difference_params, input1_shift), AP_I32(ap_squared_difference_params, input2_multiplier),
+    AP_I32(ap_squared_difference_params, input2_shift), AP_I32(ap_squared_difference_params, output_multiplier),
+    AP_I32(ap_squared_difference_params, output_shift),
+};
+
+static const ap_param_field ap_reduce_fields[] = {
+    AP_FIELD(ap_reduce_params, input_shape, AP_FIELD_INT32, 4), AP_FIELD(ap_reduce_params, reduce, AP_FIELD_INT32, 4),
+};
+
+static const ap_param_field ap_sum_fields[] = {
+    AP_FIELD(ap_sum_params, input_shape, AP_FIELD_INT32, 4), AP_FIELD(ap_sum_params, reduce, AP_FIELD_INT32, 4),
+    AP_I32(ap_sum_params, input_zero_point), AP_I32(ap_sum_params, output_zero_point),
+    AP_I32(ap_sum_params, multiplier), AP_I32(ap_sum_params, shift),
+};
+
+static const ap_param_field ap_broadcast_to_fields[] = {
+    AP_FIELD(ap_broadcast_to_params, input_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_broadcast_to_params, output_shape, AP_FIELD_INT32, 4),
+};
+
 /* The 16x8 weighted ops' params: the int8 ops' window or shape fields, requant and the
    accumulator width. */
 static const ap_param_field ap_conv2d_s16_fields[] = {
@@ -664,6 +739,36 @@ static const ap_op_def ap_op_table[] = {
      0, AP_PLAN(ap_transpose_conv_s8_variants), AP_PLAN(ap_transpose_conv_s8_prepared_size),
      AP_PLAN(ap_transpose_conv_s8_constant_counts), AP_PLAN(ap_transpose_conv_s8_prepare), NULL,
      ap_transpose_conv_s8_run},
+    {AP_ROW(AP_OP_MAXIMUM, "MAXIMUM", ap_minmax_params, ap_minmax_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_maximum_s8_variants), NULL, NULL, NULL, NULL, ap_maximum_s8_run},
+    {AP_ROW(AP_OP_MINIMUM, "MINIMUM", ap_minmax_params, ap_minmax_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_minimum_s8_variants), NULL, NULL, NULL, NULL, ap_minimum_s8_run},
+    {AP_ROW(AP_OP_ABS, "ABS", ap_abs_params, ap_abs_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_abs_s8_variants), NULL, NULL, NULL, NULL, ap_abs_s8_run},
+    {AP_ROW(AP_OP_RESIZE_NEAREST_NEIGHBOR, "RESIZE_NEAREST_NEIGHBOR", ap_resize_nearest_params,
+            ap_resize_nearest_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_resize_nearest_s8_variants), NULL, NULL, NULL, NULL, ap_resize_nearest_s8_run},
+    {AP_ROW(AP_OP_RESIZE_BILINEAR, "RESIZE_BILINEAR", ap_resize_bilinear_params, ap_resize_bilinear_fields), 0, 1, 1,
+     1, 0, AP_PLAN(ap_resize_bilinear_s8_variants), NULL, NULL, NULL, NULL, ap_resize_bilinear_s8_run},
+    {AP_ROW(AP_OP_BATCH_TO_SPACE_ND, "BATCH_TO_SPACE_ND", ap_batch_space_params, ap_batch_space_fields), 0, 1,
+     1, 1, 0, AP_PLAN(ap_batch_to_space_s8_variants), NULL, NULL, NULL, NULL, ap_batch_to_space_s8_run},
+    {AP_ROW(AP_OP_SPACE_TO_BATCH_ND, "SPACE_TO_BATCH_ND", ap_batch_space_params, ap_batch_space_fields), 0, 1,
+     1, 1, 0, AP_PLAN(ap_space_to_batch_s8_variants), NULL, NULL, NULL, NULL, ap_space_to_batch_s8_run},
+    {AP_ROW(AP_OP_MIRROR_PAD, "MIRROR_PAD", ap_mirror_pad_params, ap_mirror_pad_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_mirror_pad_s8_variants), NULL, NULL, NULL, NULL, ap_mirror_pad_s8_run},
+    {AP_ROW(AP_OP_PRELU, "PRELU", ap_prelu_params, ap_prelu_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_prelu_s8_variants), NULL, NULL, NULL, NULL, ap_prelu_s8_run},
+    {AP_ROW(AP_OP_SQUARED_DIFFERENCE, "SQUARED_DIFFERENCE", ap_squared_difference_params,
+            ap_squared_difference_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_squared_difference_s8_variants), NULL, NULL, NULL, NULL, ap_squared_difference_s8_run},
+    {AP_ROW(AP_OP_REDUCE_MAX, "REDUCE_MAX", ap_reduce_params, ap_reduce_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_reduce_max_s8_variants), NULL, NULL, NULL, NULL, ap_reduce_max_s8_run},
+    {AP_ROW(AP_OP_REDUCE_MIN, "REDUCE_MIN", ap_reduce_params, ap_reduce_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_reduce_min_s8_variants), NULL, NULL, NULL, NULL, ap_reduce_min_s8_run},
+    {AP_ROW(AP_OP_SUM, "SUM", ap_sum_params, ap_sum_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_sum_s8_variants), NULL, NULL, NULL, NULL, ap_sum_s8_run},
+    {AP_ROW(AP_OP_BROADCAST_TO, "BROADCAST_TO", ap_broadcast_to_params, ap_broadcast_to_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_broadcast_to_s8_variants), NULL, NULL, NULL, NULL, ap_broadcast_to_s8_run},
     /* the 16x8 mode: int16 activations, int8 weights (ops.h) */
     {AP_ROW_S16X8(AP_OP_CONV2D, "CONV_2D", ap_conv2d_s16_params, ap_conv2d_s16_fields), 1, 1, 1, 1, 0,
      AP_PLAN(ap_conv2d_s16_variants), AP_PLAN(ap_conv2d_s16_prepared_size), AP_PLAN(ap_conv2d_s16_constant_counts),

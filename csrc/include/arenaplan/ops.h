@@ -73,8 +73,30 @@ typedef enum ap_op {
     AP_OP_LOGISTIC = 22,         /* ap_logistic_params, int8 in and out */
     AP_OP_TANH = 23,             /* ap_logistic_params, int8 in and out */
     AP_OP_HARD_SWISH = 24,       /* ap_hard_swish_params, int8 in and out */
-    AP_OP_TRANSPOSE_CONV = 25    /* ap_transpose_conv_params, prepared blob required; one input
+    AP_OP_TRANSPOSE_CONV = 25,   /* ap_transpose_conv_params, prepared blob required; one input
                                     (the data input; output_shape is resolved at plan time) */
+    AP_OP_MAXIMUM = 26,          /* ap_minmax_params, two int8 inputs, int8 out */
+    AP_OP_MINIMUM = 27,          /* ap_minmax_params, two int8 inputs, int8 out */
+    AP_OP_ABS = 28,              /* ap_abs_params, int8 in and out */
+    AP_OP_RESIZE_NEAREST_NEIGHBOR = 29,
+                                 /* ap_resize_nearest_params, int8 in and out (one input: the
+                                    size is resolved at plan time) */
+    AP_OP_RESIZE_BILINEAR = 30,  /* ap_resize_bilinear_params, int8 in and out (as above) */
+    AP_OP_BATCH_TO_SPACE_ND = 31,
+                                 /* ap_batch_space_params, int8 in and out (one input: block
+                                    shape and crops are resolved at plan time) */
+    AP_OP_SPACE_TO_BATCH_ND = 32,/* ap_batch_space_params, int8 in and out (as above, paddings) */
+    AP_OP_MIRROR_PAD = 33,       /* ap_mirror_pad_params, int8 in and out (one input: the
+                                    paddings are resolved at plan time) */
+    AP_OP_PRELU = 34,            /* ap_prelu_params, two int8 inputs (input, alpha), int8 out */
+    AP_OP_SQUARED_DIFFERENCE = 35,
+                                 /* ap_squared_difference_params, two int8 inputs, int8 out */
+    AP_OP_REDUCE_MAX = 36,       /* ap_reduce_params, int8 in and out (one input: the axes are
+                                    resolved at plan time) */
+    AP_OP_REDUCE_MIN = 37,       /* ap_reduce_params, int8 in and out (as above) */
+    AP_OP_SUM = 38,              /* ap_sum_params, int8 in and out (as above) */
+    AP_OP_BROADCAST_TO = 39      /* ap_broadcast_to_params, int8 in and out (one input: the shape
+                                    is resolved at plan time) */
 } ap_op;
 
 /** Scalar types of params fields (stable values, append-only). */
@@ -391,6 +413,257 @@ ap_status ap_transpose_conv_s16_constant_counts(const void *params, size_t *filt
 ap_status ap_transpose_conv_s16_prepare(const void *params, ap_isa isa, const void *filter, const void *bias,
                                         void *prepared_out, size_t prepared_bytes, ap_error *error_out);
 ap_status ap_transpose_conv_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** Variant kinds of MAXIMUM and MINIMUM. */
+typedef enum ap_minmax_kind {
+    AP_MINMAX_DIRECT = 0   /* one pass over the broadcast rows; no scratch; in place over an input of
+                              the output's shape */
+} ap_minmax_kind;
+
+/**
+ * int8 MAXIMUM and MINIMUM, TFLite's reference MaximumMinimumBroadcastSlow (LiteRT's and
+ * TensorFlow Lite Micro's alike): each output element is the larger (smaller) of its two
+ * inputs' raw int8 values, broadcast as ADD broadcasts (shapes right-aligned to four axes,
+ * each input axis 1 or the output's). No requantisation: TFLite compares the stored values
+ * whatever the tensors' quantisation.
+ */
+typedef struct ap_minmax_params {
+    int32_t input1_shape[4];   /* each >= 1 */
+    int32_t input2_shape[4];
+    int32_t output_shape[4];   /* the larger of the inputs' on each axis */
+} ap_minmax_params;
+
+ap_status ap_maximum_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                 uint32_t *count_out, ap_error *error_out);
+ap_status ap_maximum_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_minimum_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                 uint32_t *count_out, ap_error *error_out);
+ap_status ap_minimum_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * int8 ABS, TFLite's AbsEvalQuantized (LiteRT's and TensorFlow Lite Micro's alike): with
+ * v = |in - input_zero_point|, out = clamp(output_zero_point + MultiplyByQuantizedMultiplier(v,
+ * multiplier, shift), -128, 127), or clamp(output_zero_point + v, -128, 127) without the multiply
+ * where `rescale` is 0 (AbsPrepare rescales only where the scales differ; the zero points may
+ * differ either way). The multiplier is QuantizeMultiplier of the float32 quotient
+ * input_scale / output_scale. Variant kinds: ap_unary_s8_kind (DIRECT and TABLE).
+ */
+typedef struct ap_abs_params {
+    size_t count;                /* elements */
+    int32_t input_zero_point;    /* [-128, 127] */
+    int32_t output_zero_point;   /* [-128, 127] */
+    int32_t rescale;             /* 0 or 1 */
+    int32_t multiplier;          /* rescale: >= 0; else 0 */
+    int32_t shift;               /* rescale: [-31, 30]; else 0 */
+} ap_abs_params;
+
+ap_status ap_abs_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                             uint32_t *count_out, ap_error *error_out);
+ap_status ap_abs_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** Variant kinds of RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR. */
+typedef enum ap_resize_kind {
+    AP_RESIZE_DIRECT = 0   /* each output pixel from the input; no scratch, never in place */
+} ap_resize_kind;
+
+/**
+ * int8 RESIZE_NEAREST_NEIGHBOR, TFLite's reference ResizeNearestNeighbor (LiteRT's and
+ * TensorFlow Lite Micro's alike): output pixel (b, y, x) is input pixel (b, y_index[y],
+ * x_index[x]), all channels copied. The indices are GetNearestNeighbor's, computed in float32
+ * when the plan is made (align_corners, half_pixel_centers); NHWC in and out.
+ */
+typedef struct ap_resize_nearest_params {
+    int32_t batches, input_h, input_w, channels, output_h, output_w;   /* each >= 1 */
+    const int32_t *y_index;   /* output_h values in [0, input_h) */
+    const int32_t *x_index;   /* output_w values in [0, input_w) */
+} ap_resize_nearest_params;
+
+ap_status ap_resize_nearest_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                        uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_resize_nearest_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * int8 RESIZE_BILINEAR, TFLite's reference ResizeBilinearInteger (LiteRT's BUILTIN_REF and
+ * TensorFlow Lite Micro's int8 kernel): in Q10 fixed point, output row y reads input rows
+ * y0 = max(v / 1024, 0) and y1 = min((v + 1023) / 1024, input_h - 1) with v = y * height_scale_10
+ * (+ height_scale_10 / 2 - 512 with half_pixel_centers), columns likewise; the four products of
+ * the stored values and their Q10 weights sum in int64, rounded half away from zero by 2^20.
+ * The scales are TFLite's ((1024 * in + out / 2) / out, or with align_corners and out > 1
+ * (1024 * (in - 1) + (out - 1) / 2) / (out - 1)); every y0 and x0 must lie in the input.
+ */
+typedef struct ap_resize_bilinear_params {
+    int32_t batches, input_h, input_w, channels, output_h, output_w;   /* each >= 1 */
+    int32_t height_scale_10, width_scale_10;                             /* >= 0 */
+    int32_t half_pixel_centers;                                          /* 0 or 1 */
+} ap_resize_bilinear_params;
+
+ap_status ap_resize_bilinear_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                         uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_resize_bilinear_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** Variant kinds of BATCH_TO_SPACE_ND and SPACE_TO_BATCH_ND. */
+typedef enum ap_batch_space_kind {
+    AP_BATCH_SPACE_COPY = 0   /* gather each output pixel's channels; no scratch, never in place */
+} ap_batch_space_kind;
+
+/**
+ * int8 BATCH_TO_SPACE_ND and SPACE_TO_BATCH_ND over NHWC, TFLite's reference kernels (LiteRT's
+ * and TensorFlow Lite Micro's alike), with B = block_h * block_w:
+ * - BATCH_TO_SPACE_ND: output pixel (n, h, w) is input pixel ((i * block_w + j) * N + n,
+ *   (h + pad_top) / block_h, (w + pad_left) / block_w) with i = (h + pad_top) % block_h and
+ *   j = (w + pad_left) % block_w, N the output's batch; pad_top and pad_left are the crops.
+ *   input batch = N * B, and every position read lies in the input.
+ * - SPACE_TO_BATCH_ND: output pixel (b, h, w) with s = b / input batch reads input pixel
+ *   (b % input batch, h * block_h + s / block_w - pad_top, w * block_w + s % block_w - pad_left),
+ *   or is pad_value (LiteRT's: the output zero point) where that lies outside the input;
+ *   output batch = input batch * B.
+ * The bytes are copied (TFLite requires the input and output quantised alike).
+ */
+typedef struct ap_batch_space_params {
+    int32_t input_shape[4];          /* NHWC, each >= 1 */
+    int32_t output_shape[4];         /* NHWC, each >= 1; the channels equal the input's */
+    int32_t block_h, block_w;        /* >= 1 */
+    int32_t pad_top, pad_left;       /* >= 0: the crops (BATCH_TO_SPACE_ND) or paddings before */
+    int32_t pad_value;               /* SPACE_TO_BATCH_ND: [-128, 127]; else 0 */
+} ap_batch_space_params;
+
+ap_status ap_batch_to_space_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                        uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_batch_to_space_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_space_to_batch_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                        uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_space_to_batch_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** Variant kinds of MIRROR_PAD. */
+typedef enum ap_mirror_pad_kind {
+    AP_MIRROR_PAD_COPY = 0   /* gather each output element; no scratch, never in place */
+} ap_mirror_pad_kind;
+
+/**
+ * int8 MIRROR_PAD, TFLite's reference kernel (LiteRT's and TensorFlow Lite Micro's alike): on
+ * each axis of n input elements, output index p reads input index p - before inside, and the
+ * mirror image outside: before + offset - 1 - p before it, n - 1 - offset - (p - before - n)
+ * after it; offset 1 is REFLECT (the edge not repeated), 0 SYMMETRIC (repeated). Paddings lie
+ * in [0, n - offset] so every index read lies in the input (TFLite reads outside it beyond
+ * that). A model's rank below four is padded with leading axes of size 1.
+ */
+typedef struct ap_mirror_pad_params {
+    int32_t input_shape[4];   /* each >= 1 */
+    int32_t pad_before[4];    /* [0, input_shape - offset] */
+    int32_t pad_after[4];     /* [0, input_shape - offset] */
+    int32_t offset;           /* 1 REFLECT, 0 SYMMETRIC */
+} ap_mirror_pad_params;
+
+ap_status ap_mirror_pad_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                    uint32_t *count_out, ap_error *error_out);
+ap_status ap_mirror_pad_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * int8 PRELU, TFLite's reference BroadcastPrelu4DSlow (LiteRT's and TensorFlow Lite Micro's):
+ * alpha broadcast over the input as ADD broadcasts (the output has the input's shape); with
+ * v = in + input_offset, out = clamp(output_offset + MultiplyByQuantizedMultiplier(v,
+ * multiplier_1, shift_1), -128, 127) for v >= 0, and of v * (alpha + alpha_offset) with
+ * multiplier_2 and shift_2 for v < 0. The multipliers are QuantizeMultiplier of
+ * input_scale / output_scale and input_scale * alpha_scale / output_scale (LiteRT: in
+ * float32; TFLite Micro: in double). Variants: AP_MINMAX_DIRECT's kind ("direct", no scratch,
+ * in place over the input).
+ */
+typedef struct ap_prelu_params {
+    int32_t input_shape[4];    /* each >= 1 */
+    int32_t alpha_shape[4];    /* each 1 or the input's */
+    int32_t output_shape[4];   /* the input's */
+    int32_t input_offset;      /* -input zero point, [-127, 128] */
+    int32_t alpha_offset;      /* -alpha zero point, [-127, 128] */
+    int32_t output_offset;     /* output zero point, [-128, 127] */
+    int32_t multiplier_1, shift_1, multiplier_2, shift_2;   /* >= 0; [-31, 30] */
+} ap_prelu_params;
+
+ap_status ap_prelu_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                               uint32_t *count_out, ap_error *error_out);
+ap_status ap_prelu_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * int8 SQUARED_DIFFERENCE, TFLite's reference kernel (LiteRT's and TensorFlow Lite Micro's),
+ * broadcast as ADD broadcasts: each input (x + offset) << 7 is rescaled by its multiplier
+ * (QuantizeMultiplierSmallerThanOneExp of scale / (2 * the larger input scale), in double),
+ * their difference squared in int32 and rescaled by the output multiplier ((2 * the larger
+ * scale)^2 / (2^14 * output scale), below one), plus output_offset, clamped to int8. All
+ * shifts <= 0. Variants: AP_MINMAX_DIRECT's kind ("direct", no scratch, in place over an input
+ * of the output's shape).
+ */
+typedef struct ap_squared_difference_params {
+    int32_t input1_shape[4];
+    int32_t input2_shape[4];
+    int32_t output_shape[4];
+    int32_t input1_offset, input2_offset;   /* -zero points, [-127, 128] */
+    int32_t output_offset;                  /* [-128, 127] */
+    int32_t input1_multiplier, input1_shift, input2_multiplier, input2_shift;
+    int32_t output_multiplier, output_shift;   /* multipliers >= 0, shifts [-31, 0] */
+} ap_squared_difference_params;
+
+ap_status ap_squared_difference_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                            uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_squared_difference_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** Variant kinds of REDUCE_MAX and REDUCE_MIN. */
+typedef enum ap_reduce_kind {
+    AP_REDUCE_DIRECT = 0   /* one pass over the input into the output; no scratch, never in place */
+} ap_reduce_kind;
+
+/**
+ * int8 REDUCE_MAX and REDUCE_MIN, TFLite's reference ReduceGeneric (LiteRT's and TensorFlow Lite
+ * Micro's alike): each output element is the largest (smallest) stored value over the input's
+ * axes with reduce[a] = 1, the others kept in order (keep_dims changes the output's shape, not
+ * its bytes). TFLite requires the input and output quantised alike. A model's rank below four is
+ * padded with leading axes of size 1.
+ */
+typedef struct ap_reduce_params {
+    int32_t input_shape[4];   /* each >= 1 */
+    int32_t reduce[4];        /* 0 or 1 */
+} ap_reduce_params;
+
+ap_status ap_reduce_max_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                    uint32_t *count_out, ap_error *error_out);
+ap_status ap_reduce_max_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_reduce_min_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                    uint32_t *count_out, ap_error *error_out);
+ap_status ap_reduce_min_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * int8 SUM, TensorFlow Lite Micro's (QuantizedMeanOrSum with compute_sum): each output element
+ * is clamp(output_zero_point + MultiplyByQuantizedMultiplier(s - n * input_zero_point,
+ * multiplier, shift), -128, 127), s the sum of the n stored values over the axes with
+ * reduce[a] = 1 and multiplier / shift QuantizeMultiplier(input_scale / output_scale) in
+ * double. Every such sum fits int32 (the element count an output times 255 is below 2^31).
+ * Variant: AP_REDUCE_DIRECT (each output from its input elements, no scratch, never in place).
+ */
+typedef struct ap_sum_params {
+    int32_t input_shape[4];       /* each >= 1 */
+    int32_t reduce[4];            /* 0 or 1 */
+    int32_t input_zero_point;     /* [-128, 127] */
+    int32_t output_zero_point;    /* [-128, 127] */
+    int32_t multiplier;           /* >= 0 */
+    int32_t shift;                /* [-31, 30] */
+} ap_sum_params;
+
+ap_status ap_sum_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                             uint32_t *count_out, ap_error *error_out);
+ap_status ap_sum_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * int8 BROADCAST_TO, TFLite's reference BroadcastTo (LiteRT's and TensorFlow Lite Micro's
+ * alike): the input's bytes repeated along every axis where its size is 1 and the output's is
+ * not, broadcast as ADD broadcasts (shapes right-aligned to four axes). Variant:
+ * AP_MINMAX_DIRECT's kind ("direct", no scratch; in place where the shapes are equal).
+ */
+typedef struct ap_broadcast_to_params {
+    int32_t input_shape[4];    /* each >= 1: 1 or the output's */
+    int32_t output_shape[4];   /* each >= 1 */
+} ap_broadcast_to_params;
+
+ap_status ap_broadcast_to_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                      uint32_t *count_out, ap_error *error_out);
+ap_status ap_broadcast_to_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /* ---- the 16x8 mode (AP_TYPES_S16X8): int16 activations, int8 weights ------------------------ */
 

@@ -88,7 +88,7 @@ class Operator:
 ALIASING_OPS = frozenset({"RESHAPE", "SQUEEZE", "EXPAND_DIMS"})
 
 #: Ops of several outputs that a Model holds as one op per output (``one_output_ops``).
-PER_OUTPUT_OPS = frozenset({"SPLIT", "SPLIT_V"})
+PER_OUTPUT_OPS = frozenset({"SPLIT", "SPLIT_V", "UNPACK"})
 
 
 def one_output_ops(operators: Sequence[Operator]) -> List[Operator]:

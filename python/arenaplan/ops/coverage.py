@@ -18,6 +18,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .. import _core
+from ..errors import UnsupportedModel
 from ..model.model import ALIASING_OPS, PER_OUTPUT_OPS, Model, Operator, Quantization, Tensor
 from . import lowering
 from .lowering import ISA_CODES, REFERENCES, lower_op
@@ -222,6 +223,56 @@ def _transpose(act: str = "int8") -> Model:
     return p.model("TRANSPOSE", (x, perm), (y,))
 
 
+def _resize(op_type: str) -> Model:
+    p = _Probe()
+    x = p.x((1, 4, 4, 3))
+    size = p.const([8, 6], "int32")
+    y = p.t((1, 8, 6, 3))
+    return p.model(op_type, (x, size), (y,), align_corners=False, half_pixel_centers=True)
+
+
+def _batch_space(op_type: str) -> Model:
+    p = _Probe()
+    to_space = op_type == "BATCH_TO_SPACE_ND"
+    x = p.x((4, 2, 3, 3) if to_space else (1, 3, 5, 3))
+    block = p.const([2, 2], "int32")
+    pads = p.const([[0, 1], [1, 0]] if to_space else [[1, 0], [0, 1]], "int32")
+    y = p.t((1, 3, 5, 3) if to_space else (4, 2, 3, 3))
+    return p.model(op_type, (x, block, pads), (y,))
+
+
+def _mirror_pad() -> Model:
+    p = _Probe()
+    x = p.x((1, 4, 4, 3))
+    pads = p.const([[0, 0], [1, 2], [3, 0], [0, 0]], "int32")
+    y = p.t((1, 7, 7, 3))
+    return p.model("MIRROR_PAD", (x, pads), (y,), mode=0)
+
+
+def _prelu() -> Model:
+    p = _Probe()
+    x = p.x((1, 4, 4, 8))
+    alpha = p.const(_weights((1, 1, 8)), "int8", 0.01, 0)
+    y = p.t((1, 4, 4, 8), "int8", 0.04, 0)
+    return p.model("PRELU", (x, alpha), (y,))
+
+
+def _reduce(op_type: str) -> Model:
+    p = _Probe()
+    x = p.x((1, 4, 4, 8))
+    axes = p.const([1, 2], "int32")
+    y = p.t((1, 1, 1, 8))
+    return p.model(op_type, (x, axes), (y,), keep_dims=True)
+
+
+def _broadcast_to() -> Model:
+    p = _Probe()
+    x = p.x((1, 1, 8))
+    shape = p.const([2, 4, 4, 8], "int32")
+    y = p.t((2, 4, 4, 8))
+    return p.model("BROADCAST_TO", (x, shape), (y,))
+
+
 
 # --- float32 probes ------------------------------------------------------------------------------
 def _f32_weighted(op_type: str, kernel: int = 3) -> Model:
@@ -379,6 +430,21 @@ _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("TRANSPOSE_CONV", "s8"): lambda: [_transpose_conv()],
     ("STRIDED_SLICE", "s8"): lambda: [_strided_slice()],
     ("TRANSPOSE", "s8"): lambda: [_transpose()],
+    ("MAXIMUM", "s8"): lambda: [_binary("MAXIMUM"), _binary("MAXIMUM", broadcast=True)],
+    ("MINIMUM", "s8"): lambda: [_binary("MINIMUM"), _binary("MINIMUM", broadcast=True)],
+    ("ABS", "s8"): lambda: [_unary("ABS", 0.1, -128)],
+    ("RESIZE_NEAREST_NEIGHBOR", "s8"): lambda: [_resize("RESIZE_NEAREST_NEIGHBOR")],
+    ("RESIZE_BILINEAR", "s8"): lambda: [_resize("RESIZE_BILINEAR")],
+    ("BATCH_TO_SPACE_ND", "s8"): lambda: [_batch_space("BATCH_TO_SPACE_ND")],
+    ("SPACE_TO_BATCH_ND", "s8"): lambda: [_batch_space("SPACE_TO_BATCH_ND")],
+    ("MIRROR_PAD", "s8"): lambda: [_mirror_pad()],
+    ("PRELU", "s8"): lambda: [_prelu()],
+    ("REDUCE_MAX", "s8"): lambda: [_reduce("REDUCE_MAX")],
+    ("REDUCE_MIN", "s8"): lambda: [_reduce("REDUCE_MIN")],
+    ("SUM", "s8"): lambda: [_reduce("SUM")],
+    ("BROADCAST_TO", "s8"): lambda: [_broadcast_to()],
+    ("SQUARED_DIFFERENCE", "s8"): lambda: [_binary("SQUARED_DIFFERENCE"),
+                                           _binary("SQUARED_DIFFERENCE", broadcast=True)],
     ("CONV_2D", "s16x8"): lambda: [_conv(3, act="int16"), _conv(1, act="int16")],
     ("DEPTHWISE_CONV_2D", "s16x8"): lambda: [_conv(3, act="int16", depthwise=True)],
     ("FULLY_CONNECTED", "s16x8"): lambda: [_fully_connected(32, "int16")],
@@ -429,11 +495,18 @@ def rows() -> List[dict]:
         per_isa, in_place = {}, set()
         for isa in _isas():
             by_ref = {}
-            for reference in REFERENCES:   # one list where the rule changes nothing
-                names, ip = _families(models, isa, reference)
+            references = list(REFERENCES)
+            for reference in references:   # one list where the rule changes nothing
+                try:
+                    names, ip = _families(models, isa, reference)
+                except UnsupportedModel:   # a row one rule refuses (SUM: LiteRT's reference reads uint8)
+                    continue
                 by_ref[reference] = names
                 in_place.update(ip)
-            per_isa[isa] = by_ref if len({tuple(v) for v in by_ref.values()}) > 1 else next(iter(by_ref.values()))
+            if not by_ref:
+                raise KeyError(f"op table row {key}: every rounding rule refuses its probe models")
+            one = len({tuple(v) for v in by_ref.values()}) == 1 and len(by_ref) == len(references)
+            per_isa[isa] = next(iter(by_ref.values())) if one else by_ref
         out.append({"name": row["name"], "types": row["types"], "has_blob": bool(row["has_blob"]),
                     "variants": per_isa, "in_place": sorted(in_place)})
     return out
@@ -443,6 +516,19 @@ def _cell(variants) -> str:
     if isinstance(variants, dict):
         return "; ".join(f"{ref}: {', '.join(names)}" for ref, names in variants.items())
     return ", ".join(variants)
+
+
+#: How the builtins of lowering._RUNS_ON (and RELU6) use their row.
+_RUNS_ON_TEXT = {
+    "DEPTH_TO_SPACE": "the input read as [N*H, W, b, b, C/b^2], its second and third axes swapped",
+    "PACK": "a copy of each input along the new axis; inputs quantised as the output",
+    "RELU6": "int8 and int16: QuantizedReluX's clamp to [0, 6], under tflm TFLite Micro's clamp of the "
+             "input's values; float32: the float32 RELU row with its clamp",
+    "RELU_N1_TO_1": "int8: QuantizedReluX's clamp to [-1, 1], litert only (TFLite Micro has no kernel); "
+                    "float32: the float32 RELU row with its clamp",
+    "SLICE": "stride 1",
+    "SPACE_TO_DEPTH": "the input read as [N*H/b, b, W/b, b, C], its second and third axes swapped",
+}
 
 
 def _aliases() -> List[Tuple[str, str]]:
@@ -457,16 +543,14 @@ def _aliases() -> List[Tuple[str, str]]:
                 how += " (the output aliases the input: no copy)"
             elif builtin in PER_OUTPUT_OPS:
                 how += ", one op per output (a copy of its piece)"
-            elif builtin == "RELU6":
-                how += " (int16, the 16x8 row: its clamp at the quantised 6)"
-            elif builtin in ("RELU6", "RELU_N1_TO_1"):
-                how += " (float32: the float32 RELU row with its clamp)"
             elif builtin == "READ_VARIABLE":
                 how += (" (the readers read the resource variable's state in place where they run before "
                         "its next assignment; else a copy of it into an activation)")
             elif builtin == "ASSIGN_VARIABLE":
                 how += (" (the value's op writes the resource variable's state directly where nothing "
                         "reads or changes it in between; else a copy of the value into it)")
+            elif builtin in _RUNS_ON_TEXT:
+                how += f" ({_RUNS_ON_TEXT[builtin]})"
             found.append((builtin, how))
     return found
 
@@ -492,8 +576,8 @@ def render() -> str:
         "variants the row's `variants()` offers for small probe models of the op (the union over",
         "them: some variants apply to some shapes only), least scratch first. Where the rounding",
         "rule changes the variants, each rule's are given (`litert`: LiteRT's reference kernels,",
-        "`tflm`: TensorFlow Lite Micro's). Every variant of a row gives the same bits on every",
-        "instruction set.",
+        "`tflm`: TensorFlow Lite Micro's), and a row that runs under one rule only names it. Every",
+        "variant of a row gives the same bits on every instruction set.",
         "",
         "| op | tensor types | " + " | ".join(isas) + " | may run in place | prepared constants |",
         "|---|---|" + "---|" * len(isas) + "---|---|",

@@ -1112,6 +1112,494 @@ def _transpose_conv(model: Model, op: Operator, reference: str = "litert") -> tu
     return spec, (x.index,), w.data, bias
 
 
+# --- int8 ops that run on another op's row (issue 27) -----------------------------------------
+#: The real bounds of TFLite's QuantizedReluX for the RELU row's other ops.
+_RELU_BOUNDS = {"RELU6": (0.0, 6.0), "RELU_N1_TO_1": (-1.0, 1.0)}
+
+
+def _quantised_bound(bound: float, scale: float, zp: int) -> int:
+    """zp + roundf(bound / scale) in float32 (half away from zero), clamped to int8, as
+    QuantizedReluX (LiteRT) and FloatToQuantizedType (TensorFlow Lite Micro) compute it."""
+    q = float(np.float32(bound) / np.float32(scale))
+    if abs(q) >= 2.0 ** 31 - 256:
+        raise _Unsupported(f"scale {scale} is too small: {bound} / scale overflows int32 in TFLite's bound")
+    rounded = int(math.copysign(math.floor(abs(q) + 0.5), q))
+    return min(max(zp + rounded, -128), 127)
+
+
+def _relu_x(model: Model, op: Operator, reference: str) -> tuple:
+    """int8 RELU6 and RELU_N1_TO_1 on the RELU row. LiteRT (ReluPrepare and QuantizedReluX):
+    the requantisation of RELU, clamped to the output's quantised bounds. TensorFlow Lite
+    Micro's RELU6 (Relu6Quantized) clamps the input's values to [input zero point, the input's
+    quantised 6] and writes them unchanged, whatever the output's quantisation: under "tflm"
+    the requantisation is the identity and the bounds are the input's; TFLite Micro has no
+    RELU_N1_TO_1."""
+    x, count, (xs, xz), (ys, yz) = _elementwise_operands(model, op)
+    low, high = _RELU_BOUNDS[op.type]
+    if reference == "tflm":
+        if op.type != "RELU6":
+            raise _Unsupported("TensorFlow Lite Micro has no RELU_N1_TO_1 kernel (choose reference \"litert\")")
+        ys, yz, (m, e) = xs, xz, (1 << 30, 1)
+    else:
+        try:
+            m, e = quantize_multiplier(float(np.float32(xs) / np.float32(ys)))
+        except ArenaplanError as exc:
+            raise _Unsupported(f"the scales give no int32 multiplier ({exc})") from None
+    return ({"count": count, "input_zero_point": xz, "output_zero_point": yz, "output_multiplier": m,
+             "output_shift": e, "activation_min": _quantised_bound(low, ys, yz),
+             "activation_max": _quantised_bound(high, ys, yz)}, (x.index,), None, None)
+
+
+def _index_vector(model: Model, op: Operator, position: int, what: str, rank: int) -> List[int]:
+    """A constant int32 or int64 vector of ``rank`` values (SLICE's begin and size)."""
+    t = _tensor(model, _operand(op.inputs, position), what, None, constant=True)
+    if t.dtype not in ("int32", "int64"):
+        raise _Unsupported(f"{what} tensor {t.index} is {t.dtype}; int32 or int64 is expected")
+    values = [int(v) for v in np.asarray(t.data).reshape(-1)]
+    if len(t.shape) != 1 or len(values) != rank:
+        raise _Unsupported(f"{what} tensor {t.index} holds {values}; a vector of {rank} values (the input's "
+                           "rank) is expected")
+    return values
+
+
+def _slice(model: Model, op: Operator) -> tuple:
+    """int8 SLICE (TFLite's reference Slice) as the STRIDED_SLICE copy, with its Prepare
+    checks: begin and size constant int32 or int64 vectors of the input's rank, begin in [0,
+    size of the axis], size -1 (the rest of the axis) or begin + size within the axis. The
+    bytes are copied (TFLite's kernel does not requantise)."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
+    shape = _slice_dims(x)
+    rank = len(shape)
+    begin = _index_vector(model, op, 1, "begin", rank)
+    size = _index_vector(model, op, 2, "size", rank)
+    counts = []
+    for a, (dim, b, s) in enumerate(zip(shape, begin, size)):
+        if not 0 <= b <= dim:
+            raise _Unsupported(f"begin {b} on axis {a} lies outside [0, {dim}]")
+        if s == -1:
+            s = dim - b
+        elif s < 0:
+            raise _Unsupported(f"size {s} on axis {a}: the only negative size is -1 (the rest of the axis)")
+        elif b + s > dim:
+            raise _Unsupported(f"begin {b} and size {s} on axis {a} run past its {dim} elements")
+        if s < 1:
+            raise _Unsupported(f"axis {a} selects no elements; empty outputs are not supported")
+        counts.append(s)
+    _expect_shape(model, y.index, counts, "output")
+    return _slice_params(x, begin, [1] * rank, counts), (x.index,), None, None
+
+
+def _same_quantisation(t: Tensor, what: str, like: Tensor, like_what: str, op_type: str) -> None:
+    """UnsupportedModel unless ``t`` is quantised as ``like`` (TFLite compares the float32 scales)."""
+    (s, z), (ls, lz) = _per_tensor(t, what), _per_tensor(like, like_what)
+    if (s, z) != (ls, lz):
+        raise _Unsupported(f"{what} tensor {t.index} has scale {np.float32(s)!s} and zero point {z}, the {like_what} "
+                           f"{np.float32(ls)!s} and {lz}; TFLite's int8 {op_type} requires them equal (it copies, "
+                           "never requantises)")
+
+
+def _pack(model: Model, op: Operator) -> tuple:
+    """int8 PACK as the CONCATENATION (a copy) of its inputs along the new axis, each one
+    element thick there, with TFLite's Prepare checks: values_count inputs of one shape, axis
+    in [-(rank + 1), rank], and every input quantised as the output."""
+    y = _tensor(model, _operand(op.outputs, 0), "output")
+    n = int(op.options.get("values_count", 0) or 0)
+    if n != len(op.inputs) or n < 1:
+        raise _Unsupported(f"values_count {n} differs from the op's {len(op.inputs)} inputs")
+    ins = [_tensor(model, t, f"input {i}") for i, t in enumerate(op.inputs)]
+    shape = tuple(int(d) for d in ins[0].shape)
+    for t in ins[1:]:
+        if tuple(t.shape) != shape:
+            raise _Unsupported(f"input tensor {t.index} has shape {tuple(t.shape)}, input tensor {ins[0].index} "
+                               f"{shape}; TFLite packs inputs of one shape")
+    rank = len(shape)
+    axis = int(op.options.get("axis", 0) or 0)
+    if not -(rank + 1) <= axis <= rank:
+        raise _Unsupported(f"axis {axis} is out of range for inputs of rank {rank} (it must lie in "
+                           f"[{-(rank + 1)}, {rank}])")
+    axis += rank + 1 if axis < 0 else 0
+    want = list(shape[:axis]) + [n] + list(shape[axis:])
+    _expect_shape(model, y.index, want, "output")
+    for i, t in enumerate(ins):
+        _same_quantisation(t, f"input {i}", y, "output", "PACK")
+    _, yz = _per_tensor(y, "output")
+    return ({"output_shape": _shape4(want, "output"), "axis": axis + 4 - len(want), "input_count": n,
+             "input_axis_sizes": [1] * n, "input_multipliers": None, "input_shifts": None,
+             "input_zero_points": None, "output_zero_point": yz}, tuple(t.index for t in ins), None, None)
+
+
+def _unpack(model: Model, op: Operator) -> tuple:
+    """One output of int8 UNPACK (the importer holds an UNPACK of N outputs as N ops,
+    ``model.one_output_ops``) as the STRIDED_SLICE copy of its slice, the axis dropped, with
+    TFLite's Prepare checks: axis in [-rank, rank), num the number of outputs and the axis'
+    size, every output quantised as the input."""
+    parts, part = int(op.options.get("output_parts", 1)), int(op.options.get("output_part", 0))
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
+    shape = _slice_dims(x)
+    rank = len(shape)
+    axis = int(op.options.get("axis", 0) or 0)
+    if not -rank <= axis < rank:
+        raise _Unsupported(f"axis {axis} is out of range for an input of rank {rank} (it must lie in "
+                           f"[{-rank}, {rank}))")
+    axis += rank if axis < 0 else 0
+    num = int(op.options.get("num", 0) or 0)
+    if num != parts:
+        raise _Unsupported(f"num {num} differs from the op's {parts} outputs")
+    if shape[axis] != num:
+        raise _Unsupported(f"axis {axis} has size {shape[axis]}, not num {num}")
+    _same_quantisation(y, "output", x, "input", "UNPACK")
+    _expect_shape(model, y.index, shape[:axis] + shape[axis + 1:], "output")
+    begin, counts = [0] * rank, list(shape)
+    begin[axis], counts[axis] = part, 1
+    return _slice_params(x, begin, [1] * rank, counts), (x.index,), None, None
+
+
+def _depth_space(model: Model, op: Operator) -> tuple:
+    """int8 DEPTH_TO_SPACE and SPACE_TO_DEPTH (TFLite's reference kernels, LiteRT's and TFLite
+    Micro's alike) as one TRANSPOSE, with their Prepare checks (a rank-4 NHWC input, block_size
+    >= 1 dividing the depth by its square, or the height and width). With b the block, DEPTH_TO_
+    SPACE's output element (n, h*b + i, w*b + j, c) is the input's (n, h, w, (i*b + j)*C' + c):
+    the input read as [N*H, W, b, b, C'] with its second and third axes swapped. SPACE_TO_DEPTH
+    is the same swap of the input read as [N*H', b, W', b, C]. The bytes are copied (the kernels
+    do not requantise)."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
+    if len(x.shape) != 4 or any(int(d) < 1 for d in x.shape):
+        raise _Unsupported(f"input has shape {tuple(x.shape)}; TFLite requires rank 4 (NHWC) with every "
+                           "dimension >= 1")
+    n, h, w, c = (int(d) for d in x.shape)
+    b = int(op.options.get("block_size", 0) or 0)
+    if b < 1:
+        raise _Unsupported(f"block_size {b} must be >= 1")
+    if op.type == "DEPTH_TO_SPACE":
+        if c % (b * b):
+            raise _Unsupported(f"block_size {b}: the depth {c} is not a multiple of {b * b}")
+        want, view = (n, h * b, w * b, c // (b * b)), [n * h, w, b, b, c // (b * b)]
+    else:
+        if h % b or w % b:
+            raise _Unsupported(f"block_size {b} does not divide the height {h} and width {w}")
+        want, view = (n, h // b, w // b, c * b * b), [n * (h // b), b, w // b, b, c]
+    _expect_shape(model, y.index, want, "output")
+    if len(y.shape) != 4:
+        raise _Unsupported(f"output has shape {tuple(y.shape)}; TFLite requires rank 4 (NHWC)")
+    if max(view) > 2 ** 31 - 1:
+        raise _Unsupported(f"input shape {tuple(x.shape)} is too large")
+    return {"input_shape": view, "perm": [0, 2, 1, 3, 4]}, (x.index,), None, None
+
+
+# --- int8 ops with kernels of their own (issue 27) -------------------------------------------
+def _maximum_minimum(model: Model, op: Operator) -> tuple:
+    """int8 MAXIMUM and MINIMUM (TFLite's MaximumMinimumBroadcastSlow, LiteRT's and TFLite
+    Micro's alike): the stored int8 values compared, broadcast as ADD broadcasts. TFLite checks
+    the types only: inputs and output quantised differently are compared and written as stored."""
+    a, b, y, sa, sb, sy = _broadcast_shapes(model, op)
+    return {"input1_shape": sa, "input2_shape": sb, "output_shape": sy}, (a.index, b.index), None, None
+
+
+def _prelu(model: Model, op: Operator, reference: str) -> tuple:
+    """int8 PRELU with PreluPrepare's checks (alpha broadcasts into the input: the output has
+    the input's shape) and multipliers: QuantizeMultiplier of input_scale / output_scale and
+    input_scale * alpha_scale / output_scale, in float32 as LiteRT computes them ("litert") or
+    in double as TensorFlow Lite Micro does ("tflm")."""
+    x = _tensor(model, _operand(op.inputs, 0), "input")
+    alpha = _tensor(model, _operand(op.inputs, 1), "alpha")
+    y = _tensor(model, _operand(op.outputs, 0), "output")
+    sx, sa, sy = _shape4(x.shape, "input"), _shape4(alpha.shape, "alpha"), _shape4(y.shape, "output")
+    if any(a not in (1, d) for a, d in zip(sa, sx)) or sy != sx:
+        raise _Unsupported(f"alpha of shape {tuple(alpha.shape)} does not broadcast into the input {tuple(x.shape)} "
+                           f"giving the output {tuple(y.shape)} (TFLite requires the input's shape)")
+    (xs, xz), (as_, az), (ys, yz) = _per_tensor(x, "input"), _per_tensor(alpha, "alpha"), _per_tensor(y, "output")
+    f32 = np.float32
+    if reference == "tflm":
+        r1, r2 = xs / ys, xs * as_ / ys
+    else:
+        r1, r2 = float(f32(xs) / f32(ys)), float(f32(f32(xs) * f32(as_)) / f32(ys))
+    try:
+        (m1, e1), (m2, e2) = quantize_multiplier(r1), quantize_multiplier(r2)
+    except ArenaplanError as exc:
+        raise _Unsupported(f"the scales give no int32 multiplier ({exc})") from None
+    return ({"input_shape": sx, "alpha_shape": sa, "output_shape": sy, "input_offset": -xz, "alpha_offset": -az,
+             "output_offset": yz, "multiplier_1": m1, "shift_1": e1, "multiplier_2": m2, "shift_2": e2},
+            (x.index, alpha.index), None, None)
+
+
+def _squared_difference(model: Model, op: Operator) -> tuple:
+    """int8 SQUARED_DIFFERENCE with its Prepare (LiteRT's and TFLite Micro's alike): left shift 7,
+    twice the larger input scale (float32) and the three multipliers in double, each below one
+    (QuantizeMultiplierSmallerThanOneExp: a larger one is refused, as TFLite's check aborts)."""
+    a, b, y, sa, sb, sy = _broadcast_shapes(model, op)
+    (s1, z1), (s2, z2) = _per_tensor(a, "first input"), _per_tensor(b, "second input")
+    so, zo = _per_tensor(y, "output")
+    f32 = np.float32
+    twice_max = float(f32(2) * max(f32(s1), f32(s2)))
+    reals = (s1 / twice_max, s2 / twice_max, twice_max * twice_max / float(f32(1 << 14) * f32(so)))
+    out = []
+    for what, real in zip(("first input", "second input", "output"), reals):
+        m, e = quantize_multiplier(real)
+        if e > 0:
+            raise _Unsupported(f"the {what} multiplier {real:.6g} is not below one, which TFLite's "
+                               "SQUARED_DIFFERENCE requires (the output scale is too small for the inputs')")
+        out += [m, e]
+    return ({"input1_shape": sa, "input2_shape": sb, "output_shape": sy, "input1_offset": -z1, "input2_offset": -z2,
+             "output_offset": zo, "input1_multiplier": out[0], "input1_shift": out[1], "input2_multiplier": out[2],
+             "input2_shift": out[3], "output_multiplier": out[4], "output_shift": out[5]},
+            (a.index, b.index), None, None)
+
+
+def _broadcast_to(model: Model, op: Operator) -> tuple:
+    """int8 BROADCAST_TO (TFLite's reference BroadcastTo, LiteRT's and TFLite Micro's alike) with
+    its Prepare checks: shape a constant int32 or int64 vector no shorter than the input's rank,
+    each input axis 1 or the shape's; the output that shape; rank <= 4. The bytes are copied."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
+    shape_t = _tensor(model, _operand(op.inputs, 1), "shape", None, constant=True)
+    if shape_t.dtype not in ("int32", "int64"):
+        raise _Unsupported(f"shape tensor {shape_t.index} is {shape_t.dtype}; int32 or int64 is expected")
+    shape = [int(v) for v in np.asarray(shape_t.data).reshape(-1)]
+    rank = len(x.shape)
+    if len(shape) < rank:
+        raise _Unsupported(f"shape {shape} has fewer axes than the input's {rank}")
+    sx = [1] * (len(shape) - rank) + [int(d) for d in x.shape]
+    if any(a not in (1, b) for a, b in zip(sx, shape)):
+        raise _Unsupported(f"input shape {tuple(x.shape)} does not broadcast to {shape}")
+    _expect_shape(model, y.index, shape, "output")
+    if tuple(int(d) for d in y.shape) != tuple(shape):
+        raise _Unsupported(f"output tensor {y.index} has shape {tuple(y.shape)}, the op computes {tuple(shape)}")
+    out4 = _shape4(shape, "output")
+    return {"input_shape": _shape4(sx, "input"), "output_shape": out4}, (x.index,), None, None
+
+
+def _abs(model: Model, op: Operator) -> tuple:
+    """int8 ABS with AbsPrepare (LiteRT's and TFLite Micro's alike): the multiplier of the
+    float32 quotient input_scale / output_scale, used only where the scales differ."""
+    x, count, (xs, xz), (ys, yz) = _elementwise_operands(model, op)
+    m, e = 0, 0
+    if xs != ys:
+        try:
+            m, e = quantize_multiplier(float(np.float32(xs) / np.float32(ys)))
+        except ArenaplanError as exc:
+            raise _Unsupported(f"the scales give no int32 multiplier ({exc})") from None
+    return ({"count": count, "input_zero_point": xz, "output_zero_point": yz, "rescale": int(xs != ys),
+             "multiplier": m, "shift": e}, (x.index,), None, None)
+
+
+def _resize_operands(model: Model, op: Operator) -> Tuple[Tensor, dict, bool, bool]:
+    """What RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR share, with TFLite's Prepare checks: a
+    rank-4 int8 input, size a constant int32 vector of two values >= 1 (arenaplan plans static
+    shapes), the output [batches, size[0], size[1], channels]; the geometry and the two flags."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
+    if len(x.shape) != 4 or any(int(d) < 1 for d in x.shape):
+        raise _Unsupported(f"input has shape {tuple(x.shape)}; TFLite requires rank 4 (NHWC) with every "
+                           "dimension >= 1")
+    size_t = _tensor(model, _operand(op.inputs, 1), "size", None, constant=True)
+    if size_t.dtype != "int32":
+        raise _Unsupported(f"size tensor {size_t.index} is {size_t.dtype}; TFLite requires int32")
+    size = [int(v) for v in np.asarray(size_t.data).reshape(-1)]
+    if len(size_t.shape) != 1 or len(size) != 2:
+        raise _Unsupported(f"size tensor {size_t.index} holds {size}; a vector of two values (height, width) "
+                           "is required")
+    if min(size) < 1:
+        raise _Unsupported(f"size {size}: the output height and width must be >= 1")
+    n, h, w, c = (int(d) for d in x.shape)
+    _expect_shape(model, y.index, (n, size[0], size[1], c), "output")
+    if len(y.shape) != 4:
+        raise _Unsupported(f"output has shape {tuple(y.shape)}; TFLite requires rank 4 (NHWC)")
+    align, half = bool(op.options.get("align_corners", False)), bool(op.options.get("half_pixel_centers", False))
+    if align and half:
+        raise _Unsupported("align_corners and half_pixel_centers are both set; TFLite allows at most one")
+    geometry = {"batches": n, "input_h": h, "input_w": w, "channels": c, "output_h": size[0], "output_w": size[1]}
+    return x, geometry, align, half
+
+
+def _nearest_indices(input_size: int, output_size: int, align: bool, half: bool) -> List[int]:
+    """TFLite's GetNearestNeighbor for every output index, in float32 as it computes them: the
+    scale (input - 1) / (output - 1) with align_corners (and output > 1), else input / output;
+    (index + 0.5 with half_pixel_centers) * scale, rounded half away from zero with align_corners,
+    else floored; at most input - 1, and with half_pixel_centers at least 0."""
+    f32 = np.float32
+    scale = f32(input_size - 1) / f32(output_size - 1) if align and output_size > 1 else \
+        f32(input_size) / f32(output_size)
+    v = (np.arange(output_size).astype(f32) + f32(0.5 if half else 0.0)) * scale
+    v = v.astype(np.float64)
+    idx = np.sign(v) * np.floor(np.abs(v) + 0.5) if align else np.floor(v)
+    idx = np.minimum(idx.astype(np.int64), input_size - 1)
+    if half:
+        idx = np.maximum(idx, 0)
+    return [int(i) for i in idx]
+
+
+def _resize_nearest(model: Model, op: Operator) -> tuple:
+    """int8 RESIZE_NEAREST_NEIGHBOR (TFLite's reference ResizeNearestNeighbor, LiteRT's and
+    TFLite Micro's alike): the input row and column of every output row and column, computed
+    here as GetNearestNeighbor computes them, carried in the params; the bytes are copied."""
+    x, geometry, align, half = _resize_operands(model, op)
+    spec = dict(geometry, y_index=_nearest_indices(geometry["input_h"], geometry["output_h"], align, half),
+                x_index=_nearest_indices(geometry["input_w"], geometry["output_w"], align, half))
+    return spec, (x.index,), None, None
+
+
+def _bilinear_scale_10(input_size: int, output_size: int, align: bool) -> int:
+    """ResizeBilinearInteger's Q10 scale of one axis."""
+    if align and output_size > 1:
+        return ((1 << 10) * (input_size - 1) + (output_size - 1) // 2) // (output_size - 1)
+    return ((1 << 10) * input_size + output_size // 2) // output_size
+
+
+def _resize_bilinear(model: Model, op: Operator) -> tuple:
+    """int8 RESIZE_BILINEAR (TFLite's reference ResizeBilinearInteger, LiteRT's BUILTIN_REF and
+    TFLite Micro's int8 kernel): the Q10 scales of both axes; the kernel refuses a size whose
+    positions overflow int32 or read beyond the input."""
+    x, geometry, align, half = _resize_operands(model, op)
+    spec = dict(geometry, height_scale_10=_bilinear_scale_10(geometry["input_h"], geometry["output_h"], align),
+                width_scale_10=_bilinear_scale_10(geometry["input_w"], geometry["output_w"], align),
+                half_pixel_centers=int(half))
+    return spec, (x.index,), None, None
+
+
+def _batch_space(model: Model, op: Operator) -> tuple:
+    """int8 BATCH_TO_SPACE_ND and SPACE_TO_BATCH_ND with TFLite's Prepare checks: an NHWC input
+    (rank 4; rank 3 is [N, H, C], read as [N, H, 1, C] with a block of 1 across, as TFLite
+    extends it), block_shape a constant int32 vector of the spatial rank (each >= 1), crops or
+    paddings a constant int32 [spatial rank, 2] (each >= 0); BATCH_TO_SPACE_ND's batch a
+    multiple of the block's area and its crops leaving at least one pixel, SPACE_TO_BATCH_ND's
+    padded size a multiple of the block; input and output quantised alike (TFLite's check).
+    SPACE_TO_BATCH_ND pads with the output's zero point, as LiteRT does (TensorFlow Lite
+    Micro's kernel never sets its pad value: its padding holds whatever its params' memory
+    held, so no rule reproduces it)."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
+    rank = len(x.shape)
+    if rank not in (3, 4) or any(int(d) < 1 for d in x.shape):
+        raise _Unsupported(f"input has shape {tuple(x.shape)}; TFLite takes rank 3 or 4 with every dimension >= 1")
+    spatial = rank - 2
+    block = _slice_vector(model, op, 1, "block_shape", spatial)
+    what = "crops" if op.type == "BATCH_TO_SPACE_ND" else "paddings"
+    pads_t = _tensor(model, _operand(op.inputs, 2), what, "int32", constant=True)
+    pads = np.asarray(pads_t.data, dtype=np.int64).reshape(-1)
+    if pads.size != 2 * spatial:
+        raise _Unsupported(f"{what} tensor {pads_t.index} holds {pads.tolist()}; [{spatial}, 2] values are required")
+    pads = pads.reshape(spatial, 2)
+    if min(block) < 1:
+        raise _Unsupported(f"block_shape {block}: every block must be >= 1")
+    if (pads < 0).any():
+        raise _Unsupported(f"{what} {pads.tolist()}: every value must be >= 0")
+    if rank == 3:
+        block = block + [1]
+        pads = np.concatenate([pads, np.zeros((1, 2), np.int64)])
+    n, h, w, c = [int(d) for d in x.shape[:2]] + ([1] if rank == 3 else [int(x.shape[2])]) + [int(x.shape[-1])]
+    area = block[0] * block[1]
+    if op.type == "BATCH_TO_SPACE_ND":
+        if n % area:
+            raise _Unsupported(f"batch {n} is not a multiple of the block's {block[0]} x {block[1]}")
+        out = [n // area, h * block[0] - int(pads[0].sum()), w * block[1] - int(pads[1].sum()), c]
+        if min(out[1:3]) < 1:
+            raise _Unsupported(f"crops {pads[:spatial].tolist()} leave no pixels of the {h * block[0]} x "
+                               f"{w * block[1]} image")
+    else:
+        ph, pw = h + int(pads[0].sum()), w + int(pads[1].sum())
+        if ph % block[0] or pw % block[1]:
+            raise _Unsupported(f"the padded size {ph} x {pw} is not a multiple of block_shape {block[:spatial]}")
+        out = [n * area, ph // block[0], pw // block[1], c]
+    want = out if rank == 4 else [out[0], out[1], out[3]]
+    _expect_shape(model, y.index, want, "output")
+    if len(y.shape) != rank:
+        raise _Unsupported(f"output has shape {tuple(y.shape)}; TFLite requires rank {rank}, the input's")
+    _same_quantisation(y, "output", x, "input", op.type)
+    _, yz = _per_tensor(y, "output")
+    return ({"input_shape": [n, h, w, c], "output_shape": out, "block_h": block[0], "block_w": block[1],
+             "pad_top": int(pads[0][0]), "pad_left": int(pads[1][0]),
+             "pad_value": yz if op.type == "SPACE_TO_BATCH_ND" else 0}, (x.index,), None, None)
+
+
+#: MirrorPadOptions.mode: the offset of TFLite's GetInputDimension.
+_MIRROR_MODES = {0: ("REFLECT", 1), 1: ("SYMMETRIC", 0)}
+
+
+def _mirror_pad(model: Model, op: Operator) -> tuple:
+    """int8 MIRROR_PAD (TFLite's reference kernel, LiteRT's and TFLite Micro's alike) with its
+    Prepare checks (paddings a constant int32 or int64 [rank, 2]) and the bound TensorFlow
+    places on them and TFLite's kernel assumes (REFLECT: at most the axis' size - 1, SYMMETRIC:
+    at most its size; beyond that TFLite reads outside the input); rank <= 4; input and output
+    quantised alike (LiteRT's check: the bytes are copied)."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
+    shape = _shape4(x.shape, "input")
+    rank = len(x.shape)
+    p = _tensor(model, _operand(op.inputs, 1), "paddings", None, constant=True)
+    if p.dtype not in ("int32", "int64"):
+        raise _Unsupported(f"paddings tensor {p.index} is {p.dtype}; int32 or int64 is expected")
+    pads = np.asarray(p.data, dtype=np.int64).reshape(-1)
+    if len(p.shape) != 2 or pads.size != 2 * rank:
+        raise _Unsupported(f"paddings tensor {p.index} has shape {tuple(p.shape)}; [{rank}, 2] (the input's rank) "
+                           "is required")
+    pads = pads.reshape(rank, 2)
+    mode = int(op.options.get("mode", 0) or 0)
+    if mode not in _MIRROR_MODES:
+        raise _Unsupported(f"mode {mode} is not REFLECT (0) or SYMMETRIC (1)")
+    name, offset = _MIRROR_MODES[mode]
+    for a in range(rank):
+        n = int(x.shape[a])
+        if pads[a].min() < 0 or pads[a].max() > n - offset:
+            raise _Unsupported(f"paddings {pads[a].tolist()} on axis {a} of size {n}: {name} pads by 0 to {n - offset}")
+    _expect_shape(model, y.index, [int(d) + int(a) + int(b) for d, (a, b) in zip(x.shape, pads)], "output")
+    _same_quantisation(y, "output", x, "input", "MIRROR_PAD")
+    lead = [0] * (4 - rank)
+    return ({"input_shape": shape, "pad_before": lead + [int(v) for v in pads[:, 0]],
+             "pad_after": lead + [int(v) for v in pads[:, 1]], "offset": offset}, (x.index,), None, None)
+
+
+def _reduce_operands(model: Model, op: Operator) -> Tuple[Tensor, Tensor, List[int]]:
+    """What the int8 reductions share, with TFLite's Prepare checks: axes a constant int32
+    tensor, each in [-rank, rank) (negative counted from the end, repeats once), the output's
+    shape with the reduced axes kept as 1 (keep_dims) or dropped; rank <= 4. The input, the
+    output and the kernel's input shape and reduce flags (padded in front to four axes)."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output")
+    shape = _shape4(x.shape, "input")
+    rank = len(x.shape)
+    a = _tensor(model, _operand(op.inputs, 1), "axes", "int32", constant=True)
+    axes = set()
+    for v in (int(v) for v in np.asarray(a.data).reshape(-1)):
+        if not -rank <= v < rank:
+            raise _Unsupported(f"axis {v} is out of range for an input of rank {rank} (it must lie in "
+                               f"[{-rank}, {rank}))")
+        axes.add(v % rank)
+    keep = bool(op.options.get("keep_dims", False))
+    want = [1 if d in axes else int(x.shape[d]) for d in range(rank)] if keep else \
+        [int(x.shape[d]) for d in range(rank) if d not in axes]
+    _expect_shape(model, y.index, want, "output")
+    return x, y, {"input_shape": shape, "reduce": [0] * (4 - rank) + [int(d in axes) for d in range(rank)]}
+
+
+def _reduce_max_min(model: Model, op: Operator) -> tuple:
+    """int8 REDUCE_MAX and REDUCE_MIN (TFLite's ReduceGeneric, LiteRT's and TFLite Micro's alike):
+    _reduce_operands' checks and the input and output quantised alike (both check it)."""
+    x, y, spec = _reduce_operands(model, op)
+    _same_quantisation(y, "output", x, "input", op.type)
+    return spec, (x.index,), None, None
+
+
+def _sum(model: Model, op: Operator, reference: str) -> tuple:
+    """int8 SUM as TensorFlow Lite Micro computes it (QuantizedMeanOrSum with compute_sum: the
+    sum less n * input zero point, requantised by QuantizeMultiplier(input_scale / output_scale)
+    in double, plus the output zero point, clamped). Under "litert" it is refused: LiteRT's
+    reference SUM (BUILTIN_REF) reads the int8 input as uint8, which no rule reproduces
+    usefully."""
+    if reference != "tflm":
+        raise _Unsupported("LiteRT's reference int8 SUM (BUILTIN_REF) reads its int8 input as uint8; arenaplan "
+                           "runs TensorFlow Lite Micro's int8 SUM: plan with reference \"tflm\"")
+    x, y, spec = _reduce_operands(model, op)
+    (xs, xz), (ys, yz) = _per_tensor(x, "input"), _per_tensor(y, "output")
+    try:
+        m, e = quantize_multiplier(xs / ys)
+    except ArenaplanError as exc:
+        raise _Unsupported(f"the scales give no int32 multiplier ({exc})") from None
+    return dict(spec, input_zero_point=xz, output_zero_point=yz, multiplier=m, shift=e), (x.index,), None, None
+
+
 # --- the 16x8 mode: int16 activations (zero point 0), int8 weights, int64 or int32 biases ---
 def _int16_scale(t: Tensor, what: str) -> float:
     """The scale of an int16 activation; TFLite's 16x8 kernels require zero point 0."""
@@ -1786,6 +2274,13 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
     "TRANSPOSE": _transpose, "SPLIT": _split, "SPLIT_V": _split, "LOGISTIC": _logistic, "TANH": _logistic,
     "HARD_SWISH": _hard_swish, "READ_VARIABLE": _read_variable, "ASSIGN_VARIABLE": _assign_variable,
     "TRANSPOSE_CONV": _transpose_conv,
+    "RELU6": _relu_x, "RELU_N1_TO_1": _relu_x, "SLICE": _slice, "PACK": _pack, "UNPACK": _unpack,
+    "MAXIMUM": _maximum_minimum, "MINIMUM": _maximum_minimum, "ABS": _abs,
+    "DEPTH_TO_SPACE": _depth_space, "SPACE_TO_DEPTH": _depth_space,
+    "RESIZE_NEAREST_NEIGHBOR": _resize_nearest, "RESIZE_BILINEAR": _resize_bilinear,
+    "BATCH_TO_SPACE_ND": _batch_space, "SPACE_TO_BATCH_ND": _batch_space, "MIRROR_PAD": _mirror_pad,
+    "PRELU": _prelu, "SQUARED_DIFFERENCE": _squared_difference, "REDUCE_MAX": _reduce_max_min,
+    "REDUCE_MIN": _reduce_max_min, "SUM": _sum, "BROADCAST_TO": _broadcast_to,
 }
 
 
@@ -1794,6 +2289,12 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
 #: multiplier, ...). Read from the signatures, so an op's rows may differ in it.
 _TAKES_REFERENCE = frozenset(fn for table in (_LOWER, _LOWER_S16X8, _LOWER_F32) for fn in table.values()
                              if "reference" in inspect.signature(fn).parameters)
+
+
+#: int8 builtins that run on another op's row (besides the aliases, splits, variables and RELU6 /
+#: RELU_N1_TO_1, which _code sends to the RELU row).
+_RUNS_ON = {"SLICE": "STRIDED_SLICE", "UNPACK": "STRIDED_SLICE", "PACK": "CONCATENATION",
+            "DEPTH_TO_SPACE": "TRANSPOSE", "SPACE_TO_DEPTH": "TRANSPOSE"}
 
 
 def _code(op: Operator, spec: dict) -> int:
@@ -1807,6 +2308,8 @@ def _code(op: Operator, spec: dict) -> int:
         return OP_CODES["RELU"]
     if op.type in ("SPLIT", "SPLIT_V"):
         return OP_CODES["STRIDED_SLICE"]
+    if op.type in _RUNS_ON:
+        return OP_CODES[_RUNS_ON[op.type]]
     return OP_CODES[op.type]
 
 

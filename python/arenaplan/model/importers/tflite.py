@@ -5,7 +5,7 @@ dtype, quantisation, constant data and the variable flag. The other subgraphs ar
 where subgraph 0 calls them: resource variables become variable tensors and CALL_ONCE's
 initialisation subgraph their starting values (``resources``). Unknown builtin and
 custom ops are kept and named (``CUSTOM:<code>`` / ``BUILTIN_<n>``), never dropped.
-A SPLIT or SPLIT_V of N outputs becomes N ops of one output each (``one_output_ops``), so
+A SPLIT, SPLIT_V or UNPACK of N outputs becomes N ops of one output each (``one_output_ops``), so
 the Model's op indices count them.
 Malformed files raise ModelError naming the file and what is wrong.
 """

@@ -1,0 +1,228 @@
+/* int8 RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR (arenaplan/ops.h): TFLite's reference
+   ResizeNearestNeighbor and ResizeBilinearInteger, NHWC. */
+#include "arenaplan/ops.h"
+
+#include <string.h>
+
+#include "ops_s8_common.h"
+
+#define NEAREST_OP "resize_nearest_neighbor"
+#define BILINEAR_OP "resize_bilinear"
+
+/* The geometry both ops share: every dimension >= 1, and the element counts in size_t. */
+static ap_status resize_check_geometry(const int32_t *dims, const char *op, size_t *output_count, ap_error *error)
+{
+    static const char *const names[6] = {"batches", "input_h", "input_w", "channels", "output_h", "output_w"};
+    for (int i = 0; i < 6; ++i) {
+        if (dims[i] < 1) {
+            return AP_OPS_INVALID(error, "%s: %s = %d; it must be >= 1", op, names[i], (int)dims[i]);
+        }
+    }
+    const int32_t in[4] = {dims[0], dims[1], dims[2], dims[3]};
+    const int32_t out[4] = {dims[0], dims[4], dims[5], dims[3]};
+    size_t n;
+    if (!ap_ops_product(in, 4, &n) || !ap_ops_product(out, 4, output_count)) {
+        return AP_OPS_OVERFLOW(error, "%s: a tensor size overflows size_t", op);
+    }
+    return AP_OK;
+}
+
+/* The checks run() shares: the call, the variant (kind 0 of this ISA), one input, the output. */
+static ap_status resize_check_call(const ap_op_call *call, ap_isa isa, const char *op, ap_error *error)
+{
+    ap_status st = ap_ops_check_variant_ptr(call->variant, op, error);
+    if (st == AP_OK && call->variant->isa != (int32_t)isa) {
+        st = AP_OPS_INVALID(error, "%s: variant '%s' is a %s variant; asked to run it as %s", op,
+                            call->variant->name, ap_isa_name(call->variant->isa), ap_isa_name(isa));
+    }
+    if (st == AP_OK && call->variant->kind != AP_RESIZE_DIRECT) {
+        st = AP_OPS_INVALID(error, "%s: variant kind %d does not apply", op, (int)call->variant->kind);
+    }
+    if (st == AP_OK && (call->input_count != 1 || call->inputs == NULL || call->inputs[0] == NULL ||
+                        call->output == NULL)) {
+        st = AP_OPS_INVALID(error, "%s: one input and the output must not be NULL", op);
+    }
+    return st;
+}
+
+static ap_status resize_variants(size_t output_count, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                 uint32_t *count_out, const char *op, ap_error *error)
+{
+    ap_variant found[1];
+    /* a gather: the output may not overlap its input */
+    ap_ops_variant_set(&found[0], AP_RESIZE_DIRECT, 0, "direct", 0, NULL, NULL, (uint64_t)output_count, 0);
+    return ap_ops_variants_out(found, 1, isa, variants_out, capacity, count_out, op, error);
+}
+
+/* ---- RESIZE_NEAREST_NEIGHBOR ------------------------------------------------------------- */
+static ap_status nearest_check(const ap_resize_nearest_params *p, size_t *output_count, ap_error *error)
+{
+    if (p == NULL) {
+        return AP_OPS_INVALID(error, NEAREST_OP ": params must not be NULL");
+    }
+    const int32_t dims[6] = {p->batches, p->input_h, p->input_w, p->channels, p->output_h, p->output_w};
+    ap_status st = resize_check_geometry(dims, NEAREST_OP, output_count, error);
+    if (st != AP_OK) {
+        return st;
+    }
+    if (p->y_index == NULL || p->x_index == NULL) {
+        return AP_OPS_INVALID(error, NEAREST_OP ": y_index and x_index must not be NULL");
+    }
+    for (int32_t y = 0; y < p->output_h; ++y) {
+        if (p->y_index[y] < 0 || p->y_index[y] >= p->input_h) {
+            return AP_OPS_INVALID(error, NEAREST_OP ": y_index[%d] = %d lies outside [0, %d)", (int)y,
+                                  (int)p->y_index[y], (int)p->input_h);
+        }
+    }
+    for (int32_t x = 0; x < p->output_w; ++x) {
+        if (p->x_index[x] < 0 || p->x_index[x] >= p->input_w) {
+            return AP_OPS_INVALID(error, NEAREST_OP ": x_index[%d] = %d lies outside [0, %d)", (int)x,
+                                  (int)p->x_index[x], (int)p->input_w);
+        }
+    }
+    return AP_OK;
+}
+
+ap_status ap_resize_nearest_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                        uint32_t capacity, uint32_t *count_out, ap_error *error_out)
+{
+    size_t count = 0;
+    ap_status st = nearest_check(params, &count, error_out);
+    return st != AP_OK ? st : resize_variants(count, isa, variants_out, capacity, count_out, NEAREST_OP, error_out);
+}
+
+ap_status ap_resize_nearest_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    /* one code for every ISA: row copies */
+    if (call == NULL) {
+        return AP_OPS_INVALID(error_out, NEAREST_OP ": call must not be NULL");
+    }
+    const ap_resize_nearest_params *p = call->params;
+    size_t count = 0;
+    ap_status st = nearest_check(p, &count, error_out);
+    if (st == AP_OK) {
+        st = resize_check_call(call, isa, NEAREST_OP, error_out);
+    }
+    if (st != AP_OK) {
+        return st;
+    }
+    const int8_t *in = call->inputs[0];
+    int8_t *out = call->output;
+    const size_t c = (size_t)p->channels, row = (size_t)p->input_w * c, image = (size_t)p->input_h * row;
+    for (int32_t b = 0; b < p->batches; ++b) {
+        const int8_t *src = in + (size_t)b * image;
+        for (int32_t y = 0; y < p->output_h; ++y) {
+            const int8_t *src_row = src + (size_t)p->y_index[y] * row;
+            for (int32_t x = 0; x < p->output_w; ++x) {
+                memcpy(out, src_row + (size_t)p->x_index[x] * c, c);
+                out += c;
+            }
+        }
+    }
+    return AP_OK;
+}
+
+/* ---- RESIZE_BILINEAR ---------------------------------------------------------------------- */
+/* TFLite's ComputeInterpolationValues (integer): the Q10 position of output index i and the two
+   input indices around it (C's division truncates toward zero, as C++'s does). */
+static void bilinear_axis(int32_t i, int32_t scale_10, int32_t half_pixel_centers, int32_t input_size,
+                          int32_t *position, int32_t *lower, int32_t *upper)
+{
+    const int32_t v = half_pixel_centers ? i * scale_10 + scale_10 / 2 - (1 << 9) : i * scale_10;
+    const int32_t lo = v / (1 << 10), hi = (v + (1 << 10) - 1) / (1 << 10);
+    *position = v;
+    *lower = lo > 0 ? lo : 0;
+    *upper = hi < input_size - 1 ? hi : input_size - 1;
+}
+
+/* One axis' scale: positions fit int32 and the last output index's lower input index lies in
+   the input (positions grow with the index, so the last bounds them all). */
+static ap_status bilinear_check_axis(int32_t scale_10, int32_t half_pixel_centers, int32_t input_size,
+                                     int32_t output_size, const char *axis, ap_error *error)
+{
+    if (scale_10 < 0) {
+        return AP_OPS_INVALID(error, BILINEAR_OP ": %s_scale_10 %d must be >= 0", axis, (int)scale_10);
+    }
+    const int64_t last = (int64_t)(output_size - 1) * scale_10 + scale_10 / 2 + (1 << 10);
+    if (last > INT32_MAX) {
+        return AP_OPS_INVALID(error, BILINEAR_OP ": %s_scale_10 %d over %d outputs overflows int32", axis,
+                              (int)scale_10, (int)output_size);
+    }
+    int32_t v, lo, hi;
+    bilinear_axis(output_size - 1, scale_10, half_pixel_centers, input_size, &v, &lo, &hi);
+    if (lo > input_size - 1) {
+        return AP_OPS_INVALID(error, BILINEAR_OP ": %s_scale_10 %d reads input index %d of %d", axis,
+                              (int)scale_10, (int)lo, (int)input_size);
+    }
+    return AP_OK;
+}
+
+static ap_status bilinear_check(const ap_resize_bilinear_params *p, size_t *output_count, ap_error *error)
+{
+    if (p == NULL) {
+        return AP_OPS_INVALID(error, BILINEAR_OP ": params must not be NULL");
+    }
+    const int32_t dims[6] = {p->batches, p->input_h, p->input_w, p->channels, p->output_h, p->output_w};
+    ap_status st = resize_check_geometry(dims, BILINEAR_OP, output_count, error);
+    if (st != AP_OK) {
+        return st;
+    }
+    if (p->half_pixel_centers != 0 && p->half_pixel_centers != 1) {
+        return AP_OPS_INVALID(error, BILINEAR_OP ": half_pixel_centers %d must be 0 or 1", (int)p->half_pixel_centers);
+    }
+    st = bilinear_check_axis(p->height_scale_10, p->half_pixel_centers, p->input_h, p->output_h, "height", error);
+    return st != AP_OK ? st : bilinear_check_axis(p->width_scale_10, p->half_pixel_centers, p->input_w,
+                                                  p->output_w, "width", error);
+}
+
+ap_status ap_resize_bilinear_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                         uint32_t capacity, uint32_t *count_out, ap_error *error_out)
+{
+    size_t count = 0;
+    ap_status st = bilinear_check(params, &count, error_out);
+    return st != AP_OK ? st : resize_variants(count, isa, variants_out, capacity, count_out, BILINEAR_OP,
+                                              error_out);
+}
+
+ap_status ap_resize_bilinear_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    /* one code for every ISA: four int64 products an output */
+    if (call == NULL) {
+        return AP_OPS_INVALID(error_out, BILINEAR_OP ": call must not be NULL");
+    }
+    const ap_resize_bilinear_params *p = call->params;
+    size_t count = 0;
+    ap_status st = bilinear_check(p, &count, error_out);
+    if (st == AP_OK) {
+        st = resize_check_call(call, isa, BILINEAR_OP, error_out);
+    }
+    if (st != AP_OK) {
+        return st;
+    }
+    const int8_t *in = call->inputs[0];
+    int8_t *out = call->output;
+    const size_t c = (size_t)p->channels, row = (size_t)p->input_w * c, image = (size_t)p->input_h * row;
+    for (int32_t b = 0; b < p->batches; ++b) {
+        const int8_t *src = in + (size_t)b * image;
+        for (int32_t y = 0; y < p->output_h; ++y) {
+            int32_t vy, y0, y1;
+            bilinear_axis(y, p->height_scale_10, p->half_pixel_centers, p->input_h, &vy, &y0, &y1);
+            const int64_t wy1 = (int64_t)vy - (int64_t)(1 << 10) * y0, wy0 = (1 << 10) - wy1;
+            const int8_t *r0 = src + (size_t)y0 * row, *r1 = src + (size_t)y1 * row;
+            for (int32_t x = 0; x < p->output_w; ++x) {
+                int32_t vx, x0, x1;
+                bilinear_axis(x, p->width_scale_10, p->half_pixel_centers, p->input_w, &vx, &x0, &x1);
+                const int64_t wx1 = (int64_t)vx - (int64_t)(1 << 10) * x0, wx0 = (1 << 10) - wx1;
+                const int8_t *a = r0 + (size_t)x0 * c, *b1 = r1 + (size_t)x0 * c;
+                const int8_t *d = r0 + (size_t)x1 * c, *e = r1 + (size_t)x1 * c;
+                for (size_t k = 0; k < c; ++k) {
+                    const int64_t sum = a[k] * wy0 * wx0 + b1[k] * wy1 * wx0 + d[k] * wy0 * wx1 + e[k] * wy1 * wx1;
+                    const int64_t round = sum > 0 ? (1 << 19) : -(1 << 19);
+                    /* the weights sum to 2^20 and every value is int8: the quotient is too */
+                    *out++ = (int8_t)((sum + round) / (1 << 20));
+                }
+            }
+        }
+    }
+    return AP_OK;
+}
