@@ -18,8 +18,7 @@ from arenaplan import _core
 from arenaplan.errors import UnsupportedModel
 from arenaplan.planning.context import PlanContext
 from harness.reference import litert_layers as L
-from poisoned_arena import poisoned_run
-from unary_s8 import host_isas, load, tflm_outputs
+from unary_s8 import check_one_variant, load, tflm_outputs
 
 _LITERT = L.unavailable_reason()
 needs_litert = pytest.mark.skipif(_LITERT is not None, reason=str(_LITERT))
@@ -53,24 +52,7 @@ def feeds(shape, seed):
 
 
 def check(content, tmp_path, shape, seed=0, tflm=True):
-    model = load(content, tmp_path)
-    xs = feeds(shape, seed)
-    wants = L.run_sequence(content, [[x] for x in xs])[0]
-    if tflm:
-        for micro, want in zip(tflm_outputs(content, xs), wants):
-            np.testing.assert_array_equal(micro[0], want[0], err_msg="TFLite Micro and LiteRT differ")
-    for isa in host_isas():
-        ctx = PlanContext.build(model, isa=isa, reference="litert")
-        (kernel,) = ctx.kernels
-        assert [v.name for v in kernel.variants] == ["copy"] and not kernel.variants[0].in_place
-        p = ctx.make([kernel.variants[0]], "size")
-        assert p.verify() and p.isa == isa
-        it = ap.Interpreter(p)
-        for x, want in zip(xs, wants):
-            got = it.run(x)
-            assert got.dtype == np.int8 and got.shape == want[0].shape
-            np.testing.assert_array_equal(got, want[0], err_msg=isa)
-    poisoned_run(model, xs[0])
+    check_one_variant(content, tmp_path, feeds(shape, seed), "copy", tflm=tflm)
 
 
 #: (op, input shape, block, crops or paddings, quantisation)

@@ -7,17 +7,14 @@ over shapes and blocks; the poisoned-arena property; what TFLite rejects refused
 when the plan is made."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
 import arenaplan as ap
 from arenaplan.errors import UnsupportedModel
 from arenaplan.ops.lowering import OP_CODES
-from arenaplan.planning.context import PlanContext
 from harness.reference import litert_layers as L
-from poisoned_arena import poisoned_run
-from unary_s8 import host_isas, inputs, load, tflm_outputs
+from unary_s8 import check_one_variant, inputs, load
 
 _LITERT = L.unavailable_reason()
 needs_litert = pytest.mark.skipif(_LITERT is not None, reason=str(_LITERT))
@@ -40,23 +37,7 @@ def depth_space_model(op, shape, block, out=None, out_q=(0.03, -4)) -> bytes:
 
 
 def check(content, tmp_path, shape, seed=0):
-    model = load(content, tmp_path)
-    xs = inputs(shape, seed)[:4]
-    wants = L.run_sequence(content, [[x] for x in xs])[0]
-    for micro, want in zip(tflm_outputs(content, xs), wants):
-        np.testing.assert_array_equal(micro[0], want[0])
-    for isa in host_isas():
-        ctx = PlanContext.build(model, isa=isa, reference="litert")
-        (kernel,) = ctx.kernels
-        assert kernel.code == OP_CODES["TRANSPOSE"] and [v.name for v in kernel.variants] == ["copy"]
-        p = ctx.make([kernel.variants[0]], "size")
-        assert p.verify() and p.isa == isa
-        it = ap.Interpreter(p)
-        for x, want in zip(xs, wants):
-            got = it.run(x)
-            assert got.dtype == np.int8 and got.shape == want[0].shape
-            np.testing.assert_array_equal(got, want[0], err_msg=isa)
-    poisoned_run(model, xs[0])
+    check_one_variant(content, tmp_path, inputs(shape, seed)[:4], "copy", code=OP_CODES["TRANSPOSE"])
 
 
 #: (op, input shape, block)

@@ -87,6 +87,34 @@ def check_every_variant(content: bytes, tmp_path, shape, seed: int = 0, op: str 
     return model
 
 
+def check_one_variant(content: bytes, tmp_path, xs: list, name: str, *, tflm: bool = True,
+                      code: int = None) -> ap.Model:
+    """A one-input op whose row offers one variant, ``name``, with no scratch (and of op code
+    ``code``, where given): on each of ``xs``, TensorFlow Lite Micro's outputs equal LiteRT's
+    reference kernels' (``tflm``), and on every host ISA a verified plan of it gives them;
+    the op alone on a poisoned arena writes only its output."""
+    from poisoned_arena import poisoned_run
+    model = load(content, tmp_path)
+    wants = L.run_sequence(content, [[x] for x in xs])[0]
+    if tflm:
+        for micro, want in zip(tflm_outputs(content, xs), wants):
+            np.testing.assert_array_equal(micro[0], want[0], err_msg="TFLite Micro and LiteRT differ")
+    for isa in host_isas():
+        ctx = PlanContext.build(model, isa=isa, reference="litert")
+        (kernel,) = ctx.kernels
+        assert [v.name for v in kernel.variants] == [name] and kernel.variants[0].scratch == ()
+        assert code is None or kernel.code == code
+        p = ctx.make([kernel.variants[0]], "size")
+        assert p.verify() and p.isa == isa
+        it = ap.Interpreter(p)
+        for x, want in zip(xs, wants):
+            got = it.run(x)
+            assert got.dtype == np.int8 and got.shape == want[0].shape
+            np.testing.assert_array_equal(got, want[0], err_msg=isa)
+    poisoned_run(model, xs[0])
+    return model
+
+
 def check_scratch_and_in_place(ffi, lib, model: ap.Model, params_type: str, variants_fn, run_fn,
                                reference: str = "litert", names=VARIANTS):
     """Through the C API: every variant (``names``) writes the Interpreter's output with exactly
