@@ -104,6 +104,9 @@ static void dw_plane_gather(const dw_plane_walk *w, const int8_t *in, int32_t a0
    the asm loop keeps the address in word 7). */
 enum { DW_CTX_M = 0, DW_CTX_E = 1, DW_CTX_K = 2, DW_CTX_BIAS = 3, DW_CTX_LEN2 = 4, DW_CTX_STEP = 5,
        DW_CTX_END = 6, DW_CTX_END_AT = 7, DW_CTX_WEIGHTS = 8 };
+/* A 1-D filter has one plane row: its loop reads word 4 as the weights' end instead (an
+   address on a DSP core, the pair count elsewhere). */
+enum { DW_CTX_WEND = DW_CTX_LEN2 };
 
 /*
  * The requantisation of a layer ap_dsp_fast_layer_below(..., 29) passed, from a doubled sum
@@ -213,6 +216,17 @@ static void dw_plane_rows_any(const dw_plane_walk *w, const int16_t *plane, int3
     "ssat %[y], #8, %[y], asr #1\n\t"                                                     \
     "strb %[y], [%[o]]\n\t"                                                               \
     "add %[o], %[o], %[q]\n\t"
+/* dw_plane_requant of one sum and its store in the 1-D loop: x0, x1, wv, t, q and w hold h,
+   t, m, e, K and the output step */
+#define DW_PLANE_OUT1_1D_ASM(acc)                                                          \
+    "smmulr %[x0], %[" acc "], %[wv]\n\t"                                                \
+    "lsl %[x1], %[x0], #1\n\t"                                                           \
+    "sub %[x1], %[x1], %[x0], lsr #31\n\t"                                               \
+    "asr %[x1], %[x1], %[t]\n\t"                                                         \
+    "add %[x1], %[x1], %[q]\n\t"                                                         \
+    "ssat %[x1], #8, %[x1], asr #1\n\t"                                                  \
+    "strb %[x1], [%[o]]\n\t"                                                             \
+    "add %[o], %[o], %[w]\n\t"
 /* The loop, its taps macro and the bytes p moves a group (8 at stride 1, 16 at 2). */
 #define DW_PLANE_GROUPS_ASM(TAPS, ADVANCE)                                                 \
     int32_t a0, a1, a2, a3;                                                                \
@@ -328,6 +342,108 @@ static void dw_plane_rows_3x3(const dw_plane_walk *w, const int16_t *plane, int3
     }
 }
 
+/*
+ * Groups of four outputs along a plane row of a 1-D filter (one plane row: k_a 1) at stride
+ * 1 in a fast layer, any length: the group at p and its output o, then p + 4 and o + 4
+ * steps, ... while p is below ctx's end. The weights are pairs W_i = (w_2i, w_2i+1), an
+ * even count of them (zero words after); with the input's words X_i = (x_2i, x_2i+1) from p,
+ *   acc0 += SMLAD(X_i, W_i)        acc1 += SMLADX((x_2i+2, x_2i+1), W_i)
+ *   acc2 += SMLAD(X_i+1, W_i)      acc3 += SMLADX((x_2i+4, x_2i+3), W_i)
+ * one new input word a pair, eleven instructions for eight MACs. On a DSP core one asm block,
+ * the pair loop unrolled twice (the two words in hand trade places); ctx's DW_CTX_WEND holds
+ * the weights' end as an address. Elsewhere the same sums in C.
+ */
+#if AP_ARM_DSP_NATIVE
+/* one pair: x0 = X_i, x1 = X_i+1 on entry; x0 = X_i+2 on exit */
+#define DW_PLANE_PAIR_1D_ASM(x0, x1)                                                       \
+    "ldr %[wv], [%[w]], #4\n\t"                                                           \
+    "smlad %[a0], %[" x0 "], %[wv], %[a0]\n\t"                                            \
+    "smlad %[a2], %[" x1 "], %[wv], %[a2]\n\t"                                            \
+    "pkhbt %[" x0 "], %[" x1 "], %[" x0 "]\n\t"                                           \
+    "smladx %[a1], %[" x0 "], %[wv], %[a1]\n\t"                                           \
+    "ldr %[" x0 "], [%[q], #8]\n\t"                                                       \
+    "pkhbt %[t], %[" x0 "], %[" x1 "]\n\t"                                                \
+    "smladx %[a3], %[t], %[wv], %[a3]\n\t"                                                \
+    "add %[q], %[q], #4\n\t"
+static void dw_plane_groups_1d(const int16_t *p, int8_t *o, const uint32_t *ctx)
+{
+    int32_t a0, a1, a2, a3;
+    uint32_t x0, x1, wv, t;
+    const int16_t *q;
+    const uint32_t *w;
+    __asm__ volatile("ldr %[t], [%[ctx], #24]\n\t"   /* DW_CTX_END, an address in END_AT */
+                     "add %[t], %[t], %[p]\n\t"
+                     "str %[t], [%[ctx], #28]\n\t"
+                     "1:\n\t"
+                     "ldr %[a0], [%[ctx], #12]\n\t"
+                     "mov %[a1], %[a0]\n\t"
+                     "mov %[a2], %[a0]\n\t"
+                     "mov %[a3], %[a0]\n\t"
+                     "add %[w], %[ctx], #32\n\t"
+                     "mov %[q], %[p]\n\t"
+                     "ldr %[x0], [%[q]]\n\t"
+                     "ldr %[x1], [%[q], #4]\n\t"
+                     "2:\n\t"
+                     DW_PLANE_PAIR_1D_ASM("x0", "x1")
+                     DW_PLANE_PAIR_1D_ASM("x1", "x0")
+                     "ldr %[t], [%[ctx], #16]\n\t"
+                     "cmp %[w], %[t]\n\t"
+                     "blo 2b\n\t"
+                     /* the requantisation: x0, x1, wv, t, q and w hold h, t, m, e, K, step */
+                     "ldrd %[wv], %[t], [%[ctx]]\n\t"
+                     "ldr %[q], [%[ctx], #8]\n\t"
+                     "ldr %[w], [%[ctx], #20]\n\t"
+                     DW_PLANE_OUT1_1D_ASM("a0") DW_PLANE_OUT1_1D_ASM("a1")
+                     DW_PLANE_OUT1_1D_ASM("a2") DW_PLANE_OUT1_1D_ASM("a3")
+                     "add %[p], %[p], #8\n\t"
+                     "ldr %[t], [%[ctx], #28]\n\t"
+                     "cmp %[p], %[t]\n\t"
+                     "blo 1b\n\t"
+                     : [p] "+r"(p), [o] "+r"(o), [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2),
+                       [a3] "=&r"(a3), [x0] "=&r"(x0), [x1] "=&r"(x1), [wv] "=&r"(wv), [t] "=&r"(t),
+                       [q] "=&r"(q), [w] "=&r"(w)
+                     : [ctx] "r"(ctx)
+                     : "cc", "memory");
+}
+#else
+static void dw_plane_groups_1d(const int16_t *p, int8_t *o, const uint32_t *ctx)
+{
+    const size_t step = ctx[DW_CTX_STEP], pairs = ctx[DW_CTX_WEND];
+    const int16_t *end = p + ctx[DW_CTX_END] / 2;
+    const int32_t m = (int32_t)ctx[DW_CTX_M], e = (int32_t)ctx[DW_CTX_E], k = (int32_t)ctx[DW_CTX_K];
+    const uint32_t *wp = ctx + DW_CTX_WEIGHTS;
+    do {
+        for (int32_t j = 0; j < 4; ++j, o += step) {
+            int32_t acc = (int32_t)ctx[DW_CTX_BIAS];
+            for (size_t i = 0; i < pairs; ++i) {
+                acc = ap_dsp_smlad(ap_dsp_load32(p + j + 2 * i), wp[i], acc);
+            }
+            *o = (int8_t)dw_plane_requant(acc, m, e, k);
+        }
+        p += 4;
+    } while (p < end);
+}
+#endif
+
+/* Output rows of a band of a 1-D filter at stride 1 in a fast layer (one plane row a band
+   row), four outputs at a time, a row's last group the four that end it; ctx's output step
+   and weights' end are set, the weight pairs an even count. Rows of fewer than four outputs
+   take the general loop. */
+static void dw_plane_rows_1d(const dw_plane_walk *w, const int16_t *plane, int32_t rows, uint32_t *ctx,
+                             int8_t *out)
+{
+    const int32_t out_b = w->s.out_b, groups = out_b / 4;
+    const size_t row_step = (size_t)w->s.s_a * (size_t)w->s.row_len, ostep = w->out_step_b;
+    for (int32_t r = 0; r < rows; ++r, plane += row_step, out += w->out_step_a) {
+        ctx[DW_CTX_END] = 8u * (uint32_t)groups;
+        dw_plane_groups_1d(plane, out, ctx);
+        if (groups * 4 < out_b) {
+            ctx[DW_CTX_END] = 8u;
+            dw_plane_groups_1d(plane + (out_b - 4), out + (size_t)(out_b - 4) * ostep, ctx);
+        }
+    }
+}
+
 void ap_dw_planar_arm_dsp(const ap_dw_direct *d, int32_t band_rows, void *scratch)
 {
     const ap_requant *rq = d->requant;
@@ -342,12 +458,22 @@ void ap_dw_planar_arm_dsp(const ap_dw_direct *d, int32_t band_rows, void *scratc
                                              (uint64_t)d->filter_h * (uint64_t)d->filter_w, 255u * 128u,
                                              rq->activation_min, rq->activation_max, 29);
     const int groups = fast && w.s.k_a == 3 && w.s.k_b == 3 && w.s.s_b <= 2;
+    const int groups_1d = fast && w.s.k_a == 1 && w.s.s_b == 1 && w.s.out_b >= 4;
+    const int32_t pairs_even = (pairs + 1) / 2 * 2;
     int16_t *plane = (int16_t *)scratch;
     uint32_t *ctx = (uint32_t *)(void *)(plane + (size_t)rows_max * (size_t)w.s.row_len);
     const int16_t pad = (int16_t)-d->input_offset;   /* the zero point, in [-128, 127] */
     const uint32_t scale = fast ? 2u : 1u;
     ctx[DW_CTX_LEN2] = 2u * (uint32_t)w.s.row_len;
     ctx[DW_CTX_STEP] = (uint32_t)w.out_step_b;
+    if (groups_1d) {
+        ctx[DW_CTX_WEIGHTS + pairs] = 0;   /* the zero word after an odd count of pairs */
+#if AP_ARM_DSP_NATIVE
+        ctx[DW_CTX_WEND] = (uint32_t)(uintptr_t)(ctx + DW_CTX_WEIGHTS + pairs_even);
+#else
+        ctx[DW_CTX_WEND] = (uint32_t)pairs_even;
+#endif
+    }
     for (int32_t a0 = 0; a0 < w.s.out_a; a0 += band_rows) {
         const int32_t rows = w.s.out_a - a0 < band_rows ? w.s.out_a - a0 : band_rows;
         const int32_t need = (rows - 1) * w.s.s_a + w.s.k_a;
@@ -374,6 +500,8 @@ void ap_dw_planar_arm_dsp(const ap_dw_direct *d, int32_t band_rows, void *scratc
             int8_t *out = d->out + (size_t)a0 * w.out_step_a + (size_t)c;
             if (groups) {
                 dw_plane_rows_3x3(&w, plane, rows, ctx, out);
+            } else if (groups_1d) {
+                dw_plane_rows_1d(&w, plane, rows, ctx, out);
             } else {
                 dw_plane_rows_any(&w, plane, rows, ctx, fast, rq, c, out);
             }

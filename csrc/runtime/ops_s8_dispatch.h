@@ -59,7 +59,7 @@ void ap_dw_widened_arm_dsp(const ap_dw_direct *args, void *scratch);   /* 3x3 fi
    the plane's axes. Axis a runs across the plane's rows (bands of R output rows), axis b
    along them; a filter one column wide (filter_w 1, filter_h > 1) is taken transposed, so
    that its taps lie along b, and so is a square filter whose output has more rows than
-   columns. row_len: int16 values a plane row holds, the padded extent along b and three
+   columns. row_len: int16 values a plane row holds, the padded extent along b and four
    more (the word an odd last tap pair reads; a row's last group of four outputs reading
    past its end), rounded up to even. */
 typedef struct ap_dw_planar_shape {
@@ -86,13 +86,14 @@ static inline ap_dw_planar_shape ap_dw_planar_shape_of(int32_t filter_h, int32_t
 
 /* Scratch bytes of planar_rows_R for shape s (row_len filled in): a plane of
    (R - 1) * s_a + k_a rows of row_len int16, then a channel's constants, 8 words, and its
-   weights, k_a * ceil(k_b / 2) words. 0 when a size overflows. */
+   weights, k_a * ceil(k_b / 2) words and one more (a 1-D filter's pairs are taken two at a
+   time: an odd count ends with a zero word). 0 when a size overflows. */
 static inline size_t ap_dw_planar_scratch(ap_dw_planar_shape *s, int32_t band_rows)
 {
-    const uint64_t extent = (uint64_t)(s->out_b - 1) * (uint64_t)s->s_b + (uint64_t)s->k_b + 3;
+    const uint64_t extent = (uint64_t)(s->out_b - 1) * (uint64_t)s->s_b + (uint64_t)s->k_b + 4;
     const uint64_t row_len = (extent + 1) / 2 * 2;
     const uint64_t rows = (uint64_t)(band_rows - 1) * (uint64_t)s->s_a + (uint64_t)s->k_a;
-    const uint64_t words = 8 + (uint64_t)s->k_a * (uint64_t)((s->k_b + 1) / 2);
+    const uint64_t words = 9 + (uint64_t)s->k_a * (uint64_t)((s->k_b + 1) / 2);
     if (row_len > (uint64_t)INT32_MAX || rows > ((uint64_t)1 << 31) || words > ((uint64_t)1 << 31) ||
         row_len * rows > ((uint64_t)1 << 40)) {
         return 0;

@@ -356,7 +356,7 @@ def test_widened_needs_a_3x3_filter_four_channel_groups_and_one_multiplier(ffi, 
 
 def planar_bytes(p, rows):
     """planar's scratch as depthwise_conv2d.h says: a plane of rows along axis a (h, or w for a
-    filter one column wide or a square filter with more output rows than columns), then 8 + a
+    filter one column wide or a square filter with more output rows than columns), then 9 + a
     channel's weight pairs in words."""
     transposed = (p.filter_w == 1 and p.filter_h > 1) or (
         p.filter_h == p.filter_w and p.stride_h == p.stride_w and p.output_h > p.output_w)
@@ -364,8 +364,8 @@ def planar_bytes(p, rows):
     s_a, s_b = (p.stride_w, p.stride_h) if transposed else (p.stride_h, p.stride_w)
     out_a, out_b = (p.output_w, p.output_h) if transposed else (p.output_h, p.output_w)
     rows = out_a if rows == 0 else rows
-    row_len = ((out_b - 1) * s_b + k_b + 3 + 1) // 2 * 2
-    return 2 * ((rows - 1) * s_a + k_a) * row_len + 4 * (8 + k_a * ((k_b + 1) // 2)), out_a
+    row_len = ((out_b - 1) * s_b + k_b + 4 + 1) // 2 * 2
+    return 2 * ((rows - 1) * s_a + k_a) * row_len + 4 * (9 + k_a * ((k_b + 1) // 2)), out_a
 
 
 @pytest.mark.parametrize("kw", [

@@ -38,8 +38,8 @@
  *                    16 asked), so two taps of a row are one SMLAD, with the channel's
  *                    constants and weights after them:
  *                      bytes = 2 * ((R-1)*stride_a + filter_a) * row_len
- *                            + 4 * (8 + filter_a * ceil(filter_b / 2))
- *                    R = output_a for "planar"; row_len = (output_b-1)*stride_b + filter_b + 3
+ *                            + 4 * (9 + filter_a * ceil(filter_b / 2))
+ *                    R = output_a for "planar"; row_len = (output_b-1)*stride_b + filter_b + 4
  *                    rounded up to even; a = h and b = w, or a = w and b = h for a filter one
  *                    column wide (filter_w 1, filter_h > 1) and for a square filter (equal
  *                    strides) whose output has more rows than columns, so that the filter's
