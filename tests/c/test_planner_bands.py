@@ -80,7 +80,7 @@ def run(ffi, lib, strategy, sizes, first, last, alignment, step_limit, time_limi
     return p
 
 
-def bands(ffi, lib, sizes, first, last, alignment=GRAIN, step_limit=STEP_LIMIT, time_limit=60.0):
+def bands(ffi, lib, sizes, first, last, alignment=GRAIN, step_limit=STEP_LIMIT, time_limit=3600.0):
     return run(ffi, lib, "bands", sizes, first, last, alignment, step_limit, time_limit)
 
 
@@ -132,7 +132,7 @@ def test_auto_reaches_the_bound_on_cut_rectangles(ffi, lib):
 def test_band_phase_is_deterministic_for_a_step_limit(ffi, lib):
     sizes, first, last = cut_rectangle(500, 3)
     for run_ in (bands, auto):
-        runs = [run_(ffi, lib, sizes, first, last, time_limit=t) for t in (60.0, 90.0)]
+        runs = [run_(ffi, lib, sizes, first, last, time_limit=t) for t in (3600.0, 5400.0)]
         assert runs[0].offsets == runs[1].offsets and runs[0].steps == runs[1].steps
 
 
@@ -144,13 +144,13 @@ def test_band_phase_out_of_nodes_leaves_a_valid_plan(ffi, lib):
     p = bands(ffi, lib, sizes, first, last, step_limit=750_000)
     assert band_phase_ends(750_000)[0] < p.steps <= 750_000
     assert p.lower_bound <= p.arena <= g.arena
-    q = bands(ffi, lib, sizes, first, last, step_limit=750_000, time_limit=90.0)
+    q = bands(ffi, lib, sizes, first, last, step_limit=750_000, time_limit=5400.0)
     assert (q.offsets, q.steps, q.strategy) == (p.offsets, p.steps, p.strategy)
     # auto with few steps: the phases after the band phase use what it leaves
     p = auto(ffi, lib, sizes, first, last, step_limit=1_000_000)
     assert p.steps <= 1_000_000
     assert p.lower_bound <= p.arena <= g.arena
-    q = auto(ffi, lib, sizes, first, last, step_limit=1_000_000, time_limit=90.0)
+    q = auto(ffi, lib, sizes, first, last, step_limit=1_000_000, time_limit=5400.0)
     assert (q.offsets, q.steps, q.strategy) == (p.offsets, p.steps, p.strategy)
 
 
@@ -254,7 +254,7 @@ def test_descent_reaches_the_bound_where_the_exact_band_search_runs_out(ffi, lib
     sizes, first, last = cut_rectangle(*DESCENT_HARD)
     g = plan(ffi, lib, sizes, first, last, GRAIN, strategy="greedy_size")
     assert 1.25 * WIDTH <= g.arena <= 1.40 * WIDTH
-    runs = [bands(ffi, lib, sizes, first, last, time_limit=t) for t in (60.0, 90.0)]
+    runs = [bands(ffi, lib, sizes, first, last, time_limit=t) for t in (3600.0, 5400.0)]
     p = runs[0]
     assert p.arena == p.lower_bound == WIDTH and p.optimal == 1
     # both exact band searches spent their nodes (6,000,000) before the descent began
@@ -368,7 +368,7 @@ def test_descent_plans_a_part_with_no_band_on_its_own(ffi, lib):
         g = plan(ffi, lib, sizes, first, last, GRAIN, strategy="greedy_size")
         assert g.arena > g.lower_bound == WIDTH
         runs = [bands(ffi, lib, sizes, first, last, step_limit=1_500_000, time_limit=t)
-                for t in (60.0, 90.0)]
+                for t in (3600.0, 5400.0)]
         p = runs[0]
         assert p.arena == WIDTH and p.optimal == 1
         assert (runs[1].offsets, runs[1].steps) == (p.offsets, p.steps)
