@@ -1070,3 +1070,68 @@ def random_op_model(rng: np.random.Generator):
     op = ["ADD", "SUB"][r(0, 1)]
     return kind, binary(op, dt, a=a, b=b, options_type="AddOptions" if op == "ADD" else "SubOptions",
                         version=3 if dt == "int16" else 2)
+
+
+def random_new_op_model(rng: np.random.Generator):
+    """(kind, flatbuffer) of a random one-op model of the ops added after the first rules
+    (MAXIMUM/MINIMUM, ABS, RESIZE_*, DEPTH_TO_SPACE/SPACE_TO_DEPTH, the batch/space ops,
+    MIRROR_PAD of 2-4 dimensions, PRELU, SQUARED_DIFFERENCE, REDUCE_MAX/MIN, SUM, BROADCAST_TO,
+    SLICE, PACK, UNPACK, RELU6) in int8, int16 (where TFLM's kernel takes it) or float32, over
+    small random shapes, axes, blocks and paddings."""
+    def r(lo, hi):
+        return int(rng.integers(lo, hi + 1))
+    kinds = ["maxmin", "abs", "resize", "depth_space", "batch_space", "mirror_pad", "prelu", "sqdiff", "reduce",
+             "sum", "broadcast_to", "slice", "pack", "unpack", "relu6"]
+    kind = kinds[r(0, len(kinds) - 1)]
+    dt = ["int8", "int16", "float32"][r(0, 2)]
+    no16 = "int8" if dt == "int16" else dt          # the ops whose TFLM kernel refuses int16
+    shp = (1, r(1, 5), r(1, 5), r(1, 5))
+    if kind == "maxmin":
+        b = shp if rng.random() < 0.5 else (1, 1, 1, shp[3])
+        return kind, binary(["MAXIMUM", "MINIMUM"][r(0, 1)], dt, a=shp, b=b, version=2)
+    if kind == "abs":
+        return kind, unary("ABS", dt, shape=shp)
+    if kind == "resize":
+        return kind, resize(["RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR"][r(0, 1)], no16, shape=shp,
+                            size=(r(1, 8), r(1, 8)))
+    if kind == "depth_space":
+        b = r(1, 3)
+        if rng.random() < 0.5:
+            return kind, depth_space("DEPTH_TO_SPACE", no16, shape=(1, r(1, 4), r(1, 4), b * b * r(1, 3)), block=b)
+        return kind, depth_space("SPACE_TO_DEPTH", no16, shape=(1, b * r(1, 3), b * r(1, 3), r(1, 4)), block=b)
+    if kind == "batch_space":
+        bh, bw = r(1, 3), r(1, 3)
+        op = ["SPACE_TO_BATCH_ND", "BATCH_TO_SPACE_ND"][r(0, 1)]
+        pads = ((r(0, 1), r(0, 1)), (r(0, 1), r(0, 1)))
+        h, w = bh * r(1, 3) - sum(pads[0]), bw * r(1, 3) - sum(pads[1])
+        if h < 1 or w < 1:
+            pads = ((0, 0), (0, 0))
+            h, w = bh * r(1, 3), bw * r(1, 3)
+        return kind, batch_space(op, no16, shape=(1, h, w, r(1, 3)), block=(bh, bw), pads=pads)
+    if kind == "mirror_pad":
+        n = r(2, 4)
+        shape = tuple(r(2, 5) for _ in range(n))
+        mode = r(0, 1)
+        pads = tuple((r(0, d - 1 if mode == 0 else d), r(0, d - 1 if mode == 0 else d)) for d in shape)
+        return kind, mirror_pad(no16, shape=shape, pads=pads, mode=mode)
+    if kind == "prelu":
+        return kind, prelu(no16, shape=shp, alpha_shape=[(1, 1, shp[3]), shp[1:]][r(0, 1)])
+    if kind == "sqdiff":
+        b = shp if rng.random() < 0.5 else (1, 1, 1, shp[3])
+        return kind, binary("SQUARED_DIFFERENCE", dt, a=shp, b=b)
+    if kind in ("reduce", "sum"):
+        op = "SUM" if kind == "sum" else ["REDUCE_MAX", "REDUCE_MIN"][r(0, 1)]
+        return kind, mean(shape=shp, axes=[(1, 2), (1,), (2,), (3,), (1, 2, 3)][r(0, 4)], keep=rng.random() < 0.5,
+                          dtype=dt if op == "SUM" else no16, op=op)
+    if kind == "broadcast_to":
+        return kind, broadcast_to(dt, shape=(1, 1, shp[2], 1), new=(r(1, 2), r(1, 3), shp[2], r(1, 4)))
+    if kind == "slice":
+        b = tuple(r(0, d - 1) for d in shp)
+        return kind, slice_(dt, shape=shp, begin=b, size=tuple(r(1, d - k) for d, k in zip(shp, b)))
+    if kind == "pack":
+        s = (r(1, 4), r(1, 5))
+        return kind, pack(dt, n=r(1, 4), shape=s, axis=r(0, 2))
+    if kind == "unpack":
+        s = (r(1, 3), r(1, 4), r(1, 5))
+        return kind, unpack(dt, shape=s, axis=r(0, 2))
+    return kind, unary("RELU6", dt, shape=shp)
