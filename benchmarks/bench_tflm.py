@@ -6,8 +6,11 @@ For each shared model: predicted arena_size / head / tail (host, 8-byte pointers
 the package's (bisection at 16 bytes; head and tail from its allocation report), the
 32-bit prediction, and the arena with arenaplan's offline plan (predicted, and measured).
 Then the same for the small models the op rules are checked on (harness.tflm_support:
-one-op models of every op family, int16 where arenaplan has a 16x8 row, chains, and the
-streaming resource-variable models of several subgraphs). Writes
+one-op models of every op family in int8, int16 where arenaplan runs it (a 16x8 row, or
+the op on another op's) and float32 (arenaplan's float32 rows, and the float32 of the
+int8-only ops TFLM takes: BENCH_FAMILIES, measured here only), chains, tiny models whose
+arena is set by a kernel's Prepare, and the streaming resource-variable models of several
+subgraphs). Writes
 benchmarks/results/bench_tflm.json.
 """
 from __future__ import annotations
@@ -23,14 +26,15 @@ sys.path.insert(0, str(ROOT))  # harness: the helpers the tests share (TFLM tria
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import arenaplan as ap  # noqa: E402
-from harness.tflm_support import (FAMILIES, HAVE_TFLM, RESOURCE_CASES, RUNNABLE, resource_model,  # noqa: E402
-                                  smallest_arena, trial)
+from harness.tflm_support import (BENCH_FAMILIES, FAMILIES, HAVE_TFLM, RESOURCE_CASES, RUNNABLE,  # noqa: E402
+                                  resource_model, smallest_arena, trial)
 from shared_models import MODELS as MODELS_DIR  # noqa: E402
 
 
 def op_rows(tmp: Path) -> list:
     """Predicted against bisected for every model the op rules are checked on."""
-    cases = [(family, name, build) for family, builds in FAMILIES.items() for name, build in builds.items()]
+    cases = [(family, name, build) for families in (FAMILIES, BENCH_FAMILIES) for family, builds in families.items()
+             for name, build in builds.items()]
     cases += [("resource variables", name, lambda name=name: resource_model(name)) for name in RESOURCE_CASES]
     rows = []
     for family, name, build in cases:

@@ -270,6 +270,8 @@ Q16B = (0.002, 0)
 
 
 def _q(dtype, other=False):
+    if dtype == "float32":
+        return None
     if dtype == "int16":
         return Q16B if other else Q16
     return Q8B if other else Q8
@@ -286,7 +288,7 @@ def unary(op, dtype="int8", shape=(1, 4, 5, 3), options_type=None, same_q=False,
 def binary(op, dtype="int8", a=(1, 4, 5, 3), b=(1, 4, 5, 3), y=None, options_type=None, version=1, **fields):
     g = GraphBuilder()
     ta = g.tensor(a, dtype, _q(dtype))
-    tb = g.tensor(b, dtype, (0.03, 0 if dtype == "int16" else -2))
+    tb = g.tensor(b, dtype, None if dtype == "float32" else (0.03, 0 if dtype == "int16" else -2))
     ty = g.tensor(y or tuple(max(p, q) for p, q in zip(a, b)), dtype, _q(dtype, other=True))
     g.op(op, [ta, tb], [ty], options_type, version, **fields)
     return g.build([ta, tb], [ty])
@@ -295,53 +297,53 @@ def binary(op, dtype="int8", a=(1, 4, 5, 3), b=(1, 4, 5, 3), y=None, options_typ
 def strided_slice(dtype="int8", shape=(1, 6, 5, 4), begin=(0, 1, 0, 1), end=(1, 5, 5, 4), strides=(1, 2, 1, 1),
                   out=(1, 2, 5, 3)):
     g = GraphBuilder()
-    x = g.tensor(shape, dtype, Q8)
+    x = g.tensor(shape, dtype, None if dtype == "float32" else Q8)
     tb = g.tensor((len(begin),), "int32", data=begin)
     te = g.tensor((len(end),), "int32", data=end)
     ts = g.tensor((len(strides),), "int32", data=strides)
-    y = g.tensor(out, dtype, Q8)
+    y = g.tensor(out, dtype, None if dtype == "float32" else Q8)
     g.op("STRIDED_SLICE", [x, tb, te, ts], [y], "StridedSliceOptions")
     return g.build([x], [y])
 
 
-def split(n=2, shape=(1, 4, 6, 3), axis=2):
+def split(n=2, shape=(1, 4, 6, 3), axis=2, dtype="int8"):
     g = GraphBuilder()
     a = g.tensor((), "int32", data=axis)
-    x = g.tensor(shape, "int8", Q8)
+    x = g.tensor(shape, dtype, _q(dtype))
     part = list(shape)
     part[axis] //= n
-    ys = [g.tensor(part, "int8", Q8) for _ in range(n)]
+    ys = [g.tensor(part, dtype, _q(dtype)) for _ in range(n)]
     g.op("SPLIT", [a, x], ys, "SplitOptions", numSplits=n)
     return g.build([x], ys)
 
 
-def split_v(sizes=(1, 3, 2), shape=(1, 4, 6, 3), axis=2):
+def split_v(sizes=(1, 3, 2), shape=(1, 4, 6, 3), axis=2, dtype="int8"):
     g = GraphBuilder()
-    x = g.tensor(shape, "int8", Q8)
+    x = g.tensor(shape, dtype, _q(dtype))
     s = g.tensor((len(sizes),), "int32", data=sizes)
     a = g.tensor((), "int32", data=axis)
     ys = []
     for k in sizes:
         part = list(shape)
         part[axis] = k
-        ys.append(g.tensor(part, "int8", Q8))
+        ys.append(g.tensor(part, dtype, _q(dtype)))
     g.op("SPLIT_V", [x, s, a], ys, "SplitVOptions", numSplits=len(sizes))
     return g.build([x], ys)
 
 
-def concatenation(n=2, shape=(1, 4, 3), axis=1):
+def concatenation(n=2, shape=(1, 4, 3), axis=1, dtype="int8"):
     g = GraphBuilder()
-    xs = [g.tensor(shape, "int8", Q8) for _ in range(n)]
+    xs = [g.tensor(shape, dtype, _q(dtype)) for _ in range(n)]
     out = list(shape)
     out[axis] *= n
-    y = g.tensor(out, "int8", Q8)
+    y = g.tensor(out, dtype, _q(dtype))
     g.op("CONCATENATION", xs, [y], "ConcatenationOptions", axis=axis)
     return g.build(xs, [y])
 
 
 def pad(dtype="int8", v2=False, shape=(1, 4, 5, 3), pads=((0, 0), (1, 2), (0, 1), (0, 0))):
     g = GraphBuilder()
-    q = (0.01, 0) if dtype == "int16" else Q8
+    q = (0.01, 0) if dtype == "int16" else None if dtype == "float32" else Q8
     x = g.tensor(shape, dtype, q)
     p = g.tensor((len(shape), 2), "int32", data=np.asarray(pads, np.int32))
     ins = [x, p]
@@ -355,22 +357,22 @@ def pad(dtype="int8", v2=False, shape=(1, 4, 5, 3), pads=((0, 0), (1, 2), (0, 1)
     return g.build([x], [y])
 
 
-def mean(shape=(1, 4, 5, 8), axes=(1, 2), keep=True):
+def mean(shape=(1, 4, 5, 8), axes=(1, 2), keep=True, dtype="int8", op="MEAN"):
     g = GraphBuilder()
-    x = g.tensor(shape, "int8", Q8)
+    x = g.tensor(shape, dtype, _q(dtype))
     a = g.tensor((len(axes),), "int32", data=axes)
     out = [1 if i in axes else d for i, d in enumerate(shape)] if keep else \
         [d for i, d in enumerate(shape) if i not in axes]
-    y = g.tensor(out, "int8", Q8B)
-    g.op("MEAN", [x, a], [y], "ReducerOptions", version=2, keepDims=keep)
+    y = g.tensor(out, dtype, _q(dtype) if op in ("REDUCE_MAX", "REDUCE_MIN") else _q(dtype, other=True))
+    g.op(op, [x, a], [y], "ReducerOptions", version=2, keepDims=keep)
     return g.build([x], [y])
 
 
-def transpose(shape=(1, 4, 5, 3), perm=(0, 2, 1, 3)):
+def transpose(shape=(1, 4, 5, 3), perm=(0, 2, 1, 3), dtype="int8"):
     g = GraphBuilder()
-    x = g.tensor(shape, "int8", Q8)
+    x = g.tensor(shape, dtype, _q(dtype))
     p = g.tensor((len(perm),), "int32", data=perm)
-    y = g.tensor([shape[i] for i in perm], "int8", Q8)
+    y = g.tensor([shape[i] for i in perm], dtype, _q(dtype))
     g.op("TRANSPOSE", [x, p], [y], "TransposeOptions", version=2)
     return g.build([x], [y])
 
@@ -404,9 +406,14 @@ def conv(dtype="int8", depthwise=False, x_shape=(1, 5, 5, 4), oc=6, k=(3, 3), st
     nq = oc if per_channel else 1
     scales = list(rng.uniform(0.002, 0.02, nq))
     x = g.tensor(x_shape, dtype, _q(dtype))
-    f = g.tensor(f_shape, "int8", (scales, [0] * nq), data=rng.integers(-127, 128, f_shape), qdim=3 if depthwise else 0)
-    bdt = "int64" if dtype == "int16" else "int32"
-    b = g.tensor((oc,), bdt, ([_q(dtype)[0] * s for s in scales], [0] * nq), data=rng.integers(-999, 999, oc))
+    if dtype == "float32":
+        f = g.tensor(f_shape, dtype, data=rng.standard_normal(f_shape))
+        b = g.tensor((oc,), dtype, data=rng.standard_normal(oc))
+    else:
+        f = g.tensor(f_shape, "int8", (scales, [0] * nq), data=rng.integers(-127, 128, f_shape),
+                     qdim=3 if depthwise else 0)
+        bdt = "int64" if dtype == "int16" else "int32"
+        b = g.tensor((oc,), bdt, ([_q(dtype)[0] * s for s in scales], [0] * nq), data=rng.integers(-999, 999, oc))
     oh, ow = -(-h // stride), -(-w // stride)
     y = g.tensor((n, oh, ow, oc), dtype, _q(dtype, other=True))
     if depthwise:
@@ -423,9 +430,13 @@ def fully_connected(dtype="int8", batches=2, depth=12, units=5):
     rng = np.random.default_rng(4)
     g = GraphBuilder()
     x = g.tensor((batches, depth), dtype, _q(dtype))
-    f = g.tensor((units, depth), "int8", (0.01, 0), data=rng.integers(-127, 128, (units, depth)))
-    bdt = "int64" if dtype == "int16" else "int32"
-    b = g.tensor((units,), bdt, (_q(dtype)[0] * 0.01, 0), data=rng.integers(-999, 999, units))
+    if dtype == "float32":
+        f = g.tensor((units, depth), dtype, data=rng.standard_normal((units, depth)))
+        b = g.tensor((units,), dtype, data=rng.standard_normal(units))
+    else:
+        f = g.tensor((units, depth), "int8", (0.01, 0), data=rng.integers(-127, 128, (units, depth)))
+        bdt = "int64" if dtype == "int16" else "int32"
+        b = g.tensor((units,), bdt, (_q(dtype)[0] * 0.01, 0), data=rng.integers(-999, 999, units))
     y = g.tensor((batches, units), dtype, _q(dtype, other=True))
     g.op("FULLY_CONNECTED", [x, f, b], [y], "FullyConnectedOptions", version=7 if dtype == "int16" else 4)
     return g.build([x], [y])
@@ -438,10 +449,15 @@ def transpose_conv(dtype="int8", x_shape=(1, 4, 4, 3), oc=2, k=3, stride=2):
     y_shape = (n, h * stride, w * stride, oc)
     scales = list(rng.uniform(0.002, 0.02, oc))
     s = g.tensor((4,), "int32", data=y_shape)
-    f = g.tensor((oc, k, k, c), "int8", (scales, [0] * oc), data=rng.integers(-127, 128, (oc, k, k, c)))
-    x = g.tensor(x_shape, dtype, _q(dtype))
-    bdt = "int64" if dtype == "int16" else "int32"
-    b = g.tensor((oc,), bdt, ([_q(dtype)[0] * v for v in scales], [0] * oc), data=rng.integers(-999, 999, oc))
+    if dtype == "float32":
+        f = g.tensor((oc, k, k, c), dtype, data=rng.standard_normal((oc, k, k, c)))
+        x = g.tensor(x_shape, dtype)
+        b = g.tensor((oc,), dtype, data=rng.standard_normal(oc))
+    else:
+        f = g.tensor((oc, k, k, c), "int8", (scales, [0] * oc), data=rng.integers(-127, 128, (oc, k, k, c)))
+        x = g.tensor(x_shape, dtype, _q(dtype))
+        bdt = "int64" if dtype == "int16" else "int32"
+        b = g.tensor((oc,), bdt, ([_q(dtype)[0] * v for v in scales], [0] * oc), data=rng.integers(-999, 999, oc))
     y = g.tensor(y_shape, dtype, _q(dtype, other=True))
     g.op("TRANSPOSE_CONV", [s, f, x, b], [y], "TransposeConvOptions", version=3 if dtype == "int8" else 3,
          padding=0, strideH=stride, strideW=stride)
@@ -464,10 +480,10 @@ def dequantize(dtype="int16"):
     return g.build([x], [y])
 
 
-def softmax(shape=(1, 10)):
+def softmax(shape=(1, 10), dtype="int8"):
     g = GraphBuilder()
-    x = g.tensor(shape, "int8", Q8)
-    y = g.tensor(shape, "int8", (1 / 256, -128))
+    x = g.tensor(shape, dtype, _q(dtype))
+    y = g.tensor(shape, dtype, None if dtype == "float32" else (1 / 256, -128))
     g.op("SOFTMAX", [x], [y], "SoftmaxOptions", beta=1.0)
     return g.build([x], [y])
 
@@ -583,28 +599,28 @@ def chain_tconv(dtype="int8"):
 
 
 
-def logistic(shape=(1, 16)):
+def logistic(shape=(1, 16), dtype="int8"):
     g = GraphBuilder()
-    x = g.tensor(shape, "int8", Q8)
-    y = g.tensor(shape, "int8", (1 / 256, -128))
+    x = g.tensor(shape, dtype, _q(dtype))
+    y = g.tensor(shape, dtype, None if dtype == "float32" else (1 / 256, -128))
     g.op("LOGISTIC", [x], [y])
     return g.build([x], [y])
 
 
-def pool(op, x_shape=(1, 6, 6, 4), k=2, stride=2):
+def pool(op, x_shape=(1, 6, 6, 4), k=2, stride=2, dtype="int8"):
     g = GraphBuilder()
-    x = g.tensor(x_shape, "int8", Q8)
+    x = g.tensor(x_shape, dtype, _q(dtype))
     n, h, w, c = x_shape
-    y = g.tensor((n, h // stride, w // stride, c), "int8", Q8)
+    y = g.tensor((n, h // stride, w // stride, c), dtype, _q(dtype))
     g.op(op, [x], [y], "Pool2DOptions", padding=1, strideH=stride, strideW=stride, filterHeight=k, filterWidth=k)
     return g.build([x], [y])
 
 
-def reshape(shape=(1, 4, 6), new=(1, 24)):
+def reshape(shape=(1, 4, 6), new=(1, 24), dtype="int8"):
     g = GraphBuilder()
-    x = g.tensor(shape, "int8", Q8)
+    x = g.tensor(shape, dtype, _q(dtype))
     s = g.tensor((len(new),), "int32", data=new)
-    y = g.tensor(new, "int8", Q8)
+    y = g.tensor(new, dtype, _q(dtype))
     g.op("RESHAPE", [x, s], [y], "ReshapeOptions", newShape=list(new))
     return g.build([x], [y])
 
@@ -664,6 +680,298 @@ FAMILIES["prepare_peak"] = {
     "quantize_s8": lambda: quantize("int8"), "dequantize_s8": lambda: dequantize("int8"),
     "split_tiny": lambda: split(2, shape=(1, 1, 2, 1), axis=2),
     "reshape_tiny": lambda: reshape(shape=(1, 2), new=(2,)),
+}
+
+
+# --- the ops arenaplan added after the first rules (int8, 16x8 and float32 rows) ---------------
+def resize(op, dtype="int8", shape=(1, 3, 4, 2), size=(6, 7), **fields):
+    g = GraphBuilder()
+    x = g.tensor(shape, dtype, _q(dtype))
+    sz = g.tensor((2,), "int32", data=size)
+    y = g.tensor((shape[0], size[0], size[1], shape[3]), dtype, _q(dtype))
+    name = "ResizeBilinearOptions" if op == "RESIZE_BILINEAR" else "ResizeNearestNeighborOptions"
+    g.op(op, [x, sz], [y], name, version=3 if dtype == "int8" else 1, **fields)
+    return g.build([x], [y])
+
+
+def depth_space(op, dtype="int8", shape=(1, 2, 3, 8), block=2):
+    g = GraphBuilder()
+    n, h, w, c = shape
+    out = (n, h * block, w * block, c // block ** 2) if op == "DEPTH_TO_SPACE" else \
+        (n, h // block, w // block, c * block ** 2)
+    x = g.tensor(shape, dtype, _q(dtype))
+    y = g.tensor(out, dtype, _q(dtype))
+    g.op(op, [x], [y], "DepthToSpaceOptions" if op == "DEPTH_TO_SPACE" else "SpaceToDepthOptions",
+         version=2 if dtype == "int8" else 1, blockSize=block)
+    return g.build([x], [y])
+
+
+def batch_space(op, dtype="int8", shape=(1, 4, 6, 3), block=(2, 2), pads=((0, 0), (0, 0))):
+    """SPACE_TO_BATCH_ND of ``shape`` (padded by ``pads``), or BATCH_TO_SPACE_ND back to it
+    (``pads`` as crops)."""
+    g = GraphBuilder()
+    n, h, w, c = shape
+    bh, bw = block
+    batched = (n * bh * bw, (h + sum(pads[0])) // bh, (w + sum(pads[1])) // bw, c)
+    ins, outs = (shape, batched) if op == "SPACE_TO_BATCH_ND" else (batched, shape)
+    x = g.tensor(ins, dtype, _q(dtype))
+    b = g.tensor((2,), "int32", data=block)
+    p = g.tensor((2, 2), "int32", data=np.asarray(pads, np.int32))
+    y = g.tensor(outs, dtype, _q(dtype))
+    g.op(op, [x, b, p], [y], "SpaceToBatchNDOptions" if op == "SPACE_TO_BATCH_ND" else "BatchToSpaceNDOptions",
+         version=2 if dtype == "int8" else 1)
+    return g.build([x], [y])
+
+
+def mirror_pad(dtype="int8", shape=(1, 4, 5, 3), pads=((0, 0), (1, 2), (0, 1), (0, 0)), mode=0):
+    g = GraphBuilder()
+    x = g.tensor(shape, dtype, _q(dtype))
+    p = g.tensor((len(shape), 2), "int32", data=np.asarray(pads, np.int32))
+    y = g.tensor([d + a + b for d, (a, b) in zip(shape, pads)], dtype, _q(dtype))
+    g.op("MIRROR_PAD", [x, p], [y], "MirrorPadOptions", version=2 if dtype == "int8" else 1, mode=mode)
+    return g.build([x], [y])
+
+
+def prelu(dtype="int8", shape=(1, 4, 5, 3), alpha_shape=(1, 1, 3)):
+    rng = np.random.default_rng(11)
+    g = GraphBuilder()
+    x = g.tensor(shape, dtype, _q(dtype))
+    if dtype == "float32":
+        a = g.tensor(alpha_shape, dtype, data=rng.uniform(-0.5, 0.5, alpha_shape))
+    else:
+        a = g.tensor(alpha_shape, dtype, (0.01, 0), data=rng.integers(-50, 50, alpha_shape))
+    y = g.tensor(shape, dtype, _q(dtype, other=True))
+    g.op("PRELU", [x, a], [y])
+    return g.build([x], [y])
+
+
+def broadcast_to(dtype="int8", shape=(1, 1, 5, 1), new=(1, 3, 5, 4)):
+    g = GraphBuilder()
+    x = g.tensor(shape, dtype, _q(dtype))
+    s = g.tensor((len(new),), "int32", data=new)
+    y = g.tensor(new, dtype, _q(dtype))
+    g.op("BROADCAST_TO", [x, s], [y], version=2)
+    return g.build([x], [y])
+
+
+def slice_(dtype="int8", shape=(1, 6, 5, 4), begin=(0, 1, 2, 0), size=(1, 4, -1, 3)):
+    g = GraphBuilder()
+    x = g.tensor(shape, dtype, _q(dtype))
+    b = g.tensor((len(begin),), "int32", data=begin)
+    z = g.tensor((len(size),), "int32", data=size)
+    out = [d - b0 if k < 0 else k for d, b0, k in zip(shape, begin, size)]
+    y = g.tensor(out, dtype, _q(dtype))
+    g.op("SLICE", [x, b, z], [y], "SliceOptions", version=2)
+    return g.build([x], [y])
+
+
+def pack(dtype="int8", n=3, shape=(2, 5), axis=1):
+    g = GraphBuilder()
+    xs = [g.tensor(shape, dtype, _q(dtype)) for _ in range(n)]
+    out = list(shape)
+    out.insert(axis, n)
+    y = g.tensor(out, dtype, _q(dtype))
+    g.op("PACK", xs, [y], "PackOptions", version=2, valuesCount=n, axis=axis)
+    return g.build(xs, [y])
+
+
+def unpack(dtype="int8", shape=(2, 3, 5), axis=1):
+    g = GraphBuilder()
+    x = g.tensor(shape, dtype, _q(dtype))
+    part = [d for k, d in enumerate(shape) if k != axis]
+    ys = [g.tensor(part, dtype, _q(dtype)) for _ in range(shape[axis])]
+    g.op("UNPACK", [x], ys, "UnpackOptions", version=2, num=shape[axis], axis=axis)
+    return g.build([x], ys)
+
+
+def requantize(src="int16", dst="int8", shape=(1, 8)):
+    g = GraphBuilder()
+    x = g.tensor(shape, src, _q(src))
+    y = g.tensor(shape, dst, _q(dst, other=True))
+    g.op("QUANTIZE", [x], [y], version=2)
+    return g.build([x], [y])
+
+
+def chain_more_int8():
+    """RESIZE_BILINEAR -> MIRROR_PAD -> SPACE_TO_DEPTH -> PRELU -> REDUCE_MAX, and SLICE ->
+    PACK of its output with itself -> UNPACK: scratch of MIRROR_PAD and REDUCE_MAX in one arena."""
+    g = GraphBuilder()
+    x = g.tensor((1, 3, 3, 2), "int8", Q8)
+    sz = g.tensor((2,), "int32", data=(6, 6))
+    r = g.tensor((1, 6, 6, 2), "int8", Q8)
+    g.op("RESIZE_BILINEAR", [x, sz], [r], "ResizeBilinearOptions", version=3)
+    pads = g.tensor((4, 2), "int32", data=np.array([[0, 0], [1, 1], [1, 1], [0, 0]], np.int32))
+    p = g.tensor((1, 8, 8, 2), "int8", Q8)
+    g.op("MIRROR_PAD", [r, pads], [p], "MirrorPadOptions", version=2, mode=1)
+    d = g.tensor((1, 4, 4, 8), "int8", Q8)
+    g.op("SPACE_TO_DEPTH", [p], [d], "SpaceToDepthOptions", version=2, blockSize=2)
+    a = g.tensor((1, 1, 8), "int8", (0.01, 0), data=np.arange(-4, 4))
+    pr = g.tensor((1, 4, 4, 8), "int8", Q8B)
+    g.op("PRELU", [d, a], [pr])
+    ax = g.tensor((2,), "int32", data=(1, 2))
+    mx = g.tensor((1, 1, 1, 8), "int8", Q8B)
+    g.op("REDUCE_MAX", [pr, ax], [mx], "ReducerOptions", version=2, keepDims=True)
+    b = g.tensor((4,), "int32", data=(0, 0, 0, 0))
+    z = g.tensor((4,), "int32", data=(1, 2, 4, 8))
+    sl = g.tensor((1, 2, 4, 8), "int8", Q8B)
+    g.op("SLICE", [pr, b, z], [sl], "SliceOptions", version=2)
+    pk = g.tensor((2, 1, 2, 4, 8), "int8", Q8B)
+    g.op("PACK", [sl, sl], [pk], "PackOptions", version=2, valuesCount=2, axis=0)
+    u1 = g.tensor((1, 2, 4, 8), "int8", Q8B)
+    u2 = g.tensor((1, 2, 4, 8), "int8", Q8B)
+    g.op("UNPACK", [pk], [u1, u2], "UnpackOptions", version=2, num=2, axis=0)
+    return g.build([x], [mx, u2, u1])
+
+
+def chain_float32():
+    """CONV_2D -> RELU6 -> DEPTHWISE_CONV_2D -> ADD (residual) -> MEAN -> FULLY_CONNECTED ->
+    SOFTMAX, in float32."""
+    rng = np.random.default_rng(12)
+    g = GraphBuilder()
+    x = g.tensor((1, 6, 6, 3), "float32")
+    f = g.tensor((4, 3, 3, 3), "float32", data=rng.standard_normal((4, 3, 3, 3)))
+    b = g.tensor((4,), "float32", data=rng.standard_normal(4))
+    c = g.tensor((1, 6, 6, 4), "float32")
+    g.op("CONV_2D", [x, f, b], [c], "Conv2DOptions", padding=0, strideH=1, strideW=1, dilationHFactor=1,
+         dilationWFactor=1)
+    r = g.tensor((1, 6, 6, 4), "float32")
+    g.op("RELU6", [c], [r])
+    fd = g.tensor((1, 3, 3, 4), "float32", data=rng.standard_normal((1, 3, 3, 4)))
+    bd = g.tensor((4,), "float32", data=rng.standard_normal(4))
+    d = g.tensor((1, 6, 6, 4), "float32")
+    g.op("DEPTHWISE_CONV_2D", [r, fd, bd], [d], "DepthwiseConv2DOptions", padding=0, strideH=1, strideW=1,
+         depthMultiplier=1, dilationHFactor=1, dilationWFactor=1)
+    s = g.tensor((1, 6, 6, 4), "float32")
+    g.op("ADD", [d, c], [s], "AddOptions")
+    ax = g.tensor((2,), "int32", data=(1, 2))
+    m = g.tensor((1, 4), "float32")
+    g.op("MEAN", [s, ax], [m], "ReducerOptions", keepDims=False)
+    w = g.tensor((3, 4), "float32", data=rng.standard_normal((3, 4)))
+    bw = g.tensor((3,), "float32", data=rng.standard_normal(3))
+    fc = g.tensor((1, 3), "float32")
+    g.op("FULLY_CONNECTED", [m, w, bw], [fc], "FullyConnectedOptions")
+    y = g.tensor((1, 3), "float32")
+    g.op("SOFTMAX", [fc], [y], "SoftmaxOptions", beta=1.0)
+    return g.build([x], [y])
+
+
+FAMILIES["new_int8"] = {
+    "maximum": lambda: binary("MAXIMUM", y=(1, 4, 5, 3), options_type="MaximumMinimumOptions", version=2),
+    "minimum_bcast": lambda: binary("MINIMUM", b=(1, 1, 1, 3), options_type="MaximumMinimumOptions", version=2),
+    "abs": lambda: unary("ABS", version=2), "abs_same_q": lambda: unary("ABS", same_q=True, version=2),
+    "resize_nearest": lambda: resize("RESIZE_NEAREST_NEIGHBOR"),
+    "resize_bilinear": lambda: resize("RESIZE_BILINEAR", halfPixelCenters=True),
+    "depth_to_space": lambda: depth_space("DEPTH_TO_SPACE"),
+    "space_to_depth": lambda: depth_space("SPACE_TO_DEPTH", shape=(1, 4, 6, 3)),
+    "batch_to_space_nd": lambda: batch_space("BATCH_TO_SPACE_ND"),
+    "space_to_batch_nd": lambda: batch_space("SPACE_TO_BATCH_ND", shape=(1, 3, 5, 2), pads=((1, 0), (0, 1))),
+    "mirror_pad": lambda: mirror_pad(), "mirror_pad_3d": lambda: mirror_pad(shape=(2, 5, 3),
+                                                                          pads=((0, 0), (2, 2), (1, 0)), mode=1),
+    "prelu": lambda: prelu(), "prelu_full_alpha": lambda: prelu(alpha_shape=(1, 4, 5, 3)),
+    "squared_difference": lambda: binary("SQUARED_DIFFERENCE", version=2),
+    "reduce_max": lambda: mean(axes=(1, 2), op="REDUCE_MAX"),
+    "reduce_min": lambda: mean(axes=(2,), keep=False, op="REDUCE_MIN"),
+    "sum": lambda: mean(axes=(1, 2), op="SUM"), "sum_1axis": lambda: mean(shape=(1, 6, 5, 8), axes=(2,), op="SUM"),
+    "broadcast_to": lambda: broadcast_to(), "slice": lambda: slice_(),
+    "pack": lambda: pack(), "unpack": lambda: unpack(),
+    "relu6": lambda: unary("RELU6", version=2), "chain_more_int8": chain_more_int8,
+}
+FAMILIES["new_int16"] = {
+    "reshape_s16": lambda: reshape(dtype="int16"),
+    "strided_slice_s16": lambda: strided_slice("int16", shape=(1, 5, 4, 6), begin=(0, 0, 1, 0),
+                                               end=(1, 5, 4, 6), strides=(1, 2, 1, 3), out=(1, 3, 3, 2)),
+    "transpose_s16": lambda: transpose(dtype="int16"),
+    "concat_s16": lambda: concatenation(3, dtype="int16", axis=2),
+    "leaky_relu_s16": lambda: unary("LEAKY_RELU", "int16", options_type="LeakyReluOptions", version=2, alpha=0.2),
+    "average_pool_s16": lambda: pool("AVERAGE_POOL_2D", dtype="int16"),
+    "max_pool_s16": lambda: pool("MAX_POOL_2D", dtype="int16"),
+    "mul_s16": lambda: binary("MUL", "int16", options_type="MulOptions", version=4),
+    "relu6_s16": lambda: unary("RELU6", "int16", version=3),
+    "mean_s16": lambda: mean(dtype="int16"),
+    "requantize_s16_s8": lambda: requantize("int16", "int8"),
+    "requantize_s8_s16": lambda: requantize("int8", "int16"),
+    # int16 ops arenaplan runs on another op's 16x8 row, and ops TFLM also takes in int16
+    "pack_s16": lambda: pack("int16"), "unpack_s16": lambda: unpack("int16"), "slice_s16": lambda: slice_("int16"),
+    "split_s16": lambda: split(2, dtype="int16"), "split_v_s16": lambda: split_v(dtype="int16"),
+    "padv2_s16": lambda: pad("int16", v2=True), "broadcast_to_s16": lambda: broadcast_to("int16"),
+    "maximum_s16": lambda: binary("MAXIMUM", "int16", version=2), "abs_s16": lambda: unary("ABS", "int16", version=3),
+    "resize_nearest_s16": lambda: resize("RESIZE_NEAREST_NEIGHBOR", "int16"),
+    "squared_difference_s16": lambda: binary("SQUARED_DIFFERENCE", "int16"),
+    "sum_s16": lambda: mean(op="SUM", dtype="int16"),
+}
+FAMILIES["float32"] = {
+    "fc_f32": lambda: fully_connected("float32"), "conv_f32": lambda: conv("float32"),
+    "dw_f32": lambda: conv("float32", depthwise=True, oc=8),
+    "transpose_conv_f32": lambda: transpose_conv("float32"),
+    "add_f32": lambda: binary("ADD", "float32", options_type="AddOptions"),
+    "sub_f32": lambda: binary("SUB", "float32", b=(1, 1, 1, 3), options_type="SubOptions"),
+    "mul_f32": lambda: binary("MUL", "float32", options_type="MulOptions"),
+    "reshape_f32": lambda: reshape(dtype="float32"),
+    "logistic_f32": lambda: logistic(dtype="float32"), "tanh_f32": lambda: unary("TANH", "float32"),
+    "relu_f32": lambda: unary("RELU", "float32"), "relu6_f32": lambda: unary("RELU6", "float32"),
+    "leaky_relu_f32": lambda: unary("LEAKY_RELU", "float32", options_type="LeakyReluOptions", alpha=0.2),
+    "hard_swish_f32": lambda: unary("HARD_SWISH", "float32"),
+    "softmax_f32": lambda: softmax(dtype="float32"),
+    "average_pool_f32": lambda: pool("AVERAGE_POOL_2D", dtype="float32"),
+    "max_pool_f32": lambda: pool("MAX_POOL_2D", dtype="float32"),
+    "mean_f32": lambda: mean(dtype="float32"),
+    "pad_f32": lambda: pad("float32"), "padv2_f32": lambda: pad("float32", v2=True),
+    "concat_f32": lambda: concatenation(2, dtype="float32"),
+    "strided_slice_f32": lambda: strided_slice("float32"),
+    "split_f32": lambda: split(2, dtype="float32"), "split_v_f32": lambda: split_v(dtype="float32"),
+    "transpose_f32": lambda: transpose(dtype="float32"),
+    "chain_float32": chain_float32,
+}
+#: Tiny tensors again, for the new ops' temporaries (the Prepare or commit peak sets the arena).
+FAMILIES["new_prepare_peak"] = {
+    "relu6_tiny": lambda: unary("RELU6", shape=(1, 2)), "relu6_s16_tiny": lambda: unary("RELU6", "int16", shape=(1, 2)),
+    "reduce_max_tiny": lambda: mean(shape=(1, 1, 2, 1), axes=(2,), op="REDUCE_MAX"),
+    "sum_tiny": lambda: mean(shape=(1, 1, 2, 1), axes=(2,), op="SUM"),
+    "mean_s16_tiny": lambda: mean(shape=(1, 1, 2, 1), axes=(2,), dtype="int16"),
+    "prelu_tiny": lambda: prelu(shape=(1, 1, 1, 2), alpha_shape=(1, 1, 2)),
+    "mirror_pad_tiny": lambda: mirror_pad(shape=(1, 2), pads=((0, 0), (1, 1))),
+    "space_to_batch_nd_tiny": lambda: batch_space("SPACE_TO_BATCH_ND", shape=(1, 2, 2, 1)),
+    "batch_to_space_nd_tiny": lambda: batch_space("BATCH_TO_SPACE_ND", shape=(1, 2, 2, 1)),
+    "depth_to_space_tiny": lambda: depth_space("DEPTH_TO_SPACE", shape=(1, 1, 1, 4)),
+    "slice_tiny": lambda: slice_(shape=(1, 2), begin=(0, 1), size=(1, 1)),
+    "pack_tiny": lambda: pack(n=2, shape=(1,), axis=0),
+    "maximum_tiny": lambda: binary("MAXIMUM", a=(1, 2), b=(1, 2)),
+}
+
+#: Checked by benchmarks/bench_tflm.py only (exact there), to keep tests/test_tflm_ops.py fast:
+#: the float32 of the ops arenaplan runs in int8 only (TFLM's kernels take float32 too; the
+#: rules are the int8 ones' without quantisation), and more tiny cases.
+BENCH_FAMILIES = {
+    "float32_tflm_only": {
+        "maximum_f32": lambda: binary("MAXIMUM", "float32", version=2),
+        "minimum_f32": lambda: binary("MINIMUM", "float32", b=(1, 1, 1, 3)),
+        "abs_f32": lambda: unary("ABS", "float32"),
+        "resize_nearest_f32": lambda: resize("RESIZE_NEAREST_NEIGHBOR", "float32"),
+        "resize_bilinear_f32": lambda: resize("RESIZE_BILINEAR", "float32"),
+        "batch_to_space_nd_f32": lambda: batch_space("BATCH_TO_SPACE_ND", "float32"),
+        "space_to_batch_nd_f32": lambda: batch_space("SPACE_TO_BATCH_ND", "float32", shape=(1, 3, 5, 2),
+                                                     pads=((1, 0), (0, 1))),
+        "mirror_pad_f32": lambda: mirror_pad("float32"), "prelu_f32": lambda: prelu("float32"),
+        "squared_difference_f32": lambda: binary("SQUARED_DIFFERENCE", "float32"),
+        "reduce_max_f32": lambda: mean(op="REDUCE_MAX", dtype="float32"),
+        "reduce_min_f32": lambda: mean(op="REDUCE_MIN", dtype="float32", axes=(2,), keep=False),
+        "sum_f32": lambda: mean(op="SUM", dtype="float32"), "broadcast_to_f32": lambda: broadcast_to("float32"),
+        "pack_f32": lambda: pack("float32"), "unpack_f32": lambda: unpack("float32"),
+        "slice_f32": lambda: slice_("float32"),
+        "depth_to_space_f32": lambda: depth_space("DEPTH_TO_SPACE", "float32"),
+        "space_to_depth_f32": lambda: depth_space("SPACE_TO_DEPTH", "float32", shape=(1, 4, 6, 3)),
+    },
+    "new_prepare_peak_more": {
+        "abs_tiny": lambda: unary("ABS", shape=(1, 2)),
+        "squared_difference_tiny": lambda: binary("SQUARED_DIFFERENCE", a=(1, 2), b=(1, 2)),
+        "resize_bilinear_tiny": lambda: resize("RESIZE_BILINEAR", shape=(1, 1, 1, 1), size=(2, 1)),
+        "space_to_depth_tiny": lambda: depth_space("SPACE_TO_DEPTH", shape=(1, 2, 2, 1)),
+        "broadcast_to_tiny": lambda: broadcast_to(shape=(1, 1), new=(2, 1)),
+        "unpack_tiny": lambda: unpack(shape=(2, 1), axis=0),
+        "mul_s16_tiny": lambda: binary("MUL", "int16", a=(1, 2), b=(1, 2), options_type="MulOptions"),
+        "concat_s16_tiny": lambda: concatenation(2, shape=(1, 1, 1), dtype="int16"),
+        "requantize_s16_s8_tiny": lambda: requantize("int16", "int8", shape=(1, 1)),
+    },
 }
 
 
@@ -762,3 +1070,68 @@ def random_op_model(rng: np.random.Generator):
     op = ["ADD", "SUB"][r(0, 1)]
     return kind, binary(op, dt, a=a, b=b, options_type="AddOptions" if op == "ADD" else "SubOptions",
                         version=3 if dt == "int16" else 2)
+
+
+def random_new_op_model(rng: np.random.Generator):
+    """(kind, flatbuffer) of a random one-op model of the ops added after the first rules
+    (MAXIMUM/MINIMUM, ABS, RESIZE_*, DEPTH_TO_SPACE/SPACE_TO_DEPTH, the batch/space ops,
+    MIRROR_PAD of 2-4 dimensions, PRELU, SQUARED_DIFFERENCE, REDUCE_MAX/MIN, SUM, BROADCAST_TO,
+    SLICE, PACK, UNPACK, RELU6) in int8, int16 (where TFLM's kernel takes it) or float32, over
+    small random shapes, axes, blocks and paddings."""
+    def r(lo, hi):
+        return int(rng.integers(lo, hi + 1))
+    kinds = ["maxmin", "abs", "resize", "depth_space", "batch_space", "mirror_pad", "prelu", "sqdiff", "reduce",
+             "sum", "broadcast_to", "slice", "pack", "unpack", "relu6"]
+    kind = kinds[r(0, len(kinds) - 1)]
+    dt = ["int8", "int16", "float32"][r(0, 2)]
+    no16 = "int8" if dt == "int16" else dt          # the ops whose TFLM kernel refuses int16
+    shp = (1, r(1, 5), r(1, 5), r(1, 5))
+    if kind == "maxmin":
+        b = shp if rng.random() < 0.5 else (1, 1, 1, shp[3])
+        return kind, binary(["MAXIMUM", "MINIMUM"][r(0, 1)], dt, a=shp, b=b, version=2)
+    if kind == "abs":
+        return kind, unary("ABS", dt, shape=shp)
+    if kind == "resize":
+        return kind, resize(["RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR"][r(0, 1)], no16, shape=shp,
+                            size=(r(1, 8), r(1, 8)))
+    if kind == "depth_space":
+        b = r(1, 3)
+        if rng.random() < 0.5:
+            return kind, depth_space("DEPTH_TO_SPACE", no16, shape=(1, r(1, 4), r(1, 4), b * b * r(1, 3)), block=b)
+        return kind, depth_space("SPACE_TO_DEPTH", no16, shape=(1, b * r(1, 3), b * r(1, 3), r(1, 4)), block=b)
+    if kind == "batch_space":
+        bh, bw = r(1, 3), r(1, 3)
+        op = ["SPACE_TO_BATCH_ND", "BATCH_TO_SPACE_ND"][r(0, 1)]
+        pads = ((r(0, 1), r(0, 1)), (r(0, 1), r(0, 1)))
+        h, w = bh * r(1, 3) - sum(pads[0]), bw * r(1, 3) - sum(pads[1])
+        if h < 1 or w < 1:
+            pads = ((0, 0), (0, 0))
+            h, w = bh * r(1, 3), bw * r(1, 3)
+        return kind, batch_space(op, no16, shape=(1, h, w, r(1, 3)), block=(bh, bw), pads=pads)
+    if kind == "mirror_pad":
+        n = r(2, 4)
+        shape = tuple(r(2, 5) for _ in range(n))
+        mode = r(0, 1)
+        pads = tuple((r(0, d - 1 if mode == 0 else d), r(0, d - 1 if mode == 0 else d)) for d in shape)
+        return kind, mirror_pad(no16, shape=shape, pads=pads, mode=mode)
+    if kind == "prelu":
+        return kind, prelu(no16, shape=shp, alpha_shape=[(1, 1, shp[3]), shp[1:]][r(0, 1)])
+    if kind == "sqdiff":
+        b = shp if rng.random() < 0.5 else (1, 1, 1, shp[3])
+        return kind, binary("SQUARED_DIFFERENCE", dt, a=shp, b=b)
+    if kind in ("reduce", "sum"):
+        op = "SUM" if kind == "sum" else ["REDUCE_MAX", "REDUCE_MIN"][r(0, 1)]
+        return kind, mean(shape=shp, axes=[(1, 2), (1,), (2,), (3,), (1, 2, 3)][r(0, 4)], keep=rng.random() < 0.5,
+                          dtype=dt if op == "SUM" else no16, op=op)
+    if kind == "broadcast_to":
+        return kind, broadcast_to(dt, shape=(1, 1, shp[2], 1), new=(r(1, 2), r(1, 3), shp[2], r(1, 4)))
+    if kind == "slice":
+        b = tuple(r(0, d - 1) for d in shp)
+        return kind, slice_(dt, shape=shp, begin=b, size=tuple(r(1, d - k) for d, k in zip(shp, b)))
+    if kind == "pack":
+        s = (r(1, 4), r(1, 5))
+        return kind, pack(dt, n=r(1, 4), shape=s, axis=r(0, 2))
+    if kind == "unpack":
+        s = (r(1, 3), r(1, 4), r(1, 5))
+        return kind, unpack(dt, shape=s, axis=r(0, 2))
+    return kind, unary("RELU6", dt, shape=shp)

@@ -45,12 +45,17 @@ _OPTIONS = {"FULLY_CONNECTED": (32, 4), "CONV_2D": (28, 4), "DEPTHWISE_CONV_2D":
             "SUB": (8, 4), "AVERAGE_POOL_2D": (40, 4), "MAX_POOL_2D": (40, 4), "RESHAPE": (36, 4),
             "SOFTMAX": (4, 4), "SVDF": (16, 4), "UNIDIRECTIONAL_SEQUENCE_LSTM": (16, 4), "MUL": (4, 4),
             "CONCATENATION": (8, 4), "STRIDED_SLICE": (24, 4), "SQUEEZE": (36, 4), "TRANSPOSE_CONV": (20, 4),
-            "LEAKY_RELU": (4, 4), "MEAN": (1, 1), "SPLIT": (4, 4), "SPLIT_V": (4, 4), "CALL_ONCE": (4, 4)}
+            "LEAKY_RELU": (4, 4), "MEAN": (1, 1), "SPLIT": (4, 4), "SPLIT_V": (4, 4), "CALL_ONCE": (4, 4),
+            "RESIZE_BILINEAR": (2, 1), "RESIZE_NEAREST_NEIGHBOR": (2, 1), "DEPTH_TO_SPACE": (4, 4),
+            "SPACE_TO_DEPTH": (4, 4), "MIRROR_PAD": (4, 4), "REDUCE_MAX": (1, 1), "REDUCE_MIN": (1, 1),
+            "SUM": (1, 1), "PACK": (8, 4), "UNPACK": (8, 4)}
 # TfLiteVarHandleParams: two string pointers
 _POINTER_OPTIONS = {"VAR_HANDLE": 2}
 #: Ops without options (their parser allocates nothing).
 _NO_OPTIONS = ("QUANTIZE", "DEQUANTIZE", "RELU", "LOGISTIC", "TANH", "HARD_SWISH", "PAD", "PADV2", "TRANSPOSE",
-               "EXPAND_DIMS", "READ_VARIABLE", "ASSIGN_VARIABLE")
+               "EXPAND_DIMS", "READ_VARIABLE", "ASSIGN_VARIABLE", "MAXIMUM", "MINIMUM", "ABS",
+               "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND", "PRELU", "SQUARED_DIFFERENCE", "BROADCAST_TO", "SLICE",
+               "RELU6")
 #: Ops (TFLite builtin names) whose TFLM kernels these rules describe.
 SUPPORTED_OPS = tuple(sorted(set(_OPTIONS) | set(_NO_OPTIONS) | set(_POINTER_OPTIONS)))
 #: Builtin ops the pinned package registers a kernel for (its op resolver's Register_*
@@ -68,12 +73,18 @@ SQUARED_DIFFERENCE SQUEEZE STRIDED_SLICE SUB SUM SVDF TANH TRANSPOSE TRANSPOSE_C
 UNPACK VAR_HANDLE WHILE ZEROS_LIKE""".split())
 # Activation types TFLM's kernels accept, per op, where narrower than SUPPORTED_TYPES
 # (reference kernels of the pinned version; "16x8" ops take int16 activations with int8
-# weights and int64 biases).
+# weights and int64 biases). The int8/float32-only ones: each int16 one-op model fails to
+# allocate or to run in the package (tests/test_tflm_ops.py).
 _OP_TYPES = {"STRIDED_SLICE": ("int8", "int16", "int32", "float32", "bool"),
              "MEAN": ("int8", "int16", "int32", "float32"),
              "TRANSPOSE_CONV": ("int8", "int16", "float32"),
              "HARD_SWISH": ("int8", "float32"), "LEAKY_RELU": ("int8", "int16", "float32"),
-             "TANH": ("int8", "int16", "float32"), "RELU": ("int8", "int16", "float32")}
+             "TANH": ("int8", "int16", "float32"), "RELU": ("int8", "int16", "float32"),
+             "RELU6": ("int8", "int16", "float32"),
+             # int8 and float32 only: the pinned package refuses int16 (Prepare or Eval)
+             **{op: ("int8", "float32") for op in ("DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "RESIZE_BILINEAR",
+                                                     "MIRROR_PAD", "PRELU", "REDUCE_MAX", "REDUCE_MIN",
+                                                     "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND")}}
 # Types TFLM's kernels accept for these ops' activations.
 SUPPORTED_TYPES = ("int8", "int16", "int32", "int64", "float32", "bool", "resource")
 
@@ -88,7 +99,7 @@ def op_types(op_type: str) -> Tuple[str, ...]:
     return _OP_TYPES.get(op_type, SUPPORTED_TYPES)
 
 
-def prepare_temp_tensors(op) -> Tuple[int, ...]:
+def prepare_temp_tensors(op, model=None) -> Tuple[int, ...]:
     """The tensors whose temporary TfLiteTensors are live at once at the peak of the op's
     Prepare (kernels' AllocateTempInputTensor / AllocateTempOutputTensor calls)."""
     ins = tuple(op.inputs)
@@ -101,16 +112,27 @@ def prepare_temp_tensors(op) -> Tuple[int, ...]:
         # inputs: output shape, filter, input, bias; Prepare holds output, input and filter
         # while CalculateOpData takes input, filter, bias and output again
         return (outs[0], ins[2], ins[1]) + (ins[2], ins[1]) + ins[3:4] + outs[:1]
-    if op.type == "MEAN":
+    if op.type in ("MEAN", "SUM"):
         # PrepareMeanOrSum and PrepareSimple fetch their tensors through GetInput /
-        # GetOutput, whose temporaries live until the op's Prepare ends
-        return (ins[0], outs[0], ins[0], ins[1], outs[0], ins[1])
+        # GetOutput, whose temporaries live until the op's Prepare ends (PrepareSimple
+        # fetches the output only for int8)
+        q = (outs[0],) if model is None or model.tensors[ins[0]].dtype == "int8" else ()
+        return (ins[0], outs[0], ins[0], ins[1]) + q + (ins[1],)
     if op.type in ("SPLIT", "SPLIT_V"):
         return ins
     if op.type == "RESHAPE":
         return ins[:1] + outs
-    if op.type in ("VAR_HANDLE", "CALL_ONCE"):
-        return ()
+    if op.type in ("VAR_HANDLE", "CALL_ONCE", "MAXIMUM", "MINIMUM", "PACK", "UNPACK"):
+        return ()                               # no Prepare (or one that fetches nothing)
+    if op.type in ("BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND", "DEPTH_TO_SPACE", "SPACE_TO_DEPTH"):
+        return ins[:1] + outs[:1]               # GetInput / GetOutput of input and output only
+    if op.type == "RELU6":
+        return ins[:1]                          # Relu6Prepare: the input only
+    if op.type in ("REDUCE_MAX", "REDUCE_MIN"):
+        # PrepareMax: PrepareSimple fetches input, axis and (int8) output through
+        # GetInput / GetOutput, then input, output and axis again
+        q = (outs[0],) if model is None or model.tensors[ins[0]].dtype == "int8" else ()
+        return (ins[0], ins[1]) + q + (ins[0], outs[0], ins[1])
     if op.type == "ASSIGN_VARIABLE":
         return ins[1:2]
     if op.type in ("CONCATENATION", "TANH"):
@@ -154,7 +176,15 @@ class Sizes:
                         # call_once.cc OpData {init_subgraph_index, has_run}; var_handle.cc
                         # OpData {resource_id}; assign_variable.cc's OpData {scratch_index}
                         # (the package is built with USE_TFLM_COMPRESSION)
-                        "CALL_ONCE": 8, "VAR_HANDLE": 4, "ASSIGN_VARIABLE": 4}
+                        "CALL_ONCE": 8, "VAR_HANDLE": 4, "ASSIGN_VARIABLE": 4,
+                        # elementwise.cc's OpDataAbsRsqrt, space_to_batch_nd's params (an
+                        # offset), OpDataMirrorPad (five ints), PreluParams (seven ints),
+                        # squared_difference's OpData (a bool and ArithmeticParams),
+                        # OpDataReduce, Relu6OpData; MAXIMUM, MINIMUM, RESIZE_*, DEPTH_TO_SPACE,
+                        # SPACE_TO_DEPTH, BATCH_TO_SPACE_ND, BROADCAST_TO, SLICE, PACK and
+                        # UNPACK have no Init (the recording allocator's requests, as above)
+                        "ABS": 28, "SPACE_TO_BATCH_ND": 4, "MIRROR_PAD": 20, "PRELU": 28,
+                        "SQUARED_DIFFERENCE": 112, "REDUCE_MAX": 44, "REDUCE_MIN": 44, "SUM": 44, "RELU6": 8}
         # MicroResourceVariables (the array's pointer, two ints) and one
         # MicroResourceVariable per variable (container, shared name, buffer, bytes,
         # default value), which the interpreter's owner creates before the model is read
@@ -198,6 +228,9 @@ def kernel_persistent(model: Model, op, sizes: Sizes) -> List[Tuple[str, int]]:
         c = _channels(model, op)
         out.append(("per-channel multipliers", 4 * c))
         out.append(("per-channel shifts", 4 * c))
+    if op.type in ("DEPTH_TO_SPACE", "SPACE_TO_DEPTH"):
+        # Prepare's CreateWritableTensorDimsWithCopy: the output's dims as a TfLiteIntArray
+        out.append(("output dims", 4 + 4 * len(model.tensors[op.outputs[0]].shape)))
     return out
 
 
@@ -226,9 +259,17 @@ def kernel_scratch(model: Model, op, kernels: str) -> List[Tuple[str, int]]:
         # activations and int64 for 16x8 (under CMSIS-NN a prediction: its kernel's
         # buffers are not described here, the reference's are assumed)
         y = t[op.outputs[0]]
+        if y.dtype == "float32":
+            return []                                   # float32: no accumulators
         return [("accumulators", int(np.prod(y.shape)) * (8 if y.dtype == "int16" else 4))]
-    if op.type == "MEAN":
+    if op.type in ("MEAN", "SUM"):
         return _mean_scratch(model, op)
+    if op.type in ("REDUCE_MAX", "REDUCE_MIN"):
+        x, a = t[op.inputs[0]], t[op.inputs[1]]
+        return [("input dimensions", 4 * len(x.shape)), ("resolved axes", 4 * int(np.prod(a.shape)))]
+    if op.type == "MIRROR_PAD":
+        n = 4 * len(t[op.inputs[0]].shape)
+        return [("output strides", n), ("input strides", n)]
     if kernels != "cmsis-nn":
         return []
     # CMSIS-NN (DSP extension, Cortex-M4/M7/M33): arm_*_get_buffer_size
@@ -256,11 +297,12 @@ def kernel_scratch(model: Model, op, kernels: str) -> List[Tuple[str, int]]:
 
 
 def _mean_scratch(model: Model, op) -> List[Tuple[str, int]]:
-    """reduce_common.cc PrepareMeanOrSum: an int8/int16 MEAN sums into an int32 per output
-    element, and resolves its axes and the input's dimensions into int buffers."""
+    """reduce_common.cc PrepareMeanOrSum: an int8/int16 MEAN or SUM sums into an int32 per
+    output element (float32: no sums), and resolves its axes and the input's dimensions into
+    int buffers."""
     x, a, y = (model.tensors[i] for i in (op.inputs[0], op.inputs[1], op.outputs[0]))
-    return [("int32 sums", 4 * int(np.prod(y.shape))), ("input dimensions", 4 * len(x.shape)),
-            ("resolved axes", 4 * int(np.prod(a.shape)))]
+    sums = [("int32 sums", 4 * int(np.prod(y.shape)))] if x.dtype in ("int8", "int16") else []
+    return sums + [("input dimensions", 4 * len(x.shape)), ("resolved axes", 4 * int(np.prod(a.shape)))]
 
 
 @dataclass(frozen=True)
