@@ -92,7 +92,8 @@ typedef struct ap_requant {
 typedef enum ap_dtype {
     AP_DTYPE_INT8 = 0,
     AP_DTYPE_INT16 = 1,
-    AP_DTYPE_INT32 = 2
+    AP_DTYPE_INT32 = 2,
+    AP_DTYPE_INT64 = 3     /* ARG_MAX / ARG_MIN outputs */
 } ap_dtype;
 
 /** CPU features the kernels may dispatch on. */

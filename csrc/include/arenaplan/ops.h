@@ -39,8 +39,19 @@ typedef enum ap_types {
                               weights with zero point 0; the biases of CONV_2D,
                               DEPTHWISE_CONV_2D and FULLY_CONNECTED travel to prepare as int64
                               (the model's int64, or int32 widened, see accumulator_bits) */
-    AP_TYPES_F32 = 2       /* float32 activations, weights and biases (TFLite's float kernels) */
+    AP_TYPES_F32 = 2,      /* float32 activations, weights and biases (TFLite's float kernels) */
+    AP_TYPES_BOOL = 3,     /* bool activations (one byte each, 0 or 1) */
+    AP_TYPES_S32 = 4       /* int32 activations (plain integers, no quantisation) */
 } ap_types;
+/*
+ * A row's types name the element type of the data the kernel reads (its first data input);
+ * operands whose type the op itself fixes are part of the row's contract and are written in
+ * its op code's comment: the comparisons write bool (int8, float32 or int32 in, bool out: a
+ * row of AP_TYPES_S8 compares int8 and writes bool), GATHER reads int32 indices, ARG_MAX and
+ * ARG_MIN write the int32 or int64 indices their params' output_type names (as SOFTMAX's
+ * params name its output type). So (op, types) is one row and one kernel, the executor
+ * dispatches on the pair as before, and the coverage table lists each combination once.
+ */
 
 /** Op codes of graph nodes (stable values). `params` points to the struct named. */
 typedef enum ap_op {
@@ -95,8 +106,25 @@ typedef enum ap_op {
                                     resolved at plan time) */
     AP_OP_REDUCE_MIN = 37,       /* ap_reduce_params, int8 in and out (as above) */
     AP_OP_SUM = 38,              /* ap_sum_params, int8 in and out (as above) */
-    AP_OP_BROADCAST_TO = 39      /* ap_broadcast_to_params, int8 in and out (one input: the shape
+    AP_OP_BROADCAST_TO = 39,     /* ap_broadcast_to_params, int8 in and out (one input: the shape
                                     is resolved at plan time) */
+    AP_OP_EQUAL = 40,            /* ap_compare_params, two inputs of the row's type, bool out
+                                    (rows: int8, float32, int32, bool) */
+    AP_OP_NOT_EQUAL = 41,        /* as EQUAL */
+    AP_OP_GREATER = 42,          /* ap_compare_params, two inputs, bool out (int8, float32, int32) */
+    AP_OP_GREATER_EQUAL = 43,    /* as GREATER */
+    AP_OP_LESS = 44,             /* as GREATER */
+    AP_OP_LESS_EQUAL = 45,       /* as GREATER */
+    AP_OP_LOGICAL_AND = 46,      /* ap_compare_params (shapes only), two bool inputs, bool out */
+    AP_OP_LOGICAL_OR = 47,       /* as LOGICAL_AND */
+    AP_OP_LOGICAL_NOT = 48,      /* ap_compare_params (shapes only), one bool input, bool out */
+    AP_OP_ARG_MAX = 49,          /* ap_arg_minmax_params, one input of the row's type (the axis
+                                    is resolved at plan time), int32 or int64 out */
+    AP_OP_ARG_MIN = 50,          /* as ARG_MAX */
+    AP_OP_GATHER = 51,           /* ap_gather_params, two inputs: params of the row's type,
+                                    int32 indices; out the row's type */
+    AP_OP_SELECT_V2 = 52         /* ap_select_params, three inputs: a bool condition, then two
+                                    of the row's type; out the row's type */
 } ap_op;
 
 /** Scalar types of params fields (stable values, append-only). */
@@ -1045,6 +1073,127 @@ ap_status ap_transpose_f32_variants(const void *params, ap_isa isa, ap_variant *
 ap_status ap_transpose_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_average_pool2d_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_max_pool2d_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/* ---- bool and int32 tensors: comparisons, logical ops, ARG_MAX / ARG_MIN, GATHER, SELECT_V2 ---- */
+
+/** Variant kinds of the comparisons, logical ops, ARG_MAX / ARG_MIN, GATHER and SELECT_V2. */
+typedef enum ap_index_kind {
+    AP_INDEX_DIRECT = 0   /* each output element from its inputs; no scratch */
+} ap_index_kind;
+
+/**
+ * EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL, TFLite's reference comparisons
+ * (LiteRT's and TensorFlow Lite Micro's alike), and LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT, with
+ * 4-D broadcasting (shapes right-aligned to four axes). The output is bool: one byte, 0 or 1.
+ * - int8 row: each value v becomes MultiplyByQuantizedMultiplierSmallerThanOneExp(
+ *   (v + offset) << left_shift, multiplier, shift) with its input's offset (minus its zero
+ *   point), multiplier and shift (QuantizeMultiplierSmallerThanOneExp of its scale), and the
+ *   two results are compared.
+ * - float32, int32 and bool rows: the values compared as stored (the quantisation fields 0).
+ * - LOGICAL_*: bool inputs, a byte is true when it is not 0; LOGICAL_NOT's input2_shape is
+ *   its input's.
+ * Variant: "direct", no scratch; in place over an input of one byte per element and the
+ * output's shape (int8 and bool rows).
+ */
+typedef struct ap_compare_params {
+    int32_t input1_shape[4];     /* each >= 1: 1 or the output's */
+    int32_t input2_shape[4];
+    int32_t output_shape[4];
+    int32_t left_shift;          /* int8: 8; else 0 */
+    int32_t input1_offset;       /* int8: -zero point, [-127, 128]; else 0 */
+    int32_t input1_multiplier;   /* int8: >= 0; else 0 */
+    int32_t input1_shift;        /* int8: [-31, 0]; else 0 */
+    int32_t input2_offset;
+    int32_t input2_multiplier;
+    int32_t input2_shift;
+} ap_compare_params;
+
+ap_status ap_compare_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                              uint32_t *count_out, ap_error *error_out);
+/** The variants of a row whose inputs are four bytes an element (float32, int32): never in place. */
+ap_status ap_compare_wide_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                      uint32_t *count_out, ap_error *error_out);
+ap_status ap_equal_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_not_equal_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_greater_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_greater_equal_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_less_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_less_equal_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_equal_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_not_equal_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_greater_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_greater_equal_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_less_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_less_equal_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_equal_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_not_equal_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_greater_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_greater_equal_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_less_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_less_equal_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_equal_bool_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_not_equal_bool_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_logical_and_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_logical_or_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_logical_not_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * ARG_MAX and ARG_MIN, TFLite's reference ArgMinMax: the input viewed as [outer, axis_size,
+ * inner]; each output element [outer, inner] is the index of the first greatest (least) value
+ * along the axis (strict comparisons, so ties keep the first; a float32 NaN never replaces
+ * the running value), written as int32 or int64 (output_type). int8 values are compared as
+ * stored. Variant: "direct", no scratch, not in place.
+ */
+typedef struct ap_arg_minmax_params {
+    int32_t outer;          /* >= 1 */
+    int32_t axis_size;      /* >= 1 */
+    int32_t inner;          /* >= 1 */
+    int32_t output_type;    /* ap_dtype: AP_DTYPE_INT32 or AP_DTYPE_INT64 */
+} ap_arg_minmax_params;
+
+ap_status ap_arg_minmax_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                 uint32_t *count_out, ap_error *error_out);
+ap_status ap_arg_max_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_arg_min_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_arg_max_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_arg_min_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * GATHER with batch_dims 0, TFLite's reference Gather: params viewed as [outer, axis_size,
+ * inner], indices (int32) as `coords` values; the output [outer, coords, inner] copies, for
+ * each index, its `inner` elements. An index outside [0, axis_size) is an error status from
+ * the run (TFLite's kernel fails the same way), nothing written past the output. Variant:
+ * "direct", no scratch, not in place.
+ */
+typedef struct ap_gather_params {
+    int32_t outer;       /* >= 1 */
+    int32_t axis_size;   /* >= 1 */
+    int32_t inner;       /* >= 1 */
+    int32_t coords;      /* >= 1: the indices' elements */
+} ap_gather_params;
+
+ap_status ap_gather_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                             uint32_t *count_out, ap_error *error_out);
+ap_status ap_gather_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_gather_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * SELECT_V2, TFLite's reference Select with 4-D broadcasting of its three inputs: out =
+ * condition ? x : y, the values copied as stored (int8: TFLite copies them whatever the
+ * quantisations). Variant: "direct", no scratch; in place over x or y where it has the
+ * output's shape.
+ */
+typedef struct ap_select_params {
+    int32_t condition_shape[4];   /* each >= 1: 1 or the output's */
+    int32_t x_shape[4];
+    int32_t y_shape[4];
+    int32_t output_shape[4];
+} ap_select_params;
+
+ap_status ap_select_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                             uint32_t *count_out, ap_error *error_out);
+ap_status ap_select_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_select_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 #ifdef __cplusplus
 }
