@@ -231,6 +231,18 @@ def one_op_model(name: str) -> bytes:
     if name in ("SELECT_V2", "SELECT_V2_F32"):
         from test_select_v2 import select_model
         return select_model("float32" if name.endswith("F32") else "int8", (3, 1, 4), (1, 5, 4), (3, 5, 1))
+    if name == "CAST":
+        from test_cast import cast_model
+        return cast_model("float32", "int8", (3, 5, 4))
+    if name == "FILL":
+        from test_fill import fill_model
+        return fill_model("int8", (2, 3, 5), "int64")
+    if name == "ZEROS_LIKE":
+        from test_fill import zeros_like_model
+        return zeros_like_model("float32", (2, 3, 5))
+    if name == "SHAPE":
+        from test_fill import shape_model
+        return shape_model("int8", (2, 3, 5), "int64")
     raise KeyError(name)
 
 
@@ -241,10 +253,11 @@ ONE_OP_MODELS = ["STRIDED_SLICE", "LEAKY_RELU", "SUB", "TRANSPOSE", "SPLIT", "SP
                  "DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR",
                  "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND", "MIRROR_PAD", "PRELU", "SQUARED_DIFFERENCE",
                  "REDUCE_MAX", "REDUCE_MIN", "SUM", "BROADCAST_TO", "EQUAL", "GREATER_EQUAL", "LESS", "LOGICAL_AND",
-                 "LOGICAL_NOT", "ARG_MAX", "ARG_MIN", "GATHER", "GATHER_F32", "SELECT_V2", "SELECT_V2_F32"]
+                 "LOGICAL_NOT", "ARG_MAX", "ARG_MIN", "GATHER", "GATHER_F32", "SELECT_V2", "SELECT_V2_F32",
+                 "CAST", "FILL", "ZEROS_LIKE", "SHAPE"]
 #: Ops whose kernels differ by the rounding rule: each rule's variants are built.
 ONE_OP_REFERENCES = {"LOGISTIC": ("litert", "tflm"), "TANH": ("litert", "tflm"), "RELU6": ("litert", "tflm"),
-                     "PRELU": ("litert", "tflm"), "SUM": ("tflm",)}
+                     "PRELU": ("litert", "tflm"), "SUM": ("tflm",), "CAST": ("litert", "tflm")}
 
 
 @pytest.mark.parametrize("op", ONE_OP_MODELS)

@@ -145,7 +145,7 @@ static int ap_py_scalar(const ap_op_def *def, const ap_param_field *f, ap_field_
     case AP_FIELD_SIZE:
         return ap_py_integer(def, f, index, obj, 0, SIZE_MAX, "size_t", out, sizeof(size_t));
     case AP_FIELD_DTYPE:
-        return ap_py_integer(def, f, index, obj, AP_DTYPE_INT8, AP_DTYPE_INT64, "ap_dtype", out,
+        return ap_py_integer(def, f, index, obj, AP_DTYPE_INT8, AP_DTYPE_BOOL, "ap_dtype", out,
                              sizeof(int32_t));
     case AP_FIELD_FLOAT32:
         return ap_py_double(def, f, index, obj, 1, out);

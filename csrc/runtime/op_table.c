@@ -697,6 +697,20 @@ static const ap_param_field ap_select_fields[] = {
 };
 
 
+static const ap_param_field ap_cast_fields[] = {
+    AP_FIELD(ap_cast_params, count, AP_FIELD_SIZE, 1), AP_FIELD(ap_cast_params, output_type, AP_FIELD_DTYPE, 1),
+    AP_I32(ap_cast_params, nan_saturates),
+};
+
+static const ap_param_field ap_fill_fields[] = {
+    AP_FIELD(ap_fill_params, count, AP_FIELD_SIZE, 1),
+};
+
+static const ap_param_field ap_shape_fields[] = {
+    AP_I32(ap_shape_params, rank), AP_FIELD(ap_shape_params, output_type, AP_FIELD_DTYPE, 1),
+    AP_FIELD(ap_shape_params, dims, AP_FIELD_INT32, 8),
+};
+
 #define AP_ROW_OF(code, name, types, T, fields) code, name, #code, types, #T, sizeof(T), AP_FIELDS(fields)
 #define AP_ROW(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S8, T, fields)
 #define AP_ROW_S16X8(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S16X8, T, fields)
@@ -966,6 +980,28 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_gather_variants), NULL, NULL, NULL, NULL, ap_gather_f32_run},
     {AP_ROW_F32(AP_OP_SELECT_V2, "SELECT_V2", ap_select_params, ap_select_fields), 0, 3, 3, 1, 0,
      AP_PLAN(ap_select_variants), NULL, NULL, NULL, NULL, ap_select_f32_run},
+    {AP_ROW(AP_OP_CAST, "CAST", ap_cast_params, ap_cast_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_cast_variants), NULL, NULL, NULL, NULL, ap_cast_s8_run},
+    {AP_ROW_F32(AP_OP_CAST, "CAST", ap_cast_params, ap_cast_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_cast_variants), NULL, NULL, NULL, NULL, ap_cast_f32_run},
+    {AP_ROW_S32(AP_OP_CAST, "CAST", ap_cast_params, ap_cast_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_cast_variants), NULL, NULL, NULL, NULL, ap_cast_s32_run},
+    {AP_ROW_BOOL(AP_OP_CAST, "CAST", ap_cast_params, ap_cast_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_cast_variants), NULL, NULL, NULL, NULL, ap_cast_bool_run},
+    {AP_ROW_F32(AP_OP_ZEROS_LIKE, "ZEROS_LIKE", ap_fill_params, ap_fill_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_fill_variants), NULL, NULL, NULL, NULL, ap_zeros_like_f32_run},
+    {AP_ROW_S32(AP_OP_ZEROS_LIKE, "ZEROS_LIKE", ap_fill_params, ap_fill_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_fill_variants), NULL, NULL, NULL, NULL, ap_zeros_like_s32_run},
+    {AP_ROW(AP_OP_FILL, "FILL", ap_fill_params, ap_fill_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_fill_variants), NULL, NULL, NULL, NULL, ap_fill_s8_run},
+    {AP_ROW_F32(AP_OP_FILL, "FILL", ap_fill_params, ap_fill_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_fill_variants), NULL, NULL, NULL, NULL, ap_fill_f32_run},
+    {AP_ROW_S32(AP_OP_FILL, "FILL", ap_fill_params, ap_fill_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_fill_variants), NULL, NULL, NULL, NULL, ap_fill_s32_run},
+    {AP_ROW_BOOL(AP_OP_FILL, "FILL", ap_fill_params, ap_fill_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_fill_variants), NULL, NULL, NULL, NULL, ap_fill_bool_run},
+    {AP_ROW_S32(AP_OP_SHAPE, "SHAPE", ap_shape_params, ap_shape_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_shape_variants), NULL, NULL, NULL, NULL, ap_shape_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

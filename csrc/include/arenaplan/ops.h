@@ -123,8 +123,16 @@ typedef enum ap_op {
     AP_OP_ARG_MIN = 50,          /* as ARG_MAX */
     AP_OP_GATHER = 51,           /* ap_gather_params, two inputs: params of the row's type,
                                     int32 indices; out the row's type */
-    AP_OP_SELECT_V2 = 52         /* ap_select_params, three inputs: a bool condition, then two
+    AP_OP_SELECT_V2 = 52,        /* ap_select_params, three inputs: a bool condition, then two
                                     of the row's type; out the row's type */
+    AP_OP_CAST = 53,             /* ap_cast_params, one input of the row's type, out the type its
+                                    params name */
+    AP_OP_ZEROS_LIKE = 54,       /* ap_fill_params, one input of the row's type (not read), out
+                                    the same type */
+    AP_OP_FILL = 55,             /* ap_fill_params, one input: the value (one element of the
+                                    row's type; the dims are resolved at plan time) */
+    AP_OP_SHAPE = 56             /* ap_shape_params, one input of any type (not read); one row,
+                                    AP_TYPES_S32: int32 (or int64, output_type) out */
 } ap_op;
 
 /** Scalar types of params fields (stable values, append-only). */
@@ -1194,6 +1202,60 @@ ap_status ap_select_variants(const void *params, ap_isa isa, ap_variant *variant
                              uint32_t *count_out, ap_error *error_out);
 ap_status ap_select_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_select_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * CAST, TFLite's Cast (LiteRT's and TensorFlow Lite Micro's alike but for a NaN): each of `count`
+ * values of the row's type converted to output_type (int8, int16, int32, float32 or bool):
+ * integers wrap to a narrower integer type, integers and bool convert to float32 with round to
+ * nearest, float32 to an integer type truncates toward zero and saturates at the type's ends
+ * (infinities too), a float32 NaN becomes the type's maximum (nan_saturates 1: LiteRT) or 0
+ * (nan_saturates 0: TensorFlow Lite Micro); any value converts to bool as != 0 (a NaN is true),
+ * bool to 0 or 1. Quantisation is not read. Variant: "direct", no scratch, not in place.
+ */
+typedef struct ap_cast_params {
+    size_t count;            /* elements */
+    int32_t output_type;     /* ap_dtype: INT8, INT16, INT32, FLOAT32 or BOOL */
+    int32_t nan_saturates;   /* float32 NaN to an integer: 1 the type's maximum, 0 zero */
+} ap_cast_params;
+
+ap_status ap_cast_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                           uint32_t *count_out, ap_error *error_out);
+ap_status ap_cast_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_cast_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_cast_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_cast_bool_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * ZEROS_LIKE (`count` zeros of the row's type; the input is not read) and FILL (`count` copies of
+ * its one-element value input, the bytes as stored), TFLite's reference kernels. Variant:
+ * "direct", no scratch, not in place.
+ */
+typedef struct ap_fill_params {
+    size_t count;            /* output elements, >= 1 */
+} ap_fill_params;
+
+ap_status ap_fill_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                           uint32_t *count_out, ap_error *error_out);
+ap_status ap_zeros_like_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_zeros_like_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_fill_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_fill_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_fill_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_fill_bool_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * SHAPE: the input's dimensions (known when the plan is made, held in the params) written as
+ * int32 or int64 (output_type); the input is not read. Variant: "direct", no scratch.
+ */
+typedef struct ap_shape_params {
+    int32_t rank;            /* 0..8: elements of the output */
+    int32_t output_type;     /* ap_dtype: AP_DTYPE_INT32 or AP_DTYPE_INT64 */
+    int32_t dims[8];         /* the first `rank` are the input's dimensions, each >= 0 */
+} ap_shape_params;
+
+ap_status ap_shape_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                            uint32_t *count_out, ap_error *error_out);
+ap_status ap_shape_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 #ifdef __cplusplus
 }

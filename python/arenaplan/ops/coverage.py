@@ -37,7 +37,8 @@ _TYPES_TEXT = {
 _OPERANDS_TEXT = {
     **{op: "bool out" for op in ("EQUAL", "NOT_EQUAL", "GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL")},
     "ARG_MAX": "int32 or int64 out", "ARG_MIN": "int32 or int64 out", "GATHER": "int32 indices",
-    "SELECT_V2": "bool condition",
+    "SELECT_V2": "bool condition", "CAST": "to int8, int16, int32, float32 or bool",
+    "FILL": "int32 or int64 dims", "SHAPE": "any input, int32 or int64 out",
 }
 
 
@@ -421,6 +422,36 @@ def _select(dtype: str) -> Model:
     return p.model("SELECT_V2", (c, x, y_), (y,))
 
 
+def _cast(dtype: str) -> Model:
+    p = _Probe()
+    x = p.x((2, 4, 8), dtype, None)
+    y = p.t((2, 4, 8), "int32" if dtype != "int32" else "float32", None)
+    return p.model("CAST", (x,), (y,))
+
+
+def _fill(dtype: str) -> Model:
+    p = _Probe()
+    dims = p.const([2, 4, 8], "int32")
+    scale = 0.05 if dtype == "int8" else None
+    v = p.x((), dtype, scale, 0)
+    y = p.t((2, 4, 8), dtype, scale, 0)
+    return p.model("FILL", (dims, v), (y,))
+
+
+def _zeros_like(dtype: str) -> Model:
+    p = _Probe()
+    x = p.x((2, 4, 8), dtype, None)
+    y = p.t((2, 4, 8), dtype, None)
+    return p.model("ZEROS_LIKE", (x,), (y,))
+
+
+def _shape_probe() -> Model:
+    p = _Probe()
+    x = p.x((2, 4, 8), "float32", None)
+    y = p.t((3,), "int32", None)
+    return p.model("SHAPE", (x,), (y,), out_type=2)
+
+
 #: The rows of the ops whose row their data input's element type chooses.
 _TYPED_PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     **{(op, t): (lambda op=op, dt=dt: [_compare(op, dt), _compare(op, dt, True)])
@@ -434,6 +465,12 @@ _TYPED_PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
        for t, dt in (("s8", "int8"), ("f32", "float32"))},
     ("GATHER", "s8"): lambda: [_gather("int8")], ("GATHER", "f32"): lambda: [_gather("float32")],
     ("SELECT_V2", "s8"): lambda: [_select("int8")], ("SELECT_V2", "f32"): lambda: [_select("float32")],
+    **{("CAST", t): (lambda dt=dt: [_cast(dt)])
+       for t, dt in (("s8", "int8"), ("f32", "float32"), ("s32", "int32"), ("bool", "bool"))},
+    **{("FILL", t): (lambda dt=dt: [_fill(dt)])
+       for t, dt in (("s8", "int8"), ("f32", "float32"), ("s32", "int32"), ("bool", "bool"))},
+    ("ZEROS_LIKE", "f32"): lambda: [_zeros_like("float32")], ("ZEROS_LIKE", "s32"): lambda: [_zeros_like("int32")],
+    ("SHAPE", "s32"): lambda: [_shape_probe()],
 }
 
 
@@ -645,7 +682,7 @@ def render() -> str:
     ]
     for r in rows():
         cells = [r["name"], _TYPES_TEXT.get(r["types"], r["types"]) +
-                 (f" ({_OPERANDS_TEXT[r['name']]})" if r["name"] in _OPERANDS_TEXT and r["types"] != "bool" else "")]
+                 (f" ({_OPERANDS_TEXT[r['name']]})" if r["name"] in _OPERANDS_TEXT else "")]
         cells += [_cell(r["variants"][isa]) for isa in isas]
         cells += [", ".join(r["in_place"]) or "-", "yes" if r["has_blob"] else "-"]
         lines.append("| " + " | ".join(cells) + " |")
@@ -660,9 +697,13 @@ def render() -> str:
               "are one byte and four an element); operands whose type the op fixes are the row's",
               "contract, given in brackets: the comparisons write bool, GATHER reads int32 indices,",
               "ARG_MAX / ARG_MIN write the int32 or int64 indices their params name (TensorFlow Lite",
-              "Micro: int32 only), SELECT_V2's condition is bool. The int8 comparisons rescale both",
+              "Micro: int32 only), SELECT_V2's condition is bool, CAST writes the type its params name,",
+              "SHAPE reads no data (one row, its int32 output's). The int8 comparisons rescale both",
               "inputs as TFLite does (a left shift of 8, each scale's multiplier); the others compare",
-              "the values as stored.", "",
+              "the values as stored. With a float32 NaN, LiteRT's ARG_MAX / ARG_MIN (an optimised",
+              "last-axis loop) answer otherwise than the reference loop; arenaplan follows TensorFlow",
+              "Lite Micro's. CAST of a float32 NaN to an integer type follows the rounding rule:",
+              "LiteRT's saturating cast gives the type's maximum, TensorFlow Lite Micro's 0.", "",
               "Resource variables are state: the importer makes each one a variable tensor of the",
               "state pool and drops VAR_HANDLE; CALL_ONCE's subgraph, folded to constants when the",
               "model is read, gives their starting values (restored by reset_state). IF and WHILE",

@@ -2255,6 +2255,8 @@ _TYPED: Dict[str, Tuple[int, Tuple[str, ...]]] = {
     "LOGICAL_AND": (0, ("bool",)), "LOGICAL_OR": (0, ("bool",)), "LOGICAL_NOT": (0, ("bool",)),
     "ARG_MAX": (0, ("int8", "float32")), "ARG_MIN": (0, ("int8", "float32")),
     "GATHER": (0, ("int8", "float32")), "SELECT_V2": (1, ("int8", "float32")),
+    "CAST": (0, ("int8", "float32", "int32", "bool")), "ZEROS_LIKE": (0, ("float32", "int32")),
+    "FILL": (1, ("int8", "float32", "int32", "bool")),
 }
 
 
@@ -2413,10 +2415,87 @@ def _select_v2(model: Model, op: Operator) -> tuple:
             (c.index, x.index, ytens.index), None, None)
 
 
+#: CAST's output types (ap_dtype values).
+_CAST_OUT = {"int8": 0, "int16": 1, "int32": 2, "float32": 4, "bool": 5}
+
+
+def _elements(shape: Sequence[int], what: str) -> int:
+    if any(int(d) < 1 for d in shape):
+        raise _Unsupported(f"{what} has shape {tuple(shape)}: every dimension must be at least 1")
+    return int(np.prod([int(d) for d in shape], dtype=np.int64))
+
+
+def _cast(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """CAST (TFLite's Cast) from int8, float32, int32 or bool to int8, int16, int32, float32 or
+    bool (the pairs TFLite Micro has, less int16 inputs); the output the input's shape;
+    quantisation is not read. A float32 NaN cast to an integer type is the rule's: LiteRT's
+    saturating cast gives the type's maximum, TensorFlow Lite Micro's 0."""
+    dtype = _data_type(model, op)
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
+    if y.dtype not in _CAST_OUT:
+        raise _Unsupported(f"output tensor {y.index} is {y.dtype}; arenaplan's CAST writes "
+                           f"{', '.join(_CAST_OUT)}")
+    if tuple(y.shape) != tuple(x.shape):
+        raise _Unsupported(f"output tensor {y.index} has shape {tuple(y.shape)}, the input {tuple(x.shape)}")
+    return ({"count": _elements(x.shape, "input"), "output_type": _CAST_OUT[y.dtype],
+             "nan_saturates": int(reference == "litert")}, (x.index,), None, None)
+
+
+def _zeros_like(model: Model, op: Operator) -> tuple:
+    """ZEROS_LIKE: zeros of the input's type and shape (float32 or int32; the input is not read)."""
+    dtype = _data_type(model, op)
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype)
+    _tensor(model, _operand(op.outputs, 0), "output", dtype)
+    _expect_shape(model, op.outputs[0], x.shape, "output")
+    return {"count": _elements(x.shape, "input")}, (x.index,), None, None
+
+
+def _fill(model: Model, op: Operator) -> tuple:
+    """FILL with its Prepare: dims a constant int32 or int64 vector, value one element (a scalar)
+    of the output's type (int8: quantised as the output, as TFLite requires); the output dims."""
+    dtype = _data_type(model, op)
+    dims_t = _tensor(model, _operand(op.inputs, 0), "dims", None, constant=True)
+    if dims_t.dtype not in ("int32", "int64") or len(dims_t.shape) != 1:
+        raise _Unsupported(f"dims tensor {dims_t.index} must be an int32 or int64 vector; it is {dims_t.dtype} "
+                           f"{tuple(dims_t.shape)}")
+    v = _tensor(model, _operand(op.inputs, 1), "value", dtype)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
+    if len(v.shape) != 0:
+        raise _Unsupported(f"value tensor {v.index} has shape {tuple(v.shape)}; TFLite requires a scalar")
+    dims = [int(d) for d in np.asarray(dims_t.data).reshape(-1)]
+    if tuple(int(d) for d in y.shape) != tuple(dims):
+        raise _Unsupported(f"output tensor {y.index} has shape {tuple(y.shape)}, the op computes {tuple(dims)}")
+    if dtype == "int8" and _per_tensor(v, "value") != _per_tensor(y, "output"):
+        raise _Unsupported(f"value and output are quantised {_per_tensor(v, 'value')} and {_per_tensor(y, 'output')}"
+                           "; TFLite's int8 FILL requires them equal")
+    return {"count": _elements(dims, "output")}, (v.index,), None, None
+
+
+def _shape(model: Model, op: Operator) -> tuple:
+    """SHAPE: the input's dimensions as int32 or int64 (out_type), written from the params; the
+    input (of any type) is not read."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", None)
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
+    want = {2: "int32", 4: "int64"}.get(op.options.get("out_type"), y.dtype)
+    if y.dtype not in ("int32", "int64") or y.dtype != want:
+        raise _Unsupported(f"output tensor {y.index} is {y.dtype} (out_type {want}); TFLite writes int32 or int64 "
+                           "as out_type says")
+    rank = len(x.shape)
+    if not 1 <= rank <= 8:
+        raise _Unsupported(f"the input has rank {rank}; arenaplan's SHAPE takes ranks 1 to 8")
+    if tuple(int(d) for d in y.shape) != (rank,):
+        raise _Unsupported(f"output tensor {y.index} has shape {tuple(y.shape)}, the op computes ({rank},)")
+    dims = [int(d) for d in x.shape]
+    return ({"rank": rank, "output_type": DTYPE_CODES[y.dtype], "dims": dims + [0] * (8 - rank)}, (x.index,),
+            None, None)
+
+
 #: Lowering of the ops whose row their data input's element type chooses (_TYPED).
 _LOWER_TYPED: Dict[str, Callable[[Model, Operator], tuple]] = {
     **{op: _compare for op in _COMPARISONS + ("LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT")},
     "ARG_MAX": _arg_minmax, "ARG_MIN": _arg_minmax, "GATHER": _gather, "SELECT_V2": _select_v2,
+    "CAST": _cast, "ZEROS_LIKE": _zeros_like, "FILL": _fill, "SHAPE": _shape,
 }
 
 
@@ -2428,6 +2507,8 @@ def _types_of(model: Model, op: Operator) -> str:
         t = indices[0] if indices else -1
         return model.tensors[t].dtype if 0 <= t < len(model.tensors) else None
 
+    if op.type == "SHAPE":  # one row: it reads no data, writes int32 (or int64)
+        return "s32"
     if op.type in _TYPED:   # its data input's type, or its first row's (the lowering refuses the others)
         at, allowed = _TYPED[op.type]
         return _DATA_TYPES[dtype(op.inputs[at:]) if dtype(op.inputs[at:]) in allowed else allowed[0]]
