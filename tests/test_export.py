@@ -243,6 +243,16 @@ def one_op_model(name: str) -> bytes:
     if name == "SHAPE":
         from test_fill import shape_model
         return shape_model("int8", (2, 3, 5), "int64")
+    if name in ("FLOOR_MOD", "FLOOR_MOD_S32"):
+        from test_floor_div_mod import floor_model
+        return floor_model("FLOOR_MOD", "int32" if name.endswith("S32") else "float32", (3, 1, 8), (1, 5, 1),
+                           b_data=np.arange(1, 6, dtype=np.int32).reshape(1, 5, 1) if name.endswith("S32") else None)
+    if name == "ADD_N":
+        from test_add_n import add_n_model
+        return add_n_model("float32", (2, 3, 5), 3)
+    if name == "EMBEDDING_LOOKUP":
+        from test_gather import embedding_model
+        return embedding_model("int8", 10, (6,), 4, ids=np.array([9, 0, 3, 3], np.int32))
     raise KeyError(name)
 
 
@@ -254,10 +264,11 @@ ONE_OP_MODELS = ["STRIDED_SLICE", "LEAKY_RELU", "SUB", "TRANSPOSE", "SPLIT", "SP
                  "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND", "MIRROR_PAD", "PRELU", "SQUARED_DIFFERENCE",
                  "REDUCE_MAX", "REDUCE_MIN", "SUM", "BROADCAST_TO", "EQUAL", "GREATER_EQUAL", "LESS", "LOGICAL_AND",
                  "LOGICAL_NOT", "ARG_MAX", "ARG_MIN", "GATHER", "GATHER_F32", "SELECT_V2", "SELECT_V2_F32",
-                 "CAST", "FILL", "ZEROS_LIKE", "SHAPE"]
+                 "CAST", "FILL", "ZEROS_LIKE", "SHAPE", "FLOOR_MOD", "FLOOR_MOD_S32", "ADD_N",
+                 "EMBEDDING_LOOKUP"]
 #: Ops whose kernels differ by the rounding rule: each rule's variants are built.
 ONE_OP_REFERENCES = {"LOGISTIC": ("litert", "tflm"), "TANH": ("litert", "tflm"), "RELU6": ("litert", "tflm"),
-                     "PRELU": ("litert", "tflm"), "SUM": ("tflm",), "CAST": ("litert", "tflm")}
+                     "PRELU": ("litert", "tflm"), "SUM": ("tflm",), "CAST": ("litert", "tflm"), "ADD_N": ("litert", "tflm")}
 
 
 @pytest.mark.parametrize("op", ONE_OP_MODELS)
@@ -269,7 +280,7 @@ def test_one_op_host_build_is_bit_exact(op, host_runtime, tmp_path):
     path.write_bytes(one_op_model(op))
     model = ap.load_tflite(path)
     # one op, or one op per output of a split (arenaplan.model.model.one_output_ops)
-    assert {o.type for o in model.operators} == {op.replace("_16X8", "").replace("_F32", "")} and len(model.operators) == len(model.outputs)
+    assert {o.type for o in model.operators} == {op.replace("_16X8", "").replace("_F32", "").replace("_S32", "")} and len(model.operators) == len(model.outputs)
     from arenaplan.planning.context import PlanContext
     xs = samples(model, 3)
     for reference in ONE_OP_REFERENCES.get(op, ("litert",)):

@@ -15,6 +15,7 @@ from hypothesis import given, settings, strategies as st
 import arenaplan as ap
 from arenaplan import _core
 from arenaplan.errors import ArenaplanError, UnsupportedModel
+from arenaplan.planning.context import PlanContext
 from harness.reference import litert_layers as L
 from test_comparisons import check
 from unary_s8 import load
@@ -142,3 +143,51 @@ def test_kernel_checks_its_params():
         _core.kernel_variants(code, dict(spec, coords=0))
     with pytest.raises(ValueError):
         _core.kernel_variants(code, dict(spec, outer=2 ** 30, inner=2 ** 30))
+
+
+# --- EMBEDDING_LOOKUP: a GATHER of axis 0 on the GATHER row ------------------------------------
+def embedding_model(dtype, rows, row_shape, n_ids, table=None, ids=None, y_dtype=None) -> bytes:
+    q = dict(scale=0.1, zero_point=-3) if dtype == "int8" else {}
+    tensors = [dict(shape=(n_ids,), dtype="int32", data=ids),
+               dict(shape=(rows,) + tuple(row_shape), dtype=dtype, data=table, **q),
+               dict(shape=(n_ids,) + tuple(row_shape), dtype=y_dtype or dtype, **q)]
+    return L.single_op_model("EMBEDDING_LOOKUP", tensors, [0, 1], [2], None, None, version=1)
+
+
+@needs_litert
+@pytest.mark.parametrize("dtype", ["int8", "float32"])
+@pytest.mark.parametrize("rows,row_shape,n_ids", [(10, (6,), 4), (3, (2, 5), 7), (1, (1,), 1)])
+def test_embedding_lookup_matches_litert_and_tflm(dtype, rows, row_shape, n_ids, tmp_path):
+    rng = np.random.default_rng(rows)
+    table = (rng.integers(-128, 128, size=(rows,) + row_shape).astype(np.int8) if dtype == "int8" else
+             rng.standard_normal((rows,) + row_shape).astype(np.float32))
+    xs = []
+    for k in range(3):
+        ids = rng.integers(0, rows, size=n_ids).astype(np.int32)
+        if k == 2:
+            ids[:min(n_ids, 2)] = [0, rows - 1][:min(n_ids, 2)]
+        xs.append([ids])
+    model = check(embedding_model(dtype, rows, row_shape, n_ids, table=table), tmp_path, "EMBEDDING_LOOKUP", xs)
+    (kernel,) = PlanContext.build(model, isa="portable", reference="litert").kernels
+    assert kernel.code == {r["name"]: r["code"] for r in _core.ops()}["GATHER"]
+    sub = tmp_path / "act"
+    sub.mkdir()
+    check(embedding_model(dtype, rows, row_shape, n_ids), sub, "EMBEDDING_LOOKUP", [x + [table] for x in xs])
+
+
+def test_embedding_lookup_bad_ids_and_refusals(tmp_path):
+    table = np.arange(20, dtype=np.float32).reshape(5, 4)
+    it = ap.Interpreter(ap.plan(load(embedding_model("float32", 5, (4,), 3, table=table), tmp_path)))
+    with pytest.raises(ArenaplanError, match=r"gather: index 2 is 5, outside \[0, 5\)"):
+        it.run(np.array([0, 1, 5], np.int32))
+    cases = [
+        (embedding_model("float32", 5, (4,), 2, ids=np.array([1, 9], np.int32)),
+         r"op 0 \(EMBEDDING_LOOKUP\): id 9 of the constant ids is outside \[0, 5\)"),
+        (embedding_model("int8", 5, (4,), 2, y_dtype="float32"),
+         r"op 0 \(EMBEDDING_LOOKUP\): output tensor 2 is float32, the value table int8; arenaplan runs "
+         r"EMBEDDING_LOOKUP of one type"),
+        (embedding_model("int16", 5, (4,), 2), r"op 0 \(EMBEDDING_LOOKUP\): input 1 \(tensor 1\) is int16"),
+    ]
+    for k, (content, pattern) in enumerate(cases):
+        with pytest.raises(UnsupportedModel, match=pattern):
+            ap.plan(load(content, tmp_path, f"e{k}"))

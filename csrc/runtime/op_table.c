@@ -711,6 +711,16 @@ static const ap_param_field ap_shape_fields[] = {
     AP_FIELD(ap_shape_params, dims, AP_FIELD_INT32, 8),
 };
 
+static const ap_param_field ap_floor_fields[] = {
+    AP_FIELD(ap_floor_params, input1_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_floor_params, input2_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_floor_params, output_shape, AP_FIELD_INT32, 4),
+};
+
+static const ap_param_field ap_add_n_fields[] = {
+    AP_FIELD(ap_add_n_params, count, AP_FIELD_SIZE, 1), AP_I32(ap_add_n_params, tflm_loop),
+};
+
 #define AP_ROW_OF(code, name, types, T, fields) code, name, #code, types, #T, sizeof(T), AP_FIELDS(fields)
 #define AP_ROW(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S8, T, fields)
 #define AP_ROW_S16X8(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S16X8, T, fields)
@@ -1002,6 +1012,18 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_fill_variants), NULL, NULL, NULL, NULL, ap_fill_bool_run},
     {AP_ROW_S32(AP_OP_SHAPE, "SHAPE", ap_shape_params, ap_shape_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_shape_variants), NULL, NULL, NULL, NULL, ap_shape_run},
+    {AP_ROW_F32(AP_OP_FLOOR_DIV, "FLOOR_DIV", ap_floor_params, ap_floor_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_floor_variants), NULL, NULL, NULL, NULL, ap_floor_div_f32_run},
+    {AP_ROW_F32(AP_OP_FLOOR_MOD, "FLOOR_MOD", ap_floor_params, ap_floor_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_floor_variants), NULL, NULL, NULL, NULL, ap_floor_mod_f32_run},
+    {AP_ROW_F32(AP_OP_ADD_N, "ADD_N", ap_add_n_params, ap_add_n_fields), 0, 2, 16, 1, 0,
+     AP_PLAN(ap_add_n_variants), NULL, NULL, NULL, NULL, ap_add_n_f32_run},
+    {AP_ROW_S32(AP_OP_FLOOR_DIV, "FLOOR_DIV", ap_floor_params, ap_floor_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_floor_variants), NULL, NULL, NULL, NULL, ap_floor_div_s32_run},
+    {AP_ROW_S32(AP_OP_FLOOR_MOD, "FLOOR_MOD", ap_floor_params, ap_floor_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_floor_variants), NULL, NULL, NULL, NULL, ap_floor_mod_s32_run},
+    {AP_ROW_S32(AP_OP_ADD_N, "ADD_N", ap_add_n_params, ap_add_n_fields), 0, 2, 16, 1, 0,
+     AP_PLAN(ap_add_n_variants), NULL, NULL, NULL, NULL, ap_add_n_s32_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

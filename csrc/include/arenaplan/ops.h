@@ -131,8 +131,11 @@ typedef enum ap_op {
                                     the same type */
     AP_OP_FILL = 55,             /* ap_fill_params, one input: the value (one element of the
                                     row's type; the dims are resolved at plan time) */
-    AP_OP_SHAPE = 56             /* ap_shape_params, one input of any type (not read); one row,
+    AP_OP_SHAPE = 56,            /* ap_shape_params, one input of any type (not read); one row,
                                     AP_TYPES_S32: int32 (or int64, output_type) out */
+    AP_OP_FLOOR_DIV = 57,        /* ap_floor_params, two inputs of the row's type, out the same */
+    AP_OP_FLOOR_MOD = 58,        /* as FLOOR_DIV */
+    AP_OP_ADD_N = 59             /* ap_add_n_params, 2..16 inputs of the row's type, one shape */
 } ap_op;
 
 /** Scalar types of params fields (stable values, append-only). */
@@ -1256,6 +1259,45 @@ typedef struct ap_shape_params {
 ap_status ap_shape_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                             uint32_t *count_out, ap_error *error_out);
 ap_status ap_shape_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * FLOOR_DIV and FLOOR_MOD, TFLite's reference FloorDiv / FloorMod with 4-D broadcasting:
+ * FLOOR_DIV is floor(double(x) / double(y)) converted back (float32: to float; int32: truncated,
+ * INT32_MIN where the quotient leaves int32); FLOOR_MOD is the truncated remainder (float32:
+ * fmodf) moved to the divisor's sign. A divisor of 0 (or -0.0) fails the run, as TFLite's kernels
+ * fail, but for a float32 FLOOR_MOD, whose fmodf gives NaN; float32 follows IEEE 754 otherwise
+ * (inf, NaN). Variant: "direct", no scratch, in place
+ * over an input of the output's shape.
+ */
+typedef struct ap_floor_params {
+    int32_t input1_shape[4];     /* each >= 1: 1 or the output's */
+    int32_t input2_shape[4];
+    int32_t output_shape[4];
+} ap_floor_params;
+
+ap_status ap_floor_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                            uint32_t *count_out, ap_error *error_out);
+ap_status ap_floor_div_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_floor_div_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_floor_mod_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_floor_mod_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * ADD_N: out[i] = in_0[i] + in_1[i] + ... in input order. float32, by the rounding rule:
+ * tflm_loop 1, TensorFlow Lite Micro's loop (0.0 + in_0[i], then each input added); 0, LiteRT's
+ * kernel (in_0[i], then each sum clamped to [-FLT_MAX, FLT_MAX] as its Add with no activation
+ * clamps: an infinite sum is FLT_MAX there, and a sum of -0.0 terms -0.0). int32: wrapping.
+ * Variant: "direct", no scratch, in place over an input.
+ */
+typedef struct ap_add_n_params {
+    size_t count;            /* elements of each input and of the output, >= 1 */
+    int32_t tflm_loop;       /* 0 or 1 (float32; int32 rows ignore it) */
+} ap_add_n_params;
+
+ap_status ap_add_n_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                            uint32_t *count_out, ap_error *error_out);
+ap_status ap_add_n_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_add_n_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 #ifdef __cplusplus
 }

@@ -445,6 +445,20 @@ def _zeros_like(dtype: str) -> Model:
     return p.model("ZEROS_LIKE", (x,), (y,))
 
 
+def _floor(op_type: str, dtype: str) -> Model:
+    p = _Probe()
+    a, b = p.x((1, 4, 4, 8), dtype, None), p.x((1, 1, 1, 8), dtype, None)
+    y = p.t((1, 4, 4, 8), dtype, None)
+    return p.model(op_type, (a, b), (y,))
+
+
+def _add_n_probe(dtype: str) -> Model:
+    p = _Probe()
+    xs = [p.x((2, 4, 8), dtype, None) for _ in range(3)]
+    y = p.t((2, 4, 8), dtype, None)
+    return p.model("ADD_N", tuple(xs), (y,))
+
+
 def _shape_probe() -> Model:
     p = _Probe()
     x = p.x((2, 4, 8), "float32", None)
@@ -471,6 +485,9 @@ _TYPED_PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
        for t, dt in (("s8", "int8"), ("f32", "float32"), ("s32", "int32"), ("bool", "bool"))},
     ("ZEROS_LIKE", "f32"): lambda: [_zeros_like("float32")], ("ZEROS_LIKE", "s32"): lambda: [_zeros_like("int32")],
     ("SHAPE", "s32"): lambda: [_shape_probe()],
+    **{(op, t): (lambda op=op, dt=dt: [_floor(op, dt)]) for op in ("FLOOR_DIV", "FLOOR_MOD")
+       for t, dt in (("f32", "float32"), ("s32", "int32"))},
+    ("ADD_N", "f32"): lambda: [_add_n_probe("float32")], ("ADD_N", "s32"): lambda: [_add_n_probe("int32")],
 }
 
 
@@ -624,6 +641,7 @@ _RUNS_ON_TEXT = {
     "RELU_N1_TO_1": "int8: QuantizedReluX's clamp to [-1, 1], litert only (TFLite Micro has no kernel); "
                     "float32: the float32 RELU row with its clamp",
     "SLICE": "stride 1",
+    "EMBEDDING_LOOKUP": "int8 and float32: a GATHER of axis 0 over the value table, int32 ids",
     "SPACE_TO_DEPTH": "the input read as [N*H/b, b, W/b, b, C], its second and third axes swapped",
 }
 
@@ -703,7 +721,9 @@ def render() -> str:
               "the values as stored. With a float32 NaN, LiteRT's ARG_MAX / ARG_MIN (an optimised",
               "last-axis loop) answer otherwise than the reference loop; arenaplan follows TensorFlow",
               "Lite Micro's. CAST of a float32 NaN to an integer type follows the rounding rule:",
-              "LiteRT's saturating cast gives the type's maximum, TensorFlow Lite Micro's 0.", "",
+              "LiteRT's saturating cast gives the type's maximum, TensorFlow Lite Micro's 0. A float32",
+              "ADD_N follows the rule too: LiteRT clamps each sum to the finite range (an infinite sum",
+              "is FLT_MAX there), TensorFlow Lite Micro's loop does not.", "",
               "Resource variables are state: the importer makes each one a variable tensor of the",
               "state pool and drops VAR_HANDLE; CALL_ONCE's subgraph, folded to constants when the",
               "model is read, gives their starting values (restored by reset_state). IF and WHILE",

@@ -2257,6 +2257,8 @@ _TYPED: Dict[str, Tuple[int, Tuple[str, ...]]] = {
     "GATHER": (0, ("int8", "float32")), "SELECT_V2": (1, ("int8", "float32")),
     "CAST": (0, ("int8", "float32", "int32", "bool")), "ZEROS_LIKE": (0, ("float32", "int32")),
     "FILL": (1, ("int8", "float32", "int32", "bool")),
+    "FLOOR_DIV": (0, ("float32", "int32")), "FLOOR_MOD": (0, ("float32", "int32")), "ADD_N": (0, ("float32", "int32")),
+    "EMBEDDING_LOOKUP": (1, ("int8", "float32")),
 }
 
 
@@ -2491,11 +2493,83 @@ def _shape(model: Model, op: Operator) -> tuple:
             None, None)
 
 
+def _floor_div_mod(model: Model, op: Operator) -> tuple:
+    """FLOOR_DIV / FLOOR_MOD (TFLite's reference FloorDiv / FloorMod): two inputs of one type
+    (float32 or int32), the output that type and their broadcast shape, rank <= 4; a constant
+    divisor holding 0 refused where TFLite fails (all but float32 FLOOR_MOD), an activation one
+    fails the run."""
+    dtype = _data_type(model, op)
+    a = _tensor(model, _operand(op.inputs, 0), "input1", dtype)
+    b = _tensor(model, _operand(op.inputs, 1), "input2", None)
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
+    for t, what in ((b, "input2"), (y, "output")):
+        if t.dtype != dtype:
+            raise _Unsupported(f"{what} tensor {t.index} is {t.dtype}, input1 {dtype}; TFLite requires one type")
+    if a.is_constant and b.is_constant:
+        raise _Unsupported("both inputs are constants (a converter folds such an op)")
+    if (dtype == "int32" or op.type == "FLOOR_DIV") and b.is_constant and (np.asarray(b.data) == 0).any():
+        raise _Unsupported(f"the constant divisor (tensor {b.index}) holds 0; TFLite fails a division by zero")
+    s1, s2, so = _broadcast4(model, [a.shape, b.shape], y)
+    return {"input1_shape": s1, "input2_shape": s2, "output_shape": so}, (a.index, b.index), None, None
+
+
+def _add_n(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """ADD_N: 2 to 16 inputs of one type (float32 or int32) and one shape, summed in order; float32
+    by the rounding rule: TFLite Micro's loop (from 0.0, unclamped) or LiteRT's kernel (from the
+    first input, each sum clamped to the finite range: inf becomes FLT_MAX, -0.0 terms sum to
+    -0.0)."""
+    dtype = _data_type(model, op)
+    if not 2 <= len(op.inputs) <= 16:
+        raise _Unsupported(f"{len(op.inputs)} inputs; ADD_N takes 2 to 16 here (TFLite: at least 2)")
+    ts = [_tensor(model, t, f"input{k}", None) for k, t in enumerate(op.inputs)]
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
+    for t in ts + [y]:
+        if t.dtype != dtype:
+            raise _Unsupported(f"tensor {t.index} is {t.dtype}, input0 {dtype}; TFLite requires one type")
+        if tuple(t.shape) != tuple(ts[0].shape):
+            raise _Unsupported(f"tensor {t.index} has shape {tuple(t.shape)}, input0 {tuple(ts[0].shape)}; ADD_N "
+                               "does not broadcast")
+    return ({"count": _elements(ts[0].shape, "input0"), "tflm_loop": int(reference == "tflm")},
+            tuple(t.index for t in ts), None, None)
+
+
+def _embedding_lookup(model: Model, op: Operator) -> tuple:
+    """EMBEDDING_LOOKUP on the GATHER row (a GATHER of axis 0): int32 ids (a vector), the value
+    table int8 or float32 of rank >= 2, the output of the table's type (the hybrid int8 table with
+    a float32 output, which dequantises, is not supported); an id out of range fails the run (a
+    constant one is refused), as TFLite's kernel fails."""
+    dtype = _data_type(model, op)
+    ids = _tensor(model, _operand(op.inputs, 0), "ids", None)
+    v = _tensor(model, _operand(op.inputs, 1), "value", dtype)
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
+    if ids.dtype != "int32" or len(ids.shape) != 1:
+        raise _Unsupported(f"ids tensor {ids.index} must be an int32 vector; it is {ids.dtype} {tuple(ids.shape)}")
+    if y.dtype != dtype:
+        raise _Unsupported(f"output tensor {y.index} is {y.dtype}, the value table {dtype}; arenaplan runs "
+                           "EMBEDDING_LOOKUP of one type (not the hybrid int8 table with a float32 output)")
+    if len(v.shape) < 2:
+        raise _Unsupported(f"value tensor {v.index} has rank {len(v.shape)}; TFLite requires at least 2")
+    if ids.is_constant and v.is_constant:
+        raise _Unsupported("ids and value are constants (a converter folds such an op)")
+    shape = [int(d) for d in v.shape]
+    out = [int(ids.shape[0])] + shape[1:]
+    if tuple(int(d) for d in y.shape) != tuple(out):
+        raise _Unsupported(f"output tensor {y.index} has shape {tuple(y.shape)}, the op computes {tuple(out)}")
+    _elements(shape + out, "value and output")
+    if ids.is_constant:
+        bad = [int(i) for i in np.asarray(ids.data).reshape(-1) if not 0 <= int(i) < shape[0]]
+        if bad:
+            raise _Unsupported(f"id {bad[0]} of the constant ids is outside [0, {shape[0]})")
+    return ({"outer": 1, "axis_size": shape[0], "inner": int(np.prod(shape[1:], dtype=np.int64)),
+             "coords": int(ids.shape[0])}, (v.index, ids.index), None, None)
+
+
 #: Lowering of the ops whose row their data input's element type chooses (_TYPED).
 _LOWER_TYPED: Dict[str, Callable[[Model, Operator], tuple]] = {
     **{op: _compare for op in _COMPARISONS + ("LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT")},
     "ARG_MAX": _arg_minmax, "ARG_MIN": _arg_minmax, "GATHER": _gather, "SELECT_V2": _select_v2,
     "CAST": _cast, "ZEROS_LIKE": _zeros_like, "FILL": _fill, "SHAPE": _shape,
+    "FLOOR_DIV": _floor_div_mod, "FLOOR_MOD": _floor_div_mod, "ADD_N": _add_n, "EMBEDDING_LOOKUP": _embedding_lookup,
 }
 
 
@@ -2556,7 +2630,7 @@ _TAKES_REFERENCE = frozenset(fn for table in (_LOWER, _LOWER_S16X8, _LOWER_F32, 
 #: int8 builtins that run on another op's row (besides the aliases, splits, variables and RELU6 /
 #: RELU_N1_TO_1, which _code sends to the RELU row).
 _RUNS_ON = {"SLICE": "STRIDED_SLICE", "UNPACK": "STRIDED_SLICE", "PACK": "CONCATENATION",
-            "DEPTH_TO_SPACE": "TRANSPOSE", "SPACE_TO_DEPTH": "TRANSPOSE"}
+            "DEPTH_TO_SPACE": "TRANSPOSE", "SPACE_TO_DEPTH": "TRANSPOSE", "EMBEDDING_LOOKUP": "GATHER"}
 
 
 def _code(op: Operator, spec: dict) -> int:
