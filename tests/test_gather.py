@@ -1,4 +1,4 @@
-"""GATHER on int8 and float32 params with int32 indices (index_ops.c): one-op .tflite models built
+"""GATHER on int8, float32, int32 and bool params with int32 indices (index_ops.c): one-op .tflite models built
 with the flatbuffer schema over every axis (negative ones too), indices of rank 0 to 2, repeated
 indices and both ends, params as an activation or a constant (an embedding table) and indices as
 an activation or a constant, the direct variant on every instruction set this host runs inside a
@@ -47,8 +47,7 @@ def feeds(dtype, shape, ishape, axis, seed, with_params=True, with_indices=True)
     for k in range(3):
         x = []
         if with_params:
-            x.append(rng.integers(-128, 128, size=shape).astype(np.int8) if dtype == "int8" else
-                     rng.standard_normal(shape).astype(np.float32))
+            x.append(_values(dtype, shape, rng))
         if with_indices:
             i = rng.integers(0, size, size=ishape).astype(np.int32)
             if k == 2 and i.size:   # both ends
@@ -58,16 +57,29 @@ def feeds(dtype, shape, ishape, axis, seed, with_params=True, with_indices=True)
     return out
 
 
+def _values(dtype, shape, rng):
+    if dtype == "int8":
+        return rng.integers(-128, 128, size=shape).astype(np.int8)
+    if dtype == "int32":
+        return rng.integers(-2 ** 31, 2 ** 31, size=shape, dtype=np.int64).astype(np.int32)
+    if dtype == "bool":
+        return rng.integers(0, 2, size=shape).astype(bool)
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+TYPES = ["int8", "float32", "int32", "bool"]
 CASES = [((5, 4), (3,), 0), ((2, 6, 3), (4, 2), -2), ((2, 6, 3), (), 1), ((2, 3, 7), (5,), -1), ((4,), (4,), 0),
          ((2, 3, 2, 5), (2, 2), 3)]
 
 
 @needs_litert
-@pytest.mark.parametrize("dtype", ["int8", "float32"])
+@pytest.mark.parametrize("dtype", TYPES)
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_matches_litert_and_tflm(dtype, case, tmp_path):
+    """(TFLite Micro's GATHER takes int8 and float32 only.)"""
     shape, ishape, axis = CASES[case]
-    check(gather_model(dtype, shape, ishape, axis), tmp_path, "GATHER", feeds(dtype, shape, ishape, axis, case))
+    check(gather_model(dtype, shape, ishape, axis), tmp_path, "GATHER", feeds(dtype, shape, ishape, axis, case),
+          tflm=dtype in ("int8", "float32"))
 
 
 @needs_litert
@@ -97,7 +109,7 @@ def test_hypothesis(data, tmp_path_factory):
     irank = data.draw(st.integers(0, 2))
     ishape = tuple(data.draw(st.lists(st.integers(1, 4), min_size=irank, max_size=irank)))
     axis = data.draw(st.integers(-rank, rank - 1))
-    dtype = data.draw(st.sampled_from(["int8", "float32"]))
+    dtype = data.draw(st.sampled_from(TYPES))
     check(gather_model(dtype, shape, ishape, axis), tmp_path_factory.mktemp("g"), "GATHER",
           feeds(dtype, shape, ishape, axis, sum(shape)), tflm=False)
 

@@ -3,7 +3,8 @@ with the flatbuffer schema (4-D broadcasting of the three inputs every way, scal
 dimensions, int8 x and y quantised unlike each other and the output, which TFLite copies as
 stored, float32 NaN and -0.0 copied bit for bit), the direct variant on every instruction set
 this host runs inside a verified plan, bit-exact with LiteRT's reference kernels (BUILTIN_REF) and
-TensorFlow Lite Micro's interpreter; hypothesis over shapes; the poisoned arena; in place over x
+TensorFlow Lite Micro's interpreter (int8 and float32: the tflite-micro interpreter refuses the
+int32 and bool models); int32 and bool rows; hypothesis over shapes; the poisoned arena; in place over x
 or y; refusals naming the op."""
 from __future__ import annotations
 
@@ -41,6 +42,10 @@ def feeds(dtype, c_shape, x_shape, y_shape, seed):
     def vals(shape):
         if dtype == "int8":
             return rng.integers(-128, 128, size=shape).astype(np.int8)
+        if dtype == "int32":
+            return rng.integers(-2 ** 31, 2 ** 31, size=shape, dtype=np.int64).astype(np.int32)
+        if dtype == "bool":
+            return rng.integers(0, 2, size=shape).astype(bool)
         v = rng.standard_normal(int(np.prod(shape))).astype(np.float32)
         v[:min(v.size, 3)] = np.array([np.nan, -0.0, np.inf], np.float32)[:min(v.size, 3)]
         return v.reshape(shape)
@@ -64,13 +69,16 @@ def _bits(a):
     return a.view(np.uint32) if a.dtype == np.float32 else a
 
 
+TYPES = ["int8", "float32", "int32", "bool"]
+
+
 @needs_litert
-@pytest.mark.parametrize("dtype", ["int8", "float32"])
+@pytest.mark.parametrize("dtype", TYPES)
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_matches_litert_and_tflm(dtype, case, tmp_path):
     c, x, y = CASES[case]
-    xs = feeds(dtype, c, x, y, case)
-    model = check(select_model(dtype, c, x, y), tmp_path, "SELECT_V2", xs)
+    xs = feeds(dtype, c, x, y, case)   # (TFLite Micro's SELECT_V2 here takes int8 and float32)
+    model = check(select_model(dtype, c, x, y), tmp_path, "SELECT_V2", xs, tflm=dtype in ("int8", "float32"))
     if dtype == "float32":   # NaN and -0.0 copied bit for bit
         wants = [w[0] for w in L.run_sequence(select_model(dtype, c, x, y), xs)[0]]
         it = ap.Interpreter(ap.plan(model))
@@ -88,7 +96,7 @@ def test_hypothesis(data, tmp_path_factory):
     for _ in range(3):
         s = tuple(d if data.draw(st.booleans()) else 1 for d in full)
         shapes.append(s[data.draw(st.integers(0, rank - 1)):])
-    dtype = data.draw(st.sampled_from(["int8", "float32"]))
+    dtype = data.draw(st.sampled_from(TYPES))
     c, x, y = shapes
     check(select_model(dtype, c, x, y), tmp_path_factory.mktemp("sel"), "SELECT_V2",
           feeds(dtype, c, x, y, sum(full)), tflm=False)
@@ -109,7 +117,8 @@ def test_refusals_name_the_op(tmp_path):
          r"op 0 \(SELECT_V2\): y tensor 2 is float32, x int8; TFLite requires one type"),
         (select_model("float32", (3, 4), (2, 4), (3, 4), out_shape=(3, 4)),
          r"op 0 \(SELECT_V2\): shapes \(3, 4\) and \(2, 4\) and \(3, 4\) do not broadcast"),
-        (select_model("int16", (3, 4), (3, 4), (3, 4)), r"op 0 \(SELECT_V2\): input 1 \(tensor 1\) is int16"),
+        (select_model("int16", (3, 4), (3, 4), (3, 4)), r"op 0 \(SELECT_V2\): input 1 \(tensor 1\) is int16; "
+                                                        r"arenaplan's SELECT_V2 takes int8, float32, int32, bool"),
         (select_model("float32", (2, 1, 2, 1, 2), (1, 2, 1, 2, 1), (1,)),
          r"op 0 \(SELECT_V2\): the broadcast shape \(2, 2, 2, 2, 2\) has rank 5; at most 4 is supported"),
     ]

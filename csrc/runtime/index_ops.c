@@ -170,6 +170,16 @@ ap_status ap_gather_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_
     return gather_run(call, isa, 4, error_out);
 }
 
+ap_status ap_gather_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return gather_run(call, isa, 4, error_out);
+}
+
+ap_status ap_gather_bool_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return gather_run(call, isa, 1, error_out);
+}
+
 /* ---- SELECT_V2 ----------------------------------------------------------------------------- */
 static ap_status select_check(const ap_select_params *p, const char *op, ap_error *error)
 {
@@ -260,4 +270,14 @@ ap_status ap_select_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_o
 ap_status ap_select_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
     return select_run(call, isa, 4, error_out);
+}
+
+ap_status ap_select_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return select_run(call, isa, 4, error_out);
+}
+
+ap_status ap_select_bool_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return select_run(call, isa, 1, error_out);
 }

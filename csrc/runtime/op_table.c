@@ -1024,6 +1024,14 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_floor_variants), NULL, NULL, NULL, NULL, ap_floor_mod_s32_run},
     {AP_ROW_S32(AP_OP_ADD_N, "ADD_N", ap_add_n_params, ap_add_n_fields), 0, 2, 16, 1, 0,
      AP_PLAN(ap_add_n_variants), NULL, NULL, NULL, NULL, ap_add_n_s32_run},
+    {AP_ROW_S32(AP_OP_GATHER, "GATHER", ap_gather_params, ap_gather_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_gather_variants), NULL, NULL, NULL, NULL, ap_gather_s32_run},
+    {AP_ROW_S32(AP_OP_SELECT_V2, "SELECT_V2", ap_select_params, ap_select_fields), 0, 3, 3, 1, 0,
+     AP_PLAN(ap_select_variants), NULL, NULL, NULL, NULL, ap_select_s32_run},
+    {AP_ROW_BOOL(AP_OP_GATHER, "GATHER", ap_gather_params, ap_gather_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_gather_variants), NULL, NULL, NULL, NULL, ap_gather_bool_run},
+    {AP_ROW_BOOL(AP_OP_SELECT_V2, "SELECT_V2", ap_select_params, ap_select_fields), 0, 3, 3, 1, 0,
+     AP_PLAN(ap_select_variants), NULL, NULL, NULL, NULL, ap_select_bool_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

@@ -122,9 +122,10 @@ typedef enum ap_op {
                                     is resolved at plan time), int32 or int64 out */
     AP_OP_ARG_MIN = 50,          /* as ARG_MAX */
     AP_OP_GATHER = 51,           /* ap_gather_params, two inputs: params of the row's type,
-                                    int32 indices; out the row's type */
+                                    int32 indices; out the row's type (rows: int8, float32,
+                                    int32, bool) */
     AP_OP_SELECT_V2 = 52,        /* ap_select_params, three inputs: a bool condition, then two
-                                    of the row's type; out the row's type */
+                                    of the row's type; out the row's type (as GATHER) */
     AP_OP_CAST = 53,             /* ap_cast_params, one input of the row's type, out the type its
                                     params name */
     AP_OP_ZEROS_LIKE = 54,       /* ap_fill_params, one input of the row's type (not read), out
@@ -1187,6 +1188,8 @@ ap_status ap_gather_variants(const void *params, ap_isa isa, ap_variant *variant
                              uint32_t *count_out, ap_error *error_out);
 ap_status ap_gather_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_gather_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_gather_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_gather_bool_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /**
  * SELECT_V2, TFLite's reference Select with 4-D broadcasting of its three inputs: out =
@@ -1205,6 +1208,8 @@ ap_status ap_select_variants(const void *params, ap_isa isa, ap_variant *variant
                              uint32_t *count_out, ap_error *error_out);
 ap_status ap_select_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_select_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_select_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_select_bool_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /**
  * CAST, TFLite's Cast (LiteRT's and TensorFlow Lite Micro's alike but for a NaN): each of `count`

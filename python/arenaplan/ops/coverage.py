@@ -477,8 +477,8 @@ _TYPED_PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
        for op in ("LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT")},
     **{(op, t): (lambda op=op, dt=dt: [_arg(op, dt)]) for op in ("ARG_MAX", "ARG_MIN")
        for t, dt in (("s8", "int8"), ("f32", "float32"))},
-    ("GATHER", "s8"): lambda: [_gather("int8")], ("GATHER", "f32"): lambda: [_gather("float32")],
-    ("SELECT_V2", "s8"): lambda: [_select("int8")], ("SELECT_V2", "f32"): lambda: [_select("float32")],
+    **{(op, t): (lambda fn=fn, dt=dt: [fn(dt)]) for op, fn in (("GATHER", _gather), ("SELECT_V2", _select))
+       for t, dt in (("s8", "int8"), ("f32", "float32"), ("s32", "int32"), ("bool", "bool"))},
     **{("CAST", t): (lambda dt=dt: [_cast(dt)])
        for t, dt in (("s8", "int8"), ("f32", "float32"), ("s32", "int32"), ("bool", "bool"))},
     **{("FILL", t): (lambda dt=dt: [_fill(dt)])

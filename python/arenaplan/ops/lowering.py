@@ -2254,7 +2254,7 @@ _TYPED: Dict[str, Tuple[int, Tuple[str, ...]]] = {
        for op in _COMPARISONS},
     "LOGICAL_AND": (0, ("bool",)), "LOGICAL_OR": (0, ("bool",)), "LOGICAL_NOT": (0, ("bool",)),
     "ARG_MAX": (0, ("int8", "float32")), "ARG_MIN": (0, ("int8", "float32")),
-    "GATHER": (0, ("int8", "float32")), "SELECT_V2": (1, ("int8", "float32")),
+    "GATHER": (0, ("int8", "float32", "int32", "bool")), "SELECT_V2": (1, ("int8", "float32", "int32", "bool")),
     "CAST": (0, ("int8", "float32", "int32", "bool")), "ZEROS_LIKE": (0, ("float32", "int32")),
     "FILL": (1, ("int8", "float32", "int32", "bool")),
     "FLOOR_DIV": (0, ("float32", "int32")), "FLOOR_MOD": (0, ("float32", "int32")), "ADD_N": (0, ("float32", "int32")),
@@ -2359,8 +2359,8 @@ def _arg_minmax(model: Model, op: Operator) -> tuple:
 
 
 def _gather(model: Model, op: Operator) -> tuple:
-    """GATHER (TFLite's reference Gather) with batch_dims 0: params int8 or float32 (activation
-    or constant), int32 indices, the axis option negative counted from the end; the output
+    """GATHER (TFLite's reference Gather) with batch_dims 0: params int8, float32, int32 or bool
+    (activation or constant), int32 indices, the axis option negative counted from the end; the output
     params.shape[:axis] + indices.shape + params.shape[axis + 1:], of params' type. Constant
     indices are checked here; others by the kernel, which fails the run on one out of range."""
     dtype = _data_type(model, op)
@@ -2399,7 +2399,7 @@ def _gather(model: Model, op: Operator) -> tuple:
 
 def _select_v2(model: Model, op: Operator) -> tuple:
     """SELECT_V2 (TFLite's reference Select with broadcasting): a bool condition, x and y of one
-    type (int8 values copied as stored, whatever the quantisations), the output their
+    type: int8, float32, int32 or bool (int8 values copied as stored, whatever the quantisations), the output their
     broadcast shape, rank <= 4."""
     dtype = _data_type(model, op)
     c = _tensor(model, _operand(op.inputs, 0), "condition", None)
