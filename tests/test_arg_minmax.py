@@ -1,8 +1,9 @@
-"""ARG_MAX and ARG_MIN on int8 and float32 (index_ops.c): one-op .tflite models built with the
+"""ARG_MAX and ARG_MIN on int8, float32 and int32 (index_ops.c): one-op .tflite models built with the
 flatbuffer schema over every axis (negative ones too), int32 and int64 outputs, ties (the first
 index wins), float32 infinities and -0.0, the direct variant on every instruction set this
 host runs inside a verified plan, bit-exact with LiteRT's reference kernels (BUILTIN_REF) and
-TensorFlow Lite Micro's interpreter (int32 outputs: TFLite Micro writes no int64); a float32 NaN
+TensorFlow Lite Micro's interpreter (int8 and float32 in, int32 out: TFLite Micro reads no int32
+and writes no int64); a float32 NaN
 as TensorFlow Lite Micro's reference loop treats it (LiteRT's kernel, an optimised loop over the
 last axis even under BUILTIN_REF, lets a NaN change its answer: [nan, 1, 3, 2, 0] gives 4 there and
 0 in TFLite Micro); hypothesis over shapes and axes; the poisoned arena; refusals naming the op;
@@ -48,10 +49,11 @@ def feeds(dtype, shape, seed, nan=False):
     n = int(np.prod(shape))
     out = []
     for k in range(3):
-        if dtype == "int8":
-            v = rng.integers(-3, 3, size=n) if k < 2 else rng.integers(-128, 128, size=n)
-            v[:min(n, 2)] = [-128, 127][:min(n, 2)]
-            out.append([v.astype(np.int8).reshape(shape)])
+        if dtype in ("int8", "int32"):
+            lo, hi = (-128, 127) if dtype == "int8" else (-2 ** 31, 2 ** 31 - 1)
+            v = rng.integers(-3, 3, size=n) if k < 2 else rng.integers(lo, hi + 1, size=n, dtype=np.int64)
+            v[:min(n, 2)] = [lo, hi][:min(n, 2)]
+            out.append([v.astype(dtype).reshape(shape)])
         else:
             v = (rng.integers(-3, 3, size=n) / 2).astype(np.float32)
             edges = np.array([np.nan if nan else 0.5, np.inf, -np.inf, -0.0, 0.0], np.float32)
@@ -66,11 +68,11 @@ CASES = [((2, 5, 3), -2), ((2, 5, 3), 0), ((2, 5, 3), 2), ((7,), 0), ((1, 1, 1, 
 
 @needs_litert
 @pytest.mark.parametrize("op", OPS)
-@pytest.mark.parametrize("dtype", ["int8", "float32"])
+@pytest.mark.parametrize("dtype", ["int8", "float32", "int32"])
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_matches_litert_and_tflm(op, dtype, case, tmp_path):
-    shape, axis = CASES[case]
-    check(arg_model(op, dtype, shape, axis), tmp_path, op, feeds(dtype, shape, case))
+    shape, axis = CASES[case]   # (the tflite-micro interpreter refuses int32 inputs)
+    check(arg_model(op, dtype, shape, axis), tmp_path, op, feeds(dtype, shape, case), tflm=dtype != "int32")
 
 
 @needs_litert
@@ -105,7 +107,7 @@ def test_hypothesis(data, tmp_path_factory):
     rank = data.draw(st.integers(1, 5))
     shape = tuple(data.draw(st.lists(st.integers(1, 6), min_size=rank, max_size=rank)))
     axis = data.draw(st.integers(-rank, rank - 1))
-    op, dtype = data.draw(st.sampled_from(OPS)), data.draw(st.sampled_from(["int8", "float32"]))
+    op, dtype = data.draw(st.sampled_from(OPS)), data.draw(st.sampled_from(["int8", "float32", "int32"]))
     out = data.draw(st.sampled_from(["int32", "int64"]))
     check(arg_model(op, dtype, shape, axis, out=out), tmp_path_factory.mktemp("arg"), op,
           feeds(dtype, shape, sum(shape)), tflm=False)
@@ -120,7 +122,7 @@ def test_refusals_name_the_op(tmp_path):
         (arg_model("ARG_MAX", "int8", (2, 3), 1, out="int32", option="int64"),
          r"op 0 \(ARG_MAX\): output tensor 2 is int32 \(output_type int64\)"),
         (arg_model("ARG_MAX", "int16", (2, 3), 1), r"op 0 \(ARG_MAX\): input 0 \(tensor 0\) is int16; "
-                                                   r"arenaplan's ARG_MAX takes int8, float32"),
+                                                   r"arenaplan's ARG_MAX takes int8, float32, int32"),
         (arg_model("ARG_MIN", "int8", (2, 3), 1, out="int8"), r"op 0 \(ARG_MIN\): output tensor 2 is int8"),
     ]
     for k, (content, pattern) in enumerate(cases):

@@ -63,7 +63,9 @@ ap_status ap_arg_minmax_variants(const void *params, ap_isa isa, ap_variant *var
         }                                                                                             \
     } while (0)
 
-static ap_status arg_run(const ap_op_call *call, ap_isa isa, int is_max, int f32, ap_error *error)
+enum { ARG_S8, ARG_F32, ARG_S32 };
+
+static ap_status arg_run(const ap_op_call *call, ap_isa isa, int is_max, int elem, ap_error *error)
 {
     const char *op = is_max ? "arg_max" : "arg_min";
     ap_status st = ap_f32_check_call(call, isa, 1, op, error);
@@ -73,8 +75,10 @@ static ap_status arg_run(const ap_op_call *call, ap_isa isa, int is_max, int f32
         return st;
     }
     const size_t outer = (size_t)p->outer, axis = (size_t)p->axis_size, inner = (size_t)p->inner;
-    if (f32) {
+    if (elem == ARG_F32) {
         ARG_LOOP(float);
+    } else if (elem == ARG_S32) {
+        ARG_LOOP(int32_t);
     } else {
         ARG_LOOP(int8_t);
     }
@@ -83,22 +87,32 @@ static ap_status arg_run(const ap_op_call *call, ap_isa isa, int is_max, int f32
 
 ap_status ap_arg_max_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
-    return arg_run(call, isa, 1, 0, error_out);
+    return arg_run(call, isa, 1, ARG_S8, error_out);
 }
 
 ap_status ap_arg_min_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
-    return arg_run(call, isa, 0, 0, error_out);
+    return arg_run(call, isa, 0, ARG_S8, error_out);
 }
 
 ap_status ap_arg_max_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
-    return arg_run(call, isa, 1, 1, error_out);
+    return arg_run(call, isa, 1, ARG_F32, error_out);
 }
 
 ap_status ap_arg_min_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
-    return arg_run(call, isa, 0, 1, error_out);
+    return arg_run(call, isa, 0, ARG_F32, error_out);
+}
+
+ap_status ap_arg_max_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return arg_run(call, isa, 1, ARG_S32, error_out);
+}
+
+ap_status ap_arg_min_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return arg_run(call, isa, 0, ARG_S32, error_out);
 }
 
 /* ---- GATHER -------------------------------------------------------------------------------- */

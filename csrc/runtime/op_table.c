@@ -1032,6 +1032,10 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_gather_variants), NULL, NULL, NULL, NULL, ap_gather_bool_run},
     {AP_ROW_BOOL(AP_OP_SELECT_V2, "SELECT_V2", ap_select_params, ap_select_fields), 0, 3, 3, 1, 0,
      AP_PLAN(ap_select_variants), NULL, NULL, NULL, NULL, ap_select_bool_run},
+    {AP_ROW_S32(AP_OP_ARG_MAX, "ARG_MAX", ap_arg_minmax_params, ap_arg_minmax_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_arg_minmax_variants), NULL, NULL, NULL, NULL, ap_arg_max_s32_run},
+    {AP_ROW_S32(AP_OP_ARG_MIN, "ARG_MIN", ap_arg_minmax_params, ap_arg_minmax_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_arg_minmax_variants), NULL, NULL, NULL, NULL, ap_arg_min_s32_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

@@ -119,7 +119,8 @@ typedef enum ap_op {
     AP_OP_LOGICAL_OR = 47,       /* as LOGICAL_AND */
     AP_OP_LOGICAL_NOT = 48,      /* ap_compare_params (shapes only), one bool input, bool out */
     AP_OP_ARG_MAX = 49,          /* ap_arg_minmax_params, one input of the row's type (the axis
-                                    is resolved at plan time), int32 or int64 out */
+                                    is resolved at plan time), int32 or int64 out (rows: int8,
+                                    float32, int32) */
     AP_OP_ARG_MIN = 50,          /* as ARG_MAX */
     AP_OP_GATHER = 51,           /* ap_gather_params, two inputs: params of the row's type,
                                     int32 indices; out the row's type (rows: int8, float32,
@@ -1169,6 +1170,8 @@ ap_status ap_arg_max_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_
 ap_status ap_arg_min_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_arg_max_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_arg_min_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_arg_max_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_arg_min_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /**
  * GATHER with batch_dims 0, TFLite's reference Gather: params viewed as [outer, axis_size,

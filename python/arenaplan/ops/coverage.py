@@ -476,7 +476,7 @@ _TYPED_PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
                                                                 if op != "LOGICAL_NOT" else []))
        for op in ("LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT")},
     **{(op, t): (lambda op=op, dt=dt: [_arg(op, dt)]) for op in ("ARG_MAX", "ARG_MIN")
-       for t, dt in (("s8", "int8"), ("f32", "float32"))},
+       for t, dt in (("s8", "int8"), ("f32", "float32"), ("s32", "int32"))},
     **{(op, t): (lambda fn=fn, dt=dt: [fn(dt)]) for op, fn in (("GATHER", _gather), ("SELECT_V2", _select))
        for t, dt in (("s8", "int8"), ("f32", "float32"), ("s32", "int32"), ("bool", "bool"))},
     **{("CAST", t): (lambda dt=dt: [_cast(dt)])

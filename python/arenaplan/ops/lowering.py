@@ -2253,7 +2253,7 @@ _TYPED: Dict[str, Tuple[int, Tuple[str, ...]]] = {
     **{op: (0, ("int8", "float32", "int32", "bool") if op in ("EQUAL", "NOT_EQUAL") else ("int8", "float32", "int32"))
        for op in _COMPARISONS},
     "LOGICAL_AND": (0, ("bool",)), "LOGICAL_OR": (0, ("bool",)), "LOGICAL_NOT": (0, ("bool",)),
-    "ARG_MAX": (0, ("int8", "float32")), "ARG_MIN": (0, ("int8", "float32")),
+    "ARG_MAX": (0, ("int8", "float32", "int32")), "ARG_MIN": (0, ("int8", "float32", "int32")),
     "GATHER": (0, ("int8", "float32", "int32", "bool")), "SELECT_V2": (1, ("int8", "float32", "int32", "bool")),
     "CAST": (0, ("int8", "float32", "int32", "bool")), "ZEROS_LIKE": (0, ("float32", "int32")),
     "FILL": (1, ("int8", "float32", "int32", "bool")),
