@@ -48,6 +48,12 @@ def samples(model, count, seed=0):
         xs = []
         for t in model.inputs:
             tensor = model.tensors[t]
+            if tensor.dtype == "bool":
+                xs.append(rng.integers(0, 2, size=tensor.shape).astype(bool))
+                continue
+            if tensor.dtype == "float32":
+                xs.append(rng.standard_normal(tensor.shape).astype(np.float32))
+                continue
             info = np.iinfo(tensor.dtype)
             xs.append(rng.integers(info.min, info.max + 1, size=tensor.shape, dtype=tensor.dtype))
         out.append(xs)
@@ -210,6 +216,43 @@ def one_op_model(name: str) -> bytes:
     if name == "BROADCAST_TO":
         from test_broadcast_to import broadcast_to_model
         return broadcast_to_model((4, 1, 1), (2, 4, 3, 5))
+    if name in ("EQUAL", "GREATER_EQUAL", "LESS", "LOGICAL_AND", "LOGICAL_NOT"):
+        from test_comparisons import compare_model
+        dtype = {"EQUAL": "int8", "GREATER_EQUAL": "float32", "LESS": "int32"}.get(name, "bool")
+        return compare_model(name, dtype, (3, 1, 8), (1, 5, 1))
+    if name in ("ARG_MAX", "ARG_MIN"):
+        from test_arg_minmax import arg_model
+        return arg_model(name, "int8" if name == "ARG_MAX" else "float32", (3, 6, 4), -2,
+                         out="int64" if name == "ARG_MIN" else "int32")
+    if name in ("GATHER", "GATHER_F32"):
+        from test_gather import gather_model
+        return gather_model("float32" if name.endswith("F32") else "int8", (2, 6, 3), (4,), 1,
+                            indices=np.array([5, 0, 2, 2], np.int32))
+    if name in ("SELECT_V2", "SELECT_V2_F32"):
+        from test_select_v2 import select_model
+        return select_model("float32" if name.endswith("F32") else "int8", (3, 1, 4), (1, 5, 4), (3, 5, 1))
+    if name == "CAST":
+        from test_cast import cast_model
+        return cast_model("float32", "int8", (3, 5, 4))
+    if name == "FILL":
+        from test_fill import fill_model
+        return fill_model("int8", (2, 3, 5), "int64")
+    if name == "ZEROS_LIKE":
+        from test_fill import zeros_like_model
+        return zeros_like_model("float32", (2, 3, 5))
+    if name == "SHAPE":
+        from test_fill import shape_model
+        return shape_model("int8", (2, 3, 5), "int64")
+    if name in ("FLOOR_MOD", "FLOOR_MOD_S32"):
+        from test_floor_div_mod import floor_model
+        return floor_model("FLOOR_MOD", "int32" if name.endswith("S32") else "float32", (3, 1, 8), (1, 5, 1),
+                           b_data=np.arange(1, 6, dtype=np.int32).reshape(1, 5, 1) if name.endswith("S32") else None)
+    if name == "ADD_N":
+        from test_add_n import add_n_model
+        return add_n_model("float32", (2, 3, 5), 3)
+    if name == "EMBEDDING_LOOKUP":
+        from test_gather import embedding_model
+        return embedding_model("int8", 10, (6,), 4, ids=np.array([9, 0, 3, 3], np.int32))
     raise KeyError(name)
 
 
@@ -219,10 +262,13 @@ ONE_OP_MODELS = ["STRIDED_SLICE", "LEAKY_RELU", "SUB", "TRANSPOSE", "SPLIT", "SP
                  "RELU6", "RELU_N1_TO_1", "SLICE", "PACK", "UNPACK", "MAXIMUM", "MINIMUM", "ABS",
                  "DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR",
                  "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND", "MIRROR_PAD", "PRELU", "SQUARED_DIFFERENCE",
-                 "REDUCE_MAX", "REDUCE_MIN", "SUM", "BROADCAST_TO"]
+                 "REDUCE_MAX", "REDUCE_MIN", "SUM", "BROADCAST_TO", "EQUAL", "GREATER_EQUAL", "LESS", "LOGICAL_AND",
+                 "LOGICAL_NOT", "ARG_MAX", "ARG_MIN", "GATHER", "GATHER_F32", "SELECT_V2", "SELECT_V2_F32",
+                 "CAST", "FILL", "ZEROS_LIKE", "SHAPE", "FLOOR_MOD", "FLOOR_MOD_S32", "ADD_N",
+                 "EMBEDDING_LOOKUP"]
 #: Ops whose kernels differ by the rounding rule: each rule's variants are built.
 ONE_OP_REFERENCES = {"LOGISTIC": ("litert", "tflm"), "TANH": ("litert", "tflm"), "RELU6": ("litert", "tflm"),
-                     "PRELU": ("litert", "tflm"), "SUM": ("tflm",)}
+                     "PRELU": ("litert", "tflm"), "SUM": ("tflm",), "CAST": ("litert", "tflm"), "ADD_N": ("litert", "tflm")}
 
 
 @pytest.mark.parametrize("op", ONE_OP_MODELS)
@@ -234,7 +280,7 @@ def test_one_op_host_build_is_bit_exact(op, host_runtime, tmp_path):
     path.write_bytes(one_op_model(op))
     model = ap.load_tflite(path)
     # one op, or one op per output of a split (arenaplan.model.model.one_output_ops)
-    assert {o.type for o in model.operators} == {op.replace("_16X8", "")} and len(model.operators) == len(model.outputs)
+    assert {o.type for o in model.operators} == {op.replace("_16X8", "").replace("_F32", "").replace("_S32", "")} and len(model.operators) == len(model.outputs)
     from arenaplan.planning.context import PlanContext
     xs = samples(model, 3)
     for reference in ONE_OP_REFERENCES.get(op, ("litert",)):

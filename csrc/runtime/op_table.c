@@ -668,10 +668,65 @@ static ap_status ap_lstm_run_entry(const ap_op_call *c, ap_isa isa, ap_error *er
 }
 
 /* ---- the table ------------------------------------------------------------------------------- */
+/* ---- bool and int32 tensors: comparisons, logical ops, ARG_MAX / ARG_MIN, GATHER, SELECT_V2 ---- */
+static const ap_param_field ap_compare_fields[] = {
+    AP_FIELD(ap_compare_params, input1_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_compare_params, input2_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_compare_params, output_shape, AP_FIELD_INT32, 4),
+    AP_I32(ap_compare_params, left_shift), AP_I32(ap_compare_params, input1_offset),
+    AP_I32(ap_compare_params, input1_multiplier), AP_I32(ap_compare_params, input1_shift),
+    AP_I32(ap_compare_params, input2_offset), AP_I32(ap_compare_params, input2_multiplier),
+    AP_I32(ap_compare_params, input2_shift),
+};
+
+static const ap_param_field ap_arg_minmax_fields[] = {
+    AP_I32(ap_arg_minmax_params, outer), AP_I32(ap_arg_minmax_params, axis_size),
+    AP_I32(ap_arg_minmax_params, inner), AP_FIELD(ap_arg_minmax_params, output_type, AP_FIELD_DTYPE, 1),
+};
+
+static const ap_param_field ap_gather_fields[] = {
+    AP_I32(ap_gather_params, outer), AP_I32(ap_gather_params, axis_size), AP_I32(ap_gather_params, inner),
+    AP_I32(ap_gather_params, coords),
+};
+
+static const ap_param_field ap_select_fields[] = {
+    AP_FIELD(ap_select_params, condition_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_select_params, x_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_select_params, y_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_select_params, output_shape, AP_FIELD_INT32, 4),
+};
+
+
+static const ap_param_field ap_cast_fields[] = {
+    AP_FIELD(ap_cast_params, count, AP_FIELD_SIZE, 1), AP_FIELD(ap_cast_params, output_type, AP_FIELD_DTYPE, 1),
+    AP_I32(ap_cast_params, nan_saturates),
+};
+
+static const ap_param_field ap_fill_fields[] = {
+    AP_FIELD(ap_fill_params, count, AP_FIELD_SIZE, 1),
+};
+
+static const ap_param_field ap_shape_fields[] = {
+    AP_I32(ap_shape_params, rank), AP_FIELD(ap_shape_params, output_type, AP_FIELD_DTYPE, 1),
+    AP_FIELD(ap_shape_params, dims, AP_FIELD_INT32, 8),
+};
+
+static const ap_param_field ap_floor_fields[] = {
+    AP_FIELD(ap_floor_params, input1_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_floor_params, input2_shape, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_floor_params, output_shape, AP_FIELD_INT32, 4),
+};
+
+static const ap_param_field ap_add_n_fields[] = {
+    AP_FIELD(ap_add_n_params, count, AP_FIELD_SIZE, 1), AP_I32(ap_add_n_params, tflm_loop),
+};
+
 #define AP_ROW_OF(code, name, types, T, fields) code, name, #code, types, #T, sizeof(T), AP_FIELDS(fields)
 #define AP_ROW(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S8, T, fields)
 #define AP_ROW_S16X8(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S16X8, T, fields)
 #define AP_ROW_F32(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_F32, T, fields)
+#define AP_ROW_BOOL(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_BOOL, T, fields)
+#define AP_ROW_S32(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S32, T, fields)
 
 static const ap_op_def ap_op_table[] = {
     {AP_ROW(AP_OP_CONV2D, "CONV_2D", ap_conv2d_params, ap_conv2d_fields), 1, 1, 1, 1, 0,
@@ -872,6 +927,115 @@ static const ap_op_def ap_op_table[] = {
      1, 1, 1, 1, 0, AP_PLAN(ap_transpose_conv_f32_variants), AP_PLAN(ap_transpose_conv_f32_prepared_size),
      AP_PLAN(ap_transpose_conv_f32_constant_counts), AP_PLAN(ap_transpose_conv_f32_prepare), NULL,
      ap_transpose_conv_f32_run},
+    /* bool and int32 tensors (ops.h): the comparisons write bool whatever the row's types */
+    {AP_ROW(AP_OP_EQUAL, "EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_variants), NULL, NULL, NULL, NULL, ap_equal_s8_run},
+    {AP_ROW(AP_OP_NOT_EQUAL, "NOT_EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_variants), NULL, NULL, NULL, NULL, ap_not_equal_s8_run},
+    {AP_ROW(AP_OP_GREATER, "GREATER", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_variants), NULL, NULL, NULL, NULL, ap_greater_s8_run},
+    {AP_ROW(AP_OP_GREATER_EQUAL, "GREATER_EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_variants), NULL, NULL, NULL, NULL, ap_greater_equal_s8_run},
+    {AP_ROW(AP_OP_LESS, "LESS", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_variants), NULL, NULL, NULL, NULL, ap_less_s8_run},
+    {AP_ROW(AP_OP_LESS_EQUAL, "LESS_EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_variants), NULL, NULL, NULL, NULL, ap_less_equal_s8_run},
+    {AP_ROW_F32(AP_OP_EQUAL, "EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_equal_f32_run},
+    {AP_ROW_F32(AP_OP_NOT_EQUAL, "NOT_EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_not_equal_f32_run},
+    {AP_ROW_F32(AP_OP_GREATER, "GREATER", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_greater_f32_run},
+    {AP_ROW_F32(AP_OP_GREATER_EQUAL, "GREATER_EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_greater_equal_f32_run},
+    {AP_ROW_F32(AP_OP_LESS, "LESS", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_less_f32_run},
+    {AP_ROW_F32(AP_OP_LESS_EQUAL, "LESS_EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_less_equal_f32_run},
+    {AP_ROW_S32(AP_OP_EQUAL, "EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_equal_s32_run},
+    {AP_ROW_S32(AP_OP_NOT_EQUAL, "NOT_EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_not_equal_s32_run},
+    {AP_ROW_S32(AP_OP_GREATER, "GREATER", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_greater_s32_run},
+    {AP_ROW_S32(AP_OP_GREATER_EQUAL, "GREATER_EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_greater_equal_s32_run},
+    {AP_ROW_S32(AP_OP_LESS, "LESS", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_less_s32_run},
+    {AP_ROW_S32(AP_OP_LESS_EQUAL, "LESS_EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_less_equal_s32_run},
+    {AP_ROW_BOOL(AP_OP_EQUAL, "EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_variants), NULL, NULL, NULL, NULL, ap_equal_bool_run},
+    {AP_ROW_BOOL(AP_OP_NOT_EQUAL, "NOT_EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_variants), NULL, NULL, NULL, NULL, ap_not_equal_bool_run},
+    {AP_ROW_BOOL(AP_OP_LOGICAL_AND, "LOGICAL_AND", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_variants), NULL, NULL, NULL, NULL, ap_logical_and_run},
+    {AP_ROW_BOOL(AP_OP_LOGICAL_OR, "LOGICAL_OR", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_variants), NULL, NULL, NULL, NULL, ap_logical_or_run},
+    {AP_ROW_BOOL(AP_OP_LOGICAL_NOT, "LOGICAL_NOT", ap_compare_params, ap_compare_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_compare_variants), NULL, NULL, NULL, NULL, ap_logical_not_run},
+    {AP_ROW(AP_OP_ARG_MAX, "ARG_MAX", ap_arg_minmax_params, ap_arg_minmax_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_arg_minmax_variants), NULL, NULL, NULL, NULL, ap_arg_max_s8_run},
+    {AP_ROW(AP_OP_ARG_MIN, "ARG_MIN", ap_arg_minmax_params, ap_arg_minmax_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_arg_minmax_variants), NULL, NULL, NULL, NULL, ap_arg_min_s8_run},
+    {AP_ROW(AP_OP_GATHER, "GATHER", ap_gather_params, ap_gather_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_gather_variants), NULL, NULL, NULL, NULL, ap_gather_s8_run},
+    {AP_ROW(AP_OP_SELECT_V2, "SELECT_V2", ap_select_params, ap_select_fields), 0, 3, 3, 1, 0,
+     AP_PLAN(ap_select_variants), NULL, NULL, NULL, NULL, ap_select_s8_run},
+    {AP_ROW_F32(AP_OP_ARG_MAX, "ARG_MAX", ap_arg_minmax_params, ap_arg_minmax_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_arg_minmax_variants), NULL, NULL, NULL, NULL, ap_arg_max_f32_run},
+    {AP_ROW_F32(AP_OP_ARG_MIN, "ARG_MIN", ap_arg_minmax_params, ap_arg_minmax_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_arg_minmax_variants), NULL, NULL, NULL, NULL, ap_arg_min_f32_run},
+    {AP_ROW_F32(AP_OP_GATHER, "GATHER", ap_gather_params, ap_gather_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_gather_variants), NULL, NULL, NULL, NULL, ap_gather_f32_run},
+    {AP_ROW_F32(AP_OP_SELECT_V2, "SELECT_V2", ap_select_params, ap_select_fields), 0, 3, 3, 1, 0,
+     AP_PLAN(ap_select_variants), NULL, NULL, NULL, NULL, ap_select_f32_run},
+    {AP_ROW(AP_OP_CAST, "CAST", ap_cast_params, ap_cast_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_cast_variants), NULL, NULL, NULL, NULL, ap_cast_s8_run},
+    {AP_ROW_F32(AP_OP_CAST, "CAST", ap_cast_params, ap_cast_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_cast_variants), NULL, NULL, NULL, NULL, ap_cast_f32_run},
+    {AP_ROW_S32(AP_OP_CAST, "CAST", ap_cast_params, ap_cast_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_cast_variants), NULL, NULL, NULL, NULL, ap_cast_s32_run},
+    {AP_ROW_BOOL(AP_OP_CAST, "CAST", ap_cast_params, ap_cast_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_cast_variants), NULL, NULL, NULL, NULL, ap_cast_bool_run},
+    {AP_ROW_F32(AP_OP_ZEROS_LIKE, "ZEROS_LIKE", ap_fill_params, ap_fill_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_fill_variants), NULL, NULL, NULL, NULL, ap_zeros_like_f32_run},
+    {AP_ROW_S32(AP_OP_ZEROS_LIKE, "ZEROS_LIKE", ap_fill_params, ap_fill_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_fill_variants), NULL, NULL, NULL, NULL, ap_zeros_like_s32_run},
+    {AP_ROW(AP_OP_FILL, "FILL", ap_fill_params, ap_fill_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_fill_variants), NULL, NULL, NULL, NULL, ap_fill_s8_run},
+    {AP_ROW_F32(AP_OP_FILL, "FILL", ap_fill_params, ap_fill_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_fill_variants), NULL, NULL, NULL, NULL, ap_fill_f32_run},
+    {AP_ROW_S32(AP_OP_FILL, "FILL", ap_fill_params, ap_fill_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_fill_variants), NULL, NULL, NULL, NULL, ap_fill_s32_run},
+    {AP_ROW_BOOL(AP_OP_FILL, "FILL", ap_fill_params, ap_fill_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_fill_variants), NULL, NULL, NULL, NULL, ap_fill_bool_run},
+    {AP_ROW_S32(AP_OP_SHAPE, "SHAPE", ap_shape_params, ap_shape_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_shape_variants), NULL, NULL, NULL, NULL, ap_shape_run},
+    {AP_ROW_F32(AP_OP_FLOOR_DIV, "FLOOR_DIV", ap_floor_params, ap_floor_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_floor_variants), NULL, NULL, NULL, NULL, ap_floor_div_f32_run},
+    {AP_ROW_F32(AP_OP_FLOOR_MOD, "FLOOR_MOD", ap_floor_params, ap_floor_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_floor_variants), NULL, NULL, NULL, NULL, ap_floor_mod_f32_run},
+    {AP_ROW_F32(AP_OP_ADD_N, "ADD_N", ap_add_n_params, ap_add_n_fields), 0, 2, 16, 1, 0,
+     AP_PLAN(ap_add_n_variants), NULL, NULL, NULL, NULL, ap_add_n_f32_run},
+    {AP_ROW_S32(AP_OP_FLOOR_DIV, "FLOOR_DIV", ap_floor_params, ap_floor_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_floor_variants), NULL, NULL, NULL, NULL, ap_floor_div_s32_run},
+    {AP_ROW_S32(AP_OP_FLOOR_MOD, "FLOOR_MOD", ap_floor_params, ap_floor_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_floor_variants), NULL, NULL, NULL, NULL, ap_floor_mod_s32_run},
+    {AP_ROW_S32(AP_OP_ADD_N, "ADD_N", ap_add_n_params, ap_add_n_fields), 0, 2, 16, 1, 0,
+     AP_PLAN(ap_add_n_variants), NULL, NULL, NULL, NULL, ap_add_n_s32_run},
+    {AP_ROW_S32(AP_OP_GATHER, "GATHER", ap_gather_params, ap_gather_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_gather_variants), NULL, NULL, NULL, NULL, ap_gather_s32_run},
+    {AP_ROW_S32(AP_OP_SELECT_V2, "SELECT_V2", ap_select_params, ap_select_fields), 0, 3, 3, 1, 0,
+     AP_PLAN(ap_select_variants), NULL, NULL, NULL, NULL, ap_select_s32_run},
+    {AP_ROW_BOOL(AP_OP_GATHER, "GATHER", ap_gather_params, ap_gather_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_gather_variants), NULL, NULL, NULL, NULL, ap_gather_bool_run},
+    {AP_ROW_BOOL(AP_OP_SELECT_V2, "SELECT_V2", ap_select_params, ap_select_fields), 0, 3, 3, 1, 0,
+     AP_PLAN(ap_select_variants), NULL, NULL, NULL, NULL, ap_select_bool_run},
+    {AP_ROW_S32(AP_OP_ARG_MAX, "ARG_MAX", ap_arg_minmax_params, ap_arg_minmax_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_arg_minmax_variants), NULL, NULL, NULL, NULL, ap_arg_max_s32_run},
+    {AP_ROW_S32(AP_OP_ARG_MIN, "ARG_MIN", ap_arg_minmax_params, ap_arg_minmax_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_arg_minmax_variants), NULL, NULL, NULL, NULL, ap_arg_min_s32_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

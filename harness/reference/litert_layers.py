@@ -183,7 +183,7 @@ def padding_of(padding: int, in_size: int, filter_size: int, stride: int, dilati
 
 # ---- single-op models (ops the shared models do not contain) ---------------------------
 
-_NP_TO_TFL = {"int8": "INT8", "int16": "INT16", "int32": "INT32", "int64": "INT64", "float32": "FLOAT32"}
+_NP_TO_TFL = {"int8": "INT8", "int16": "INT16", "int32": "INT32", "int64": "INT64", "float32": "FLOAT32", "bool": "BOOL"}
 
 
 def single_op_model(op: str, tensors: list, inputs: list, outputs: list, options_type: str | None = None,

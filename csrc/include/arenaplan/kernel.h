@@ -92,7 +92,10 @@ typedef struct ap_requant {
 typedef enum ap_dtype {
     AP_DTYPE_INT8 = 0,
     AP_DTYPE_INT16 = 1,
-    AP_DTYPE_INT32 = 2
+    AP_DTYPE_INT32 = 2,
+    AP_DTYPE_INT64 = 3,    /* ARG_MAX / ARG_MIN and SHAPE outputs */
+    AP_DTYPE_FLOAT32 = 4,  /* CAST outputs */
+    AP_DTYPE_BOOL = 5      /* CAST outputs (one byte, 0 or 1) */
 } ap_dtype;
 
 /** CPU features the kernels may dispatch on. */

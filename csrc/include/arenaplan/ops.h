@@ -39,8 +39,19 @@ typedef enum ap_types {
                               weights with zero point 0; the biases of CONV_2D,
                               DEPTHWISE_CONV_2D and FULLY_CONNECTED travel to prepare as int64
                               (the model's int64, or int32 widened, see accumulator_bits) */
-    AP_TYPES_F32 = 2       /* float32 activations, weights and biases (TFLite's float kernels) */
+    AP_TYPES_F32 = 2,      /* float32 activations, weights and biases (TFLite's float kernels) */
+    AP_TYPES_BOOL = 3,     /* bool activations (one byte each, 0 or 1) */
+    AP_TYPES_S32 = 4       /* int32 activations (plain integers, no quantisation) */
 } ap_types;
+/*
+ * A row's types name the element type of the data the kernel reads (its first data input);
+ * operands whose type the op itself fixes are part of the row's contract and are written in
+ * its op code's comment: the comparisons write bool (int8, float32 or int32 in, bool out: a
+ * row of AP_TYPES_S8 compares int8 and writes bool), GATHER reads int32 indices, ARG_MAX and
+ * ARG_MIN write the int32 or int64 indices their params' output_type names (as SOFTMAX's
+ * params name its output type). So (op, types) is one row and one kernel, the executor
+ * dispatches on the pair as before, and the coverage table lists each combination once.
+ */
 
 /** Op codes of graph nodes (stable values). `params` points to the struct named. */
 typedef enum ap_op {
@@ -95,8 +106,38 @@ typedef enum ap_op {
                                     resolved at plan time) */
     AP_OP_REDUCE_MIN = 37,       /* ap_reduce_params, int8 in and out (as above) */
     AP_OP_SUM = 38,              /* ap_sum_params, int8 in and out (as above) */
-    AP_OP_BROADCAST_TO = 39      /* ap_broadcast_to_params, int8 in and out (one input: the shape
+    AP_OP_BROADCAST_TO = 39,     /* ap_broadcast_to_params, int8 in and out (one input: the shape
                                     is resolved at plan time) */
+    AP_OP_EQUAL = 40,            /* ap_compare_params, two inputs of the row's type, bool out
+                                    (rows: int8, float32, int32, bool) */
+    AP_OP_NOT_EQUAL = 41,        /* as EQUAL */
+    AP_OP_GREATER = 42,          /* ap_compare_params, two inputs, bool out (int8, float32, int32) */
+    AP_OP_GREATER_EQUAL = 43,    /* as GREATER */
+    AP_OP_LESS = 44,             /* as GREATER */
+    AP_OP_LESS_EQUAL = 45,       /* as GREATER */
+    AP_OP_LOGICAL_AND = 46,      /* ap_compare_params (shapes only), two bool inputs, bool out */
+    AP_OP_LOGICAL_OR = 47,       /* as LOGICAL_AND */
+    AP_OP_LOGICAL_NOT = 48,      /* ap_compare_params (shapes only), one bool input, bool out */
+    AP_OP_ARG_MAX = 49,          /* ap_arg_minmax_params, one input of the row's type (the axis
+                                    is resolved at plan time), int32 or int64 out (rows: int8,
+                                    float32, int32) */
+    AP_OP_ARG_MIN = 50,          /* as ARG_MAX */
+    AP_OP_GATHER = 51,           /* ap_gather_params, two inputs: params of the row's type,
+                                    int32 indices; out the row's type (rows: int8, float32,
+                                    int32, bool) */
+    AP_OP_SELECT_V2 = 52,        /* ap_select_params, three inputs: a bool condition, then two
+                                    of the row's type; out the row's type (as GATHER) */
+    AP_OP_CAST = 53,             /* ap_cast_params, one input of the row's type, out the type its
+                                    params name */
+    AP_OP_ZEROS_LIKE = 54,       /* ap_fill_params, one input of the row's type (not read), out
+                                    the same type */
+    AP_OP_FILL = 55,             /* ap_fill_params, one input: the value (one element of the
+                                    row's type; the dims are resolved at plan time) */
+    AP_OP_SHAPE = 56,            /* ap_shape_params, one input of any type (not read); one row,
+                                    AP_TYPES_S32: int32 (or int64, output_type) out */
+    AP_OP_FLOOR_DIV = 57,        /* ap_floor_params, two inputs of the row's type, out the same */
+    AP_OP_FLOOR_MOD = 58,        /* as FLOOR_DIV */
+    AP_OP_ADD_N = 59             /* ap_add_n_params, 2..16 inputs of the row's type, one shape */
 } ap_op;
 
 /** Scalar types of params fields (stable values, append-only). */
@@ -1045,6 +1086,226 @@ ap_status ap_transpose_f32_variants(const void *params, ap_isa isa, ap_variant *
 ap_status ap_transpose_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_average_pool2d_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_max_pool2d_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/* ---- bool and int32 tensors: comparisons, logical ops, ARG_MAX / ARG_MIN, GATHER, SELECT_V2 ---- */
+
+/** Variant kinds of the comparisons, logical ops, ARG_MAX / ARG_MIN, GATHER and SELECT_V2. */
+typedef enum ap_index_kind {
+    AP_INDEX_DIRECT = 0   /* each output element from its inputs; no scratch */
+} ap_index_kind;
+
+/**
+ * EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL, TFLite's reference comparisons
+ * (LiteRT's and TensorFlow Lite Micro's alike), and LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT, with
+ * 4-D broadcasting (shapes right-aligned to four axes). The output is bool: one byte, 0 or 1.
+ * - int8 row: each value v becomes MultiplyByQuantizedMultiplierSmallerThanOneExp(
+ *   (v + offset) << left_shift, multiplier, shift) with its input's offset (minus its zero
+ *   point), multiplier and shift (QuantizeMultiplierSmallerThanOneExp of its scale), and the
+ *   two results are compared.
+ * - float32, int32 and bool rows: the values compared as stored (the quantisation fields 0).
+ * - LOGICAL_*: bool inputs, a byte is true when it is not 0; LOGICAL_NOT's input2_shape is
+ *   its input's.
+ * Variant: "direct", no scratch; in place over an input of one byte per element and the
+ * output's shape (int8 and bool rows).
+ */
+typedef struct ap_compare_params {
+    int32_t input1_shape[4];     /* each >= 1: 1 or the output's */
+    int32_t input2_shape[4];
+    int32_t output_shape[4];
+    int32_t left_shift;          /* int8: 8; else 0 */
+    int32_t input1_offset;       /* int8: -zero point, [-127, 128]; else 0 */
+    int32_t input1_multiplier;   /* int8: >= 0; else 0 */
+    int32_t input1_shift;        /* int8: [-31, 0]; else 0 */
+    int32_t input2_offset;
+    int32_t input2_multiplier;
+    int32_t input2_shift;
+} ap_compare_params;
+
+ap_status ap_compare_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                              uint32_t *count_out, ap_error *error_out);
+/** The variants of a row whose inputs are four bytes an element (float32, int32): never in place. */
+ap_status ap_compare_wide_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                      uint32_t *count_out, ap_error *error_out);
+ap_status ap_equal_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_not_equal_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_greater_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_greater_equal_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_less_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_less_equal_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_equal_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_not_equal_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_greater_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_greater_equal_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_less_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_less_equal_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_equal_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_not_equal_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_greater_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_greater_equal_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_less_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_less_equal_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_equal_bool_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_not_equal_bool_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_logical_and_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_logical_or_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_logical_not_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * ARG_MAX and ARG_MIN, TFLite's reference ArgMinMax: the input viewed as [outer, axis_size,
+ * inner]; each output element [outer, inner] is the index of the first greatest (least) value
+ * along the axis (strict comparisons, so ties keep the first; a float32 NaN never replaces
+ * the running value), written as int32 or int64 (output_type). int8 values are compared as
+ * stored. Variant: "direct", no scratch, not in place.
+ */
+typedef struct ap_arg_minmax_params {
+    int32_t outer;          /* >= 1 */
+    int32_t axis_size;      /* >= 1 */
+    int32_t inner;          /* >= 1 */
+    int32_t output_type;    /* ap_dtype: AP_DTYPE_INT32 or AP_DTYPE_INT64 */
+} ap_arg_minmax_params;
+
+ap_status ap_arg_minmax_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                 uint32_t *count_out, ap_error *error_out);
+ap_status ap_arg_max_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_arg_min_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_arg_max_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_arg_min_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_arg_max_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_arg_min_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * GATHER with batch_dims 0, TFLite's reference Gather: params viewed as [outer, axis_size,
+ * inner], indices (int32) as `coords` values; the output [outer, coords, inner] copies, for
+ * each index, its `inner` elements. An index outside [0, axis_size) is an error status from
+ * the run (TFLite's kernel fails the same way), nothing written past the output. Variant:
+ * "direct", no scratch, not in place.
+ */
+typedef struct ap_gather_params {
+    int32_t outer;       /* >= 1 */
+    int32_t axis_size;   /* >= 1 */
+    int32_t inner;       /* >= 1 */
+    int32_t coords;      /* >= 1: the indices' elements */
+} ap_gather_params;
+
+ap_status ap_gather_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                             uint32_t *count_out, ap_error *error_out);
+ap_status ap_gather_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_gather_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_gather_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_gather_bool_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * SELECT_V2, TFLite's reference Select with 4-D broadcasting of its three inputs: out =
+ * condition ? x : y, the values copied as stored (int8: TFLite copies them whatever the
+ * quantisations). Variant: "direct", no scratch; in place over x or y where it has the
+ * output's shape.
+ */
+typedef struct ap_select_params {
+    int32_t condition_shape[4];   /* each >= 1: 1 or the output's */
+    int32_t x_shape[4];
+    int32_t y_shape[4];
+    int32_t output_shape[4];
+} ap_select_params;
+
+ap_status ap_select_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                             uint32_t *count_out, ap_error *error_out);
+ap_status ap_select_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_select_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_select_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_select_bool_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * CAST, TFLite's Cast (LiteRT's and TensorFlow Lite Micro's alike but for a NaN): each of `count`
+ * values of the row's type converted to output_type (int8, int16, int32, float32 or bool):
+ * integers wrap to a narrower integer type, integers and bool convert to float32 with round to
+ * nearest, float32 to an integer type truncates toward zero and saturates at the type's ends
+ * (infinities too), a float32 NaN becomes the type's maximum (nan_saturates 1: LiteRT) or 0
+ * (nan_saturates 0: TensorFlow Lite Micro); any value converts to bool as != 0 (a NaN is true),
+ * bool to 0 or 1. Quantisation is not read. Variant: "direct", no scratch, not in place.
+ */
+typedef struct ap_cast_params {
+    size_t count;            /* elements */
+    int32_t output_type;     /* ap_dtype: INT8, INT16, INT32, FLOAT32 or BOOL */
+    int32_t nan_saturates;   /* float32 NaN to an integer: 1 the type's maximum, 0 zero */
+} ap_cast_params;
+
+ap_status ap_cast_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                           uint32_t *count_out, ap_error *error_out);
+ap_status ap_cast_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_cast_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_cast_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_cast_bool_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * ZEROS_LIKE (`count` zeros of the row's type; the input is not read) and FILL (`count` copies of
+ * its one-element value input, the bytes as stored), TFLite's reference kernels. Variant:
+ * "direct", no scratch, not in place.
+ */
+typedef struct ap_fill_params {
+    size_t count;            /* output elements, >= 1 */
+} ap_fill_params;
+
+ap_status ap_fill_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                           uint32_t *count_out, ap_error *error_out);
+ap_status ap_zeros_like_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_zeros_like_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_fill_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_fill_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_fill_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_fill_bool_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * SHAPE: the input's dimensions (known when the plan is made, held in the params) written as
+ * int32 or int64 (output_type); the input is not read. Variant: "direct", no scratch.
+ */
+typedef struct ap_shape_params {
+    int32_t rank;            /* 0..8: elements of the output */
+    int32_t output_type;     /* ap_dtype: AP_DTYPE_INT32 or AP_DTYPE_INT64 */
+    int32_t dims[8];         /* the first `rank` are the input's dimensions, each >= 0 */
+} ap_shape_params;
+
+ap_status ap_shape_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                            uint32_t *count_out, ap_error *error_out);
+ap_status ap_shape_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * FLOOR_DIV and FLOOR_MOD, TFLite's reference FloorDiv / FloorMod with 4-D broadcasting:
+ * FLOOR_DIV is floor(double(x) / double(y)) converted back (float32: to float; int32: truncated,
+ * INT32_MIN where the quotient leaves int32); FLOOR_MOD is the truncated remainder (float32:
+ * fmodf) moved to the divisor's sign. A divisor of 0 (or -0.0) fails the run, as TFLite's kernels
+ * fail, but for a float32 FLOOR_MOD, whose fmodf gives NaN; float32 follows IEEE 754 otherwise
+ * (inf, NaN). Variant: "direct", no scratch, in place
+ * over an input of the output's shape.
+ */
+typedef struct ap_floor_params {
+    int32_t input1_shape[4];     /* each >= 1: 1 or the output's */
+    int32_t input2_shape[4];
+    int32_t output_shape[4];
+} ap_floor_params;
+
+ap_status ap_floor_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                            uint32_t *count_out, ap_error *error_out);
+ap_status ap_floor_div_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_floor_div_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_floor_mod_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_floor_mod_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * ADD_N: out[i] = in_0[i] + in_1[i] + ... in input order. float32, by the rounding rule:
+ * tflm_loop 1, TensorFlow Lite Micro's loop (0.0 + in_0[i], then each input added); 0, LiteRT's
+ * kernel (in_0[i], then each sum clamped to [-FLT_MAX, FLT_MAX] as its Add with no activation
+ * clamps: an infinite sum is FLT_MAX there, and a sum of -0.0 terms -0.0). int32: wrapping.
+ * Variant: "direct", no scratch, in place over an input.
+ */
+typedef struct ap_add_n_params {
+    size_t count;            /* elements of each input and of the output, >= 1 */
+    int32_t tflm_loop;       /* 0 or 1 (float32; int32 rows ignore it) */
+} ap_add_n_params;
+
+ap_status ap_add_n_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                            uint32_t *count_out, ap_error *error_out);
+ap_status ap_add_n_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_add_n_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 #ifdef __cplusplus
 }

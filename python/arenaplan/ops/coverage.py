@@ -29,6 +29,16 @@ _TYPES_TEXT = {
     "s8": "int8",
     "s16x8": "16x8 (int16 activations, int8 weights)",
     "f32": "float32",
+    "bool": "bool",
+    "s32": "int32",
+}
+#: What the rows of the ops with operands of fixed types take besides their row's type
+#: (arenaplan/ops.h: a row's types name its data input's element type).
+_OPERANDS_TEXT = {
+    **{op: "bool out" for op in ("EQUAL", "NOT_EQUAL", "GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL")},
+    "ARG_MAX": "int32 or int64 out", "ARG_MIN": "int32 or int64 out", "GATHER": "int32 indices",
+    "SELECT_V2": "bool condition", "CAST": "to int8, int16, int32, float32 or bool",
+    "FILL": "int32 or int64 dims", "SHAPE": "any input, int32 or int64 out",
 }
 
 
@@ -377,6 +387,110 @@ def _f32_transpose_conv() -> Model:
                    fused_activation_function="NONE")
 
 
+def _compare(op_type: str, dtype: str, broadcast: bool = False) -> Model:
+    p = _Probe()
+    scale = 0.05 if dtype == "int8" else None
+    a = p.x((1, 4, 4, 8), dtype, scale, 3)
+    b = p.x((1, 1, 1, 8) if broadcast else (1, 4, 4, 8), dtype, scale, -2)
+    y = p.t((1, 4, 4, 8), "bool", None)
+    return p.model(op_type, (a,) if op_type == "LOGICAL_NOT" else (a, b), (y,))
+
+
+def _arg(op_type: str, dtype: str) -> Model:
+    p = _Probe()
+    x = p.x((2, 5, 8), dtype, 0.05 if dtype == "int8" else None, 0)
+    axis = p.const([-1], "int32")
+    y = p.t((2, 5), "int32", None)
+    return p.model(op_type, (x, axis), (y,), output_type=2)
+
+
+def _gather(dtype: str) -> Model:
+    p = _Probe()
+    scale = 0.05 if dtype == "int8" else None
+    x = p.t((10, 8), dtype, scale, 0, data=np.zeros((10, 8), dtype))
+    idx = p.x((4,), "int32", None)
+    y = p.t((4, 8), dtype, scale, 0)
+    return p.model("GATHER", (x, idx), (y,), axis=0, batch_dims=0)
+
+
+def _select(dtype: str) -> Model:
+    p = _Probe()
+    scale = 0.05 if dtype == "int8" else None
+    c = p.x((1, 4, 1, 8), "bool", None)
+    x, y_ = p.x((1, 4, 4, 8), dtype, scale, 0), p.x((1, 1, 4, 8), dtype, scale, 0)
+    y = p.t((1, 4, 4, 8), dtype, scale, 0)
+    return p.model("SELECT_V2", (c, x, y_), (y,))
+
+
+def _cast(dtype: str) -> Model:
+    p = _Probe()
+    x = p.x((2, 4, 8), dtype, None)
+    y = p.t((2, 4, 8), "int32" if dtype != "int32" else "float32", None)
+    return p.model("CAST", (x,), (y,))
+
+
+def _fill(dtype: str) -> Model:
+    p = _Probe()
+    dims = p.const([2, 4, 8], "int32")
+    scale = 0.05 if dtype == "int8" else None
+    v = p.x((), dtype, scale, 0)
+    y = p.t((2, 4, 8), dtype, scale, 0)
+    return p.model("FILL", (dims, v), (y,))
+
+
+def _zeros_like(dtype: str) -> Model:
+    p = _Probe()
+    x = p.x((2, 4, 8), dtype, None)
+    y = p.t((2, 4, 8), dtype, None)
+    return p.model("ZEROS_LIKE", (x,), (y,))
+
+
+def _floor(op_type: str, dtype: str) -> Model:
+    p = _Probe()
+    a, b = p.x((1, 4, 4, 8), dtype, None), p.x((1, 1, 1, 8), dtype, None)
+    y = p.t((1, 4, 4, 8), dtype, None)
+    return p.model(op_type, (a, b), (y,))
+
+
+def _add_n_probe(dtype: str) -> Model:
+    p = _Probe()
+    xs = [p.x((2, 4, 8), dtype, None) for _ in range(3)]
+    y = p.t((2, 4, 8), dtype, None)
+    return p.model("ADD_N", tuple(xs), (y,))
+
+
+def _shape_probe() -> Model:
+    p = _Probe()
+    x = p.x((2, 4, 8), "float32", None)
+    y = p.t((3,), "int32", None)
+    return p.model("SHAPE", (x,), (y,), out_type=2)
+
+
+#: The rows of the ops whose row their data input's element type chooses.
+_TYPED_PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
+    **{(op, t): (lambda op=op, dt=dt: [_compare(op, dt), _compare(op, dt, True)])
+       for op in ("EQUAL", "NOT_EQUAL", "GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL")
+       for t, dt in (("s8", "int8"), ("f32", "float32"), ("s32", "int32"), ("bool", "bool"))
+       if t != "bool" or op in ("EQUAL", "NOT_EQUAL")},
+    **{(op, "bool"): (lambda op=op: [_compare(op, "bool")] + ([_compare(op, "bool", True)]
+                                                                if op != "LOGICAL_NOT" else []))
+       for op in ("LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT")},
+    **{(op, t): (lambda op=op, dt=dt: [_arg(op, dt)]) for op in ("ARG_MAX", "ARG_MIN")
+       for t, dt in (("s8", "int8"), ("f32", "float32"), ("s32", "int32"))},
+    **{(op, t): (lambda fn=fn, dt=dt: [fn(dt)]) for op, fn in (("GATHER", _gather), ("SELECT_V2", _select))
+       for t, dt in (("s8", "int8"), ("f32", "float32"), ("s32", "int32"), ("bool", "bool"))},
+    **{("CAST", t): (lambda dt=dt: [_cast(dt)])
+       for t, dt in (("s8", "int8"), ("f32", "float32"), ("s32", "int32"), ("bool", "bool"))},
+    **{("FILL", t): (lambda dt=dt: [_fill(dt)])
+       for t, dt in (("s8", "int8"), ("f32", "float32"), ("s32", "int32"), ("bool", "bool"))},
+    ("ZEROS_LIKE", "f32"): lambda: [_zeros_like("float32")], ("ZEROS_LIKE", "s32"): lambda: [_zeros_like("int32")],
+    ("SHAPE", "s32"): lambda: [_shape_probe()],
+    **{(op, t): (lambda op=op, dt=dt: [_floor(op, dt)]) for op in ("FLOOR_DIV", "FLOOR_MOD")
+       for t, dt in (("f32", "float32"), ("s32", "int32"))},
+    ("ADD_N", "f32"): lambda: [_add_n_probe("float32")], ("ADD_N", "s32"): lambda: [_add_n_probe("int32")],
+}
+
+
 #: The float32 rows' probes.
 _PROBES_F32: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("FULLY_CONNECTED", "f32"): lambda: [_f32_weighted("FULLY_CONNECTED")],
@@ -488,7 +602,7 @@ def rows() -> List[dict]:
     out = []
     for row in _core.ops():
         key = (row["name"], row["types"])
-        probe = _PROBES.get(key) or _PROBES_F32.get(key)
+        probe = _PROBES.get(key) or _PROBES_F32.get(key) or _TYPED_PROBES.get(key)
         if probe is None:
             raise KeyError(f"op table row {key} has no probe model in arenaplan.ops.coverage; add one")
         models = probe()
@@ -527,6 +641,7 @@ _RUNS_ON_TEXT = {
     "RELU_N1_TO_1": "int8: QuantizedReluX's clamp to [-1, 1], litert only (TFLite Micro has no kernel); "
                     "float32: the float32 RELU row with its clamp",
     "SLICE": "stride 1",
+    "EMBEDDING_LOOKUP": "int8 and float32: a GATHER of axis 0 over the value table, int32 ids",
     "SPACE_TO_DEPTH": "the input read as [N*H/b, b, W/b, b, C], its second and third axes swapped",
 }
 
@@ -536,7 +651,8 @@ def _aliases() -> List[Tuple[str, str]]:
     names = {row["name"] for row in _core.ops()}
     codes = {row["code"]: row["name"] for row in _core.ops()}
     found = []
-    for builtin in sorted(set(lowering._LOWER) | set(lowering._LOWER_S16X8) | set(lowering._LOWER_F32)):
+    for builtin in sorted(set(lowering._LOWER) | set(lowering._LOWER_S16X8) | set(lowering._LOWER_F32)
+                          | set(lowering._LOWER_TYPED)):
         if builtin not in names:
             how = codes[lowering._code(Operator(0, builtin, (), ()), {})]
             if builtin in ALIASING_OPS:
@@ -583,7 +699,8 @@ def render() -> str:
         "|---|---|" + "---|" * len(isas) + "---|---|",
     ]
     for r in rows():
-        cells = [r["name"], _TYPES_TEXT.get(r["types"], r["types"])]
+        cells = [r["name"], _TYPES_TEXT.get(r["types"], r["types"]) +
+                 (f" ({_OPERANDS_TEXT[r['name']]})" if r["name"] in _OPERANDS_TEXT else "")]
         cells += [_cell(r["variants"][isa]) for isa in isas]
         cells += [", ".join(r["in_place"]) or "-", "yes" if r["has_blob"] else "-"]
         lines.append("| " + " | ".join(cells) + " |")
@@ -594,6 +711,19 @@ def render() -> str:
               "int8 to int8, int16 or int32 (int32: TensorFlow Lite Micro only), int16 to int8, int16",
               "or int32, int32 to int8 or int16. QUANTIZE's int8 row is float32 to int8 and",
               "DEQUANTIZE's int8 to float32 (the 16x8 rows: int16).", "",
+              "A row's tensor types name the element type of the data its kernel reads (bool and int32",
+              "are one byte and four an element); operands whose type the op fixes are the row's",
+              "contract, given in brackets: the comparisons write bool, GATHER reads int32 indices,",
+              "ARG_MAX / ARG_MIN write the int32 or int64 indices their params name (TensorFlow Lite",
+              "Micro: int32 only), SELECT_V2's condition is bool, CAST writes the type its params name,",
+              "SHAPE reads no data (one row, its int32 output's). The int8 comparisons rescale both",
+              "inputs as TFLite does (a left shift of 8, each scale's multiplier); the others compare",
+              "the values as stored. With a float32 NaN, LiteRT's ARG_MAX / ARG_MIN (an optimised",
+              "last-axis loop) answer otherwise than the reference loop; arenaplan follows TensorFlow",
+              "Lite Micro's. CAST of a float32 NaN to an integer type follows the rounding rule:",
+              "LiteRT's saturating cast gives the type's maximum, TensorFlow Lite Micro's 0. A float32",
+              "ADD_N follows the rule too: LiteRT clamps each sum to the finite range (an infinite sum",
+              "is FLT_MAX there), TensorFlow Lite Micro's loop does not.", "",
               "Resource variables are state: the importer makes each one a variable tensor of the",
               "state pool and drops VAR_HANDLE; CALL_ONCE's subgraph, folded to constants when the",
               "model is read, gives their starting values (restored by reset_state). IF and WHILE",

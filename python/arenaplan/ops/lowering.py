@@ -36,7 +36,7 @@ _WEIGHTED = frozenset(row["code"] for row in _core.ops() if row["has_blob"])
 TYPES_CODES = {row["types"]: row["types_code"] for row in _core.ops()}
 
 #: Integer element types of kernels that take several (the C enum ap_dtype).
-DTYPE_CODES = {"int8": 0, "int16": 1, "int32": 2}
+DTYPE_CODES = {"int8": 0, "int16": 1, "int32": 2, "int64": 3}
 
 #: Instruction sets by name (the C enum ap_isa, from the C side: _core.isas()).
 _ISAS = _core.isas()
@@ -2242,6 +2242,337 @@ _LOWER_S16X8: Dict[str, Callable[[Model, Operator], tuple]] = {
 }
 
 
+# --- bool and int32 tensors: comparisons, logical ops, ARG_MAX / ARG_MIN, GATHER, SELECT_V2 ---
+#: Row types by the element type of an op's data input (AP_TYPES_S8, _F32, _S32, _BOOL).
+_DATA_TYPES = {"int8": "s8", "float32": "f32", "int32": "s32", "bool": "bool"}
+_COMPARISONS = ("EQUAL", "NOT_EQUAL", "GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL")
+#: The ops whose row is chosen by their data input's element type: (that input's position, the
+#: element types their rows take). TensorFlow Lite's kernels have these and more (int16, int64,
+#: uint8, string); the rest are refused naming the type.
+_TYPED: Dict[str, Tuple[int, Tuple[str, ...]]] = {
+    **{op: (0, ("int8", "float32", "int32", "bool") if op in ("EQUAL", "NOT_EQUAL") else ("int8", "float32", "int32"))
+       for op in _COMPARISONS},
+    "LOGICAL_AND": (0, ("bool",)), "LOGICAL_OR": (0, ("bool",)), "LOGICAL_NOT": (0, ("bool",)),
+    "ARG_MAX": (0, ("int8", "float32", "int32")), "ARG_MIN": (0, ("int8", "float32", "int32")),
+    "GATHER": (0, ("int8", "float32", "int32", "bool")), "SELECT_V2": (1, ("int8", "float32", "int32", "bool")),
+    "CAST": (0, ("int8", "float32", "int32", "bool")), "ZEROS_LIKE": (0, ("float32", "int32")),
+    "FILL": (1, ("int8", "float32", "int32", "bool")),
+    "FLOOR_DIV": (0, ("float32", "int32")), "FLOOR_MOD": (0, ("float32", "int32")), "ADD_N": (0, ("float32", "int32")),
+    "EMBEDDING_LOOKUP": (1, ("int8", "float32")),
+}
+
+
+def _data_type(model: Model, op: Operator) -> str:
+    """The element type of ``op``'s data input, refused where the op has no row for it."""
+    at, allowed = _TYPED[op.type]
+    t = _operand(op.inputs, at)
+    if t < 0:
+        raise _Unsupported(f"input {at} is missing")
+    dtype = model.tensors[t].dtype
+    if dtype not in allowed:
+        raise _Unsupported(f"input {at} (tensor {t}) is {dtype}; arenaplan's {op.type} takes "
+                           f"{', '.join(allowed)}")
+    return dtype
+
+
+def _broadcast4(model: Model, shapes: Sequence[Sequence[int]], y: Tensor) -> List[List[int]]:
+    """Operand shapes broadcast as TFLite's 4-D kernels do (right-aligned, rank <= 4), the output
+    that shape; each right-aligned to four axes, then the output's."""
+    try:
+        out = tuple(int(d) for d in np.broadcast_shapes(*[tuple(s) for s in shapes]))
+    except ValueError:
+        raise _Unsupported(f"shapes {' and '.join(str(tuple(s)) for s in shapes)} do not broadcast") from None
+    if len(out) > 4:
+        raise _Unsupported(f"the broadcast shape {out} has rank {len(out)}; at most 4 is supported")
+    if tuple(int(d) for d in y.shape) != out:
+        raise _Unsupported(f"output tensor {y.index} has shape {tuple(y.shape)}, the op computes {out}")
+    return [_shape4([1] * (len(out) - len(s)) + [int(d) for d in s], f"operand {i}") for i, s in enumerate(shapes)] + \
+        [_shape4(out, "output")]
+
+
+def _compare(model: Model, op: Operator) -> tuple:
+    """The comparisons with their Prepare (LiteRT's and TFLite Micro's alike): two inputs of one
+    type, a bool output; int8 inputs rescaled by QuantizeMultiplierSmallerThanOneExp of each
+    scale (which TFLite requires below 1) with a left shift of 8. LOGICAL_AND / LOGICAL_OR / LOGICAL_NOT: bool in and out."""
+    dtype = _data_type(model, op)
+    unary = op.type == "LOGICAL_NOT"
+    a = _tensor(model, _operand(op.inputs, 0), "input1", dtype)
+    b = a if unary else _tensor(model, _operand(op.inputs, 1), "input2", None)
+    if b.dtype != dtype:
+        raise _Unsupported(f"input2 tensor {b.index} is {b.dtype}, input1 {dtype}; TFLite requires one type")
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
+    if y.dtype != "bool":
+        raise _Unsupported(f"output tensor {y.index} is {y.dtype}; {op.type} writes bool")
+    if a.is_constant and b.is_constant:
+        raise _Unsupported("both inputs are constants (a converter folds such an op)")
+    s1, s2, so = _broadcast4(model, [a.shape, b.shape], y)
+    spec = {"input1_shape": s1, "input2_shape": s2, "output_shape": so, "left_shift": 0, "input1_offset": 0,
+            "input1_multiplier": 0, "input1_shift": 0, "input2_offset": 0, "input2_multiplier": 0,
+            "input2_shift": 0}
+    if dtype == "int8":
+        spec["left_shift"] = 8
+        for k, (t, what) in enumerate(((a, "input1"), (b, "input2")), 1):
+            scale, zp = _per_tensor(t, what)
+            if not scale < 1.0:
+                raise _Unsupported(f"{what} tensor {t.index} has scale {scale}; TFLite's int8 {op.type} requires "
+                                   "a scale below 1 (QuantizeMultiplierSmallerThanOneExp)")
+            m, sh = quantize_multiplier(scale)
+            spec[f"input{k}_offset"], spec[f"input{k}_multiplier"], spec[f"input{k}_shift"] = -zp, m, sh
+    ins = (a.index,) if unary else (a.index, b.index)
+    return spec, ins, None, None
+
+
+def _constant_axis(model: Model, op: Operator, position: int, rank: int) -> int:
+    t = _tensor(model, _operand(op.inputs, position), "axis", None, constant=True)
+    if t.dtype not in ("int32", "int64") or np.asarray(t.data).size != 1:
+        raise _Unsupported(f"axis tensor {t.index} must be one int32 or int64 value; it is {t.dtype} "
+                           f"{tuple(t.shape)}")
+    axis = int(np.asarray(t.data).reshape(-1)[0])
+    if not -rank <= axis < rank:
+        raise _Unsupported(f"axis {axis} is outside [{-rank}, {rank}) for an input of rank {rank}")
+    return axis % rank
+
+
+def _arg_minmax(model: Model, op: Operator) -> tuple:
+    """ARG_MAX / ARG_MIN (TFLite's reference ArgMinMax): the axis a constant, negative counted
+    from the end; the output the input's shape without that axis, int32 or int64 as the
+    options' output_type says."""
+    dtype = _data_type(model, op)
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
+    rank = len(x.shape)
+    if rank < 1:
+        raise _Unsupported("the input is a scalar; TFLite's ArgMinMax needs an axis to reduce")
+    axis = _constant_axis(model, op, 1, rank)
+    want = {2: "int32", 4: "int64"}.get(op.options.get("output_type"), y.dtype)
+    if y.dtype not in ("int32", "int64") or y.dtype != want:
+        raise _Unsupported(f"output tensor {y.index} is {y.dtype} (output_type {want}); TFLite writes int32 or int64 "
+                           "as output_type says")
+    shape = [int(d) for d in x.shape]
+    out = shape[:axis] + shape[axis + 1:]
+    _expect_shape(model, y.index, out, "output")
+    if min(shape) < 1:
+        raise _Unsupported(f"input shape {tuple(shape)} has an empty dimension")
+    return ({"outer": int(np.prod(shape[:axis], dtype=np.int64)), "axis_size": shape[axis],
+             "inner": int(np.prod(shape[axis + 1:], dtype=np.int64)), "output_type": DTYPE_CODES[y.dtype]},
+            (x.index,), None, None)
+
+
+def _gather(model: Model, op: Operator) -> tuple:
+    """GATHER (TFLite's reference Gather) with batch_dims 0: params int8, float32, int32 or bool
+    (activation or constant), int32 indices, the axis option negative counted from the end; the output
+    params.shape[:axis] + indices.shape + params.shape[axis + 1:], of params' type. Constant
+    indices are checked here; others by the kernel, which fails the run on one out of range."""
+    dtype = _data_type(model, op)
+    x = _tensor(model, _operand(op.inputs, 0), "params", dtype)
+    idx = _tensor(model, _operand(op.inputs, 1), "indices", None)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
+    if idx.dtype != "int32":
+        raise _Unsupported(f"indices tensor {idx.index} is {idx.dtype}; arenaplan's GATHER takes int32 indices")
+    if x.is_constant and idx.is_constant:
+        raise _Unsupported("params and indices are constants (a converter folds such an op)")
+    batch_dims = int(op.options.get("batch_dims", 0))
+    if batch_dims != 0:
+        raise _Unsupported(f"batch_dims {batch_dims}: arenaplan's GATHER takes batch_dims 0")
+    shape = [int(d) for d in x.shape]
+    rank = len(shape)
+    axis = int(op.options.get("axis", 0))
+    if not -rank <= axis < rank:
+        raise _Unsupported(f"axis {axis} is outside [{-rank}, {rank}) for params of rank {rank}")
+    axis %= rank
+    ishape = [int(d) for d in idx.shape]
+    out = shape[:axis] + ishape + shape[axis + 1:]
+    if tuple(int(d) for d in y.shape) != tuple(out):
+        raise _Unsupported(f"output tensor {y.index} has shape {tuple(y.shape)}, the op computes {tuple(out)}")
+    if min(shape + ishape, default=1) < 1:
+        raise _Unsupported(f"params {tuple(shape)} or indices {tuple(ishape)} have an empty dimension")
+    if idx.is_constant:
+        v = np.asarray(idx.data).reshape(-1)
+        bad = np.flatnonzero((v < 0) | (v >= shape[axis]))
+        if bad.size:
+            raise _Unsupported(f"index {int(v[bad[0]])} (element {int(bad[0])} of the constant indices) is outside "
+                               f"[0, {shape[axis]})")
+    return ({"outer": int(np.prod(shape[:axis], dtype=np.int64)), "axis_size": shape[axis],
+             "inner": int(np.prod(shape[axis + 1:], dtype=np.int64)),
+             "coords": int(np.prod(ishape, dtype=np.int64))}, (x.index, idx.index), None, None)
+
+
+def _select_v2(model: Model, op: Operator) -> tuple:
+    """SELECT_V2 (TFLite's reference Select with broadcasting): a bool condition, x and y of one
+    type: int8, float32, int32 or bool (int8 values copied as stored, whatever the quantisations), the output their
+    broadcast shape, rank <= 4."""
+    dtype = _data_type(model, op)
+    c = _tensor(model, _operand(op.inputs, 0), "condition", None)
+    if c.dtype != "bool":
+        raise _Unsupported(f"condition tensor {c.index} is {c.dtype}; SELECT_V2 takes bool")
+    x = _tensor(model, _operand(op.inputs, 1), "x", dtype)
+    ytens = _tensor(model, _operand(op.inputs, 2), "y", None)
+    if ytens.dtype != dtype:
+        raise _Unsupported(f"y tensor {ytens.index} is {ytens.dtype}, x {dtype}; TFLite requires one type")
+    out = _tensor(model, _operand(op.outputs, 0), "output", None)
+    if out.dtype != dtype:
+        raise _Unsupported(f"output tensor {out.index} is {out.dtype}, x {dtype}; TFLite requires one type")
+    sc, sx, sy, so = _broadcast4(model, [c.shape, x.shape, ytens.shape], out)
+    return ({"condition_shape": sc, "x_shape": sx, "y_shape": sy, "output_shape": so},
+            (c.index, x.index, ytens.index), None, None)
+
+
+#: CAST's output types (ap_dtype values).
+_CAST_OUT = {"int8": 0, "int16": 1, "int32": 2, "float32": 4, "bool": 5}
+
+
+def _elements(shape: Sequence[int], what: str) -> int:
+    if any(int(d) < 1 for d in shape):
+        raise _Unsupported(f"{what} has shape {tuple(shape)}: every dimension must be at least 1")
+    return int(np.prod([int(d) for d in shape], dtype=np.int64))
+
+
+def _cast(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """CAST (TFLite's Cast) from int8, float32, int32 or bool to int8, int16, int32, float32 or
+    bool (the pairs TFLite Micro has, less int16 inputs); the output the input's shape;
+    quantisation is not read. A float32 NaN cast to an integer type is the rule's: LiteRT's
+    saturating cast gives the type's maximum, TensorFlow Lite Micro's 0."""
+    dtype = _data_type(model, op)
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
+    if y.dtype not in _CAST_OUT:
+        raise _Unsupported(f"output tensor {y.index} is {y.dtype}; arenaplan's CAST writes "
+                           f"{', '.join(_CAST_OUT)}")
+    if tuple(y.shape) != tuple(x.shape):
+        raise _Unsupported(f"output tensor {y.index} has shape {tuple(y.shape)}, the input {tuple(x.shape)}")
+    return ({"count": _elements(x.shape, "input"), "output_type": _CAST_OUT[y.dtype],
+             "nan_saturates": int(reference == "litert")}, (x.index,), None, None)
+
+
+def _zeros_like(model: Model, op: Operator) -> tuple:
+    """ZEROS_LIKE: zeros of the input's type and shape (float32 or int32; the input is not read)."""
+    dtype = _data_type(model, op)
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype)
+    _tensor(model, _operand(op.outputs, 0), "output", dtype)
+    _expect_shape(model, op.outputs[0], x.shape, "output")
+    return {"count": _elements(x.shape, "input")}, (x.index,), None, None
+
+
+def _fill(model: Model, op: Operator) -> tuple:
+    """FILL with its Prepare: dims a constant int32 or int64 vector, value one element (a scalar)
+    of the output's type (int8: quantised as the output, as TFLite requires); the output dims."""
+    dtype = _data_type(model, op)
+    dims_t = _tensor(model, _operand(op.inputs, 0), "dims", None, constant=True)
+    if dims_t.dtype not in ("int32", "int64") or len(dims_t.shape) != 1:
+        raise _Unsupported(f"dims tensor {dims_t.index} must be an int32 or int64 vector; it is {dims_t.dtype} "
+                           f"{tuple(dims_t.shape)}")
+    v = _tensor(model, _operand(op.inputs, 1), "value", dtype)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
+    if len(v.shape) != 0:
+        raise _Unsupported(f"value tensor {v.index} has shape {tuple(v.shape)}; TFLite requires a scalar")
+    dims = [int(d) for d in np.asarray(dims_t.data).reshape(-1)]
+    if tuple(int(d) for d in y.shape) != tuple(dims):
+        raise _Unsupported(f"output tensor {y.index} has shape {tuple(y.shape)}, the op computes {tuple(dims)}")
+    if dtype == "int8" and _per_tensor(v, "value") != _per_tensor(y, "output"):
+        raise _Unsupported(f"value and output are quantised {_per_tensor(v, 'value')} and {_per_tensor(y, 'output')}"
+                           "; TFLite's int8 FILL requires them equal")
+    return {"count": _elements(dims, "output")}, (v.index,), None, None
+
+
+def _shape(model: Model, op: Operator) -> tuple:
+    """SHAPE: the input's dimensions as int32 or int64 (out_type), written from the params; the
+    input (of any type) is not read."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", None)
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
+    want = {2: "int32", 4: "int64"}.get(op.options.get("out_type"), y.dtype)
+    if y.dtype not in ("int32", "int64") or y.dtype != want:
+        raise _Unsupported(f"output tensor {y.index} is {y.dtype} (out_type {want}); TFLite writes int32 or int64 "
+                           "as out_type says")
+    rank = len(x.shape)
+    if not 1 <= rank <= 8:
+        raise _Unsupported(f"the input has rank {rank}; arenaplan's SHAPE takes ranks 1 to 8")
+    if tuple(int(d) for d in y.shape) != (rank,):
+        raise _Unsupported(f"output tensor {y.index} has shape {tuple(y.shape)}, the op computes ({rank},)")
+    dims = [int(d) for d in x.shape]
+    return ({"rank": rank, "output_type": DTYPE_CODES[y.dtype], "dims": dims + [0] * (8 - rank)}, (x.index,),
+            None, None)
+
+
+def _floor_div_mod(model: Model, op: Operator) -> tuple:
+    """FLOOR_DIV / FLOOR_MOD (TFLite's reference FloorDiv / FloorMod): two inputs of one type
+    (float32 or int32), the output that type and their broadcast shape, rank <= 4; a constant
+    divisor holding 0 refused where TFLite fails (all but float32 FLOOR_MOD), an activation one
+    fails the run."""
+    dtype = _data_type(model, op)
+    a = _tensor(model, _operand(op.inputs, 0), "input1", dtype)
+    b = _tensor(model, _operand(op.inputs, 1), "input2", None)
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
+    for t, what in ((b, "input2"), (y, "output")):
+        if t.dtype != dtype:
+            raise _Unsupported(f"{what} tensor {t.index} is {t.dtype}, input1 {dtype}; TFLite requires one type")
+    if a.is_constant and b.is_constant:
+        raise _Unsupported("both inputs are constants (a converter folds such an op)")
+    if (dtype == "int32" or op.type == "FLOOR_DIV") and b.is_constant and (np.asarray(b.data) == 0).any():
+        raise _Unsupported(f"the constant divisor (tensor {b.index}) holds 0; TFLite fails a division by zero")
+    s1, s2, so = _broadcast4(model, [a.shape, b.shape], y)
+    return {"input1_shape": s1, "input2_shape": s2, "output_shape": so}, (a.index, b.index), None, None
+
+
+def _add_n(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """ADD_N: 2 to 16 inputs of one type (float32 or int32) and one shape, summed in order; float32
+    by the rounding rule: TFLite Micro's loop (from 0.0, unclamped) or LiteRT's kernel (from the
+    first input, each sum clamped to the finite range: inf becomes FLT_MAX, -0.0 terms sum to
+    -0.0)."""
+    dtype = _data_type(model, op)
+    if not 2 <= len(op.inputs) <= 16:
+        raise _Unsupported(f"{len(op.inputs)} inputs; ADD_N takes 2 to 16 here (TFLite: at least 2)")
+    ts = [_tensor(model, t, f"input{k}", None) for k, t in enumerate(op.inputs)]
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
+    for t in ts + [y]:
+        if t.dtype != dtype:
+            raise _Unsupported(f"tensor {t.index} is {t.dtype}, input0 {dtype}; TFLite requires one type")
+        if tuple(t.shape) != tuple(ts[0].shape):
+            raise _Unsupported(f"tensor {t.index} has shape {tuple(t.shape)}, input0 {tuple(ts[0].shape)}; ADD_N "
+                               "does not broadcast")
+    return ({"count": _elements(ts[0].shape, "input0"), "tflm_loop": int(reference == "tflm")},
+            tuple(t.index for t in ts), None, None)
+
+
+def _embedding_lookup(model: Model, op: Operator) -> tuple:
+    """EMBEDDING_LOOKUP on the GATHER row (a GATHER of axis 0): int32 ids (a vector), the value
+    table int8 or float32 of rank >= 2, the output of the table's type (the hybrid int8 table with
+    a float32 output, which dequantises, is not supported); an id out of range fails the run (a
+    constant one is refused), as TFLite's kernel fails."""
+    dtype = _data_type(model, op)
+    ids = _tensor(model, _operand(op.inputs, 0), "ids", None)
+    v = _tensor(model, _operand(op.inputs, 1), "value", dtype)
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
+    if ids.dtype != "int32" or len(ids.shape) != 1:
+        raise _Unsupported(f"ids tensor {ids.index} must be an int32 vector; it is {ids.dtype} {tuple(ids.shape)}")
+    if y.dtype != dtype:
+        raise _Unsupported(f"output tensor {y.index} is {y.dtype}, the value table {dtype}; arenaplan runs "
+                           "EMBEDDING_LOOKUP of one type (not the hybrid int8 table with a float32 output)")
+    if len(v.shape) < 2:
+        raise _Unsupported(f"value tensor {v.index} has rank {len(v.shape)}; TFLite requires at least 2")
+    if ids.is_constant and v.is_constant:
+        raise _Unsupported("ids and value are constants (a converter folds such an op)")
+    shape = [int(d) for d in v.shape]
+    out = [int(ids.shape[0])] + shape[1:]
+    if tuple(int(d) for d in y.shape) != tuple(out):
+        raise _Unsupported(f"output tensor {y.index} has shape {tuple(y.shape)}, the op computes {tuple(out)}")
+    _elements(shape + out, "value and output")
+    if ids.is_constant:
+        bad = [int(i) for i in np.asarray(ids.data).reshape(-1) if not 0 <= int(i) < shape[0]]
+        if bad:
+            raise _Unsupported(f"id {bad[0]} of the constant ids is outside [0, {shape[0]})")
+    return ({"outer": 1, "axis_size": shape[0], "inner": int(np.prod(shape[1:], dtype=np.int64)),
+             "coords": int(ids.shape[0])}, (v.index, ids.index), None, None)
+
+
+#: Lowering of the ops whose row their data input's element type chooses (_TYPED).
+_LOWER_TYPED: Dict[str, Callable[[Model, Operator], tuple]] = {
+    **{op: _compare for op in _COMPARISONS + ("LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT")},
+    "ARG_MAX": _arg_minmax, "ARG_MIN": _arg_minmax, "GATHER": _gather, "SELECT_V2": _select_v2,
+    "CAST": _cast, "ZEROS_LIKE": _zeros_like, "FILL": _fill, "SHAPE": _shape,
+    "FLOOR_DIV": _floor_div_mod, "FLOOR_MOD": _floor_div_mod, "ADD_N": _add_n, "EMBEDDING_LOOKUP": _embedding_lookup,
+}
+
+
 def _types_of(model: Model, op: Operator) -> str:
     """The op table row's tensor types for ``op``: "f32" where a float32 row exists for its type
     and its first input is float32; "s16x8" where a 16x8 row exists for its type and its first
@@ -2250,6 +2581,11 @@ def _types_of(model: Model, op: Operator) -> str:
         t = indices[0] if indices else -1
         return model.tensors[t].dtype if 0 <= t < len(model.tensors) else None
 
+    if op.type == "SHAPE":  # one row: it reads no data, writes int32 (or int64)
+        return "s32"
+    if op.type in _TYPED:   # its data input's type, or its first row's (the lowering refuses the others)
+        at, allowed = _TYPED[op.type]
+        return _DATA_TYPES[dtype(op.inputs[at:]) if dtype(op.inputs[at:]) in allowed else allowed[0]]
     data = op.inputs[1:] if op.type == "SPLIT" else op.inputs[2:] if op.type == "TRANSPOSE_CONV" else op.inputs
     if op.type in _LOWER_F32 and dtype(data) == "float32":
         return "f32"   # (SPLIT's data input is its second, TRANSPOSE_CONV's its third)
@@ -2287,14 +2623,14 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
 #: The lowering functions that take the rounding rule (a ``reference`` parameter): the rule
 #: changes their params (FULLY_CONNECTED's requantisation, LOGISTIC's table, RELU's
 #: multiplier, ...). Read from the signatures, so an op's rows may differ in it.
-_TAKES_REFERENCE = frozenset(fn for table in (_LOWER, _LOWER_S16X8, _LOWER_F32) for fn in table.values()
+_TAKES_REFERENCE = frozenset(fn for table in (_LOWER, _LOWER_S16X8, _LOWER_F32, _LOWER_TYPED) for fn in table.values()
                              if "reference" in inspect.signature(fn).parameters)
 
 
 #: int8 builtins that run on another op's row (besides the aliases, splits, variables and RELU6 /
 #: RELU_N1_TO_1, which _code sends to the RELU row).
 _RUNS_ON = {"SLICE": "STRIDED_SLICE", "UNPACK": "STRIDED_SLICE", "PACK": "CONCATENATION",
-            "DEPTH_TO_SPACE": "TRANSPOSE", "SPACE_TO_DEPTH": "TRANSPOSE"}
+            "DEPTH_TO_SPACE": "TRANSPOSE", "SPACE_TO_DEPTH": "TRANSPOSE", "EMBEDDING_LOOKUP": "GATHER"}
 
 
 def _code(op: Operator, spec: dict) -> int:
@@ -2332,14 +2668,14 @@ def lower_op(model: Model, op: Operator, isa: str, reference: str) -> OpKernel:
                                "between subgraphs is not supported; arenaplan runs subgraph 0 with "
                                "CALL_ONCE initialisation only")
     types = _types_of(model, op)
-    fn = {"s16x8": _LOWER_S16X8, "f32": _LOWER_F32}.get(types, _LOWER).get(op.type)
+    fn = _LOWER_TYPED.get(op.type) or {"s16x8": _LOWER_S16X8, "f32": _LOWER_F32}.get(types, _LOWER).get(op.type)
     if fn is None and op.type in _LOWER_S16X8:
         raise UnsupportedModel(f"op {op.index} ({op.type}): arenaplan runs {op.type} with int16 "
                                f"activations (16x8) only; the first input is "
                                f"{model.tensors[op.inputs[0]].dtype if op.inputs else 'missing'}")
     if fn is None:
         raise UnsupportedModel(f"op {op.index} ({op.type}): no kernel for this op type; "
-                               f"arenaplan runs {', '.join(sorted(set(_LOWER) | set(_LOWER_S16X8) | set(_LOWER_F32)))}")
+                               f"arenaplan runs {', '.join(sorted(set(_LOWER) | set(_LOWER_S16X8) | set(_LOWER_F32) | set(_LOWER_TYPED)))}")
     if len(op.outputs) != 1:
         hint = (f" (a Model holds a {op.type} as one op per output: arenaplan.model.model.one_output_ops)"
                 if op.type in PER_OUTPUT_OPS else "")
