@@ -23,7 +23,7 @@ from ..model.model import ALIASING_OPS, PER_OUTPUT_OPS, Model, Operator, Quantiz
 from . import lowering
 from .lowering import ISA_CODES, REFERENCES, lower_op
 
-__all__ = ["rows", "render", "main"]
+__all__ = ["rows", "render", "main", "probe_models"]
 
 _TYPES_TEXT = {
     "s8": "int8",
@@ -407,7 +407,7 @@ def _arg(op_type: str, dtype: str) -> Model:
 def _gather(dtype: str) -> Model:
     p = _Probe()
     scale = 0.05 if dtype == "int8" else None
-    x = p.t((10, 8), dtype, scale, 0, data=np.zeros((10, 8), dtype))
+    x = p.t((10, 8), dtype, scale, 0, data=(np.arange(80).reshape(10, 8) % 7 - 3).astype(dtype))
     idx = p.x((4,), "int32", None)
     y = p.t((4, 8), dtype, scale, 0)
     return p.model("GATHER", (x, idx), (y,), axis=0, batch_dims=0)
@@ -596,13 +596,19 @@ def _families(models: List[Model], isa: str, reference: str) -> Tuple[List[str],
     return list(names), [n for n, ip in names.items() if ip]
 
 
+def probe_models(key: Tuple[str, str]) -> Optional[Callable[[], List[Model]]]:
+    """The probe models of an op table row (its name and types, as _core.ops() gives them),
+    or None for a row that has none: the one place the probe tables are read."""
+    return _PROBES.get(key) or _PROBES_F32.get(key) or _TYPED_PROBES.get(key)
+
+
 def rows() -> List[dict]:
     """One record per op table row: name, types, and per ISA the variant families (a dict by
     rounding rule where the rule changes them), and the families that may run in place."""
     out = []
     for row in _core.ops():
         key = (row["name"], row["types"])
-        probe = _PROBES.get(key) or _PROBES_F32.get(key) or _TYPED_PROBES.get(key)
+        probe = probe_models(key)
         if probe is None:
             raise KeyError(f"op table row {key} has no probe model in arenaplan.ops.coverage; add one")
         models = probe()
