@@ -55,6 +55,13 @@ CASES = [
     ("fc_relu", (1, 64), lambda g, x: g.fully_connected(x, 16, activation="RELU")),
     ("avgpool", (1, 6, 6, 10), lambda g, x: g.avgpool(x, (3, 3), stride=2)),
     ("add", (1, 5, 5, 7), lambda g, x: g.add(x, g.conv2d(x, 7, (1, 1), activation="NONE"))),
+    # AVERAGE_POOL_2D's SXTAB16 sums: KWS's 25x5 global window over 8 + 4 channels, and a window
+    # of more than 256 taps (int32 sums) over 8 + 1; ADD's full-range row (no activation) over
+    # an odd count
+    ("avgpool_kws_global", (1, 25, 5, 12), lambda g, x: g.avgpool(x, (25, 5))),
+    ("avgpool_257_taps", (1, 17, 16, 9), lambda g, x: g.avgpool(x, (17, 16))),
+    ("add_none_odd", (1, 3, 5, 9), lambda g, x: g.add(x, g.conv2d(x, 9, (1, 1), activation="NONE"),
+                                                       activation="NONE")),
 ]
 
 

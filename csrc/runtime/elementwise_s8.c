@@ -262,8 +262,20 @@ static void add_row_simd(const void *ctx, const int8_t *a, int sa, const int8_t 
 }
 #endif
 
+/* arm-dsp: the SMMULR row where ADD's parameters are bounded as it needs, else portable. */
+static void add_row_arm_dsp(const void *ctx, const int8_t *a, int sa, const int8_t *b, int sb, int8_t *out,
+                            size_t n)
+{
+    if (ap_add_row_arm_dsp((const ap_add_params *)ctx, a, sa, b, sb, out, n) != n) {
+        add_row(ctx, a, sa, b, sb, out, n);
+    }
+}
+
 static ew_row_fn add_row_for(const ap_variant *variant)
 {
+    if (variant != NULL && ap_ops_runs_arm_dsp(variant->isa)) {
+        return add_row_arm_dsp;
+    }
 #if AP_OPS_HAVE_AVX2
     if (variant != NULL && ap_ops_runs_avx2(variant->isa)) {
         return add_row_simd;
