@@ -90,11 +90,113 @@ static inline EW_DSP_INLINE void ew_dsp_rows(const ew_dsp_add *q, const int8_t *
 #undef EW_IN2
 }
 
+/*
+ * The common case in one loop: equal shapes, left_shift 20, the full activation range and one
+ * input at TFLite's multiplier 0.5 exactly (the input of the larger scale: 2^30, shift 0), so
+ * that its rescaled value is (x + offset) << 19 with no rounding (twice it is one ADD of the
+ * loaded byte shifted by 20); the other at any shift in [-30, 0]. The other input takes SMMLAR, whose accumulate adds the
+ * rounding's 2^(e-1) (e >= 1), and the sign of its operand (equal to the SRDHM's wherever that
+ * is not 0, and either sign gives 0 there); the output the same, with its offset folded into
+ * the accumulate as offset * 2^eo (eo <= 21 keeps every sum below 2^31). Per element: two
+ * loads, one ADD, five instructions for the other input, one ADD for the doubled sum, six for
+ * the output with SSAT, its store and the two shift counts loaded from the stack, and the
+ * loop's compare and branch: 19 on a Cortex-M4.
+ */
+typedef struct ew_dsp_half {
+    int32_t fa, fb, lb, mb, rb, sb, mo, ro, so;   /* lb: the other input's shift, 21 (or 22, below) */
+} ew_dsp_half;
+
+#if AP_ARM_DSP_NATIVE
+/* The loop with the other input's shift LB (an immediate). */
+#define EW_DSP_HALF_LOOP(name, LB)                                                                     \
+    static void name(const ew_dsp_half *c, const int8_t *a, const int8_t *b, int8_t *out, size_t n)   \
+    {                                                                                                  \
+        const int8_t *end = a + n;                                                                     \
+        int32_t x, y, v;                                                                               \
+        const int32_t sb = c->sb, so = c->so;                                                          \
+        __asm__ volatile("1:\n\t"                                                                      \
+                         "ldrsb %[x], [%[a]], #1\n\t"                                                  \
+                         "ldrsb %[y], [%[b]], #1\n\t"                                                  \
+                         "add %[x], %[fa], %[x], lsl #20\n\t"                                          \
+                         "add %[y], %[fb], %[y], lsl #" LB "\n\t"                                      \
+                         "smmlar %[v], %[y], %[mb], %[rb]\n\t"                                         \
+                         "asr %[y], %[y], #31\n\t"                                                     \
+                         "add %[v], %[y], %[v], lsl #1\n\t"                                            \
+                         "ldr %[y], %[sb]\n\t"                                                         \
+                         "asr %[v], %[v], %[y]\n\t"                                                    \
+                         "add %[x], %[x], %[v], lsl #1\n\t"                                            \
+                         "smmlar %[v], %[x], %[mo], %[ro]\n\t"                                         \
+                         "asr %[x], %[x], #31\n\t"                                                     \
+                         "add %[v], %[x], %[v], lsl #1\n\t"                                            \
+                         "ldr %[y], %[so]\n\t"                                                         \
+                         "asr %[v], %[v], %[y]\n\t"                                                    \
+                         "ssat %[v], #8, %[v]\n\t"                                                     \
+                         "strb %[v], [%[o]], #1\n\t"                                                   \
+                         "cmp %[a], %[end]\n\t"                                                        \
+                         "bne 1b\n\t"                                                                  \
+                         : [x] "=&r"(x), [y] "=&r"(y), [v] "=&r"(v), [a] "+r"(a), [b] "+r"(b),         \
+                           [o] "+r"(out)                                                               \
+                         : [end] "r"(end), [fa] "r"(c->fa), [fb] "r"(c->fb), [mb] "r"(c->mb),          \
+                           [rb] "r"(c->rb), [mo] "r"(c->mo), [ro] "r"(c->ro), [sb] "m"(sb), [so] "m"(so) \
+                         : "cc", "memory");                                                            \
+    }
+EW_DSP_HALF_LOOP(ew_dsp_half_loop21, "21")
+EW_DSP_HALF_LOOP(ew_dsp_half_loop22, "22")
+#endif
+
+/* n >= 1 elements; in place over a or b is safe (each is read before its output is written). */
+static void ew_dsp_half_rows(const ew_dsp_half *c, const int8_t *a, const int8_t *b, int8_t *out, size_t n)
+{
+#if AP_ARM_DSP_NATIVE
+    if (c->lb == 21) {
+        ew_dsp_half_loop21(c, a, b, out, n);
+    } else {
+        ew_dsp_half_loop22(c, a, b, out, n);
+    }
+#else
+    for (size_t i = 0; i < n; ++i) {
+        const int32_t sa2 = (int32_t)((uint32_t)a[i] * (1u << 20) + (uint32_t)c->fa);
+        const int32_t ab = (int32_t)((uint32_t)b[i] * (1u << c->lb) + (uint32_t)c->fb);
+        const int32_t vb = c->rb + ap_dsp_smmulr(ab, c->mb);
+        const int32_t sb = (int32_t)(((uint32_t)vb << 1) + (uint32_t)(ab >> 31)) >> c->sb;
+        const int32_t sum2 = (int32_t)((uint32_t)sa2 + ((uint32_t)sb << 1));
+        const int32_t vo = c->ro + ap_dsp_smmulr(sum2, c->mo);
+        out[i] = (int8_t)ap_dsp_ssat((int32_t)(((uint32_t)vo << 1) + (uint32_t)(sum2 >> 31)) >> c->so, 8);
+    }
+#endif
+}
+
+/* 1 (and c filled) when ADD's parameters take ew_dsp_half_rows, input 1 the exact half. */
+static int ew_dsp_half_of(const ap_add_params *p, int swap, ew_dsp_half *c)
+{
+    const int32_t ma = swap ? p->input2_multiplier : p->input1_multiplier;
+    const int32_t ea = -(swap ? p->input2_shift : p->input1_shift);
+    const int32_t mb = swap ? p->input1_multiplier : p->input2_multiplier;
+    int32_t eb = -(swap ? p->input1_shift : p->input2_shift);
+    const int32_t eo = -p->output_shift;
+    if (p->left_shift != 20 || p->activation_min != -128 || p->activation_max != 127 || ma != (1 << 30) ||
+        ea != 0 || eb < 0 || eb > 30 || (eb == 0 && mb != (1 << 30)) || eo < 1 || eo > 21) {
+        return 0;
+    }
+    /* the other input at the exact half too (equal scales): taken as (x + offset) << 22 with
+       e = 1, whose SMMULR by 2^30 is (x + offset) << 20 exactly and whose halving then is too */
+    c->lb = eb == 0 ? 22 : 21;
+    eb = eb == 0 ? 1 : eb;
+    c->fa = (swap ? p->input2_offset : p->input1_offset) * (1 << 20);
+    c->fb = (swap ? p->input1_offset : p->input2_offset) * (1 << c->lb);
+    c->mb = mb, c->rb = 1 << (eb - 1), c->sb = eb + 1;
+    c->mo = p->output_multiplier, c->ro = (1 << (eo - 1)) + p->output_offset * (1 << eo), c->so = eo + 1;
+    return 1;
+}
+
 size_t ap_add_row_arm_dsp(const ap_add_params *p, const int8_t *a, int stride_a, const int8_t *b, int stride_b,
                           int8_t *out, size_t n)
 {
     const int32_t e1 = -p->input1_shift, e2 = -p->input2_shift, eo = -p->output_shift;
     if (p->left_shift > 20 || e1 > 30 || e2 > 30 || eo > 30) {
+        return 0;
+    }
+    if (n == 0) {
         return 0;
     }
     ew_dsp_add q;
@@ -106,7 +208,12 @@ size_t ap_add_row_arm_dsp(const ap_add_params *p, const int8_t *a, int stride_a,
     q.mo = p->output_multiplier, q.eo = eo, q.ro = (int32_t)1 << eo;
     q.offset = p->output_offset, q.lo = p->activation_min, q.hi = p->activation_max;
     const int full = q.lo == -128 && q.hi == 127;
-    if (p->left_shift == 20 && full) {
+    ew_dsp_half half;
+    if (stride_a && stride_b && ew_dsp_half_of(p, 0, &half)) {
+        ew_dsp_half_rows(&half, a, b, out, n);
+    } else if (stride_a && stride_b && ew_dsp_half_of(p, 1, &half)) {
+        ew_dsp_half_rows(&half, b, a, out, n);
+    } else if (p->left_shift == 20 && full) {
         ew_dsp_rows(&q, a, stride_a, b, stride_b, out, n, (int32_t)1 << 21, 1);
     } else {
         ew_dsp_rows(&q, a, stride_a, b, stride_b, out, n, q.scale, 0);

@@ -205,10 +205,16 @@ static void average_chunk(const ap_pool2d_params *p, const pool_window *w, void 
     }
 }
 
-/* arm-dsp: the same averages with SXTAB16 (pooling_s8_arm_dsp.c). */
+/* arm-dsp: the same averages with SXTAB16, maxima with SSUB8 + SEL (pooling_s8_arm_dsp.c). */
 static void average_chunk_arm_dsp(const ap_pool2d_params *p, const pool_window *w, void *out, size_t n)
 {
     ap_avgpool_s8_arm_dsp((const int8_t *)w->in, w->row, w->col, w->rows, w->cols, (int8_t *)out, n,
+                          p->activation_min, p->activation_max);
+}
+
+static void max_chunk_arm_dsp(const ap_pool2d_params *p, const pool_window *w, void *out, size_t n)
+{
+    ap_maxpool_s8_arm_dsp((const int8_t *)w->in, w->row, w->col, w->rows, w->cols, (int8_t *)out, n,
                           p->activation_min, p->activation_max);
 }
 
@@ -305,8 +311,9 @@ ap_status ap_max_pool2d_s8_run(const ap_pool2d_params *params, const ap_variant 
                                const int8_t *input, int8_t *output, const ap_scratch *scratch,
                                uint32_t scratch_count, ap_error *error_out)
 {
-    return pool_run(params, variant, input, output, scratch, scratch_count, "max_pool2d", max_chunk,
-                    error_out);
+    const int use_dsp = variant != NULL && ap_ops_runs_arm_dsp(variant->isa);
+    return pool_run(params, variant, input, output, scratch, scratch_count, "max_pool2d",
+                    use_dsp ? max_chunk_arm_dsp : max_chunk, error_out);
 }
 
 /* ---- int16 (the 16x8 rows), with the op table's signatures ---- */

@@ -80,3 +80,57 @@ void ap_avgpool_s8_arm_dsp(const int8_t *in, size_t row, size_t col, int32_t row
         out[j] = pool_dsp_average(sum, count, lo, hi);
     }
 }
+
+/*
+ * MAX_POOL_2D int8, arm-dsp: four channels a word, SSUB8 + SEL (ap_dsp_max8) a tap, eight
+ * channels a step held in registers across the window; the activation range clamps the
+ * four lanes with the same pair of instructions (ap_dsp_min8). The maximum and the clamp are
+ * exact, so the bits are the portable kernel's.
+ */
+static inline uint32_t pool_dsp_splat(int32_t v)
+{
+    return ((uint32_t)v & 0xffu) * 0x01010101u;
+}
+
+void ap_maxpool_s8_arm_dsp(const int8_t *in, size_t row, size_t col, int32_t rows, int32_t cols, int8_t *out,
+                           size_t n, int32_t lo, int32_t hi)
+{
+    const uint32_t lo4 = pool_dsp_splat(lo), hi4 = pool_dsp_splat(hi);
+    size_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        uint32_t b0 = lo4, b1 = lo4;   /* the clamp's floor: max(lo, taps) */
+        const int8_t *r = in + j;
+        for (int32_t fy = 0; fy < rows; ++fy, r += row) {
+            const int8_t *x = r;
+            for (int32_t fx = 0; fx < cols; ++fx, x += col) {
+                b0 = ap_dsp_max8(ap_dsp_load32(x), b0);
+                b1 = ap_dsp_max8(ap_dsp_load32(x + 4), b1);
+            }
+        }
+        ap_dsp_store32(out + j, ap_dsp_min8(b0, hi4));
+        ap_dsp_store32(out + j + 4, ap_dsp_min8(b1, hi4));
+    }
+    if (j + 4 <= n) {
+        uint32_t b0 = lo4;
+        const int8_t *r = in + j;
+        for (int32_t fy = 0; fy < rows; ++fy, r += row) {
+            const int8_t *x = r;
+            for (int32_t fx = 0; fx < cols; ++fx, x += col) {
+                b0 = ap_dsp_max8(ap_dsp_load32(x), b0);
+            }
+        }
+        ap_dsp_store32(out + j, ap_dsp_min8(b0, hi4));
+        j += 4;
+    }
+    for (; j < n; ++j) {
+        int32_t best = lo;
+        const int8_t *r = in + j;
+        for (int32_t fy = 0; fy < rows; ++fy, r += row) {
+            for (int32_t fx = 0; fx < cols; ++fx) {
+                const int32_t v = r[(size_t)fx * col];
+                best = v > best ? v : best;
+            }
+        }
+        out[j] = (int8_t)(best < hi ? best : hi);
+    }
+}

@@ -204,7 +204,8 @@ def test_litert_single_op_add_mul_broadcast(ffi, lib):
 
 @pytest.mark.parametrize("n", [1, 2, 3, 5, 16, 33])
 def test_add_arm_dsp_edges(ffi, lib, n):
-    """arm-dsp ADD's SMMULR row holds for left_shift <= 20 and shifts >= -30; other
+    """arm-dsp ADD's one-loop case (left_shift 20, full range, an input at the multiplier 0.5
+    exactly, output shift >= -21) and its SMMULR rows (left_shift <= 20, shifts >= -30); other
     parameters (left_shift 21 and 22, a shift of -31) take the portable row. Rows of every
     length parity, a broadcast operand on either side, outputs saturating at both ends and a
     clamped activation range, all against the reference."""
@@ -213,7 +214,10 @@ def test_add_arm_dsp_edges(ffi, lib, n):
     x2 = rng.integers(-128, 128, size=(1, 1, 2, n), dtype=np.int8)
     x1[0, 0, 0, :] = -128
     x2[0, 0, 0, :] = 127
-    cases = [(0.05, 0.05, 0.001), (0.5, 0.01, 0.002), (1e-3, 0.9, 0.9), (0.2, 0.2, 1e-4)]
+    # input 1, input 2 or both at the exact half (the one-loop case, swapped or not); the output
+    # shift 29 and 24 beyond that loop's 21 (the C rows)
+    cases = [(0.05, 0.05, 0.001), (0.5, 0.01, 0.002), (1e-3, 0.9, 0.9), (0.2, 0.2, 1e-4), (0.02, 0.05, 0.01),
+             (0.05, 0.05, 100.0), (0.05, 0.02, 3.0)]
     for scales in cases:
         fields = ops.add_params(scales[0], -128, scales[1], 127, scales[2], 3)
         for left_shift, tweak in ((20, {}), (19, {}), (21, {}), (22, {}), (20, {"input2_shift": -31}),
