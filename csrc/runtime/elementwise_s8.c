@@ -1,5 +1,5 @@
-/* ADD and MUL int8 with 4-D broadcasting (portable C; AVX2 rows dispatched), and the other broadcasting
-   int8 ops: MAXIMUM, MINIMUM, PRELU, SQUARED_DIFFERENCE, BROADCAST_TO. */
+/* ADD and MUL int8 with 4-D broadcasting (portable C; AVX2 rows and arm-dsp ADD rows dispatched), and the
+   other broadcasting int8 ops: MAXIMUM, MINIMUM, PRELU, SQUARED_DIFFERENCE, BROADCAST_TO. */
 #include "arenaplan/elementwise.h"
 #include "arenaplan/ops.h"
 

@@ -14,9 +14,10 @@
  *     moved inside the shift (2h + 2^e stays below 2^31 for |h| < 2^29); three instructions
  *     (two ADDs with a shifted operand and an ASR).
  * Seven instructions an input, nine for the output with its store, where the general form
- * (ap_fp_multiply_by_quantized_multiplier) takes about thirty an input (32 an element counted
- * on a Cortex-M4 with the loop and the constants it keeps on the stack, 74 portable). Any other
- * parameters (left_shift > 20 or a shift below -30) take the portable row: the caller
+ * (ap_fp_multiply_by_quantized_multiplier) takes about thirty an input: 32 an element counted
+ * on a Cortex-M4 with the loop and the constants it keeps on the stack (74 portable); the
+ * common case (ew_dsp_half_rows below: every ADD of ResNet-8) runs one asm loop of 19. Any
+ * other parameters (left_shift > 20 or a shift below -30) take the portable row: the caller
  * finishes what this returns undone. A broadcast (stride 0) input is scaled once a row.
  * ADD's arithmetic is the same under both rounding references.
  */
@@ -61,8 +62,8 @@ static inline int8_t ew_dsp_out(const ew_dsp_add *q, int32_t s1, int32_t s2, int
 
 /* The rows, inlined per (left_shift is TFLite's 20, full activation range) so that a
    constant shift and no clamp leave the loop's constants in registers. */
-static inline EW_DSP_INLINE void ew_dsp_rows(const ew_dsp_add *q, const int8_t *a, int stride_a, const int8_t *b, int stride_b,
-                               int8_t *out, size_t n, int32_t scale, int full)
+static inline EW_DSP_INLINE void ew_dsp_rows(const ew_dsp_add *q, const int8_t *a, int stride_a, const int8_t *b,
+                                             int stride_b, int8_t *out, size_t n, int32_t scale, int full)
 {
 #define EW_IN1(x) ew_dsp_input((x), scale, q->folded1, q->m1, q->e1, q->r1)
 #define EW_IN2(x) ew_dsp_input((x), scale, q->folded2, q->m2, q->e2, q->r2)
@@ -94,13 +95,13 @@ static inline EW_DSP_INLINE void ew_dsp_rows(const ew_dsp_add *q, const int8_t *
  * The common case in one loop: equal shapes, left_shift 20, the full activation range and one
  * input at TFLite's multiplier 0.5 exactly (the input of the larger scale: 2^30, shift 0), so
  * that its rescaled value is (x + offset) << 19 with no rounding (twice it is one ADD of the
- * loaded byte shifted by 20); the other at any shift in [-30, 0]. The other input takes SMMLAR, whose accumulate adds the
- * rounding's 2^(e-1) (e >= 1), and the sign of its operand (equal to the SRDHM's wherever that
- * is not 0, and either sign gives 0 there); the output the same, with its offset folded into
- * the accumulate as offset * 2^eo (eo <= 21 keeps every sum below 2^31). Per element: two
- * loads, one ADD, five instructions for the other input, one ADD for the doubled sum, six for
- * the output with SSAT, its store and the two shift counts loaded from the stack, and the
- * loop's compare and branch: 19 on a Cortex-M4.
+ * loaded byte shifted by 20); the other at any shift in [-30, 0]. The other input takes
+ * SMMLAR, whose accumulate adds the rounding's 2^(e-1) (e >= 1), and the sign of its operand
+ * (equal to the SRDHM's wherever that is not 0, and either sign gives 0 there); the output
+ * the same, with its offset folded into the accumulate as offset * 2^eo (eo <= 21 keeps every
+ * sum below 2^31). Per element: two loads, one ADD, five instructions for the other input,
+ * one ADD for the doubled sum, six for the output with SSAT, its store and the two shift
+ * counts loaded from the stack, and the loop's compare and branch: 19 on a Cortex-M4.
  */
 typedef struct ew_dsp_half {
     int32_t fa, fb, lb, mb, rb, sb, mo, ro, so;   /* lb: the other input's shift, 21 (or 22, below) */

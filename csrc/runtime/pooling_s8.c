@@ -1,5 +1,6 @@
 /* AVERAGE_POOL_2D and MAX_POOL_2D, int8 and int16 (portable C; channel-innermost loops
-   vectorise). One window walk for both types; each type its chunk functions. */
+   vectorise). One window walk for both types; each type its chunk functions, the int8 ones
+   for arm-dsp variants in pooling_s8_arm_dsp.c. */
 #include "arenaplan/pooling.h"
 
 #include "arenaplan/ops.h"
