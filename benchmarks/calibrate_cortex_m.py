@@ -109,6 +109,14 @@ def add(size):
     return (1, size, size, 16), lambda g, x: g.add(x, x)
 
 
+def mul(size):
+    """MUL of a tensor by itself (the graph builder has none), output scale the square's / 64."""
+    def build(g, x):
+        y = g._act("mul", g.tensors[x].shape, g._scale(x) ** 2 * 64, 0)
+        return g._op("MUL", (x, x), (y,), fused_activation_function="NONE")
+    return (1, size, size, 16), build
+
+
 def softmax(size):
     return (1, 4 * size), lambda g, x: g.softmax(x)
 
@@ -148,7 +156,7 @@ CASES = {"conv 3x3 16->16": (conv(16, 16, 3, 3), (6, 12)),
          "fully connected ->128": (fully_connected(128), (4, 40)),
          "fully connected ->8": (fully_connected(8), (8, 32)),
          "average pool x32": (average_pool, (6, 12)),
-         "max pool 2x2 x32": (max_pool, (4, 8)), "add x16": (add, (6, 12)),
+         "max pool 2x2 x32": (max_pool, (4, 8)), "add x16": (add, (6, 12)), "mul x16": (mul, (6, 12)),
          "softmax": (softmax, (4, 16)), "svdf 64 filters m8": (svdf, (16, 96))}
 
 

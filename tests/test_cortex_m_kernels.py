@@ -37,6 +37,12 @@ def _maxpool(g: GraphBuilder, x: int, size: Tuple[int, int], stride: int = 1, ac
                  filter_height=size[0], filter_width=size[1], fused_activation_function=activation)
 
 
+def _mul(g: GraphBuilder, a: int, b: int, rescale: float, activation: str = "NONE") -> int:
+    """MUL (the graph builder has none), its output scale the inputs' product over rescale."""
+    y = g._act("mul", g.tensors[a].shape, g._scale(a) * g._scale(b) / rescale, g._out_zero_point(activation))
+    return g._op("MUL", (a, b), (y,), fused_activation_function=activation)
+
+
 def _model(name: str, shape: Tuple[int, ...], body: Callable, seed: int) -> ap.Model:
     g = GraphBuilder(name, seed)
     return g.build(body(g, g.input(shape, scale=0.04, zero_point=-3)))
@@ -77,6 +83,9 @@ CASES = [
                                                        activation="NONE")),
     # ADD's one loop with both inputs at the multiplier 0.5 (equal scales), over 4 x 37 values
     ("add_same_scale", (1, 4, 37), lambda g, x: g.add(x, x, activation="NONE")),
+    # MUL's SXTAB16 / SMULBB steps of four and its tail, a right shift and a left shift of 7
+    ("mul_odd", (1, 3, 5, 7), lambda g, x: _mul(g, x, g.conv2d(x, 7, (1, 1), activation="NONE"), 0.02)),
+    ("mul_square_relu", (1, 2, 3, 9), lambda g, x: _mul(g, x, x, 100.0, activation="RELU")),
 ]
 
 

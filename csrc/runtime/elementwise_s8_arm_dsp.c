@@ -221,3 +221,54 @@ size_t ap_add_row_arm_dsp(const ap_add_params *p, const int8_t *a, int stride_a,
     }
     return n;
 }
+
+/*
+ * MUL int8, arm-dsp: TFLite's MulElementwise / BroadcastMul bit for bit. The product of the
+ * two offset inputs is at most 255 * 255 < 2^16 in magnitude; with a left shift of at most 13
+ * it stays below 2^29, so the SRDHM is SMMULR(2 * (product << left), m) and the rounding divide
+ * ew_dsp_round's (as ADD's above). Four elements a step where both inputs advance: a word of
+ * each, SXTAB16 adding the offsets to two int16 lanes at a time (bytes 0 and 2, then 1 and 3),
+ * SMULBB and SMULTT the four products. Any other parameters take the portable row.
+ */
+static inline int8_t ew_dsp_mul_out(int32_t prod, int32_t left1, int32_t m, int32_t e, int32_t round,
+                                    int32_t offset, int32_t lo, int32_t hi)
+{
+    const int32_t h = ap_dsp_smmulr((int32_t)((uint32_t)prod << left1), m);
+    const int32_t v = ap_dsp_ssat(ew_dsp_round(h, e, round) + offset, 8);
+    return (int8_t)ap_ops_clamp(v, lo, hi);
+}
+
+size_t ap_mul_row_arm_dsp(const ap_mul_params *p, const int8_t *a, int stride_a, const int8_t *b, int stride_b,
+                          int8_t *out, size_t n)
+{
+    const int32_t left = p->output_shift > 0 ? p->output_shift : 0;
+    const int32_t e = p->output_shift < 0 ? -p->output_shift : 0;
+    if (left > 13 || e > 30 || n == 0) {
+        return 0;
+    }
+    const int32_t left1 = left + 1, m = p->output_multiplier, round = (int32_t)1 << e;
+    const int32_t o1 = p->input1_offset, o2 = p->input2_offset, offset = p->output_offset;
+    const int32_t lo = p->activation_min, hi = p->activation_max;
+    size_t i = 0;
+    if (stride_a && stride_b) {
+        const uint32_t off1 = ((uint32_t)o1 & 0xffffu) | ((uint32_t)o1 << 16);
+        const uint32_t off2 = ((uint32_t)o2 & 0xffffu) | ((uint32_t)o2 << 16);
+        for (; i + 4 <= n; i += 4) {
+            const uint32_t wa = ap_dsp_load32(a + i), wb = ap_dsp_load32(b + i);
+            const uint32_t a02 = ap_dsp_sxtab16(off1, wa), a13 = ap_dsp_sxtab16_ror8(off1, wa);
+            const uint32_t b02 = ap_dsp_sxtab16(off2, wb), b13 = ap_dsp_sxtab16_ror8(off2, wb);
+            const int32_t p0 = ap_dsp_smlabb(a02, b02, 0), p2 = ap_dsp_smlatt(a02, b02, 0);
+            const int32_t p1 = ap_dsp_smlabb(a13, b13, 0), p3 = ap_dsp_smlatt(a13, b13, 0);
+            /* both words read before the writes: in place is safe */
+            out[i] = ew_dsp_mul_out(p0, left1, m, e, round, offset, lo, hi);
+            out[i + 1] = ew_dsp_mul_out(p1, left1, m, e, round, offset, lo, hi);
+            out[i + 2] = ew_dsp_mul_out(p2, left1, m, e, round, offset, lo, hi);
+            out[i + 3] = ew_dsp_mul_out(p3, left1, m, e, round, offset, lo, hi);
+        }
+    }
+    for (; i < n; ++i) {
+        const int32_t x1 = a[stride_a ? i : 0] + o1, x2 = b[stride_b ? i : 0] + o2;
+        out[i] = ew_dsp_mul_out(x1 * x2, left1, m, e, round, offset, lo, hi);
+    }
+    return n;
+}

@@ -146,9 +146,11 @@ size_t ap_add_row_avx2(const ap_add_params *p, const int8_t *a, int stride_a, co
                        int stride_b, int8_t *out, size_t n);
 size_t ap_mul_row_avx2(const ap_mul_params *p, const int8_t *a, int stride_a, const int8_t *b,
                        int stride_b, int8_t *out, size_t n);
-/* arm-dsp ADD row (elementwise_s8_arm_dsp.c): n, or 0 where its bounds do not hold (the
+/* arm-dsp ADD and MUL rows (elementwise_s8_arm_dsp.c): n, or 0 where its bounds do not hold (the
    portable row then runs). */
 size_t ap_add_row_arm_dsp(const ap_add_params *p, const int8_t *a, int stride_a, const int8_t *b,
+                          int stride_b, int8_t *out, size_t n);
+size_t ap_mul_row_arm_dsp(const ap_mul_params *p, const int8_t *a, int stride_a, const int8_t *b,
                           int stride_b, int8_t *out, size_t n);
 
 /* AVERAGE_POOL_2D int8, arm-dsp (pooling_s8_arm_dsp.c): one window's averages over n channels;

@@ -236,3 +236,35 @@ def test_add_arm_dsp_edges(ffi, lib, n):
                         status, got, err = run(ffi, lib, "add", p, a, b, v)
                         assert status == lib.AP_OK, message(ffi, err)
                         np.testing.assert_array_equal(got, expected, err_msg=f"{scales} {left_shift} {tweak}")
+
+
+@pytest.mark.parametrize("n", [1, 3, 4, 7, 8, 9])
+def test_mul_arm_dsp_edges(ffi, lib, n):
+    """arm-dsp MUL: four elements a step with SXTAB16 and SMULBB / SMULTT where both inputs
+    advance, the rest one at a time; its SMMULR form for output shifts up to 13 (products
+    below 2^29), the portable row beyond (rescales of 9,000 and 30,000: shift 14 and 15).
+    Lengths off the step, a broadcast operand, saturation, a clamped range, in place."""
+    rng = np.random.default_rng(n)
+    x1 = rng.integers(-128, 128, size=(1, 1, 2, n), dtype=np.int8)
+    x2 = rng.integers(-128, 128, size=(1, 1, 2, n), dtype=np.int8)
+    x1[0, 0, 0, :] = -128
+    x2[0, 0, 0, ::2] = 127
+    x2[0, 0, 0, 1::2] = -128
+    for real in (1e-4, 0.01, 0.5, 1.0, 100.0, 8000.0, 9000.0, 30000.0):
+        for act, zps in (((-128, 127), (-128, 127, 3)), ((-5, 20), (0, 1, -7))):
+            f = ops.mul_params(1.0, zps[0], 1.0, zps[1], 1.0 / real, zps[2], *act)
+            for s1, s2 in ((x1.shape, x2.shape), ((1, 1, 1, 1), x2.shape), (x1.shape, (1, 1, 1, 1))):
+                a = x1[tuple(slice(0, d) for d in s1)]
+                b = x2[tuple(slice(0, d) for d in s2)]
+                so = tuple(max(p, q) for p, q in zip(s1, s2))
+                p = make(ffi, "mul", s1, s2, so, f)
+                expected = ops.mul(a, b, f)
+                v = variants(ffi, lib, lib.ap_mul_s8_variants, p)[0]
+                for level in cpu_levels(lib):
+                    with cpu(lib, level):
+                        for alias in (None, 1, 2):
+                            if alias is not None and (s1, s2)[alias - 1] != so:
+                                continue
+                            status, got, err = run(ffi, lib, "mul", p, a, b, v, out_alias=alias)
+                            assert status == lib.AP_OK, message(ffi, err)
+                            np.testing.assert_array_equal(got, expected, err_msg=f"{real} {act} {alias}")
