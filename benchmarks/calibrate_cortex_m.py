@@ -94,8 +94,27 @@ def average_pool(size):
     return (1, size, size, 32), lambda g, x: g.avgpool(x, (size, size))
 
 
+def max_pool(size):
+    """MAX_POOL_2D 2x2 stride 2 (the graph builder has none; VALID, the input's quantisation)."""
+    def build(g, x):
+        n, h, w, c = g.tensors[x].shape
+        q = g.tensors[x].quantization
+        y = g._act("maxpool", (n, h // 2, w // 2, c), q.scale[0], q.zero_point[0])
+        return g._op("MAX_POOL_2D", (x,), (y,), padding="VALID", stride_h=2, stride_w=2, filter_height=2,
+                     filter_width=2, fused_activation_function="NONE")
+    return (1, 2 * size, 2 * size, 32), build
+
+
 def add(size):
     return (1, size, size, 16), lambda g, x: g.add(x, x)
+
+
+def mul(size):
+    """MUL of a tensor by itself (the graph builder has none), output scale the square's / 64."""
+    def build(g, x):
+        y = g._act("mul", g.tensors[x].shape, g._scale(x) ** 2 * 64, 0)
+        return g._op("MUL", (x, x), (y,), fused_activation_function="NONE")
+    return (1, size, size, 16), build
 
 
 def softmax(size):
@@ -136,7 +155,8 @@ CASES = {"conv 3x3 16->16": (conv(16, 16, 3, 3), (6, 12)),
          "fully connected ->32": (fully_connected(32), (8, 32)),
          "fully connected ->128": (fully_connected(128), (4, 40)),
          "fully connected ->8": (fully_connected(8), (8, 32)),
-         "average pool x32": (average_pool, (6, 12)), "add x16": (add, (6, 12)),
+         "average pool x32": (average_pool, (6, 12)),
+         "max pool 2x2 x32": (max_pool, (4, 8)), "add x16": (add, (6, 12)), "mul x16": (mul, (6, 12)),
          "softmax": (softmax, (4, 16)), "svdf 64 filters m8": (svdf, (16, 96))}
 
 

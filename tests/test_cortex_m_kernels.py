@@ -27,6 +27,22 @@ CPUS = ["cortex-m4", "cortex-m7", "cortex-m33"]
 REFERENCES = ["tflm", "litert"]
 
 
+def _maxpool(g: GraphBuilder, x: int, size: Tuple[int, int], stride: int = 1, activation: str = "NONE") -> int:
+    """MAX_POOL_2D, VALID (the graph builder has none): the input's quantisation kept."""
+    n, h, w, c = g.tensors[x].shape
+    q = g.tensors[x].quantization
+    shape = (n, (h - size[0]) // stride + 1, (w - size[1]) // stride + 1, c)
+    y = g._act("maxpool", shape, q.scale[0], q.zero_point[0])
+    return g._op("MAX_POOL_2D", (x,), (y,), padding="VALID", stride_h=stride, stride_w=stride,
+                 filter_height=size[0], filter_width=size[1], fused_activation_function=activation)
+
+
+def _mul(g: GraphBuilder, a: int, b: int, rescale: float, activation: str = "NONE") -> int:
+    """MUL (the graph builder has none), its output scale the inputs' product over rescale."""
+    y = g._act("mul", g.tensors[a].shape, g._scale(a) * g._scale(b) / rescale, g._out_zero_point(activation))
+    return g._op("MUL", (a, b), (y,), fused_activation_function=activation)
+
+
 def _model(name: str, shape: Tuple[int, ...], body: Callable, seed: int) -> ap.Model:
     g = GraphBuilder(name, seed)
     return g.build(body(g, g.input(shape, scale=0.04, zero_point=-3)))
@@ -55,6 +71,21 @@ CASES = [
     ("fc_relu", (1, 64), lambda g, x: g.fully_connected(x, 16, activation="RELU")),
     ("avgpool", (1, 6, 6, 10), lambda g, x: g.avgpool(x, (3, 3), stride=2)),
     ("add", (1, 5, 5, 7), lambda g, x: g.add(x, g.conv2d(x, 7, (1, 1), activation="NONE"))),
+    # AVERAGE_POOL_2D's SXTAB16 sums: KWS's 25x5 global window over 8 + 4 channels, and a window
+    # of more than 256 taps (int32 sums) over 8 + 1; ADD's one loop (no activation, one input at
+    # the multiplier 0.5) over an odd count
+    ("avgpool_kws_global", (1, 25, 5, 12), lambda g, x: g.avgpool(x, (25, 5))),
+    ("avgpool_257_taps", (1, 17, 16, 9), lambda g, x: g.avgpool(x, (17, 16))),
+    # MAX_POOL_2D's SSUB8 + SEL: 8 + 4 + 1 channels, clamped by RELU6 and not
+    ("maxpool_relu6", (1, 7, 6, 13), lambda g, x: _maxpool(g, x, (3, 2), stride=2, activation="RELU6")),
+    ("maxpool_2x2", (1, 8, 8, 8), lambda g, x: _maxpool(g, x, (2, 2), stride=2)),
+    ("add_none_odd", (1, 3, 5, 9), lambda g, x: g.add(x, g.conv2d(x, 9, (1, 1), activation="NONE"),
+                                                       activation="NONE")),
+    # ADD's one loop with both inputs at the multiplier 0.5 (equal scales), over 4 x 37 values
+    ("add_same_scale", (1, 4, 37), lambda g, x: g.add(x, x, activation="NONE")),
+    # MUL's SXTAB16 / SMULBB steps of four and its tail, a right shift and a left shift of 7
+    ("mul_odd", (1, 3, 5, 7), lambda g, x: _mul(g, x, g.conv2d(x, 7, (1, 1), activation="NONE"), 0.02)),
+    ("mul_square_relu", (1, 2, 3, 9), lambda g, x: _mul(g, x, x, 100.0, activation="RELU")),
 ]
 
 

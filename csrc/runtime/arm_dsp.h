@@ -281,4 +281,44 @@ static inline uint32_t ap_dsp_qadd8(uint32_t a, uint32_t b)
                                  (int32_t)((1u << ((bits) - 1)) - 1u)))
 #endif
 
+/* SSUB8 then SEL: the lane-wise maximum of four int8 lanes (SSUB8 sets each lane's GE flag
+   where a >= b, SEL takes that lane from a, else from b); one asm block, so nothing runs
+   between the two. */
+static inline uint32_t ap_dsp_max8(uint32_t a, uint32_t b)
+{
+#if AP_ARM_DSP_NATIVE
+    uint32_t r;
+    __asm__("ssub8 %0, %1, %2\n\t"
+            "sel %0, %1, %2"
+            : "=&r"(r) : "r"(a), "r"(b) : "cc");
+    return r;
+#else
+    uint32_t r = 0;
+    for (int i = 0; i < 4; ++i) {
+        const int32_t x = ap_dsp_byte(a, i), y = ap_dsp_byte(b, i);
+        r |= ((uint32_t)(x >= y ? x : y) & 0xffu) << (8 * i);
+    }
+    return r;
+#endif
+}
+
+/* The lane-wise minimum, as ap_dsp_max8 with SEL's operands swapped. */
+static inline uint32_t ap_dsp_min8(uint32_t a, uint32_t b)
+{
+#if AP_ARM_DSP_NATIVE
+    uint32_t r;
+    __asm__("ssub8 %0, %1, %2\n\t"
+            "sel %0, %2, %1"
+            : "=&r"(r) : "r"(a), "r"(b) : "cc");
+    return r;
+#else
+    uint32_t r = 0;
+    for (int i = 0; i < 4; ++i) {
+        const int32_t x = ap_dsp_byte(a, i), y = ap_dsp_byte(b, i);
+        r |= ((uint32_t)(x >= y ? y : x) & 0xffu) << (8 * i);
+    }
+    return r;
+#endif
+}
+
 #endif

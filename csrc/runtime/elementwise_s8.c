@@ -1,5 +1,5 @@
-/* ADD and MUL int8 with 4-D broadcasting (portable C; AVX2 rows dispatched), and the other broadcasting
-   int8 ops: MAXIMUM, MINIMUM, PRELU, SQUARED_DIFFERENCE, BROADCAST_TO. */
+/* ADD and MUL int8 with 4-D broadcasting (portable C; AVX2 and arm-dsp rows dispatched), and the
+   other broadcasting int8 ops: MAXIMUM, MINIMUM, PRELU, SQUARED_DIFFERENCE, BROADCAST_TO. */
 #include "arenaplan/elementwise.h"
 #include "arenaplan/ops.h"
 
@@ -262,8 +262,20 @@ static void add_row_simd(const void *ctx, const int8_t *a, int sa, const int8_t 
 }
 #endif
 
+/* arm-dsp: the SMMULR row where ADD's parameters are bounded as it needs, else portable. */
+static void add_row_arm_dsp(const void *ctx, const int8_t *a, int sa, const int8_t *b, int sb, int8_t *out,
+                            size_t n)
+{
+    if (ap_add_row_arm_dsp((const ap_add_params *)ctx, a, sa, b, sb, out, n) != n) {
+        add_row(ctx, a, sa, b, sb, out, n);
+    }
+}
+
 static ew_row_fn add_row_for(const ap_variant *variant)
 {
+    if (variant != NULL && ap_ops_runs_arm_dsp(variant->isa)) {
+        return add_row_arm_dsp;
+    }
 #if AP_OPS_HAVE_AVX2
     if (variant != NULL && ap_ops_runs_avx2(variant->isa)) {
         return add_row_simd;
@@ -390,8 +402,20 @@ static void mul_row_simd(const void *ctx, const int8_t *a, int sa, const int8_t 
 }
 #endif
 
+/* arm-dsp: SXTAB16 and SMULBB / SMULTT four elements a step, SMMULR, where MUL's shift allows. */
+static void mul_row_arm_dsp(const void *ctx, const int8_t *a, int sa, const int8_t *b, int sb, int8_t *out,
+                            size_t n)
+{
+    if (ap_mul_row_arm_dsp((const ap_mul_params *)ctx, a, sa, b, sb, out, n) != n) {
+        mul_row(ctx, a, sa, b, sb, out, n);
+    }
+}
+
 static ew_row_fn mul_row_for(const ap_variant *variant)
 {
+    if (variant != NULL && ap_ops_runs_arm_dsp(variant->isa)) {
+        return mul_row_arm_dsp;
+    }
 #if AP_OPS_HAVE_AVX2
     if (variant != NULL && ap_ops_runs_avx2(variant->isa)) {
         return mul_row_simd;

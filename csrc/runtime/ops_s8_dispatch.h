@@ -147,6 +147,20 @@ size_t ap_add_row_avx2(const ap_add_params *p, const int8_t *a, int stride_a, co
                        int stride_b, int8_t *out, size_t n);
 size_t ap_mul_row_avx2(const ap_mul_params *p, const int8_t *a, int stride_a, const int8_t *b,
                        int stride_b, int8_t *out, size_t n);
+/* arm-dsp ADD and MUL rows (elementwise_s8_arm_dsp.c): n, or 0 where its bounds do not hold (the
+   portable row then runs). */
+size_t ap_add_row_arm_dsp(const ap_add_params *p, const int8_t *a, int stride_a, const int8_t *b,
+                          int stride_b, int8_t *out, size_t n);
+size_t ap_mul_row_arm_dsp(const ap_mul_params *p, const int8_t *a, int stride_a, const int8_t *b,
+                          int stride_b, int8_t *out, size_t n);
+
+/* AVERAGE_POOL_2D int8, arm-dsp (pooling_s8_arm_dsp.c): one window's averages over n channels;
+   tap (fy, fx) of channel j is in[fy * row + fx * col + j], 0 <= fy < rows, 0 <= fx < cols. */
+void ap_avgpool_s8_arm_dsp(const int8_t *in, size_t row, size_t col, int32_t rows, int32_t cols, int8_t *out,
+                           size_t n, int32_t lo, int32_t hi);
+/* MAX_POOL_2D int8, arm-dsp (pooling_s8_arm_dsp.c): the same window, SSUB8 + SEL. */
+void ap_maxpool_s8_arm_dsp(const int8_t *in, size_t row, size_t col, int32_t rows, int32_t cols, int8_t *out,
+                           size_t n, int32_t lo, int32_t hi);
 
 /* LSTM gate activations on 16 int16 values in place, Q0.15 out (fixedpoint_int16.h):
    gemmlowp logistic of Q3.12, tanh of Q(integer_bits).(15 - integer_bits), integer_bits 0..6. */

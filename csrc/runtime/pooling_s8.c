@@ -1,5 +1,6 @@
 /* AVERAGE_POOL_2D and MAX_POOL_2D, int8 and int16 (portable C; channel-innermost loops
-   vectorise). One window walk for both types; each type its chunk functions. */
+   vectorise). One window walk for both types; each type its chunk functions, the int8 ones
+   for arm-dsp variants in pooling_s8_arm_dsp.c. */
 #include "arenaplan/pooling.h"
 
 #include "arenaplan/ops.h"
@@ -7,6 +8,7 @@
 #include <string.h>
 
 #include "ops_s8_common.h"
+#include "ops_s8_dispatch.h"
 
 #define POOL_CHUNK 64
 
@@ -204,6 +206,19 @@ static void average_chunk(const ap_pool2d_params *p, const pool_window *w, void 
     }
 }
 
+/* arm-dsp: the same averages with SXTAB16, maxima with SSUB8 + SEL (pooling_s8_arm_dsp.c). */
+static void average_chunk_arm_dsp(const ap_pool2d_params *p, const pool_window *w, void *out, size_t n)
+{
+    ap_avgpool_s8_arm_dsp((const int8_t *)w->in, w->row, w->col, w->rows, w->cols, (int8_t *)out, n,
+                          p->activation_min, p->activation_max);
+}
+
+static void max_chunk_arm_dsp(const ap_pool2d_params *p, const pool_window *w, void *out, size_t n)
+{
+    ap_maxpool_s8_arm_dsp((const int8_t *)w->in, w->row, w->col, w->rows, w->cols, (int8_t *)out, n,
+                          p->activation_min, p->activation_max);
+}
+
 static void max_chunk(const ap_pool2d_params *p, const pool_window *w, void *out_, size_t n)
 {
     int8_t *out = out_;
@@ -288,16 +303,18 @@ ap_status ap_average_pool2d_s8_run(const ap_pool2d_params *params, const ap_vari
                                    const int8_t *input, int8_t *output, const ap_scratch *scratch,
                                    uint32_t scratch_count, ap_error *error_out)
 {
-    return pool_run(params, variant, input, output, scratch, scratch_count, "average_pool2d", average_chunk,
-                    error_out);
+    const int use_dsp = variant != NULL && ap_ops_runs_arm_dsp(variant->isa);
+    return pool_run(params, variant, input, output, scratch, scratch_count, "average_pool2d",
+                    use_dsp ? average_chunk_arm_dsp : average_chunk, error_out);
 }
 
 ap_status ap_max_pool2d_s8_run(const ap_pool2d_params *params, const ap_variant *variant,
                                const int8_t *input, int8_t *output, const ap_scratch *scratch,
                                uint32_t scratch_count, ap_error *error_out)
 {
-    return pool_run(params, variant, input, output, scratch, scratch_count, "max_pool2d", max_chunk,
-                    error_out);
+    const int use_dsp = variant != NULL && ap_ops_runs_arm_dsp(variant->isa);
+    return pool_run(params, variant, input, output, scratch, scratch_count, "max_pool2d",
+                    use_dsp ? max_chunk_arm_dsp : max_chunk, error_out);
 }
 
 /* ---- int16 (the 16x8 rows), with the op table's signatures ---- */

@@ -200,3 +200,71 @@ def test_litert_single_op_add_mul_broadcast(ffi, lib):
         status, got, err = run(ffi, lib, which, p, x1, x2, v)
         assert status == lib.AP_OK, message(ffi, err)
         np.testing.assert_array_equal(got, y, err_msg=f"{which} {s1} {s2}")
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 16, 33])
+def test_add_arm_dsp_edges(ffi, lib, n):
+    """arm-dsp ADD's one-loop case (left_shift 20, full range, an input at the multiplier 0.5
+    exactly, output shift >= -21) and its SMMULR rows (left_shift <= 20, shifts >= -30); other
+    parameters (left_shift 21 and 22, a shift of -31) take the portable row. Rows of every
+    length parity, a broadcast operand on either side, outputs saturating at both ends and a
+    clamped activation range, all against the reference."""
+    rng = np.random.default_rng(n)
+    x1 = rng.integers(-128, 128, size=(1, 1, 2, n), dtype=np.int8)
+    x2 = rng.integers(-128, 128, size=(1, 1, 2, n), dtype=np.int8)
+    x1[0, 0, 0, :] = -128
+    x2[0, 0, 0, :] = 127
+    # input 1, input 2 or both at the exact half (the one-loop case, swapped or not); the output
+    # shift 29 and 24 beyond that loop's 21 (the C rows)
+    cases = [(0.05, 0.05, 0.001), (0.5, 0.01, 0.002), (1e-3, 0.9, 0.9), (0.2, 0.2, 1e-4), (0.02, 0.05, 0.01),
+             (0.05, 0.05, 100.0), (0.05, 0.02, 3.0)]
+    for scales in cases:
+        fields = ops.add_params(scales[0], -128, scales[1], 127, scales[2], 3)
+        for left_shift, tweak in ((20, {}), (19, {}), (21, {}), (22, {}), (20, {"input2_shift": -31}),
+                                  (20, {"output_shift": -31}), (20, {"activation_min": -7, "activation_max": 9})):
+            f = dict(fields, left_shift=left_shift, **tweak)
+            for s1, s2 in ((x1.shape, x2.shape), ((1, 1, 1, 1), x2.shape), (x1.shape, (1, 1, 1, 1)),
+                           ((1, 1, 2, 1), x2.shape)):
+                a = x1[tuple(slice(0, d) for d in s1)]
+                b = x2[tuple(slice(0, d) for d in s2)]
+                so = tuple(max(p, q) for p, q in zip(s1, s2))
+                p = make(ffi, "add", s1, s2, so, f)
+                expected = ops.add(a, b, f)
+                v = variants(ffi, lib, lib.ap_add_s8_variants, p)[0]
+                for level in cpu_levels(lib):
+                    with cpu(lib, level):
+                        status, got, err = run(ffi, lib, "add", p, a, b, v)
+                        assert status == lib.AP_OK, message(ffi, err)
+                        np.testing.assert_array_equal(got, expected, err_msg=f"{scales} {left_shift} {tweak}")
+
+
+@pytest.mark.parametrize("n", [1, 3, 4, 7, 8, 9])
+def test_mul_arm_dsp_edges(ffi, lib, n):
+    """arm-dsp MUL: four elements a step with SXTAB16 and SMULBB / SMULTT where both inputs
+    advance, the rest one at a time; its SMMULR form for output shifts up to 13 (products
+    below 2^29), the portable row beyond (rescales of 9,000 and 30,000: shift 14 and 15).
+    Lengths off the step, a broadcast operand, saturation, a clamped range, in place."""
+    rng = np.random.default_rng(n)
+    x1 = rng.integers(-128, 128, size=(1, 1, 2, n), dtype=np.int8)
+    x2 = rng.integers(-128, 128, size=(1, 1, 2, n), dtype=np.int8)
+    x1[0, 0, 0, :] = -128
+    x2[0, 0, 0, ::2] = 127
+    x2[0, 0, 0, 1::2] = -128
+    for real in (1e-4, 0.01, 0.5, 1.0, 100.0, 8000.0, 9000.0, 30000.0):
+        for act, zps in (((-128, 127), (-128, 127, 3)), ((-5, 20), (0, 1, -7))):
+            f = ops.mul_params(1.0, zps[0], 1.0, zps[1], 1.0 / real, zps[2], *act)
+            for s1, s2 in ((x1.shape, x2.shape), ((1, 1, 1, 1), x2.shape), (x1.shape, (1, 1, 1, 1))):
+                a = x1[tuple(slice(0, d) for d in s1)]
+                b = x2[tuple(slice(0, d) for d in s2)]
+                so = tuple(max(p, q) for p, q in zip(s1, s2))
+                p = make(ffi, "mul", s1, s2, so, f)
+                expected = ops.mul(a, b, f)
+                v = variants(ffi, lib, lib.ap_mul_s8_variants, p)[0]
+                for level in cpu_levels(lib):
+                    with cpu(lib, level):
+                        for alias in (None, 1, 2):
+                            if alias is not None and (s1, s2)[alias - 1] != so:
+                                continue
+                            status, got, err = run(ffi, lib, "mul", p, a, b, v, out_alias=alias)
+                            assert status == lib.AP_OK, message(ffi, err)
+                            np.testing.assert_array_equal(got, expected, err_msg=f"{real} {act} {alias}")

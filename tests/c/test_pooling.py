@@ -182,3 +182,31 @@ def test_litert_single_op_pools(ffi, lib):
                             act_min=act[0], act_max=act[1])
         np.testing.assert_array_equal(ref, y, err_msg=f"reference vs LiteRT {which}")
         run_pool(ffi, lib, which, x, filter_hw=(kh, kw), stride=(sh, sw), pad=(ph, pw), out_hw=(oh, ow), act=act)
+
+
+@pytest.mark.parametrize("c", [4, 8, 12, 13, 15])
+@pytest.mark.parametrize("taps", [(16, 16), (16, 17), (25, 5)])
+def test_average_int16_lane_edges(ffi, lib, c, taps):
+    """arm-dsp sums a window of at most 256 taps in int16 lanes (SXTAB16), eight and four
+    channels a step and the rest one at a time; a larger window sums in int32. Windows of
+    256 taps at the lanes' extremes (all -128: -32768; all 127), one tap more, and KWS's
+    25x5, over channel counts on and off the SIMD widths."""
+    rng = np.random.default_rng(c)
+    for fill in (-128, 127, None):
+        shape = (1, taps[0], taps[1], c)
+        x = (np.full(shape, fill, dtype=np.int8) if fill is not None
+             else rng.integers(-128, 128, size=shape, dtype=np.int8))
+        run_pool(ffi, lib, "average", x, filter_hw=taps, stride=(1, 1), pad=(0, 0), out_hw=(1, 1))
+        run_pool(ffi, lib, "average", x, filter_hw=taps, stride=(1, 1), pad=(0, 0), out_hw=(1, 1), act=(-20, 30))
+
+
+@pytest.mark.parametrize("c", [4, 8, 12, 13, 15])
+def test_max_lanes(ffi, lib, c):
+    """arm-dsp's SSUB8 + SEL maximum, eight and four channels a step and the rest one at a
+    time, clamped to every kind of activation range, with -128 and 127 at the lanes' ends."""
+    rng = np.random.default_rng(c)
+    x = rng.integers(-128, 128, size=(1, 5, 6, c), dtype=np.int8)
+    x[0, 0, 0, ::2] = 127
+    x[0, :, :, 1::3] = -128
+    for act in ((-128, 127), (0, 127), (-128, 0), (-10, 40), (5, 5)):
+        run_pool(ffi, lib, "max", x, filter_hw=(2, 3), stride=(1, 2), pad=(0, 0), out_hw=(4, 2), act=act)
