@@ -280,6 +280,21 @@ def test_mul_16x8_hypothesis(data, tmp_path_factory):
 
 
 @needs_litert
+def test_mul_multiplier_follows_the_rounding_rule(tmp_path):
+    """LiteRT forms MUL's multiplier from the float32 scales in float32, TensorFlow Lite Micro
+    in double: for these scales (found by hypothesis) the two differ, and an output with them,
+    so the litert rule must take LiteRT's (this case failed by one when both took double)."""
+    from arenaplan.ops.lowering import _product_multiplier
+    scales = (0.017768357243875852, 0.009432470001236225, 0.48402231700599413)
+    assert _product_multiplier(*scales, "litert") != _product_multiplier(*scales, "tflm")
+    shape = (4, 1, 2, 4)
+    rng = np.random.default_rng(len(shape))
+    content = add_model("MUL", shape, shape, shape, scales, 0)
+    feeds = [list(xy) for xy in zip(int16_inputs(rng, shape, 2), int16_inputs(rng, shape, 2))]
+    check_against_litert(content, tmp_path, feeds, ["direct"])
+
+
+@needs_litert
 @pytest.mark.parametrize("shape,pads", [((1, 3, 4, 2), [[0, 0], [1, 2], [0, 3], [1, 0]]),
                                         ((5, 6), [[2, 0], [1, 1]])])
 def test_pad_16x8_matches_litert(shape, pads, tmp_path):
