@@ -205,28 +205,22 @@ static void dw_plane_rows_any(const dw_plane_walk *w, const int16_t *plane, int3
     "ldr %[x], [%[" row "], #16]\n\t"                                                     \
     "smlad %[a3], %[y], %[wa], %[a3]\n\t"                                                 \
     "smlabb %[a3], %[x], %[wb], %[a3]\n\t"
-/* dw_plane_requant of one sum and its store; x, y, z, wa, wb and q hold h, t, m, e, K and
-   the output step */
-#define DW_PLANE_OUT1_ASM(acc)                                                             \
-    "smmulr %[x], %[" acc "], %[z]\n\t"                                                   \
-    "lsl %[y], %[x], #1\n\t"                                                              \
-    "sub %[y], %[y], %[x], lsr #31\n\t"                                                   \
-    "asr %[y], %[y], %[wa]\n\t"                                                           \
-    "add %[y], %[y], %[wb]\n\t"                                                           \
-    "ssat %[y], #8, %[y], asr #1\n\t"                                                     \
-    "strb %[y], [%[o]]\n\t"                                                               \
-    "add %[o], %[o], %[q]\n\t"
-/* dw_plane_requant of one sum and its store in the 1-D loop: x0, x1, wv, t, q and w hold h,
-   t, m, e, K and the output step */
-#define DW_PLANE_OUT1_1D_ASM(acc)                                                          \
-    "smmulr %[x0], %[" acc "], %[wv]\n\t"                                                \
-    "lsl %[x1], %[x0], #1\n\t"                                                           \
-    "sub %[x1], %[x1], %[x0], lsr #31\n\t"                                               \
-    "asr %[x1], %[x1], %[t]\n\t"                                                         \
-    "add %[x1], %[x1], %[q]\n\t"                                                         \
-    "ssat %[x1], #8, %[x1], asr #1\n\t"                                                  \
-    "strb %[x1], [%[o]]\n\t"                                                             \
-    "add %[o], %[o], %[w]\n\t"
+/* dw_plane_requant of the sum in operand acc and its store at o, o then moved a step: the
+   operands named h and t are free, m, e, k and step hold the channel's constants (each loop
+   passes the names of the registers it has free then) */
+#define DW_PLANE_REQUANT_ASM(acc, h, t, m, e, k, step)                                     \
+    "smmulr %[" h "], %[" acc "], %[" m "]\n\t"                                            \
+    "lsl %[" t "], %[" h "], #1\n\t"                                                       \
+    "sub %[" t "], %[" t "], %[" h "], lsr #31\n\t"                                          \
+    "asr %[" t "], %[" t "], %[" e "]\n\t"                                                   \
+    "add %[" t "], %[" t "], %[" k "]\n\t"                                                   \
+    "ssat %[" t "], #8, %[" t "], asr #1\n\t"                                                \
+    "strb %[" t "], [%[o]]\n\t"                                                           \
+    "add %[o], %[o], %[" step "]\n\t"
+/* in the 3x3 loop x, y, z, wa, wb and q hold h, t, m, e, K and the output step */
+#define DW_PLANE_OUT1_ASM(acc) DW_PLANE_REQUANT_ASM(acc, "x", "y", "z", "wa", "wb", "q")
+/* in the 1-D loop x0, x1, wv, t, q and w do */
+#define DW_PLANE_OUT1_1D_ASM(acc) DW_PLANE_REQUANT_ASM(acc, "x0", "x1", "wv", "t", "q", "w")
 /* The loop, its taps macro and the bytes p moves a group (8 at stride 1, 16 at 2). */
 #define DW_PLANE_GROUPS_ASM(TAPS, ADVANCE)                                                 \
     int32_t a0, a1, a2, a3;                                                                \

@@ -102,13 +102,9 @@ static ap_status ew16_run(const ap_op_call *call, int32_t sign, const char *op, 
     }
     const int16_t *a = call->inputs[0], *b = call->inputs[1];
     int16_t *out = call->output;
-    size_t sa[4], sb[4], ea = 1, eb = 1;
-    for (int d = 3; d >= 0; --d) {
-        sa[d] = p->input1_shape[d] == 1 ? 0 : ea;
-        sb[d] = p->input2_shape[d] == 1 ? 0 : eb;
-        ea *= (size_t)p->input1_shape[d];
-        eb *= (size_t)p->input2_shape[d];
-    }
+    size_t sa[4], sb[4];
+    ap_ops_broadcast_strides(p->input1_shape, sa);
+    ap_ops_broadcast_strides(p->input2_shape, sb);
     const int32_t *o = p->output_shape;
     size_t at = 0;
     for (int32_t i0 = 0; i0 < o[0]; ++i0) {
@@ -210,13 +206,9 @@ ap_status ap_mul_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out
     }
     const int16_t *a = call->inputs[0], *b = call->inputs[1];
     int16_t *out = call->output;
-    size_t sa[4], sb[4], ea = 1, eb = 1;
-    for (int d = 3; d >= 0; --d) {
-        sa[d] = p->input1_shape[d] == 1 ? 0 : ea;
-        sb[d] = p->input2_shape[d] == 1 ? 0 : eb;
-        ea *= (size_t)p->input1_shape[d];
-        eb *= (size_t)p->input2_shape[d];
-    }
+    size_t sa[4], sb[4];
+    ap_ops_broadcast_strides(p->input1_shape, sa);
+    ap_ops_broadcast_strides(p->input2_shape, sb);
     const int32_t *o = p->output_shape;
     size_t at = 0;
     for (int32_t i0 = 0; i0 < o[0]; ++i0) {

@@ -67,13 +67,9 @@ static ap_status binary_run(const ap_op_call *call, ap_isa isa, int kind, const 
         return AP_OK;
     }
     /* strides of each input in the output's index space (0 along a broadcast dimension) */
-    size_t sa[4], sb[4], ta = 1, tb = 1;
-    for (int d = 3; d >= 0; --d) {
-        sa[d] = p->input1_shape[d] == 1 ? 0 : ta;
-        sb[d] = p->input2_shape[d] == 1 ? 0 : tb;
-        ta *= (size_t)p->input1_shape[d];
-        tb *= (size_t)p->input2_shape[d];
-    }
+    size_t sa[4], sb[4];
+    ap_ops_broadcast_strides(p->input1_shape, sa);
+    ap_ops_broadcast_strides(p->input2_shape, sb);
     const int32_t *o = p->output_shape;
     size_t i = 0;
     for (size_t d0 = 0; d0 < (size_t)o[0]; ++d0) {

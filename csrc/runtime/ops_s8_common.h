@@ -70,6 +70,17 @@ static inline int ap_ops_add(size_t a, size_t b, size_t *out)
 }
 
 /* Product of `count` positive int32 dimensions in size_t; 0 on overflow. */
+/* Strides, in elements, of a 4-D tensor of `shape` read in the index space of the output it
+   broadcasts into: 0 along a dimension of size 1 (the broadcasting binary ops' walk). */
+static inline void ap_ops_broadcast_strides(const int32_t shape[4], size_t strides[4])
+{
+    size_t step = 1;
+    for (int d = 3; d >= 0; --d) {
+        strides[d] = shape[d] == 1 ? 0 : step;
+        step *= (size_t)shape[d];
+    }
+}
+
 static inline int ap_ops_product(const int32_t *dims, int count, size_t *out)
 {
     size_t total = 1;
