@@ -143,7 +143,8 @@ def test_double_requant_rounds_half_away_and_saturates(ffi, lib):
     dict(depth=1, out=1),
     dict(depth=17, out=3, batches=7, per_channel=0),
     dict(depth=65536, out=9, batches=1),  # largest supported depth
-    dict(depth=37, out=1037, batches=2),  # more outputs than one stack chunk of sums (512)
+    dict(depth=37, out=1037, batches=2),  # outputs over several stack chunks of sums (256)
+    dict(depth=9, out=260, batches=1, per_channel=1),  # one chunk and a ragged 4
 ])
 @pytest.mark.parametrize("double", [False, True])
 @pytest.mark.parametrize("wmin", [-128, -127])
