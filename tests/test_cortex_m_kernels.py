@@ -43,6 +43,18 @@ def _mul(g: GraphBuilder, a: int, b: int, rescale: float, activation: str = "NON
     return g._op("MUL", (a, b), (y,), fused_activation_function=activation)
 
 
+def _pruned(g: GraphBuilder, y: int) -> int:
+    """The op that wrote y with every third channel's bias at +-2^30 plus a little (a channel
+    pruned to a constant output, as in VWW's last layers): its sums pass 2^30, so the layer
+    takes the wide requantisation (requant_arm_dsp.h)."""
+    op = next(o for o in g.ops if y in o.outputs)
+    bias = g.tensors[op.inputs[2]]
+    data = np.array(bias.data, np.int64)
+    data[::3] = np.where(np.arange(data[::3].size) % 2 == 0, 1 << 30, -(1 << 30)) + data[::3]
+    bias.data = np.clip(data, -(1 << 31), (1 << 31) - 1).astype(np.int32)
+    return y
+
+
 def _model(name: str, shape: Tuple[int, ...], body: Callable, seed: int) -> ap.Model:
     g = GraphBuilder(name, seed)
     return g.build(body(g, g.input(shape, scale=0.04, zero_point=-3)))
@@ -57,6 +69,9 @@ CASES = [
     ("conv1x1", (1, 6, 6, 20), lambda g, x: g.conv2d(x, 19, (1, 1))),
     ("conv1x1_s2", (1, 7, 7, 9), lambda g, x: g.conv2d(x, 6, (1, 1), stride=2, activation="NONE")),
     ("conv10x4_s2", (1, 13, 7, 1), lambda g, x: g.conv2d(x, 8, (10, 4), stride=2)),
+    # the wide requantisation: channels with a bias near +-2^30, 3x3, pointwise and fully connected
+    ("conv3x3_pruned", (1, 5, 6, 8), lambda g, x: _pruned(g, g.conv2d(x, 10, (3, 3), activation="NONE"))),
+    ("conv1x1_pruned", (1, 3, 3, 32), lambda g, x: _pruned(g, g.conv2d(x, 12, (1, 1), activation="NONE"))),
     ("dw3x3_same", (1, 9, 9, 13), lambda g, x: g.depthwise(x, (3, 3))),
     ("dw3x3_s2_mult2", (1, 8, 8, 6), lambda g, x: g.depthwise(x, (3, 3), stride=2, multiplier=2)),
     ("dw5x5_valid", (1, 7, 8, 8), lambda g, x: g.depthwise(x, (5, 5), padding="VALID", activation="NONE")),
@@ -69,6 +84,7 @@ CASES = [
     ("dw3x3_relu6", (1, 6, 7, 8), lambda g, x: g.depthwise(x, (3, 3), activation="RELU6")),
     ("fc", (1, 50), lambda g, x: g.fully_connected(x, 19)),
     ("fc_relu", (1, 64), lambda g, x: g.fully_connected(x, 16, activation="RELU")),
+    ("fc_pruned", (1, 40), lambda g, x: _pruned(g, g.fully_connected(x, 13))),
     ("avgpool", (1, 6, 6, 10), lambda g, x: g.avgpool(x, (3, 3), stride=2)),
     ("add", (1, 5, 5, 7), lambda g, x: g.add(x, g.conv2d(x, 7, (1, 1), activation="NONE"))),
     # AVERAGE_POOL_2D's SXTAB16 sums: KWS's 25x5 global window over 8 + 4 channels, and a window

@@ -848,9 +848,10 @@ ap_status ap_conv2d_s8_run(const ap_conv2d_params *params, const ap_variant *var
     c.act_min = params->requant.activation_min;
     c.act_max = params->requant.activation_max;
     /* a product is x * w of the raw int8 values (the offset is in the folded bias) */
-    c.requant_fast = ap_ops_runs_arm_dsp(variant->isa) &&
-                     ap_dsp_fast_layer(c.bias, c.shift, c.per_channel ? 1 : 0, c.oc, (uint64_t)c.k,
-                                       128u * 128u, c.act_min, c.act_max);
+    c.requant_mode = ap_ops_runs_arm_dsp(variant->isa)
+                         ? ap_dsp_requant_mode(c.bias, c.multiplier, c.shift, c.per_channel ? 1 : 0, c.oc,
+                                               (uint64_t)c.k, 128u * 128u, c.act_min, c.act_max)
+                         : AP_DSP_REQUANT_GENERAL;
     level = ap_conv2d_select_level(variant->isa);
     total = (size_t)params->batches * g.pixels;
 

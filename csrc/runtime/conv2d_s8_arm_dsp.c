@@ -26,14 +26,17 @@ typedef struct conv_dsp_quant {
     const int32_t *bias, *multiplier, *shift;
     size_t per_channel;   /* 1 or 0: the multiplier index is oc * per_channel */
     int32_t output_offset, act_min, act_max;
-    int fast;             /* the context's requant_fast: ap_dsp_requant_fast is exact */
+    int mode;             /* the context's requant_mode (AP_DSP_REQUANT_*) */
 } conv_dsp_quant;
 
 /* The output of sum x (bias included) with channel multiplier m and shift sh. */
 static inline int8_t conv_dsp_requant(const conv_dsp_quant *q, int32_t x, int32_t m, int32_t sh)
 {
-    if (q->fast) {
+    if (q->mode == AP_DSP_REQUANT_FAST) {
         return (int8_t)ap_dsp_requant_fast(x, m, sh, q->output_offset);
+    }
+    if (q->mode == AP_DSP_REQUANT_WIDE) {
+        return (int8_t)ap_dsp_requant_wide(x, m, sh, q->output_offset);
     }
     int32_t v = ap_fp_multiply_by_nonneg_multiplier(x, m, sh) + q->output_offset;
     v = v < q->act_min ? q->act_min : v;
@@ -156,7 +159,7 @@ static void conv_dsp_1x4(const int8_t *a, const int8_t *w, size_t groups, uint32
 }
 
 /* Every channel of one pixel pair (rows a0, a1 -> out0, out1). Always inlined with a
-   constant q->fast, so each requantisation's form is chosen once, outside the loop. */
+   constant q->mode, so each requantisation's form is chosen once, outside the loop. */
 static inline __attribute__((always_inline)) void conv_dsp_pair(const ap_conv2d_ctx *c,
                                                                 const conv_dsp_quant *q,
                                                                 const int8_t *a0, const int8_t *a1,
@@ -183,15 +186,18 @@ void ap_conv2d_s8_rows_arm_dsp(const ap_conv2d_ctx *c, const int8_t *const *a, s
     size_t r = 0;
     for (; r + 2 <= mr; r += 2) {
         int8_t *out0 = out + r * oc_n;
-        if (c->requant_fast) {
-            q.fast = 1;
+        if (c->requant_mode == AP_DSP_REQUANT_FAST) {
+            q.mode = AP_DSP_REQUANT_FAST;
+            conv_dsp_pair(c, &q, a[r], a[r + 1], out0, out0 + oc_n);
+        } else if (c->requant_mode == AP_DSP_REQUANT_WIDE) {
+            q.mode = AP_DSP_REQUANT_WIDE;
             conv_dsp_pair(c, &q, a[r], a[r + 1], out0, out0 + oc_n);
         } else {
-            q.fast = 0;
+            q.mode = AP_DSP_REQUANT_GENERAL;
             conv_dsp_pair(c, &q, a[r], a[r + 1], out0, out0 + oc_n);
         }
     }
-    q.fast = c->requant_fast;
+    q.mode = c->requant_mode;
     for (; r < mr; ++r) {
         int8_t *o = out + r * oc_n;
         for (size_t oc = 0; oc < oc_n; oc += AP_CONV2D_OB) {
@@ -297,10 +303,13 @@ static void conv_dsp_widen(const ap_conv2d_ctx *c, size_t pixel, int direct_rows
     }
 }
 
-void ap_conv2d_s8_im2col16_arm_dsp(const ap_conv2d_ctx *c, void *scratch, size_t total)
+/* The kernel's loops with the requantisation's form a constant (always inlined once per
+   form), so that no test of it runs per channel. */
+static inline __attribute__((always_inline)) void conv_dsp_im2col16(const ap_conv2d_ctx *c, void *scratch,
+                                                                    size_t total, const int mode)
 {
     const conv_dsp_quant q = {c->bias, c->multiplier, c->shift, c->per_channel ? 1u : 0u,
-                              c->output_offset, c->act_min, c->act_max, c->requant_fast};
+                              c->output_offset, c->act_min, c->act_max, mode};
     const size_t groups = c->k_pad / AP_CONV2D_KB, oc_n = c->oc, block_stride = c->w_block_stride;
     uint32_t *cols = (uint32_t *)scratch;
     int8_t *row = (int8_t *)scratch + 8 * c->k_pad;
@@ -319,9 +328,13 @@ void ap_conv2d_s8_im2col16_arm_dsp(const ap_conv2d_ctx *c, void *scratch, size_t
             conv_dsp_4x1(cols, c->weights + oc / AP_CONV2D_OB * block_stride + 4 * (oc % AP_CONV2D_OB),
                          groups, s);
             int8_t *o = out + oc;
-            if (q.fast) {   /* the test outside the loop: the compiler keeps it there */
+            if (mode == AP_DSP_REQUANT_FAST) {
                 for (size_t i = 0; i < n; ++i, o += oc_n) {
                     *o = (int8_t)ap_dsp_requant_fast((int32_t)(s[i] + b), m, sh, q.output_offset);
+                }
+            } else if (mode == AP_DSP_REQUANT_WIDE) {
+                for (size_t i = 0; i < n; ++i, o += oc_n) {
+                    *o = (int8_t)ap_dsp_requant_wide((int32_t)(s[i] + b), m, sh, q.output_offset);
                 }
             } else {
                 for (size_t i = 0; i < n; ++i, o += oc_n) {
@@ -329,5 +342,16 @@ void ap_conv2d_s8_im2col16_arm_dsp(const ap_conv2d_ctx *c, void *scratch, size_t
                 }
             }
         }
+    }
+}
+
+void ap_conv2d_s8_im2col16_arm_dsp(const ap_conv2d_ctx *c, void *scratch, size_t total)
+{
+    if (c->requant_mode == AP_DSP_REQUANT_FAST) {
+        conv_dsp_im2col16(c, scratch, total, AP_DSP_REQUANT_FAST);
+    } else if (c->requant_mode == AP_DSP_REQUANT_WIDE) {
+        conv_dsp_im2col16(c, scratch, total, AP_DSP_REQUANT_WIDE);
+    } else {
+        conv_dsp_im2col16(c, scratch, total, AP_DSP_REQUANT_GENERAL);
     }
 }

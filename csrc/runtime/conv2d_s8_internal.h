@@ -99,7 +99,7 @@ typedef struct ap_conv2d_ctx {
     const int32_t *shift;
     int32_t per_channel;
     int32_t output_offset, act_min, act_max;
-    int requant_fast;          /* arm-dsp: ap_dsp_fast_layer said yes (requant_arm_dsp.h) */
+    int requant_mode;          /* arm-dsp: ap_dsp_requant_mode's answer (requant_arm_dsp.h) */
 } ap_conv2d_ctx;
 
 /* Output channel oc of one pixel from its accumulator (mod 2^32, as TFLite's int32 wraps). */

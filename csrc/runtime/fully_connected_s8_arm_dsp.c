@@ -15,7 +15,7 @@
  * kernel's bit for bit, under either rounding reference (requantisation as there: a Q31
  * multiply in integers for "tflm", LiteRT's double scales for "litert"). Under "tflm" a row
  * whose sums are bounded below 2^30 takes requant_arm_dsp.h's SMMULR form instead, the same
- * bits in fewer instructions (fc_dsp_fast_row).
+ * bits in fewer instructions, and one with larger biases the wide form (fc_dsp_requant_mode).
  */
 #include <stdint.h>
 
@@ -43,28 +43,41 @@ static int8_t fc_dsp_requant(const ap_fc_row *r, int32_t o, int32_t acc)
     return (int8_t)ap_ops_clamp(v, rq->activation_min, rq->activation_max);
 }
 
-/* 1 when every output of the row takes ap_dsp_requant_fast: fixed point, no filter offset
-   (TFLite's int8 weights are symmetric), and every sum -- the folded bias plus input_depth
-   products of an int8 input and an int8 weight, each at most 128 * 128 in magnitude --
-   below 2^30 (ap_dsp_fast_layer). */
-static int fc_dsp_fast_row(const ap_fc_row *r)
+/* How the row's outputs are requantised (AP_DSP_REQUANT_*): in fixed point with no filter
+   offset (TFLite's int8 weights are symmetric), the fast form where every sum -- the folded
+   bias plus input_depth products of an int8 input and an int8 weight, each at most 128 * 128
+   in magnitude -- is below 2^30, else the wide one where its shifts allow
+   (ap_dsp_requant_mode); the general form otherwise. */
+static int fc_dsp_requant_mode(const ap_fc_row *r)
 {
     const ap_requant *rq = r->requant;
-    return r->real_scale == NULL && r->row_term == 0 &&
-           ap_dsp_fast_layer(r->bias, rq->shift, rq->per_channel ? 1 : 0, (size_t)r->output_depth,
-                             (uint64_t)r->input_depth, 128u * 128u, rq->activation_min, rq->activation_max);
+    if (r->real_scale != NULL || r->row_term != 0) {
+        return AP_DSP_REQUANT_GENERAL;
+    }
+    return ap_dsp_requant_mode(r->bias, rq->multiplier, rq->shift, rq->per_channel ? 1 : 0,
+                               (size_t)r->output_depth, (uint64_t)r->input_depth, 128u * 128u,
+                               rq->activation_min, rq->activation_max);
 }
 
-/* The tile's outputs o .. o + n - 1 from its sums. */
-static void fc_dsp_store(const ap_fc_row *r, int fast, int32_t o, int32_t n, const int32_t *acc)
+/* The tile's outputs o .. o + n - 1 from its sums. Not inlined: it runs once a tile of a
+   per-channel layer, and inlined into the row loop its three forms crowd the accumulators'
+   registers. */
+static __attribute__((noinline)) void fc_dsp_store(const ap_fc_row *r, int mode, int32_t o, int32_t n,
+                                                   const int32_t *acc)
 {
-    if (fast) {
+    if (mode != AP_DSP_REQUANT_GENERAL) {
         const ap_requant *rq = r->requant;
         const int32_t step = rq->per_channel ? 1 : 0, offset = rq->output_offset;
         const int32_t *m = rq->multiplier + o * step, *sh = rq->shift + o * step, *bias = r->bias + o;
         int8_t *out = r->out + o;
-        for (int32_t j = 0; j < n; ++j) {
-            out[j] = (int8_t)ap_dsp_requant_fast(acc[j] + bias[j], m[j * step], sh[j * step], offset);
+        if (mode == AP_DSP_REQUANT_FAST) {
+            for (int32_t j = 0; j < n; ++j) {
+                out[j] = (int8_t)ap_dsp_requant_fast(acc[j] + bias[j], m[j * step], sh[j * step], offset);
+            }
+        } else {
+            for (int32_t j = 0; j < n; ++j) {
+                out[j] = (int8_t)ap_dsp_requant_wide(acc[j] + bias[j], m[j * step], sh[j * step], offset);
+            }
         }
         return;
     }
@@ -124,9 +137,9 @@ void ap_fc_row_arm_dsp(const ap_fc_row *r, uint32_t *widened)
     const size_t dp = (size_t)r->depth_padded;
     const int32_t groups = r->input_depth / FC_DEPTH;
     const int32_t tail = groups * FC_DEPTH;
-    const int fast = fc_dsp_fast_row(r);
+    const int mode = fc_dsp_requant_mode(r);
     /* a per-tensor layer on the fast path: its constants once, four outputs unrolled */
-    const int per_tensor = fast && !r->requant->per_channel;
+    const int per_tensor = mode == AP_DSP_REQUANT_FAST && !r->requant->per_channel;
     const int32_t m0 = per_tensor ? r->requant->multiplier[0] : 0;
     const int32_t e0 = per_tensor ? -r->requant->shift[0] : 0;
     const int32_t offset = r->requant->output_offset;
@@ -171,6 +184,6 @@ void ap_fc_row_arm_dsp(const ap_fc_row *r, uint32_t *widened)
             continue;
         }
         const int32_t acc[FC_TILE] = {a0, a1, a2, a3};
-        fc_dsp_store(r, fast, o, r->output_depth - o < FC_TILE ? r->output_depth - o : FC_TILE, acc);
+        fc_dsp_store(r, mode, o, r->output_depth - o < FC_TILE ? r->output_depth - o : FC_TILE, acc);
     }
 }

@@ -7,8 +7,12 @@
  * SRDHM is SMMULR(2a, m) = floor((2a * m + 2^31) / 2^32): one instruction where the general
  * form (ap_fp_multiply_by_nonneg_multiplier) takes an SMLAL, two moves and two shifts. A
  * layer qualifies when every channel's sum is bounded below 2^30 by its bias and its number
- * of products and no shift is left (ap_dsp_fast_layer): true of every layer of the shared
- * models, so the general form runs only for layers whose shifts or biases are extreme.
+ * of products and no shift is left (ap_dsp_fast_layer). A layer with a channel whose bias is
+ * near 2^30 (a channel pruned to a constant output: most of VWW's last pointwise layers have
+ * such channels) takes the wide form, SMULL's full product, two instructions more, where the
+ * general form with its clamps costs about forty an output (ap_dsp_requant_mode). The general
+ * form runs only where neither applies: a left shift, a large bias with a shift of 0, or an
+ * activation that clamps inside int8.
  */
 #ifndef ARENAPLAN_REQUANT_ARM_DSP_H
 #define ARENAPLAN_REQUANT_ARM_DSP_H
@@ -86,10 +90,81 @@ static inline int32_t ap_dsp_requant_fast_e(int32_t x, int32_t m, int32_t e, int
 #endif
 }
 
+/* How a layer's outputs are requantised (ap_dsp_requant_mode): the general form, the fast
+   form, or the wide form (ap_dsp_requant_wide_e: any int32 sum). */
+enum { AP_DSP_REQUANT_GENERAL = 0, AP_DSP_REQUANT_FAST = 1, AP_DSP_REQUANT_WIDE = 2 };
+
+/* The wide form's condition, channel by channel (step 1, or 0: one per tensor): the full int8
+   activation range, every shift in [-31, -1] (a right shift, so the rounding divide needs no
+   branch for 0) and every multiplier >= 0. */
+static inline int ap_dsp_wide_layer(const int32_t *multiplier, const int32_t *shift, size_t step, size_t n,
+                                    int32_t act_min, int32_t act_max)
+{
+    if (act_min != -128 || act_max != 127) {
+        return 0;
+    }
+    for (size_t c = 0; c < (step != 0 ? n : 1); ++c) {
+        if (shift[c] > -1 || shift[c] < -31 || multiplier[c] < 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* AP_DSP_REQUANT_FAST where ap_dsp_fast_layer holds, else AP_DSP_REQUANT_WIDE where
+   ap_dsp_wide_layer does, else AP_DSP_REQUANT_GENERAL (arguments as those two take). */
+static inline int ap_dsp_requant_mode(const int32_t *bias, const int32_t *multiplier, const int32_t *shift,
+                                      size_t step, size_t n, uint64_t products, uint64_t per_product,
+                                      int32_t act_min, int32_t act_max)
+{
+    if (ap_dsp_fast_layer(bias, shift, step, n, products, per_product, act_min, act_max)) {
+        return AP_DSP_REQUANT_FAST;
+    }
+    return ap_dsp_wide_layer(multiplier, shift, step, n, act_min, act_max) ? AP_DSP_REQUANT_WIDE
+                                                                           : AP_DSP_REQUANT_GENERAL;
+}
+
 /* The same with the layer's shift (<= 0) as TFLite stores it. */
 static inline int32_t ap_dsp_requant_fast(int32_t x, int32_t m, int32_t shift, int32_t offset)
 {
     return ap_dsp_requant_fast_e(x, m, -shift, offset);
+}
+
+/* The int8 output of any sum x for a layer ap_dsp_wide_layer passed, e1 = -shift - 1 in
+   [0, 30]: the SRDHM from the full 64-bit product (SMULL, + 2^30, bits 62..31: floor((x * m
+   + 2^30) / 2^31) for every x and m >= 0), then ap_fp_round_srdhm_by_pot by e1 + 1, the
+   offset and SSAT. Eleven instructions on a DSP core, where the general form with its clamps
+   takes about forty. */
+static inline int32_t ap_dsp_requant_wide_e(int32_t x, int32_t m, int32_t e1, int32_t offset)
+{
+#if AP_ARM_DSP_NATIVE
+    uint32_t lo;
+    int32_t hi, v;
+    __asm__("smull %[lo], %[hi], %[x], %[m]\n\t"
+            "adds %[lo], %[lo], #0x40000000\n\t"
+            "adc %[hi], %[hi], #0\n\t"
+            "lsl %[hi], %[hi], #1\n\t"
+            "orr %[hi], %[hi], %[lo], lsr #31\n\t"
+            "add %[hi], %[hi], %[hi], asr #31\n\t"
+            "asr %[hi], %[hi], %[e1]\n\t"
+            "and %[v], %[hi], #1\n\t"
+            "add %[v], %[v], %[hi], asr #1\n\t"
+            "add %[v], %[v], %[off]\n\t"
+            "ssat %[v], #8, %[v]\n\t"
+            : [lo] "=&r"(lo), [hi] "=&r"(hi), [v] "=&r"(v)
+            : [x] "r"(x), [m] "r"(m), [e1] "r"(e1), [off] "r"(offset)
+            : "cc");
+    return v;
+#else
+    const int32_t h = ap_fp_rounding_doubling_high_mul(x, m);
+    return ap_dsp_ssat(ap_fp_round_srdhm_by_pot(h, e1 + 1) + offset, 8);
+#endif
+}
+
+/* The same with the layer's shift (in [-31, -1]) as TFLite stores it. */
+static inline int32_t ap_dsp_requant_wide(int32_t x, int32_t m, int32_t shift, int32_t offset)
+{
+    return ap_dsp_requant_wide_e(x, m, -shift - 1, offset);
 }
 
 #endif

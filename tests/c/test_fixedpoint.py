@@ -1,6 +1,7 @@
 """The requantising multiply of fixedpoint.h (TFLite's MultiplyByQuantizedMultiplier, written
 for few instructions on a Cortex-M) and the arm-dsp kernels' fast int8 requantisation
-(requant_arm_dsp.h: SMMULR for the layers whose sums are small) against the NumPy reference,
+(requant_arm_dsp.h: SMMULR for the layers whose sums are small, SMULL's full product for
+the layers whose biases are large) against the NumPy reference,
 on edge and random triples, built for the host and, where the cross compiler and qemu-arm are
 installed, as Thumb-2."""
 from __future__ import annotations
@@ -44,7 +45,7 @@ def _triples() -> np.ndarray:
 
 def _run(cmd: list[str], triples: np.ndarray) -> np.ndarray:
     raw = subprocess.run(cmd, input=triples.tobytes(), capture_output=True, check=True).stdout
-    return np.frombuffer(raw, np.int32).reshape(-1, 3)
+    return np.frombuffer(raw, np.int32).reshape(-1, 4)
 
 
 def _check(got: np.ndarray, triples: np.ndarray) -> None:
@@ -54,8 +55,10 @@ def _check(got: np.ndarray, triples: np.ndarray) -> None:
     want_int8 = np.clip(want + off, -128, 127)
     fast = (m >= 0) & (s <= 0) & (np.abs(x) < (1 << 30))
     assert fast.sum() > 100_000   # the fast form's own cases, not only its fallback
+    wide = (m >= 0) & (s <= -1) & (s >= -31)
+    assert (wide & (np.abs(x) >= (1 << 30))).sum() > 50_000   # sums the fast form cannot take
     for col, name, expected in ((0, "general", want), (1, "non-negative multiplier", want),
-                                (2, "fast int8", want_int8)):
+                                (2, "fast int8", want_int8), (3, "wide int8", want_int8)):
         bad = np.flatnonzero(got[:, col] != expected)
         assert bad.size == 0, (f"{name}: {bad.size} of {len(want)} differ, first (x, m, shift) = "
                                f"{triples[bad[0]].tolist()}: {got[bad[0], col]} != {expected[bad[0]]}")
@@ -89,7 +92,7 @@ def test_thumb2_build_equals_the_reference(tmp_path):
 
 
 def _layers(rng: np.random.Generator, count: int):
-    """Random layers near ap_dsp_fast_layer's edges: (header, biases, shifts, whether fast)."""
+    """Random layers near ap_dsp_requant_mode's edges: (header, biases, multipliers, shifts, mode)."""
     for _ in range(count):
         n = int(rng.integers(1, 65))
         step = int(rng.integers(0, 2))
@@ -104,20 +107,32 @@ def _layers(rng: np.random.Generator, count: int):
         bias = rng.integers(-(1 << 21), 1 << 21, n)
         if rng.random() < 0.6:
             bias[int(rng.integers(0, n))] = rng.choice(edge)
+        multiplier = rng.integers(1 << 30, I32_MAX, n, endpoint=True)
+        if rng.random() < 0.2:
+            multiplier[int(rng.integers(0, n))] = rng.choice([0, 1, I32_MAX, -1, I32_MIN])
         shift = rng.integers(-12, 1, n)
         if rng.random() < 0.3:
             shift[int(rng.integers(0, n))] = int(rng.integers(1, 4))
-        used = shift if step else shift[:1]
-        fast = (act == (-128, 127) and (per_product == 0 or products < (1 << 30) // per_product)
-                and bool((used <= 0).all()) and bool((np.abs(bias.astype(np.int64)) + work < (1 << 30)).all()))
+        if rng.random() < 0.2:
+            shift[int(rng.integers(0, n))] = int(rng.choice([0, -1, -31, -32]))
+        used = slice(None) if step else slice(0, 1)
+        full = act == (-128, 127)
+        fast = (full and (per_product == 0 or products < (1 << 30) // per_product)
+                and bool((shift[used] <= 0).all()) and bool((np.abs(bias.astype(np.int64)) + work < (1 << 30)).all()))
+        m = multiplier[used]
+        wide = (full and bool(((shift[used] <= -1) & (shift[used] >= -31)).all())
+                and bool((m >= 0).all()))
         header = np.array([n, step, products, per_product, act[0], act[1], 0, 0], np.int64)
-        yield header, bias.astype(np.int32), shift.astype(np.int32), fast
+        yield (header, bias.astype(np.int32), multiplier.astype(np.int32), shift.astype(np.int32),
+               1 if fast else 2 if wide else 0)
 
 
-def test_fast_layer_decision_equals_its_rule(tmp_path):
-    """ap_dsp_fast_layer takes a layer exactly when its rule holds: full int8 activation range,
-    no left shift among the shifts it uses (one per channel or the first), and every channel's
-    |bias| + products * per_product below 2^30 (INT32_MIN's magnitude included)."""
+def test_requant_mode_decision_equals_its_rule(tmp_path):
+    """ap_dsp_requant_mode takes the fast form exactly when its rule holds (full int8 activation
+    range, no left shift among the shifts it uses (one per channel or the first), every
+    channel's |bias| + products * per_product below 2^30, INT32_MIN's magnitude included), else
+    the wide form exactly when that one's holds (full range, every shift used in [-31, -1],
+    every multiplier used >= 0), else the general one."""
     cc = os.environ.get("CC", "gcc")
     if shutil.which(cc) is None:
         pytest.skip(f"no C compiler {cc!r}")
@@ -125,11 +140,11 @@ def test_fast_layer_decision_equals_its_rule(tmp_path):
     exe = tmp_path / "fast_layer"
     subprocess.run([cc, *cflags, *ldflags, "-std=c99", "-I", str(RUNTIME), str(HERE / "fast_layer_main.c"),
                     "-o", str(exe)], check=True)
-    layers = list(_layers(np.random.default_rng(11), 4000))
-    data = b"".join(h.tobytes() + b.tobytes() + s.tobytes() for h, b, s, _ in layers)
+    layers = list(_layers(np.random.default_rng(11), 6000))
+    data = b"".join(h.tobytes() + b.tobytes() + m.tobytes() + s.tobytes() for h, b, m, s, _ in layers)
     got = np.frombuffer(subprocess.run([str(exe)], input=data, capture_output=True, check=True).stdout,
                         np.int32)
-    want = np.array([f for *_, f in layers], np.int32)
-    assert 500 < want.sum() < len(want) - 500      # both answers, many times
+    want = np.array([mode for *_, mode in layers], np.int32)
+    assert min(np.bincount(want, minlength=3)) > 300      # every answer, many times
     bad = np.flatnonzero(got != want)
     assert bad.size == 0, f"{bad.size} of {len(want)} layers decided wrongly, first {layers[bad[0]][0].tolist()}"
