@@ -6,7 +6,8 @@ Q12.19 sum of exps wraps (as both references' int32 sums wrap), -128 and 127 sid
 float32: 0 ulp from LiteRT on this host (both call glibc's expf / logf) over normal, huge, tiny,
 all-equal, infinite and NaN inputs, and within the bound docs/coverage.md states on a
 Cortex-M4 with newlib under QEMU; hypothesis over shapes and scales; the exp_table scratch
-exactly and one byte short through the C API; the poisoned arena; output quantisations TFLite
+exactly and one byte short through the C API (offered above 256 values, where it pays); the
+poisoned arena; output quantisations TFLite
 refuses, refused."""
 from __future__ import annotations
 
@@ -27,6 +28,11 @@ from ops_harness import Guarded, guarded_from, message, scratch_for, variants  #
 S = pytest.importorskip("ai_edge_litert.schema_py_generated")
 
 S8_VARIANTS = ("direct", "exp_table")
+
+
+def s8_variants(shape) -> tuple:
+    """The int8 row's variants: exp_table where the tensor holds more values than its 256 entries."""
+    return S8_VARIANTS if int(np.prod(shape)) > 256 else S8_VARIANTS[:1]
 
 
 def log_softmax_model(shape, dtype="int8", xs=0.1, xz=0, ys=16 / 256, yz=127) -> bytes:
@@ -59,8 +65,8 @@ def test_int8_matches_litert_and_tflm(case, tmp_path):
     shape, xs, xz = CASES_S8[case]
     content = log_softmax_model(shape, "int8", xs, xz)
     xs_in = int8_edges(shape, case, xz)
-    check_plans(content, tmp_path, xs_in, "litert", S8_VARIANTS, also_tflm=True)
-    check_plans(content, tmp_path, xs_in, "tflm", S8_VARIANTS, name="t", poisoned=False)
+    check_plans(content, tmp_path, xs_in, "litert", s8_variants(shape), also_tflm=True)
+    check_plans(content, tmp_path, xs_in, "tflm", s8_variants(shape), name="t", poisoned=False)
 
 
 @needs_litert
@@ -83,7 +89,7 @@ def test_int8_hypothesis(rows, depth, xs, xz, seed, tmp_path_factory):
     inputs = [rng.integers(-128, 128, size=shape, dtype=np.int8),
               np.clip(xz + rng.integers(-6, 7, size=shape), -128, 127).astype(np.int8)]
     check_plans(log_softmax_model(shape, "int8", xs, xz), tmp_path_factory.mktemp("ls"), inputs, "litert",
-                S8_VARIANTS, poisoned=False)
+                s8_variants(shape), poisoned=False)
 
 
 def test_exp_table_scratch_exactly_and_one_byte_short(ffi, lib, tmp_path):
@@ -92,7 +98,7 @@ def test_exp_table_scratch_exactly_and_one_byte_short(ffi, lib, tmp_path):
     AP_ERR_SCRATCH_TOO_SMALL naming 1024 and 1023 and writes nothing."""
     from arenaplan.planning.context import PlanContext
     from unary_s8 import load
-    shape = (3, 40)
+    shape = (3, 100)
     content = log_softmax_model(shape, "int8", 0.07, -5)
     (kernel,) = PlanContext.build(load(content, tmp_path), isa="portable", reference="litert").kernels
     p = ffi.new("ap_log_softmax_params *")
@@ -124,6 +130,20 @@ def test_exp_table_scratch_exactly_and_one_byte_short(ffi, lib, tmp_path):
                 assert status == lib.AP_ERR_SCRATCH_TOO_SMALL
                 assert err.needed == 1024 and err.available == 1023, message(ffi, err)
                 np.testing.assert_array_equal(out.payload, before)
+    # 256 values or fewer: exp_table is not offered, and a run asked for it is refused
+    p.outer_size = 2
+    p.depth = 128
+    assert [ffi.string(v.name).decode() for v in variants(ffi, lib, lib.ap_log_softmax_s8_variants, p)] == ["direct"]
+    inp, out = guarded_from(ffi, x.reshape(-1)[:256]), Guarded(ffi, 256, fill=0x5A)
+    scr, bufs = scratch_for(ffi, v, None)
+    call = ffi.new("ap_op_call *")
+    ins = ffi.new("void *[]", [inp.ptr])
+    call.params, call.variant, call.inputs, call.input_count = p, v, ins, 1
+    call.output, call.scratch, call.scratch_count = out.ptr, scr, v.scratch_count
+    err = ffi.new("ap_error *")
+    assert lib.ap_log_softmax_s8_run(call, lib.AP_ISA_PORTABLE, err) == lib.AP_ERR_INVALID_ARGUMENT
+    assert "exp_table applies to more than 256 values, not 256" in message(ffi, err)
+    assert out.intact() and (out.payload == 0x5A).all()
 
 
 @pytest.mark.parametrize("ys, yz, what", [(1 / 256, 127, "scale"), (16 / 256, 0, "zero point"),

@@ -14,7 +14,16 @@
 
 enum { LS_DIRECT = 0, LS_EXP_TABLE = 1 };
 /* exp_table: one Q12.19 value per difference in [-255, 0] */
-#define LS_TABLE_BYTES (256 * sizeof(int32_t))
+#define LS_TABLE_ENTRIES 256
+#define LS_TABLE_BYTES (LS_TABLE_ENTRIES * sizeof(int32_t))
+
+/* exp_table pays where the tensor has more values than the table has entries: it makes 256 exps
+   a call where direct makes one a value (on a Cortex-M4, 4 x 64 values cost the same both ways,
+   16 x 64 half as much with the table). */
+static int ls_exp_table_applies(size_t count)
+{
+    return count > LS_TABLE_ENTRIES;
+}
 
 static ap_status ls_check(const ap_log_softmax_params *p, int s8, size_t *count, ap_error *error)
 {
@@ -61,7 +70,8 @@ ap_status ap_log_softmax_s8_variants(const void *params, ap_isa isa, ap_variant 
     const size_t bytes[1] = {LS_TABLE_BYTES}, align[1] = {4};
     ap_ops_variant_set(&found[0], LS_DIRECT, 0, "direct", 0, NULL, NULL, (uint64_t)n, 1);
     ap_ops_variant_set(&found[1], LS_EXP_TABLE, 0, "exp_table", 1, bytes, align, (uint64_t)n, 1);
-    return ap_ops_variants_out(found, 2, isa, variants_out, capacity, count_out, LS_OP, error_out);
+    return ap_ops_variants_out(found, ls_exp_table_applies(n) ? 2 : 1, isa, variants_out, capacity, count_out,
+                               LS_OP, error_out);
 }
 
 ap_status ap_log_softmax_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
@@ -182,6 +192,10 @@ ap_status ap_log_softmax_s8_run(const ap_op_call *call, ap_isa isa, ap_error *er
         return st;
     }
     int32_t *table = NULL;
+    if (v->kind == LS_EXP_TABLE && !ls_exp_table_applies(n)) {
+        return AP_OPS_INVALID(error_out, LS_OP " int8: exp_table applies to more than %d values, not %llu",
+                              LS_TABLE_ENTRIES, (unsigned long long)n);
+    }
     if (v->kind == LS_EXP_TABLE) {
         const size_t need[1] = {LS_TABLE_BYTES};
         st = ap_ops_check_scratch(LS_OP " int8", v->name, need, 1, call->scratch, call->scratch_count, error_out);
@@ -193,7 +207,7 @@ ap_status ap_log_softmax_s8_run(const ap_op_call *call, ap_isa isa, ap_error *er
         }
         table = (int32_t *)call->scratch[0].data;
         /* a difference below diff_min adds nothing to the sum */
-        for (int32_t k = 0; k < 256; ++k) {
+        for (int32_t k = 0; k < LS_TABLE_ENTRIES; ++k) {
             table[k] = -k >= p->diff_min ? ls_exp_q12(-k, p) : 0;
         }
     }

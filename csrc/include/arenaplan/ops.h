@@ -1351,9 +1351,10 @@ ap_status ap_l2_pool2d_f32_run(const ap_op_call *call, ap_isa isa, ap_error *err
  * point: exp of the Q5.26 differences summed in Q12.19, its log in Q5.26, the output in 1/16
  * steps with zero point 127). The int8 fields come from PreprocessLogSoftmaxScalingExp (beta 1)
  * and CalculateInputRadius; float32 rows ignore them. Variants: "direct", no scratch, in place
- * (a row is read whole before it is written); int8 also "exp_table" (1 KiB of scratch, 4-byte
- * aligned: the Q12.19 exp of each of the 256 possible differences from the row maximum, made once
- * a call, so each value costs a lookup instead of an exp; same bits).
+ * (a row is read whole before it is written); int8 also "exp_table" where the tensor holds more
+ * than 256 values (1 KiB of scratch, 4-byte aligned: the Q12.19 exp of each of the 256 possible
+ * differences from the row maximum, made once a call, so each value costs a lookup instead of an
+ * exp; same bits).
  */
 typedef struct ap_log_softmax_params {
     int32_t outer_size;               /* rows, >= 1 */

@@ -459,13 +459,13 @@ def _add_n_probe(dtype: str) -> Model:
     return p.model("ADD_N", tuple(xs), (y,))
 
 
-def _norm_probe(op_type: str, dtype: str) -> Model:
+def _norm_probe(op_type: str, dtype: str, shape: Tuple[int, ...] = (2, 4, 8)) -> Model:
     """L2_NORMALIZATION or LOG_SOFTMAX over the last axis (int8: the output quantisation TFLite
     requires)."""
     p = _Probe()
     out = {"L2_NORMALIZATION": (1.0 / 128, 0), "LOG_SOFTMAX": (16.0 / 256, 127)}[op_type]
-    x = p.x((2, 4, 8), dtype, 0.05 if dtype == "int8" else None, 3)
-    y = p.t((2, 4, 8), dtype, out[0] if dtype == "int8" else None, out[1])
+    x = p.x(shape, dtype, 0.05 if dtype == "int8" else None, 3)
+    y = p.t(shape, dtype, out[0] if dtype == "int8" else None, out[1])
     options = {"fused_activation_function": "NONE"} if op_type == "L2_NORMALIZATION" else {}
     return p.model(op_type, (x,), (y,), **options)
 
@@ -509,6 +509,7 @@ _TYPED_PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("ADD_N", "f32"): lambda: [_add_n_probe("float32")], ("ADD_N", "s32"): lambda: [_add_n_probe("int32")],
     **{(op, t): (lambda op=op, dt=dt: [_norm_probe(op, dt)]) for op in ("L2_NORMALIZATION", "LOG_SOFTMAX")
        for t, dt in (("s8", "int8"), ("f32", "float32"))},
+    ("LOG_SOFTMAX", "s8"): lambda: [_norm_probe("LOG_SOFTMAX", "int8"), _norm_probe("LOG_SOFTMAX", "int8", (3, 100))],
     ("L2_POOL_2D", "f32"): lambda: [_f32_pool("L2_POOL_2D")],
     **{("CUMSUM", t): (lambda dt=dt: [_cumsum_probe(dt), _cumsum_probe(dt, 0, True, True)])
        for t, dt in (("s8", "int8"), ("f32", "float32"))},
