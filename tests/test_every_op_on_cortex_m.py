@@ -41,7 +41,7 @@ from harness.firmware import build as fw  # noqa: E402
 CPU = "cortex-m4"
 ISA = "arm-dsp"
 #: float32 rows whose kernels call the C library's expf / tanhf.
-TRANSCENDENTAL = {"LOGISTIC", "TANH", "SOFTMAX"}
+TRANSCENDENTAL = {"LOGISTIC", "TANH", "SOFTMAX", "LOG_SOFTMAX"}
 #: Bytes of the board's RAM and flash kept for what is not an export: the runtime's code,
 #: the C library, the harness's buffers, heap and stack.
 RAM_RESERVE = 512 << 10
@@ -90,7 +90,8 @@ def ulp_bounds() -> Dict[str, int]:
     text = " ".join((ROOT / "docs" / "coverage.md").read_text().split())
     found = {}
     for op, pattern in {"LOGISTIC": r"at most (\d+) ulp from LiteRT for LOGISTIC",
-                        "TANH": r"(\d+) ulp for TANH", "SOFTMAX": r"(\d+) ulp for SOFTMAX"}.items():
+                        "TANH": r"(\d+) ulp for TANH", "SOFTMAX": r"(\d+) ulp for SOFTMAX",
+                        "LOG_SOFTMAX": r"(\d+) ulp for LOG_SOFTMAX"}.items():
         m = re.search(pattern, text)
         assert m, f"docs/coverage.md no longer states the Cortex-M4 ulp bound of float32 {op}"
         found[op] = int(m.group(1))
@@ -194,13 +195,15 @@ def _tame(x: np.ndarray) -> np.ndarray:
     return x
 
 
-def cases(work: Path) -> List[Case]:
+def cases(work: Path, only=None) -> List[Case]:
     """Every (row, probe, rounding rule, arm-dsp variant) plan, exported under work/src once per
     input kind (k<i>, one invoke each); a rule whose export is the same code as another's is
-    run once."""
+    run once. ``only``: the (name, types) rows to take (all where None)."""
     found: List[Case] = []
     for r, row in enumerate(_core.ops()):
         key = _row_key(row)
+        if only is not None and key not in only:
+            continue
         probes = _probes(key)
         assert probes is not None, f"op table row {key} has no probe model in arenaplan.ops.coverage"
         for m, model in enumerate(probes()):

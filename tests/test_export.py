@@ -253,6 +253,19 @@ def one_op_model(name: str) -> bytes:
     if name == "EMBEDDING_LOOKUP":
         from test_gather import embedding_model
         return embedding_model("int8", 10, (6,), 4, ids=np.array([9, 0, 3, 3], np.int32))
+    if name in ("L2_NORMALIZATION", "L2_NORMALIZATION_F32"):
+        from test_l2_normalization import l2_norm_model
+        return l2_norm_model((3, 17), "float32" if name.endswith("F32") else "int8", 0.05, 4)
+    if name in ("LOG_SOFTMAX", "LOG_SOFTMAX_F32"):
+        from test_log_softmax import log_softmax_model
+        return log_softmax_model((3, 17), "float32" if name.endswith("F32") else "int8", 0.1, -2)
+    if name == "L2_POOL_2D":
+        from test_l2_pool import l2_pool_model
+        return l2_pool_model((1, 7, 7, 3), (3, 3), (2, 2), "SAME", "RELU6")
+    if name in ("CUMSUM", "CUMSUM_F32"):
+        from test_cumsum import cumsum_model
+        return cumsum_model((2, 3, 5), -2, True, True, "float32" if name.endswith("F32") else "int8",
+                            (0.05, 3, 0.25, -1))
     raise KeyError(name)
 
 
@@ -265,10 +278,12 @@ ONE_OP_MODELS = ["STRIDED_SLICE", "LEAKY_RELU", "SUB", "TRANSPOSE", "SPLIT", "SP
                  "REDUCE_MAX", "REDUCE_MIN", "SUM", "BROADCAST_TO", "EQUAL", "GREATER_EQUAL", "LESS", "LOGICAL_AND",
                  "LOGICAL_NOT", "ARG_MAX", "ARG_MIN", "GATHER", "GATHER_F32", "SELECT_V2", "SELECT_V2_F32",
                  "CAST", "FILL", "ZEROS_LIKE", "SHAPE", "FLOOR_MOD", "FLOOR_MOD_S32", "ADD_N",
-                 "EMBEDDING_LOOKUP"]
+                 "EMBEDDING_LOOKUP", "L2_NORMALIZATION", "L2_NORMALIZATION_F32", "LOG_SOFTMAX", "LOG_SOFTMAX_F32",
+                 "L2_POOL_2D", "CUMSUM", "CUMSUM_F32"]
 #: Ops whose kernels differ by the rounding rule: each rule's variants are built.
 ONE_OP_REFERENCES = {"LOGISTIC": ("litert", "tflm"), "TANH": ("litert", "tflm"), "RELU6": ("litert", "tflm"),
-                     "PRELU": ("litert", "tflm"), "SUM": ("tflm",), "CAST": ("litert", "tflm"), "ADD_N": ("litert", "tflm")}
+                     "PRELU": ("litert", "tflm"), "SUM": ("tflm",), "CAST": ("litert", "tflm"), "ADD_N": ("litert", "tflm"),
+                     "CUMSUM": ("tflm",)}
 
 
 @pytest.mark.parametrize("op", ONE_OP_MODELS)

@@ -721,6 +721,26 @@ static const ap_param_field ap_add_n_fields[] = {
     AP_FIELD(ap_add_n_params, count, AP_FIELD_SIZE, 1), AP_I32(ap_add_n_params, tflm_loop),
 };
 
+static const ap_param_field ap_l2_norm_fields[] = {
+    AP_I32(ap_l2_norm_params, outer_size), AP_I32(ap_l2_norm_params, depth),
+    AP_I32(ap_l2_norm_params, input_zero_point),
+};
+
+static const ap_param_field ap_log_softmax_fields[] = {
+    AP_I32(ap_log_softmax_params, outer_size), AP_I32(ap_log_softmax_params, depth),
+    AP_I32(ap_log_softmax_params, input_multiplier), AP_I32(ap_log_softmax_params, input_left_shift),
+    AP_I32(ap_log_softmax_params, reverse_scaling_divisor), AP_I32(ap_log_softmax_params, reverse_scaling_shift),
+    AP_I32(ap_log_softmax_params, diff_min),
+};
+
+static const ap_param_field ap_cumsum_fields[] = {
+    AP_I32(ap_cumsum_params, outer), AP_I32(ap_cumsum_params, axis_size), AP_I32(ap_cumsum_params, inner),
+    AP_I32(ap_cumsum_params, exclusive), AP_I32(ap_cumsum_params, reverse), AP_I32(ap_cumsum_params, input_offset),
+    AP_I32(ap_cumsum_params, output_offset), AP_I32(ap_cumsum_params, left_shift),
+    AP_I32(ap_cumsum_params, input_multiplier), AP_I32(ap_cumsum_params, input_shift),
+    AP_I32(ap_cumsum_params, output_multiplier), AP_I32(ap_cumsum_params, output_shift),
+};
+
 #define AP_ROW_OF(code, name, types, T, fields) code, name, #code, types, #T, sizeof(T), AP_FIELDS(fields)
 #define AP_ROW(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S8, T, fields)
 #define AP_ROW_S16X8(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S16X8, T, fields)
@@ -1036,6 +1056,20 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_arg_minmax_variants), NULL, NULL, NULL, NULL, ap_arg_max_s32_run},
     {AP_ROW_S32(AP_OP_ARG_MIN, "ARG_MIN", ap_arg_minmax_params, ap_arg_minmax_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_arg_minmax_variants), NULL, NULL, NULL, NULL, ap_arg_min_s32_run},
+    {AP_ROW(AP_OP_L2_NORMALIZATION, "L2_NORMALIZATION", ap_l2_norm_params, ap_l2_norm_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_l2_norm_variants), NULL, NULL, NULL, NULL, ap_l2_norm_s8_run},
+    {AP_ROW_F32(AP_OP_L2_NORMALIZATION, "L2_NORMALIZATION", ap_l2_norm_params, ap_l2_norm_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_l2_norm_variants), NULL, NULL, NULL, NULL, ap_l2_norm_f32_run},
+    {AP_ROW_F32(AP_OP_L2_POOL2D, "L2_POOL_2D", ap_pool2d_f32_params, ap_pool2d_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_l2_pool2d_f32_variants), NULL, NULL, NULL, NULL, ap_l2_pool2d_f32_run},
+    {AP_ROW(AP_OP_LOG_SOFTMAX, "LOG_SOFTMAX", ap_log_softmax_params, ap_log_softmax_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_log_softmax_s8_variants), NULL, NULL, NULL, NULL, ap_log_softmax_s8_run},
+    {AP_ROW_F32(AP_OP_LOG_SOFTMAX, "LOG_SOFTMAX", ap_log_softmax_params, ap_log_softmax_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_log_softmax_variants), NULL, NULL, NULL, NULL, ap_log_softmax_f32_run},
+    {AP_ROW(AP_OP_CUMSUM, "CUMSUM", ap_cumsum_params, ap_cumsum_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_cumsum_s8_variants), NULL, NULL, NULL, NULL, ap_cumsum_s8_run},
+    {AP_ROW_F32(AP_OP_CUMSUM, "CUMSUM", ap_cumsum_params, ap_cumsum_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_cumsum_variants), NULL, NULL, NULL, NULL, ap_cumsum_f32_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

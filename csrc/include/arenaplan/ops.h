@@ -137,7 +137,14 @@ typedef enum ap_op {
                                     AP_TYPES_S32: int32 (or int64, output_type) out */
     AP_OP_FLOOR_DIV = 57,        /* ap_floor_params, two inputs of the row's type, out the same */
     AP_OP_FLOOR_MOD = 58,        /* as FLOOR_DIV */
-    AP_OP_ADD_N = 59             /* ap_add_n_params, 2..16 inputs of the row's type, one shape */
+    AP_OP_ADD_N = 59,            /* ap_add_n_params, 2..16 inputs of the row's type, one shape */
+    AP_OP_L2_NORMALIZATION = 75, /* ap_l2_norm_params, one input of the row's type (int8: output
+                                    scale 1/128, zero point 0), out the same type */
+    AP_OP_L2_POOL2D = 76,        /* ap_pool2d_f32_params, float32 in and out */
+    AP_OP_LOG_SOFTMAX = 77,      /* ap_log_softmax_params, one input of the row's type (int8:
+                                    output scale 16/256, zero point 127), out the same type */
+    AP_OP_CUMSUM = 78            /* ap_cumsum_params, one input of the row's type (the axis is
+                                    resolved at plan time), out the same type and shape */
 } ap_op;
 
 /** Scalar types of params fields (stable values, append-only). */
@@ -1306,6 +1313,97 @@ ap_status ap_add_n_variants(const void *params, ap_isa isa, ap_variant *variants
                             uint32_t *count_out, ap_error *error_out);
 ap_status ap_add_n_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_add_n_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * L2_NORMALIZATION over the last axis (rows: float32, int8). float32: TFLite's reference
+ * L2Normalization, each row's squares summed in order, sqrtf, the norm at least 1e-6f, each
+ * value divided by it. int8: reference_integer_ops::L2Normalization, the int32 sum of the squared
+ * differences from the input zero point, GetInvSqrtQuantizedMultiplierExp's multiplier and
+ * shift, the output in 1/128 steps with zero point 0 (the output's quantisation must be that,
+ * checked at plan time). Variant: "direct", no scratch, in place (a row is read whole before it
+ * is written).
+ */
+typedef struct ap_l2_norm_params {
+    int32_t outer_size;          /* rows, >= 1 */
+    int32_t depth;               /* values a row (the last axis), >= 1; int8: at most 33025, so
+                                    the sum of squares stays in int32 */
+    int32_t input_zero_point;    /* int8: [-128, 127]; float32: 0 */
+} ap_l2_norm_params;
+
+ap_status ap_l2_norm_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                              uint32_t *count_out, ap_error *error_out);
+ap_status ap_l2_norm_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_l2_norm_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * L2_POOL_2D float32 (TFLite's reference L2Pool): per window and channel the squares of the
+ * taps inside the input summed in window order, divided by their count, sqrtf, then the fused
+ * activation's clamp. Params: ap_pool2d_f32_params (every window must hold a tap). Variant:
+ * "direct", no scratch, the output overlapping no input.
+ */
+ap_status ap_l2_pool2d_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                    uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_l2_pool2d_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * LOG_SOFTMAX over the last axis (rows: float32, int8). float32: TFLite's reference LogSoftmax,
+ * x - max - logf(sum of expf(x - max)). int8: TFLite's quantised LogSoftmax (gemmlowp fixed
+ * point: exp of the Q5.26 differences summed in Q12.19, its log in Q5.26, the output in 1/16
+ * steps with zero point 127). The int8 fields come from PreprocessLogSoftmaxScalingExp (beta 1)
+ * and CalculateInputRadius; float32 rows ignore them. Variants: "direct", no scratch, in place
+ * (a row is read whole before it is written); int8 also "exp_table" where the tensor holds more
+ * than 256 values (1 KiB of scratch, 4-byte aligned: the Q12.19 exp of each of the 256 possible
+ * differences from the row maximum, made once a call, so each value costs a lookup instead of an
+ * exp; same bits).
+ */
+typedef struct ap_log_softmax_params {
+    int32_t outer_size;               /* rows, >= 1 */
+    int32_t depth;                    /* values a row (the last axis), >= 1 */
+    int32_t input_multiplier;         /* int8: >= 0 */
+    int32_t input_left_shift;         /* int8: [0, 31] */
+    int32_t reverse_scaling_divisor;  /* int8: >= 0 */
+    int32_t reverse_scaling_shift;    /* int8: the shift applied to the log-sum bound, [-31, 0] */
+    int32_t diff_min;                 /* int8: <= 0 */
+} ap_log_softmax_params;
+
+ap_status ap_log_softmax_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                  uint32_t *count_out, ap_error *error_out);
+ap_status ap_log_softmax_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                     uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_log_softmax_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_log_softmax_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * CUMSUM along one axis, the tensor viewed as [outer, axis_size, inner] (rows: float32, int8).
+ * exclusive: each output sums the values before it (the first is 0); reverse: summed from the
+ * axis' end. float32: TFLite's reference CumSum (a float accumulator from 0.0f, in order). int8:
+ * TensorFlow Lite Micro's (LiteRT has no int8 kernel): ADD's rescaling with one input, each
+ * value's (x - zero point) << left_shift scaled by the input multiplier, the int32 accumulator
+ * starting at the scaled input offset as TFLite Micro's does and wrapping as it does, each sum
+ * rescaled to the output. Variant: "direct", no scratch, in place (each value is read before its
+ * output is written and never again).
+ */
+typedef struct ap_cumsum_params {
+    int32_t outer;                   /* product of the dimensions before the axis, >= 1 */
+    int32_t axis_size;               /* >= 1 */
+    int32_t inner;                   /* product of the dimensions after the axis, >= 1 */
+    int32_t exclusive;               /* 0 or 1 */
+    int32_t reverse;                 /* 0 or 1 */
+    int32_t input_offset;            /* int8: -input zero point, [-127, 128] */
+    int32_t output_offset;           /* int8: output zero point, [-128, 127] */
+    int32_t left_shift;              /* int8: [0, 20] (TFLite: 20) */
+    int32_t input_multiplier;        /* int8: >= 0 */
+    int32_t input_shift;             /* int8: [-31, 0] */
+    int32_t output_multiplier;       /* int8: >= 0 */
+    int32_t output_shift;            /* int8: [-31, 0] */
+} ap_cumsum_params;
+
+ap_status ap_cumsum_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                             uint32_t *count_out, ap_error *error_out);
+ap_status ap_cumsum_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                uint32_t *count_out, ap_error *error_out);
+ap_status ap_cumsum_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_cumsum_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 #ifdef __cplusplus
 }

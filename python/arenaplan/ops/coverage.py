@@ -459,6 +459,25 @@ def _add_n_probe(dtype: str) -> Model:
     return p.model("ADD_N", tuple(xs), (y,))
 
 
+def _norm_probe(op_type: str, dtype: str, shape: Tuple[int, ...] = (2, 4, 8)) -> Model:
+    """L2_NORMALIZATION or LOG_SOFTMAX over the last axis (int8: the output quantisation TFLite
+    requires)."""
+    p = _Probe()
+    out = {"L2_NORMALIZATION": (1.0 / 128, 0), "LOG_SOFTMAX": (16.0 / 256, 127)}[op_type]
+    x = p.x(shape, dtype, 0.05 if dtype == "int8" else None, 3)
+    y = p.t(shape, dtype, out[0] if dtype == "int8" else None, out[1])
+    options = {"fused_activation_function": "NONE"} if op_type == "L2_NORMALIZATION" else {}
+    return p.model(op_type, (x,), (y,), **options)
+
+
+def _cumsum_probe(dtype: str, axis: int = -2, exclusive: bool = False, reverse: bool = False) -> Model:
+    p = _Probe()
+    x = p.x((2, 5, 8), dtype, 0.05 if dtype == "int8" else None, -2)
+    a = p.const(np.array(axis, np.int32), "int32")
+    y = p.t((2, 5, 8), dtype, 0.25 if dtype == "int8" else None, 1)
+    return p.model("CUMSUM", (x, a), (y,), exclusive=exclusive, reverse=reverse)
+
+
 def _shape_probe() -> Model:
     p = _Probe()
     x = p.x((2, 4, 8), "float32", None)
@@ -488,6 +507,12 @@ _TYPED_PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     **{(op, t): (lambda op=op, dt=dt: [_floor(op, dt)]) for op in ("FLOOR_DIV", "FLOOR_MOD")
        for t, dt in (("f32", "float32"), ("s32", "int32"))},
     ("ADD_N", "f32"): lambda: [_add_n_probe("float32")], ("ADD_N", "s32"): lambda: [_add_n_probe("int32")],
+    **{(op, t): (lambda op=op, dt=dt: [_norm_probe(op, dt)]) for op in ("L2_NORMALIZATION", "LOG_SOFTMAX")
+       for t, dt in (("s8", "int8"), ("f32", "float32"))},
+    ("LOG_SOFTMAX", "s8"): lambda: [_norm_probe("LOG_SOFTMAX", "int8"), _norm_probe("LOG_SOFTMAX", "int8", (3, 100))],
+    ("L2_POOL_2D", "f32"): lambda: [_f32_pool("L2_POOL_2D")],
+    **{("CUMSUM", t): (lambda dt=dt: [_cumsum_probe(dt), _cumsum_probe(dt, 0, True, True)])
+       for t, dt in (("s8", "int8"), ("f32", "float32"))},
 }
 
 
@@ -679,11 +704,15 @@ def _aliases() -> List[Tuple[str, str]]:
 
 #: The measured difference of the transcendental float32 rows from LiteRT (tests/test_float32.py).
 _F32_BOUNDS = ("on x86-64 with glibc, 0 ulp from LiteRT over about 220,000 inputs each for LOGISTIC\n"
-               "and TANH and 20,000 outputs of SOFTMAX. Another C library rounds `expf` / `tanhf` on its\n"
-               "own: a Cortex-M4 build with newlib (arm-none-eabi, under QEMU) is at most 2 ulp from\n"
-               "LiteRT for LOGISTIC (131 of 49,152 outputs differ), 2 ulp for TANH (2 of 49,152) and 5 ulp\n"
-               "for SOFTMAX (4,942 of 49,152: the sum carries each exp's rounding). tests/test_float32.py\n"
-               "asserts these bounds.")
+               "and TANH, 20,000 outputs of SOFTMAX and 65,536 of LOG_SOFTMAX. Another C library rounds\n"
+               "`expf` / `tanhf` / `logf` on its own: a Cortex-M4 build with newlib (arm-none-eabi, under\n"
+               "QEMU) is at most 2 ulp from LiteRT for LOGISTIC (131 of 49,152 outputs differ), 2 ulp for\n"
+               "TANH (2 of 49,152), 5 ulp for SOFTMAX (4,942 of 49,152: the sum carries each exp's\n"
+               "rounding) and 6 ulp for LOG_SOFTMAX (358 of 65,536, rows at scales from 0.01 to 30: an\n"
+               "output near 0, the row maximum's -log(sum) where the sum is near 1, carries the sum's\n"
+               "last-bit difference relative to its own small size, so the bound holds for inputs like\n"
+               "these, not every input). tests/test_float32.py and tests/test_log_softmax.py assert\n"
+               "these bounds.")
 
 
 def render() -> str:
@@ -739,11 +768,13 @@ def render() -> str:
               "with floating-point contraction off (no fused multiply-add on x86 FMA or the",
               "Cortex-M4's VFMA): FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV, ADD, SUB, MUL,",
               "RELU / RELU6 / RELU_N1_TO_1, LEAKY_RELU, HARD_SWISH, the pools, MEAN, PAD / PADV2,",
-              "CONCATENATION, STRIDED_SLICE (and SPLIT / SPLIT_V on it), TRANSPOSE and the reshapes equal",
-              "LiteRT bit for bit (but for the NaN an invalid operation such as inf - inf makes: each",
-              "machine's default NaN, 0xFFC00000 on x86, 0x7FC00000 on a Cortex-M).",
-              "LOGISTIC, TANH and SOFTMAX call the C library's `expf` / `tanhf` as TFLite's",
-              "`std::exp` / `std::tanh` do, so they equal LiteRT where both use the same C library:",
+              "CONCATENATION, STRIDED_SLICE (and SPLIT / SPLIT_V on it), TRANSPOSE and the reshapes,",
+              "CUMSUM, L2_NORMALIZATION and L2_POOL_2D (their `sqrtf` is correctly rounded in every C",
+              "library) equal LiteRT bit for bit (but for the NaN an invalid operation such as inf - inf",
+              "makes: each machine's default NaN, 0xFFC00000 on x86, 0x7FC00000 on a Cortex-M).",
+              "LOGISTIC, TANH, SOFTMAX and LOG_SOFTMAX call the C library's `expf` / `tanhf` / `logf` as",
+              "TFLite's `std::exp` / `std::tanh` / `std::log` do, so they equal LiteRT where both use the",
+              "same C library:",
               f"{_F32_BOUNDS}", ""]
     return "\n".join(lines)
 

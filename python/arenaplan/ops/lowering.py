@@ -2270,6 +2270,8 @@ _TYPED: Dict[str, Tuple[int, Tuple[str, ...]]] = {
     "FILL": (1, ("int8", "float32", "int32", "bool")),
     "FLOOR_DIV": (0, ("float32", "int32")), "FLOOR_MOD": (0, ("float32", "int32")), "ADD_N": (0, ("float32", "int32")),
     "EMBEDDING_LOOKUP": (1, ("int8", "float32")),
+    "L2_NORMALIZATION": (0, ("int8", "float32")), "L2_POOL_2D": (0, ("float32",)),
+    "LOG_SOFTMAX": (0, ("int8", "float32")), "CUMSUM": (0, ("int8", "float32")),
 }
 
 
@@ -2575,12 +2577,168 @@ def _embedding_lookup(model: Model, op: Operator) -> tuple:
              "coords": int(ids.shape[0])}, (v.index, ids.index), None, None)
 
 
+def _same_type_and_shape(model: Model, op: Operator, dtype: str) -> Tuple[Tensor, Tensor]:
+    """The op's data input (an activation of ``dtype``) and its output, of that type and shape,
+    rank at least 1 and no empty dimension."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
+    if y.dtype != dtype:
+        raise _Unsupported(f"output tensor {y.index} is {y.dtype}, the input {dtype}; TFLite requires one type")
+    if tuple(y.shape) != tuple(x.shape):
+        raise _Unsupported(f"output tensor {y.index} has shape {tuple(y.shape)}, the input {tuple(x.shape)}; "
+                           "TFLite requires them equal")
+    if len(x.shape) < 1:
+        raise _Unsupported("the input is a scalar; the op works along an axis")
+    if min(int(d) for d in x.shape) < 1:
+        raise _Unsupported(f"input shape {tuple(x.shape)} has an empty dimension")
+    return x, y
+
+
+def _rows_of(x: Tensor) -> Tuple[int, int]:
+    """(outer size, depth) of a tensor read as rows of its last axis."""
+    return int(np.prod(x.shape[:-1], dtype=np.int64)), int(x.shape[-1])
+
+
+#: The int8 L2_NORMALIZATION's output quantisation (LiteRT's Prepare requires it; the kernel
+#: writes 1/128 steps about 0 whatever the tensor says).
+_L2_NORM_OUTPUT = (1.0 / 128, 0)
+#: The int8 LOG_SOFTMAX's output quantisation (both runtimes' Prepare require it).
+_LOG_SOFTMAX_OUTPUT = (16.0 / 256, 127)
+
+
+def _l2_normalization(model: Model, op: Operator) -> tuple:
+    """L2_NORMALIZATION over the last axis (rank 1 to 4, TFLite's limit), float32 or int8; no fused
+    activation (TFLite's kernels have none). int8: reference_integer_ops::L2Normalization, the
+    output scale 1/128 and zero point 0 exactly (LiteRT's Prepare check), at most 33025 values a
+    row (the int32 sum of squares)."""
+    dtype = _data_type(model, op)
+    x, y = _same_type_and_shape(model, op, dtype)
+    if len(x.shape) > 4:
+        raise _Unsupported(f"the input has rank {len(x.shape)}; TFLite's L2_NORMALIZATION takes at most 4")
+    act = op.options.get("fused_activation_function", "NONE")
+    if act != "NONE":
+        raise _Unsupported(f"fused activation {act}; TFLite's L2_NORMALIZATION kernels take none")
+    outer, depth = _rows_of(x)
+    zp = 0
+    if dtype == "int8":
+        _, zp = _per_tensor(x, "input")
+        ys, yz = _per_tensor(y, "output")
+        if (ys, yz) != _L2_NORM_OUTPUT:
+            raise _Unsupported(f"the int8 output (tensor {y.index}) has scale {ys} and zero point {yz}; TFLite "
+                               "requires scale 1/128 (0.0078125) and zero point 0")
+        if depth > 33025:
+            raise _Unsupported(f"the last axis holds {depth} values; the int32 sum of squares of more than 33025 "
+                               "int8 differences may overflow (TFLite's kernel would wrap)")
+    return {"outer_size": outer, "depth": depth, "input_zero_point": zp}, (x.index,), None, None
+
+
+def _l2_pool(model: Model, op: Operator) -> tuple:
+    """float32 L2_POOL_2D (TFLite has no quantised kernel): 4-D NHWC input and output, the pools'
+    padding and fused activation."""
+    _data_type(model, op)   # float32 only: TFLite has no quantised L2_POOL_2D kernel
+    x = _tensor(model, _operand(op.inputs, 0), "input", "float32", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
+    if y.dtype != "float32":
+        raise _Unsupported(f"output tensor {y.index} is {y.dtype}; TFLite's L2_POOL_2D is float32 in and out")
+    if len(x.shape) != 4 or len(y.shape) != 4:
+        raise _Unsupported(f"input {tuple(x.shape)} and output {tuple(y.shape)} must be 4-D (NHWC), as TFLite "
+                           "requires")
+    return _pool_f32(model, op)
+
+
+def _quantize_multiplier_to_2_31(real: float) -> Tuple[int, int]:
+    """TFLite's QuantizeMultiplier (double rounding) for 1 < real < 2^31, shifts up to 31 (the
+    shared helper takes reals below 2^30): real's frexp fraction times 2^31, rounded half away
+    from zero, halved with the shift raised where it rounds to 2^31."""
+    if real < float(1 << 30):
+        return quantize_multiplier(real)
+    q, shift = math.frexp(real)
+    fixed = int(math.floor(abs(q) * float(1 << 31) + 0.5))
+    if fixed == 1 << 31:
+        fixed, shift = fixed // 2, shift + 1
+    return fixed, shift
+
+
+def _log_softmax(model: Model, op: Operator) -> tuple:
+    """LOG_SOFTMAX over the last axis, float32 or int8. int8: the output scale 16/256 and zero
+    point 127 exactly (both runtimes' Prepare); the input's multipliers as
+    PreprocessLogSoftmaxScalingExp derives them for beta 1 and 5 integer bits (the input scale
+    read as float32, in double), diff_min as CalculateInputRadius."""
+    dtype = _data_type(model, op)
+    x, y = _same_type_and_shape(model, op, dtype)
+    outer, depth = _rows_of(x)
+    spec = {"outer_size": outer, "depth": depth, "input_multiplier": 0, "input_left_shift": 0,
+            "reverse_scaling_divisor": 0, "reverse_scaling_shift": 0, "diff_min": 0}
+    if dtype == "int8":
+        xs, _ = _per_tensor(x, "input")
+        ys, yz = _per_tensor(y, "output")
+        if (ys, yz) != _LOG_SOFTMAX_OUTPUT:
+            raise _Unsupported(f"the int8 output (tensor {y.index}) has scale {ys} and zero point {yz}; TFLite "
+                               "requires scale 16/256 (0.0625) and zero point 127")
+        real = min(1.0 * xs * float(1 << 26), float((1 << 31) - 1))
+        if not real > 1.0:
+            raise _Unsupported(f"input scale {xs} is below 2^-26; TFLite's Prepare needs beta * scale * 2^26 > 1")
+        mult, left_shift = _quantize_multiplier_to_2_31(real)
+        reverse = float(1 << (31 - left_shift)) / float(mult)
+        if not 0.0 < reverse < 1.0:
+            raise _Unsupported(f"input scale {xs} gives a reverse scaling of {reverse}, not below 1 as TFLite's "
+                               "Prepare requires")
+        rdiv, rshift = quantize_multiplier(reverse)
+        if rshift > 0:
+            raise _Unsupported(f"input scale {xs} gives a reverse scaling that rounds to 1")
+        spec.update(input_multiplier=mult, input_left_shift=left_shift, reverse_scaling_divisor=rdiv,
+                    reverse_scaling_shift=rshift,
+                    diff_min=-int(math.floor(31.0 * float(1 << 26) / float(1 << left_shift))))
+    return spec, (x.index,), None, None
+
+
+def _cumsum(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """CUMSUM along a constant int32 axis (negative counted from the end), exclusive and reverse
+    from the options; float32 (TFLite's reference CumSum) or int8 as TensorFlow Lite Micro runs it
+    (ADD's rescaling of one input: a left shift of 20, the input multiplier 0.5, the output's
+    2 * input scale / (2^20 * output scale), each in double, each below 1 as its Prepare checks).
+    LiteRT has no int8 kernel: under "litert" the int8 row is refused."""
+    dtype = _data_type(model, op)
+    if dtype == "int8" and reference != "tflm":
+        raise _Unsupported("LiteRT has no int8 CUMSUM kernel; arenaplan runs TensorFlow Lite Micro's: plan with "
+                           "reference \"tflm\"")
+    x, y = _same_type_and_shape(model, op, dtype)
+    a = _tensor(model, _operand(op.inputs, 1), "axis", None, constant=True)
+    if a.dtype != "int32":
+        raise _Unsupported(f"axis tensor {a.index} is {a.dtype}; TFLite's CUMSUM takes an int32 axis")
+    rank = len(x.shape)
+    axis = _constant_axis(model, op, 1, rank)
+    shape = [int(d) for d in x.shape]
+    spec = {"outer": int(np.prod(shape[:axis], dtype=np.int64)), "axis_size": shape[axis],
+            "inner": int(np.prod(shape[axis + 1:], dtype=np.int64)),
+            "exclusive": int(bool(op.options.get("exclusive", False))),
+            "reverse": int(bool(op.options.get("reverse", False))),
+            "input_offset": 0, "output_offset": 0, "left_shift": 0, "input_multiplier": 0, "input_shift": 0,
+            "output_multiplier": 0, "output_shift": 0}
+    if dtype == "int8":
+        (xs, xz), (ys, yz) = _per_tensor(x, "input"), _per_tensor(y, "output")
+        left_shift = 20
+        twice = 2.0 * xs
+        mults = []
+        for what, real in (("input", xs / twice), ("output", twice / (float(1 << left_shift) * ys))):
+            m, e = quantize_multiplier(real) if 0.0 < real < 1.0 else (0, 1)
+            if e > 0:
+                raise _Unsupported(f"the {what} multiplier {real} (2 * input scale / (2^20 * output scale) for the "
+                                   "output) is not below 1, as TensorFlow Lite Micro's Prepare requires")
+            mults.append((m, e))
+        (mi, ei), (mo, eo) = mults
+        spec.update(input_offset=-xz, output_offset=yz, left_shift=left_shift, input_multiplier=mi, input_shift=ei,
+                    output_multiplier=mo, output_shift=eo)
+    return spec, (x.index,), None, None
+
+
 #: Lowering of the ops whose row their data input's element type chooses (_TYPED).
 _LOWER_TYPED: Dict[str, Callable[[Model, Operator], tuple]] = {
     **{op: _compare for op in _COMPARISONS + ("LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT")},
     "ARG_MAX": _arg_minmax, "ARG_MIN": _arg_minmax, "GATHER": _gather, "SELECT_V2": _select_v2,
     "CAST": _cast, "ZEROS_LIKE": _zeros_like, "FILL": _fill, "SHAPE": _shape,
     "FLOOR_DIV": _floor_div_mod, "FLOOR_MOD": _floor_div_mod, "ADD_N": _add_n, "EMBEDDING_LOOKUP": _embedding_lookup,
+    "L2_NORMALIZATION": _l2_normalization, "L2_POOL_2D": _l2_pool, "LOG_SOFTMAX": _log_softmax, "CUMSUM": _cumsum,
 }
 
 
