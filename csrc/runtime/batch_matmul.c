@@ -202,43 +202,56 @@ static void bmm_geometry_of(const ap_batch_matmul_params *p, bmm_geometry *g)
 }
 
 /* ---- direct: strided dot products --------------------------------------------------------------- */
-static void bmm_direct_matrix(const ap_batch_matmul_params *p, bmm_type t, const bmm_geometry *g, const void *lhs,
-                              const void *rhs, void *out)
+static void bmm_direct_f32(const bmm_geometry *g, const float *lhs, const float *rhs, float *out)
 {
     for (size_t i = 0; i < g->m; ++i) {
         for (size_t j = 0; j < g->n; ++j) {
-            const size_t l0 = i * g->lhs_row, r0 = j * g->rhs_col;
-            if (t == BMM_F32) {
-                const float *a = lhs, *b = rhs;
-                float acc = 0.0f;
-                for (size_t kk = 0; kk < g->k; ++kk) {
-                    acc += a[l0 + kk * g->lhs_step] * b[r0 + kk * g->rhs_step];
-                }
-                ((float *)out)[i * g->n + j] = acc;
-            } else if (t == BMM_S16) {
-                const int16_t *a = lhs, *b = rhs;
-                int64_t acc = 0;
-                for (size_t kk = 0; kk < g->k; ++kk) {
-                    acc += (int64_t)((int32_t)a[l0 + kk * g->lhs_step] * (int32_t)b[r0 + kk * g->rhs_step]);
-                }
-                ((int16_t *)out)[i * g->n + j] = bmm_out_s16(acc, p);
-            } else {
-                const int8_t *a = lhs, *b = rhs;
-                uint32_t acc = 0;   /* TFLite's int32 sum, wrapping */
-                for (size_t kk = 0; kk < g->k; ++kk) {
-                    acc += (uint32_t)(((int32_t)a[l0 + kk * g->lhs_step] + p->lhs_offset) *
-                                      ((int32_t)b[r0 + kk * g->rhs_step] + p->rhs_offset));
-                }
-                ((int8_t *)out)[i * g->n + j] = bmm_out_s8(ap_s16_wrap32((int64_t)acc), p);
+            const float *a = lhs + i * g->lhs_row, *b = rhs + j * g->rhs_col;
+            float acc = 0.0f;
+            for (size_t kk = g->k; kk > 0; --kk, a += g->lhs_step, b += g->rhs_step) {
+                acc += *a * *b;
             }
+            *out++ = acc;
+        }
+    }
+}
+
+static void bmm_direct_s16(const ap_batch_matmul_params *p, const bmm_geometry *g, const int16_t *lhs,
+                           const int16_t *rhs, int16_t *out)
+{
+    for (size_t i = 0; i < g->m; ++i) {
+        for (size_t j = 0; j < g->n; ++j) {
+            const int16_t *a = lhs + i * g->lhs_row, *b = rhs + j * g->rhs_col;
+            int64_t acc = 0;
+            for (size_t kk = g->k; kk > 0; --kk, a += g->lhs_step, b += g->rhs_step) {
+                acc += (int32_t)*a * (int32_t)*b;
+            }
+            *out++ = bmm_out_s16(acc, p);
+        }
+    }
+}
+
+static void bmm_direct_s8(const ap_batch_matmul_params *p, const bmm_geometry *g, const int8_t *lhs,
+                          const int8_t *rhs, int8_t *out)
+{
+    const int32_t lo = p->lhs_offset, ro = p->rhs_offset;
+    for (size_t i = 0; i < g->m; ++i) {
+        for (size_t j = 0; j < g->n; ++j) {
+            const int8_t *a = lhs + i * g->lhs_row, *b = rhs + j * g->rhs_col;
+            uint32_t acc = 0;   /* TFLite's int32 sum, wrapping */
+            for (size_t kk = g->k; kk > 0; --kk, a += g->lhs_step, b += g->rhs_step) {
+                acc += (uint32_t)(((int32_t)*a + lo) * ((int32_t)*b + ro));
+            }
+            *out++ = bmm_out_s8(ap_s16_wrap32((int64_t)acc), p);
         }
     }
 }
 
 /* ---- packed: contiguous dot products ------------------------------------------------------------ */
 /* Copy `count` values of an operand, `step` elements apart from `src`, contiguous into dst (int8:
-   widened to int16 with `offset` added). */
-static void bmm_pack(bmm_type t, const void *src, size_t step, size_t count, int32_t offset, void *dst)
+   widened to int16 with `offset` added), then zeros up to `stride` elements. */
+static void bmm_pack(bmm_type t, const void *src, size_t step, size_t count, size_t stride, int32_t offset,
+                     void *dst)
 {
     if (t == BMM_S8) {
         const int8_t *s = src;
@@ -246,11 +259,17 @@ static void bmm_pack(bmm_type t, const void *src, size_t step, size_t count, int
         for (size_t i = 0; i < count; ++i) {
             d[i] = (int16_t)((int32_t)s[i * step] + offset);
         }
+        for (size_t i = count; i < stride; ++i) {
+            d[i] = 0;
+        }
     } else if (t == BMM_S16) {
         const int16_t *s = src;
         int16_t *d = dst;
         for (size_t i = 0; i < count; ++i) {
             d[i] = s[i * step];
+        }
+        for (size_t i = count; i < stride; ++i) {
+            d[i] = 0;
         }
     } else {
         const float *s = src;
@@ -261,48 +280,117 @@ static void bmm_pack(bmm_type t, const void *src, size_t step, size_t count, int
     }
 }
 
-/* sum a[i] * b[i] over k int16 pairs (|value| <= 256: each product and the int32 sum wrap as
-   TFLite's int32 sum of the int8 products does). */
-static int32_t bmm_dot_s16_in_s32(const int16_t *a, const int16_t *b, size_t k, int32_t isa)
-{
-    uint32_t acc = 0;
-    size_t i = 0;
-    if (ap_ops_runs_arm_dsp(isa)) {
-        int32_t s = 0;
-        for (; i + 4 <= k; i += 4) {
-            s = ap_dsp_smlad(ap_dsp_load32(a + i), ap_dsp_load32(b + i), s);
-            s = ap_dsp_smlad(ap_dsp_load32(a + i + 2), ap_dsp_load32(b + i + 2), s);
-        }
-        acc = (uint32_t)s;
-    }
-    for (; i < k; ++i) {
-        acc += (uint32_t)((int32_t)a[i] * (int32_t)b[i]);
-    }
-    return ap_s16_wrap32((int64_t)acc);
-}
-
-static void bmm_packed_row(const ap_batch_matmul_params *p, bmm_type t, const bmm_geometry *g, const void *row,
-                           const void *cols, size_t col_stride, void *out_row, int32_t isa)
+/* One packed LHS row against every packed RHS column: float32 in k order from 0.0f. */
+static void bmm_packed_row_f32(const bmm_geometry *g, const float *row, const float *cols, size_t stride,
+                               float *out)
 {
     for (size_t j = 0; j < g->n; ++j) {
-        if (t == BMM_F32) {
-            const float *a = row, *b = (const float *)cols + j * col_stride;
-            float acc = 0.0f;
-            for (size_t kk = 0; kk < g->k; ++kk) {
-                acc += a[kk] * b[kk];
-            }
-            ((float *)out_row)[j] = acc;
-        } else if (t == BMM_S16) {
-            const int16_t *a = row, *b = (const int16_t *)cols + j * col_stride;
-            int64_t acc = 0;
-            for (size_t kk = 0; kk < g->k; ++kk) {
-                acc += (int64_t)((int32_t)a[kk] * (int32_t)b[kk]);
-            }
-            ((int16_t *)out_row)[j] = bmm_out_s16(acc, p);
-        } else {
-            const int16_t *b = (const int16_t *)cols + j * col_stride;
-            ((int8_t *)out_row)[j] = bmm_out_s8(bmm_dot_s16_in_s32(row, b, g->k, isa), p);
+        const float *b = cols + j * stride;
+        float acc = 0.0f;
+        for (size_t kk = 0; kk < g->k; ++kk) {
+            acc += row[kk] * b[kk];
         }
+        out[j] = acc;
+    }
+}
+
+/* int8 (its int16 values with the offsets added, |v| <= 256): `words` pairs (the zero padding
+   adds nothing) against four columns at a time, int32 sums that wrap as TFLite's do; on arm-dsp
+   one SMLAD a pair and column. */
+static void bmm_packed_row_s8(const ap_batch_matmul_params *p, const bmm_geometry *g, const int16_t *row,
+                              const int16_t *cols, size_t stride, int8_t *out, int32_t isa)
+{
+    const size_t words = stride / 2;
+    size_t j = 0;
+    if (ap_ops_runs_arm_dsp(isa)) {
+        for (; j + 4 <= g->n; j += 4) {
+            const int16_t *c0 = cols + j * stride, *c1 = c0 + stride, *c2 = c1 + stride, *c3 = c2 + stride;
+            int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+            for (size_t w = 0; w < 2 * words; w += 2) {
+                const uint32_t x = ap_dsp_load32(row + w);
+                a0 = ap_dsp_smlad(x, ap_dsp_load32(c0 + w), a0);
+                a1 = ap_dsp_smlad(x, ap_dsp_load32(c1 + w), a1);
+                a2 = ap_dsp_smlad(x, ap_dsp_load32(c2 + w), a2);
+                a3 = ap_dsp_smlad(x, ap_dsp_load32(c3 + w), a3);
+            }
+            out[j] = bmm_out_s8(a0, p);
+            out[j + 1] = bmm_out_s8(a1, p);
+            out[j + 2] = bmm_out_s8(a2, p);
+            out[j + 3] = bmm_out_s8(a3, p);
+        }
+        for (; j < g->n; ++j) {
+            const int16_t *c0 = cols + j * stride;
+            int32_t a0 = 0;
+            for (size_t w = 0; w < 2 * words; w += 2) {
+                a0 = ap_dsp_smlad(ap_dsp_load32(row + w), ap_dsp_load32(c0 + w), a0);
+            }
+            out[j] = bmm_out_s8(a0, p);
+        }
+        return;
+    }
+    for (; j + 4 <= g->n; j += 4) {
+        const int16_t *c0 = cols + j * stride, *c1 = c0 + stride, *c2 = c1 + stride, *c3 = c2 + stride;
+        uint32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+        for (size_t kk = 0; kk < stride; ++kk) {
+            const int32_t x = row[kk];
+            a0 += (uint32_t)(x * c0[kk]);
+            a1 += (uint32_t)(x * c1[kk]);
+            a2 += (uint32_t)(x * c2[kk]);
+            a3 += (uint32_t)(x * c3[kk]);
+        }
+        out[j] = bmm_out_s8(ap_s16_wrap32((int64_t)a0), p);
+        out[j + 1] = bmm_out_s8(ap_s16_wrap32((int64_t)a1), p);
+        out[j + 2] = bmm_out_s8(ap_s16_wrap32((int64_t)a2), p);
+        out[j + 3] = bmm_out_s8(ap_s16_wrap32((int64_t)a3), p);
+    }
+    for (; j < g->n; ++j) {
+        const int16_t *c0 = cols + j * stride;
+        uint32_t a0 = 0;
+        for (size_t kk = 0; kk < stride; ++kk) {
+            a0 += (uint32_t)((int32_t)row[kk] * c0[kk]);
+        }
+        out[j] = bmm_out_s8(ap_s16_wrap32((int64_t)a0), p);
+    }
+}
+
+/* int16: the same with int64 sums (on arm-dsp SMLALD, exact). */
+static void bmm_packed_row_s16(const ap_batch_matmul_params *p, const bmm_geometry *g, const int16_t *row,
+                               const int16_t *cols, size_t stride, int16_t *out, int32_t isa)
+{
+    size_t j = 0;
+    if (ap_ops_runs_arm_dsp(isa)) {
+        for (; j + 4 <= g->n; j += 4) {
+            const int16_t *c0 = cols + j * stride, *c1 = c0 + stride, *c2 = c1 + stride, *c3 = c2 + stride;
+            int64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+            for (size_t w = 0; w < stride; w += 2) {
+                const uint32_t x = ap_dsp_load32(row + w);
+                a0 = ap_dsp_smlald(x, ap_dsp_load32(c0 + w), a0);
+                a1 = ap_dsp_smlald(x, ap_dsp_load32(c1 + w), a1);
+                a2 = ap_dsp_smlald(x, ap_dsp_load32(c2 + w), a2);
+                a3 = ap_dsp_smlald(x, ap_dsp_load32(c3 + w), a3);
+            }
+            out[j] = bmm_out_s16(a0, p);
+            out[j + 1] = bmm_out_s16(a1, p);
+            out[j + 2] = bmm_out_s16(a2, p);
+            out[j + 3] = bmm_out_s16(a3, p);
+        }
+        for (; j < g->n; ++j) {
+            const int16_t *c0 = cols + j * stride;
+            int64_t a0 = 0;
+            for (size_t w = 0; w < stride; w += 2) {
+                a0 = ap_dsp_smlald(ap_dsp_load32(row + w), ap_dsp_load32(c0 + w), a0);
+            }
+            out[j] = bmm_out_s16(a0, p);
+        }
+        return;
+    }
+    for (; j < g->n; ++j) {
+        const int16_t *c0 = cols + j * stride;
+        int64_t a0 = 0;
+        for (size_t kk = 0; kk < stride; ++kk) {
+            a0 += (int32_t)row[kk] * (int32_t)c0[kk];
+        }
+        out[j] = bmm_out_s16(a0, p);
     }
 }
 
@@ -348,6 +436,8 @@ static ap_status bmm_run(const ap_op_call *call, ap_isa isa, bmm_type t, ap_erro
     unsigned char *out = call->output;
     const unsigned char *packed_from = NULL;   /* the RHS matrix the scratch holds */
     const size_t col_stride = bmm_col_stride(p, t);
+    void *cols = v->kind == AP_BATCH_MATMUL_PACKED ? call->scratch[0].data : NULL;
+    void *row = v->kind == AP_BATCH_MATMUL_PACKED ? call->scratch[1].data : NULL;
     size_t b = 0;
     for (size_t b0 = 0; b0 < g.out_batch[0]; ++b0) {
         for (size_t b1 = 0; b1 < g.out_batch[1]; ++b1) {
@@ -358,20 +448,34 @@ static ap_status bmm_run(const ap_op_call *call, ap_isa isa, bmm_type t, ap_erro
                     rhs + (b0 * g.rhs_stride[0] + b1 * g.rhs_stride[1] + b2 * g.rhs_stride[2]) * e;
                 unsigned char *o = out + b * g.m * g.n * e;
                 if (v->kind == AP_BATCH_MATMUL_DIRECT) {
-                    bmm_direct_matrix(p, t, &g, l, r, o);
+                    if (t == BMM_F32) {
+                        bmm_direct_f32(&g, (const float *)(const void *)l, (const float *)(const void *)r,
+                                       (float *)(void *)o);
+                    } else if (t == BMM_S16) {
+                        bmm_direct_s16(p, &g, (const int16_t *)(const void *)l, (const int16_t *)(const void *)r,
+                                       (int16_t *)(void *)o);
+                    } else {
+                        bmm_direct_s8(p, &g, (const int8_t *)l, (const int8_t *)r, (int8_t *)o);
+                    }
                     continue;
                 }
                 if (r != packed_from) {
                     for (size_t j = 0; j < g.n; ++j) {
-                        bmm_pack(t, r + j * g.rhs_col * e, g.rhs_step, g.k, p->rhs_offset,
-                                 (unsigned char *)call->scratch[0].data + j * col_stride * bmm_packed_elem(t));
+                        bmm_pack(t, r + j * g.rhs_col * e, g.rhs_step, g.k, col_stride, p->rhs_offset,
+                                 (unsigned char *)cols + j * col_stride * bmm_packed_elem(t));
                     }
                     packed_from = r;
                 }
                 for (size_t i = 0; i < g.m; ++i) {
-                    bmm_pack(t, l + i * g.lhs_row * e, g.lhs_step, g.k, p->lhs_offset, call->scratch[1].data);
-                    bmm_packed_row(p, t, &g, call->scratch[1].data, call->scratch[0].data, col_stride,
-                                   o + i * g.n * e, v->isa);
+                    bmm_pack(t, l + i * g.lhs_row * e, g.lhs_step, g.k, col_stride, p->lhs_offset, row);
+                    unsigned char *oi = o + i * g.n * e;
+                    if (t == BMM_F32) {
+                        bmm_packed_row_f32(&g, row, cols, col_stride, (float *)(void *)oi);
+                    } else if (t == BMM_S16) {
+                        bmm_packed_row_s16(p, &g, row, cols, col_stride, (int16_t *)(void *)oi, v->isa);
+                    } else {
+                        bmm_packed_row_s8(p, &g, row, cols, col_stride, (int8_t *)oi, v->isa);
+                    }
                 }
             }
         }
