@@ -4,11 +4,13 @@
    "direct" reads each dot product where the operands lie: LHS[i][k] at i * lhs_row + k *
    lhs_step, RHS[k][j] at k * rhs_step + j * rhs_col (the strides follow adj_x and adj_y).
    "packed" copies each distinct RHS matrix (a broadcast one once) as n contiguous columns of k,
-   and each LHS row as k contiguous values, into its two scratch buffers; int8 values are widened
-   to int16 with their offsets added there, so the inner loop is a dot product of int16 pairs (on
-   arm-dsp SMLAD, two multiply-adds an instruction; the sums wrap in 32 bits as TFLite's int32
-   sums do, so the order of the additions does not change a bit). float32 packs the floats and
-   adds the products in k order from 0.0f, as the reference loop does. */
+   and each LHS row as k contiguous values, into its two scratch buffers (integer columns padded
+   with a zero to an even length, so each starts on a word); int8 values are widened to int16
+   with their offsets added there, so the inner loop is a dot product of int16 pairs, four
+   columns a step against one row word: on arm-dsp one SMLAD (int8: the int32 sums wrap as
+   TFLite's do, so the order of the additions does not change a bit) or SMLALD (int16: exact
+   int64 sums) a word and column. float32 packs the floats and adds the products in k order
+   from 0.0f, as the reference loop does. */
 #include "float32_common.h"
 
 #include "arm_dsp.h"
@@ -383,6 +385,21 @@ static void bmm_packed_row_s16(const ap_batch_matmul_params *p, const bmm_geomet
             out[j] = bmm_out_s16(a0, p);
         }
         return;
+    }
+    for (; j + 4 <= g->n; j += 4) {
+        const int16_t *c0 = cols + j * stride, *c1 = c0 + stride, *c2 = c1 + stride, *c3 = c2 + stride;
+        int64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+        for (size_t kk = 0; kk < stride; ++kk) {
+            const int32_t x = row[kk];
+            a0 += x * c0[kk];
+            a1 += x * c1[kk];
+            a2 += x * c2[kk];
+            a3 += x * c3[kk];
+        }
+        out[j] = bmm_out_s16(a0, p);
+        out[j + 1] = bmm_out_s16(a1, p);
+        out[j + 2] = bmm_out_s16(a2, p);
+        out[j + 3] = bmm_out_s16(a3, p);
     }
     for (; j < g->n; ++j) {
         const int16_t *c0 = cols + j * stride;

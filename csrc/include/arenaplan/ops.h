@@ -1328,7 +1328,8 @@ ap_status ap_add_n_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_o
  *   "direct"  no scratch: each dot product reads the operands where they lie (strided);
  *   "packed"  two scratch buffers: each distinct RHS matrix as n contiguous columns of k, and
  *             one LHS row of k (int8: widened to int16 with the offsets added, so the dot
- *             product is of int16 pairs: on arm-dsp SMLAD, two multiply-adds an instruction).
+ *             product is of int16 pairs: on arm-dsp SMLAD, two multiply-adds an instruction;
+ *             int16: SMLALD into int64). Integer columns are padded to an even k.
  */
 typedef enum ap_batch_matmul_kind {
     AP_BATCH_MATMUL_DIRECT = 0,
