@@ -140,6 +140,17 @@ static inline int32_t ap_dsp_smlad(uint32_t a, uint32_t b, int32_t acc)
 #endif
 }
 
+/* SMLALD: acc + lo(a) * lo(b) + hi(a) * hi(b) in 64 bits (exact for any int16 lanes while the
+   sum stays within int64). */
+static inline int64_t ap_dsp_smlald(uint32_t a, uint32_t b, int64_t acc)
+{
+#if AP_ARM_DSP_NATIVE
+    return __smlald((int32_t)a, (int32_t)b, acc);
+#else
+    return acc + (int64_t)(ap_dsp_lo16(a) * ap_dsp_lo16(b)) + (int64_t)(ap_dsp_hi16(a) * ap_dsp_hi16(b));
+#endif
+}
+
 /* SMLADX: acc + lo(a) * hi(b) + hi(a) * lo(b). */
 static inline int32_t ap_dsp_smladx(uint32_t a, uint32_t b, int32_t acc)
 {

@@ -741,6 +741,26 @@ static const ap_param_field ap_cumsum_fields[] = {
     AP_I32(ap_cumsum_params, output_multiplier), AP_I32(ap_cumsum_params, output_shift),
 };
 
+static const ap_param_field ap_batch_matmul_fields[] = {
+    AP_FIELD(ap_batch_matmul_params, lhs_batch, AP_FIELD_INT32, 3),
+    AP_FIELD(ap_batch_matmul_params, rhs_batch, AP_FIELD_INT32, 3), AP_I32(ap_batch_matmul_params, rows),
+    AP_I32(ap_batch_matmul_params, depth), AP_I32(ap_batch_matmul_params, cols), AP_I32(ap_batch_matmul_params, adj_x),
+    AP_I32(ap_batch_matmul_params, adj_y), AP_I32(ap_batch_matmul_params, lhs_offset),
+    AP_I32(ap_batch_matmul_params, rhs_offset), AP_I32(ap_batch_matmul_params, output_offset),
+    AP_I32(ap_batch_matmul_params, output_multiplier), AP_I32(ap_batch_matmul_params, output_shift),
+    AP_I32(ap_batch_matmul_params, activation_min), AP_I32(ap_batch_matmul_params, activation_max),
+};
+
+static const ap_param_field ap_gather_nd_fields[] = {
+    AP_I32(ap_gather_nd_params, index_depth), AP_FIELD(ap_gather_nd_params, dims, AP_FIELD_INT32, AP_GATHER_ND_MAX_DEPTH),
+    AP_I32(ap_gather_nd_params, slice_size), AP_I32(ap_gather_nd_params, slices), AP_I32(ap_gather_nd_params, bounds),
+};
+
+static const ap_param_field ap_broadcast_args_fields[] = {
+    AP_I32(ap_broadcast_args_params, length1), AP_I32(ap_broadcast_args_params, length2),
+    AP_FIELD(ap_broadcast_args_params, dtype, AP_FIELD_DTYPE, 1),
+};
+
 #define AP_ROW_OF(code, name, types, T, fields) code, name, #code, types, #T, sizeof(T), AP_FIELDS(fields)
 #define AP_ROW(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S8, T, fields)
 #define AP_ROW_S16X8(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S16X8, T, fields)
@@ -1070,6 +1090,21 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_cumsum_s8_variants), NULL, NULL, NULL, NULL, ap_cumsum_s8_run},
     {AP_ROW_F32(AP_OP_CUMSUM, "CUMSUM", ap_cumsum_params, ap_cumsum_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_cumsum_variants), NULL, NULL, NULL, NULL, ap_cumsum_f32_run},
+    /* BATCH_MATMUL (batch_matmul.c), GATHER_ND (gather_nd.c), BROADCAST_ARGS (broadcast_args.c) */
+    {AP_ROW(AP_OP_BATCH_MATMUL, "BATCH_MATMUL", ap_batch_matmul_params, ap_batch_matmul_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_batch_matmul_s8_variants), NULL, NULL, NULL, NULL, ap_batch_matmul_s8_run},
+    {AP_ROW_S16X8(AP_OP_BATCH_MATMUL, "BATCH_MATMUL", ap_batch_matmul_params, ap_batch_matmul_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_batch_matmul_s16_variants), NULL, NULL, NULL, NULL, ap_batch_matmul_s16_run},
+    {AP_ROW_F32(AP_OP_BATCH_MATMUL, "BATCH_MATMUL", ap_batch_matmul_params, ap_batch_matmul_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_batch_matmul_f32_variants), NULL, NULL, NULL, NULL, ap_batch_matmul_f32_run},
+    {AP_ROW(AP_OP_GATHER_ND, "GATHER_ND", ap_gather_nd_params, ap_gather_nd_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_gather_nd_variants), NULL, NULL, NULL, NULL, ap_gather_nd_s8_run},
+    {AP_ROW_F32(AP_OP_GATHER_ND, "GATHER_ND", ap_gather_nd_params, ap_gather_nd_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_gather_nd_variants), NULL, NULL, NULL, NULL, ap_gather_nd_f32_run},
+    {AP_ROW_S32(AP_OP_GATHER_ND, "GATHER_ND", ap_gather_nd_params, ap_gather_nd_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_gather_nd_variants), NULL, NULL, NULL, NULL, ap_gather_nd_s32_run},
+    {AP_ROW_S32(AP_OP_BROADCAST_ARGS, "BROADCAST_ARGS", ap_broadcast_args_params, ap_broadcast_args_fields), 0, 2, 2,
+     1, 0, AP_PLAN(ap_broadcast_args_variants), NULL, NULL, NULL, NULL, ap_broadcast_args_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

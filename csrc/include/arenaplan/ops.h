@@ -143,8 +143,14 @@ typedef enum ap_op {
     AP_OP_L2_POOL2D = 76,        /* ap_pool2d_f32_params, float32 in and out */
     AP_OP_LOG_SOFTMAX = 77,      /* ap_log_softmax_params, one input of the row's type (int8:
                                     output scale 16/256, zero point 127), out the same type */
-    AP_OP_CUMSUM = 78            /* ap_cumsum_params, one input of the row's type (the axis is
+    AP_OP_CUMSUM = 78,           /* ap_cumsum_params, one input of the row's type (the axis is
                                     resolved at plan time), out the same type and shape */
+    AP_OP_BATCH_MATMUL = 90,     /* ap_batch_matmul_params, two inputs (LHS, RHS) of the row's type
+                                    (int8, 16x8: int16 x int16, float32), out the same type */
+    AP_OP_GATHER_ND = 91,        /* ap_gather_nd_params, two inputs: params of the row's type, int32
+                                    indices; out the row's type (rows: int8, float32, int32) */
+    AP_OP_BROADCAST_ARGS = 92    /* ap_broadcast_args_params, two int32 or int64 shape vectors (the
+                                    params' dtype), out the same type; one row, AP_TYPES_S32 */
 } ap_op;
 
 /** Scalar types of params fields (stable values, append-only). */
@@ -1404,6 +1410,99 @@ ap_status ap_cumsum_s8_variants(const void *params, ap_isa isa, ap_variant *vari
                                 uint32_t *count_out, ap_error *error_out);
 ap_status ap_cumsum_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_cumsum_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * BATCH_MATMUL, TFLite's reference BatchMatMul (LiteRT's and TensorFlow Lite Micro's kernels
+ * alike): out[b][i][j] = sum over k of LHS[b][i][k] * RHS[b][k][j], the batch dimensions (at
+ * most three, right-aligned) broadcast where one side has 1. adj_x reads the LHS as stored
+ * [k, m], adj_y the RHS as stored [n, k]. Each output sums k = 0, 1, ... in order:
+ * - int8 row: (lhs + lhs_offset) * (rhs + rhs_offset) in int32 (wrapping), then
+ *   MultiplyByQuantizedMultiplier(sum, output_multiplier, output_shift) + output_offset,
+ *   clamped to [activation_min, activation_max];
+ * - 16x8 row (int16 LHS, RHS and output, zero points 0): the products in int64, requantised
+ *   by TFLite's int64 MultiplyByQuantizedMultiplier (the multiplier rounded to 16 bits);
+ * - float32 row: float products added to 0.0f in order (the quantisation fields 0).
+ * Variants (every one gives the same bits):
+ *   "direct"  no scratch: each dot product reads the operands where they lie (strided);
+ *   "packed"  two scratch buffers: each distinct RHS matrix as n contiguous columns of k, and
+ *             one LHS row of k (int8: widened to int16 with the offsets added, so the dot
+ *             product is of int16 pairs: on arm-dsp SMLAD, two multiply-adds an instruction;
+ *             int16: SMLALD into int64). Integer columns are padded to an even k.
+ */
+typedef enum ap_batch_matmul_kind {
+    AP_BATCH_MATMUL_DIRECT = 0,
+    AP_BATCH_MATMUL_PACKED = 1
+} ap_batch_matmul_kind;
+
+typedef struct ap_batch_matmul_params {
+    int32_t lhs_batch[3];       /* the LHS's batch dimensions right-aligned to three (1 where absent) */
+    int32_t rhs_batch[3];       /* the RHS's; each pair equal or one of them 1 */
+    int32_t rows;               /* m >= 1: output rows (LHS rows) */
+    int32_t depth;              /* k >= 1: the summed axis */
+    int32_t cols;               /* n >= 1: output columns (RHS columns) */
+    int32_t adj_x;              /* 0: LHS stored [m, k]; 1: stored [k, m] */
+    int32_t adj_y;              /* 0: RHS stored [k, n]; 1: stored [n, k] */
+    int32_t lhs_offset;         /* int8: -LHS zero point, [-127, 128]; else 0 */
+    int32_t rhs_offset;         /* int8: -RHS zero point, [-127, 128]; else 0 */
+    int32_t output_offset;      /* int8: output zero point; else 0 */
+    int32_t output_multiplier;  /* integer rows: QuantizeMultiplier of lhs * rhs / output scale, >= 0 */
+    int32_t output_shift;       /* integer rows: [-31, 30] (16x8: [-31, 7]) */
+    int32_t activation_min;     /* integer rows: the output type's range */
+    int32_t activation_max;
+} ap_batch_matmul_params;
+
+ap_status ap_batch_matmul_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                      uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_batch_matmul_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                       uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_batch_matmul_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                       uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_batch_matmul_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_batch_matmul_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_batch_matmul_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** Most index components GATHER_ND takes (TensorFlow Lite Micro's MAX_INDICES_ND). */
+enum { AP_GATHER_ND_MAX_DEPTH = 5 };
+
+/**
+ * GATHER_ND, TFLite's reference GatherNd: the indices (int32) viewed as `slices` tuples of
+ * `index_depth` components; slice s copies the `slice_size` elements of params at
+ * sum_d index[s][d] * stride_d (stride_d the product of dims after d, times slice_size). An
+ * index out of range fails the run before anything is written, by the rule bounds names:
+ * 0 LiteRT's (every component in [0, dims[d])), 1 TensorFlow Lite Micro's (the flat position
+ * in [0, params size - slice_size]: a component beyond its dimension reads on into the next).
+ * Variant: "direct", no scratch, not in place.
+ */
+typedef struct ap_gather_nd_params {
+    int32_t index_depth;                      /* 1..AP_GATHER_ND_MAX_DEPTH */
+    int32_t dims[AP_GATHER_ND_MAX_DEPTH];     /* params' first index_depth dimensions, >= 1 */
+    int32_t slice_size;                       /* >= 1: elements per slice (params' other dims) */
+    int32_t slices;                           /* >= 1: index tuples (the indices' outer dims) */
+    int32_t bounds;                           /* 0 LiteRT's rule, 1 TensorFlow Lite Micro's */
+} ap_gather_nd_params;
+
+ap_status ap_gather_nd_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                uint32_t *count_out, ap_error *error_out);
+ap_status ap_gather_nd_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_gather_nd_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_gather_nd_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * BROADCAST_ARGS, TFLite's reference BroadcastArgs: two shape vectors (int32 or int64, dtype)
+ * right-aligned, a missing element 1; each output element is the other's where one is 1, else
+ * both must be equal (TFLite's kernels abort there; this one fails the run, nothing written).
+ * As TFLite's loop, each value is taken as an int (int64 values truncated to their low 32
+ * bits) and written back widened. Variant: "direct", no scratch, not in place.
+ */
+typedef struct ap_broadcast_args_params {
+    int32_t length1;       /* >= 1: elements of the first shape vector */
+    int32_t length2;       /* >= 1: of the second */
+    int32_t dtype;         /* ap_dtype: AP_DTYPE_INT32 or AP_DTYPE_INT64 (inputs and output) */
+} ap_broadcast_args_params;
+
+ap_status ap_broadcast_args_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                     uint32_t *count_out, ap_error *error_out);
+ap_status ap_broadcast_args_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 #ifdef __cplusplus
 }

@@ -64,7 +64,8 @@ _HEADERS = ("conv2d", "depthwise_conv2d", "elementwise", "fully_connected", "poo
 STATE_SECTION_KEY = "state"
 
 _C_TYPES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "uint16": "uint16_t",
-            "int32": "int32_t", "uint32": "uint32_t", "float32": "float", "bool": "uint8_t"}
+            "int32": "int32_t", "uint32": "uint32_t", "float32": "float", "bool": "uint8_t",
+            "int64": "int64_t"}
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -237,6 +238,8 @@ def _constant(src: _Source, index: int, tensor) -> str:
         values = [_i32(v) for v in flat]
     elif dtype == "uint32":
         values = [f"{int(v)}u" for v in flat]
+    elif dtype == "int64":   # (BROADCAST_ARGS' int64 shapes)
+        values = [_scalar("int64", v, f"constant tensor {index}") for v in flat]
     else:
         values = [str(int(v)) for v in flat]
     if not values:

@@ -39,6 +39,8 @@ _OPERANDS_TEXT = {
     "ARG_MAX": "int32 or int64 out", "ARG_MIN": "int32 or int64 out", "GATHER": "int32 indices",
     "SELECT_V2": "bool condition", "CAST": "to int8, int16, int32, float32 or bool",
     "FILL": "int32 or int64 dims", "SHAPE": "any input, int32 or int64 out",
+    "GATHER_ND": "int32 indices", "BROADCAST_ARGS": "int32 or int64 shapes",
+    ("BATCH_MATMUL", "s16x8"): "here int16 x int16 with int64 sums",
 }
 
 
@@ -485,6 +487,38 @@ def _shape_probe() -> Model:
     return p.model("SHAPE", (x,), (y,), out_type=2)
 
 
+def _batch_matmul(dtype: str, adj_y: bool = False, constant_rhs: bool = False) -> Model:
+    """LHS [2, 4, 12] times RHS [12, 8] (adj_y: [8, 12]), the RHS broadcast over the batch."""
+    p = _Probe()
+    scale = None if dtype == "float32" else 0.05
+    zp = -3 if dtype == "int8" else 0
+    x = p.x((2, 4, 12), dtype, scale, zp)
+    shape = (8, 12) if adj_y else (12, 8)
+    if constant_rhs:
+        w = p.t(shape, dtype, scale and 0.02, 0, data=(np.arange(96).reshape(shape) % 11 - 5).astype(dtype))
+    else:
+        w = p.x(shape, dtype, scale and 0.02, 0)
+    y = p.t((2, 4, 8), dtype, scale and 0.1, 5 if dtype == "int8" else 0)
+    return p.model("BATCH_MATMUL", (x, w), (y,), adj_x=False, adj_y=adj_y)
+
+
+def _gather_nd(dtype: str) -> Model:
+    p = _Probe()
+    scale = 0.05 if dtype == "int8" else None
+    x = p.x((4, 5, 8), dtype, scale, 0)
+    idx = p.t((3, 2), "int32", None, data=np.array([[3, 4], [0, 0], [2, 1]], np.int32))
+    y = p.t((3, 8), dtype, scale, 0)
+    return p.model("GATHER_ND", (x, idx), (y,))
+
+
+def _broadcast_args(dtype: str) -> Model:
+    """A constant [1, 1, 1, 1] and a shape of two: every pair of values broadcasts."""
+    p = _Probe()
+    a, b = p.const([1, 1, 1, 1], dtype), p.x((2,), dtype, None)
+    y = p.t((4,), dtype, None)
+    return p.model("BROADCAST_ARGS", (a, b), (y,))
+
+
 #: The rows of the ops whose row their data input's element type chooses.
 _TYPED_PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     **{(op, t): (lambda op=op, dt=dt: [_compare(op, dt), _compare(op, dt, True)])
@@ -513,6 +547,11 @@ _TYPED_PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("L2_POOL_2D", "f32"): lambda: [_f32_pool("L2_POOL_2D")],
     **{("CUMSUM", t): (lambda dt=dt: [_cumsum_probe(dt), _cumsum_probe(dt, 0, True, True)])
        for t, dt in (("s8", "int8"), ("f32", "float32"))},
+    **{("BATCH_MATMUL", t): (lambda dt=dt: [_batch_matmul(dt), _batch_matmul(dt, True, True)])
+       for t, dt in (("s8", "int8"), ("s16x8", "int16"), ("f32", "float32"))},
+    **{("GATHER_ND", t): (lambda dt=dt: [_gather_nd(dt)])
+       for t, dt in (("s8", "int8"), ("f32", "float32"), ("s32", "int32"))},
+    ("BROADCAST_ARGS", "s32"): lambda: [_broadcast_args("int32"), _broadcast_args("int64")],
 }
 
 
@@ -734,8 +773,8 @@ def render() -> str:
         "|---|---|" + "---|" * len(isas) + "---|---|",
     ]
     for r in rows():
-        cells = [r["name"], _TYPES_TEXT.get(r["types"], r["types"]) +
-                 (f" ({_OPERANDS_TEXT[r['name']]})" if r["name"] in _OPERANDS_TEXT else "")]
+        operands = _OPERANDS_TEXT.get((r["name"], r["types"])) or _OPERANDS_TEXT.get(r["name"])
+        cells = [r["name"], _TYPES_TEXT.get(r["types"], r["types"]) + (f" ({operands})" if operands else "")]
         cells += [_cell(r["variants"][isa]) for isa in isas]
         cells += [", ".join(r["in_place"]) or "-", "yes" if r["has_blob"] else "-"]
         lines.append("| " + " | ".join(cells) + " |")
@@ -759,6 +798,15 @@ def render() -> str:
               "LiteRT's saturating cast gives the type's maximum, TensorFlow Lite Micro's 0. A float32",
               "ADD_N follows the rule too: LiteRT clamps each sum to the finite range (an infinite sum",
               "is FLT_MAX there), TensorFlow Lite Micro's loop does not.", "",
+              "BATCH_MATMUL's 16x8 row is TFLite's int16 x int16 kernel (zero points 0, int64 sums,",
+              "the int64 requantisation); its float32 row sums in the reference loop's order, so every",
+              "variant equals LiteRT bit for bit. GATHER_ND's index bounds follow the rounding rule:",
+              "LiteRT fails a tuple with any component outside its dimension (or negative), TensorFlow",
+              "Lite Micro only one whose slice lies outside the params counted flat (so [0, 5] of a 3x4",
+              "params reads element 5 there); a run error either way, refused when the plan is made",
+              "where the indices are constant. BROADCAST_ARGS takes int32 and int64 shapes (its row",
+              "named by int32, as SHAPE's); shapes that do not broadcast fail the run, where TFLite's",
+              "kernels abort.", "",
               "Resource variables are state: the importer makes each one a variable tensor of the",
               "state pool and drops VAR_HANDLE; CALL_ONCE's subgraph, folded to constants when the",
               "model is read, gives their starting values (restored by reset_state). IF and WHILE",

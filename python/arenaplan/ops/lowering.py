@@ -2255,7 +2255,7 @@ _LOWER_S16X8: Dict[str, Callable[[Model, Operator], tuple]] = {
 
 # --- bool and int32 tensors: comparisons, logical ops, ARG_MAX / ARG_MIN, GATHER, SELECT_V2 ---
 #: Row types by the element type of an op's data input (AP_TYPES_S8, _F32, _S32, _BOOL).
-_DATA_TYPES = {"int8": "s8", "float32": "f32", "int32": "s32", "bool": "bool"}
+_DATA_TYPES = {"int8": "s8", "float32": "f32", "int32": "s32", "bool": "bool", "int16": "s16x8"}
 _COMPARISONS = ("EQUAL", "NOT_EQUAL", "GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL")
 #: The ops whose row is chosen by their data input's element type: (that input's position, the
 #: element types their rows take). TensorFlow Lite's kernels have these and more (int16, int64,
@@ -2272,6 +2272,7 @@ _TYPED: Dict[str, Tuple[int, Tuple[str, ...]]] = {
     "EMBEDDING_LOOKUP": (1, ("int8", "float32")),
     "L2_NORMALIZATION": (0, ("int8", "float32")), "L2_POOL_2D": (0, ("float32",)),
     "LOG_SOFTMAX": (0, ("int8", "float32")), "CUMSUM": (0, ("int8", "float32")),
+    "BATCH_MATMUL": (0, ("int8", "int16", "float32")), "GATHER_ND": (0, ("int8", "float32", "int32")),
 }
 
 
@@ -2732,6 +2733,143 @@ def _cumsum(model: Model, op: Operator, reference: str = "litert") -> tuple:
     return spec, (x.index,), None, None
 
 
+#: Most dimensions a BATCH_MATMUL operand has (TensorFlow Lite Micro's and LiteRT's kernels: 2 to 5).
+_BMM_MAX_RANK = 5
+
+
+def _batch_matmul(model: Model, op: Operator) -> tuple:
+    """BATCH_MATMUL (TFLite's reference BatchMatMul, as LiteRT's and TensorFlow Lite Micro's
+    Prepare check it): LHS, RHS and output of one type, int8, int16 (zero points 0, int64 sums)
+    or float32 (the hybrid float32 x int8 form TFLite Micro lacks is refused); ranks 2 to 5, the
+    batch dimensions broadcast (right-aligned), the summed dimensions equal after adj_x / adj_y;
+    either operand an activation or a constant; the multiplier QuantizeMultiplier of
+    double(float(lhs_scale * rhs_scale)) / output_scale (GetQuantizedConvolutionMultipler); no
+    fused activation (the output type's range)."""
+    dtype = _data_type(model, op)
+    a = _tensor(model, _operand(op.inputs, 0), "LHS", dtype)
+    b = _tensor(model, _operand(op.inputs, 1), "RHS", None)
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
+    if b.dtype != dtype:
+        hybrid = " (the hybrid float32 x int8 form, which TensorFlow Lite Micro has no kernel for)" \
+            if (dtype, b.dtype) == ("float32", "int8") else ""
+        raise _Unsupported(f"RHS tensor {b.index} is {b.dtype}, LHS {dtype}{hybrid}; TFLite requires one type")
+    if y.dtype != dtype:
+        raise _Unsupported(f"output tensor {y.index} is {y.dtype}, LHS {dtype}; TFLite requires one type "
+                           "(no int32 output)")
+    if a.is_constant and b.is_constant:
+        raise _Unsupported("both inputs are constants (a converter folds such an op)")
+    ls, rs = [int(d) for d in a.shape], [int(d) for d in b.shape]
+    for shape, what in ((ls, "LHS"), (rs, "RHS")):
+        if not 2 <= len(shape) <= _BMM_MAX_RANK:
+            raise _Unsupported(f"{what} has rank {len(shape)}; TFLite's BATCH_MATMUL takes ranks 2 to {_BMM_MAX_RANK}")
+        if min(shape) < 1:
+            raise _Unsupported(f"{what} has shape {tuple(shape)}: every dimension must be at least 1")
+    adj_x, adj_y = bool(op.options.get("adj_x", False)), bool(op.options.get("adj_y", False))
+    rank = max(len(ls), len(rs))
+    le, re_ = [1] * (rank - len(ls)) + ls, [1] * (rank - len(rs)) + rs
+    batch = []
+    for d in range(rank - 2):
+        if le[d] != re_[d] and 1 not in (le[d], re_[d]):
+            raise _Unsupported(f"batch dimension {d} does not broadcast: LHS {tuple(ls)}, RHS {tuple(rs)}")
+        batch.append(max(le[d], re_[d]))
+    m, k = (le[-1], le[-2]) if adj_x else (le[-2], le[-1])
+    k2, n = (re_[-1], re_[-2]) if adj_y else (re_[-2], re_[-1])
+    if k != k2:
+        raise _Unsupported(f"the summed dimensions differ: LHS {tuple(ls)} (adj_x {adj_x}) gives {k}, RHS "
+                           f"{tuple(rs)} (adj_y {adj_y}) gives {k2}")
+    out = batch + [m, n]
+    if tuple(int(d) for d in y.shape) != tuple(out):
+        raise _Unsupported(f"output tensor {y.index} has shape {tuple(y.shape)}, the op computes {tuple(out)}")
+    spec = {"lhs_batch": ([1] * 3 + le[:-2])[-3:], "rhs_batch": ([1] * 3 + re_[:-2])[-3:], "rows": m, "depth": k,
+            "cols": n, "adj_x": int(adj_x), "adj_y": int(adj_y), "lhs_offset": 0, "rhs_offset": 0,
+            "output_offset": 0, "output_multiplier": 0, "output_shift": 0, "activation_min": 0, "activation_max": 0}
+    if dtype != "float32":
+        scale = _int16_scale if dtype == "int16" else _per_tensor
+        (xs, xz), (ws, wz), (os_, oz) = [scale(t, w) if dtype == "int8" else (scale(t, w), 0)
+                                         for t, w in ((a, "LHS"), (b, "RHS"), (y, "output"))]
+        try:
+            mult, shift = quantize_multiplier(float(np.float32(xs) * np.float32(ws)) / float(np.float32(os_)))
+        except ArenaplanError as exc:
+            raise _Unsupported(f"the scales give no int32 multiplier ({exc})") from None
+        if shift > (7 if dtype == "int16" else 30):
+            raise _Unsupported(f"the scales give a shift of {shift}, beyond what TFLite's requantisation takes")
+        lo, hi = _INT_RANGES[dtype]
+        spec.update(lhs_offset=-xz, rhs_offset=-wz, output_offset=oz, output_multiplier=mult, output_shift=shift,
+                    activation_min=lo, activation_max=hi)
+    return spec, (a.index, b.index), None, None
+
+
+def _gather_nd(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """GATHER_ND (TFLite's reference GatherNd): params int8, float32 or int32 (activation or
+    constant; int8 values copied as stored), int32 indices whose last dimension (1 to 5, at most
+    params' rank) indexes params' first dimensions; the output indices.shape[:-1] +
+    params.shape[depth:]. An index out of range fails the run, by the rounding rule's bounds:
+    LiteRT's (each component within its dimension) or TensorFlow Lite Micro's (the slice within
+    params, counted flat); constant indices are checked here by the same rule."""
+    dtype = _data_type(model, op)
+    x = _tensor(model, _operand(op.inputs, 0), "params", dtype)
+    idx = _tensor(model, _operand(op.inputs, 1), "indices", None)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
+    if idx.dtype != "int32":
+        raise _Unsupported(f"indices tensor {idx.index} is {idx.dtype}; TensorFlow Lite Micro's GATHER_ND takes "
+                           "int32 indices")
+    if x.is_constant and idx.is_constant:
+        raise _Unsupported("params and indices are constants (a converter folds such an op)")
+    shape, ishape = [int(d) for d in x.shape], [int(d) for d in idx.shape]
+    if not shape or not ishape:
+        raise _Unsupported(f"params {tuple(shape)} and indices {tuple(ishape)} must each be at least a vector")
+    if min(shape + ishape) < 1:
+        raise _Unsupported(f"params {tuple(shape)} or indices {tuple(ishape)} have an empty dimension")
+    depth = ishape[-1]
+    if depth > len(shape) or depth > 5:
+        raise _Unsupported(f"the indices' last dimension is {depth}; it must be at most params' rank "
+                           f"{len(shape)} and at most 5")
+    out = ishape[:-1] + shape[depth:]
+    if tuple(int(d) for d in y.shape) != tuple(out):
+        raise _Unsupported(f"output tensor {y.index} has shape {tuple(y.shape)}, the op computes {tuple(out)}")
+    dims = shape[:depth]
+    slice_size = int(np.prod(shape[depth:], dtype=np.int64))
+    if idx.is_constant:
+        v = np.asarray(idx.data, dtype=np.int64).reshape(-1, depth)
+        if reference == "tflm":
+            strides = [int(np.prod(dims[d + 1:], dtype=np.int64)) * slice_size for d in range(depth)]
+            flat = v @ np.array(strides, np.int64)
+            bad = np.flatnonzero((flat < 0) | (flat + slice_size > int(np.prod(shape, dtype=np.int64))))
+            if bad.size:
+                raise _Unsupported(f"index {v[bad[0]].tolist()} (tuple {int(bad[0])} of the constant indices) reads "
+                                   f"outside params {tuple(shape)}")
+        else:
+            bad = np.argwhere((v < 0) | (v >= np.array(dims, np.int64)))
+            if bad.size:
+                s, d = (int(t) for t in bad[0])
+                raise _Unsupported(f"index {v[s].tolist()} (tuple {s} of the constant indices) has component {d} "
+                                   f"outside [0, {dims[d]})")
+    return ({"index_depth": depth, "dims": dims + [1] * (5 - depth), "slice_size": slice_size,
+             "slices": int(np.prod(ishape[:-1], dtype=np.int64)), "bounds": int(reference == "tflm")},
+            (x.index, idx.index), None, None)
+
+
+def _broadcast_args(model: Model, op: Operator) -> tuple:
+    """BROADCAST_ARGS (TFLite's reference BroadcastArgs): two shape vectors and the output of one
+    type, int32 or int64, the output as long as the longer; shapes that do not broadcast fail
+    the run (TFLite's kernels abort there)."""
+    s1 = _tensor(model, _operand(op.inputs, 0), "shape1", None)
+    s2 = _tensor(model, _operand(op.inputs, 1), "shape2", None)
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
+    if s1.dtype not in ("int32", "int64") or s2.dtype != s1.dtype or y.dtype != s1.dtype:
+        raise _Unsupported(f"shape1, shape2 and output are {s1.dtype}, {s2.dtype} and {y.dtype}; TFLite requires "
+                           "one type, int32 or int64")
+    if s1.is_constant and s2.is_constant:
+        raise _Unsupported("both inputs are constants (a converter folds such an op)")
+    for t, what in ((s1, "shape1"), (s2, "shape2"), (y, "output")):
+        if len(t.shape) != 1 or int(t.shape[0]) < 1:
+            raise _Unsupported(f"{what} tensor {t.index} has shape {tuple(t.shape)}; a non-empty vector is required")
+    l1, l2 = int(s1.shape[0]), int(s2.shape[0])
+    if int(y.shape[0]) != max(l1, l2):
+        raise _Unsupported(f"output tensor {y.index} has shape {tuple(y.shape)}, the op computes ({max(l1, l2)},)")
+    return {"length1": l1, "length2": l2, "dtype": DTYPE_CODES[s1.dtype]}, (s1.index, s2.index), None, None
+
+
 #: Lowering of the ops whose row their data input's element type chooses (_TYPED).
 _LOWER_TYPED: Dict[str, Callable[[Model, Operator], tuple]] = {
     **{op: _compare for op in _COMPARISONS + ("LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT")},
@@ -2739,6 +2877,7 @@ _LOWER_TYPED: Dict[str, Callable[[Model, Operator], tuple]] = {
     "CAST": _cast, "ZEROS_LIKE": _zeros_like, "FILL": _fill, "SHAPE": _shape,
     "FLOOR_DIV": _floor_div_mod, "FLOOR_MOD": _floor_div_mod, "ADD_N": _add_n, "EMBEDDING_LOOKUP": _embedding_lookup,
     "L2_NORMALIZATION": _l2_normalization, "L2_POOL_2D": _l2_pool, "LOG_SOFTMAX": _log_softmax, "CUMSUM": _cumsum,
+    "BATCH_MATMUL": _batch_matmul, "GATHER_ND": _gather_nd, "BROADCAST_ARGS": _broadcast_args,
 }
 
 
@@ -2750,7 +2889,7 @@ def _types_of(model: Model, op: Operator) -> str:
         t = indices[0] if indices else -1
         return model.tensors[t].dtype if 0 <= t < len(model.tensors) else None
 
-    if op.type == "SHAPE":  # one row: it reads no data, writes int32 (or int64)
+    if op.type in ("SHAPE", "BROADCAST_ARGS"):  # one row each: int32 (or int64) shapes
         return "s32"
     if op.type in _TYPED:   # its data input's type, or its first row's (the lowering refuses the others)
         at, allowed = _TYPED[op.type]
