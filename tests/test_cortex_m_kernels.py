@@ -69,6 +69,10 @@ CASES = [
     ("conv1x1", (1, 6, 6, 20), lambda g, x: g.conv2d(x, 19, (1, 1))),
     ("conv1x1_s2", (1, 7, 7, 9), lambda g, x: g.conv2d(x, 6, (1, 1), stride=2, activation="NONE")),
     ("conv10x4_s2", (1, 13, 7, 1), lambda g, x: g.conv2d(x, 8, (10, 4), stride=2)),
+    # im2col16_rows_4's last tiles: two pixels of a pointwise layer (the rows kernel on the
+    # input's rows), three of a 3x3 (the four-pixel loop, one repeated); one is conv3x3_same's
+    ("conv1x1_tail2", (1, 2, 5, 16), lambda g, x: g.conv2d(x, 7, (1, 1), activation="NONE")),
+    ("conv3x3_tail3", (1, 3, 5, 8), lambda g, x: g.conv2d(x, 6, (3, 3), activation="NONE")),
     # the wide requantisation: channels with a bias near +-2^30, 3x3, pointwise and fully connected
     ("conv3x3_pruned", (1, 5, 6, 8), lambda g, x: _pruned(g, g.conv2d(x, 10, (3, 3), activation="NONE"))),
     ("conv1x1_pruned", (1, 3, 3, 32), lambda g, x: _pruned(g, g.conv2d(x, 12, (1, 1), activation="NONE"))),

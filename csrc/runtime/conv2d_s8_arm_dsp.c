@@ -317,7 +317,24 @@ static inline __attribute__((always_inline)) void conv_dsp_im2col16(const ap_con
     for (size_t p0 = 0; p0 < total; p0 += AP_CONV2D_COLS16) {
         const size_t n = total - p0 < AP_CONV2D_COLS16 ? total - p0 : AP_CONV2D_COLS16;
         int8_t *out = c->output + p0 * oc_n;
-        /* a short last tile repeats its last pixel; those outputs are not stored */
+        if (n <= 2) {
+            /* a last tile of one or two pixels: the rows kernel on their int8 rows (gathered
+               where the columns would go) computes no repeated pixel, where the four-pixel
+               loop would run two or three for nothing (VWW's convs of 3x3 pixels: a third) */
+            const int8_t *rows[2];
+            for (size_t i = 0; i < n; ++i) {
+                if (direct_rows) {
+                    rows[i] = c->input + (p0 + i) * c->k;
+                } else {
+                    int8_t *dst = (int8_t *)scratch + i * c->k_pad;
+                    ap_conv2d_s8_gather(c, p0 + i, dst);
+                    rows[i] = dst;
+                }
+            }
+            ap_conv2d_s8_rows_arm_dsp(c, rows, n, out);
+            continue;
+        }
+        /* a last tile of three repeats its last pixel; those outputs are not stored */
         for (size_t i = 0; i < AP_CONV2D_COLS16; ++i) {
             conv_dsp_widen(c, p0 + (i < n ? i : n - 1), direct_rows, row, cols, i);
         }
