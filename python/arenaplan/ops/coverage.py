@@ -514,6 +514,8 @@ _PROBES_F32: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("HARD_SWISH", "f32"): lambda: [_f32_unary("HARD_SWISH")],
     ("TRANSPOSE", "f32"): lambda: [_f32_transpose()],
     ("TRANSPOSE_CONV", "f32"): lambda: [_f32_transpose_conv()],
+    **{(op, "f32"): (lambda op=op: [_f32_unary(op)]) for op in lowering._MATH_F32},
+    ("DIV", "f32"): lambda: [_f32_binary("DIV"), _f32_binary("DIV", True)],
 }
 
 #: Probe models of every op table row, by (row name, tensor types).
@@ -578,6 +580,9 @@ _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("MUL", "s16x8"): lambda: [_binary("MUL", "int16"), _binary("MUL", "int16", broadcast=True)],
     ("RELU", "s16x8"): lambda: [_unary("RELU", 0.04, 0, "int16"), _unary("RELU6", 0.04, 0, "int16")],
     ("MEAN", "s16x8"): lambda: [_mean("int16")],
+    ("RSQRT", "s8"): lambda: [_unary("RSQRT", 0.1, -20)],
+    ("ELU", "s8"): lambda: [_unary("ELU", 0.04, 30)],
+    ("DIV", "s8"): lambda: [_binary("DIV"), _binary("DIV", broadcast=True)],
 }
 
 
@@ -684,6 +689,13 @@ _F32_BOUNDS = ("on x86-64 with glibc, 0 ulp from LiteRT over about 220,000 input
                "LiteRT for LOGISTIC (131 of 49,152 outputs differ), 2 ulp for TANH (2 of 49,152) and 5 ulp\n"
                "for SOFTMAX (4,942 of 49,152: the sum carries each exp's rounding). tests/test_float32.py\n"
                "asserts these bounds.")
+_F32_MATH_BOUNDS = ("as TFLite's `std::` functions do: on x86-64 with glibc, 0 ulp from LiteRT over about 250,000\n"
+                    "inputs each (tests/test_math_f32.py). A Cortex-M4 build with newlib (under QEMU, 24,000\n"
+                    "inputs each) is at most 1 ulp from LiteRT for EXP (125 outputs differ), LOG (92) and ELU\n"
+                    "(4); SIN and COS are at most 1 ulp below |x| = 1e4 (18,803 of the inputs), while beyond\n"
+                    "it newlib's argument reduction gives up to 823 ulp (SIN) and 31 ulp (COS) near their\n"
+                    "zeros, under 1e-7 in absolute terms (725 and 758 outputs differ in all).\n"
+                    "tests/test_math_f32.py asserts these bounds.")
 
 
 def render() -> str:
@@ -738,13 +750,27 @@ def render() -> str:
               "instruction set, so each lists \"direct\" only), summed in the reference kernels' order",
               "with floating-point contraction off (no fused multiply-add on x86 FMA or the",
               "Cortex-M4's VFMA): FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV, ADD, SUB, MUL,",
-              "RELU / RELU6 / RELU_N1_TO_1, LEAKY_RELU, HARD_SWISH, the pools, MEAN, PAD / PADV2,",
-              "CONCATENATION, STRIDED_SLICE (and SPLIT / SPLIT_V on it), TRANSPOSE and the reshapes equal",
-              "LiteRT bit for bit (but for the NaN an invalid operation such as inf - inf makes: each",
-              "machine's default NaN, 0xFFC00000 on x86, 0x7FC00000 on a Cortex-M).",
+              "DIV, RELU / RELU6 / RELU_N1_TO_1, LEAKY_RELU, HARD_SWISH, the pools, MEAN, PAD / PADV2,",
+              "CONCATENATION, STRIDED_SLICE (and SPLIT / SPLIT_V on it), TRANSPOSE, the reshapes, SQRT,",
+              "RSQRT (1.0f / sqrtf), SQUARE, NEG, ROUND (TFLite's RoundToNearest: half to even, -0.3 to",
+              "+0), FLOOR and CEIL equal LiteRT bit for bit (but for the NaN an invalid operation such as",
+              "inf - inf or sqrtf(-1) makes: each machine's default NaN, 0xFFC00000 on x86, 0x7FC00000",
+              "on a Cortex-M). A float32 DIV by zero is +-inf, then the activation's clamp: with none,",
+              "TFLite's range is the finite floats, so +-FLT_MAX (0 / 0 stays NaN).",
               "LOGISTIC, TANH and SOFTMAX call the C library's `expf` / `tanhf` as TFLite's",
               "`std::exp` / `std::tanh` do, so they equal LiteRT where both use the same C library:",
-              f"{_F32_BOUNDS}", ""]
+              f"{_F32_BOUNDS}", "",
+              "EXP, LOG, SIN, COS and ELU call `expf`, `logf`, `sinf`, `cosf` and `expm1f` (ELU below 0),",
+              f"{_F32_MATH_BOUNDS}", "",
+              "The int8 rows of these ops follow TFLite's integer kernels: RSQRT's Newton-Raphson",
+              "1/sqrt in fixed point (its multiplier by the rounding rule: LiteRT forms",
+              "1 / (sqrt(input_scale) * output_scale) in float32, TensorFlow Lite Micro in double); ELU's",
+              "table of 256 outputs made when the plan is made, by the rule (LiteRT: `expm1f`;",
+              "TensorFlow Lite Micro: `expf` - 1; they differ for some scales); DIV's reciprocal in fixed",
+              "point, where a final shift of 32 or more (undefined in C++) is taken as LiteRT's and TFLite",
+              "Micro's x86 builds take it (a numerator at its zero point divides to output_zero_point + 1",
+              "there). An int8 RSQRT input below its zero point and an int8 DIV divisor at its zero point",
+              "fail the run, as TFLite fails them (a constant divisor so is refused at plan time).", ""]
     return "\n".join(lines)
 
 
