@@ -61,7 +61,7 @@ def litert_outputs(op: str, content: bytes, feeds: list) -> list:
     (i,), (o,) = it.get_input_details(), it.get_output_details()
     out = []
     for x in feeds:
-        it.set_tensor(i["index"], np.asarray(x, np.float32).reshape(i["shape"]))
+        it.set_tensor(i["index"], np.asarray(x, i["dtype"]).reshape(i["shape"]))
         it.invoke()
         out.append(np.array(it.get_tensor(o["index"])))
     return out

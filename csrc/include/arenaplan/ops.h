@@ -1364,8 +1364,9 @@ ap_status ap_math_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_ou
 ap_status ap_div_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /**
- * int8 DIV, TFLite's reference DivElementwise (LiteRT's and TensorFlow Lite Micro's alike) with
- * 4-D broadcasting: with a = in1 - input1_zero_point and b = in2 - input2_zero_point (b < 0: both
+ * int8 DIV, TFLite's reference DivElementwise as LiteRT computes it (the tflite-micro package's
+ * interpreter differs where the real multiplier is exact in float32, e.g. 0.5) with 4-D
+ * broadcasting: with a = in1 - input1_zero_point and b = in2 - input2_zero_point (b < 0: both
  * negated), b's reciprocal by GetReciprocal(b, 31) (recip_shift its exponent), h = CLS(a) (leading
  * sign bits), q = SaturatingRoundingDoublingHighMul(a * 2^h, reciprocal), out = clamp(
  * output_zero_point + RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(q, output_multiplier),

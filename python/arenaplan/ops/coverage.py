@@ -769,7 +769,9 @@ def render() -> str:
               "TensorFlow Lite Micro: `expf` - 1; they differ for some scales); DIV's reciprocal in fixed",
               "point, where a final shift of 32 or more (undefined in C++) is taken as LiteRT's and TFLite",
               "Micro's x86 builds take it (a numerator at its zero point divides to output_zero_point + 1",
-              "there). An int8 RSQRT input below its zero point and an int8 DIV divisor at its zero point",
+              "there; the tflite-micro package's interpreter differs from LiteRT where the DIV's real",
+              "multiplier is exact in float32, such as 0.5 or 100.0, and arenaplan follows LiteRT under",
+              "both rules). An int8 RSQRT input below its zero point and an int8 DIV divisor at its zero point",
               "fail the run, as TFLite fails them (a constant divisor so is refused at plan time).", ""]
     return "\n".join(lines)
 
