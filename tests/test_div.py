@@ -1,9 +1,9 @@
-"""DIV on float32 (the float32 binary row's loop) and int8 (div_s8.c, TFLite's reference
-DivElementwise): one-op .tflite models built with the flatbuffer schema (4-D broadcasting both
+"""DIV on float32 (the float32 binary row's loop), int8 (div_s8.c, TFLite's reference
+DivElementwise) and int32 (div_s32.c, C's truncating division): one-op .tflite models built with the flatbuffer schema (4-D broadcasting both
 ways, scalars, the fused activations; float32 +-0, +-inf, NaN and division by zero, which TFLite
 turns into +-FLT_MAX by the activation's clamp; int8 scales over three decades, zero points at the
 ends, every numerator and divisor value, numerators at their zero point, whose final shift of 32 or
-more TFLite leaves undefined), bit-exact with LiteRT's reference kernels (BUILTIN_REF) and TensorFlow
+more TFLite leaves undefined; int32 extremes and every sign), bit-exact with LiteRT's reference kernels (BUILTIN_REF) and TensorFlow
 Lite Micro's interpreter; hypothesis over shapes, scales and activations; the poisoned arena; an
 int8 divisor at its zero point a run error (an activation) or a refusal (a constant); refusals
 naming the op."""
@@ -71,6 +71,21 @@ def int8_feeds(a_shape, b_shape, z1, z2, seed) -> list:
         out.append([a, b])
     out.append([np.resize(np.arange(-128, 128, dtype=np.int8), a_shape), np.resize(others[::-1], b_shape)])
     out.append([np.full(a_shape, z1, np.int8), np.resize(others, b_shape)])
+    return out
+
+
+def int32_feeds(a_shape, b_shape, seed) -> list:
+    """Random dividends with the int32 extremes but INT32_MIN (INT32_MIN / -1 traps in TFLite's
+    kernels), divisors of every sign but 0."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(3):
+        a = rng.integers(-1000, 1001, size=int(np.prod(a_shape))).astype(np.int64)
+        a[:min(a.size, 4)] = [2 ** 31 - 1, -2 ** 31 + 1, 7, -7][:min(a.size, 4)]
+        b = rng.integers(-9, 10, size=int(np.prod(b_shape))).astype(np.int64)
+        b[b == 0] = 3
+        b[:min(b.size, 3)] = [-1, 2 ** 31 - 1, -2][:min(b.size, 3)]
+        out.append([a.astype(np.int32).reshape(a_shape), b.astype(np.int32)[rng.permutation(b.size)].reshape(b_shape)])
     return out
 
 
@@ -164,6 +179,27 @@ def test_tflm_differs_from_litert_where_the_multiplier_is_exact(tmp_path):
 
 
 @needs_litert
+@pytest.mark.parametrize("case", range(len(CASES)))
+@pytest.mark.parametrize("act", list(ACTS))
+def test_int32_matches_litert_and_tflm(case, act, tmp_path):
+    a, b = CASES[case]
+    check(div_model("int32", a, b, act=act), tmp_path, int32_feeds(a, b, case), "int32")
+
+
+def test_int32_division_by_zero_and_the_trap(tmp_path):
+    """A zero divisor fails the run (LiteRT's CheckNonZero), a constant one is refused;
+    INT32_MIN / -1, which traps in TFLite's kernel (a SIGFPE on x86), wraps to INT32_MIN."""
+    it = ap.Interpreter(ap.plan(load(div_model("int32", (2, 3), (3,)), tmp_path)))
+    x = np.array([[-2 ** 31, 5, 9], [7, -8, 10]], np.int32)
+    with pytest.raises(ArenaplanError, match=r"div: division by zero \(element 2 of the divisor\)"):
+        it.run([x, np.array([1, 2, 0], np.int32)])
+    np.testing.assert_array_equal(it.run([x, np.array([-1, 2, -4], np.int32)]), [[-2 ** 31, 2, -2], [-7, -4, -2]])
+    const = div_model("int32", (2, 3), (3,), b_data=np.array([1, 0, 2], np.int32))
+    with pytest.raises(UnsupportedModel, match=r"op 0 \(DIV\): the constant divisor \(tensor 1\) holds 0"):
+        ap.plan(load(const, tmp_path, "c"))
+
+
+@needs_litert
 def test_int8_every_pair(tmp_path):
     """Every numerator against every divisor (but the divisor's zero point), for scales whose
     final shift passes 31 (the quotient of a small numerator by a large divisor): LiteRT's x86
@@ -187,7 +223,11 @@ def test_hypothesis(data, tmp_path_factory):
     b = tuple(d if data.draw(st.booleans()) else 1 for d in full)[data.draw(st.integers(0, rank - 1)):]
     act = data.draw(st.sampled_from(list(ACTS)))
     tmp = tmp_path_factory.mktemp("div")
-    if data.draw(st.booleans()):
+    dtype = data.draw(st.sampled_from(["float32", "int8", "int32"]))
+    if dtype == "int32":
+        check(div_model("int32", a, b, act=act), tmp, int32_feeds(a, b, sum(full)), "int32", tflm=False)
+        return
+    if dtype == "float32":
         check(div_model("float32", a, b, act=act), tmp, float_feeds(a, b, sum(full)), "float32", tflm=False)
         return
     scales = [float(np.float32(10 ** data.draw(st.floats(-3, 0)))) for _ in range(3)]
@@ -220,7 +260,8 @@ def test_refusals_name_the_op(tmp_path):
                                                                 r"broadcast"),
         (div_model("int8", (3,), (3,), ((1.0, 0), (1e-4, 0), (1e-4, 0))),
          r"op 0 \(DIV\): input1_scale / \(input2_scale \* output_scale\) = .* is too large"),
-        (div_model("int16", (3,), (3,), qs), r"op 0 \(DIV\)"),
+        (div_model("int16", (3,), (3,), qs), r"op 0 \(DIV\): input 0 \(tensor 0\) is int16; arenaplan's DIV takes "
+                                            r"int8, float32, int32"),
     ]
     for k, (content, pattern) in enumerate(cases):
         with pytest.raises(UnsupportedModel, match=pattern):

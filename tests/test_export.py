@@ -256,8 +256,11 @@ def one_op_model(name: str) -> bytes:
     if name in ("EXP", "ROUND"):
         from test_math_f32 import math_model
         return math_model(name, (3, 17))
-    if name in ("DIV", "DIV_F32"):
+    if name in ("DIV", "DIV_F32", "DIV_S32"):
         from test_div import div_model
+        if name == "DIV_S32":
+            return div_model("int32", (3, 1, 8), (1, 5, 1), b_data=np.array([-7, -1, 1, 3, 2 ** 31 - 1],
+                                                                             np.int32).reshape(1, 5, 1))
         if name == "DIV_F32":
             return div_model("float32", (3, 1, 8), (1, 5, 1), act="RELU6")
         return div_model("int8", (3, 1, 8), (1, 5, 1), ((0.05, 3), (0.1, -7), (0.2, 0)),
@@ -277,7 +280,7 @@ ONE_OP_MODELS = ["STRIDED_SLICE", "LEAKY_RELU", "SUB", "TRANSPOSE", "SPLIT", "SP
                  "REDUCE_MAX", "REDUCE_MIN", "SUM", "BROADCAST_TO", "EQUAL", "GREATER_EQUAL", "LESS", "LOGICAL_AND",
                  "LOGICAL_NOT", "ARG_MAX", "ARG_MIN", "GATHER", "GATHER_F32", "SELECT_V2", "SELECT_V2_F32",
                  "CAST", "FILL", "ZEROS_LIKE", "SHAPE", "FLOOR_MOD", "FLOOR_MOD_S32", "ADD_N",
-                 "EMBEDDING_LOOKUP", "EXP", "ROUND", "DIV", "DIV_F32", "RSQRT", "ELU"]
+                 "EMBEDDING_LOOKUP", "EXP", "ROUND", "DIV", "DIV_F32", "DIV_S32", "RSQRT", "ELU"]
 #: Ops whose kernels differ by the rounding rule: each rule's variants are built.
 ONE_OP_REFERENCES = {"LOGISTIC": ("litert", "tflm"), "TANH": ("litert", "tflm"), "RELU6": ("litert", "tflm"),
                      "PRELU": ("litert", "tflm"), "SUM": ("tflm",), "CAST": ("litert", "tflm"), "ADD_N": ("litert", "tflm"),

@@ -732,6 +732,11 @@ static const ap_param_field ap_div_s8_fields[] = {
     AP_I32(ap_div_s8_params, activation_min), AP_I32(ap_div_s8_params, activation_max),
 };
 
+static const ap_param_field ap_div_s32_fields[] = {
+    AP_SHAPES3(ap_div_s32_params), AP_I32(ap_div_s32_params, activation_min),
+    AP_I32(ap_div_s32_params, activation_max),
+};
+
 static const ap_param_field ap_rsqrt_s8_fields[] = {
     AP_FIELD(ap_rsqrt_s8_params, count, AP_FIELD_SIZE, 1), AP_I32(ap_rsqrt_s8_params, input_zero_point),
     AP_I32(ap_rsqrt_s8_params, output_zero_point), AP_I32(ap_rsqrt_s8_params, multiplier),
@@ -1078,6 +1083,8 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_elu_s8_variants), NULL, NULL, NULL, NULL, ap_elu_s8_run},
     {AP_ROW(AP_OP_DIV, "DIV", ap_div_s8_params, ap_div_s8_fields), 0, 2, 2, 1, 0,
      AP_PLAN(ap_div_s8_variants), NULL, NULL, NULL, NULL, ap_div_s8_run},
+    {AP_ROW_S32(AP_OP_DIV, "DIV", ap_div_s32_params, ap_div_s32_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_div_s32_variants), NULL, NULL, NULL, NULL, ap_div_s32_run},
     {AP_ROW_S32(AP_OP_GATHER, "GATHER", ap_gather_params, ap_gather_fields), 0, 2, 2, 1, 0,
      AP_PLAN(ap_gather_variants), NULL, NULL, NULL, NULL, ap_gather_s32_run},
     {AP_ROW_S32(AP_OP_SELECT_V2, "SELECT_V2", ap_select_params, ap_select_fields), 0, 3, 3, 1, 0,

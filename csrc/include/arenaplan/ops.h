@@ -150,8 +150,8 @@ typedef enum ap_op {
     AP_OP_FLOOR = 69,            /* as EXP */
     AP_OP_CEIL = 70,             /* as EXP */
     AP_OP_ELU = 71,              /* float32: as EXP; int8: ap_elu_s8_params */
-    AP_OP_DIV = 72               /* float32: ap_binary_f32_params; int8: ap_div_s8_params; two
-                                    inputs */
+    AP_OP_DIV = 72               /* float32: ap_binary_f32_params; int8: ap_div_s8_params; int32:
+                                    ap_div_s32_params; two inputs */
 } ap_op;
 
 /** Scalar types of params fields (stable values, append-only). */
@@ -1394,6 +1394,25 @@ typedef struct ap_div_s8_params {
 ap_status ap_div_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                              uint32_t *count_out, ap_error *error_out);
 ap_status ap_div_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * int32 DIV (reference_ops::Div / BroadcastDivSlow of int32_t): output = clamp(input1 / input2,
+ * activation_min, activation_max), C's division truncating toward zero, with 4-D broadcasting.
+ * A zero divisor element fails the run before anything is written (LiteRT's CheckNonZero);
+ * INT32_MIN / -1, which traps in TFLite's kernel, wraps to INT32_MIN. Variant: "direct", no
+ * scratch, in place over an input of the output's shape.
+ */
+typedef struct ap_div_s32_params {
+    int32_t input1_shape[4];     /* each >= 1: 1 or the output's */
+    int32_t input2_shape[4];
+    int32_t output_shape[4];
+    int32_t activation_min;      /* CalculateActivationRange<int32_t>: NONE [INT32_MIN, INT32_MAX], */
+    int32_t activation_max;      /* RELU [0, INT32_MAX], RELU_N1_TO_1 [-1, 1], RELU6 [0, 6] */
+} ap_div_s32_params;
+
+ap_status ap_div_s32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                              uint32_t *count_out, ap_error *error_out);
+ap_status ap_div_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /**
  * int8 RSQRT, TFLite's RsqrtEvalQuantized (LiteRT's and TensorFlow Lite Micro's alike): with

@@ -459,6 +459,14 @@ def _add_n_probe(dtype: str) -> Model:
     return p.model("ADD_N", tuple(xs), (y,))
 
 
+def _div_s32(broadcast: bool) -> Model:
+    p = _Probe()
+    a = p.x((1, 4, 4, 8), "int32", None)
+    b = p.x((1, 1, 1, 8) if broadcast else (1, 4, 4, 8), "int32", None)
+    y = p.t((1, 4, 4, 8), "int32", None)
+    return p.model("DIV", (a, b), (y,), fused_activation_function="NONE")
+
+
 def _shape_probe() -> Model:
     p = _Probe()
     x = p.x((2, 4, 8), "float32", None)
@@ -516,6 +524,7 @@ _PROBES_F32: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("TRANSPOSE_CONV", "f32"): lambda: [_f32_transpose_conv()],
     **{(op, "f32"): (lambda op=op: [_f32_unary(op)]) for op in lowering._MATH_F32},
     ("DIV", "f32"): lambda: [_f32_binary("DIV"), _f32_binary("DIV", True)],
+    ("DIV", "s32"): lambda: [_div_s32(False), _div_s32(True)],
 }
 
 #: Probe models of every op table row, by (row name, tensor types).
@@ -772,7 +781,9 @@ def render() -> str:
               "there; the tflite-micro package's interpreter differs from LiteRT where the DIV's real",
               "multiplier is exact in float32, such as 0.5 or 100.0, and arenaplan follows LiteRT under",
               "both rules). An int8 RSQRT input below its zero point and an int8 DIV divisor at its zero point",
-              "fail the run, as TFLite fails them (a constant divisor so is refused at plan time).", ""]
+              "fail the run, as TFLite fails them (a constant divisor so is refused at plan time). DIV's",
+              "int32 row is C's truncating division with the activation's int32 range; a zero divisor",
+              "fails the run, and INT32_MIN / -1, which traps in TFLite's kernel, wraps to INT32_MIN.", ""]
     return "\n".join(lines)
 
 

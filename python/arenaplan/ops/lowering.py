@@ -2327,7 +2327,7 @@ _LOWER_F32: Dict[str, Callable[..., tuple]] = {
     "PAD": _pad_f32, "PADV2": _pad_f32, "CONCATENATION": _concatenation_f32, "MEAN": _mean_f32,
     "STRIDED_SLICE": _strided_slice_f32, "LEAKY_RELU": _unary_f32, "HARD_SWISH": _unary_f32,
     "TRANSPOSE": _transpose_f32, "SPLIT": _split_f32, "SPLIT_V": _split_f32, "TRANSPOSE_CONV": _transpose_conv_f32,
-    **{name: _math_f32 for name in _MATH_F32}, "DIV": _binary_f32,
+    **{name: _math_f32 for name in _MATH_F32},
 }
 
 
@@ -2360,7 +2360,7 @@ _TYPED: Dict[str, Tuple[int, Tuple[str, ...]]] = {
     "CAST": (0, ("int8", "float32", "int32", "bool")), "ZEROS_LIKE": (0, ("float32", "int32")),
     "FILL": (1, ("int8", "float32", "int32", "bool")),
     "FLOOR_DIV": (0, ("float32", "int32")), "FLOOR_MOD": (0, ("float32", "int32")), "ADD_N": (0, ("float32", "int32")),
-    "EMBEDDING_LOOKUP": (1, ("int8", "float32")),
+    "EMBEDDING_LOOKUP": (1, ("int8", "float32")), "DIV": (0, ("int8", "float32", "int32")),
 }
 
 
@@ -2635,6 +2635,32 @@ def _add_n(model: Model, op: Operator, reference: str = "litert") -> tuple:
             tuple(t.index for t in ts), None, None)
 
 
+#: CalculateActivationRange<int32_t> by fused activation.
+_S32_ACTIVATIONS = {"NONE": (-2 ** 31, 2 ** 31 - 1), "RELU": (0, 2 ** 31 - 1), "RELU_N1_TO_1": (-1, 1), "RELU6": (0, 6)}
+
+
+def _div(model: Model, op: Operator) -> tuple:
+    """DIV by its inputs' type: float32 (the float32 binary row), int8 (_div_s8) or int32 (C's
+    truncating division, the activation's int32 range; a constant divisor holding 0 is refused,
+    as LiteRT's CheckNonZero fails the run where an activation divisor holds it)."""
+    dtype = _data_type(model, op)
+    if dtype == "float32":
+        return _binary_f32(model, op)
+    if dtype == "int8":
+        return _div_s8(model, op)
+    a, b, y, sa, sb, sy = _broadcast_shapes(model, op, "int32")
+    if a.is_constant and b.is_constant:
+        raise _Unsupported("both inputs are constants (a converter folds such an op)")
+    if b.is_constant and (np.asarray(b.data) == 0).any():
+        raise _Unsupported(f"the constant divisor (tensor {b.index}) holds 0; TFLite fails a division by zero")
+    act = op.options.get("fused_activation_function", "NONE")
+    if act not in _S32_ACTIVATIONS:
+        raise _Unsupported(f"fused activation {act} is not supported (NONE, RELU, RELU_N1_TO_1, RELU6 are)")
+    lo, hi = _S32_ACTIVATIONS[act]
+    return ({"input1_shape": sa, "input2_shape": sb, "output_shape": sy, "activation_min": lo,
+             "activation_max": hi}, (a.index, b.index), None, None)
+
+
 def _embedding_lookup(model: Model, op: Operator) -> tuple:
     """EMBEDDING_LOOKUP on the GATHER row (a GATHER of axis 0): int32 ids (a vector), the value
     table int8 or float32 of rank >= 2, the output of the table's type (the hybrid int8 table with
@@ -2672,6 +2698,7 @@ _LOWER_TYPED: Dict[str, Callable[[Model, Operator], tuple]] = {
     "ARG_MAX": _arg_minmax, "ARG_MIN": _arg_minmax, "GATHER": _gather, "SELECT_V2": _select_v2,
     "CAST": _cast, "ZEROS_LIKE": _zeros_like, "FILL": _fill, "SHAPE": _shape,
     "FLOOR_DIV": _floor_div_mod, "FLOOR_MOD": _floor_div_mod, "ADD_N": _add_n, "EMBEDDING_LOOKUP": _embedding_lookup,
+    "DIV": _div,
 }
 
 
@@ -2719,7 +2746,7 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
     "BATCH_TO_SPACE_ND": _batch_space, "SPACE_TO_BATCH_ND": _batch_space, "MIRROR_PAD": _mirror_pad,
     "PRELU": _prelu, "SQUARED_DIFFERENCE": _squared_difference, "REDUCE_MAX": _reduce_max_min,
     "REDUCE_MIN": _reduce_max_min, "SUM": _sum, "BROADCAST_TO": _broadcast_to,
-    "RSQRT": _rsqrt_s8, "ELU": _elu_s8, "DIV": _div_s8,
+    "RSQRT": _rsqrt_s8, "ELU": _elu_s8,
 }
 
 
