@@ -10,10 +10,12 @@ with the type's edge values: saturation, zero points at the ends, signed zeros, 
 infinities, NaN); the exports go into as few images as the board's memory holds (one emulator
 run each), each invoked once.
 Every output equals the host Interpreter's bit for bit, except the float32 rows that call the
-C library's ``expf`` / ``tanhf`` (LOGISTIC, TANH, SOFTMAX): newlib rounds them on its own, and
+C library's ``expf`` / ``tanhf`` / ``logf`` / ``sinf`` / ``cosf`` / ``expm1f`` (LOGISTIC, TANH,
+SOFTMAX, EXP, LOG, SIN, COS, ELU): newlib rounds them on its own, and
 those stay within the ulp bounds docs/coverage.md states; and a float32 NaN made by an invalid
 operation (inf - inf, 0 * inf), which is each machine's default NaN: 0xFFC00000 on x86 (as
-LiteRT's there), 0x7FC00000 on the Cortex-M4. The export's refusal of an op
+LiteRT's there), 0x7FC00000 on the Cortex-M4. An input an op refuses at run time (an index or
+divisor out of range, an int8 RSQRT input below its zero point) is made valid. The export's refusal of an op
 without a kernel is checked once, without the toolchain.
 """
 from __future__ import annotations
@@ -40,8 +42,8 @@ from harness.firmware import build as fw  # noqa: E402
 
 CPU = "cortex-m4"
 ISA = "arm-dsp"
-#: float32 rows whose kernels call the C library's expf / tanhf.
-TRANSCENDENTAL = {"LOGISTIC", "TANH", "SOFTMAX", "LOG_SOFTMAX"}
+#: float32 rows whose kernels call the C library's expf / tanhf (and logf, sinf, cosf, expm1f).
+TRANSCENDENTAL = {"LOGISTIC", "TANH", "SOFTMAX", "LOG_SOFTMAX", "EXP", "LOG", "SIN", "COS", "ELU"}
 #: Bytes of the board's RAM and flash kept for what is not an export: the runtime's code,
 #: the C library, the harness's buffers, heap and stack.
 RAM_RESERVE = 512 << 10
@@ -91,7 +93,9 @@ def ulp_bounds() -> Dict[str, int]:
     found = {}
     for op, pattern in {"LOGISTIC": r"at most (\d+) ulp from LiteRT for LOGISTIC",
                         "TANH": r"(\d+) ulp for TANH", "SOFTMAX": r"(\d+) ulp for SOFTMAX",
-                        "LOG_SOFTMAX": r"(\d+) ulp for LOG_SOFTMAX"}.items():
+                        "LOG_SOFTMAX": r"(\d+) ulp for LOG_SOFTMAX",
+                        **{op: r"at most (\d+) ulp from LiteRT for EXP" for op in ("EXP", "LOG", "ELU")},
+                        "SIN": r"up to (\d+) ulp \(SIN\)", "COS": r"(\d+) ulp \(COS\)"}.items():
         m = re.search(pattern, text)
         assert m, f"docs/coverage.md no longer states the Cortex-M4 ulp bound of float32 {op}"
         found[op] = int(m.group(1))
@@ -184,12 +188,15 @@ def _host_run(plan: ap.Plan, xs: List[np.ndarray]) -> List[np.ndarray]:
     return [np.asarray(w) for w in (want if isinstance(want, list) else [want])]
 
 
-def _tame(x: np.ndarray) -> np.ndarray:
+def _tame(x: np.ndarray, zero_point: int = 0) -> np.ndarray:
     """x with its int32 and int64 values made 1 to 3 and its float zeros 1: valid indices
     (GATHER, EMBEDDING_LOOKUP) and divisors (FLOOR_DIV, FLOOR_MOD) for every probe, whose
-    index axes are longer than 3."""
+    index axes are longer than 3; int8 values at or below the zero point made the one above
+    it (the int8 DIV divisor and RSQRT input)."""
     if x.dtype.kind == "i" and x.dtype.itemsize >= 4:
         return (np.abs(x.astype(np.int64)) % 3 + 1).astype(x.dtype)
+    if x.dtype == np.int8:
+        return np.where(x <= zero_point, np.int8(min(zero_point + 1, 127)), x).astype(np.int8)
     if x.dtype.kind == "f":   # no zero divisor (the float32 FLOOR_DIV refuses one too)
         return np.where(x == 0, np.float32(1.0), x).astype(x.dtype)
     return x
@@ -230,7 +237,9 @@ def cases(work: Path, only=None) -> List[Case]:
                         try:
                             want = _host_run(plan, xs)
                         except ArenaplanError:   # an index or a divisor the op refuses at run time
-                            xs[:] = [_tame(x) for x in xs]
+                            xs[:] = [_tame(x, model.tensors[t].quantization.zero_point[0]
+                                           if model.tensors[t].quantization else 0)
+                                     for x, t in zip(xs, model.inputs)]
                             want = _host_run(plan, xs)
                         found.append(Case(f"{key[0]} ({key[1]}) probe {m}", variant.name, kind, [reference],
                                           key, variant.family or variant.name, plan, xs, want, export))
@@ -382,13 +391,13 @@ def test_export_names_an_op_without_a_kernel(tmp_path):
     x = p.x((2, 16), "float32", None)
     y = p.t((2, 16), "float32", None)
     z = p.t((2, 16), "float32", None)
-    ops = [Operator(0, "RELU", (x,), (y,), {}), Operator(1, "COS", (y,), (z,), {})]
-    model = Model("relu_cos", p.tensors, ops, tuple(p.inputs), (z,), source="test")
-    with pytest.raises(UnsupportedModel, match=r"op 1 \(COS\)"):
+    ops = [Operator(0, "RELU", (x,), (y,), {}), Operator(1, "UNIQUE", (y,), (z,), {})]
+    model = Model("relu_unique", p.tensors, ops, tuple(p.inputs), (z,), source="test")
+    with pytest.raises(UnsupportedModel, match=r"op 1 \(UNIQUE\)"):
         ap.plan(model, isa=ISA)
     plan = ap.plan(model, isa=ISA, require_kernels=False)
     assert plan.unsupported and plan.kernels[0] is not None and plan.kernels[1] is None
     out = tmp_path / "out"
-    with pytest.raises(UnsupportedModel, match=r"cannot export.*op 1 \(COS\): no kernel"):
-        plan.export_c(out, name="relu_cos")
+    with pytest.raises(UnsupportedModel, match=r"cannot export.*op 1 \(UNIQUE\): no kernel"):
+        plan.export_c(out, name="relu_unique")
     assert not out.exists() or not list(out.iterdir())

@@ -266,6 +266,21 @@ def one_op_model(name: str) -> bytes:
         from test_cumsum import cumsum_model
         return cumsum_model((2, 3, 5), -2, True, True, "float32" if name.endswith("F32") else "int8",
                             (0.05, 3, 0.25, -1))
+    if name in ("EXP", "ROUND"):
+        from test_math_f32 import math_model
+        return math_model(name, (3, 17))
+    if name in ("DIV", "DIV_F32", "DIV_S32"):
+        from test_div import div_model
+        if name == "DIV_S32":
+            return div_model("int32", (3, 1, 8), (1, 5, 1), b_data=np.array([-7, -1, 1, 3, 2 ** 31 - 1],
+                                                                             np.int32).reshape(1, 5, 1))
+        if name == "DIV_F32":
+            return div_model("float32", (3, 1, 8), (1, 5, 1), act="RELU6")
+        return div_model("int8", (3, 1, 8), (1, 5, 1), ((0.05, 3), (0.1, -7), (0.2, 0)),
+                         b_data=np.array([-128, -8, 1, 50, 127], np.int8).reshape(1, 5, 1))
+    if name in ("RSQRT", "ELU"):
+        from unary_s8 import unary_model
+        return unary_model(name, (3, 40), 0.04, -128 if name == "RSQRT" else 7, 0.03, 10, version=1)
     raise KeyError(name)
 
 
@@ -279,11 +294,11 @@ ONE_OP_MODELS = ["STRIDED_SLICE", "LEAKY_RELU", "SUB", "TRANSPOSE", "SPLIT", "SP
                  "LOGICAL_NOT", "ARG_MAX", "ARG_MIN", "GATHER", "GATHER_F32", "SELECT_V2", "SELECT_V2_F32",
                  "CAST", "FILL", "ZEROS_LIKE", "SHAPE", "FLOOR_MOD", "FLOOR_MOD_S32", "ADD_N",
                  "EMBEDDING_LOOKUP", "L2_NORMALIZATION", "L2_NORMALIZATION_F32", "LOG_SOFTMAX", "LOG_SOFTMAX_F32",
-                 "L2_POOL_2D", "CUMSUM", "CUMSUM_F32"]
+                 "L2_POOL_2D", "CUMSUM", "CUMSUM_F32", "EXP", "ROUND", "DIV", "DIV_F32", "DIV_S32", "RSQRT", "ELU"]
 #: Ops whose kernels differ by the rounding rule: each rule's variants are built.
 ONE_OP_REFERENCES = {"LOGISTIC": ("litert", "tflm"), "TANH": ("litert", "tflm"), "RELU6": ("litert", "tflm"),
                      "PRELU": ("litert", "tflm"), "SUM": ("tflm",), "CAST": ("litert", "tflm"), "ADD_N": ("litert", "tflm"),
-                     "CUMSUM": ("tflm",)}
+                     "CUMSUM": ("tflm",), "RSQRT": ("litert", "tflm"), "ELU": ("litert", "tflm")}
 
 
 @pytest.mark.parametrize("op", ONE_OP_MODELS)

@@ -1,11 +1,11 @@
-/* float32 ADD, SUB, MUL, LOGISTIC, TANH, RELU (RELU6, RELU_N1_TO_1), SOFTMAX, AVERAGE_POOL_2D and
+/* float32 ADD, SUB, MUL, DIV, LOGISTIC, TANH, RELU (RELU6, RELU_N1_TO_1), SOFTMAX, AVERAGE_POOL_2D and
    MAX_POOL_2D (arenaplan/ops.h, AP_TYPES_F32): TFLite's float reference kernels, each in the
    reference's order with no contraction (float32_common.h). */
 #include "float32_common.h"
 
 #include <math.h>
 
-/* ---- ADD, SUB, MUL with 4-D broadcasting ------------------------------------------------------- */
+/* ---- ADD, SUB, MUL, DIV with 4-D broadcasting ------------------------------------------------------- */
 static ap_status binary_check(const ap_binary_f32_params *p, size_t *count, const char *op, ap_error *error)
 {
     if (p == NULL) {
@@ -34,7 +34,7 @@ ap_status ap_binary_f32_variants(const void *params, ap_isa isa, ap_variant *var
 {
     const ap_binary_f32_params *p = params;
     size_t n = 0;
-    ap_status st = binary_check(p, &n, "ADD/SUB/MUL float32", error_out);
+    ap_status st = binary_check(p, &n, "ADD/SUB/MUL/DIV float32", error_out);
     if (st != AP_OK) {
         return st;
     }
@@ -42,10 +42,17 @@ ap_status ap_binary_f32_variants(const void *params, ap_isa isa, ap_variant *var
        other input): in place is safe over an input of the output's shape. */
     return ap_f32_direct((uint64_t)n, same_shape(p->input1_shape, p->output_shape) ||
                                           same_shape(p->input2_shape, p->output_shape),
-                         isa, variants_out, capacity, count_out, "ADD/SUB/MUL float32", error_out);
+                         isa, variants_out, capacity, count_out, "ADD/SUB/MUL/DIV float32", error_out);
 }
 
-enum { BINARY_ADD, BINARY_SUB, BINARY_MUL };
+enum { BINARY_ADD, BINARY_SUB, BINARY_MUL, BINARY_DIV };
+
+/* One element: IEEE 754 throughout (a division by zero is +-inf or NaN, then the activation's
+   clamp; TFLite's float DIV checks no divisor). */
+static float binary_one(int kind, float u, float v)
+{
+    return kind == BINARY_ADD ? u + v : kind == BINARY_SUB ? u - v : kind == BINARY_MUL ? u * v : u / v;
+}
 
 static ap_status binary_run(const ap_op_call *call, ap_isa isa, int kind, const char *op, ap_error *error)
 {
@@ -61,8 +68,7 @@ static ap_status binary_run(const ap_op_call *call, ap_isa isa, int kind, const 
     const float lo = p->activation_min, hi = p->activation_max;
     if (same_shape(p->input1_shape, p->input2_shape)) {
         for (size_t i = 0; i < n; ++i) {
-            const float v = kind == BINARY_ADD ? a[i] + b[i] : kind == BINARY_SUB ? a[i] - b[i] : a[i] * b[i];
-            y[i] = ap_f32_act(v, lo, hi);
+            y[i] = ap_f32_act(binary_one(kind, a[i], b[i]), lo, hi);
         }
         return AP_OK;
     }
@@ -77,9 +83,7 @@ static ap_status binary_run(const ap_op_call *call, ap_isa isa, int kind, const 
             for (size_t d2 = 0; d2 < (size_t)o[2]; ++d2) {
                 const size_t ia = d0 * sa[0] + d1 * sa[1] + d2 * sa[2], ib = d0 * sb[0] + d1 * sb[1] + d2 * sb[2];
                 for (size_t d3 = 0; d3 < (size_t)o[3]; ++d3, ++i) {
-                    const float u = a[ia + d3 * sa[3]], v = b[ib + d3 * sb[3]];
-                    const float r = kind == BINARY_ADD ? u + v : kind == BINARY_SUB ? u - v : u * v;
-                    y[i] = ap_f32_act(r, lo, hi);
+                    y[i] = ap_f32_act(binary_one(kind, a[ia + d3 * sa[3]], b[ib + d3 * sb[3]]), lo, hi);
                 }
             }
         }
@@ -100,6 +104,11 @@ ap_status ap_sub_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out
 ap_status ap_mul_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
     return binary_run(call, isa, BINARY_MUL, "MUL float32", error_out);
+}
+
+ap_status ap_div_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return binary_run(call, isa, BINARY_DIV, "DIV float32", error_out);
 }
 
 /* ---- LOGISTIC, TANH, RELU ------------------------------------------------------------------------ */

@@ -761,6 +761,33 @@ static const ap_param_field ap_broadcast_args_fields[] = {
     AP_FIELD(ap_broadcast_args_params, dtype, AP_FIELD_DTYPE, 1),
 };
 
+static const ap_param_field ap_math_f32_fields[] = {
+    AP_FIELD(ap_math_f32_params, count, AP_FIELD_SIZE, 1), AP_I32(ap_math_f32_params, fn),
+};
+
+static const ap_param_field ap_div_s8_fields[] = {
+    AP_SHAPES3(ap_div_s8_params), AP_I32(ap_div_s8_params, input1_zero_point),
+    AP_I32(ap_div_s8_params, input2_zero_point), AP_I32(ap_div_s8_params, output_zero_point),
+    AP_I32(ap_div_s8_params, output_multiplier), AP_I32(ap_div_s8_params, output_shift),
+    AP_I32(ap_div_s8_params, activation_min), AP_I32(ap_div_s8_params, activation_max),
+};
+
+static const ap_param_field ap_div_s32_fields[] = {
+    AP_SHAPES3(ap_div_s32_params), AP_I32(ap_div_s32_params, activation_min),
+    AP_I32(ap_div_s32_params, activation_max),
+};
+
+static const ap_param_field ap_rsqrt_s8_fields[] = {
+    AP_FIELD(ap_rsqrt_s8_params, count, AP_FIELD_SIZE, 1), AP_I32(ap_rsqrt_s8_params, input_zero_point),
+    AP_I32(ap_rsqrt_s8_params, output_zero_point), AP_I32(ap_rsqrt_s8_params, multiplier),
+    AP_I32(ap_rsqrt_s8_params, shift),
+};
+
+static const ap_param_field ap_elu_s8_fields[] = {
+    AP_FIELD(ap_elu_s8_params, count, AP_FIELD_SIZE, 1), AP_I32(ap_elu_s8_params, table_size),
+    AP_ARRAY(ap_elu_s8_params, table, AP_FIELD_INT8_ARRAY, "table_size", NULL, 0),
+};
+
 #define AP_ROW_OF(code, name, types, T, fields) code, name, #code, types, #T, sizeof(T), AP_FIELDS(fields)
 #define AP_ROW(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S8, T, fields)
 #define AP_ROW_S16X8(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S16X8, T, fields)
@@ -1064,6 +1091,40 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_floor_variants), NULL, NULL, NULL, NULL, ap_floor_mod_s32_run},
     {AP_ROW_S32(AP_OP_ADD_N, "ADD_N", ap_add_n_params, ap_add_n_fields), 0, 2, 16, 1, 0,
      AP_PLAN(ap_add_n_variants), NULL, NULL, NULL, NULL, ap_add_n_s32_run},
+    {AP_ROW_F32(AP_OP_EXP, "EXP", ap_math_f32_params, ap_math_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_math_f32_variants), NULL, NULL, NULL, NULL, ap_math_f32_run},
+    {AP_ROW_F32(AP_OP_LOG, "LOG", ap_math_f32_params, ap_math_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_math_f32_variants), NULL, NULL, NULL, NULL, ap_math_f32_run},
+    {AP_ROW_F32(AP_OP_SIN, "SIN", ap_math_f32_params, ap_math_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_math_f32_variants), NULL, NULL, NULL, NULL, ap_math_f32_run},
+    {AP_ROW_F32(AP_OP_COS, "COS", ap_math_f32_params, ap_math_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_math_f32_variants), NULL, NULL, NULL, NULL, ap_math_f32_run},
+    {AP_ROW_F32(AP_OP_SQRT, "SQRT", ap_math_f32_params, ap_math_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_math_f32_variants), NULL, NULL, NULL, NULL, ap_math_f32_run},
+    {AP_ROW_F32(AP_OP_RSQRT, "RSQRT", ap_math_f32_params, ap_math_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_math_f32_variants), NULL, NULL, NULL, NULL, ap_math_f32_run},
+    {AP_ROW_F32(AP_OP_SQUARE, "SQUARE", ap_math_f32_params, ap_math_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_math_f32_variants), NULL, NULL, NULL, NULL, ap_math_f32_run},
+    {AP_ROW_F32(AP_OP_NEG, "NEG", ap_math_f32_params, ap_math_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_math_f32_variants), NULL, NULL, NULL, NULL, ap_math_f32_run},
+    {AP_ROW_F32(AP_OP_ROUND, "ROUND", ap_math_f32_params, ap_math_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_math_f32_variants), NULL, NULL, NULL, NULL, ap_math_f32_run},
+    {AP_ROW_F32(AP_OP_FLOOR, "FLOOR", ap_math_f32_params, ap_math_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_math_f32_variants), NULL, NULL, NULL, NULL, ap_math_f32_run},
+    {AP_ROW_F32(AP_OP_CEIL, "CEIL", ap_math_f32_params, ap_math_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_math_f32_variants), NULL, NULL, NULL, NULL, ap_math_f32_run},
+    {AP_ROW_F32(AP_OP_ELU, "ELU", ap_math_f32_params, ap_math_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_math_f32_variants), NULL, NULL, NULL, NULL, ap_math_f32_run},
+    {AP_ROW_F32(AP_OP_DIV, "DIV", ap_binary_f32_params, ap_binary_f32_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_binary_f32_variants), NULL, NULL, NULL, NULL, ap_div_f32_run},
+    {AP_ROW(AP_OP_RSQRT, "RSQRT", ap_rsqrt_s8_params, ap_rsqrt_s8_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_rsqrt_s8_variants), NULL, NULL, NULL, NULL, ap_rsqrt_s8_run},
+    {AP_ROW(AP_OP_ELU, "ELU", ap_elu_s8_params, ap_elu_s8_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_elu_s8_variants), NULL, NULL, NULL, NULL, ap_elu_s8_run},
+    {AP_ROW(AP_OP_DIV, "DIV", ap_div_s8_params, ap_div_s8_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_div_s8_variants), NULL, NULL, NULL, NULL, ap_div_s8_run},
+    {AP_ROW_S32(AP_OP_DIV, "DIV", ap_div_s32_params, ap_div_s32_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_div_s32_variants), NULL, NULL, NULL, NULL, ap_div_s32_run},
     {AP_ROW_S32(AP_OP_GATHER, "GATHER", ap_gather_params, ap_gather_fields), 0, 2, 2, 1, 0,
      AP_PLAN(ap_gather_variants), NULL, NULL, NULL, NULL, ap_gather_s32_run},
     {AP_ROW_S32(AP_OP_SELECT_V2, "SELECT_V2", ap_select_params, ap_select_fields), 0, 3, 3, 1, 0,

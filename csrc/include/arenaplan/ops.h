@@ -149,8 +149,22 @@ typedef enum ap_op {
                                     (int8, 16x8: int16 x int16, float32), out the same type */
     AP_OP_GATHER_ND = 91,        /* ap_gather_nd_params, two inputs: params of the row's type, int32
                                     indices; out the row's type (rows: int8, float32, int32) */
-    AP_OP_BROADCAST_ARGS = 92    /* ap_broadcast_args_params, two int32 or int64 shape vectors (the
+    AP_OP_BROADCAST_ARGS = 92,   /* ap_broadcast_args_params, two int32 or int64 shape vectors (the
                                     params' dtype), out the same type; one row, AP_TYPES_S32 */
+    AP_OP_EXP = 60,              /* ap_math_f32_params, float32 in and out */
+    AP_OP_LOG = 61,              /* as EXP */
+    AP_OP_SIN = 62,              /* as EXP */
+    AP_OP_COS = 63,              /* as EXP */
+    AP_OP_SQRT = 64,             /* as EXP */
+    AP_OP_RSQRT = 65,            /* float32: as EXP; int8: ap_rsqrt_s8_params */
+    AP_OP_SQUARE = 66,           /* as EXP */
+    AP_OP_NEG = 67,              /* as EXP */
+    AP_OP_ROUND = 68,            /* as EXP */
+    AP_OP_FLOOR = 69,            /* as EXP */
+    AP_OP_CEIL = 70,             /* as EXP */
+    AP_OP_ELU = 71,              /* float32: as EXP; int8: ap_elu_s8_params */
+    AP_OP_DIV = 72               /* float32: ap_binary_f32_params; int8: ap_div_s8_params; int32:
+                                    ap_div_s32_params; two inputs */
 } ap_op;
 
 /** Scalar types of params fields (stable values, append-only). */
@@ -949,7 +963,7 @@ typedef struct ap_transpose_conv_f32_params {
     float activation_min, activation_max;
 } ap_transpose_conv_f32_params;
 
-/** float32 ADD, SUB and MUL (reference_ops::Add / Sub / Mul and their broadcasting forms):
+/** float32 ADD, SUB, MUL and DIV (reference_ops::Add / Sub / Mul / Div and their broadcasting forms):
     output = activation(input1 op input2) with 4-D broadcasting (a dimension of 1 repeats).
     "direct", in place over an input of the output's shape. */
 typedef struct ap_binary_f32_params {
@@ -1503,6 +1517,139 @@ typedef struct ap_broadcast_args_params {
 ap_status ap_broadcast_args_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                                      uint32_t *count_out, ap_error *error_out);
 ap_status ap_broadcast_args_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** The float32 functions of one element that EXP ... ELU name (ap_math_f32_params.fn), each as
+    TFLite's float kernel computes it (LiteRT's and TensorFlow Lite Micro's alike). */
+typedef enum ap_math_f32_fn {
+    AP_MATH_F32_EXP = 0,      /* expf(x) */
+    AP_MATH_F32_LOG = 1,      /* logf(x): NaN below 0, -inf at +-0 */
+    AP_MATH_F32_SIN = 2,      /* sinf(x) */
+    AP_MATH_F32_COS = 3,      /* cosf(x) */
+    AP_MATH_F32_SQRT = 4,     /* sqrtf(x) (correctly rounded: exact on every machine) */
+    AP_MATH_F32_RSQRT = 5,    /* 1.0f / sqrtf(x) */
+    AP_MATH_F32_SQUARE = 6,   /* x * x */
+    AP_MATH_F32_NEG = 7,      /* -x */
+    AP_MATH_F32_ROUND = 8,    /* TFLite's RoundToNearest: f = floorf(x), d = x - f; f where d < 0.5
+                                 or d == 0.5 with f even, else f + 1 (half to even; -0.3 gives +0) */
+    AP_MATH_F32_FLOOR = 9,    /* floorf(x) */
+    AP_MATH_F32_CEIL = 10,    /* ceilf(x) */
+    AP_MATH_F32_ELU = 11      /* x < 0 ? expm1f(x) : x */
+} ap_math_f32_fn;
+
+/**
+ * float32 EXP, LOG, SIN, COS, SQRT, RSQRT, SQUARE, NEG, ROUND, FLOOR, CEIL and ELU: `fn` of each
+ * element. SQRT, RSQRT, SQUARE, NEG, ROUND, FLOOR and CEIL give the same bits on every machine;
+ * EXP, LOG, SIN, COS and ELU call the C library (expf, logf, sinf, cosf, expm1f) as TFLite's
+ * std:: functions do, so they equal LiteRT where both use the same C library (see
+ * docs/coverage.md for the bounds measured elsewhere). Variant: "direct", no scratch, in place.
+ */
+typedef struct ap_math_f32_params {
+    size_t count;                /* elements */
+    int32_t fn;                  /* ap_math_f32_fn, of the row's op */
+} ap_math_f32_params;
+
+ap_status ap_math_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                               uint32_t *count_out, ap_error *error_out);
+ap_status ap_math_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * float32 DIV (reference_ops::Div / BroadcastDivSlow): output = activation(input1 / input2) with
+ * 4-D broadcasting, ap_binary_f32_params as ADD's; IEEE 754 division (x / 0 is +-inf, 0 / 0 NaN),
+ * as TFLite's float kernel does. Variant: "direct" (ap_binary_f32_variants), in place over an
+ * input of the output's shape.
+ */
+ap_status ap_div_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * int8 DIV, TFLite's reference DivElementwise as LiteRT computes it (the tflite-micro package's
+ * interpreter differs where the real multiplier is exact in float32, e.g. 0.5) with 4-D
+ * broadcasting: with a = in1 - input1_zero_point and b = in2 - input2_zero_point (b < 0: both
+ * negated), b's reciprocal by GetReciprocal(b, 31) (recip_shift its exponent), h = CLS(a) (leading
+ * sign bits), q = SaturatingRoundingDoublingHighMul(a * 2^h, reciprocal), out = clamp(
+ * output_zero_point + RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(q, output_multiplier),
+ * h + recip_shift - output_shift), activation_min, activation_max). A shift of 32 or more, which
+ * C++ leaves undefined, is taken as TFLite's x86 builds take it (LiteRT and TensorFlow Lite Micro on
+ * the host agree): the rounding mask (1 << e) - 1 formed in 64 bits, the shift of the value mod 32
+ * (a numerator at its zero point then gives output_zero_point + 1). output_multiplier and shift are
+ * QuantizeMultiplier(float(input1_scale / (input2_scale * output_scale))). A divisor element equal
+ * to input2_zero_point fails the run before anything is written (LiteRT's CheckNonZero). Variant
+ * kinds: "direct" only, no scratch, in place over an input of the output's shape.
+ */
+typedef struct ap_div_s8_params {
+    int32_t input1_shape[4];     /* each >= 1: 1 or the output's */
+    int32_t input2_shape[4];
+    int32_t output_shape[4];
+    int32_t input1_zero_point;   /* [-128, 127] */
+    int32_t input2_zero_point;   /* [-128, 127] */
+    int32_t output_zero_point;   /* [-128, 127] */
+    int32_t output_multiplier;   /* [2^30, 2^31 - 1] */
+    int32_t output_shift;        /* [-31, 23]: QuantizeMultiplier's exponent */
+    int32_t activation_min;      /* [-128, activation_max] */
+    int32_t activation_max;      /* [activation_min, 127] */
+} ap_div_s8_params;
+
+ap_status ap_div_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                             uint32_t *count_out, ap_error *error_out);
+ap_status ap_div_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * int32 DIV (reference_ops::Div / BroadcastDivSlow of int32_t): output = clamp(input1 / input2,
+ * activation_min, activation_max), C's division truncating toward zero, with 4-D broadcasting.
+ * A zero divisor element fails the run before anything is written (LiteRT's CheckNonZero);
+ * INT32_MIN / -1, which traps in TFLite's kernel, wraps to INT32_MIN. Variant: "direct", no
+ * scratch, in place over an input of the output's shape.
+ */
+typedef struct ap_div_s32_params {
+    int32_t input1_shape[4];     /* each >= 1: 1 or the output's */
+    int32_t input2_shape[4];
+    int32_t output_shape[4];
+    int32_t activation_min;      /* CalculateActivationRange<int32_t>: NONE [INT32_MIN, INT32_MAX], */
+    int32_t activation_max;      /* RELU [0, INT32_MAX], RELU_N1_TO_1 [-1, 1], RELU6 [0, 6] */
+} ap_div_s32_params;
+
+ap_status ap_div_s32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                              uint32_t *count_out, ap_error *error_out);
+ap_status ap_div_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * int8 RSQRT, TFLite's RsqrtEvalQuantized (LiteRT's and TensorFlow Lite Micro's alike): with
+ * v = in - input_zero_point, v == 0 gives 127; else GetInvSqrtQuantizedMultiplierExp(v) (a
+ * Newton-Raphson 1/sqrt in gemmlowp fixed point: multiplier m, shift s), d =
+ * MultiplyByQuantizedMultiplier(1, m, s + 20), out = clamp(output_zero_point +
+ * MultiplyByQuantizedMultiplier(d, multiplier, shift - 20), -128, 127). multiplier and shift are
+ * QuantizeMultiplier(1 / (sqrt(input_scale) * output_scale)) by the rounding rule (LiteRT: the
+ * square root and the product in float32; TensorFlow Lite Micro: in double). An input below
+ * input_zero_point fails the run before anything is written (TFLite: "Rsqrt is only defined for
+ * positive values"). Variant kinds: ap_unary_s8_kind (DIRECT and TABLE).
+ */
+typedef struct ap_rsqrt_s8_params {
+    size_t count;                /* elements */
+    int32_t input_zero_point;    /* [-128, 127] */
+    int32_t output_zero_point;   /* [-128, 127] */
+    int32_t multiplier;          /* [2^30, 2^31 - 1] */
+    int32_t shift;               /* [-11, 30]: shift - 20 within [-31, 10] */
+} ap_rsqrt_s8_params;
+
+ap_status ap_rsqrt_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                               uint32_t *count_out, ap_error *error_out);
+ap_status ap_rsqrt_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * int8 ELU: TFLite builds a table of the 256 outputs when the op is prepared (dequantise, the
+ * function, multiply by 1 / output_scale, round half away from zero, add the output zero point,
+ * clamp), LiteRT with expm1f(x) for x < 0, TensorFlow Lite Micro with expf(x) - 1.0f; the
+ * lowering computes the table by the rounding rule and the params carry it: `table[x + 128]` is
+ * the output of input x. Variant kinds: ap_unary_s8_kind (LOOKUP only).
+ */
+typedef struct ap_elu_s8_params {
+    size_t count;                /* elements */
+    int32_t table_size;          /* 256 */
+    const int8_t *table;         /* table_size outputs */
+} ap_elu_s8_params;
+
+ap_status ap_elu_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                             uint32_t *count_out, ap_error *error_out);
+ap_status ap_elu_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 #ifdef __cplusplus
 }

@@ -480,6 +480,14 @@ def _cumsum_probe(dtype: str, axis: int = -2, exclusive: bool = False, reverse: 
     return p.model("CUMSUM", (x, a), (y,), exclusive=exclusive, reverse=reverse)
 
 
+def _div_s32(broadcast: bool) -> Model:
+    p = _Probe()
+    a = p.x((1, 4, 4, 8), "int32", None)
+    b = p.x((1, 1, 1, 8) if broadcast else (1, 4, 4, 8), "int32", None)
+    y = p.t((1, 4, 4, 8), "int32", None)
+    return p.model("DIV", (a, b), (y,), fused_activation_function="NONE")
+
+
 def _shape_probe() -> Model:
     p = _Probe()
     x = p.x((2, 4, 8), "float32", None)
@@ -578,6 +586,9 @@ _PROBES_F32: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("HARD_SWISH", "f32"): lambda: [_f32_unary("HARD_SWISH")],
     ("TRANSPOSE", "f32"): lambda: [_f32_transpose()],
     ("TRANSPOSE_CONV", "f32"): lambda: [_f32_transpose_conv()],
+    **{(op, "f32"): (lambda op=op: [_f32_unary(op)]) for op in lowering._MATH_F32},
+    ("DIV", "f32"): lambda: [_f32_binary("DIV"), _f32_binary("DIV", True)],
+    ("DIV", "s32"): lambda: [_div_s32(False), _div_s32(True)],
 }
 
 #: Probe models of every op table row, by (row name, tensor types).
@@ -642,6 +653,9 @@ _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("MUL", "s16x8"): lambda: [_binary("MUL", "int16"), _binary("MUL", "int16", broadcast=True)],
     ("RELU", "s16x8"): lambda: [_unary("RELU", 0.04, 0, "int16"), _unary("RELU6", 0.04, 0, "int16")],
     ("MEAN", "s16x8"): lambda: [_mean("int16")],
+    ("RSQRT", "s8"): lambda: [_unary("RSQRT", 0.1, -20)],
+    ("ELU", "s8"): lambda: [_unary("ELU", 0.04, 30)],
+    ("DIV", "s8"): lambda: [_binary("DIV"), _binary("DIV", broadcast=True)],
 }
 
 
@@ -752,6 +766,13 @@ _F32_BOUNDS = ("on x86-64 with glibc, 0 ulp from LiteRT over about 220,000 input
                "last-bit difference relative to its own small size, so the bound holds for inputs like\n"
                "these, not every input). tests/test_float32.py and tests/test_log_softmax.py assert\n"
                "these bounds.")
+_F32_MATH_BOUNDS = ("as TFLite's `std::` functions do: on x86-64 with glibc, 0 ulp from LiteRT over about 250,000\n"
+                    "inputs each (tests/test_math_f32.py). A Cortex-M4 build with newlib (under QEMU, 24,000\n"
+                    "inputs each) is at most 1 ulp from LiteRT for EXP (125 outputs differ), LOG (92) and ELU\n"
+                    "(4); SIN and COS are at most 1 ulp below |x| = 1e4 (18,803 of the inputs), while beyond\n"
+                    "it newlib's argument reduction gives up to 823 ulp (SIN) and 31 ulp (COS) near their\n"
+                    "zeros, under 1e-7 in absolute terms (725 and 758 outputs differ in all).\n"
+                    "tests/test_math_f32.py asserts these bounds.")
 
 
 def render() -> str:
@@ -815,15 +836,33 @@ def render() -> str:
               "instruction set, so each lists \"direct\" only), summed in the reference kernels' order",
               "with floating-point contraction off (no fused multiply-add on x86 FMA or the",
               "Cortex-M4's VFMA): FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV, ADD, SUB, MUL,",
-              "RELU / RELU6 / RELU_N1_TO_1, LEAKY_RELU, HARD_SWISH, the pools, MEAN, PAD / PADV2,",
-              "CONCATENATION, STRIDED_SLICE (and SPLIT / SPLIT_V on it), TRANSPOSE and the reshapes,",
-              "CUMSUM, L2_NORMALIZATION and L2_POOL_2D (their `sqrtf` is correctly rounded in every C",
-              "library) equal LiteRT bit for bit (but for the NaN an invalid operation such as inf - inf",
-              "makes: each machine's default NaN, 0xFFC00000 on x86, 0x7FC00000 on a Cortex-M).",
+              "DIV, RELU / RELU6 / RELU_N1_TO_1, LEAKY_RELU, HARD_SWISH, the pools, MEAN, PAD / PADV2,",
+              "CONCATENATION, STRIDED_SLICE (and SPLIT / SPLIT_V on it), TRANSPOSE, the reshapes, SQRT,",
+              "RSQRT (1.0f / sqrtf), SQUARE, NEG, ROUND (TFLite's RoundToNearest: half to even, -0.3 to",
+              "+0), FLOOR, CEIL, CUMSUM, L2_NORMALIZATION and L2_POOL_2D (`sqrtf` is correctly rounded",
+              "in every C library) equal LiteRT bit for bit (but for the NaN an invalid operation such as",
+              "inf - inf or sqrtf(-1) makes: each machine's default NaN, 0xFFC00000 on x86, 0x7FC00000",
+              "on a Cortex-M). A float32 DIV by zero is +-inf, then the activation's clamp: with none,",
+              "TFLite's range is the finite floats, so +-FLT_MAX (0 / 0 stays NaN).",
               "LOGISTIC, TANH, SOFTMAX and LOG_SOFTMAX call the C library's `expf` / `tanhf` / `logf` as",
               "TFLite's `std::exp` / `std::tanh` / `std::log` do, so they equal LiteRT where both use the",
               "same C library:",
-              f"{_F32_BOUNDS}", ""]
+              f"{_F32_BOUNDS}", "",
+              "EXP, LOG, SIN, COS and ELU call `expf`, `logf`, `sinf`, `cosf` and `expm1f` (ELU below 0),",
+              f"{_F32_MATH_BOUNDS}", "",
+              "The int8 rows of these ops follow TFLite's integer kernels: RSQRT's Newton-Raphson",
+              "1/sqrt in fixed point (its multiplier by the rounding rule: LiteRT forms",
+              "1 / (sqrt(input_scale) * output_scale) in float32, TensorFlow Lite Micro in double); ELU's",
+              "table of 256 outputs made when the plan is made, by the rule (LiteRT: `expm1f`;",
+              "TensorFlow Lite Micro: `expf` - 1; they differ for some scales); DIV's reciprocal in fixed",
+              "point, where a final shift of 32 or more (undefined in C++) is taken as LiteRT's and TFLite",
+              "Micro's x86 builds take it (a numerator at its zero point divides to output_zero_point + 1",
+              "there; the tflite-micro package's interpreter differs from LiteRT where the DIV's real",
+              "multiplier is exact in float32, such as 0.5 or 100.0, and arenaplan follows LiteRT under",
+              "both rules). An int8 RSQRT input below its zero point and an int8 DIV divisor at its zero point",
+              "fail the run, as TFLite fails them (a constant divisor so is refused at plan time). DIV's",
+              "int32 row is C's truncating division with the activation's int32 range; a zero divisor",
+              "fails the run, and INT32_MIN / -1, which traps in TFLite's kernel, wraps to INT32_MIN.", ""]
     return "\n".join(lines)
 
 

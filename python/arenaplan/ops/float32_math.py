@@ -1,5 +1,6 @@
-"""The C library's float32 ``expf`` and ``tanhf``, for the tables LiteRT's int8 LOGISTIC and
-TANH build when they are prepared (``std::exp`` and ``std::tanh`` of a float call them).
+"""The C library's float32 ``expf``, ``expm1f`` and ``tanhf``, for the tables TFLite's int8 LOGISTIC,
+TANH and ELU build when they are prepared (``std::exp``, ``std::expm1`` and ``std::tanh`` of a float
+call them).
 
 C libraries round these differently in the last bit now and then (glibc 2.36's ``tanhf`` of
 0.8906662 is one ulp below the correctly rounded 0.7117226, which moves one table entry of a
@@ -16,14 +17,14 @@ from typing import Callable, Optional
 
 import numpy as np
 
-__all__ = ["expf", "tanhf", "C_LIBRARY"]
+__all__ = ["expf", "expm1f", "tanhf", "C_LIBRARY"]
 
 
 def _load() -> Optional[ctypes.CDLL]:
     for name in (ctypes.util.find_library("m"), "libm.so.6", None):
         try:
             lib = ctypes.CDLL(name)
-            for fn in ("expf", "tanhf"):
+            for fn in ("expf", "expm1f", "tanhf"):
                 getattr(lib, fn).restype = ctypes.c_float
                 getattr(lib, fn).argtypes = [ctypes.c_float]
             return lib
@@ -53,4 +54,5 @@ def _vectorised(name: str, fallback: Callable[[np.ndarray], np.ndarray]) -> Call
 
 
 expf = _vectorised("expf", np.exp)
+expm1f = _vectorised("expm1f", np.expm1)
 tanhf = _vectorised("tanhf", np.tanh)

@@ -1399,6 +1399,82 @@ def _abs(model: Model, op: Operator) -> tuple:
              "multiplier": m, "shift": e}, (x.index,), None, None)
 
 
+def _rsqrt_s8(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """int8 RSQRT (TFLite's RsqrtEvalQuantized): the multiplier of 1 / (sqrt(input_scale) *
+    output_scale) by the rounding rule (LiteRT's Prepare takes the square root and the product of
+    the float32 scales in float32, TensorFlow Lite Micro's in double); an input below the zero
+    point fails the run as TFLite's kernel fails."""
+    x, count, (xs, xz), (ys, yz) = _elementwise_operands(model, op)
+    f32 = np.float32
+    if reference == "tflm":
+        real = 1.0 / (math.sqrt(float(f32(xs))) * float(f32(ys)))
+    else:
+        real = 1.0 / float(np.sqrt(f32(xs)) * f32(ys))
+    try:
+        m, e = quantize_multiplier(real)
+    except ArenaplanError as exc:
+        raise _Unsupported(f"the scales give no int32 multiplier ({exc})") from None
+    if not -11 <= e <= 30:
+        raise _Unsupported(f"1 / (sqrt(input scale {xs}) * output scale {ys}) = {real:g} needs a shift of {e}; "
+                           "TFLite's kernel shifts by it less 20, which must lie in [-31, 10]")
+    return ({"count": count, "input_zero_point": xz, "output_zero_point": yz, "multiplier": m, "shift": e},
+            (x.index,), None, None)
+
+
+def _elu_table(xs: float, xz: int, ys: float, yz: int, reference: str) -> List[int]:
+    """TFLite's int8 ELU table (LUTPopulate / PopulateLookupTable) in float32 step by step: the
+    input dequantised, expm1f (LiteRT) or expf - 1 (TensorFlow Lite Micro) below 0, times 1 /
+    output_scale, rounded half away from zero, plus the output zero point, clamped; the C
+    library's functions (float32_math, as the interpreters on this host call them)."""
+    f32 = np.float32
+    x = (f32(xs) * np.arange(-128 - xz, 128 - xz).astype(f32)).astype(f32)
+    neg = x < 0
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = float32_math.expm1f(x) if reference == "litert" else (float32_math.expf(x) - f32(1)).astype(f32)
+        t = np.where(neg, e, x).astype(f32)
+        scaled = (t * (f32(1) / f32(ys))).astype(f32)
+    wide = scaled.astype(np.float64)   # std::round, exact in float64 (float32 rounding can carry)
+    rounded = (np.sign(wide) * np.floor(np.abs(wide) + 0.5)).astype(f32)
+    total = (rounded + f32(yz)).astype(f32)
+    if not np.all(np.abs(total.astype(np.float64)) < 2.0 ** 31):
+        raise _Unsupported(f"input scale {xs} over output scale {ys}: TFLite's table of the outputs overflows int32")
+    return [int(v) for v in np.clip(total.astype(np.int64), -128, 127)]
+
+
+def _elu_s8(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """int8 ELU: TFLite's table of the 256 outputs (_elu_table, by the rounding rule), computed
+    here and carried in the params."""
+    x, count, (xs, xz), (ys, yz) = _elementwise_operands(model, op)
+    return ({"count": count, "table_size": 256, "table": _elu_table(xs, xz, ys, yz, reference)}, (x.index,),
+            None, None)
+
+
+def _div_s8(model: Model, op: Operator) -> tuple:
+    """int8 DIV (TFLite's reference DivElementwise, LiteRT's and TensorFlow Lite Micro's alike):
+    the multiplier of input1_scale / (input2_scale * output_scale) in float32, the activation
+    range; a constant divisor holding its zero point is refused (LiteRT fails the run there, as
+    arenaplan does for an activation divisor)."""
+    a, b, y, sa, sb, sy = _broadcast_shapes(model, op)
+    (s1, z1), (s2, z2), (so, zo) = _per_tensor(a, "first input"), _per_tensor(b, "second input"), _per_tensor(y, "output")
+    if a.is_constant and b.is_constant:
+        raise _Unsupported("both inputs are constants (a converter folds such an op)")
+    if b.is_constant and (np.asarray(b.data).astype(np.int32) == z2).any():
+        raise _Unsupported(f"the constant divisor (tensor {b.index}) holds its zero point {z2}: a division by zero")
+    f32 = np.float32
+    real = float(f32(s1) / (f32(s2) * f32(so)))
+    try:
+        m, e = quantize_multiplier(real)
+    except ArenaplanError as exc:
+        raise _Unsupported(f"the scales give no int32 multiplier ({exc})") from None
+    if e > 23:
+        raise _Unsupported(f"input1_scale / (input2_scale * output_scale) = {real:g} is too large (shift {e}; "
+                           "TFLite's kernel shifts right by at least 23 less it)")
+    lo, hi = _activation(op, so, zo)
+    return ({"input1_shape": sa, "input2_shape": sb, "output_shape": sy, "input1_zero_point": z1,
+             "input2_zero_point": z2, "output_zero_point": zo, "output_multiplier": m, "output_shift": e,
+             "activation_min": lo, "activation_max": hi}, (a.index, b.index), None, None)
+
+
 def _resize_operands(model: Model, op: Operator) -> Tuple[Tensor, dict, bool, bool]:
     """What RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR share, with TFLite's Prepare checks: a
     rank-4 int8 input, size a constant int32 vector of two values >= 1 (arenaplan plans static
@@ -2080,6 +2156,20 @@ def _unary_f32(model: Model, op: Operator, reference: str = "litert") -> tuple:
     return {"count": int(np.prod(x.shape)), "fn": _UNARY_F32[op.type], "alpha": alpha}, (x.index,), None, None
 
 
+#: The float32 functions of one element of EXP ... ELU by op type (the C enum ap_math_f32_fn).
+_MATH_F32 = {"EXP": 0, "LOG": 1, "SIN": 2, "COS": 3, "SQRT": 4, "RSQRT": 5, "SQUARE": 6, "NEG": 7, "ROUND": 8,
+             "FLOOR": 9, "CEIL": 10, "ELU": 11}
+
+
+def _math_f32(model: Model, op: Operator) -> tuple:
+    """float32 EXP, LOG, SIN, COS, SQRT, RSQRT, SQUARE, NEG, ROUND, FLOOR, CEIL and ELU: one
+    function of each element (ap_math_f32_fn)."""
+    x, y = _f32_operands(model, op, ("input",))
+    if int(np.prod(x.shape)) != int(np.prod(y.shape)):
+        raise _Unsupported(f"output shape {y.shape} differs from the input's {x.shape}")
+    return {"count": int(np.prod(x.shape)), "fn": _MATH_F32[op.type]}, (x.index,), None, None
+
+
 def _softmax_f32(model: Model, op: Operator) -> tuple:
     """float32 SOFTMAX over the last axis, beta as TFLite holds it (float32)."""
     x, y = _f32_operands(model, op, ("input",))
@@ -2237,6 +2327,7 @@ _LOWER_F32: Dict[str, Callable[..., tuple]] = {
     "PAD": _pad_f32, "PADV2": _pad_f32, "CONCATENATION": _concatenation_f32, "MEAN": _mean_f32,
     "STRIDED_SLICE": _strided_slice_f32, "LEAKY_RELU": _unary_f32, "HARD_SWISH": _unary_f32,
     "TRANSPOSE": _transpose_f32, "SPLIT": _split_f32, "SPLIT_V": _split_f32, "TRANSPOSE_CONV": _transpose_conv_f32,
+    **{name: _math_f32 for name in _MATH_F32},
 }
 
 
@@ -2273,6 +2364,7 @@ _TYPED: Dict[str, Tuple[int, Tuple[str, ...]]] = {
     "L2_NORMALIZATION": (0, ("int8", "float32")), "L2_POOL_2D": (0, ("float32",)),
     "LOG_SOFTMAX": (0, ("int8", "float32")), "CUMSUM": (0, ("int8", "float32")),
     "BATCH_MATMUL": (0, ("int8", "int16", "float32")), "GATHER_ND": (0, ("int8", "float32", "int32")),
+    "DIV": (0, ("int8", "float32", "int32")),
 }
 
 
@@ -2545,6 +2637,32 @@ def _add_n(model: Model, op: Operator, reference: str = "litert") -> tuple:
                                "does not broadcast")
     return ({"count": _elements(ts[0].shape, "input0"), "tflm_loop": int(reference == "tflm")},
             tuple(t.index for t in ts), None, None)
+
+
+#: CalculateActivationRange<int32_t> by fused activation.
+_S32_ACTIVATIONS = {"NONE": (-2 ** 31, 2 ** 31 - 1), "RELU": (0, 2 ** 31 - 1), "RELU_N1_TO_1": (-1, 1), "RELU6": (0, 6)}
+
+
+def _div(model: Model, op: Operator) -> tuple:
+    """DIV by its inputs' type: float32 (the float32 binary row), int8 (_div_s8) or int32 (C's
+    truncating division, the activation's int32 range; a constant divisor holding 0 is refused,
+    as LiteRT's CheckNonZero fails the run where an activation divisor holds it)."""
+    dtype = _data_type(model, op)
+    if dtype == "float32":
+        return _binary_f32(model, op)
+    if dtype == "int8":
+        return _div_s8(model, op)
+    a, b, y, sa, sb, sy = _broadcast_shapes(model, op, "int32")
+    if a.is_constant and b.is_constant:
+        raise _Unsupported("both inputs are constants (a converter folds such an op)")
+    if b.is_constant and (np.asarray(b.data) == 0).any():
+        raise _Unsupported(f"the constant divisor (tensor {b.index}) holds 0; TFLite fails a division by zero")
+    act = op.options.get("fused_activation_function", "NONE")
+    if act not in _S32_ACTIVATIONS:
+        raise _Unsupported(f"fused activation {act} is not supported (NONE, RELU, RELU_N1_TO_1, RELU6 are)")
+    lo, hi = _S32_ACTIVATIONS[act]
+    return ({"input1_shape": sa, "input2_shape": sb, "output_shape": sy, "activation_min": lo,
+             "activation_max": hi}, (a.index, b.index), None, None)
 
 
 def _embedding_lookup(model: Model, op: Operator) -> tuple:
@@ -2878,6 +2996,7 @@ _LOWER_TYPED: Dict[str, Callable[[Model, Operator], tuple]] = {
     "FLOOR_DIV": _floor_div_mod, "FLOOR_MOD": _floor_div_mod, "ADD_N": _add_n, "EMBEDDING_LOOKUP": _embedding_lookup,
     "L2_NORMALIZATION": _l2_normalization, "L2_POOL_2D": _l2_pool, "LOG_SOFTMAX": _log_softmax, "CUMSUM": _cumsum,
     "BATCH_MATMUL": _batch_matmul, "GATHER_ND": _gather_nd, "BROADCAST_ARGS": _broadcast_args,
+    "DIV": _div,
 }
 
 
@@ -2925,6 +3044,7 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
     "BATCH_TO_SPACE_ND": _batch_space, "SPACE_TO_BATCH_ND": _batch_space, "MIRROR_PAD": _mirror_pad,
     "PRELU": _prelu, "SQUARED_DIFFERENCE": _squared_difference, "REDUCE_MAX": _reduce_max_min,
     "REDUCE_MIN": _reduce_max_min, "SUM": _sum, "BROADCAST_TO": _broadcast_to,
+    "RSQRT": _rsqrt_s8, "ELU": _elu_s8,
 }
 
 
@@ -2981,6 +3101,9 @@ def lower_op(model: Model, op: Operator, isa: str, reference: str) -> OpKernel:
         raise UnsupportedModel(f"op {op.index} ({op.type}): arenaplan runs {op.type} with int16 "
                                f"activations (16x8) only; the first input is "
                                f"{model.tensors[op.inputs[0]].dtype if op.inputs else 'missing'}")
+    if fn is None and op.type in _LOWER_F32:
+        raise UnsupportedModel(f"op {op.index} ({op.type}): arenaplan runs {op.type} on float32 tensors only; "
+                               f"the first input is {model.tensors[op.inputs[0]].dtype if op.inputs else 'missing'}")
     if fn is None:
         raise UnsupportedModel(f"op {op.index} ({op.type}): no kernel for this op type; "
                                f"arenaplan runs {', '.join(sorted(set(_LOWER) | set(_LOWER_S16X8) | set(_LOWER_F32) | set(_LOWER_TYPED)))}")
