@@ -721,6 +721,20 @@ static const ap_param_field ap_add_n_fields[] = {
     AP_FIELD(ap_add_n_params, count, AP_FIELD_SIZE, 1), AP_I32(ap_add_n_params, tflm_loop),
 };
 
+/* ---- int16 SOFTMAX, LOGISTIC and TANH ---- */
+static const ap_param_field ap_softmax_s16_fields[] = {
+    AP_I32(ap_softmax_s16_params, outer_size), AP_I32(ap_softmax_s16_params, depth),
+    AP_I32(ap_softmax_s16_params, input_multiplier), AP_I32(ap_softmax_s16_params, input_left_shift),
+    AP_I32(ap_softmax_s16_params, lut_size),
+    AP_ARRAY(ap_softmax_s16_params, exp_lut, AP_FIELD_INT16_ARRAY, "lut_size", NULL, 0),
+    AP_ARRAY(ap_softmax_s16_params, one_over_one_plus_x_lut, AP_FIELD_INT16_ARRAY, "lut_size", NULL, 0),
+};
+
+static const ap_param_field ap_logistic_s16_fields[] = {
+    AP_FIELD(ap_logistic_s16_params, count, AP_FIELD_SIZE, 1), AP_I32(ap_logistic_s16_params, input_multiplier),
+    AP_I32(ap_logistic_s16_params, input_left_shift),
+};
+
 #define AP_ROW_OF(code, name, types, T, fields) code, name, #code, types, #T, sizeof(T), AP_FIELDS(fields)
 #define AP_ROW(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S8, T, fields)
 #define AP_ROW_S16X8(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S16X8, T, fields)
@@ -874,6 +888,12 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_relu_s16_variants), NULL, NULL, NULL, NULL, ap_relu_s16_run},
     {AP_ROW_S16X8(AP_OP_MEAN, "MEAN", ap_mean_params, ap_mean_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_mean_s16_variants), NULL, NULL, NULL, NULL, ap_mean_s16_run},
+    {AP_ROW_S16X8(AP_OP_SOFTMAX, "SOFTMAX", ap_softmax_s16_params, ap_softmax_s16_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_softmax_s16_variants), NULL, NULL, NULL, NULL, ap_softmax_s16_run},
+    {AP_ROW_S16X8(AP_OP_LOGISTIC, "LOGISTIC", ap_logistic_s16_params, ap_logistic_s16_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_logistic_s16_variants), NULL, NULL, NULL, NULL, ap_logistic_s16_run},
+    {AP_ROW_S16X8(AP_OP_TANH, "TANH", ap_logistic_s16_params, ap_logistic_s16_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_logistic_s16_variants), NULL, NULL, NULL, NULL, ap_tanh_s16_run},
     /* float32: TFLite's float reference kernels (ops.h, float32_weighted.c, float32_ops.c) */
     {AP_ROW_F32(AP_OP_FULLY_CONNECTED, "FULLY_CONNECTED", ap_fully_connected_f32_params,
                 ap_fully_connected_f32_fields), 1, 1, 1, 1, 0,

@@ -150,7 +150,8 @@ typedef enum ap_field_type {
     AP_FIELD_DTYPE = 5,          /* an ap_dtype value held in an int32_t */
     AP_FIELD_INT32_ARRAY = 6,    /* const int32_t *: a pointer to `length` elements */
     AP_FIELD_FLOAT64_ARRAY = 7,  /* const double *: a pointer to `length` elements */
-    AP_FIELD_INT8_ARRAY = 8      /* const int8_t *: a pointer to `length` elements */
+    AP_FIELD_INT8_ARRAY = 8,     /* const int8_t *: a pointer to `length` elements */
+    AP_FIELD_INT16_ARRAY = 9     /* const int16_t *: a pointer to `length` elements */
 } ap_field_type;
 
 /** One field of an op's params struct. */
@@ -879,6 +880,64 @@ ap_status ap_relu_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_ou
 ap_status ap_mean_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                                uint32_t *count_out, ap_error *error_out);
 ap_status ap_mean_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+/** Entries of each of the int16 SOFTMAX's two tables (TFLite's LUTSize<int16_t>()). */
+enum { AP_SOFTMAX_S16_LUT_SIZE = 513 };
+
+/**
+ * int16 SOFTMAX (int16 in and out, the 16x8 row), TFLite's reference_ops::SoftmaxInt16 (LiteRT's
+ * and TensorFlow Lite Micro's alike) over the last axis: per row, each difference from the row's
+ * maximum is rescaled by MultiplyByQuantizedMultiplier(d, input_multiplier, input_left_shift)
+ * (QuantizeMultiplier of input_scale * beta / (10 / 65535), so -65535 stands for -10), moved up by
+ * 32767, saturated to int16 and looked up with interpolation in exp_lut (exp on [-10, 0] in
+ * Q0.15); the sum of those Q0.15 values is normalised by its leading zeros to [1, 2), looked up in
+ * one_over_one_plus_x_lut (1 / (1 + x) on [0, 1]) and each exp times that reciprocal is shifted
+ * back, rounded, and clamped to [0, 32767] (an output of scale 1/32768, zero point 0).
+ * The lookup of v: index 256 + (v >> 7), then base + ((int16)(next - base) * (v & 127) + 64) >> 7.
+ * The tables are TFLite's, computed when the plan is made by the rounding rule: LiteRT's Prepare
+ * forms them in double and the multiplier from the float32 product input_scale * beta,
+ * TensorFlow Lite Micro's both in float (its product in double); they differ in a few entries.
+ * A row whose exps sum to less than 1 (no table TFLite makes gives one) is written as zeros.
+ * Variants (ap_softmax_kind): "direct" (each exp looked up twice, no scratch) and "exp_cache"
+ * (depth int16 of scratch); neither in place.
+ */
+typedef struct ap_softmax_s16_params {
+    int32_t outer_size;              /* >= 1 */
+    int32_t depth;                   /* [1, 65536]: the int32 sum of the row's exps cannot overflow */
+    int32_t input_multiplier;        /* >= 0 */
+    int32_t input_left_shift;        /* [-31, 15]: 65535 << 15 still fits int32 */
+    int32_t lut_size;                /* AP_SOFTMAX_S16_LUT_SIZE */
+    const int16_t *exp_lut;          /* lut_size entries */
+    const int16_t *one_over_one_plus_x_lut;   /* lut_size entries */
+} ap_softmax_s16_params;
+
+ap_status ap_softmax_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                  uint32_t *count_out, ap_error *error_out);
+ap_status ap_softmax_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * int16 LOGISTIC and TANH (int16 in and out, the 16x8 row), TFLite's reference_integer_ops::
+ * Logistic / Tanh for int16 (LiteRT's and TensorFlow Lite Micro's alike): v = (x *
+ * input_multiplier + r) >> input_left_shift, r half of 2^input_left_shift (0 at shift 0), puts the
+ * input on the scale 1 / (3 * 4096); |v| indexes TFLite's 256-entry table of sigmoid(i / 24) in
+ * Q0.16, interpolated linearly (LOGISTIC: |v| / 512, the fraction in 9 bits; TANH, as
+ * 2 * sigmoid(2x) - 1: |v| / 256, the fraction in 8 bits), saturating past the table, mirrored for
+ * v < 0 and shifted back to Q0.15 (an output of scale 1/32768, zero point 0). The params are
+ * the kernel's effective ones: where TFLite's Prepare finds a power-of-two input scale of 2^-12
+ * (TANH: also 2^-11) it leaves input_multiplier 0 and the kernel takes 3 << shift with no shift;
+ * the lowering passes that product. Variant: "direct" (ap_unary_s8_kind DIRECT), no scratch,
+ * in place.
+ */
+typedef struct ap_logistic_s16_params {
+    size_t count;                    /* elements */
+    int32_t input_multiplier;        /* [1, 65535], at most 32767 where input_left_shift > 0: the
+                                        int32 x * multiplier + r of TFLite's kernel never overflows */
+    int32_t input_left_shift;        /* [0, 31] */
+} ap_logistic_s16_params;
+
+ap_status ap_logistic_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                   uint32_t *count_out, ap_error *error_out);
+ap_status ap_logistic_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_tanh_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 /* ---- float32 (AP_TYPES_F32): TFLite's float reference kernels ------------------------------ */
 /*
  * Portable C, one code for every ISA (each row offers "direct" only, listed for every ISA), and

@@ -151,6 +151,20 @@ def _softmax(depth: int) -> Model:
     return p.model("SOFTMAX", (x,), (y,), beta=1.0)
 
 
+def _softmax_s16(depth: int) -> Model:
+    p = _Probe()
+    x = p.x((2, depth), "int16", 3e-4, 0)
+    y = p.t((2, depth), "int16", 1.0 / 32768, 0)
+    return p.model("SOFTMAX", (x,), (y,), beta=1.0)
+
+
+def _sigmoid_s16(op_type: str, scale: float) -> Model:
+    p = _Probe()
+    x = p.x((2, 64), "int16", scale, 0)
+    y = p.t((2, 64), "int16", 1.0 / 32768, 0)
+    return p.model(op_type, (x,), (y,))
+
+
 def _reshape(act: str = "int8") -> Model:
     p = _Probe()
     x = p.x((1, 4, 8), act)
@@ -578,6 +592,9 @@ _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("MUL", "s16x8"): lambda: [_binary("MUL", "int16"), _binary("MUL", "int16", broadcast=True)],
     ("RELU", "s16x8"): lambda: [_unary("RELU", 0.04, 0, "int16"), _unary("RELU6", 0.04, 0, "int16")],
     ("MEAN", "s16x8"): lambda: [_mean("int16")],
+    ("SOFTMAX", "s16x8"): lambda: [_softmax_s16(10), _softmax_s16(200)],
+    ("LOGISTIC", "s16x8"): lambda: [_sigmoid_s16("LOGISTIC", 2.0 ** -12), _sigmoid_s16("LOGISTIC", 3e-4)],
+    ("TANH", "s16x8"): lambda: [_sigmoid_s16("TANH", 2.0 ** -11), _sigmoid_s16("TANH", 3e-4)],
 }
 
 
@@ -730,6 +747,12 @@ def render() -> str:
               "LiteRT's saturating cast gives the type's maximum, TensorFlow Lite Micro's 0. A float32",
               "ADD_N follows the rule too: LiteRT clamps each sum to the finite range (an infinite sum",
               "is FLT_MAX there), TensorFlow Lite Micro's loop does not.", "",
+              "The int16 SOFTMAX (int16 in and out) looks its exps and the reciprocal of their sum up in",
+              "two interpolated 513-entry tables made when the plan is made by the rounding rule: LiteRT",
+              "computes them in double and its input multiplier from the float32 product of the scale and",
+              "beta, TensorFlow Lite Micro both in float32 (the product in double); the tables differ in a",
+              "few entries, so some rows' outputs differ by one. The int16 LOGISTIC and TANH read TFLite's",
+              "256-entry sigmoid table, interpolated; both runtimes' kernels and multipliers agree.", "",
               "Resource variables are state: the importer makes each one a variable tensor of the",
               "state pool and drops VAR_HANDLE; CALL_ONCE's subgraph, folded to constants when the",
               "model is read, gives their starting values (restored by reset_state). IF and WHILE",

@@ -16,14 +16,14 @@ from typing import Callable, Optional
 
 import numpy as np
 
-__all__ = ["expf", "tanhf", "C_LIBRARY"]
+__all__ = ["expf", "tanhf", "logf", "C_LIBRARY"]
 
 
 def _load() -> Optional[ctypes.CDLL]:
     for name in (ctypes.util.find_library("m"), "libm.so.6", None):
         try:
             lib = ctypes.CDLL(name)
-            for fn in ("expf", "tanhf"):
+            for fn in ("expf", "tanhf", "logf"):
                 getattr(lib, fn).restype = ctypes.c_float
                 getattr(lib, fn).argtypes = [ctypes.c_float]
             return lib
@@ -54,3 +54,4 @@ def _vectorised(name: str, fallback: Callable[[np.ndarray], np.ndarray]) -> Call
 
 expf = _vectorised("expf", np.exp)
 tanhf = _vectorised("tanhf", np.tanh)
+logf = _vectorised("logf", np.log)

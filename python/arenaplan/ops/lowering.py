@@ -1852,6 +1852,142 @@ def _relu_16x8(model: Model, op: Operator, reference: str = "litert") -> tuple:
              "output_shift": e, "activation_min": lo, "activation_max": hi}, (x.index,), None, None)
 
 
+def _round_half_away(x: float) -> float:
+    """std::round: half away from zero."""
+    return math.copysign(math.floor(abs(x) + 0.5), x)
+
+
+def _int16_lut(single: bool, input_scale: float, input_zero_point: int, output_scale: float,
+               output_zero_point: int, fn: Callable) -> List[int]:
+    """TFLite's LUTPopulate<int16_t>: the 513 entries of an int16 -> int16 table of ``fn``, 512
+    segments of the input range, each entry biased by half the error of the linear interpolation
+    at its segment's midpoint, then the value at the top. Every step in float32 (``single``,
+    TensorFlow Lite Micro's) or in double (LiteRT's), as those runtimes compute it."""
+    T = np.float32 if single else np.float64
+
+    def rnd(v):
+        return T(_round_half_away(float(v)))
+
+    in_min = T(T(input_scale) * T(-32768 - input_zero_point))
+    in_max = T(T(input_scale) * T(32767 - input_zero_point))
+    out_min = T(T(output_scale) * T(-32768 - output_zero_point))
+    out_max = T(T(output_scale) * T(32767 - output_zero_point))
+    step = T(T(in_max - in_min) / T(512))
+    half_step = T(step / T(2))
+    inv = T(T(65536) / T(out_max - out_min))
+    lut = []
+    for i in range(512):
+        at = T(in_min + T(T(i) * step))
+        val, mid, nxt = fn(at), fn(T(at + half_step)), fn(T(in_min + T(T(i + 1) * step)))
+        sample = rnd(T(val * inv))
+        interpolated = rnd(T(T(T(nxt * inv) + rnd(T(val * inv))) / T(2)))
+        bias = rnd(T(T(interpolated - rnd(T(mid * inv))) / T(2)))
+        lut.append(int(min(max(float(T(sample - bias)), -32768.0), 32767.0)))
+    lut.append(int(min(max(float(rnd(T(fn(in_max) * inv))), -32768.0), 32767.0)))
+    return lut
+
+
+def _softmax_int16_luts(single: bool) -> Tuple[List[int], List[int]]:
+    """The int16 SOFTMAX's tables (its Prepare's LUTPopulate calls): exp on [-10, 0] and
+    1 / (1 + x) on [0, 1], both into [-1, 1]; float32 with the C library's expf (TensorFlow Lite
+    Micro) or double with its exp (LiteRT)."""
+    span = 65535
+    if single:
+        f32 = np.float32
+        exp = lambda v: float32_math.expf(np.array([v], np.float32))[0]   # noqa: E731
+        recip = lambda v: f32(f32(1) / f32(f32(1) + f32(v)))              # noqa: E731
+        scale = lambda a: f32(f32(a) / f32(span))                          # noqa: E731
+    else:
+        exp = lambda v: np.float64(math.exp(float(v)))                     # noqa: E731
+        recip = lambda v: np.float64(1.0 / (1.0 + float(v)))               # noqa: E731
+        scale = lambda a: a / span                                         # noqa: E731
+    return (_int16_lut(single, scale(10.0), 32767, scale(2.0), 0, exp),
+            _int16_lut(single, scale(1.0), -32768, scale(2.0), 0, recip))
+
+
+_SOFTMAX_LUTS: Dict[bool, Tuple[List[int], List[int]]] = {}
+
+
+def _softmax_16x8(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """int16 SOFTMAX (SoftmaxInt16): the input multiplier of input_scale * beta / (10 / 65535)
+    and the exp and reciprocal tables by the rounding rule: LiteRT forms the product of the
+    float32 scale and beta in float32 and its tables in double; TensorFlow Lite Micro the
+    product in double and its tables in float32. Both require an input zero point 0 and an
+    output of zero point 0 and scale 1/32768 (within TFLite's tolerance)."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", "int16", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", "int16")
+    xs = _int16_scale(x, "input")
+    ys, yz = _per_tensor(y, "output")
+    if yz != 0 or abs(float(np.float32(ys)) - 1.0 / 32768) > 0.001 / 32768:
+        raise _Unsupported(f"an int16 softmax's output must have scale 1/32768 and zero point 0, got {ys} and {yz}")
+    if int(np.prod(y.shape)) != int(np.prod(x.shape)) or not x.shape:
+        raise _Unsupported(f"output shape {y.shape} differs from the input's {x.shape}")
+    beta = np.float32(op.options.get("beta", 1.0))
+    if reference == "litert":
+        real = float(np.float32(np.float32(xs) * beta)) / (10.0 / 65535.0)
+    else:
+        real = float(np.float32(xs)) * float(beta) / (10.0 / 65535.0)
+    try:
+        mult, shift = quantize_multiplier(real)
+    except ArenaplanError as exc:
+        raise _Unsupported(f"input scale {xs} and beta {beta} give no int32 multiplier ({exc})") from None
+    if shift > 15:
+        raise _Unsupported(f"input scale {xs} times beta {beta} is too large: the rescaled differences "
+                           f"(a left shift of {shift}) overflow int32 in TFLite's kernel")
+    depth = int(x.shape[-1])
+    if depth > 65536:
+        raise _Unsupported(f"the last axis has {depth} values; the int32 sum of their exps can overflow "
+                           "beyond 65,536")
+    single = reference == "tflm"
+    if single not in _SOFTMAX_LUTS:
+        _SOFTMAX_LUTS[single] = _softmax_int16_luts(single)
+    exp_lut, recip_lut = _SOFTMAX_LUTS[single]
+    return ({"outer_size": int(np.prod(x.shape[:-1])), "depth": depth, "input_multiplier": mult,
+             "input_left_shift": shift, "lut_size": len(exp_lut), "exp_lut": list(exp_lut),
+             "one_over_one_plus_x_lut": list(recip_lut)}, (x.index,), None, None)
+
+
+def _checked_log2(scale: float) -> Tuple[bool, int]:
+    """TFLite's CheckedLog2 of a float32 scale: log2 in float32 (logf times 1 / logf(2)) rounded
+    half away from zero; a power of two when the fraction is below 1e-3."""
+    f32 = np.float32
+    v = f32(float32_math.logf(np.array([scale], f32))[0] * f32(f32(1) / float32_math.logf(np.array([2.0], f32))[0]))
+    rounded = f32(_round_half_away(float(v)))
+    return abs(float(f32(v - rounded))) < float(f32(1e-3)), int(rounded)
+
+
+def _logistic_16x8(model: Model, op: Operator) -> tuple:
+    """int16 LOGISTIC and TANH (reference_integer_ops::Logistic / Tanh), their Prepare's input
+    multiplier and shift, LiteRT's and TensorFlow Lite Micro's alike: an input scale of 2^-12
+    (TANH: or 2^-11) takes 3 << shift with no shift; any other the multiplier input_scale * 4096
+    * 3 doubled (the shift counting) until it passes 32767 / 2 or the shift 31. Zero points 0
+    and an output scale of 2^-15 (CheckedLog2), as both require (LiteRT's LOGISTIC: exactly)."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", "int16", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", "int16")
+    count = int(np.prod(y.shape))
+    if int(np.prod(x.shape)) != count:
+        raise _Unsupported(f"input shape {x.shape} and output shape {y.shape} differ in size")
+    xs, ys = _int16_scale(x, "input"), _int16_scale(y, "output")
+    pot, out_log2 = _checked_log2(ys)
+    if not pot or out_log2 != -15 or (op.type == "LOGISTIC" and float(np.float32(ys)) != 1.0 / 32768):
+        raise _Unsupported(f"output scale {ys}: TFLite's int16 {op.type} writes scale 1/32768 only")
+    pot, in_log2 = _checked_log2(xs)
+    shift = 12 + in_log2
+    if pot and (shift == 0 or (op.type == "TANH" and shift == 1)):
+        mult, shift = 3 << shift, 0
+    else:
+        m, shift = float(np.float32(xs)) * 4096.0 * 3.0, 0
+        while m <= 32767.0 / 2.0 and shift <= 30:
+            shift, m = shift + 1, m * 2.0
+        mult = int(m)
+        if mult < 1:
+            raise _Unsupported(f"input scale {xs} is too small: TFLite's input multiplier is 0")
+        if mult > 65535:
+            raise _Unsupported(f"input scale {xs} is too large: TFLite's input multiplier {mult} overflows "
+                               "int32 on the int16 extremes")
+    return {"count": count, "input_multiplier": mult, "input_left_shift": shift}, (x.index,), None, None
+
+
 def _reshape_16x8(model: Model, op: Operator) -> tuple:
     """RESHAPE, SQUEEZE and EXPAND_DIMS of int16 values: the int8 row's copy (an alias in a
     plan); input and output both int16, as TFLite's Prepare requires of the types."""
@@ -2250,6 +2386,7 @@ _LOWER_S16X8: Dict[str, Callable[[Model, Operator], tuple]] = {
     "SPLIT_V": _split_16x8, "TRANSPOSE": _transpose_16x8, "CONCATENATION": _concatenation_16x8,
     "LEAKY_RELU": _leaky_relu_16x8, "AVERAGE_POOL_2D": _pool_16x8, "MAX_POOL_2D": _pool_16x8,
     "MUL": _mul_16x8, "RELU": _relu_16x8, "RELU6": _relu_16x8, "MEAN": _mean_16x8,
+    "SOFTMAX": _softmax_16x8, "LOGISTIC": _logistic_16x8, "TANH": _logistic_16x8,
 }
 
 
