@@ -156,7 +156,8 @@ static const ap_param_field ap_svdf_fields[] = {
     AP_I32(ap_svdf_params, memory), AP_I32(ap_svdf_params, rank), AP_I32(ap_svdf_params, input_zero_point),
     AP_I32(ap_svdf_params, output_zero_point), AP_I32(ap_svdf_params, feature_multiplier),
     AP_I32(ap_svdf_params, feature_shift), AP_I32(ap_svdf_params, time_multiplier),
-    AP_I32(ap_svdf_params, time_shift),
+    AP_I32(ap_svdf_params, time_shift), AP_I32(ap_svdf_params, time_weights_int8),
+    AP_I32(ap_svdf_params, state_zero_point),
 };
 
 static const ap_param_field ap_lstm_fields[] = {
@@ -602,6 +603,12 @@ static ap_status ap_svdf_state_bytes_entry(const void *params, size_t *bytes_out
 static ap_status ap_svdf_run_entry(const ap_op_call *c, ap_isa isa, ap_error *error_out)
 {
     AP_CHECK_ISA(c, isa, error_out);
+    const ap_svdf_params *p = c->params;
+    if (p != NULL && p->time_weights_int8) {
+        return ap_svdf_s8_time8_run(p, c->variant, c->inputs[0], c->inputs[1], c->inputs[2],
+                                    c->input_count > 3 ? c->inputs[3] : NULL, c->state[0], c->output, c->scratch,
+                                    c->scratch_count, error_out);
+    }
     return ap_svdf_s8_run(c->params, c->variant, c->inputs[0], c->inputs[1], c->inputs[2],
                           c->input_count > 3 ? c->inputs[3] : NULL, c->state[0], c->output, c->scratch,
                           c->scratch_count, error_out);

@@ -627,16 +627,26 @@ def _mean(model: Model, op: Operator, reference: str = "litert", dtype: str = "i
              "output_zero_point": yz, "multiplier": m, "shift": e}, (x.index,), None, None)
 
 
-def _svdf(model: Model, op: Operator) -> tuple:
+def _svdf(model: Model, op: Operator, reference: str = "litert") -> tuple:
     """SVDF with TFLite's Prepare and Eval checks for the integer path (int8 input and
-    output, int16 time weights and state)."""
+    output, int16 time weights and state). int8 time weights and state run under the rule
+    "tflm" only (TensorFlow Lite Micro's EvalInt8SvdfReference; LiteRT's integer SVDF reads
+    its time weights as int16): the state may have a zero point, and TFLite Micro's Prepare
+    reads the bias's scale, so a bias is required and its scale must be the product of the
+    state's and the time weights' (within 1e-5), as that Prepare checks."""
     if len(op.inputs) != 5:
         raise _Unsupported(f"SVDF takes 5 inputs (input, weights_feature, weights_time, bias, state), "
                            f"got {len(op.inputs)}")
     x = _tensor(model, _operand(op.inputs, 0), "input", "int8", constant=False)
     wf = _tensor(model, _operand(op.inputs, 1), "weights_feature", "int8", constant=True)
-    wt = _tensor(model, _operand(op.inputs, 2), "weights_time", "int16", constant=True)
-    state = _tensor(model, _operand(op.inputs, 4), "state", "int16", constant=False, variable=True)
+    wt_index = _operand(op.inputs, 2)
+    int8_time = 0 <= wt_index < len(model.tensors) and model.tensors[wt_index].dtype == "int8"
+    if int8_time and reference != "tflm":
+        raise _Unsupported("int8 time weights: LiteRT's integer SVDF takes int16 time weights only; "
+                           "TensorFlow Lite Micro's runs int8 ones (plan with reference='tflm')")
+    wt = _tensor(model, wt_index, "weights_time", "int8" if int8_time else "int16", constant=True)
+    state = _tensor(model, _operand(op.inputs, 4), "state", "int8" if int8_time else "int16", constant=False,
+                    variable=True)
     y = _tensor(model, _operand(op.outputs, 0), "output", "int8")
     if not state.is_variable:
         raise _Unsupported(f"state tensor {state.index} ({state.name!r}) is not a variable tensor; "
@@ -678,7 +688,17 @@ def _svdf(model: Model, op: Operator) -> tuple:
     ys, yz = _per_tensor(y, "output")
     wfs = _symmetric(wf, "weights_feature")
     wts = _symmetric(wt, "weights_time")
-    ss = _symmetric(state, "state")
+    if int8_time:
+        ss, sz = _per_tensor(state, "state")
+        if op.inputs[3] < 0:
+            raise _Unsupported("no bias: TensorFlow Lite Micro's SVDF Prepare reads the bias's scale "
+                               "and requires one")
+        bs, _ = _per_tensor(model.tensors[op.inputs[3]], "bias")
+        if abs(float(bs) - float(np.float32(ss) * np.float32(wts))) >= 1e-5:
+            raise _Unsupported(f"bias scale {bs} is not the state scale times the time weights' "
+                               f"({float(np.float32(ss) * np.float32(wts))}), as TensorFlow Lite Micro requires")
+    else:
+        ss, sz = _symmetric(state, "state"), 0
     # TFLite's Prepare multiplies and divides the float32 scales in float32, then widens to
     # double (a double product gives other multipliers: checked against LiteRT).
     f32 = np.float32
@@ -686,7 +706,8 @@ def _svdf(model: Model, op: Operator) -> tuple:
     m2, e2 = quantize_multiplier(float(f32(ss) * f32(wts) / f32(ys)))
     spec = {"batches": batches, "input_size": input_size, "filters": filters, "memory": memory,
             "rank": int(rank), "input_zero_point": xz, "output_zero_point": yz, "feature_multiplier": m1,
-            "feature_shift": e1, "time_multiplier": m2, "time_shift": e2}
+            "feature_shift": e1, "time_multiplier": m2, "time_shift": e2, "time_weights_int8": int(int8_time),
+            "state_zero_point": sz}
     return spec, tuple(inputs), None, None, (state.index,)
 
 
