@@ -880,6 +880,23 @@ ap_status ap_relu_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_ou
 ap_status ap_mean_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                                uint32_t *count_out, ap_error *error_out);
 ap_status ap_mean_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+/** int16 MAXIMUM and MINIMUM (ap_minmax_params): the int8 rows' MaximumMinimumBroadcastSlow on the
+    stored int16 values (LiteRT's and TensorFlow Lite Micro's alike; no requantisation).
+    "direct", in place where an input has the output's shape. */
+ap_status ap_maximum_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                  uint32_t *count_out, ap_error *error_out);
+ap_status ap_maximum_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_minimum_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                  uint32_t *count_out, ap_error *error_out);
+ap_status ap_minimum_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** int16 ABS (ap_abs_params with zero points 0, as both runtimes' int16 ABS requires): the int8
+    row's AbsEvalQuantized clamped to int16. "direct" (ap_unary_s8_kind DIRECT), no scratch, in
+    place. */
+ap_status ap_abs_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                              uint32_t *count_out, ap_error *error_out);
+ap_status ap_abs_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
 /** Entries of each of the int16 SOFTMAX's two tables (TFLite's LUTSize<int16_t>()). */
 enum { AP_SOFTMAX_S16_LUT_SIZE = 513 };
 

@@ -608,6 +608,9 @@ _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("SOFTMAX", "s16x8"): lambda: [_softmax_s16(10), _softmax_s16(200)],
     ("LOGISTIC", "s16x8"): lambda: [_sigmoid_s16("LOGISTIC", 2.0 ** -12), _sigmoid_s16("LOGISTIC", 3e-4)],
     ("TANH", "s16x8"): lambda: [_sigmoid_s16("TANH", 2.0 ** -11), _sigmoid_s16("TANH", 3e-4)],
+    ("MAXIMUM", "s16x8"): lambda: [_binary("MAXIMUM", "int16"), _binary("MAXIMUM", "int16", broadcast=True)],
+    ("MINIMUM", "s16x8"): lambda: [_binary("MINIMUM", "int16"), _binary("MINIMUM", "int16", broadcast=True)],
+    ("ABS", "s16x8"): lambda: [_unary("ABS", 0.05, 0, "int16"), _unary("ABS", 0.03, 0, "int16")],
 }
 
 

@@ -1873,6 +1873,32 @@ def _relu_16x8(model: Model, op: Operator, reference: str = "litert") -> tuple:
              "output_shift": e, "activation_min": lo, "activation_max": hi}, (x.index,), None, None)
 
 
+def _maximum_minimum_16x8(model: Model, op: Operator) -> tuple:
+    """int16 MAXIMUM and MINIMUM: the int8 rows' comparison of the stored values (LiteRT's and
+    TensorFlow Lite Micro's int16 kernels check the types only)."""
+    a, b, y, sa, sb, sy = _broadcast_shapes(model, op, "int16")
+    return {"input1_shape": sa, "input2_shape": sb, "output_shape": sy}, (a.index, b.index), None, None
+
+
+def _abs_16x8(model: Model, op: Operator) -> tuple:
+    """int16 ABS: zero points 0, as both runtimes' AbsPrepare requires for int16; the multiplier of
+    the float32 quotient of the scales where they differ, as the int8 row's."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", "int16", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", "int16")
+    count = int(np.prod(y.shape))
+    if int(np.prod(x.shape)) != count:
+        raise _Unsupported(f"input shape {x.shape} and output shape {y.shape} differ in size")
+    xs, ys = _int16_scale(x, "input"), _int16_scale(y, "output")
+    m, e = 0, 0
+    if xs != ys:
+        try:
+            m, e = quantize_multiplier(float(np.float32(xs) / np.float32(ys)))
+        except ArenaplanError as exc:
+            raise _Unsupported(f"the scales give no int32 multiplier ({exc})") from None
+    return ({"count": count, "input_zero_point": 0, "output_zero_point": 0, "rescale": int(xs != ys),
+             "multiplier": m, "shift": e}, (x.index,), None, None)
+
+
 def _round_half_away(x: float) -> float:
     """std::round: half away from zero."""
     return math.copysign(math.floor(abs(x) + 0.5), x)
@@ -2408,6 +2434,7 @@ _LOWER_S16X8: Dict[str, Callable[[Model, Operator], tuple]] = {
     "LEAKY_RELU": _leaky_relu_16x8, "AVERAGE_POOL_2D": _pool_16x8, "MAX_POOL_2D": _pool_16x8,
     "MUL": _mul_16x8, "RELU": _relu_16x8, "RELU6": _relu_16x8, "MEAN": _mean_16x8,
     "SOFTMAX": _softmax_16x8, "LOGISTIC": _logistic_16x8, "TANH": _logistic_16x8,
+    "MAXIMUM": _maximum_minimum_16x8, "MINIMUM": _maximum_minimum_16x8, "ABS": _abs_16x8,
 }
 
 

@@ -1,0 +1,177 @@
+"""The int16 MAXIMUM, MINIMUM and ABS rows: one-op .tflite models built with the flatbuffer
+schema, run in verified plans on every instruction set this host runs, bit-exact under both
+rounding rules with LiteRT's reference kernels (BUILTIN_REF) and TensorFlow Lite Micro's
+interpreter: random values and the int16 extremes, broadcasting on either side, size-1 dims,
+one element; ABS with equal scales (no rescale) and rescaling up and down into saturation;
+hypothesis over shapes and scales; the poisoned arena; in place; ABS's nonzero zero points
+refused when the plan is made, as both runtimes refuse them."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import arenaplan as ap
+from arenaplan.errors import UnsupportedModel
+from arenaplan.ops.lowering import HOST_ISA
+from arenaplan.planning.context import PlanContext
+from harness.reference import litert_layers as L
+from poisoned_arena import poisoned_run
+
+_LITERT = L.unavailable_reason()
+try:
+    import tflite_micro  # noqa: F401
+    _TFLM = None
+except ImportError as exc:  # pragma: no cover - the test extra pins it for x86-64
+    _TFLM = f"tflite-micro is not importable ({exc})"
+I16 = np.iinfo(np.int16)
+REFERENCES = ["litert", "tflm"]
+
+
+def host_isas() -> list:
+    return ["portable"] + (["x86-avx2"] if HOST_ISA == "x86-avx2" else [])
+
+
+def skip_without(reference: str) -> None:
+    why = _LITERT if reference == "litert" else _TFLM
+    if why:
+        pytest.skip(str(why))
+
+
+def t16(shape, scale=0.01, zp=0) -> dict:
+    return dict(shape=shape, dtype="int16", scale=scale, zero_point=zp)
+
+
+def binary_model(op: str, sa, sb, so, zps=(0, 0, 0)) -> bytes:
+    return L.single_op_model(op, [t16(sa, 0.01, zps[0]), t16(sb, 0.02, zps[1]), t16(so, 0.03, zps[2])], [0, 1],
+                             [2], version=4)
+
+
+def abs_model(shape, xs: float, ys: float, xz: int = 0, yz: int = 0) -> bytes:
+    return L.single_op_model("ABS", [t16(shape, xs, xz), t16(shape, ys, yz)], [0], [1], version=3)
+
+
+def load(content: bytes, tmp_path, name="m") -> ap.Model:
+    path = tmp_path / f"{name}.tflite"
+    path.write_bytes(content)
+    return ap.load_tflite(path)
+
+
+def values(rng, shape) -> list:
+    """Random int16 values, then all -32768, all 32767, and both ends mixed with 0 and -1."""
+    return [rng.integers(I16.min, I16.max + 1, size=shape).astype(np.int16), np.full(shape, I16.min, np.int16),
+            np.full(shape, I16.max, np.int16), np.resize(np.array([I16.min, I16.max, 0, -1], np.int16), shape)]
+
+
+def references(content: bytes, feeds: list, reference: str) -> list:
+    if reference == "litert":
+        return [o[0] for o in L.run_sequence(content, feeds)[0]]
+    from tflite_micro.python.tflite_micro import runtime
+    micro = runtime.Interpreter.from_bytes(content, arena_size=1 << 20)
+    out = []
+    for feed in feeds:
+        for i, x in enumerate(feed):
+            micro.set_input(x, i)
+        micro.invoke()
+        out.append(np.array(micro.get_output(0)))
+    return out
+
+
+def check(content: bytes, tmp_path, feeds: list, reference: str, in_place: bool) -> None:
+    model = load(content, tmp_path)
+    wants = references(content, feeds, reference)
+    for isa in host_isas():
+        ctx = PlanContext.build(model, isa=isa, reference=reference)
+        (kernel,) = ctx.kernels
+        assert [(v.name, v.scratch, v.in_place) for v in kernel.variants] == [("direct", (), in_place)]
+        p = ctx.make(list(kernel.variants), "size")
+        assert p.verify() and p.isa == isa
+        it = ap.Interpreter(p)
+        for feed, want in zip(feeds, wants):
+            got = it.run(feed if len(feed) > 1 else feed[0])
+            assert got.dtype == np.int16 and got.shape == want.shape
+            np.testing.assert_array_equal(got, want, err_msg=f"{isa} ({reference})")
+
+
+#: (first input shape, second, output): equal shapes, broadcast on either side, size-1 dims.
+SHAPES = [((2, 3, 4, 5), (2, 3, 4, 5), (2, 3, 4, 5)),
+          ((1, 4, 4, 8), (1, 1, 1, 8), (1, 4, 4, 8)),
+          ((3, 1, 7), (3, 5, 1), (3, 5, 7)),
+          ((1,), (1,), (1,)),
+          ((6,), (1,), (6,))]
+
+
+@pytest.mark.parametrize("reference", REFERENCES)
+@pytest.mark.parametrize("op", ["MAXIMUM", "MINIMUM"])
+@pytest.mark.parametrize("case", range(len(SHAPES)))
+def test_maximum_minimum(reference, op, case, tmp_path):
+    skip_without(reference)
+    sa, sb, so = SHAPES[case]
+    rng = np.random.default_rng(case)
+    feeds = [[a, b] for a, b in zip(values(rng, sa), values(rng, sb)[::-1])] + [[values(rng, sa)[0], values(rng, sb)[0]]]
+    check(binary_model(op, sa, sb, so), tmp_path, feeds, reference, sa == so or sb == so)
+
+
+@pytest.mark.parametrize("reference", REFERENCES)
+def test_maximum_takes_zero_points_as_stored(reference, tmp_path):
+    """TFLite compares the stored values whatever the quantisation (its kernels check the types)."""
+    skip_without(reference)
+    rng = np.random.default_rng(7)
+    shape = (3, 11)
+    feeds = [[a, b] for a, b in zip(values(rng, shape), values(rng, shape))]
+    check(binary_model("MAXIMUM", shape, shape, shape, zps=(5, -9, 100)), tmp_path, feeds, reference, True)
+
+
+#: (input scale, output scale): equal (no rescale), rescaled down, up (into saturation), tiny.
+ABS_SCALES = [(0.01, 0.01), (0.01, 0.03), (0.02, 0.005), (1e-4, 0.07), (3.0, 0.001)]
+
+
+@pytest.mark.parametrize("reference", REFERENCES)
+@pytest.mark.parametrize("case", range(len(ABS_SCALES)))
+def test_abs(reference, case, tmp_path):
+    skip_without(reference)
+    xs, ys = ABS_SCALES[case]
+    rng = np.random.default_rng(case)
+    shape = (2, 1, 33)
+    feeds = [[x] for x in values(rng, shape)] + [[np.arange(I16.min, I16.max + 1, dtype=np.int16)[:66].reshape(shape)]]
+    check(abs_model(shape, xs, ys), tmp_path, feeds, reference, True)
+
+
+@pytest.mark.skipif(_LITERT is not None or _TFLM is not None, reason="needs LiteRT and tflite-micro")
+@settings(max_examples=25, deadline=None)
+@given(op=st.sampled_from(["MAXIMUM", "MINIMUM", "ABS"]), n=st.integers(1, 40), m=st.integers(1, 6),
+       broadcast=st.sampled_from([None, 0, 1]), ratio=st.floats(0.05, 20.0), seed=st.integers(0, 2 ** 16))
+def test_hypothesis(op, n, m, broadcast, ratio, seed, tmp_path_factory):
+    rng = np.random.default_rng(seed)
+    if op == "ABS":
+        content, feeds = abs_model((m, n), 0.01, 0.01 * ratio), [[x] for x in values(rng, (m, n))[:2]]
+        in_place = True
+    else:
+        sa, sb = (m, n), (m, n)
+        if broadcast == 0:
+            sa = (1, n)
+        elif broadcast == 1:
+            sb = (m, 1)
+        content = binary_model(op, sa, sb, (m, n))
+        feeds = [[values(rng, sa)[0], values(rng, sb)[0]]]
+        in_place = sa == (m, n) or sb == (m, n)
+    for reference in REFERENCES:
+        check(content, tmp_path_factory.mktemp("h"), feeds, reference, in_place)
+
+
+@pytest.mark.parametrize("reference", REFERENCES)
+def test_poisoned_arena(reference, tmp_path):
+    rng = np.random.default_rng(3)
+    for i, op in enumerate(["MAXIMUM", "MINIMUM"]):
+        model = load(binary_model(op, (4, 9), (1, 9), (4, 9)), tmp_path, f"b{i}")
+        poisoned_run(model, [values(rng, (4, 9))[0], values(rng, (1, 9))[0]], reference=reference)
+    model = load(abs_model((4, 9), 0.01, 0.02), tmp_path, "abs")
+    poisoned_run(model, values(rng, (4, 9))[0], reference=reference)
+
+
+def test_abs_zero_points_refused(tmp_path):
+    for i, (xz, yz) in enumerate([(3, 0), (0, -1)]):
+        model = load(abs_model((5,), 0.01, 0.01, xz, yz), tmp_path, f"m{i}")
+        for reference in REFERENCES:
+            with pytest.raises(UnsupportedModel, match=r"op 0 \(ABS\).*zero point"):
+                ap.plan(model, reference=reference)
