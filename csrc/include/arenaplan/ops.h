@@ -897,6 +897,13 @@ ap_status ap_abs_s16_variants(const void *params, ap_isa isa, ap_variant *varian
                               uint32_t *count_out, ap_error *error_out);
 ap_status ap_abs_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
+/** int16 RESIZE_NEAREST_NEIGHBOR (ap_resize_nearest_params; variants as
+    ap_resize_nearest_s8_variants) and BROADCAST_TO (ap_broadcast_to_params; variants as
+    ap_broadcast_to_s8_variants): the int8 rows' copies moving int16 values (TFLite's kernels copy
+    them whatever the quantisation). */
+ap_status ap_resize_nearest_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_broadcast_to_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
 /** Entries of each of the int16 SOFTMAX's two tables (TFLite's LUTSize<int16_t>()). */
 enum { AP_SOFTMAX_S16_LUT_SIZE = 513 };
 

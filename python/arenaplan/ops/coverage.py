@@ -260,11 +260,11 @@ def _transpose(act: str = "int8") -> Model:
     return p.model("TRANSPOSE", (x, perm), (y,))
 
 
-def _resize(op_type: str) -> Model:
+def _resize(op_type: str, act: str = "int8") -> Model:
     p = _Probe()
-    x = p.x((1, 4, 4, 3))
+    x = p.x((1, 4, 4, 3), act)
     size = p.const([8, 6], "int32")
-    y = p.t((1, 8, 6, 3))
+    y = p.t((1, 8, 6, 3), act)
     return p.model(op_type, (x, size), (y,), align_corners=False, half_pixel_centers=True)
 
 
@@ -302,11 +302,11 @@ def _reduce(op_type: str) -> Model:
     return p.model(op_type, (x, axes), (y,), keep_dims=True)
 
 
-def _broadcast_to() -> Model:
+def _broadcast_to(act: str = "int8") -> Model:
     p = _Probe()
-    x = p.x((1, 1, 8))
+    x = p.x((1, 1, 8), act)
     shape = p.const([2, 4, 4, 8], "int32")
-    y = p.t((2, 4, 4, 8))
+    y = p.t((2, 4, 4, 8), act)
     return p.model("BROADCAST_TO", (x, shape), (y,))
 
 
@@ -611,6 +611,8 @@ _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("MAXIMUM", "s16x8"): lambda: [_binary("MAXIMUM", "int16"), _binary("MAXIMUM", "int16", broadcast=True)],
     ("MINIMUM", "s16x8"): lambda: [_binary("MINIMUM", "int16"), _binary("MINIMUM", "int16", broadcast=True)],
     ("ABS", "s16x8"): lambda: [_unary("ABS", 0.05, 0, "int16"), _unary("ABS", 0.03, 0, "int16")],
+    ("RESIZE_NEAREST_NEIGHBOR", "s16x8"): lambda: [_resize("RESIZE_NEAREST_NEIGHBOR", "int16")],
+    ("BROADCAST_TO", "s16x8"): lambda: [_broadcast_to("int16")],
 }
 
 

@@ -1383,12 +1383,12 @@ def _squared_difference(model: Model, op: Operator) -> tuple:
             (a.index, b.index), None, None)
 
 
-def _broadcast_to(model: Model, op: Operator) -> tuple:
+def _broadcast_to(model: Model, op: Operator, dtype: str = "int8") -> tuple:
     """int8 BROADCAST_TO (TFLite's reference BroadcastTo, LiteRT's and TFLite Micro's alike) with
     its Prepare checks: shape a constant int32 or int64 vector no shorter than the input's rank,
     each input axis 1 or the shape's; the output that shape; rank <= 4. The bytes are copied."""
-    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     shape_t = _tensor(model, _operand(op.inputs, 1), "shape", None, constant=True)
     if shape_t.dtype not in ("int32", "int64"):
         raise _Unsupported(f"shape tensor {shape_t.index} is {shape_t.dtype}; int32 or int64 is expected")
@@ -1420,12 +1420,13 @@ def _abs(model: Model, op: Operator) -> tuple:
              "multiplier": m, "shift": e}, (x.index,), None, None)
 
 
-def _resize_operands(model: Model, op: Operator) -> Tuple[Tensor, dict, bool, bool]:
+def _resize_operands(model: Model, op: Operator, dtype: str = "int8") -> Tuple[Tensor, dict, bool, bool]:
     """What RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR share, with TFLite's Prepare checks: a
-    rank-4 int8 input, size a constant int32 vector of two values >= 1 (arenaplan plans static
-    shapes), the output [batches, size[0], size[1], channels]; the geometry and the two flags."""
-    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+    rank-4 input (``dtype``), size a constant int32 vector of two values >= 1 (arenaplan plans
+    static shapes), the output [batches, size[0], size[1], channels]; the geometry and the two
+    flags."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     if len(x.shape) != 4 or any(int(d) < 1 for d in x.shape):
         raise _Unsupported(f"input has shape {tuple(x.shape)}; TFLite requires rank 4 (NHWC) with every "
                            "dimension >= 1")
@@ -1466,11 +1467,11 @@ def _nearest_indices(input_size: int, output_size: int, align: bool, half: bool)
     return [int(i) for i in idx]
 
 
-def _resize_nearest(model: Model, op: Operator) -> tuple:
+def _resize_nearest(model: Model, op: Operator, dtype: str = "int8") -> tuple:
     """int8 RESIZE_NEAREST_NEIGHBOR (TFLite's reference ResizeNearestNeighbor, LiteRT's and
     TFLite Micro's alike): the input row and column of every output row and column, computed
     here as GetNearestNeighbor computes them, carried in the params; the bytes are copied."""
-    x, geometry, align, half = _resize_operands(model, op)
+    x, geometry, align, half = _resize_operands(model, op, dtype)
     spec = dict(geometry, y_index=_nearest_indices(geometry["input_h"], geometry["output_h"], align, half),
                 x_index=_nearest_indices(geometry["input_w"], geometry["output_w"], align, half))
     return spec, (x.index,), None, None
@@ -2435,6 +2436,8 @@ _LOWER_S16X8: Dict[str, Callable[[Model, Operator], tuple]] = {
     "MUL": _mul_16x8, "RELU": _relu_16x8, "RELU6": _relu_16x8, "MEAN": _mean_16x8,
     "SOFTMAX": _softmax_16x8, "LOGISTIC": _logistic_16x8, "TANH": _logistic_16x8,
     "MAXIMUM": _maximum_minimum_16x8, "MINIMUM": _maximum_minimum_16x8, "ABS": _abs_16x8,
+    "RESIZE_NEAREST_NEIGHBOR": lambda model, op: _resize_nearest(model, op, "int16"),
+    "BROADCAST_TO": lambda model, op: _broadcast_to(model, op, "int16"),
 }
 
 

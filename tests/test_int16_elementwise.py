@@ -1,8 +1,9 @@
-"""The int16 MAXIMUM, MINIMUM and ABS rows: one-op .tflite models built with the flatbuffer
-schema, run in verified plans on every instruction set this host runs, bit-exact under both
-rounding rules with LiteRT's reference kernels (BUILTIN_REF) and TensorFlow Lite Micro's
-interpreter: random values and the int16 extremes, broadcasting on either side, size-1 dims,
-one element; ABS with equal scales (no rescale) and rescaling up and down into saturation;
+"""The int16 MAXIMUM, MINIMUM, ABS, RESIZE_NEAREST_NEIGHBOR and BROADCAST_TO rows: one-op
+.tflite models built with the flatbuffer schema, run in verified plans on every instruction set
+this host runs, bit-exact under both rounding rules with LiteRT's reference kernels
+(BUILTIN_REF) and TensorFlow Lite Micro's interpreter: random values and the int16 extremes,
+broadcasting on either side, size-1 dims, one element; ABS with equal scales (no rescale) and
+rescaling up and down into saturation; resizing up, down, to one pixel, with each flag;
 hypothesis over shapes and scales; the poisoned arena; in place; ABS's nonzero zero points
 refused when the plan is made, as both runtimes refuse them."""
 from __future__ import annotations
@@ -175,3 +176,69 @@ def test_abs_zero_points_refused(tmp_path):
         for reference in REFERENCES:
             with pytest.raises(UnsupportedModel, match=r"op 0 \(ABS\).*zero point"):
                 ap.plan(model, reference=reference)
+
+
+def resize_model(shape, size, align=False, half=False) -> bytes:
+    from ai_edge_litert import schema_py_generated as S
+    o = S.ResizeNearestNeighborOptionsT()
+    o.alignCorners, o.halfPixelCenters = align, half
+    n, _, _, c = shape
+    tensors = [t16(shape, 0.01, 0), dict(shape=(2,), dtype="int32", data=np.array(size, np.int32)),
+               t16((n, size[0], size[1], c), 0.01, 0)]
+    return L.single_op_model("RESIZE_NEAREST_NEIGHBOR", tensors, [0, 1], [2], "ResizeNearestNeighborOptions", o,
+                             version=4)
+
+
+def broadcast_to_model(shape, to) -> bytes:
+    tensors = [t16(shape, 0.02, 0), dict(shape=(len(to),), dtype="int32", data=np.array(to, np.int32)),
+               t16(to, 0.02, 0)]
+    return L.single_op_model("BROADCAST_TO", tensors, [0, 1], [2], version=2)
+
+
+#: (input shape, size, align_corners, half_pixel_centers)
+RESIZES = [((1, 4, 4, 3), (8, 8), False, False), ((1, 4, 4, 3), (8, 8), True, False),
+           ((2, 3, 5, 2), (7, 4), False, True), ((1, 8, 6, 1), (3, 2), True, False),
+           ((1, 1, 1, 3), (4, 3), False, True), ((1, 6, 7, 2), (1, 1), True, False)]
+
+
+@pytest.mark.parametrize("reference", REFERENCES)
+@pytest.mark.parametrize("case", range(len(RESIZES)))
+def test_resize_nearest(reference, case, tmp_path):
+    skip_without(reference)
+    shape, size, align, half = RESIZES[case]
+    feeds = [[x] for x in values(np.random.default_rng(case), shape)]
+    check(resize_model(shape, size, align, half), tmp_path, feeds, reference, False)
+
+
+#: (input shape, the shape broadcast to)
+BROADCASTS = [((1, 1, 8), (2, 4, 4, 8)), ((3, 1), (3, 5)), ((1,), (7,)), ((2, 3), (2, 3)), ((1, 4, 1, 2), (3, 4, 5, 2))]
+
+
+@pytest.mark.parametrize("reference", REFERENCES)
+@pytest.mark.parametrize("case", range(len(BROADCASTS)))
+def test_broadcast_to(reference, case, tmp_path):
+    skip_without(reference)
+    shape, to = BROADCASTS[case]
+    feeds = [[x] for x in values(np.random.default_rng(case), shape)]
+    check(broadcast_to_model(shape, to), tmp_path, feeds, reference, tuple(shape) == tuple(to))
+
+
+@pytest.mark.skipif(_LITERT is not None or _TFLM is not None, reason="needs LiteRT and tflite-micro")
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 2), h=st.integers(1, 6), w=st.integers(1, 6), c=st.integers(1, 3), oh=st.integers(1, 9),
+       ow=st.integers(1, 9), flags=st.sampled_from([(False, False), (True, False), (False, True)]),
+       seed=st.integers(0, 2 ** 16))
+def test_resize_hypothesis(n, h, w, c, oh, ow, flags, seed, tmp_path_factory):
+    feeds = [[values(np.random.default_rng(seed), (n, h, w, c))[0]]]
+    content = resize_model((n, h, w, c), (oh, ow), *flags)
+    for reference in REFERENCES:
+        check(content, tmp_path_factory.mktemp("r"), feeds, reference, False)
+
+
+@pytest.mark.parametrize("reference", REFERENCES)
+def test_copies_on_a_poisoned_arena(reference, tmp_path):
+    rng = np.random.default_rng(5)
+    model = load(resize_model((1, 3, 4, 2), (6, 5), False, True), tmp_path, "r")
+    poisoned_run(model, values(rng, (1, 3, 4, 2))[0], reference=reference)
+    model = load(broadcast_to_model((1, 4, 1, 2), (3, 4, 5, 2)), tmp_path, "b")
+    poisoned_run(model, values(rng, (1, 4, 1, 2))[0], reference=reference)
