@@ -1,4 +1,5 @@
-"""The int16 MAXIMUM, MINIMUM, ABS, RESIZE_NEAREST_NEIGHBOR and BROADCAST_TO rows: one-op
+"""The int16 MAXIMUM, MINIMUM, ABS, RESIZE_NEAREST_NEIGHBOR, BROADCAST_TO and SQUARED_DIFFERENCE
+rows (the last TensorFlow Lite Micro's alone: under "tflm", refused under "litert"): one-op
 .tflite models built with the flatbuffer schema, run in verified plans on every instruction set
 this host runs, bit-exact under both rounding rules with LiteRT's reference kernels
 (BUILTIN_REF) and TensorFlow Lite Micro's interpreter: random values and the int16 extremes,
@@ -242,3 +243,54 @@ def test_copies_on_a_poisoned_arena(reference, tmp_path):
     poisoned_run(model, values(rng, (1, 3, 4, 2))[0], reference=reference)
     model = load(broadcast_to_model((1, 4, 1, 2), (3, 4, 5, 2)), tmp_path, "b")
     poisoned_run(model, values(rng, (1, 4, 1, 2))[0], reference=reference)
+
+
+def sqdiff_model(sa, sb, so, scales=(0.01, 0.02, 0.03)) -> bytes:
+    return L.single_op_model("SQUARED_DIFFERENCE", [t16(sa, scales[0]), t16(sb, scales[1]), t16(so, scales[2])],
+                             [0, 1], [2], version=2)
+
+
+#: (shapes, scales): the output multiplier shifting right, by 0 and left (a small output scale:
+#: the rescaled square wraps in int32 as TFLite's does, then saturates), equal input scales.
+SQDIFF = [(SHAPES[0], (0.01, 0.02, 0.03)), (SHAPES[1], (0.01, 0.02, 1.6e-3)), (SHAPES[2], (0.01, 0.01, 1e-5)),
+          (SHAPES[3], (0.5, 0.001, 2.0)), (SHAPES[4], (3e-4, 2e-4, 5e-7))]
+
+
+@pytest.mark.parametrize("case", range(len(SQDIFF)))
+def test_squared_difference_tflm(case, tmp_path):
+    skip_without("tflm")
+    (sa, sb, so), scales = SQDIFF[case]
+    rng = np.random.default_rng(case)
+    feeds = [[a, b] for a, b in zip(values(rng, sa), values(rng, sb)[::-1])] + [[values(rng, sa)[0], values(rng, sb)[0]]]
+    check(sqdiff_model(sa, sb, so, scales), tmp_path, feeds, "tflm", sa == so or sb == so)
+
+
+@pytest.mark.skipif(_TFLM is not None, reason=str(_TFLM))
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 30), m=st.integers(1, 4), broadcast=st.sampled_from([None, 0, 1]),
+       s1=st.floats(1e-4, 0.1), s2=st.floats(1e-4, 0.1), so=st.floats(1e-6, 1.0), seed=st.integers(0, 2 ** 16))
+def test_squared_difference_hypothesis(n, m, broadcast, s1, s2, so, seed, tmp_path_factory):
+    sa, sb = (m, n), (m, n)
+    if broadcast == 0:
+        sa = (1, n)
+    elif broadcast == 1:
+        sb = (m, 1)
+    content = sqdiff_model(sa, sb, (m, n), (s1, s2, so))
+    rng = np.random.default_rng(seed)
+    check(content, tmp_path_factory.mktemp("sq"), [[values(rng, sa)[0], values(rng, sb)[0]]], "tflm",
+          sa == (m, n) or sb == (m, n))
+
+
+def test_squared_difference_rules(tmp_path):
+    """LiteRT has no int16 SQUARED_DIFFERENCE: refused under its rule; nonzero zero points are
+    refused under TFLite Micro's, as its Prepare refuses them; on a poisoned arena it writes
+    its output only."""
+    model = load(sqdiff_model((4, 9), (1, 9), (4, 9)), tmp_path)
+    with pytest.raises(UnsupportedModel, match=r"op 0 \(SQUARED_DIFFERENCE\).*reference='tflm'"):
+        ap.plan(model, reference="litert")
+    rng = np.random.default_rng(2)
+    poisoned_run(model, [values(rng, (4, 9))[0], values(rng, (1, 9))[0]], reference="tflm")
+    content = L.single_op_model("SQUARED_DIFFERENCE", [t16((3,), 0.01, 4), t16((3,), 0.01), t16((3,), 0.01)],
+                                [0, 1], [2], version=2)
+    with pytest.raises(UnsupportedModel, match=r"op 0 \(SQUARED_DIFFERENCE\).*zero point 4"):
+        ap.plan(load(content, tmp_path, "zp"), reference="tflm")

@@ -904,6 +904,16 @@ ap_status ap_abs_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out
 ap_status ap_resize_nearest_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_broadcast_to_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
+/** int16 SQUARED_DIFFERENCE (ap_squared_difference_params with offsets 0), TensorFlow Lite
+    Micro's int16 path (LiteRT has none): left shift 0, each input rescaled by its multiplier
+    below one (twice the larger input scale), their difference squared in int32, rescaled by the
+    output multiplier ((2 * the larger scale)^2 / output scale, which may shift left; the
+    product wraps as TFLite's int32 does), clamped to int16. 4-D broadcasting; "direct", in place
+    where an input has the output's shape. */
+ap_status ap_squared_difference_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                             uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_squared_difference_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
 /** Entries of each of the int16 SOFTMAX's two tables (TFLite's LUTSize<int16_t>()). */
 enum { AP_SOFTMAX_S16_LUT_SIZE = 513 };
 

@@ -613,6 +613,8 @@ _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("ABS", "s16x8"): lambda: [_unary("ABS", 0.05, 0, "int16"), _unary("ABS", 0.03, 0, "int16")],
     ("RESIZE_NEAREST_NEIGHBOR", "s16x8"): lambda: [_resize("RESIZE_NEAREST_NEIGHBOR", "int16")],
     ("BROADCAST_TO", "s16x8"): lambda: [_broadcast_to("int16")],
+    ("SQUARED_DIFFERENCE", "s16x8"): lambda: [_binary("SQUARED_DIFFERENCE", "int16"),
+                                              _binary("SQUARED_DIFFERENCE", "int16", broadcast=True)],
 }
 
 

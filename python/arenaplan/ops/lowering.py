@@ -1900,6 +1900,29 @@ def _abs_16x8(model: Model, op: Operator) -> tuple:
              "multiplier": m, "shift": e}, (x.index,), None, None)
 
 
+def _squared_difference_16x8(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """int16 SQUARED_DIFFERENCE, TensorFlow Lite Micro's (LiteRT's kernel takes float32 and int32
+    only): zero points 0, left shift 0, twice the larger float32 input scale and the multipliers
+    in double, the inputs' below one, the output's (2 * max)^2 / output_scale any int32 one."""
+    if reference != "tflm":
+        raise _Unsupported("int16 inputs: LiteRT's SQUARED_DIFFERENCE takes float32 and int32 only; "
+                           "TensorFlow Lite Micro's runs int16 (plan with reference='tflm')")
+    a, b, y, sa, sb, sy = _broadcast_shapes(model, op, "int16")
+    s1, s2, so = _int16_scale(a, "first input"), _int16_scale(b, "second input"), _int16_scale(y, "output")
+    twice_max = 2.0 * float(max(np.float32(s1), np.float32(s2)))
+    try:
+        m1, e1 = quantize_multiplier(float(np.float32(s1)) / twice_max)
+        m2, e2 = quantize_multiplier(float(np.float32(s2)) / twice_max)
+        mo, eo = quantize_multiplier(twice_max * twice_max / float(np.float32(so)))
+    except ArenaplanError as exc:
+        raise _Unsupported(f"the scales give no int32 multiplier ({exc})") from None
+    if eo > 30:
+        raise _Unsupported(f"output scale {so} is too small for the inputs' (its multiplier's exponent {eo} > 30)")
+    return ({"input1_shape": sa, "input2_shape": sb, "output_shape": sy, "input1_offset": 0, "input2_offset": 0,
+             "output_offset": 0, "input1_multiplier": m1, "input1_shift": e1, "input2_multiplier": m2,
+             "input2_shift": e2, "output_multiplier": mo, "output_shift": eo}, (a.index, b.index), None, None)
+
+
 def _round_half_away(x: float) -> float:
     """std::round: half away from zero."""
     return math.copysign(math.floor(abs(x) + 0.5), x)
@@ -2438,6 +2461,7 @@ _LOWER_S16X8: Dict[str, Callable[[Model, Operator], tuple]] = {
     "MAXIMUM": _maximum_minimum_16x8, "MINIMUM": _maximum_minimum_16x8, "ABS": _abs_16x8,
     "RESIZE_NEAREST_NEIGHBOR": lambda model, op: _resize_nearest(model, op, "int16"),
     "BROADCAST_TO": lambda model, op: _broadcast_to(model, op, "int16"),
+    "SQUARED_DIFFERENCE": _squared_difference_16x8,
 }
 
 
