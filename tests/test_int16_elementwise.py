@@ -1,5 +1,5 @@
-"""The int16 MAXIMUM, MINIMUM, ABS, RESIZE_NEAREST_NEIGHBOR, BROADCAST_TO and SQUARED_DIFFERENCE
-rows (the last TensorFlow Lite Micro's alone: under "tflm", refused under "litert"): one-op
+"""The int16 MAXIMUM, MINIMUM, ABS, RESIZE_NEAREST_NEIGHBOR, BROADCAST_TO, SQUARED_DIFFERENCE and
+SUM rows (the last two TensorFlow Lite Micro's alone: under "tflm", refused under "litert"): one-op
 .tflite models built with the flatbuffer schema, run in verified plans on every instruction set
 this host runs, bit-exact under both rounding rules with LiteRT's reference kernels
 (BUILTIN_REF) and TensorFlow Lite Micro's interpreter: random values and the int16 extremes,
@@ -294,3 +294,39 @@ def test_squared_difference_rules(tmp_path):
                                 [0, 1], [2], version=2)
     with pytest.raises(UnsupportedModel, match=r"op 0 \(SQUARED_DIFFERENCE\).*zero point 4"):
         ap.plan(load(content, tmp_path, "zp"), reference="tflm")
+
+
+def sum_model(shape, axes, keep: bool, xq=(1e-3, 0), yq=(0.02, 0)) -> bytes:
+    from ai_edge_litert import schema_py_generated as S
+    o = S.ReducerOptionsT()
+    o.keepDims = keep
+    rank = len(shape)
+    ax = {a % rank for a in axes}
+    out = [1 if d in ax else shape[d] for d in range(rank)] if keep else [shape[d] for d in range(rank) if d not in ax]
+    tensors = [t16(shape, *xq), dict(shape=(len(axes),), dtype="int32", data=np.array(axes, np.int32)),
+               t16(tuple(out), *yq)]
+    return L.single_op_model("SUM", tensors, [0, 1], [2], "ReducerOptions", o, version=2)
+
+
+#: (input shape, axes, keep_dims, input (scale, zero point), output (scale, zero point)): one axis,
+#: several, negative, all; zero points at the int16 ends; rescaled up into saturation.
+SUMS = [((1, 4, 4, 8), [1, 2], True, (1e-3, 0), (0.02, 0)),
+        ((2, 3, 5), [-1], False, (0.01, 300), (0.05, -7)),
+        ((3, 7), [0, 1], False, (1e-3, -32768), (0.5, 32767)),
+        ((6,), [0], True, (0.02, 0), (0.001, 0)),
+        ((2, 1, 3, 1), [1, 3], True, (1e-4, 5), (1e-4, 5))]
+
+
+@pytest.mark.parametrize("case", range(len(SUMS)))
+def test_sum_tflm(case, tmp_path):
+    skip_without("tflm")
+    shape, axes, keep, xq, yq = SUMS[case]
+    feeds = [[x] for x in values(np.random.default_rng(case), shape)]
+    check(sum_model(shape, axes, keep, xq, yq), tmp_path, feeds, "tflm", False)
+
+
+def test_sum_rules(tmp_path):
+    model = load(sum_model((2, 3, 4), [1], False), tmp_path)
+    with pytest.raises(UnsupportedModel, match=r"op 0 \(SUM\).*reference \"tflm\""):
+        ap.plan(model, reference="litert")
+    poisoned_run(model, values(np.random.default_rng(1), (2, 3, 4))[0], reference="tflm")

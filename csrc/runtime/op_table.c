@@ -909,6 +909,8 @@ static const ap_op_def ap_op_table[] = {
     {AP_ROW_S16X8(AP_OP_SQUARED_DIFFERENCE, "SQUARED_DIFFERENCE", ap_squared_difference_params,
                   ap_squared_difference_fields), 0, 2, 2, 1, 0,
      AP_PLAN(ap_squared_difference_s16_variants), NULL, NULL, NULL, NULL, ap_squared_difference_s16_run},
+    {AP_ROW_S16X8(AP_OP_SUM, "SUM", ap_sum_params, ap_sum_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_sum_s16_variants), NULL, NULL, NULL, NULL, ap_sum_s16_run},
     {AP_ROW_S16X8(AP_OP_SOFTMAX, "SOFTMAX", ap_softmax_s16_params, ap_softmax_s16_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_softmax_s16_variants), NULL, NULL, NULL, NULL, ap_softmax_s16_run},
     {AP_ROW_S16X8(AP_OP_LOGISTIC, "LOGISTIC", ap_logistic_s16_params, ap_logistic_s16_fields), 0, 1, 1, 1, 0,

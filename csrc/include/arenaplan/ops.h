@@ -914,6 +914,13 @@ ap_status ap_squared_difference_s16_variants(const void *params, ap_isa isa, ap_
                                              uint32_t capacity, uint32_t *count_out, ap_error *error_out);
 ap_status ap_squared_difference_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
+/** int16 SUM (ap_sum_params with zero points in [-32768, 32767] and at most 32,768 elements an
+    output, so every int32 sum fits), TensorFlow Lite Micro's QuantizedMeanOrSum with compute_sum
+    on int16 values: the int8 row's formula with the int16 clamp. "direct" (AP_REDUCE_DIRECT). */
+ap_status ap_sum_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                              uint32_t *count_out, ap_error *error_out);
+ap_status ap_sum_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
 /** Entries of each of the int16 SOFTMAX's two tables (TFLite's LUTSize<int16_t>()). */
 enum { AP_SOFTMAX_S16_LUT_SIZE = 513 };
 

@@ -294,11 +294,11 @@ def _prelu() -> Model:
     return p.model("PRELU", (x, alpha), (y,))
 
 
-def _reduce(op_type: str) -> Model:
+def _reduce(op_type: str, act: str = "int8") -> Model:
     p = _Probe()
-    x = p.x((1, 4, 4, 8))
+    x = p.x((1, 4, 4, 8), act, 0.05 if act == "int8" else 1e-3)
     axes = p.const([1, 2], "int32")
-    y = p.t((1, 1, 1, 8))
+    y = p.t((1, 1, 1, 8), act, 0.05 if act == "int8" else 0.02)
     return p.model(op_type, (x, axes), (y,), keep_dims=True)
 
 
@@ -615,6 +615,7 @@ _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("BROADCAST_TO", "s16x8"): lambda: [_broadcast_to("int16")],
     ("SQUARED_DIFFERENCE", "s16x8"): lambda: [_binary("SQUARED_DIFFERENCE", "int16"),
                                               _binary("SQUARED_DIFFERENCE", "int16", broadcast=True)],
+    ("SUM", "s16x8"): lambda: [_reduce("SUM", "int16")],
 }
 
 

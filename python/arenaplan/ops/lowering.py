@@ -1587,13 +1587,13 @@ def _mirror_pad(model: Model, op: Operator) -> tuple:
              "pad_after": lead + [int(v) for v in pads[:, 1]], "offset": offset}, (x.index,), None, None)
 
 
-def _reduce_operands(model: Model, op: Operator) -> Tuple[Tensor, Tensor, List[int]]:
+def _reduce_operands(model: Model, op: Operator, dtype: str = "int8") -> Tuple[Tensor, Tensor, List[int]]:
     """What the int8 reductions share, with TFLite's Prepare checks: axes a constant int32
     tensor, each in [-rank, rank) (negative counted from the end, repeats once), the output's
     shape with the reduced axes kept as 1 (keep_dims) or dropped; rank <= 4. The input, the
     output and the kernel's input shape and reduce flags (padded in front to four axes)."""
-    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     shape = _shape4(x.shape, "input")
     rank = len(x.shape)
     a = _tensor(model, _operand(op.inputs, 1), "axes", "int32", constant=True)
@@ -1616,6 +1616,22 @@ def _reduce_max_min(model: Model, op: Operator) -> tuple:
     x, y, spec = _reduce_operands(model, op)
     _same_quantisation(y, "output", x, "input", op.type)
     return spec, (x.index,), None, None
+
+
+def _sum_16x8(model: Model, op: Operator, reference: str) -> tuple:
+    """int16 SUM, TensorFlow Lite Micro's (the int8 row's QuantizedMeanOrSum with the int16 clamp;
+    its Prepare takes any int16 zero points). Under "litert" it is refused, as the int8 row is:
+    LiteRT's reference int16 SUM computes otherwise."""
+    if reference != "tflm":
+        raise _Unsupported("arenaplan runs TensorFlow Lite Micro's int16 SUM (LiteRT's reference kernel "
+                           "rescales otherwise): plan with reference \"tflm\"")
+    x, y, spec = _reduce_operands(model, op, "int16")
+    (xs, xz), (ys, yz) = _per_tensor(x, "input"), _per_tensor(y, "output")
+    try:
+        m, e = quantize_multiplier(xs / ys)
+    except ArenaplanError as exc:
+        raise _Unsupported(f"the scales give no int32 multiplier ({exc})") from None
+    return dict(spec, input_zero_point=xz, output_zero_point=yz, multiplier=m, shift=e), (x.index,), None, None
 
 
 def _sum(model: Model, op: Operator, reference: str) -> tuple:
@@ -2461,7 +2477,7 @@ _LOWER_S16X8: Dict[str, Callable[[Model, Operator], tuple]] = {
     "MAXIMUM": _maximum_minimum_16x8, "MINIMUM": _maximum_minimum_16x8, "ABS": _abs_16x8,
     "RESIZE_NEAREST_NEIGHBOR": lambda model, op: _resize_nearest(model, op, "int16"),
     "BROADCAST_TO": lambda model, op: _broadcast_to(model, op, "int16"),
-    "SQUARED_DIFFERENCE": _squared_difference_16x8,
+    "SQUARED_DIFFERENCE": _squared_difference_16x8, "SUM": _sum_16x8,
 }
 
 
