@@ -1,5 +1,6 @@
 """The int16 MAXIMUM, MINIMUM, ABS, RESIZE_NEAREST_NEIGHBOR, BROADCAST_TO, SQUARED_DIFFERENCE and
-SUM rows (the last two TensorFlow Lite Micro's alone: under "tflm", refused under "litert"): one-op
+SUM rows (the last two TensorFlow Lite Micro's alone: under "tflm", refused under "litert"), and
+SELECT_V2 of int16 values and CAST from int16 to every output type: one-op
 .tflite models built with the flatbuffer schema, run in verified plans on every instruction set
 this host runs, bit-exact under both rounding rules with LiteRT's reference kernels
 (BUILTIN_REF) and TensorFlow Lite Micro's interpreter: random values and the int16 extremes,
@@ -330,3 +331,56 @@ def test_sum_rules(tmp_path):
     with pytest.raises(UnsupportedModel, match=r"op 0 \(SUM\).*reference \"tflm\""):
         ap.plan(model, reference="litert")
     poisoned_run(model, values(np.random.default_rng(1), (2, 3, 4))[0], reference="tflm")
+
+
+def select_model(sc, sx, sy, so) -> bytes:
+    tensors = [dict(shape=sc, dtype="bool"), t16(sx, 0.01, 3), t16(sy, 0.02, -5), t16(so, 0.03, 7)]
+    return L.single_op_model("SELECT_V2", tensors, [0, 1, 2], [3], version=2)
+
+
+#: (condition, x, y, output) shapes: equal, each broadcast, size-1 dims.
+SELECTS = [((2, 3, 4), (2, 3, 4), (2, 3, 4), (2, 3, 4)), ((1, 4, 1, 8), (1, 4, 4, 8), (1, 1, 4, 8), (1, 4, 4, 8)),
+           ((1,), (5, 1), (1, 6), (5, 6)), ((3, 1), (3, 7), (3, 7), (3, 7))]
+
+
+@pytest.mark.parametrize("reference", REFERENCES)
+@pytest.mark.parametrize("case", range(len(SELECTS)))
+def test_select_v2(reference, case, tmp_path):
+    skip_without(reference)
+    sc, sx, sy, so = SELECTS[case]
+    rng = np.random.default_rng(case)
+    conds = [rng.random(sc) < 0.5, np.zeros(sc, bool), np.ones(sc, bool)]
+    feeds = [[c, a, b] for c, a, b in zip(conds, values(rng, sx), values(rng, sy)[::-1])]
+    check(select_model(sc, sx, sy, so), tmp_path, feeds, reference, sx == so or sy == so)
+
+
+@pytest.mark.parametrize("reference", REFERENCES)
+@pytest.mark.parametrize("out", ["int8", "int16", "int32", "float32", "bool"])
+def test_cast_from_int16(reference, out, tmp_path):
+    """int8 wraps, float32 and int32 exact, bool as != 0 (the extremes, 0 and -1 among the inputs)."""
+    skip_without(reference)
+    shape = (3, 1, 22)
+    q = {"scale": 0.01, "zero_point": 0} if out in ("int8", "int16") else {}
+    content = L.single_op_model("CAST", [t16(shape), dict(shape=shape, dtype=out, **q)], [0], [1], version=2)
+    model = load(content, tmp_path)
+    feeds = [[x] for x in values(np.random.default_rng(1), shape)]
+    wants = references(content, feeds, reference)
+    for isa in host_isas():
+        ctx = PlanContext.build(model, isa=isa, reference=reference)
+        plan = ctx.make(list(ctx.kernels[0].variants), "size")
+        assert plan.verify()
+        it = ap.Interpreter(plan)
+        for feed, want in zip(feeds, wants):
+            got = it.run(feed[0])
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want, err_msg=f"{out} on {isa} ({reference})")
+
+
+@pytest.mark.parametrize("reference", REFERENCES)
+def test_select_and_cast_on_a_poisoned_arena(reference, tmp_path):
+    rng = np.random.default_rng(8)
+    model = load(select_model((1, 4, 1, 8), (1, 4, 4, 8), (1, 1, 4, 8), (1, 4, 4, 8)), tmp_path, "s")
+    poisoned_run(model, [rng.random((1, 4, 1, 8)) < 0.5, values(rng, (1, 4, 4, 8))[0], values(rng, (1, 1, 4, 8))[0]],
+                 reference=reference)
+    content = L.single_op_model("CAST", [t16((4, 9)), dict(shape=(4, 9), dtype="float32")], [0], [1], version=2)
+    poisoned_run(load(content, tmp_path, "c"), values(rng, (4, 9))[0], reference=reference)

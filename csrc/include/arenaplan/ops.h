@@ -921,6 +921,12 @@ ap_status ap_sum_s16_variants(const void *params, ap_isa isa, ap_variant *varian
                               uint32_t *count_out, ap_error *error_out);
 ap_status ap_sum_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
+/** SELECT_V2 of int16 x and y (ap_select_params, variants ap_select_variants; the values copied as
+    stored) and CAST from int16 (ap_cast_params, variants ap_cast_variants: to int8 wrapping, int16,
+    int32, float32 exactly, bool as != 0), the int8 rows' kernels on two-byte elements. */
+ap_status ap_select_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_cast_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
 /** Entries of each of the int16 SOFTMAX's two tables (TFLite's LUTSize<int16_t>()). */
 enum { AP_SOFTMAX_S16_LUT_SIZE = 513 };
 

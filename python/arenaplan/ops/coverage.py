@@ -442,7 +442,7 @@ def _gather(dtype: str) -> Model:
 
 def _select(dtype: str) -> Model:
     p = _Probe()
-    scale = 0.05 if dtype == "int8" else None
+    scale = 0.05 if dtype == "int8" else 1e-3 if dtype == "int16" else None
     c = p.x((1, 4, 1, 8), "bool", None)
     x, y_ = p.x((1, 4, 4, 8), dtype, scale, 0), p.x((1, 1, 4, 8), dtype, scale, 0)
     y = p.t((1, 4, 4, 8), dtype, scale, 0)
@@ -506,8 +506,9 @@ _TYPED_PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
        for t, dt in (("s8", "int8"), ("f32", "float32"), ("s32", "int32"))},
     **{(op, t): (lambda fn=fn, dt=dt: [fn(dt)]) for op, fn in (("GATHER", _gather), ("SELECT_V2", _select))
        for t, dt in (("s8", "int8"), ("f32", "float32"), ("s32", "int32"), ("bool", "bool"))},
+    ("SELECT_V2", "s16x8"): lambda: [_select("int16")],
     **{("CAST", t): (lambda dt=dt: [_cast(dt)])
-       for t, dt in (("s8", "int8"), ("f32", "float32"), ("s32", "int32"), ("bool", "bool"))},
+       for t, dt in (("s8", "int8"), ("f32", "float32"), ("s32", "int32"), ("bool", "bool"), ("s16x8", "int16"))},
     **{("FILL", t): (lambda dt=dt: [_fill(dt)])
        for t, dt in (("s8", "int8"), ("f32", "float32"), ("s32", "int32"), ("bool", "bool"))},
     ("ZEROS_LIKE", "f32"): lambda: [_zeros_like("float32")], ("ZEROS_LIKE", "s32"): lambda: [_zeros_like("int32")],

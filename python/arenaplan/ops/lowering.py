@@ -2483,7 +2483,7 @@ _LOWER_S16X8: Dict[str, Callable[[Model, Operator], tuple]] = {
 
 # --- bool and int32 tensors: comparisons, logical ops, ARG_MAX / ARG_MIN, GATHER, SELECT_V2 ---
 #: Row types by the element type of an op's data input (AP_TYPES_S8, _F32, _S32, _BOOL).
-_DATA_TYPES = {"int8": "s8", "float32": "f32", "int32": "s32", "bool": "bool"}
+_DATA_TYPES = {"int8": "s8", "float32": "f32", "int32": "s32", "bool": "bool", "int16": "s16x8"}
 _COMPARISONS = ("EQUAL", "NOT_EQUAL", "GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL")
 #: The ops whose row is chosen by their data input's element type: (that input's position, the
 #: element types their rows take). TensorFlow Lite's kernels have these and more (int16, int64,
@@ -2493,8 +2493,9 @@ _TYPED: Dict[str, Tuple[int, Tuple[str, ...]]] = {
        for op in _COMPARISONS},
     "LOGICAL_AND": (0, ("bool",)), "LOGICAL_OR": (0, ("bool",)), "LOGICAL_NOT": (0, ("bool",)),
     "ARG_MAX": (0, ("int8", "float32", "int32")), "ARG_MIN": (0, ("int8", "float32", "int32")),
-    "GATHER": (0, ("int8", "float32", "int32", "bool")), "SELECT_V2": (1, ("int8", "float32", "int32", "bool")),
-    "CAST": (0, ("int8", "float32", "int32", "bool")), "ZEROS_LIKE": (0, ("float32", "int32")),
+    "GATHER": (0, ("int8", "float32", "int32", "bool")),
+    "SELECT_V2": (1, ("int8", "float32", "int32", "bool", "int16")),
+    "CAST": (0, ("int8", "float32", "int32", "bool", "int16")), "ZEROS_LIKE": (0, ("float32", "int32")),
     "FILL": (1, ("int8", "float32", "int32", "bool")),
     "FLOOR_DIV": (0, ("float32", "int32")), "FLOOR_MOD": (0, ("float32", "int32")), "ADD_N": (0, ("float32", "int32")),
     "EMBEDDING_LOOKUP": (1, ("int8", "float32")),
@@ -2638,7 +2639,8 @@ def _gather(model: Model, op: Operator) -> tuple:
 
 def _select_v2(model: Model, op: Operator) -> tuple:
     """SELECT_V2 (TFLite's reference Select with broadcasting): a bool condition, x and y of one
-    type: int8, float32, int32 or bool (int8 values copied as stored, whatever the quantisations), the output their
+    type: int8, int16, float32, int32 or bool (int8 and int16 values copied as stored, whatever
+    the quantisations), the output their
     broadcast shape, rank <= 4."""
     dtype = _data_type(model, op)
     c = _tensor(model, _operand(op.inputs, 0), "condition", None)
@@ -2667,8 +2669,8 @@ def _elements(shape: Sequence[int], what: str) -> int:
 
 
 def _cast(model: Model, op: Operator, reference: str = "litert") -> tuple:
-    """CAST (TFLite's Cast) from int8, float32, int32 or bool to int8, int16, int32, float32 or
-    bool (the pairs TFLite Micro has, less int16 inputs); the output the input's shape;
+    """CAST (TFLite's Cast) from int8, int16, float32, int32 or bool to int8, int16, int32,
+    float32 or bool (the pairs TFLite Micro has); the output the input's shape;
     quantisation is not read. A float32 NaN cast to an integer type is the rule's: LiteRT's
     saturating cast gives the type's maximum, TensorFlow Lite Micro's 0."""
     dtype = _data_type(model, op)
