@@ -348,3 +348,26 @@ def test_refusals_name_the_op(tmp_path):
         for reference in REFERENCES:
             with pytest.raises(UnsupportedModel, match=r"op 0 \(" + pattern):
                 ap.plan(model, reference=reference)
+
+
+@pytest.mark.parametrize("reference", REFERENCES)
+def test_int8_in_int16_out_softmax(reference, tmp_path):
+    """The int8 row's int16 output (scale 1/65536, zero point -32768) equals both runtimes: TFLite
+    Micro has this form too, and the int8 kernel's fixed point is both runtimes'."""
+    if _LITERT if reference == "litert" else _TFLM:
+        pytest.skip(str(_LITERT if reference == "litert" else _TFLM))
+    from ai_edge_litert import schema_py_generated as S
+    for i, (xs, beta, shape) in enumerate([(0.05, 1.0, (4, 10)), (0.1, 0.5, (3, 100)), (0.3, 2.0, (2, 1))]):
+        o = S.SoftmaxOptionsT()
+        o.beta = beta
+        tensors = [dict(shape=shape, dtype="int8", scale=xs, zero_point=3),
+                   dict(shape=shape, dtype="int16", scale=1.0 / 65536, zero_point=-32768)]
+        content = L.single_op_model("SOFTMAX", tensors, [0], [1], "SoftmaxOptions", o, version=3)
+        rng = np.random.default_rng(i)
+        xs_in = [rng.integers(-128, 128, size=shape, dtype=np.int8), np.full(shape, -128, np.int8),
+                 np.resize(np.array([-128, 127], np.int8), shape)]
+        wants = references(content, xs_in, reference)
+        model = load(content, tmp_path, f"m{i}")
+        it = ap.Interpreter(ap.plan(model, reference=reference))
+        for x, want in zip(xs_in, wants):
+            np.testing.assert_array_equal(it.run(x), want, err_msg=f"case {i} ({reference})")
