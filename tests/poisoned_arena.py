@@ -27,6 +27,7 @@ def poisoned_run(model: ap.Model, x, mode: str = "size", reference: str = "liter
                 keep[span] = True
         poisoned = np.where(keep, arena, np.uint8(0xA5))
         it.arena[:] = poisoned
+        state = it.state.copy()   # a stateful op (SVDF) runs twice from the same state
         it._graph.invoke(it._pools, op.index, op.index + 1)
         changed = np.flatnonzero((it.arena != poisoned) & ~allowed)
         assert changed.size == 0, f"op {op.index} ({op.type}) wrote at offsets {changed[:8]}"
@@ -34,6 +35,7 @@ def poisoned_run(model: ap.Model, x, mode: str = "size", reference: str = "liter
         span = slice(out.offset, out.offset + out.size)
         got = it.arena[span].copy()
         it.arena[:] = arena
+        it.state[:] = state
         it._graph.invoke(it._pools, op.index, op.index + 1)
         np.testing.assert_array_equal(it.arena[span], got, err_msg=f"op {op.index} ({op.type}) read poisoned bytes")
         arena = np.where(allowed, it.arena, arena)

@@ -138,6 +138,8 @@ def _input(tensor, rng: np.random.Generator, kind: str) -> np.ndarray:
         if kind == "edges":
             x[:size // 3] = False
             x[size // 3:2 * size // 3] = True
+        if size == 1:   # a one-element bool (FILL's value): each kind one of the two values, not chance's
+            x[:] = kind == "edges"
         return x.reshape(shape)
     info = np.iinfo(tensor.dtype)
     zp = tensor.quantization.zero_point[0] if tensor.quantization else 0

@@ -560,9 +560,9 @@ def test_bad_16x8_models_are_refused(tmp_path):
     _refused(add_model("MUL", (4,), (4,), (4,), (0.01, 0.01, 0.01), zps=(2, 0, 0)), tmp_path,
              r"op 0 \(MUL\): first input tensor 0 .* is int16 with zero point 2; TFLite's 16x8 kernels require 0")
     # an op without a 16x8 row: the int8 lowering names the type
-    int16_softmax = [dict(shape=(4,), dtype="int16", scale=0.01), dict(shape=(4,), dtype="int16", scale=1 / 32768)]
-    _refused(L.single_op_model("SOFTMAX", int16_softmax, [0], [1], "SoftmaxOptions", S.SoftmaxOptionsT(),
-                               version=3), tmp_path, r"op 0 \(SOFTMAX\): input tensor 0 .* is int16, expected int8")
+    int16_swish = [dict(shape=(4,), dtype="int16", scale=0.01), dict(shape=(4,), dtype="int16", scale=0.01)]
+    _refused(L.single_op_model("HARD_SWISH", int16_swish, [0], [1]), tmp_path,
+             r"op 0 \(HARD_SWISH\): input tensor 0 .* is int16, expected int8")
 
 
 def test_16x8_params_and_blobs_are_checked(tmp_path):

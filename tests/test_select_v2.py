@@ -117,8 +117,9 @@ def test_refusals_name_the_op(tmp_path):
          r"op 0 \(SELECT_V2\): y tensor 2 is float32, x int8; TFLite requires one type"),
         (select_model("float32", (3, 4), (2, 4), (3, 4), out_shape=(3, 4)),
          r"op 0 \(SELECT_V2\): shapes \(3, 4\) and \(2, 4\) and \(3, 4\) do not broadcast"),
-        (select_model("int16", (3, 4), (3, 4), (3, 4)), r"op 0 \(SELECT_V2\): input 1 \(tensor 1\) is int16; "
-                                                        r"arenaplan's SELECT_V2 takes int8, float32, int32, bool"),
+        (select_model("int64", (3, 4), (3, 4), (3, 4)), r"op 0 \(SELECT_V2\): input 1 \(tensor 1\) is int64; "
+                                                        r"arenaplan's SELECT_V2 takes int8, float32, int32, bool, "
+                                                        r"int16"),
         (select_model("float32", (2, 1, 2, 1, 2), (1, 2, 1, 2, 1), (1,)),
          r"op 0 \(SELECT_V2\): the broadcast shape \(2, 2, 2, 2, 2\) has rank 5; at most 4 is supported"),
     ]

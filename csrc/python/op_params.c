@@ -12,7 +12,7 @@
 #include <string.h>
 
 static const char *const ap_py_field_type_names[] = {
-    "int32", "uint32", "int64", "size_t", "float32", "dtype", "int32[]", "float64[]", "int8[]",
+    "int32", "uint32", "int64", "size_t", "float32", "dtype", "int32[]", "float64[]", "int8[]", "int16[]",
 };
 
 static const char *ap_py_field_type_name(ap_field_type type)
@@ -153,6 +153,8 @@ static int ap_py_scalar(const ap_op_def *def, const ap_param_field *f, ap_field_
         return ap_py_double(def, f, index, obj, 0, out);
     case AP_FIELD_INT8_ARRAY:
         return ap_py_integer(def, f, index, obj, INT8_MIN, INT8_MAX, "int8", out, sizeof(int8_t));
+    case AP_FIELD_INT16_ARRAY:
+        return ap_py_integer(def, f, index, obj, INT16_MIN, INT16_MAX, "int16", out, sizeof(int16_t));
     }
     PyErr_Format(PyExc_SystemError, "op %s: params field '%s' has an unknown type", def->name, f->name);
     return -1;
@@ -165,6 +167,7 @@ static size_t ap_py_item_size(ap_field_type type)
     case AP_FIELD_SIZE: return sizeof(size_t);
     case AP_FIELD_FLOAT64_ARRAY: return sizeof(double);
     case AP_FIELD_INT8_ARRAY: return sizeof(int8_t);
+    case AP_FIELD_INT16_ARRAY: return sizeof(int16_t);
     default: return sizeof(int32_t);
     }
 }

@@ -3,7 +3,7 @@
 #include "float32_common.h"
 
 /* ---- CAST ---------------------------------------------------------------------------------- */
-typedef enum cast_in { IN_S8, IN_F32, IN_S32, IN_BOOL } cast_in;
+typedef enum cast_in { IN_S8, IN_F32, IN_S32, IN_BOOL, IN_S16 } cast_in;
 
 static ap_status cast_check(const ap_cast_params *p, ap_error *error)
 {
@@ -59,6 +59,7 @@ static inline int32_t in_as_int(const void *x, size_t i, cast_in in, int32_t lo,
     case IN_S8: return ((const int8_t *)x)[i];
     case IN_F32: return f32_to_int(((const float *)x)[i], lo, hi, nan_saturates);
     case IN_S32: return ((const int32_t *)x)[i];
+    case IN_S16: return ((const int16_t *)x)[i];
     default: return ((const uint8_t *)x)[i] != 0;
     }
 }
@@ -108,6 +109,11 @@ static ap_status cast_run(const ap_op_call *call, ap_isa isa, cast_in in, ap_err
 ap_status ap_cast_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
     return cast_run(call, isa, IN_S8, error_out);
+}
+
+ap_status ap_cast_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return cast_run(call, isa, IN_S16, error_out);
 }
 
 ap_status ap_cast_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)

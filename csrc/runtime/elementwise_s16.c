@@ -228,3 +228,166 @@ ap_status ap_mul_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out
     }
     return AP_OK;
 }
+
+/* ---- MAXIMUM and MINIMUM (ap_minmax_params): the stored int16 values compared ---- */
+
+static ap_status minmax16_check(const ap_minmax_params *p, const char *op, ap_error *error)
+{
+    if (p == NULL) {
+        return AP_OPS_INVALID(error, "%s: params must not be NULL", op);
+    }
+    return ew16_check_shapes(p->input1_shape, p->input2_shape, p->output_shape, op, error);
+}
+
+static ap_status minmax16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                   uint32_t *count_out, const char *op, ap_error *error_out)
+{
+    const ap_minmax_params *p = params;
+    ap_status st = minmax16_check(p, op, error_out);
+    return st != AP_OK ? st : ew16_variant(p->input1_shape, p->input2_shape, p->output_shape, isa, variants_out,
+                                           capacity, count_out, op, error_out);
+}
+
+static ap_status minmax16_run(const ap_op_call *call, ap_isa isa, int maximum, ap_error *error_out)
+{
+    const char *op = maximum ? "maximum_s16" : "minimum_s16";
+    ap_status st = ap_s16_check_call(call, 2, op, error_out);
+    const ap_minmax_params *p = st == AP_OK ? call->params : NULL;
+    st = st != AP_OK ? st : minmax16_check(p, op, error_out);
+    if (st == AP_OK && call->variant->isa != (int32_t)isa) {
+        st = AP_OPS_INVALID(error_out, "%s: variant '%s' is a %s variant; asked to run it as %s", op,
+                            call->variant->name, ap_isa_name(call->variant->isa), ap_isa_name(isa));
+    }
+    if (st != AP_OK) {
+        return st;
+    }
+    if (call->variant->kind != AP_ELEMENTWISE_DIRECT) {
+        return AP_OPS_UNSUPPORTED(error_out, "%s: variant kind %d is not one of its kinds", op,
+                                  (int)call->variant->kind);
+    }
+    const int16_t *a = call->inputs[0], *b = call->inputs[1];
+    int16_t *out = call->output;
+    size_t sa[4], sb[4];
+    ap_ops_broadcast_strides(p->input1_shape, sa);
+    ap_ops_broadcast_strides(p->input2_shape, sb);
+    const int32_t *o = p->output_shape;
+    size_t at = 0;
+    for (int32_t i0 = 0; i0 < o[0]; ++i0) {
+        for (int32_t i1 = 0; i1 < o[1]; ++i1) {
+            for (int32_t i2 = 0; i2 < o[2]; ++i2) {
+                const size_t ra = (size_t)i0 * sa[0] + (size_t)i1 * sa[1] + (size_t)i2 * sa[2];
+                const size_t rb = (size_t)i0 * sb[0] + (size_t)i1 * sb[1] + (size_t)i2 * sb[2];
+                for (int32_t i3 = 0; i3 < o[3]; ++i3, ++at) {
+                    /* both read before out[at] is written: in place over an input is safe */
+                    const int16_t x = a[ra + (size_t)i3 * sa[3]], y = b[rb + (size_t)i3 * sb[3]];
+                    out[at] = maximum ? (x > y ? x : y) : (x < y ? x : y);
+                }
+            }
+        }
+    }
+    return AP_OK;
+}
+
+ap_status ap_maximum_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                  uint32_t *count_out, ap_error *error_out)
+{
+    return minmax16_variants(params, isa, variants_out, capacity, count_out, "maximum_s16", error_out);
+}
+
+ap_status ap_maximum_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return minmax16_run(call, isa, 1, error_out);
+}
+
+ap_status ap_minimum_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                  uint32_t *count_out, ap_error *error_out)
+{
+    return minmax16_variants(params, isa, variants_out, capacity, count_out, "minimum_s16", error_out);
+}
+
+ap_status ap_minimum_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return minmax16_run(call, isa, 0, error_out);
+}
+
+/* ---- SQUARED_DIFFERENCE (ap_squared_difference_params), TensorFlow Lite Micro's int16 path ---- */
+
+static ap_status sqdiff16_check(const ap_squared_difference_params *p, const char *op, ap_error *error)
+{
+    if (p == NULL) {
+        return AP_OPS_INVALID(error, "%s: params must not be NULL", op);
+    }
+    ap_status st = ew16_check_shapes(p->input1_shape, p->input2_shape, p->output_shape, op, error);
+    if (st != AP_OK) {
+        return st;
+    }
+    if (p->input1_offset != 0 || p->input2_offset != 0 || p->output_offset != 0) {
+        return AP_OPS_INVALID(error, "%s: offsets (%d, %d, %d) must be 0 (int16 zero points are 0)", op,
+                              (int)p->input1_offset, (int)p->input2_offset, (int)p->output_offset);
+    }
+    /* the inputs' multipliers below one (TFLite's SmallerThanOneExp) keep each scaled input below
+       2^15 and the square below 2^31; the output's may shift left (its product wraps as TFLite's) */
+    if (p->input1_multiplier < 0 || p->input2_multiplier < 0 || p->output_multiplier < 0 ||
+        p->input1_shift < -31 || p->input1_shift > 0 || p->input2_shift < -31 || p->input2_shift > 0 ||
+        p->output_shift < -31 || p->output_shift > 30) {
+        return AP_OPS_INVALID(error, "%s: multipliers must be >= 0, the inputs' shifts in [-31, 0] and the "
+                              "output's in [-31, 30]", op);
+    }
+    return AP_OK;
+}
+
+ap_status ap_squared_difference_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                             uint32_t capacity, uint32_t *count_out, ap_error *error_out)
+{
+    const ap_squared_difference_params *p = params;
+    ap_status st = sqdiff16_check(p, "squared_difference_s16", error_out);
+    return st != AP_OK ? st : ew16_variant(p->input1_shape, p->input2_shape, p->output_shape, isa, variants_out,
+                                           capacity, count_out, "squared_difference_s16", error_out);
+}
+
+ap_status ap_squared_difference_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    const char *op = "squared_difference_s16";
+    ap_status st = ap_s16_check_call(call, 2, op, error_out);
+    const ap_squared_difference_params *p = st == AP_OK ? call->params : NULL;
+    st = st != AP_OK ? st : sqdiff16_check(p, op, error_out);
+    if (st == AP_OK && call->variant->isa != (int32_t)isa) {
+        st = AP_OPS_INVALID(error_out, "%s: variant '%s' is a %s variant; asked to run it as %s", op,
+                            call->variant->name, ap_isa_name(call->variant->isa), ap_isa_name(isa));
+    }
+    if (st != AP_OK) {
+        return st;
+    }
+    if (call->variant->kind != AP_ELEMENTWISE_DIRECT) {
+        return AP_OPS_UNSUPPORTED(error_out, "%s: variant kind %d is not one of its kinds", op,
+                                  (int)call->variant->kind);
+    }
+    const int16_t *a = call->inputs[0], *b = call->inputs[1];
+    int16_t *out = call->output;
+    size_t sa[4], sb[4];
+    ap_ops_broadcast_strides(p->input1_shape, sa);
+    ap_ops_broadcast_strides(p->input2_shape, sb);
+    const int32_t *o = p->output_shape;
+    size_t at = 0;
+    for (int32_t i0 = 0; i0 < o[0]; ++i0) {
+        for (int32_t i1 = 0; i1 < o[1]; ++i1) {
+            for (int32_t i2 = 0; i2 < o[2]; ++i2) {
+                const size_t ra = (size_t)i0 * sa[0] + (size_t)i1 * sa[1] + (size_t)i2 * sa[2];
+                const size_t rb = (size_t)i0 * sb[0] + (size_t)i1 * sb[1] + (size_t)i2 * sb[2];
+                for (int32_t i3 = 0; i3 < o[3]; ++i3, ++at) {
+                    /* left shift 0: the int16 values rescaled as they are */
+                    const int32_t x = ap_fp_multiply_by_quantized_multiplier(a[ra + (size_t)i3 * sa[3]],
+                                                                             p->input1_multiplier, p->input1_shift);
+                    const int32_t y = ap_fp_multiply_by_quantized_multiplier(b[rb + (size_t)i3 * sb[3]],
+                                                                             p->input2_multiplier, p->input2_shift);
+                    const int32_t d = x - y;
+                    const int32_t square = (int32_t)((uint32_t)d * (uint32_t)d);
+                    const int32_t raw = ap_fp_multiply_by_quantized_multiplier(square, p->output_multiplier,
+                                                                               p->output_shift);
+                    out[at] = (int16_t)ap_ops_clamp(raw, -32768, 32767);
+                }
+            }
+        }
+    }
+    return AP_OK;
+}

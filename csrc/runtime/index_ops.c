@@ -281,6 +281,11 @@ ap_status ap_select_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_o
     return select_run(call, isa, 1, error_out);
 }
 
+ap_status ap_select_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return select_run(call, isa, 2, error_out);
+}
+
 ap_status ap_select_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
     return select_run(call, isa, 4, error_out);

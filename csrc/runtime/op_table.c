@@ -156,7 +156,8 @@ static const ap_param_field ap_svdf_fields[] = {
     AP_I32(ap_svdf_params, memory), AP_I32(ap_svdf_params, rank), AP_I32(ap_svdf_params, input_zero_point),
     AP_I32(ap_svdf_params, output_zero_point), AP_I32(ap_svdf_params, feature_multiplier),
     AP_I32(ap_svdf_params, feature_shift), AP_I32(ap_svdf_params, time_multiplier),
-    AP_I32(ap_svdf_params, time_shift),
+    AP_I32(ap_svdf_params, time_shift), AP_I32(ap_svdf_params, time_weights_int8),
+    AP_I32(ap_svdf_params, state_zero_point),
 };
 
 static const ap_param_field ap_lstm_fields[] = {
@@ -602,6 +603,12 @@ static ap_status ap_svdf_state_bytes_entry(const void *params, size_t *bytes_out
 static ap_status ap_svdf_run_entry(const ap_op_call *c, ap_isa isa, ap_error *error_out)
 {
     AP_CHECK_ISA(c, isa, error_out);
+    const ap_svdf_params *p = c->params;
+    if (p != NULL && p->time_weights_int8) {
+        return ap_svdf_s8_time8_run(p, c->variant, c->inputs[0], c->inputs[1], c->inputs[2],
+                                    c->input_count > 3 ? c->inputs[3] : NULL, c->state[0], c->output, c->scratch,
+                                    c->scratch_count, error_out);
+    }
     return ap_svdf_s8_run(c->params, c->variant, c->inputs[0], c->inputs[1], c->inputs[2],
                           c->input_count > 3 ? c->inputs[3] : NULL, c->state[0], c->output, c->scratch,
                           c->scratch_count, error_out);
@@ -788,6 +795,20 @@ static const ap_param_field ap_elu_s8_fields[] = {
     AP_ARRAY(ap_elu_s8_params, table, AP_FIELD_INT8_ARRAY, "table_size", NULL, 0),
 };
 
+/* ---- int16 SOFTMAX, LOGISTIC and TANH ---- */
+static const ap_param_field ap_softmax_s16_fields[] = {
+    AP_I32(ap_softmax_s16_params, outer_size), AP_I32(ap_softmax_s16_params, depth),
+    AP_I32(ap_softmax_s16_params, input_multiplier), AP_I32(ap_softmax_s16_params, input_left_shift),
+    AP_I32(ap_softmax_s16_params, lut_size),
+    AP_ARRAY(ap_softmax_s16_params, exp_lut, AP_FIELD_INT16_ARRAY, "lut_size", NULL, 0),
+    AP_ARRAY(ap_softmax_s16_params, one_over_one_plus_x_lut, AP_FIELD_INT16_ARRAY, "lut_size", NULL, 0),
+};
+
+static const ap_param_field ap_logistic_s16_fields[] = {
+    AP_FIELD(ap_logistic_s16_params, count, AP_FIELD_SIZE, 1), AP_I32(ap_logistic_s16_params, input_multiplier),
+    AP_I32(ap_logistic_s16_params, input_left_shift),
+};
+
 #define AP_ROW_OF(code, name, types, T, fields) code, name, #code, types, #T, sizeof(T), AP_FIELDS(fields)
 #define AP_ROW(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S8, T, fields)
 #define AP_ROW_S16X8(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S16X8, T, fields)
@@ -941,6 +962,32 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_relu_s16_variants), NULL, NULL, NULL, NULL, ap_relu_s16_run},
     {AP_ROW_S16X8(AP_OP_MEAN, "MEAN", ap_mean_params, ap_mean_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_mean_s16_variants), NULL, NULL, NULL, NULL, ap_mean_s16_run},
+    {AP_ROW_S16X8(AP_OP_MAXIMUM, "MAXIMUM", ap_minmax_params, ap_minmax_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_maximum_s16_variants), NULL, NULL, NULL, NULL, ap_maximum_s16_run},
+    {AP_ROW_S16X8(AP_OP_MINIMUM, "MINIMUM", ap_minmax_params, ap_minmax_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_minimum_s16_variants), NULL, NULL, NULL, NULL, ap_minimum_s16_run},
+    {AP_ROW_S16X8(AP_OP_ABS, "ABS", ap_abs_params, ap_abs_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_abs_s16_variants), NULL, NULL, NULL, NULL, ap_abs_s16_run},
+    {AP_ROW_S16X8(AP_OP_RESIZE_NEAREST_NEIGHBOR, "RESIZE_NEAREST_NEIGHBOR", ap_resize_nearest_params,
+                  ap_resize_nearest_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_resize_nearest_s8_variants), NULL, NULL, NULL, NULL, ap_resize_nearest_s16_run},
+    {AP_ROW_S16X8(AP_OP_BROADCAST_TO, "BROADCAST_TO", ap_broadcast_to_params, ap_broadcast_to_fields), 0, 1, 1,
+     1, 0, AP_PLAN(ap_broadcast_to_s8_variants), NULL, NULL, NULL, NULL, ap_broadcast_to_s16_run},
+    {AP_ROW_S16X8(AP_OP_SQUARED_DIFFERENCE, "SQUARED_DIFFERENCE", ap_squared_difference_params,
+                  ap_squared_difference_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_squared_difference_s16_variants), NULL, NULL, NULL, NULL, ap_squared_difference_s16_run},
+    {AP_ROW_S16X8(AP_OP_SUM, "SUM", ap_sum_params, ap_sum_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_sum_s16_variants), NULL, NULL, NULL, NULL, ap_sum_s16_run},
+    {AP_ROW_S16X8(AP_OP_SELECT_V2, "SELECT_V2", ap_select_params, ap_select_fields), 0, 3, 3, 1, 0,
+     AP_PLAN(ap_select_variants), NULL, NULL, NULL, NULL, ap_select_s16_run},
+    {AP_ROW_S16X8(AP_OP_CAST, "CAST", ap_cast_params, ap_cast_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_cast_variants), NULL, NULL, NULL, NULL, ap_cast_s16_run},
+    {AP_ROW_S16X8(AP_OP_SOFTMAX, "SOFTMAX", ap_softmax_s16_params, ap_softmax_s16_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_softmax_s16_variants), NULL, NULL, NULL, NULL, ap_softmax_s16_run},
+    {AP_ROW_S16X8(AP_OP_LOGISTIC, "LOGISTIC", ap_logistic_s16_params, ap_logistic_s16_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_logistic_s16_variants), NULL, NULL, NULL, NULL, ap_logistic_s16_run},
+    {AP_ROW_S16X8(AP_OP_TANH, "TANH", ap_logistic_s16_params, ap_logistic_s16_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_logistic_s16_variants), NULL, NULL, NULL, NULL, ap_tanh_s16_run},
     /* float32: TFLite's float reference kernels (ops.h, float32_weighted.c, float32_ops.c) */
     {AP_ROW_F32(AP_OP_FULLY_CONNECTED, "FULLY_CONNECTED", ap_fully_connected_f32_params,
                 ap_fully_connected_f32_fields), 1, 1, 1, 1, 0,

@@ -91,6 +91,45 @@ ap_status ap_resize_nearest_s8_variants(const void *params, ap_isa isa, ap_varia
     return st != AP_OK ? st : resize_variants(count, isa, variants_out, capacity, count_out, NEAREST_OP, error_out);
 }
 
+/* One output pixel a memcpy of channels * element bytes: int8 and int16 rows alike. */
+static ap_status nearest_run(const ap_op_call *call, ap_isa isa, size_t element, ap_error *error_out)
+{
+    if (call == NULL) {
+        return AP_OPS_INVALID(error_out, NEAREST_OP ": call must not be NULL");
+    }
+    const ap_resize_nearest_params *p = call->params;
+    size_t count = 0, bytes = 0;
+    ap_status st = nearest_check(p, &count, error_out);
+    if (st == AP_OK && !ap_ops_mul(count, element, &bytes)) {
+        st = AP_OPS_OVERFLOW(error_out, NEAREST_OP ": the output's bytes overflow");
+    }
+    if (st == AP_OK) {
+        st = resize_check_call(call, isa, NEAREST_OP, error_out);
+    }
+    if (st != AP_OK) {
+        return st;
+    }
+    const unsigned char *in = call->inputs[0];
+    unsigned char *out = call->output;
+    const size_t c = (size_t)p->channels * element, row = (size_t)p->input_w * c, image = (size_t)p->input_h * row;
+    for (int32_t b = 0; b < p->batches; ++b) {
+        const unsigned char *src = in + (size_t)b * image;
+        for (int32_t y = 0; y < p->output_h; ++y) {
+            const unsigned char *src_row = src + (size_t)p->y_index[y] * row;
+            for (int32_t x = 0; x < p->output_w; ++x) {
+                memcpy(out, src_row + (size_t)p->x_index[x] * c, c);
+                out += c;
+            }
+        }
+    }
+    return AP_OK;
+}
+
+ap_status ap_resize_nearest_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return nearest_run(call, isa, sizeof(int16_t), error_out);
+}
+
 ap_status ap_resize_nearest_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
     /* one code for every ISA: row copies */

@@ -42,6 +42,12 @@ static ap_status svdf_check(const ap_svdf_params *p, svdf_sizes *sizes, ap_error
                               "in [-31, 31]", (int)p->feature_multiplier, (int)p->time_multiplier,
                               (int)p->feature_shift, (int)p->time_shift);
     }
+    if ((p->time_weights_int8 != 0 && p->time_weights_int8 != 1) ||
+        (p->time_weights_int8 ? !ap_ops_int8_range(p->state_zero_point) : p->state_zero_point != 0)) {
+        return AP_OPS_INVALID(error, SVDF_OP ": time_weights_int8 %d must be 0 or 1 and state_zero_point %d "
+                              "within [-128, 127] (int8 state) or 0 (int16 state)", (int)p->time_weights_int8,
+                              (int)p->state_zero_point);
+    }
     svdf_sizes s;
     size_t state_bytes, scratch_bytes;
     if (!ap_ops_mul((size_t)p->batches, (size_t)p->input_size, &s.input) ||
@@ -107,7 +113,7 @@ ap_status ap_svdf_s8_state_bytes(const ap_svdf_params *params, size_t *bytes_out
     if (bytes_out == NULL) {
         return AP_OPS_INVALID(error_out, SVDF_OP ": bytes_out must not be NULL");
     }
-    *bytes_out = s.state * sizeof(int16_t);
+    *bytes_out = s.state * (params->time_weights_int8 ? sizeof(int8_t) : sizeof(int16_t));
     return AP_OK;
 }
 
@@ -371,6 +377,10 @@ ap_status ap_svdf_s8_run(const ap_svdf_params *params, const ap_variant *variant
     if (st != AP_OK || (st = ap_ops_check_variant_ptr(variant, SVDF_OP, error_out)) != AP_OK) {
         return st;
     }
+    if (params->time_weights_int8) {
+        return AP_OPS_INVALID(error_out, SVDF_OP ": params with int8 time weights run through "
+                              "ap_svdf_s8_time8_run");
+    }
     if (input == NULL || weights_feature == NULL || weights_time == NULL || state == NULL || output == NULL) {
         return AP_OPS_INVALID(error_out, SVDF_OP ": input, weights, state and output must not be NULL "
                               "(only bias may be)");
@@ -400,5 +410,106 @@ ap_status ap_svdf_s8_run(const ap_svdf_params *params, const ap_variant *variant
     }
     svdf_run_direct(params, &s, input, weights_feature, weights_time, bias, state, output,
                     (int32_t *)scratch[0].data, use_avx2);
+    return AP_OK;
+}
+
+/* ---- int8 time weights and state (TensorFlow Lite Micro's EvalInt8SvdfReference) ---- */
+
+/* The feature step of every filter of batch b: the newest element of each state row. */
+static void svdf8_feature(const ap_svdf_params *p, const int8_t *x, const int8_t *weights_feature, int8_t *state_b)
+{
+    for (int32_t f = 0; f < p->filters; ++f) {
+        const int8_t *w = weights_feature + (size_t)f * (size_t)p->input_size;
+        uint32_t acc = 0;
+        for (int32_t c = 0; c < p->input_size; ++c) {
+            acc += (uint32_t)((int32_t)w[c] * ((int32_t)x[c] - p->input_zero_point));
+        }
+        const int32_t v = ap_ops_clamp(ap_fp_multiply_by_quantized_multiplier((int32_t)acc, p->feature_multiplier,
+                                                                               p->feature_shift), -128, 127);
+        /* the zero point after the clamp, the sum narrowed to int8 (wrapping), as the package does */
+        state_b[(size_t)f * (size_t)p->memory + (size_t)(p->memory - 1)] =
+            (int8_t)(uint8_t)((uint32_t)(v + p->state_zero_point) & 0xFFu);
+    }
+}
+
+/* The time dot product of filter f's weights with its state row less the state's zero point. */
+static int32_t svdf8_time(const ap_svdf_params *p, const int8_t *weights_time, const int8_t *state_b, int32_t f)
+{
+    const int8_t *w = weights_time + (size_t)f * (size_t)p->memory;
+    const int8_t *s = state_b + (size_t)f * (size_t)p->memory;
+    uint32_t acc = 0;
+    for (int32_t m = 0; m < p->memory; ++m) {
+        acc += (uint32_t)((int32_t)w[m] * ((int32_t)s[m] - p->state_zero_point));
+    }
+    return (int32_t)acc;
+}
+
+static int8_t svdf8_output(const ap_svdf_params *p, uint32_t sum)
+{
+    const int32_t v = ap_fp_multiply_by_quantized_multiplier((int32_t)sum, p->time_multiplier, p->time_shift);
+    return (int8_t)ap_ops_clamp(ap_ops_wrap_add(v, p->output_zero_point), -128, 127);
+}
+
+ap_status ap_svdf_s8_time8_run(const ap_svdf_params *params, const ap_variant *variant,
+                               const int8_t *input, const int8_t *weights_feature,
+                               const int8_t *weights_time, const int32_t *bias, int8_t *state,
+                               int8_t *output, const ap_scratch *scratch, uint32_t scratch_count,
+                               ap_error *error_out)
+{
+    svdf_sizes s;
+    ap_status st = svdf_check(params, &s, error_out);
+    if (st != AP_OK || (st = ap_ops_check_variant_ptr(variant, SVDF_OP, error_out)) != AP_OK) {
+        return st;
+    }
+    if (!params->time_weights_int8) {
+        return AP_OPS_INVALID(error_out, SVDF_OP ": params with int16 time weights run through ap_svdf_s8_run");
+    }
+    if (input == NULL || weights_feature == NULL || weights_time == NULL || state == NULL || output == NULL) {
+        return AP_OPS_INVALID(error_out, SVDF_OP ": input, weights, state and output must not be NULL "
+                              "(only bias may be)");
+    }
+    if (((uintptr_t)bias & 3u) != 0) {
+        return AP_OPS_INVALID(error_out, SVDF_OP ": bias must be 4-byte aligned");
+    }
+    if (!svdf_variant_applies(variant->kind, variant->param)) {
+        return AP_OPS_INVALID(error_out, SVDF_OP ": variant kind %d param %d does not apply",
+                              (int)variant->kind, (int)variant->param);
+    }
+    size_t need[AP_MAX_SCRATCH], align[AP_MAX_SCRATCH];
+    const uint32_t need_count = svdf_variant_scratch(variant->kind, &s, need, align);
+    st = ap_ops_check_scratch(SVDF_OP, variant->name, need, need_count, scratch, scratch_count, error_out);
+    if (st != AP_OK) {
+        return st;
+    }
+    if (need_count > 0 && ((uintptr_t)scratch[0].data & 3u) != 0) {
+        return AP_OPS_INVALID(error_out, SVDF_OP ": scratch must be 4-byte aligned");
+    }
+    const int32_t filters = params->filters, rank = params->rank;
+    const size_t row = (size_t)filters * (size_t)params->memory;
+    /* the whole state one element left; each row's last element is the feature step's */
+    memmove(state, state + 1, s.state - 1);
+    for (int32_t b = 0; b < params->batches; ++b) {
+        svdf8_feature(params, input + (size_t)b * (size_t)params->input_size, weights_feature, state + (size_t)b * row);
+    }
+    int32_t *time_out = need_count > 0 ? (int32_t *)scratch[0].data : NULL;
+    if (time_out != NULL) {   /* "direct": every time sum first, in TFLite Micro's order */
+        for (int32_t b = 0; b < params->batches; ++b) {
+            for (int32_t f = 0; f < filters; ++f) {
+                time_out[(size_t)b * (size_t)filters + (size_t)f] = svdf8_time(params, weights_time,
+                                                                              state + (size_t)b * row, f);
+            }
+        }
+    }
+    for (int32_t b = 0; b < params->batches; ++b) {
+        for (size_t u = 0; u < s.units; ++u) {
+            uint32_t sum = bias != NULL ? (uint32_t)bias[u] : 0u;
+            for (int32_t r = 0; r < rank; ++r) {
+                const int32_t f = (int32_t)(u * (size_t)rank) + r;
+                sum += (uint32_t)(time_out != NULL ? time_out[(size_t)b * (size_t)filters + (size_t)f]
+                                                   : svdf8_time(params, weights_time, state + (size_t)b * row, f));
+            }
+            output[(size_t)b * s.units + u] = svdf8_output(params, sum);
+        }
+    }
     return AP_OK;
 }

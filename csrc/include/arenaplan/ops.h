@@ -177,7 +177,8 @@ typedef enum ap_field_type {
     AP_FIELD_DTYPE = 5,          /* an ap_dtype value held in an int32_t */
     AP_FIELD_INT32_ARRAY = 6,    /* const int32_t *: a pointer to `length` elements */
     AP_FIELD_FLOAT64_ARRAY = 7,  /* const double *: a pointer to `length` elements */
-    AP_FIELD_INT8_ARRAY = 8      /* const int8_t *: a pointer to `length` elements */
+    AP_FIELD_INT8_ARRAY = 8,     /* const int8_t *: a pointer to `length` elements */
+    AP_FIELD_INT16_ARRAY = 9     /* const int16_t *: a pointer to `length` elements */
 } ap_field_type;
 
 /** One field of an op's params struct. */
@@ -906,6 +907,111 @@ ap_status ap_relu_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_ou
 ap_status ap_mean_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                                uint32_t *count_out, ap_error *error_out);
 ap_status ap_mean_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+/** int16 MAXIMUM and MINIMUM (ap_minmax_params): the int8 rows' MaximumMinimumBroadcastSlow on the
+    stored int16 values (LiteRT's and TensorFlow Lite Micro's alike; no requantisation).
+    "direct", in place where an input has the output's shape. */
+ap_status ap_maximum_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                  uint32_t *count_out, ap_error *error_out);
+ap_status ap_maximum_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_minimum_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                  uint32_t *count_out, ap_error *error_out);
+ap_status ap_minimum_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** int16 ABS (ap_abs_params with zero points 0, as both runtimes' int16 ABS requires): the int8
+    row's AbsEvalQuantized clamped to int16. "direct" (ap_unary_s8_kind DIRECT), no scratch, in
+    place. */
+ap_status ap_abs_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                              uint32_t *count_out, ap_error *error_out);
+ap_status ap_abs_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** int16 RESIZE_NEAREST_NEIGHBOR (ap_resize_nearest_params; variants as
+    ap_resize_nearest_s8_variants) and BROADCAST_TO (ap_broadcast_to_params; variants as
+    ap_broadcast_to_s8_variants): the int8 rows' copies moving int16 values (TFLite's kernels copy
+    them whatever the quantisation). */
+ap_status ap_resize_nearest_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_broadcast_to_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** int16 SQUARED_DIFFERENCE (ap_squared_difference_params with offsets 0), TensorFlow Lite
+    Micro's int16 path (LiteRT has none): left shift 0, each input rescaled by its multiplier
+    below one (twice the larger input scale), their difference squared in int32, rescaled by the
+    output multiplier ((2 * the larger scale)^2 / output scale, which may shift left; the
+    product wraps as TFLite's int32 does), clamped to int16. 4-D broadcasting; "direct", in place
+    where an input has the output's shape. */
+ap_status ap_squared_difference_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                             uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_squared_difference_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** int16 SUM (ap_sum_params with zero points in [-32768, 32767] and at most 32,768 elements an
+    output, so every int32 sum fits), TensorFlow Lite Micro's QuantizedMeanOrSum with compute_sum
+    on int16 values: the int8 row's formula with the int16 clamp. "direct" (AP_REDUCE_DIRECT). */
+ap_status ap_sum_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                              uint32_t *count_out, ap_error *error_out);
+ap_status ap_sum_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** SELECT_V2 of int16 x and y (ap_select_params, variants ap_select_variants; the values copied as
+    stored) and CAST from int16 (ap_cast_params, variants ap_cast_variants: to int8 wrapping, int16,
+    int32, float32 exactly, bool as != 0), the int8 rows' kernels on two-byte elements. */
+ap_status ap_select_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_cast_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** Entries of each of the int16 SOFTMAX's two tables (TFLite's LUTSize<int16_t>()). */
+enum { AP_SOFTMAX_S16_LUT_SIZE = 513 };
+
+/**
+ * int16 SOFTMAX (int16 in and out, the 16x8 row), TFLite's reference_ops::SoftmaxInt16 (LiteRT's
+ * and TensorFlow Lite Micro's alike) over the last axis: per row, each difference from the row's
+ * maximum is rescaled by MultiplyByQuantizedMultiplier(d, input_multiplier, input_left_shift)
+ * (QuantizeMultiplier of input_scale * beta / (10 / 65535), so -65535 stands for -10), moved up by
+ * 32767, saturated to int16 and looked up with interpolation in exp_lut (exp on [-10, 0] in
+ * Q0.15); the sum of those Q0.15 values is normalised by its leading zeros to [1, 2), looked up in
+ * one_over_one_plus_x_lut (1 / (1 + x) on [0, 1]) and each exp times that reciprocal is shifted
+ * back, rounded, and clamped to [0, 32767] (an output of scale 1/32768, zero point 0).
+ * The lookup of v: index 256 + (v >> 7), then base + ((int16)(next - base) * (v & 127) + 64) >> 7.
+ * The tables are TFLite's, computed when the plan is made by the rounding rule: LiteRT's Prepare
+ * forms them in double and the multiplier from the float32 product input_scale * beta,
+ * TensorFlow Lite Micro's both in float (its product in double); they differ in a few entries.
+ * A row whose exps sum to less than 1 (no table TFLite makes gives one) is written as zeros.
+ * Variants (ap_softmax_kind): "direct" (each exp looked up twice, no scratch) and "exp_cache"
+ * (depth int16 of scratch); neither in place.
+ */
+typedef struct ap_softmax_s16_params {
+    int32_t outer_size;              /* >= 1 */
+    int32_t depth;                   /* [1, 65536]: the int32 sum of the row's exps cannot overflow */
+    int32_t input_multiplier;        /* >= 0 */
+    int32_t input_left_shift;        /* [-31, 15]: 65535 << 15 still fits int32 */
+    int32_t lut_size;                /* AP_SOFTMAX_S16_LUT_SIZE */
+    const int16_t *exp_lut;          /* lut_size entries */
+    const int16_t *one_over_one_plus_x_lut;   /* lut_size entries */
+} ap_softmax_s16_params;
+
+ap_status ap_softmax_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                  uint32_t *count_out, ap_error *error_out);
+ap_status ap_softmax_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * int16 LOGISTIC and TANH (int16 in and out, the 16x8 row), TFLite's reference_integer_ops::
+ * Logistic / Tanh for int16 (LiteRT's and TensorFlow Lite Micro's alike): v = (x *
+ * input_multiplier + r) >> input_left_shift, r half of 2^input_left_shift (0 at shift 0), puts the
+ * input on the scale 1 / (3 * 4096); |v| indexes TFLite's 256-entry table of sigmoid(i / 24) in
+ * Q0.16, interpolated linearly (LOGISTIC: |v| / 512, the fraction in 9 bits; TANH, as
+ * 2 * sigmoid(2x) - 1: |v| / 256, the fraction in 8 bits), saturating past the table, mirrored for
+ * v < 0 and shifted back to Q0.15 (an output of scale 1/32768, zero point 0). The params are
+ * the kernel's effective ones: where TFLite's Prepare finds a power-of-two input scale of 2^-12
+ * (TANH: also 2^-11) it leaves input_multiplier 0 and the kernel takes 3 << shift with no shift;
+ * the lowering passes that product. Variant: "direct" (ap_unary_s8_kind DIRECT), no scratch,
+ * in place.
+ */
+typedef struct ap_logistic_s16_params {
+    size_t count;                    /* elements */
+    int32_t input_multiplier;        /* [1, 65535], at most 32767 where input_left_shift > 0: the
+                                        int32 x * multiplier + r of TFLite's kernel never overflows */
+    int32_t input_left_shift;        /* [0, 31] */
+} ap_logistic_s16_params;
+
+ap_status ap_logistic_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                   uint32_t *count_out, ap_error *error_out);
+ap_status ap_logistic_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_tanh_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 /* ---- float32 (AP_TYPES_F32): TFLite's float reference kernels ------------------------------ */
 /*
  * Portable C, one code for every ISA (each row offers "direct" only, listed for every ISA), and

@@ -66,6 +66,10 @@ typedef struct ap_svdf_params {
     int32_t feature_shift;
     int32_t time_multiplier;
     int32_t time_shift;
+    int32_t time_weights_int8;   /* 0: weights_time and state int16 (TFLite's integer SVDF, LiteRT's and
+                                    TensorFlow Lite Micro's); 1: both int8 (TensorFlow Lite Micro's
+                                    EvalInt8SvdfReference: ap_svdf_s8_time8_run) */
+    int32_t state_zero_point;    /* int8 state: its zero point, [-128, 127]; int16 state: 0 */
 } ap_svdf_params;
 
 /** Variants of SVDF; convention as ap_depthwise_conv2d_s8_variants. */
@@ -73,7 +77,7 @@ ap_status ap_svdf_s8_variants(const ap_svdf_params *params, ap_isa isa, ap_varia
                               uint32_t capacity, uint32_t *count_out, ap_error *error_out);
 
 /**
- * Bytes of the state tensor: batches * filters * memory * 2.
+ * Bytes of the state tensor: batches * filters * memory * 2 (int8 time weights: * 1).
  * Returns AP_OK, AP_ERR_INVALID_ARGUMENT (bad params) or AP_ERR_OVERFLOW.
  */
 ap_status ap_svdf_s8_state_bytes(const ap_svdf_params *params, size_t *bytes_out,
@@ -93,6 +97,24 @@ ap_status ap_svdf_s8_run(const ap_svdf_params *params, const ap_variant *variant
                          const int16_t *weights_time, const int32_t *bias, int16_t *state,
                          int8_t *output, const ap_scratch *scratch, uint32_t scratch_count,
                          ap_error *error_out);
+
+/**
+ * One SVDF step with int8 time weights and an int8 state (time_weights_int8 1), TensorFlow Lite
+ * Micro's EvalInt8SvdfReference as the tflite-micro package runs it: the steps above with
+ *   2'. state[b][f * memory + memory - 1] = wrap8(clamp(MBQM(acc, feature_*), int8) + state_zero_point)
+ *       (the zero point added after the clamp, the sum narrowed to int8 with wrap-around)
+ *   3'. scratch[b][f] = sum_m weights_time[f][m] * (state[b][f * memory + m] - state_zero_point)
+ * The state is [batches, filters * memory] int8 (state_zero_point before the first run, as TFLite
+ * starts int8 variable tensors). Variants as ap_svdf_s8_variants gives them for these params:
+ * "fused" (each unit's rank time sums added as they are made, no scratch) and "direct" (TFLite
+ * Micro's order through batches * filters int32 of scratch), portable C on every ISA. Pointers:
+ * no alignment for the int8 arrays; bias 4-byte aligned or NULL. Statuses as ap_svdf_s8_run.
+ */
+ap_status ap_svdf_s8_time8_run(const ap_svdf_params *params, const ap_variant *variant,
+                               const int8_t *input, const int8_t *weights_feature,
+                               const int8_t *weights_time, const int32_t *bias, int8_t *state,
+                               int8_t *output, const ap_scratch *scratch, uint32_t scratch_count,
+                               ap_error *error_out);
 
 #ifdef __cplusplus
 }

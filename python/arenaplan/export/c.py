@@ -184,6 +184,10 @@ def _scalar(ftype: str, v, what: str) -> str:
         if not -128 <= int(v) <= 127:
             raise InvalidArgument(f"{what} = {v} does not fit int8_t")
         return str(int(v))
+    if ftype == "int16[]":
+        if not -32768 <= int(v) <= 32767:
+            raise InvalidArgument(f"{what} = {v} does not fit int16_t")
+        return str(int(v))
     raise InvalidArgument(f"{what}: params field type {ftype!r} has no C export")
 
 
@@ -208,7 +212,8 @@ def _params(src: _Source, k: int, code: int, spec: dict, what: str, types: int =
                 text = "NULL"
             else:
                 values = [_scalar(ftype, v, field_what) for v in value]
-                ctype, size = {"float64[]": ("double", 8), "int8[]": ("int8_t", 1)}.get(ftype, ("int32_t", 4))
+                ctype, size = {"float64[]": ("double", 8), "int8[]": ("int8_t", 1),
+                                "int16[]": ("int16_t", 2)}.get(ftype, ("int32_t", 4))
                 text = src.array(f"{pre}_{c_identifier(name)}", ctype, values or ["0"], size * len(values))
         elif count == 1:
             text = _scalar(ftype, value, field_what)

@@ -17,14 +17,14 @@ from typing import Callable, Optional
 
 import numpy as np
 
-__all__ = ["expf", "expm1f", "tanhf", "C_LIBRARY"]
+__all__ = ["expf", "expm1f", "tanhf", "logf", "C_LIBRARY"]
 
 
 def _load() -> Optional[ctypes.CDLL]:
     for name in (ctypes.util.find_library("m"), "libm.so.6", None):
         try:
             lib = ctypes.CDLL(name)
-            for fn in ("expf", "expm1f", "tanhf"):
+            for fn in ("expf", "expm1f", "tanhf", "logf"):
                 getattr(lib, fn).restype = ctypes.c_float
                 getattr(lib, fn).argtypes = [ctypes.c_float]
             return lib
@@ -56,3 +56,4 @@ def _vectorised(name: str, fallback: Callable[[np.ndarray], np.ndarray]) -> Call
 expf = _vectorised("expf", np.exp)
 expm1f = _vectorised("expm1f", np.expm1)
 tanhf = _vectorised("tanhf", np.tanh)
+logf = _vectorised("logf", np.log)

@@ -375,7 +375,7 @@ def svdf(x: np.ndarray, weights_feature: np.ndarray, weights_time: np.ndarray,
 def _svdf_fields(batches, input_size, filters, memory, rank, xz, yz, m1, s1, m2, s2) -> dict:
     return {"batches": batches, "input_size": input_size, "filters": filters, "memory": memory, "rank": rank,
             "input_zero_point": xz, "output_zero_point": yz, "feature_multiplier": m1, "feature_shift": s1,
-            "time_multiplier": m2, "time_shift": s2}
+            "time_multiplier": m2, "time_shift": s2, "time_weights_int8": 0, "state_zero_point": 0}
 
 
 def _dims(shape: Sequence[int], ndim: int, what: str) -> Tuple[int, ...]:

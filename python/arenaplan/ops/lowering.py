@@ -627,16 +627,26 @@ def _mean(model: Model, op: Operator, reference: str = "litert", dtype: str = "i
              "output_zero_point": yz, "multiplier": m, "shift": e}, (x.index,), None, None)
 
 
-def _svdf(model: Model, op: Operator) -> tuple:
+def _svdf(model: Model, op: Operator, reference: str = "litert") -> tuple:
     """SVDF with TFLite's Prepare and Eval checks for the integer path (int8 input and
-    output, int16 time weights and state)."""
+    output, int16 time weights and state). int8 time weights and state run under the rule
+    "tflm" only (TensorFlow Lite Micro's EvalInt8SvdfReference; LiteRT's integer SVDF reads
+    its time weights as int16): the state may have a zero point, and TFLite Micro's Prepare
+    reads the bias's scale, so a bias is required and its scale must be the product of the
+    state's and the time weights' (within 1e-5), as that Prepare checks."""
     if len(op.inputs) != 5:
         raise _Unsupported(f"SVDF takes 5 inputs (input, weights_feature, weights_time, bias, state), "
                            f"got {len(op.inputs)}")
     x = _tensor(model, _operand(op.inputs, 0), "input", "int8", constant=False)
     wf = _tensor(model, _operand(op.inputs, 1), "weights_feature", "int8", constant=True)
-    wt = _tensor(model, _operand(op.inputs, 2), "weights_time", "int16", constant=True)
-    state = _tensor(model, _operand(op.inputs, 4), "state", "int16", constant=False, variable=True)
+    wt_index = _operand(op.inputs, 2)
+    int8_time = 0 <= wt_index < len(model.tensors) and model.tensors[wt_index].dtype == "int8"
+    if int8_time and reference != "tflm":
+        raise _Unsupported("int8 time weights: LiteRT's integer SVDF takes int16 time weights only; "
+                           "TensorFlow Lite Micro's runs int8 ones (plan with reference='tflm')")
+    wt = _tensor(model, wt_index, "weights_time", "int8" if int8_time else "int16", constant=True)
+    state = _tensor(model, _operand(op.inputs, 4), "state", "int8" if int8_time else "int16", constant=False,
+                    variable=True)
     y = _tensor(model, _operand(op.outputs, 0), "output", "int8")
     if not state.is_variable:
         raise _Unsupported(f"state tensor {state.index} ({state.name!r}) is not a variable tensor; "
@@ -678,7 +688,17 @@ def _svdf(model: Model, op: Operator) -> tuple:
     ys, yz = _per_tensor(y, "output")
     wfs = _symmetric(wf, "weights_feature")
     wts = _symmetric(wt, "weights_time")
-    ss = _symmetric(state, "state")
+    if int8_time:
+        ss, sz = _per_tensor(state, "state")
+        if op.inputs[3] < 0:
+            raise _Unsupported("no bias: TensorFlow Lite Micro's SVDF Prepare reads the bias's scale "
+                               "and requires one")
+        bs, _ = _per_tensor(model.tensors[op.inputs[3]], "bias")
+        if abs(float(bs) - float(np.float32(ss) * np.float32(wts))) >= 1e-5:
+            raise _Unsupported(f"bias scale {bs} is not the state scale times the time weights' "
+                               f"({float(np.float32(ss) * np.float32(wts))}), as TensorFlow Lite Micro requires")
+    else:
+        ss, sz = _symmetric(state, "state"), 0
     # TFLite's Prepare multiplies and divides the float32 scales in float32, then widens to
     # double (a double product gives other multipliers: checked against LiteRT).
     f32 = np.float32
@@ -686,7 +706,8 @@ def _svdf(model: Model, op: Operator) -> tuple:
     m2, e2 = quantize_multiplier(float(f32(ss) * f32(wts) / f32(ys)))
     spec = {"batches": batches, "input_size": input_size, "filters": filters, "memory": memory,
             "rank": int(rank), "input_zero_point": xz, "output_zero_point": yz, "feature_multiplier": m1,
-            "feature_shift": e1, "time_multiplier": m2, "time_shift": e2}
+            "feature_shift": e1, "time_multiplier": m2, "time_shift": e2, "time_weights_int8": int(int8_time),
+            "state_zero_point": sz}
     return spec, tuple(inputs), None, None, (state.index,)
 
 
@@ -1362,12 +1383,12 @@ def _squared_difference(model: Model, op: Operator) -> tuple:
             (a.index, b.index), None, None)
 
 
-def _broadcast_to(model: Model, op: Operator) -> tuple:
+def _broadcast_to(model: Model, op: Operator, dtype: str = "int8") -> tuple:
     """int8 BROADCAST_TO (TFLite's reference BroadcastTo, LiteRT's and TFLite Micro's alike) with
     its Prepare checks: shape a constant int32 or int64 vector no shorter than the input's rank,
     each input axis 1 or the shape's; the output that shape; rank <= 4. The bytes are copied."""
-    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     shape_t = _tensor(model, _operand(op.inputs, 1), "shape", None, constant=True)
     if shape_t.dtype not in ("int32", "int64"):
         raise _Unsupported(f"shape tensor {shape_t.index} is {shape_t.dtype}; int32 or int64 is expected")
@@ -1475,12 +1496,13 @@ def _div_s8(model: Model, op: Operator) -> tuple:
              "activation_min": lo, "activation_max": hi}, (a.index, b.index), None, None)
 
 
-def _resize_operands(model: Model, op: Operator) -> Tuple[Tensor, dict, bool, bool]:
+def _resize_operands(model: Model, op: Operator, dtype: str = "int8") -> Tuple[Tensor, dict, bool, bool]:
     """What RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR share, with TFLite's Prepare checks: a
-    rank-4 int8 input, size a constant int32 vector of two values >= 1 (arenaplan plans static
-    shapes), the output [batches, size[0], size[1], channels]; the geometry and the two flags."""
-    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+    rank-4 input (``dtype``), size a constant int32 vector of two values >= 1 (arenaplan plans
+    static shapes), the output [batches, size[0], size[1], channels]; the geometry and the two
+    flags."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     if len(x.shape) != 4 or any(int(d) < 1 for d in x.shape):
         raise _Unsupported(f"input has shape {tuple(x.shape)}; TFLite requires rank 4 (NHWC) with every "
                            "dimension >= 1")
@@ -1521,11 +1543,11 @@ def _nearest_indices(input_size: int, output_size: int, align: bool, half: bool)
     return [int(i) for i in idx]
 
 
-def _resize_nearest(model: Model, op: Operator) -> tuple:
+def _resize_nearest(model: Model, op: Operator, dtype: str = "int8") -> tuple:
     """int8 RESIZE_NEAREST_NEIGHBOR (TFLite's reference ResizeNearestNeighbor, LiteRT's and
     TFLite Micro's alike): the input row and column of every output row and column, computed
     here as GetNearestNeighbor computes them, carried in the params; the bytes are copied."""
-    x, geometry, align, half = _resize_operands(model, op)
+    x, geometry, align, half = _resize_operands(model, op, dtype)
     spec = dict(geometry, y_index=_nearest_indices(geometry["input_h"], geometry["output_h"], align, half),
                 x_index=_nearest_indices(geometry["input_w"], geometry["output_w"], align, half))
     return spec, (x.index,), None, None
@@ -1641,13 +1663,13 @@ def _mirror_pad(model: Model, op: Operator) -> tuple:
              "pad_after": lead + [int(v) for v in pads[:, 1]], "offset": offset}, (x.index,), None, None)
 
 
-def _reduce_operands(model: Model, op: Operator) -> Tuple[Tensor, Tensor, List[int]]:
+def _reduce_operands(model: Model, op: Operator, dtype: str = "int8") -> Tuple[Tensor, Tensor, List[int]]:
     """What the int8 reductions share, with TFLite's Prepare checks: axes a constant int32
     tensor, each in [-rank, rank) (negative counted from the end, repeats once), the output's
     shape with the reduced axes kept as 1 (keep_dims) or dropped; rank <= 4. The input, the
     output and the kernel's input shape and reduce flags (padded in front to four axes)."""
-    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     shape = _shape4(x.shape, "input")
     rank = len(x.shape)
     a = _tensor(model, _operand(op.inputs, 1), "axes", "int32", constant=True)
@@ -1670,6 +1692,22 @@ def _reduce_max_min(model: Model, op: Operator) -> tuple:
     x, y, spec = _reduce_operands(model, op)
     _same_quantisation(y, "output", x, "input", op.type)
     return spec, (x.index,), None, None
+
+
+def _sum_16x8(model: Model, op: Operator, reference: str) -> tuple:
+    """int16 SUM, TensorFlow Lite Micro's (the int8 row's QuantizedMeanOrSum with the int16 clamp;
+    its Prepare takes any int16 zero points). Under "litert" it is refused, as the int8 row is:
+    LiteRT's reference int16 SUM computes otherwise."""
+    if reference != "tflm":
+        raise _Unsupported("arenaplan runs TensorFlow Lite Micro's int16 SUM (LiteRT's reference kernel "
+                           "rescales otherwise): plan with reference \"tflm\"")
+    x, y, spec = _reduce_operands(model, op, "int16")
+    (xs, xz), (ys, yz) = _per_tensor(x, "input"), _per_tensor(y, "output")
+    try:
+        m, e = quantize_multiplier(xs / ys)
+    except ArenaplanError as exc:
+        raise _Unsupported(f"the scales give no int32 multiplier ({exc})") from None
+    return dict(spec, input_zero_point=xz, output_zero_point=yz, multiplier=m, shift=e), (x.index,), None, None
 
 
 def _sum(model: Model, op: Operator, reference: str) -> tuple:
@@ -1926,6 +1964,191 @@ def _relu_16x8(model: Model, op: Operator, reference: str = "litert") -> tuple:
     lo, hi = activation_range("RELU6" if op.type == "RELU6" else "RELU", ys, yz, "int16")
     return ({"count": count, "input_zero_point": xz, "output_zero_point": yz, "output_multiplier": m,
              "output_shift": e, "activation_min": lo, "activation_max": hi}, (x.index,), None, None)
+
+
+def _maximum_minimum_16x8(model: Model, op: Operator) -> tuple:
+    """int16 MAXIMUM and MINIMUM: the int8 rows' comparison of the stored values (LiteRT's and
+    TensorFlow Lite Micro's int16 kernels check the types only)."""
+    a, b, y, sa, sb, sy = _broadcast_shapes(model, op, "int16")
+    return {"input1_shape": sa, "input2_shape": sb, "output_shape": sy}, (a.index, b.index), None, None
+
+
+def _abs_16x8(model: Model, op: Operator) -> tuple:
+    """int16 ABS: zero points 0, as both runtimes' AbsPrepare requires for int16; the multiplier of
+    the float32 quotient of the scales where they differ, as the int8 row's."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", "int16", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", "int16")
+    count = int(np.prod(y.shape))
+    if int(np.prod(x.shape)) != count:
+        raise _Unsupported(f"input shape {x.shape} and output shape {y.shape} differ in size")
+    xs, ys = _int16_scale(x, "input"), _int16_scale(y, "output")
+    m, e = 0, 0
+    if xs != ys:
+        try:
+            m, e = quantize_multiplier(float(np.float32(xs) / np.float32(ys)))
+        except ArenaplanError as exc:
+            raise _Unsupported(f"the scales give no int32 multiplier ({exc})") from None
+    return ({"count": count, "input_zero_point": 0, "output_zero_point": 0, "rescale": int(xs != ys),
+             "multiplier": m, "shift": e}, (x.index,), None, None)
+
+
+def _squared_difference_16x8(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """int16 SQUARED_DIFFERENCE, TensorFlow Lite Micro's (LiteRT's kernel takes float32 and int32
+    only): zero points 0, left shift 0, twice the larger float32 input scale and the multipliers
+    in double, the inputs' below one, the output's (2 * max)^2 / output_scale any int32 one."""
+    if reference != "tflm":
+        raise _Unsupported("int16 inputs: LiteRT's SQUARED_DIFFERENCE takes float32 and int32 only; "
+                           "TensorFlow Lite Micro's runs int16 (plan with reference='tflm')")
+    a, b, y, sa, sb, sy = _broadcast_shapes(model, op, "int16")
+    s1, s2, so = _int16_scale(a, "first input"), _int16_scale(b, "second input"), _int16_scale(y, "output")
+    twice_max = 2.0 * float(max(np.float32(s1), np.float32(s2)))
+    try:
+        m1, e1 = quantize_multiplier(float(np.float32(s1)) / twice_max)
+        m2, e2 = quantize_multiplier(float(np.float32(s2)) / twice_max)
+        mo, eo = quantize_multiplier(twice_max * twice_max / float(np.float32(so)))
+    except ArenaplanError as exc:
+        raise _Unsupported(f"the scales give no int32 multiplier ({exc})") from None
+    if eo > 30:
+        raise _Unsupported(f"output scale {so} is too small for the inputs' (its multiplier's exponent {eo} > 30)")
+    return ({"input1_shape": sa, "input2_shape": sb, "output_shape": sy, "input1_offset": 0, "input2_offset": 0,
+             "output_offset": 0, "input1_multiplier": m1, "input1_shift": e1, "input2_multiplier": m2,
+             "input2_shift": e2, "output_multiplier": mo, "output_shift": eo}, (a.index, b.index), None, None)
+
+
+def _round_half_away(x: float) -> float:
+    """std::round: half away from zero."""
+    return math.copysign(math.floor(abs(x) + 0.5), x)
+
+
+def _int16_lut(single: bool, input_scale: float, input_zero_point: int, output_scale: float,
+               output_zero_point: int, fn: Callable) -> List[int]:
+    """TFLite's LUTPopulate<int16_t>: the 513 entries of an int16 -> int16 table of ``fn``, 512
+    segments of the input range, each entry biased by half the error of the linear interpolation
+    at its segment's midpoint, then the value at the top. Every step in float32 (``single``,
+    TensorFlow Lite Micro's) or in double (LiteRT's), as those runtimes compute it."""
+    T = np.float32 if single else np.float64
+
+    def rnd(v):
+        return T(_round_half_away(float(v)))
+
+    in_min = T(T(input_scale) * T(-32768 - input_zero_point))
+    in_max = T(T(input_scale) * T(32767 - input_zero_point))
+    out_min = T(T(output_scale) * T(-32768 - output_zero_point))
+    out_max = T(T(output_scale) * T(32767 - output_zero_point))
+    step = T(T(in_max - in_min) / T(512))
+    half_step = T(step / T(2))
+    inv = T(T(65536) / T(out_max - out_min))
+    lut = []
+    for i in range(512):
+        at = T(in_min + T(T(i) * step))
+        val, mid, nxt = fn(at), fn(T(at + half_step)), fn(T(in_min + T(T(i + 1) * step)))
+        sample = rnd(T(val * inv))
+        interpolated = rnd(T(T(T(nxt * inv) + rnd(T(val * inv))) / T(2)))
+        bias = rnd(T(T(interpolated - rnd(T(mid * inv))) / T(2)))
+        lut.append(int(min(max(float(T(sample - bias)), -32768.0), 32767.0)))
+    lut.append(int(min(max(float(rnd(T(fn(in_max) * inv))), -32768.0), 32767.0)))
+    return lut
+
+
+def _softmax_int16_luts(single: bool) -> Tuple[List[int], List[int]]:
+    """The int16 SOFTMAX's tables (its Prepare's LUTPopulate calls): exp on [-10, 0] and
+    1 / (1 + x) on [0, 1], both into [-1, 1]; float32 with the C library's expf (TensorFlow Lite
+    Micro) or double with its exp (LiteRT)."""
+    span = 65535
+    if single:
+        f32 = np.float32
+        exp = lambda v: float32_math.expf(np.array([v], np.float32))[0]   # noqa: E731
+        recip = lambda v: f32(f32(1) / f32(f32(1) + f32(v)))              # noqa: E731
+        scale = lambda a: f32(f32(a) / f32(span))                          # noqa: E731
+    else:
+        exp = lambda v: np.float64(math.exp(float(v)))                     # noqa: E731
+        recip = lambda v: np.float64(1.0 / (1.0 + float(v)))               # noqa: E731
+        scale = lambda a: a / span                                         # noqa: E731
+    return (_int16_lut(single, scale(10.0), 32767, scale(2.0), 0, exp),
+            _int16_lut(single, scale(1.0), -32768, scale(2.0), 0, recip))
+
+
+_SOFTMAX_LUTS: Dict[bool, Tuple[List[int], List[int]]] = {}
+
+
+def _softmax_16x8(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """int16 SOFTMAX (SoftmaxInt16): the input multiplier of input_scale * beta / (10 / 65535)
+    and the exp and reciprocal tables by the rounding rule: LiteRT forms the product of the
+    float32 scale and beta in float32 and its tables in double; TensorFlow Lite Micro the
+    product in double and its tables in float32. Both require an input zero point 0 and an
+    output of zero point 0 and scale 1/32768 (within TFLite's tolerance)."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", "int16", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", "int16")
+    xs = _int16_scale(x, "input")
+    ys, yz = _per_tensor(y, "output")
+    if yz != 0 or abs(float(np.float32(ys)) - 1.0 / 32768) > 0.001 / 32768:
+        raise _Unsupported(f"an int16 softmax's output must have scale 1/32768 and zero point 0, got {ys} and {yz}")
+    if int(np.prod(y.shape)) != int(np.prod(x.shape)) or not x.shape:
+        raise _Unsupported(f"output shape {y.shape} differs from the input's {x.shape}")
+    beta = np.float32(op.options.get("beta", 1.0))
+    if reference == "litert":
+        real = float(np.float32(np.float32(xs) * beta)) / (10.0 / 65535.0)
+    else:
+        real = float(np.float32(xs)) * float(beta) / (10.0 / 65535.0)
+    try:
+        mult, shift = quantize_multiplier(real)
+    except ArenaplanError as exc:
+        raise _Unsupported(f"input scale {xs} and beta {beta} give no int32 multiplier ({exc})") from None
+    if shift > 15:
+        raise _Unsupported(f"input scale {xs} times beta {beta} is too large: the rescaled differences "
+                           f"(a left shift of {shift}) overflow int32 in TFLite's kernel")
+    depth = int(x.shape[-1])
+    if depth > 65536:
+        raise _Unsupported(f"the last axis has {depth} values; the int32 sum of their exps can overflow "
+                           "beyond 65,536")
+    single = reference == "tflm"
+    if single not in _SOFTMAX_LUTS:
+        _SOFTMAX_LUTS[single] = _softmax_int16_luts(single)
+    exp_lut, recip_lut = _SOFTMAX_LUTS[single]
+    return ({"outer_size": int(np.prod(x.shape[:-1])), "depth": depth, "input_multiplier": mult,
+             "input_left_shift": shift, "lut_size": len(exp_lut), "exp_lut": list(exp_lut),
+             "one_over_one_plus_x_lut": list(recip_lut)}, (x.index,), None, None)
+
+
+def _checked_log2(scale: float) -> Tuple[bool, int]:
+    """TFLite's CheckedLog2 of a float32 scale: log2 in float32 (logf times 1 / logf(2)) rounded
+    half away from zero; a power of two when the fraction is below 1e-3."""
+    f32 = np.float32
+    v = f32(float32_math.logf(np.array([scale], f32))[0] * f32(f32(1) / float32_math.logf(np.array([2.0], f32))[0]))
+    rounded = f32(_round_half_away(float(v)))
+    return abs(float(f32(v - rounded))) < float(f32(1e-3)), int(rounded)
+
+
+def _logistic_16x8(model: Model, op: Operator) -> tuple:
+    """int16 LOGISTIC and TANH (reference_integer_ops::Logistic / Tanh), their Prepare's input
+    multiplier and shift, LiteRT's and TensorFlow Lite Micro's alike: an input scale of 2^-12
+    (TANH: or 2^-11) takes 3 << shift with no shift; any other the multiplier input_scale * 4096
+    * 3 doubled (the shift counting) until it passes 32767 / 2 or the shift 31. Zero points 0
+    and an output scale of 2^-15 (CheckedLog2), as both require (LiteRT's LOGISTIC: exactly)."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", "int16", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", "int16")
+    count = int(np.prod(y.shape))
+    if int(np.prod(x.shape)) != count:
+        raise _Unsupported(f"input shape {x.shape} and output shape {y.shape} differ in size")
+    xs, ys = _int16_scale(x, "input"), _int16_scale(y, "output")
+    pot, out_log2 = _checked_log2(ys)
+    if not pot or out_log2 != -15 or (op.type == "LOGISTIC" and float(np.float32(ys)) != 1.0 / 32768):
+        raise _Unsupported(f"output scale {ys}: TFLite's int16 {op.type} writes scale 1/32768 only")
+    pot, in_log2 = _checked_log2(xs)
+    shift = 12 + in_log2
+    if pot and (shift == 0 or (op.type == "TANH" and shift == 1)):
+        mult, shift = 3 << shift, 0
+    else:
+        m, shift = float(np.float32(xs)) * 4096.0 * 3.0, 0
+        while m <= 32767.0 / 2.0 and shift <= 30:
+            shift, m = shift + 1, m * 2.0
+        mult = int(m)
+        if mult < 1:
+            raise _Unsupported(f"input scale {xs} is too small: TFLite's input multiplier is 0")
+        if mult > 65535:
+            raise _Unsupported(f"input scale {xs} is too large: TFLite's input multiplier {mult} overflows "
+                               "int32 on the int16 extremes")
+    return {"count": count, "input_multiplier": mult, "input_left_shift": shift}, (x.index,), None, None
 
 
 def _reshape_16x8(model: Model, op: Operator) -> tuple:
@@ -2341,6 +2564,11 @@ _LOWER_S16X8: Dict[str, Callable[[Model, Operator], tuple]] = {
     "SPLIT_V": _split_16x8, "TRANSPOSE": _transpose_16x8, "CONCATENATION": _concatenation_16x8,
     "LEAKY_RELU": _leaky_relu_16x8, "AVERAGE_POOL_2D": _pool_16x8, "MAX_POOL_2D": _pool_16x8,
     "MUL": _mul_16x8, "RELU": _relu_16x8, "RELU6": _relu_16x8, "MEAN": _mean_16x8,
+    "SOFTMAX": _softmax_16x8, "LOGISTIC": _logistic_16x8, "TANH": _logistic_16x8,
+    "MAXIMUM": _maximum_minimum_16x8, "MINIMUM": _maximum_minimum_16x8, "ABS": _abs_16x8,
+    "RESIZE_NEAREST_NEIGHBOR": lambda model, op: _resize_nearest(model, op, "int16"),
+    "BROADCAST_TO": lambda model, op: _broadcast_to(model, op, "int16"),
+    "SQUARED_DIFFERENCE": _squared_difference_16x8, "SUM": _sum_16x8,
 }
 
 
@@ -2356,8 +2584,9 @@ _TYPED: Dict[str, Tuple[int, Tuple[str, ...]]] = {
        for op in _COMPARISONS},
     "LOGICAL_AND": (0, ("bool",)), "LOGICAL_OR": (0, ("bool",)), "LOGICAL_NOT": (0, ("bool",)),
     "ARG_MAX": (0, ("int8", "float32", "int32")), "ARG_MIN": (0, ("int8", "float32", "int32")),
-    "GATHER": (0, ("int8", "float32", "int32", "bool")), "SELECT_V2": (1, ("int8", "float32", "int32", "bool")),
-    "CAST": (0, ("int8", "float32", "int32", "bool")), "ZEROS_LIKE": (0, ("float32", "int32")),
+    "GATHER": (0, ("int8", "float32", "int32", "bool")),
+    "SELECT_V2": (1, ("int8", "float32", "int32", "bool", "int16")),
+    "CAST": (0, ("int8", "float32", "int32", "bool", "int16")), "ZEROS_LIKE": (0, ("float32", "int32")),
     "FILL": (1, ("int8", "float32", "int32", "bool")),
     "FLOOR_DIV": (0, ("float32", "int32")), "FLOOR_MOD": (0, ("float32", "int32")), "ADD_N": (0, ("float32", "int32")),
     "EMBEDDING_LOOKUP": (1, ("int8", "float32")),
@@ -2505,7 +2734,8 @@ def _gather(model: Model, op: Operator) -> tuple:
 
 def _select_v2(model: Model, op: Operator) -> tuple:
     """SELECT_V2 (TFLite's reference Select with broadcasting): a bool condition, x and y of one
-    type: int8, float32, int32 or bool (int8 values copied as stored, whatever the quantisations), the output their
+    type: int8, int16, float32, int32 or bool (int8 and int16 values copied as stored, whatever
+    the quantisations), the output their
     broadcast shape, rank <= 4."""
     dtype = _data_type(model, op)
     c = _tensor(model, _operand(op.inputs, 0), "condition", None)
@@ -2534,8 +2764,8 @@ def _elements(shape: Sequence[int], what: str) -> int:
 
 
 def _cast(model: Model, op: Operator, reference: str = "litert") -> tuple:
-    """CAST (TFLite's Cast) from int8, float32, int32 or bool to int8, int16, int32, float32 or
-    bool (the pairs TFLite Micro has, less int16 inputs); the output the input's shape;
+    """CAST (TFLite's Cast) from int8, int16, float32, int32 or bool to int8, int16, int32,
+    float32 or bool (the pairs TFLite Micro has); the output the input's shape;
     quantisation is not read. A float32 NaN cast to an integer type is the rule's: LiteRT's
     saturating cast gives the type's maximum, TensorFlow Lite Micro's 0."""
     dtype = _data_type(model, op)
