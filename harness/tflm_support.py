@@ -1213,6 +1213,22 @@ BENCH_FAMILIES = {
         "concat_s16_tiny": lambda: concatenation(2, shape=(1, 1, 1), dtype="int16"),
         "requantize_s16_s8_tiny": lambda: requantize("int16", "int8", shape=(1, 1)),
     },
+    # the third ops in the types TFLM takes beyond arenaplan's rows, and more tiny cases
+    "third_ops_tflm_only": {
+        **{f"{op.lower()}_s64": (lambda op=op: compare(op, "int64")) for op in _CMP_OPS},
+        "greater_s16": lambda: compare("GREATER", "int16"),
+        "select_v2_s16": lambda: select_v2("int16", c=(1, 1, 5, 3)),
+        **{f"cast_{a}_{b}": (lambda a=a, b=b: cast(a, b)) for a in ("int8", "int16", "int32", "float32", "bool")
+           for b in ("int8", "int16", "int32", "float32", "bool")},
+        "zeros_like_s8": lambda: zeros_like("int8"), "zeros_like_s64": lambda: zeros_like("int64"),
+        "shape_bool": lambda: shape_op("bool"), "shape_s16": lambda: shape_op("int16", shape=(1, 2, 3, 4, 5)),
+        "add_n_s8": lambda: add_n("int8"), "add_n_s8_tiny": lambda: add_n("int8", 2, shape=(1, 1)),
+        "arg_max_f32_tiny": lambda: arg_min_max("ARG_MAX", "float32", shape=(1, 2)),
+        "logical_not_tiny": lambda: logical("LOGICAL_NOT", shape=(1, 2)),
+        "cast_tiny": lambda: cast("int8", "float32", shape=(1, 2)),
+        "shape_tiny": lambda: shape_op("int8", shape=(1, 2)),
+        "floor_div_tiny": lambda: floor_op("FLOOR_DIV", a=(1, 2), b=(1, 2)),
+    },
 }
 
 

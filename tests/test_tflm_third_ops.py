@@ -147,3 +147,46 @@ def test_every_coverage_probe_has_a_rule_or_a_named_refusal():
     assert refused == {("RELU", "f32"), ("FILL", "bool"), ("FLOOR_DIV", "s32"), ("FLOOR_MOD", "s32"),
                        ("ADD_N", "s32"), ("GATHER", "s32"), ("GATHER", "bool"), ("SELECT_V2", "s32"),
                        ("SELECT_V2", "bool"), ("ARG_MAX", "s32"), ("ARG_MIN", "s32")}
+
+
+def _sizes_allocated_by(symbol: str):
+    """The byte counts a function of the tflite-micro package's binary passes to
+    AllocatePersistentBuffer (the immediates it loads into the size argument, %esi)."""
+    import re
+    import shutil
+    import subprocess
+    from pathlib import Path
+    import tflite_micro
+    so = Path(tflite_micro.__file__).parent / "python" / "tflite_micro" / "_runtime.so"
+    if shutil.which("gdb") is None or not so.exists():
+        pytest.skip("gdb or the package's _runtime.so is not available")
+    out = subprocess.run(["gdb", "-batch", "-ex", f"disassemble '{symbol}'", str(so)], capture_output=True,
+                         text=True, timeout=120).stdout
+    if "Dump of assembler code" not in out:
+        pytest.skip(f"{symbol} is not in the package's symbols")
+    return [int(v, 16) for v in re.findall(r"mov\s+\$0x([0-9a-f]+),%esi", out)]
+
+
+@needs_tflm
+def test_allocator_objects_are_the_packages():
+    """The 448 B TFLM places in the tail before the model is read, derived from the
+    members of its allocator, planner and arena allocator (rules.allocator_objects), are
+    what the package's binary allocates: RecordingSingleArenaBufferAllocator 104 B,
+    GreedyMemoryPlanner 72 B, RecordingMicroAllocator 272 B (and the plain
+    SingleArenaBufferAllocator and MicroAllocator a firmware creates, 72 B each)."""
+    from arenaplan.tflm.rules import allocator_objects
+    assert allocator_objects(8, recording=True) == ap.tflm.rules.sizes_for(8).fixed == 104 + 72 + 272
+    assert allocator_objects(4, recording=False) == ap.tflm.rules.sizes_for(4).fixed == 36 + 44 + 36
+    arena = _sizes_allocated_by("tflite::micro::RecordingSingleArenaBufferAllocator::Create(unsigned char*, "
+                                "unsigned long)")
+    planner_and_allocator = _sizes_allocated_by("tflite::micro::RecordingMicroAllocator::Create(unsigned char*, "
+                                                "unsigned long)")
+    assert arena == [104] and planner_and_allocator == [72, 272]
+    assert sum(arena + planner_and_allocator) == allocator_objects(8, recording=True)
+    assert _sizes_allocated_by("tflite::micro::SingleArenaBufferAllocator::Create(unsigned char*, unsigned long)") \
+        == [allocator_objects(8, recording=False) - 72 - 72]
+    assert _sizes_allocated_by("tflite::micro::MicroAllocator::Create(tflite::micro::SingleArenaBufferAllocator*, "
+                               "tflite::micro::MicroMemoryPlanner*)") == [72]
+    # MicroResourceVariables (a pointer and two ints) as rules.Sizes counts it
+    assert _sizes_allocated_by("tflite::micro::MicroResourceVariables::Create(tflite::micro::MicroAllocator*, int)") \
+        [:1] == [ap.tflm.rules.sizes_for(8).resource_variables]

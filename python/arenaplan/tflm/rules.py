@@ -12,8 +12,17 @@ micro_resource_variable.h); options sizes are the TfLite*Params structs
 flatbuffer_conversions allocates; OpData sizes are what each kernel's Init asks
 AllocatePersistentBuffer for (read off the recording allocator's "requested" bytes of a
 one-op model, since the package's structs are not all the ones its headers show); which
-temporary tensors a kernel's Prepare holds at once is read from its Prepare. Two figures
-are measured, not read: ``Sizes.fixed`` and ``Sizes.resource_variables_extra``.
+temporary tensors a kernel's Prepare holds at once is read from its Prepare. The allocator
+objects before the model (``allocator_objects``: 448 B on the package's 64-bit build) are
+derived from their members and equal the sizes the package's binary allocates; two small
+figures are measured, not read: ``Sizes.fixed_after_variables`` (one pointer before the
+model is read) and ``Sizes.resource_variables_extra`` (one pointer after the node structs
+when there are resource variables).
+
+Persistent buffers a kernel's Prepare allocates while its temporaries are live
+(``late_prepare_writes``: GATHER, EMBEDDING_LOOKUP, int8 ADD_N) are checked by TFLM against
+the head only, so they may overlap the temporaries; the rules find the smallest arena where
+no write to them lands on a temporary's field still to be read.
 """
 from __future__ import annotations
 
@@ -180,6 +189,37 @@ def prepare_temp_tensors(op, model=None) -> Tuple[int, ...]:
     return ins + outs
 
 
+def allocator_objects(p: int, recording: bool) -> int:
+    """Bytes of the objects MicroAllocator::Create places in the tail before the model is
+    read, each at its own size and alignment (micro_allocator.cc; the members of
+    single_arena_buffer_allocator.h, greedy_memory_planner.h, micro_allocator.h):
+
+    - SingleArenaBufferAllocator: the vtable pointers of its two interfaces, buffer_head_,
+      buffer_tail_, head_, tail_, temp_, temp_buffer_ptr_check_sum_ (an intptr_t) and
+      temp_buffer_count_ (an int): 72 B with 8-byte pointers, 36 with 4;
+    - GreedyMemoryPlanner: a vtable pointer, max_buffer_count_ and buffer_count_, the four
+      working-array pointers, next_free_entry_ and first_entry_index_, buffer_offsets_ and
+      need_to_calculate_offsets_ (a bool): 72 / 44 B;
+    - MicroAllocator: a vtable pointer, the two buffer allocators, the builtin-data
+      allocator and the planner, model_is_allocating_, scratch_buffer_request_count_,
+      scratch_buffer_head_ and max_head_buffer_usage_: 72 / 36 B.
+
+    The tflite-micro package's interpreter creates them through RecordingMicroAllocator
+    (recording_micro_allocator.cc), whose RecordingSingleArenaBufferAllocator adds four
+    size_t counters and whose RecordingMicroAllocator adds its allocator pointer and eight
+    RecordedAllocation {requested, used, count}: 104 + 72 + 272 = 448 B on the 64-bit host
+    build, the sizes its RecordingSingleArenaBufferAllocator::Create and
+    RecordingMicroAllocator::Create pass to AllocatePersistentBuffer (0x68, 0x48, 0x110;
+    tests/test_tflm_third_ops.py reads them from the package's binary). A firmware's
+    MicroInterpreter creates the plain ones: 36 + 44 + 36 = 116 B with 4-byte pointers."""
+    def up(x: int) -> int:
+        return -(-x // p) * p
+    arena = up(2 * p + 5 * p + p + 4) + (4 * p if recording else 0)
+    planner = up(p + 4 + 4 + 4 * p + 4 + 4 + p + 1)
+    allocator = 9 * p + ((p + 8 * 3 * p) if recording else 0)
+    return arena + planner + allocator
+
+
 class Sizes:
     """sizeof / per-record bytes of TFLM's structures for one pointer size."""
 
@@ -196,10 +236,11 @@ class Sizes:
         self.planner_per_buffer = 40                # GreedyMemoryPlanner::PerBufferSize()
         self.scratch_request = p + 8                # ScratchBufferRequest: bytes, node, subgraph
         self.scratch_handle = p                     # ScratchBufferHandle: one pointer
-        # The allocator, memory planner and their arena allocators that MicroAllocator::Create
-        # places in the tail before the model is read (measured on the 64-bit build: the
-        # tail of a one-op model with no options less everything else these rules count)
-        self.fixed = 448 if p == 8 else 240
+        # The arena allocator, memory planner and allocator objects created in the tail
+        # before the model is read (allocator_objects): the recording ones of the
+        # tflite-micro package on the 64-bit host (448 B), a firmware's plain ones on a
+        # 32-bit target (116 B)
+        self.fixed = allocator_objects(p, recording=p == 8)
         # and the one pointer-sized object placed after the resource variables (when the
         # interpreter is given them) and before the model is read (measured likewise)
         self.fixed_after_variables = p
