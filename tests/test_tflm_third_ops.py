@@ -190,3 +190,39 @@ def test_allocator_objects_are_the_packages():
     # MicroResourceVariables (a pointer and two ints) as rules.Sizes counts it
     assert _sizes_allocated_by("tflite::micro::MicroResourceVariables::Create(tflite::micro::MicroAllocator*, int)") \
         [:1] == [ap.tflm.rules.sizes_for(8).resource_variables]
+
+
+@needs_tflm
+def test_subgraph_records_are_three_pointers(tmp_path):
+    """Each SubgraphAllocations is three pointers in the package's USE_TFLM_COMPRESSION
+    build (nodes, eval tensors, compressed tensors): StartModelAllocation asks for 24 B a
+    subgraph, after the 16 B MicroBuiltinDataAllocator (a trace of the package's
+    AllocatePersistentBuffer calls under gdb, on the two-subgraph streaming model)."""
+    import shutil
+    import subprocess
+    import sys
+    from harness.tflm_support import resource_model
+    if shutil.which("gdb") is None:
+        pytest.skip("gdb is not available")
+    model = tmp_path / "streaming.tflite"
+    model.write_bytes(resource_model("streaming"))
+    script = tmp_path / "run.py"
+    script.write_text("import sys\nfrom tflite_micro.python.tflite_micro import runtime\n"
+                      "runtime.Interpreter.from_bytes(open(sys.argv[1], 'rb').read(), arena_size=1 << 16)\n")
+    cmd = tmp_path / "trace.gdb"
+    cmd.write_text("set pagination off\nset breakpoint pending on\n"
+                   "break tflite::micro::MicroAllocator::StartModelAllocation\n"
+                   "break tflite::micro::RecordingSingleArenaBufferAllocator::AllocatePersistentBuffer\n"
+                   "commands 2\nsilent\nprintf \"ALLOC %lu\\n\", $rsi\ncontinue\nend\n"
+                   "commands 1\nsilent\nprintf \"START\\n\"\ncontinue\nend\nrun\n")
+    out = subprocess.run(["gdb", "-batch", "-x", str(cmd), "--args", sys.executable, str(script), str(model)],
+                         capture_output=True, text=True, timeout=300).stdout
+    if "START" not in out:
+        pytest.skip("the package's symbols are not available to gdb")
+    import re
+    after = [int(v) for v in re.findall(r"ALLOC (\d+)", out.split("START", 1)[1])]
+    s = ap.tflm.rules.sizes_for(8)
+    assert after[:2] == [s.builtin_data_allocator, s.subgraph_allocations * 2] == [16, 48]
+    before = [int(v) for v in re.findall(r"ALLOC (\d+)", out.split("START", 1)[0])]
+    # the allocator objects, then MicroResourceVariables and two 40 B records
+    assert before == [104, 72, 272, s.resource_variables, 2 * s.resource_variable]

@@ -343,12 +343,11 @@ def arena(model: Model, kernels: str = "reference", pointer_bytes: int = 4,
     n_scratch = sum(1 for w in what if w[0] == "kernel scratch")
     tail = _Tail(allocs, ops)
     # MicroAllocator::Create: the allocators and the planner
-    tail.add("allocator and interpreter objects", s.fixed, 1)
+    tail.add("allocator and interpreter objects", s.fixed, s.pointer_bytes)
     n_variables = getattr(model, "resource_variables", 0)
     if n_variables:
         tail.add("resource variables", s.resource_variables, rules.ALIGNMENT)
         tail.add("resource variables", s.resource_variable * n_variables, rules.ALIGNMENT)
-    tail.add("allocator and interpreter objects", s.fixed_after_variables, s.pointer_bytes)
     # StartModelAllocation
     sub_tensors = getattr(model, "subgraph_tensors", [len(model.tensors)])
     sub_ops = getattr(model, "subgraph_ops", [len(ops)])
@@ -358,8 +357,6 @@ def arena(model: Model, kernels: str = "reference", pointer_bytes: int = 4,
         tail.add("eval tensors", s.eval_tensor * n, s.pointer_bytes)
     for n in sub_ops:
         tail.add("node and registration structs", s.node_and_registration * n, s.pointer_bytes)
-    if n_variables:
-        tail.add("resource variables", s.resource_variables_extra, rules.ALIGNMENT)
     # PrepareNodeAndRegistrationDataFromFlatbuffer: each op's parsed options
     for op in ops:
         b, a = rules.options_of(op, s.pointer_bytes)

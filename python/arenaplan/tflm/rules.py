@@ -12,12 +12,14 @@ micro_resource_variable.h); options sizes are the TfLite*Params structs
 flatbuffer_conversions allocates; OpData sizes are what each kernel's Init asks
 AllocatePersistentBuffer for (read off the recording allocator's "requested" bytes of a
 one-op model, since the package's structs are not all the ones its headers show); which
-temporary tensors a kernel's Prepare holds at once is read from its Prepare. The allocator
-objects before the model (``allocator_objects``: 448 B on the package's 64-bit build) are
-derived from their members and equal the sizes the package's binary allocates; two small
-figures are measured, not read: ``Sizes.fixed_after_variables`` (one pointer before the
-model is read) and ``Sizes.resource_variables_extra`` (one pointer after the node structs
-when there are resource variables).
+temporary tensors a kernel's Prepare holds at once is read from its Prepare. No figure is
+fitted: the allocator objects before the model (``allocator_objects``: 448 B on the
+package's 64-bit build) are derived from their members and equal the sizes the package's
+binary allocates, and each SubgraphAllocations is three pointers in the package's
+USE_TFLM_COMPRESSION build (the pointer these rules once added before the model and the
+8 B once added after the node structs with resource variables, both measured, were that
+third pointer: 24 B a subgraph, as a trace of the package's AllocatePersistentBuffer
+calls shows).
 
 Persistent buffers a kernel's Prepare allocates while its temporaries are live
 (``late_prepare_writes``: GATHER, EMBEDDING_LOOKUP, int8 ADD_N) are checked by TFLM against
@@ -230,7 +232,11 @@ class Sizes:
         self.node_and_registration = 8 * p          # TfLiteNode (7 words) + registration pointer
         self.tflite_tensor = 64 if p == 8 else 40   # TfLiteTensor (TF_LITE_STATIC_MEMORY build)
         self.affine_quantization = 3 * p            # TfLiteAffineQuantization: scale, zero_point, dim
-        self.subgraph_allocations = 2 * p           # SubgraphAllocations: nodes, tensors
+        # SubgraphAllocations, one per subgraph: the node and eval-tensor arrays and, in a
+        # USE_TFLM_COMPRESSION build such as the package's, the compressed-tensors list
+        # (24 B each on the host: StartModelAllocation's request, traced); a firmware built
+        # without compression keeps two pointers
+        self.subgraph_allocations = 3 * p if p == 8 else 2 * p
         self.builtin_data_allocator = 2 * p         # MicroBuiltinDataAllocator: vtable, allocator
         self.allocation_info = 4 * p if p == 8 else 24   # AllocationInfo record while planning
         self.planner_per_buffer = 40                # GreedyMemoryPlanner::PerBufferSize()
@@ -241,9 +247,6 @@ class Sizes:
         # tflite-micro package on the 64-bit host (448 B), a firmware's plain ones on a
         # 32-bit target (116 B)
         self.fixed = allocator_objects(p, recording=p == 8)
-        # and the one pointer-sized object placed after the resource variables (when the
-        # interpreter is given them) and before the model is read (measured likewise)
-        self.fixed_after_variables = p
         self.subgraph_offset = p                    # AllocationInfoBuilder: a size_t per subgraph
         # kernels' OpData structs (Init's AllocatePersistentBuffer), bytes per op type
         self.op_data = {"FULLY_CONNECTED": 72 if p == 8 else 56, "CONV_2D": 80 if p == 8 else 64,
@@ -280,10 +283,6 @@ class Sizes:
         # default value), which the interpreter's owner creates before the model is read
         self.resource_variables = p + 8
         self.resource_variable = 4 * p + (8 if p == 8 else 4)
-        # a pointer-sized buffer (16-byte aligned) after the node structs whenever the
-        # interpreter is given resource variables: not one of the recorded kinds, measured
-        # (the same for 2 to 5 variables and 2 or 3 subgraphs)
-        self.resource_variables_extra = p
         # bytes of the TfLiteTensor*-array the interpreter keeps of its inputs and outputs
         self.tensor_pointer = p
 
