@@ -46,8 +46,14 @@ def child(path, size, seed):
     for k in range(0 if ins is None else len(ins)):
         d = it.get_input_details(k)
         info = np.iinfo(d["dtype"]) if np.issubdtype(d["dtype"], np.integer) else None
-        if info is None:
+        if d["dtype"] == np.bool_:
+            x = rng.integers(0, 2, size=d["shape"]).astype(np.bool_)
+        elif info is None:
             x = rng.standard_normal(size=d["shape"]).astype(d["dtype"])
+        elif info.bits >= 32:
+            # int32 / int64 inputs are positions (GATHER, EMBEDDING_LOOKUP) or the values of
+            # integer ops: 0 or 1, a position within any axis
+            x = rng.integers(0, 2, size=d["shape"]).astype(d["dtype"])
         else:
             x = rng.integers(info.min, info.max + 1, size=d["shape"]).astype(d["dtype"])
         it.set_input(x, k)
@@ -938,6 +944,241 @@ FAMILIES["new_prepare_peak"] = {
     "maximum_tiny": lambda: binary("MAXIMUM", a=(1, 2), b=(1, 2)),
 }
 
+
+# --- the third ops: comparisons, logical ops, index ops, CAST, FILL, SHAPE, ... ---------------
+#: TFLite's tensor type numbers (schema TensorType) of the types these builders name
+_TYPE_CODE = {"float32": 0, "int32": 2, "bool": 6, "int16": 7, "int64": 4, "int8": 9}
+
+
+def compare(op, dtype="int8", a=(1, 4, 5, 3), b=(1, 4, 5, 3)):
+    """A comparison of two inputs of ``dtype`` (int8 quantised, each its own scale) into bool."""
+    g = GraphBuilder()
+    ta = g.tensor(a, dtype, _q(dtype) if dtype in ("int8", "int16") else None)
+    tb = g.tensor(b, dtype, (0.03, -2 if dtype == "int8" else 0) if dtype in ("int8", "int16") else None)
+    ty = g.tensor(tuple(max(p, q) for p, q in zip(a, b)), "bool")
+    g.op(op, [ta, tb], [ty], version=2 if dtype == "int8" else 1)
+    return g.build([ta, tb], [ty])
+
+
+def logical(op, shape=(1, 4, 5, 3), b=None):
+    g = GraphBuilder()
+    ins = [g.tensor(shape, "bool")]
+    if op != "LOGICAL_NOT":
+        ins.append(g.tensor(b or shape, "bool"))
+    y = g.tensor(tuple(max(p, q) for p, q in zip(shape, b)) if b else shape, "bool")
+    g.op(op, ins, [y])
+    return g.build(ins, [y])
+
+
+def arg_min_max(op, dtype="int8", shape=(2, 5, 8), axis=-1, out="int32", axis_shape=(1,)):
+    g = GraphBuilder()
+    x = g.tensor(shape, dtype, _q(dtype) if dtype in ("int8", "int16") else None)
+    a = g.tensor(axis_shape, "int32", data=np.full(axis_shape, axis))
+    k = axis % len(shape)
+    y = g.tensor([d for i, d in enumerate(shape) if i != k], out)
+    opts = "ArgMaxOptions" if op == "ARG_MAX" else "ArgMinOptions"
+    g.op(op, [x, a], [y], opts, version=2 if dtype == "int8" else 1, outputType=_TYPE_CODE[out])
+    return g.build([x], [y])
+
+
+def gather(dtype="int8", shape=(10, 8), n=4, axis=0, const_table=True, idx_shape=None):
+    """GATHER of ``n`` int32 positions (a graph input) along ``axis`` of a table (a constant,
+    or a second graph input)."""
+    g = GraphBuilder()
+    q = _q(dtype) if dtype in ("int8", "int16") else None
+    data = (np.arange(int(np.prod(shape))).reshape(shape) % 7 - 3) if const_table else None
+    x = g.tensor(shape, dtype, q, data=data)
+    idx_shape = idx_shape or (n,)
+    idx = g.tensor(idx_shape, "int32")
+    out = list(shape[:axis]) + list(idx_shape) + list(shape[axis + 1:])
+    y = g.tensor(out, dtype, q)
+    g.op("GATHER", [x, idx], [y], "GatherOptions", version=2 if dtype == "int8" else 1, axis=axis, batchDims=0)
+    return g.build([idx] if const_table else [x, idx], [y])
+
+
+def embedding_lookup(dtype="int8", rows=10, cols=(8,), n=4, out=None):
+    """EMBEDDING_LOOKUP of ``n`` int32 ids (a graph input) in a constant table of ``rows``
+    rows; the output is the table's type (or ``out``: float32 dequantises an int8 table)."""
+    g = GraphBuilder()
+    ids = g.tensor((n,), "int32")
+    shape = (rows,) + tuple(cols)
+    q = (0.05, 0) if dtype == "int8" else None
+    v = g.tensor(shape, dtype, q, data=np.arange(int(np.prod(shape))).reshape(shape) % 7 - 3)
+    out = out or dtype
+    y = g.tensor((n,) + tuple(cols), out, q if out == "int8" else None)
+    g.op("EMBEDDING_LOOKUP", [ids, v], [y])
+    return g.build([ids], [y])
+
+
+def select_v2(dtype="int8", c=(1, 4, 5, 3), x=(1, 4, 5, 3), y=(1, 4, 5, 3)):
+    g = GraphBuilder()
+    q = _q(dtype) if dtype in ("int8", "int16") else None
+    tc = g.tensor(c, "bool")
+    tx, ty = g.tensor(x, dtype, q), g.tensor(y, dtype, q)
+    out = tuple(max(p) for p in zip(*[(1,) * (4 - len(s)) + tuple(s) for s in (c, x, y)]))
+    to = g.tensor(out[4 - max(len(c), len(x), len(y)):], dtype, q)
+    g.op("SELECT_V2", [tc, tx, ty], [to], "SelectV2Options")
+    return g.build([tc, tx, ty], [to])
+
+
+def cast(src="int8", dst="int32", shape=(2, 4, 8)):
+    g = GraphBuilder()
+    x = g.tensor(shape, src)
+    y = g.tensor(shape, dst)
+    g.op("CAST", [x], [y], "CastOptions", inDataType=_TYPE_CODE[src], outDataType=_TYPE_CODE[dst])
+    return g.build([x], [y])
+
+
+def fill(dtype="int8", shape=(2, 4, 8), dims_type="int32", const_dims=True):
+    """FILL of a scalar value (a graph input) into ``shape`` (a constant dims tensor, or a
+    graph input)."""
+    g = GraphBuilder()
+    d = g.tensor((len(shape),), dims_type, data=np.asarray(shape) if const_dims else None)
+    q = _q(dtype) if dtype in ("int8", "int16") else None
+    v = g.tensor((), dtype, q)
+    y = g.tensor(shape, dtype, q)
+    g.op("FILL", [d, v], [y])
+    return g.build([v] if const_dims else [d, v], [y])
+
+
+def zeros_like(dtype="float32", shape=(2, 4, 8)):
+    g = GraphBuilder()
+    x = g.tensor(shape, dtype)
+    y = g.tensor(shape, dtype)
+    g.op("ZEROS_LIKE", [x], [y])
+    return g.build([x], [y])
+
+
+def shape_op(dtype="float32", shape=(2, 4, 8), out="int32"):
+    g = GraphBuilder()
+    x = g.tensor(shape, dtype, _q(dtype) if dtype in ("int8", "int16") else None)
+    y = g.tensor((len(shape),), out)
+    g.op("SHAPE", [x], [y], "ShapeOptions", outType=_TYPE_CODE[out])
+    return g.build([x], [y])
+
+
+def floor_op(op, dtype="float32", a=(1, 4, 5, 3), b=(1, 1, 1, 3)):
+    """FLOOR_DIV / FLOOR_MOD of a graph input by a constant divisor of no zeros."""
+    g = GraphBuilder()
+    ta = g.tensor(a, dtype)
+    tb = g.tensor(b, dtype, data=np.arange(1, int(np.prod(b)) + 1).reshape(b) * (1 if dtype == "int32" else 0.75))
+    ty = g.tensor(tuple(max(p, q) for p, q in zip(a, b)), dtype)
+    g.op(op, [ta, tb], [ty])
+    return g.build([ta], [ty])
+
+
+def add_n(dtype="float32", n=3, shape=(2, 4, 8)):
+    g = GraphBuilder()
+    q = _q(dtype) if dtype in ("int8", "int16") else None
+    xs = [g.tensor(shape, dtype, q) for _ in range(n)]
+    y = g.tensor(shape, dtype, _q(dtype, other=True) if q else None)
+    g.op("ADD_N", xs, [y])
+    return g.build(xs, [y])
+
+
+
+#: The third ops, one model per op and type arenaplan runs them in that TFLM takes too.
+_CMP_OPS = ("EQUAL", "NOT_EQUAL", "GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL")
+FAMILIES["third_ops"] = {
+    **{f"{op.lower()}_{t}": (lambda op=op, t=t: compare(op, t)) for op in _CMP_OPS for t in ("int8", "float32", "int32")},
+    "equal_bool": lambda: compare("EQUAL", "bool"), "not_equal_bool": lambda: compare("NOT_EQUAL", "bool"),
+    "greater_bcast": lambda: compare("GREATER", "int8", b=(1, 1, 1, 3)),
+    "logical_and": lambda: logical("LOGICAL_AND"), "logical_or": lambda: logical("LOGICAL_OR", b=(1, 1, 5, 1)),
+    "logical_not": lambda: logical("LOGICAL_NOT"),
+    "arg_max_s8": lambda: arg_min_max("ARG_MAX"), "arg_min_f32": lambda: arg_min_max("ARG_MIN", "float32", axis=1),
+    "gather_s8": lambda: gather("int8"), "gather_f32_axis1": lambda: gather("float32", shape=(3, 10, 2), axis=1),
+    "gather_input_table": lambda: gather("int8", const_table=False, idx_shape=(2, 3)),
+    "embedding_lookup_s8": lambda: embedding_lookup("int8"),
+    "embedding_lookup_f32": lambda: embedding_lookup("float32", cols=(4, 2)),
+    "embedding_lookup_hybrid": lambda: embedding_lookup("int8", out="float32"),
+    "select_v2_s8": lambda: select_v2("int8", c=(1, 4, 1, 3), y=(1, 1, 5, 3)),
+    "select_v2_f32": lambda: select_v2("float32"),
+    **{f"cast_{a}_{b}": (lambda a=a, b=b: cast(a, b)) for a, b in (("int8", "int32"), ("float32", "int8"),
+                                                                     ("int32", "float32"), ("bool", "int16"),
+                                                                     ("float32", "bool"))},
+    "fill_s8": lambda: fill("int8"), "fill_f32_int64_dims": lambda: fill("float32", dims_type="int64"),
+    "fill_s32": lambda: fill("int32"),
+    "zeros_like_f32": lambda: zeros_like("float32"), "zeros_like_s32": lambda: zeros_like("int32"),
+    "shape": lambda: shape_op("float32"), "shape_s8": lambda: shape_op("int8", shape=(1, 3, 4, 5)),
+    "floor_div_f32": lambda: floor_op("FLOOR_DIV"), "floor_mod_f32": lambda: floor_op("FLOOR_MOD", b=(1, 4, 5, 3)),
+    "add_n_f32": lambda: add_n("float32"), "add_n_f32_5": lambda: add_n("float32", 5, shape=(3, 7)),
+}
+#: Tiny tensors: the Prepare peak sets the arena (GATHER's and EMBEDDING_LOOKUP's persistent
+#: buffers overlapping their temporaries, ADD_N's temporaries of every input).
+FAMILIES["third_prepare_peak"] = {
+    "equal_tiny": lambda: compare("EQUAL", a=(1, 2), b=(1, 2)),
+    "greater_s16_tiny": lambda: compare("GREATER", "int16", a=(1, 2), b=(1, 2)),
+    "gather_tiny": lambda: gather("int8", shape=(2, 1), n=1),
+    "gather_r4_tiny": lambda: gather("int8", shape=(2, 1, 1, 1), n=1),
+    "embedding_lookup_tiny": lambda: embedding_lookup("int8", rows=2, cols=(1,), n=1),
+    "embedding_lookup_r4_tiny": lambda: embedding_lookup("int8", rows=2, cols=(1, 1, 1), n=1),
+    "embedding_lookup_hybrid_tiny": lambda: embedding_lookup("int8", rows=2, cols=(1,), n=1, out="float32"),
+    "embedding_lookup_hybrid_r4_tiny": lambda: embedding_lookup("int8", rows=2, cols=(1, 1, 1), n=1,
+                                                                out="float32"),
+    "select_v2_tiny": lambda: select_v2("int8", c=(1, 2), x=(1, 2), y=(1, 2)),
+    "fill_tiny": lambda: fill("int8", shape=(1, 2)), "zeros_like_tiny": lambda: zeros_like("int8", shape=(1, 2)),
+    "add_n_tiny": lambda: add_n("float32", 4, shape=(1, 1)),
+}
+
+
+def random_third_op_model(rng: np.random.Generator):
+    """(kind, flatbuffer) of a random one-op model of the third ops, in a type TFLM's kernel
+    takes: comparisons (broadcasting, int8 / int16 / int32 / int64 / float32 / bool),
+    logical ops, ARG_MAX / ARG_MIN over any axis, GATHER over any axis of a table of rank
+    1-4 with 1-2-D positions, EMBEDDING_LOOKUP (int8, float32 and int8 -> float32 tables
+    of rank 2-4), SELECT_V2 with broadcasting, CAST between any two of int8, int16, int32,
+    float32 and bool, FILL, ZEROS_LIKE, SHAPE, FLOOR_DIV / FLOOR_MOD, ADD_N of 2-5 inputs,
+    over small shapes (some tiny, where the Prepare peak sets the arena)."""
+    def r(lo, hi):
+        return int(rng.integers(lo, hi + 1))
+    kinds = ["compare", "logical", "arg", "gather", "embedding", "select", "cast", "fill", "zeros_like", "shape",
+             "floor", "add_n"]
+    kind = kinds[r(0, len(kinds) - 1)]
+    shp = tuple(r(1, 4) for _ in range(r(1, 4)))
+    if kind == "compare":
+        op = _CMP_OPS[r(0, 5)]
+        types = {"EQUAL": ("int8", "int32", "int64", "float32", "bool"), "GREATER": ("int8", "int16", "int32",
+                                                                                   "int64", "float32")}
+        ts = types.get(op, types["EQUAL"] if op == "NOT_EQUAL" else ("int8", "int32", "int64", "float32"))
+        b = shp if rng.random() < 0.5 else tuple(1 if rng.random() < 0.5 else d for d in shp)
+        return kind, compare(op, ts[r(0, len(ts) - 1)], a=shp, b=b)
+    if kind == "logical":
+        op = ["LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT"][r(0, 2)]
+        return kind, logical(op, shp, None if op == "LOGICAL_NOT" or rng.random() < 0.5 else
+                             tuple(1 if rng.random() < 0.5 else d for d in shp))
+    if kind == "arg":
+        return kind, arg_min_max(["ARG_MAX", "ARG_MIN"][r(0, 1)], ["int8", "float32"][r(0, 1)],
+                                 shape=shp, axis=r(-len(shp), len(shp) - 1), axis_shape=[(1,), ()][r(0, 1)])
+    if kind == "gather":
+        axis = r(0, len(shp) - 1)
+        table = tuple(max(d, 2) if i == axis else d for i, d in enumerate(shp))
+        return kind, gather(["int8", "float32"][r(0, 1)], shape=table, n=r(1, 3), axis=axis,
+                            const_table=rng.random() < 0.5, idx_shape=None if rng.random() < 0.6 else (r(1, 2), r(1, 2)))
+    if kind == "embedding":
+        mode = ["int8", "float32", "hybrid"][r(0, 2)]
+        return kind, embedding_lookup("float32" if mode == "float32" else "int8", rows=r(2, 4),
+                                      cols=tuple(r(1, 3) for _ in range(r(1, 3))), n=r(1, 3),
+                                      out="float32" if mode == "hybrid" else None)
+    if kind == "select":
+        full = (1,) * (4 - len(shp)) + shp
+        def part():
+            return tuple(1 if rng.random() < 0.4 else d for d in full)
+        return kind, select_v2(["int8", "int16", "float32"][r(0, 2)], c=part(), x=part(), y=full)
+    if kind == "cast":
+        ts = ("int8", "int16", "int32", "float32", "bool")
+        return kind, cast(ts[r(0, 4)], ts[r(0, 4)], shape=shp)
+    if kind == "fill":
+        return kind, fill(["int8", "int32", "float32"][r(0, 2)], shape=shp, dims_type=["int32", "int64"][r(0, 1)])
+    if kind == "zeros_like":
+        return kind, zeros_like(["int8", "int32", "int64", "float32"][r(0, 3)], shape=shp)
+    if kind == "shape":
+        return kind, shape_op(["int8", "int16", "float32", "bool"][r(0, 3)], shape=shp)
+    if kind == "floor":
+        b = tuple(1 if rng.random() < 0.5 else d for d in shp)
+        return kind, floor_op(["FLOOR_DIV", "FLOOR_MOD"][r(0, 1)], a=shp, b=b)
+    return kind, add_n("float32", r(2, 5), shape=shp)
+
+
 #: Checked by benchmarks/bench_tflm.py only (exact there), to keep tests/test_tflm_ops.py fast:
 #: the float32 of the ops arenaplan runs in int8 only (TFLM's kernels take float32 too; the
 #: rules are the int8 ones' without quantisation), and more tiny cases.
@@ -971,6 +1212,22 @@ BENCH_FAMILIES = {
         "mul_s16_tiny": lambda: binary("MUL", "int16", a=(1, 2), b=(1, 2), options_type="MulOptions"),
         "concat_s16_tiny": lambda: concatenation(2, shape=(1, 1, 1), dtype="int16"),
         "requantize_s16_s8_tiny": lambda: requantize("int16", "int8", shape=(1, 1)),
+    },
+    # the third ops in the types TFLM takes beyond arenaplan's rows, and more tiny cases
+    "third_ops_tflm_only": {
+        **{f"{op.lower()}_s64": (lambda op=op: compare(op, "int64")) for op in _CMP_OPS},
+        "greater_s16": lambda: compare("GREATER", "int16"),
+        "select_v2_s16": lambda: select_v2("int16", c=(1, 1, 5, 3)),
+        **{f"cast_{a}_{b}": (lambda a=a, b=b: cast(a, b)) for a in ("int8", "int16", "int32", "float32", "bool")
+           for b in ("int8", "int16", "int32", "float32", "bool")},
+        "zeros_like_s8": lambda: zeros_like("int8"), "zeros_like_s64": lambda: zeros_like("int64"),
+        "shape_bool": lambda: shape_op("bool"), "shape_s16": lambda: shape_op("int16", shape=(1, 2, 3, 4, 5)),
+        "add_n_s8": lambda: add_n("int8"), "add_n_s8_tiny": lambda: add_n("int8", 2, shape=(1, 1)),
+        "arg_max_f32_tiny": lambda: arg_min_max("ARG_MAX", "float32", shape=(1, 2)),
+        "logical_not_tiny": lambda: logical("LOGICAL_NOT", shape=(1, 2)),
+        "cast_tiny": lambda: cast("int8", "float32", shape=(1, 2)),
+        "shape_tiny": lambda: shape_op("int8", shape=(1, 2)),
+        "floor_div_tiny": lambda: floor_op("FLOOR_DIV", a=(1, 2), b=(1, 2)),
     },
 }
 

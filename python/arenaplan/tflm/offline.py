@@ -50,7 +50,7 @@ def plan_offline(model: Model, kernels: str = "reference", pointer_bytes: int = 
     if OFFLINE_METADATA in model.metadata:
         model = dataclasses.replace(model, metadata={k: v for k, v in model.metadata.items()
                                                      if k != OFFLINE_METADATA})
-    reqs, what = requests_of(model, kernels)
+    reqs, what = requests_of(model, kernels, pointer_bytes=pointer_bytes)
     base = arena(model, kernels, pointer_bytes)
     best: Optional[Tuple[int, Dict[int, int]]] = None
     sizes = [r[0] for r in reqs]

@@ -127,10 +127,11 @@ def _check(model: Model, kernels: str, pointer_bytes: int) -> None:
         if op.type not in rules.SUPPORTED_OPS:
             raise UnsupportedModel(f"op {op.index} ({op.type}): TFLite Micro has no kernel these rules "
                                    f"describe for it")
-        data = {"TRANSPOSE_CONV": 2, "SPLIT": 1}.get(op.type, 0)
+        data = rules.DATA_INPUT.get(op.type, 0)
+        main = op.inputs[data] if len(op.inputs) > data else None
         for i in tuple(op.inputs) + tuple(op.outputs):
-            main = op.inputs[data] if len(op.inputs) > data else None
-            allowed = rules.op_types(op.type) if i in op.outputs or i == main else rules.SUPPORTED_TYPES
+            allowed = rules.output_types(op.type) if i in op.outputs else \
+                rules.op_types(op.type) if i == main else rules.SUPPORTED_TYPES
             if i >= 0 and model.tensors[i].dtype not in allowed:
                 t = model.tensors[i]
                 raise UnsupportedModel(f"op {op.index} ({op.type}): tensor {i} {t.name!r} has type "
@@ -176,6 +177,67 @@ def _prepare_temps(model: Model, op, s: rules.Sizes) -> int:
     return at
 
 
+def _late_peak(model: Model, op, s: rules.Sizes, area: int, tail_used: int) -> int:
+    """The arena (a multiple of 16) with which the op's Prepare succeeds when it allocates
+    persistent buffers while its temporaries are live (rules.late_prepare_writes): the
+    temporaries must fit below the tail, and no write to those buffers may land on a field
+    of a temporary still to be read. The arena's start and end are 16-aligned."""
+    p = s.pointer_bytes
+    fields = rules.tensor_fields(p)
+    at, where = 0, []
+    for i in rules.prepare_temp_tensors(op, model):
+        if i < 0:
+            continue
+        start = -(-at // p) * p
+        at = start + s.tflite_tensor
+        q = model.tensors[i].quantization
+        q_start = None
+        if q is not None:
+            q_start = -(-at // p) * p
+            at = -(-(q_start + s.affine_quantization) // 4) * 4 + 4 + 4 * len(q.scale)
+        where.append((area + start, None if q_start is None else area + q_start))
+    # DeallocateTempTfLiteTensor reads every temporary's quantization and, where quantised,
+    # its TfLiteAffineQuantization's zero-point pointer
+    always = [(t + fields["quantization"][0], t + fields["quantization"][1]) for t, _ in where]
+    always += [(q + p, q + 2 * p) for _, q in where if q is not None]
+    late = rules.late_prepare_writes(model, op, s)
+    temps = [i for i in rules.prepare_temp_tensors(op, model) if i >= 0]
+    size = _align(area + at + tail_used)
+    while True:
+        top, ok = size - tail_used, True
+        types = {k: rules.TYPE_CODES.get(model.tensors[i].dtype) for k, i in enumerate(temps)}
+        for nbytes, writes, reads in late:
+            top = (top - nbytes) // rules.ALIGNMENT * rules.ALIGNMENT
+            for w in writes:
+                w0, w1 = top + w[0], top + w[1]
+                extra = w[2] if len(w) > 2 else None
+                if extra == "float32 output" and types.get(len(temps) - 1) != rules.TYPE_CODES["float32"]:
+                    continue                      # written only while the output reads as float32
+                if any(w0 < g1 and g0 < w1 for g0, g1 in always):
+                    ok = False
+                for read in reads:
+                    k, f = read[0], read[1]
+                    if k >= len(where):
+                        continue
+                    g0, g1 = where[k][0] + fields[f][0], where[k][0] + fields[f][1]
+                    if not (w0 < g1 and g0 < w1):
+                        continue
+                    # a word of known value over a type read for its size only: harmless when
+                    # that type code's size is no larger (the type then reads as that code)
+                    if len(read) > 2 and isinstance(extra, tuple) and (g0 - w0) % 4 == 0 \
+                            and w0 <= g0 and g1 <= w1 and (g0 - w0) // 4 < len(extra):
+                        v = extra[(g0 - w0) // 4]
+                        if v in rules.TYPE_CODE_SIZES and rules.TYPE_CODE_SIZES[v] <= read[2]:
+                            types[k] = v
+                            continue
+                    ok = False
+            if not ok:
+                break
+        if ok:
+            return size
+        size += rules.ALIGNMENT
+
+
 def _planned_tensors(model: Model) -> List[int]:
     first, last = rules.lifetimes(model)
     return [t.index for t in model.tensors
@@ -183,8 +245,8 @@ def _planned_tensors(model: Model) -> List[int]:
             and t.index in first and t.index in last]
 
 
-def requests_of(model: Model, kernels: str = "reference",
-                offsets: Optional[Dict[int, int]] = None) -> Tuple[List[Request], List[Tuple[str, int, int]]]:
+def requests_of(model: Model, kernels: str = "reference", offsets: Optional[Dict[int, int]] = None,
+                pointer_bytes: int = 8) -> Tuple[List[Request], List[Tuple[str, int, int]]]:
     """TFLM's planner input: tensors in index order, then the kernels' scratch in request order.
 
     Returns the requests and, per request, (kind, op or tensor index, unaligned bytes).
@@ -199,7 +261,7 @@ def requests_of(model: Model, kernels: str = "reference",
         what.append(("tensor", i, t.nbytes))
     scopes = getattr(model, "scratch_scopes", None)
     for k, op in enumerate(rules.tflm_ops(model)):
-        for _, b in rules.kernel_scratch(model, op, kernels):
+        for _, b in rules.kernel_scratch(model, op, kernels, pointer_bytes):
             lo, hi = (k, k) if scopes is None else scopes[sum(1 for w in what if w[0] == "kernel scratch")]
             reqs.append((_align(b), lo, hi, None))
             what.append(("kernel scratch", k, b))
@@ -271,7 +333,7 @@ def arena(model: Model, kernels: str = "reference", pointer_bytes: int = 4,
     s = rules.sizes_for(pointer_bytes)
     ops = rules.tflm_ops(model)
     allocs: List[Allocation] = []
-    reqs, what = requests_of(model, kernels, offsets)
+    reqs, what = requests_of(model, kernels, offsets, pointer_bytes)
     _, head = greedy_offsets(reqs)
     head = _align(head)
     allocs.append(Allocation("head", "tensors (greedy plan)", -1, "", head))
@@ -281,12 +343,11 @@ def arena(model: Model, kernels: str = "reference", pointer_bytes: int = 4,
     n_scratch = sum(1 for w in what if w[0] == "kernel scratch")
     tail = _Tail(allocs, ops)
     # MicroAllocator::Create: the allocators and the planner
-    tail.add("allocator and interpreter objects", s.fixed, 1)
+    tail.add("allocator and interpreter objects", s.fixed, s.pointer_bytes)
     n_variables = getattr(model, "resource_variables", 0)
     if n_variables:
         tail.add("resource variables", s.resource_variables, rules.ALIGNMENT)
         tail.add("resource variables", s.resource_variable * n_variables, rules.ALIGNMENT)
-    tail.add("allocator and interpreter objects", s.fixed_after_variables, s.pointer_bytes)
     # StartModelAllocation
     sub_tensors = getattr(model, "subgraph_tensors", [len(model.tensors)])
     sub_ops = getattr(model, "subgraph_ops", [len(ops)])
@@ -296,8 +357,6 @@ def arena(model: Model, kernels: str = "reference", pointer_bytes: int = 4,
         tail.add("eval tensors", s.eval_tensor * n, s.pointer_bytes)
     for n in sub_ops:
         tail.add("node and registration structs", s.node_and_registration * n, s.pointer_bytes)
-    if n_variables:
-        tail.add("resource variables", s.resource_variables_extra, rules.ALIGNMENT)
     # PrepareNodeAndRegistrationDataFromFlatbuffer: each op's parsed options
     for op in ops:
         b, a = rules.options_of(op, s.pointer_bytes)
@@ -324,12 +383,19 @@ def arena(model: Model, kernels: str = "reference", pointer_bytes: int = 4,
             tail.add("resource variables", model.tensors[op.inputs[1]].nbytes, rules.ALIGNMENT, op.index)
         temps = _prepare_temps(model, op, s)
         area = s.scratch_request * (requests_before + rules.MAX_SCRATCH_PER_OP)
-        prepare_peak = max(prepare_peak, area + temps + tail.used)
+        if rules.late_prepare_writes(model, op, s):
+            prepare_peak = max(prepare_peak, _late_peak(model, op, s, area, tail.used))
+        else:
+            prepare_peak = max(prepare_peak, area + temps + tail.used)
         # the output's dims DEPTH_TO_SPACE / SPACE_TO_DEPTH copy (CreateWritableTensorDimsWithCopy)
-        # do not add to that peak (measured: the arena is 16 B short of it otherwise)
+        # do not add to that peak: allocated while the temporaries are live, they are checked
+        # against the head only (as GATHER's, _late_peak), and their writes land on no field
+        # read afterwards (measured: the arena is 16 B short of it otherwise)
         for kind, b in bufs:
             if kind == "output dims":
                 tail.add("output dims", b, rules.ALIGNMENT, op.index)
+            elif kind == "prepare op data":
+                tail.add("kernel op data", b, rules.ALIGNMENT, op.index)
         requests_before += scratch_per_op[op.index]
     # FinishModelAllocation: scratch handles, variable tensors; then the plan is committed
     if n_scratch:

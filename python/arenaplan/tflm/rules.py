@@ -12,8 +12,19 @@ micro_resource_variable.h); options sizes are the TfLite*Params structs
 flatbuffer_conversions allocates; OpData sizes are what each kernel's Init asks
 AllocatePersistentBuffer for (read off the recording allocator's "requested" bytes of a
 one-op model, since the package's structs are not all the ones its headers show); which
-temporary tensors a kernel's Prepare holds at once is read from its Prepare. Two figures
-are measured, not read: ``Sizes.fixed`` and ``Sizes.resource_variables_extra``.
+temporary tensors a kernel's Prepare holds at once is read from its Prepare. No figure is
+fitted: the allocator objects before the model (``allocator_objects``: 448 B on the
+package's 64-bit build) are derived from their members and equal the sizes the package's
+binary allocates, and each SubgraphAllocations is three pointers in the package's
+USE_TFLM_COMPRESSION build (the pointer these rules once added before the model and the
+8 B once added after the node structs with resource variables, both measured, were that
+third pointer: 24 B a subgraph, as a trace of the package's AllocatePersistentBuffer
+calls shows).
+
+Persistent buffers a kernel's Prepare allocates while its temporaries are live
+(``late_prepare_writes``: GATHER, EMBEDDING_LOOKUP, int8 ADD_N) are checked by TFLM against
+the head only, so they may overlap the temporaries; the rules find the smallest arena where
+no write to them lands on a temporary's field still to be read.
 """
 from __future__ import annotations
 
@@ -48,14 +59,23 @@ _OPTIONS = {"FULLY_CONNECTED": (32, 4), "CONV_2D": (28, 4), "DEPTHWISE_CONV_2D":
             "LEAKY_RELU": (4, 4), "MEAN": (1, 1), "SPLIT": (4, 4), "SPLIT_V": (4, 4), "CALL_ONCE": (4, 4),
             "RESIZE_BILINEAR": (2, 1), "RESIZE_NEAREST_NEIGHBOR": (2, 1), "DEPTH_TO_SPACE": (4, 4),
             "SPACE_TO_DEPTH": (4, 4), "MIRROR_PAD": (4, 4), "REDUCE_MAX": (1, 1), "REDUCE_MIN": (1, 1),
-            "SUM": (1, 1), "PACK": (8, 4), "UNPACK": (8, 4)}
+            "SUM": (1, 1), "PACK": (8, 4), "UNPACK": (8, 4),
+            # TfLiteGatherParams (axis, batch_dims), TfLiteArgMaxParams / TfLiteArgMinParams
+            # (the output type), TfLiteCastParams (input and output types), TfLiteShapeParams
+            "GATHER": (8, 4), "ARG_MAX": (4, 4), "ARG_MIN": (4, 4), "CAST": (8, 4), "SHAPE": (4, 4)}
 # TfLiteVarHandleParams: two string pointers
 _POINTER_OPTIONS = {"VAR_HANDLE": 2}
 #: Ops without options (their parser allocates nothing).
 _NO_OPTIONS = ("QUANTIZE", "DEQUANTIZE", "RELU", "LOGISTIC", "TANH", "HARD_SWISH", "PAD", "PADV2", "TRANSPOSE",
                "EXPAND_DIMS", "READ_VARIABLE", "ASSIGN_VARIABLE", "MAXIMUM", "MINIMUM", "ABS",
                "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND", "PRELU", "SQUARED_DIFFERENCE", "BROADCAST_TO", "SLICE",
-               "RELU6")
+               "RELU6",
+               # ParseEqual ... ParseLessEqual, ParseLogical*, ParseSelectV2, ParseFill,
+               # ParseZerosLike, ParseFloorDiv / ParseFloorMod, ParseAddN and
+               # ParseEmbeddingLookup allocate nothing
+               "EQUAL", "NOT_EQUAL", "GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL", "LOGICAL_AND",
+               "LOGICAL_OR", "LOGICAL_NOT", "SELECT_V2", "FILL", "ZEROS_LIKE", "FLOOR_DIV", "FLOOR_MOD",
+               "ADD_N", "EMBEDDING_LOOKUP")
 #: Ops (TFLite builtin names) whose TFLM kernels these rules describe.
 SUPPORTED_OPS = tuple(sorted(set(_OPTIONS) | set(_NO_OPTIONS) | set(_POINTER_OPTIONS)))
 #: Builtin ops the pinned package registers a kernel for (its op resolver's Register_*
@@ -85,6 +105,25 @@ _OP_TYPES = {"STRIDED_SLICE": ("int8", "int16", "int32", "float32", "bool"),
              **{op: ("int8", "float32") for op in ("DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "RESIZE_BILINEAR",
                                                      "MIRROR_PAD", "PRELU", "REDUCE_MAX", "REDUCE_MIN",
                                                      "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND")}}
+_CMP = ("EQUAL", "NOT_EQUAL", "GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL")
+# The third ops: the types each kernel's Prepare or Eval takes (its switch over the data
+# input's type; every other type fails to allocate or to run in the pinned package,
+# tests/test_tflm_third_ops.py).
+_OP_TYPES.update({
+    "EQUAL": ("int8", "int32", "int64", "float32", "bool"), "NOT_EQUAL": ("int8", "int32", "int64", "float32", "bool"),
+    "GREATER": ("int8", "int16", "int32", "int64", "float32"),
+    **{op: ("int8", "int32", "int64", "float32") for op in ("GREATER_EQUAL", "LESS", "LESS_EQUAL")},
+    **{op: ("bool",) for op in ("LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT")},
+    "ARG_MAX": ("int8", "float32"), "ARG_MIN": ("int8", "float32"),
+    "GATHER": ("int8", "float32"), "EMBEDDING_LOOKUP": ("int8", "float32"),
+    "SELECT_V2": ("int8", "int16", "float32"), "FILL": ("int8", "int32", "float32"),
+    "ZEROS_LIKE": ("int8", "int32", "int64", "float32"), "FLOOR_DIV": ("float32",), "FLOOR_MOD": ("float32",),
+    "ADD_N": ("int8", "float32")})
+# The output types of the ops whose output is not of their data input's type.
+_OUT_TYPES = {**{op: ("bool",) for op in _CMP}, "ARG_MAX": ("int32",), "ARG_MIN": ("int32",),
+              "SHAPE": ("int32",), "EMBEDDING_LOOKUP": ("int8", "float32")}
+#: The input whose type is the op's data type, where it is not input 0.
+DATA_INPUT = {"TRANSPOSE_CONV": 2, "SPLIT": 1, "SELECT_V2": 1, "FILL": 1, "EMBEDDING_LOOKUP": 1}
 # Types TFLM's kernels accept for these ops' activations.
 SUPPORTED_TYPES = ("int8", "int16", "int32", "int64", "float32", "bool", "resource")
 
@@ -95,8 +134,13 @@ MAX_SCRATCH_PER_OP = 12
 
 
 def op_types(op_type: str) -> Tuple[str, ...]:
-    """Tensor types TFLM's kernel for ``op_type`` accepts (inputs, outputs, weights)."""
+    """Tensor types TFLM's kernel for ``op_type`` accepts (its data input and outputs)."""
     return _OP_TYPES.get(op_type, SUPPORTED_TYPES)
+
+
+def output_types(op_type: str) -> Tuple[str, ...]:
+    """Tensor types TFLM's kernel for ``op_type`` writes."""
+    return _OUT_TYPES.get(op_type, op_types(op_type))
 
 
 def prepare_temp_tensors(op, model=None) -> Tuple[int, ...]:
@@ -122,8 +166,15 @@ def prepare_temp_tensors(op, model=None) -> Tuple[int, ...]:
         return ins
     if op.type == "RESHAPE":
         return ins[:1] + outs
-    if op.type in ("VAR_HANDLE", "CALL_ONCE", "MAXIMUM", "MINIMUM", "PACK", "UNPACK"):
+    if op.type in ("VAR_HANDLE", "CALL_ONCE", "MAXIMUM", "MINIMUM", "PACK", "UNPACK", "LOGICAL_AND", "LOGICAL_OR",
+                   "ARG_MAX", "ARG_MIN", "SHAPE"):
         return ()                               # no Prepare (or one that fetches nothing)
+    if op.type in _CMP:
+        return ins[:2]                          # ComparisonsPrepare: the two inputs
+    if op.type == "ADD_N":
+        # CalculateOpData: the first input and the output, then each other input in turn
+        # (each released, but the temporaries' space is reclaimed only after Prepare)
+        return (ins[0], outs[0]) + ins[1:]
     if op.type in ("BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND", "DEPTH_TO_SPACE", "SPACE_TO_DEPTH"):
         return ins[:1] + outs[:1]               # GetInput / GetOutput of input and output only
     if op.type == "RELU6":
@@ -140,6 +191,37 @@ def prepare_temp_tensors(op, model=None) -> Tuple[int, ...]:
     return ins + outs
 
 
+def allocator_objects(p: int, recording: bool) -> int:
+    """Bytes of the objects MicroAllocator::Create places in the tail before the model is
+    read, each at its own size and alignment (micro_allocator.cc; the members of
+    single_arena_buffer_allocator.h, greedy_memory_planner.h, micro_allocator.h):
+
+    - SingleArenaBufferAllocator: the vtable pointers of its two interfaces, buffer_head_,
+      buffer_tail_, head_, tail_, temp_, temp_buffer_ptr_check_sum_ (an intptr_t) and
+      temp_buffer_count_ (an int): 72 B with 8-byte pointers, 36 with 4;
+    - GreedyMemoryPlanner: a vtable pointer, max_buffer_count_ and buffer_count_, the four
+      working-array pointers, next_free_entry_ and first_entry_index_, buffer_offsets_ and
+      need_to_calculate_offsets_ (a bool): 72 / 44 B;
+    - MicroAllocator: a vtable pointer, the two buffer allocators, the builtin-data
+      allocator and the planner, model_is_allocating_, scratch_buffer_request_count_,
+      scratch_buffer_head_ and max_head_buffer_usage_: 72 / 36 B.
+
+    The tflite-micro package's interpreter creates them through RecordingMicroAllocator
+    (recording_micro_allocator.cc), whose RecordingSingleArenaBufferAllocator adds four
+    size_t counters and whose RecordingMicroAllocator adds its allocator pointer and eight
+    RecordedAllocation {requested, used, count}: 104 + 72 + 272 = 448 B on the 64-bit host
+    build, the sizes its RecordingSingleArenaBufferAllocator::Create and
+    RecordingMicroAllocator::Create pass to AllocatePersistentBuffer (0x68, 0x48, 0x110;
+    tests/test_tflm_third_ops.py reads them from the package's binary). A firmware's
+    MicroInterpreter creates the plain ones: 36 + 44 + 36 = 116 B with 4-byte pointers."""
+    def up(x: int) -> int:
+        return -(-x // p) * p
+    arena = up(2 * p + 5 * p + p + 4) + (4 * p if recording else 0)
+    planner = up(p + 4 + 4 + 4 * p + 4 + 4 + p + 1)
+    allocator = 9 * p + ((p + 8 * 3 * p) if recording else 0)
+    return arena + planner + allocator
+
+
 class Sizes:
     """sizeof / per-record bytes of TFLM's structures for one pointer size."""
 
@@ -150,19 +232,21 @@ class Sizes:
         self.node_and_registration = 8 * p          # TfLiteNode (7 words) + registration pointer
         self.tflite_tensor = 64 if p == 8 else 40   # TfLiteTensor (TF_LITE_STATIC_MEMORY build)
         self.affine_quantization = 3 * p            # TfLiteAffineQuantization: scale, zero_point, dim
-        self.subgraph_allocations = 2 * p           # SubgraphAllocations: nodes, tensors
+        # SubgraphAllocations, one per subgraph: the node and eval-tensor arrays and, in a
+        # USE_TFLM_COMPRESSION build such as the package's, the compressed-tensors list
+        # (24 B each on the host: StartModelAllocation's request, traced); a firmware built
+        # without compression keeps two pointers
+        self.subgraph_allocations = 3 * p if p == 8 else 2 * p
         self.builtin_data_allocator = 2 * p         # MicroBuiltinDataAllocator: vtable, allocator
         self.allocation_info = 4 * p if p == 8 else 24   # AllocationInfo record while planning
         self.planner_per_buffer = 40                # GreedyMemoryPlanner::PerBufferSize()
         self.scratch_request = p + 8                # ScratchBufferRequest: bytes, node, subgraph
         self.scratch_handle = p                     # ScratchBufferHandle: one pointer
-        # The allocator, memory planner and their arena allocators that MicroAllocator::Create
-        # places in the tail before the model is read (measured on the 64-bit build: the
-        # tail of a one-op model with no options less everything else these rules count)
-        self.fixed = 448 if p == 8 else 240
-        # and the one pointer-sized object placed after the resource variables (when the
-        # interpreter is given them) and before the model is read (measured likewise)
-        self.fixed_after_variables = p
+        # The arena allocator, memory planner and allocator objects created in the tail
+        # before the model is read (allocator_objects): the recording ones of the
+        # tflite-micro package on the 64-bit host (448 B), a firmware's plain ones on a
+        # 32-bit target (116 B)
+        self.fixed = allocator_objects(p, recording=p == 8)
         self.subgraph_offset = p                    # AllocationInfoBuilder: a size_t per subgraph
         # kernels' OpData structs (Init's AllocatePersistentBuffer), bytes per op type
         self.op_data = {"FULLY_CONNECTED": 72 if p == 8 else 56, "CONV_2D": 80 if p == 8 else 64,
@@ -184,16 +268,21 @@ class Sizes:
                         # SPACE_TO_DEPTH, BATCH_TO_SPACE_ND, BROADCAST_TO, SLICE, PACK and
                         # UNPACK have no Init (the recording allocator's requests, as above)
                         "ABS": 28, "SPACE_TO_BATCH_ND": 4, "MIRROR_PAD": 20, "PRELU": 28,
-                        "SQUARED_DIFFERENCE": 112, "REDUCE_MAX": 44, "REDUCE_MIN": 44, "SUM": 44, "RELU6": 8}
+                        "SQUARED_DIFFERENCE": 112, "REDUCE_MAX": 44, "REDUCE_MIN": 44, "SUM": 44, "RELU6": 8,
+                        # comparisons.cc's OpData: ComparisonParams (seven ints and a bool);
+                        # select.cc's OpData: one bool in the pinned package. LOGICAL_*,
+                        # ARG_MAX/MIN, GATHER, CAST, FILL, ZEROS_LIKE, SHAPE, FLOOR_DIV,
+                        # FLOOR_MOD, ADD_N and EMBEDDING_LOOKUP have no Init (or one that
+                        # returns nullptr)
+                        **{op: 32 for op in _CMP}, "SELECT_V2": 1}
+        # OpData that Prepare allocates (not Init): add_n.cc's int8 OpData (ten ints);
+        # embedding_lookup.cc's OpData (a float and a size_t)
+        self.prepare_op_data = {"ADD_N": 40, "EMBEDDING_LOOKUP": 2 * p}
         # MicroResourceVariables (the array's pointer, two ints) and one
         # MicroResourceVariable per variable (container, shared name, buffer, bytes,
         # default value), which the interpreter's owner creates before the model is read
         self.resource_variables = p + 8
         self.resource_variable = 4 * p + (8 if p == 8 else 4)
-        # a pointer-sized buffer (16-byte aligned) after the node structs whenever the
-        # interpreter is given resource variables: not one of the recorded kinds, measured
-        # (the same for 2 to 5 variables and 2 or 3 subgraphs)
-        self.resource_variables_extra = p
         # bytes of the TfLiteTensor*-array the interpreter keeps of its inputs and outputs
         self.tensor_pointer = p
 
@@ -228,10 +317,68 @@ def kernel_persistent(model: Model, op, sizes: Sizes) -> List[Tuple[str, int]]:
         c = _channels(model, op)
         out.append(("per-channel multipliers", 4 * c))
         out.append(("per-channel shifts", 4 * c))
-    if op.type in ("DEPTH_TO_SPACE", "SPACE_TO_DEPTH"):
+    if op.type in ("DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "GATHER", "EMBEDDING_LOOKUP"):
         # Prepare's CreateWritableTensorDimsWithCopy: the output's dims as a TfLiteIntArray
         out.append(("output dims", 4 + 4 * len(model.tensors[op.outputs[0]].shape)))
+    if op.type in sizes.prepare_op_data and (op.type != "ADD_N" or model.tensors[op.outputs[0]].dtype == "int8"):
+        out.append(("prepare op data", sizes.prepare_op_data[op.type]))
     return out
+
+
+#: TfLiteTypeGetSize by TfLiteType code (common.h), and the codes of the types named here.
+TYPE_CODE_SIZES = {0: 0, 1: 4, 2: 4, 3: 1, 4: 8, 6: 1, 7: 2, 8: 8, 9: 1, 10: 2, 11: 8, 12: 16, 13: 8, 16: 4, 17: 2}
+TYPE_SIZES = {"float32": 4, "int32": 4, "int64": 8, "bool": 1, "int16": 2, "int8": 1}
+TYPE_CODES = {"float32": 1, "int32": 2, "int64": 4, "bool": 6, "int16": 7, "int8": 9}
+
+
+#: Byte ranges of a TfLiteTensor's fields (TF_LITE_STATIC_MEMORY build: data, dims,
+#: params {scale, zero_point}, quantization {type, params}, bytes, type, allocation_type,
+#: is_variable), for a pointer size p.
+def tensor_fields(p: int) -> Dict[str, Tuple[int, int]]:
+    return {"dims": (p, 2 * p), "scale": (2 * p, 2 * p + 4), "params": (2 * p, 2 * p + 8),
+            "quantization": (2 * p + 8, 4 * p + 8), "bytes": (4 * p + 8, 5 * p + 8), "type": (5 * p + 8, 5 * p + 12)}
+
+
+def late_prepare_writes(model: Model, op, sizes: Sizes) -> List[Tuple[int, List[Tuple[int, int]], List[Tuple[int, str]]]]:
+    """The persistent buffers the op's Prepare allocates while its temporary TfLiteTensors are
+    live, in order: (bytes, the byte ranges of the buffer the kernel writes, the temporaries'
+    fields it reads afterwards, as (position in prepare_temp_tensors, field)).
+
+    AllocatePersistentBuffer checks the tail against the head only, not against the
+    temporaries (single_arena_buffer_allocator.cc), so these buffers may overlap them: the
+    op prepares if and only if no write lands on a field still to be read (those listed,
+    and the quantization fields and zero-point pointers DeallocateTempTfLiteTensor reads
+    from every temporary). The arena the Prepare needs follows from that, not from the
+    buffers' sizes (tests/test_tflm_third_ops.py: the tiny GATHER and EMBEDDING_LOOKUP
+    models)."""
+    if op.type not in ("GATHER", "EMBEDDING_LOOKUP", "ADD_N"):
+        return []
+    p = sizes.pointer_bytes
+    y = model.tensors[op.outputs[0]]
+    if op.type == "GATHER":
+        # CreateWritableTensorDimsWithCopy: the output's dims copied, then rewritten from the
+        # input's and the positions' dims
+        d = 4 + 4 * len(y.shape)
+        return [(d, [(0, d)], [(0, "dims"), (1, "dims"), (2, "dims")])]
+    if op.type == "EMBEDDING_LOOKUP":
+        # the output's dims (then the new_dims_size <= output->bytes check and
+        # CalculateOpData's reads of the table's type, scale and dims and the output's type),
+        # then the OpData: its scale written for an int8 table read into float32, its
+        # num_columns (a size_t) always
+        # (the check reads the output's type only for its element size: a dims word written
+        # over it is harmless when its type code's size is no larger, and then the output no
+        # longer reads as float32, so no scale is written)
+        d = 4 + 4 * len(y.shape)
+        words = (len(y.shape),) + tuple(int(v) for v in y.shape)
+        hybrid = model.tensors[op.inputs[1]].dtype == "int8" and y.dtype == "float32"
+        return [(d, [(0, d, words)], [(0, "dims"), (1, "dims"), (1, "type"), (1, "scale"), (2, "dims"),
+                                      (2, "type", TYPE_SIZES[y.dtype]), (2, "bytes")]),
+                (2 * p, ([(0, 4, "float32 output")] if hybrid else []) + [(p, 2 * p)], [(1, "dims")])]
+    if op.type == "ADD_N" and y.dtype == "int8":
+        # the int8 OpData, written whole, before the first input's and the output's
+        # quantisation and the output's type are read
+        return [(40, [(0, 40)], [(0, "params"), (1, "params"), (1, "type")])]
+    return []
 
 
 def _conv_geometry(model: Model, op):
@@ -240,9 +387,12 @@ def _conv_geometry(model: Model, op):
     return x.shape, w.shape
 
 
-def kernel_scratch(model: Model, op, kernels: str) -> List[Tuple[str, int]]:
+def kernel_scratch(model: Model, op, kernels: str, pointer_bytes: int = 8) -> List[Tuple[str, int]]:
     """(what, bytes) of each RequestScratchBufferInArena of the op's Prepare."""
     t = model.tensors
+    if op.type == "ADD_N":
+        # add_n.cc: one data pointer per input (float32 and int8 alike)
+        return [("input pointers", pointer_bytes * len(op.inputs))]
     if op.type == "SVDF":
         x, w = t[op.inputs[0]], t[op.inputs[1]]
         rank = int(op.options.get("rank", 1)) or 1
