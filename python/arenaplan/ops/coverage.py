@@ -39,6 +39,7 @@ _OPERANDS_TEXT = {
     "ARG_MAX": "int32 or int64 out", "ARG_MIN": "int32 or int64 out", "GATHER": "int32 indices",
     "SELECT_V2": "bool condition", "CAST": "to int8, int16, int32, float32 or bool",
     "SVDF": "int16 time weights and state; int8 ones: tflm only",
+    ("SVDF", "f32"): "float32 weights, bias and state",
     "FILL": "int32 or int64 dims", "SHAPE": "any input, int32 or int64 out",
     "GATHER_ND": "int32 indices", "BROADCAST_ARGS": "int32 or int64 shapes",
     ("BATCH_MATMUL", "s16x8"): "here int16 x int16 with int64 sums",
@@ -416,6 +417,17 @@ def _f32_transpose_conv() -> Model:
                    fused_activation_function="NONE")
 
 
+def _f32_svdf(activation: str = "RELU") -> Model:
+    p = _Probe()
+    x = p.x((2, 24), "float32", None)
+    wf = p.const(_weights((16, 24)) / 64.0, "float32")
+    wt = p.const((np.arange(64).reshape(16, 4) % 9 - 4) / 4.0, "float32")
+    b = p.const(np.arange(4) * 0.25 + 0.25, "float32")
+    state = p.t((2, 64), "float32", None, variable=True)
+    y = p.t((2, 4), "float32", None)
+    return p.model("SVDF", (x, wf, wt, b, state), (y,), rank=4, fused_activation_function=activation)
+
+
 def _compare(op_type: str, dtype: str, broadcast: bool = False) -> Model:
     p = _Probe()
     scale = 0.05 if dtype == "int8" else None
@@ -614,6 +626,7 @@ _PROBES_F32: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("HARD_SWISH", "f32"): lambda: [_f32_unary("HARD_SWISH")],
     ("TRANSPOSE", "f32"): lambda: [_f32_transpose()],
     ("TRANSPOSE_CONV", "f32"): lambda: [_f32_transpose_conv()],
+    ("SVDF", "f32"): lambda: [_f32_svdf(), _f32_svdf("TANH")],
     **{(op, "f32"): (lambda op=op: [_f32_unary(op)]) for op in lowering._MATH_F32},
     ("DIV", "f32"): lambda: [_f32_binary("DIV"), _f32_binary("DIV", True)],
     ("DIV", "s32"): lambda: [_div_s32(False), _div_s32(True)],
@@ -902,6 +915,19 @@ def render() -> str:
               f"{_F32_BOUNDS}", "",
               "EXP, LOG, SIN, COS and ELU call `expf`, `logf`, `sinf`, `cosf` and `expm1f` (ELU below 0),",
               f"{_F32_MATH_BOUNDS}", "",
+              "The float32 SVDF keeps its state as a float32 variable tensor of the state pool and sums",
+              "in each runtime's order, by the rounding rule: LiteRT's tensor_utils (its x86 builds)",
+              "sum every dot product and a unit's rank terms in four lanes, ((l0 + l1) + l2) + l3, then",
+              "the remainder in order, and add the bias last; TensorFlow Lite Micro sums in order and",
+              "starts a unit's sum at its bias. Outputs and state equal each runtime's bit for bit but",
+              "for the TANH activation: LiteRT's is Eigen's rational tanh, arenaplan's `tanhf` (as",
+              "TensorFlow Lite Micro's), at most 5 ulp from LiteRT over 49,152 values on x86-64 and on a",
+              "Cortex-M4 with newlib (1 ulp from glibc's `tanhf` there); the state, the activation's",
+              "input, is exact. RELU and RELU6 take a NaN to 0 under LiteRT's rule (`std::max`), RELU6",
+              "to 6 and RELU_N1_TO_1 to 1 under TensorFlow Lite Micro's (`fmaxf` / `fminf`);",
+              "RELU_N1_TO_1 runs under \"tflm\" only (LiteRT's SVDF has none), SIGN_BIT under neither,",
+              "and int8 feature weights with a float32 input (TFLite's hybrid SVDF) are refused.",
+              "tests/test_svdf_f32.py asserts these.", "",
               "The int8 rows of these ops follow TFLite's integer kernels: RSQRT's Newton-Raphson",
               "1/sqrt in fixed point (its multiplier by the rounding rule: LiteRT forms",
               "1 / (sqrt(input_scale) * output_scale) in float32, TensorFlow Lite Micro in double); ELU's",

@@ -2541,6 +2541,76 @@ def _transpose_conv_f32(model: Model, op: Operator, reference: str = "litert") -
 
 
 #: The float32 rows' lowering, chosen by _types_of where the op's activations are float32.
+#: The fused activations of the float32 SVDF by name (the C enum ap_rnn_f32_act).
+_RNN_F32_ACTIVATIONS = {"NONE": 0, "RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3, "TANH": 4}
+
+
+def _svdf_f32(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """float32 SVDF (LiteRT's EvalFloatSVDF, TensorFlow Lite Micro's EvalFloatSvdfReference):
+    input [batches, input_size], weights_feature [filters, input_size], weights_time [filters,
+    memory], the optional bias [units], the state a float32 variable tensor [batches, filters *
+    memory]; the rule sets the summation order of the bias and the activations' forms.
+    RELU_N1_TO_1 runs under "tflm" only (LiteRT's ActivationFunctor has none); SIGN_BIT nowhere."""
+    if len(op.inputs) != 5:
+        raise _Unsupported(f"SVDF takes 5 inputs (input, weights_feature, weights_time, bias, state), "
+                           f"got {len(op.inputs)}")
+    x, wf, wt, b, state = [None if i < 0 else model.tensors[i] for i in op.inputs]
+    y = model.tensors[_operand(op.outputs, 0)]
+    named = (("input", x), ("weights_feature", wf), ("weights_time", wt), ("bias", b), ("state", state),
+             ("output", y))
+    for label, t in named:
+        if t is None and label != "bias":
+            raise _Unsupported(f"the {label} operand is missing")
+    if any(t is not None and t.dtype != "float32" for _, t in named):
+        types = ", ".join(f"{label} {t.dtype if t is not None else 'omitted'}" for label, t in named)
+        raise _Unsupported(f"the float32 SVDF takes float32 operands only; got {types} (TFLite's hybrid "
+                           "SVDF with int8 weights is not supported)")
+    if x.is_constant or x.is_variable:
+        raise _Unsupported(f"input tensor {x.index} ({x.name!r}) must be an activation")
+    for label, t in (("weights_feature", wf), ("weights_time", wt), ("bias", b)):
+        if t is not None and not t.is_constant:
+            raise _Unsupported(f"{label} tensor {t.index} ({t.name!r}) must be a constant")
+    if not state.is_variable:
+        raise _Unsupported(f"state tensor {state.index} ({state.name!r}) is not a variable tensor; "
+                           "TFLite keeps SVDF's state in one")
+    for t, what in ((x, "input"), (wf, "weights_feature"), (wt, "weights_time"), (state, "state")):
+        if len(t.shape) != 2:
+            raise _Unsupported(f"{what} tensor {t.index} has shape {tuple(t.shape)}; 2-D expected")
+    rank = op.options.get("rank", 0)
+    if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or rank < 1:
+        raise _Unsupported(f"rank {rank!r} must be a positive integer")
+    batches, input_size = (int(d) for d in x.shape)
+    filters, wf_depth = (int(d) for d in wf.shape)
+    wt_filters, memory = (int(d) for d in wt.shape)
+    if min(batches, input_size, filters, memory) < 1:
+        raise _Unsupported(f"empty tensors: input {tuple(x.shape)}, weights_feature {tuple(wf.shape)}, "
+                           f"weights_time {tuple(wt.shape)}")
+    if filters % rank:
+        raise _Unsupported(f"rank {rank} does not divide the {filters} filters")
+    units = filters // int(rank)
+    if wf_depth != input_size:
+        raise _Unsupported(f"weights_feature has depth {wf_depth}, the input {input_size}")
+    if wt_filters != filters:
+        raise _Unsupported(f"weights_time has {wt_filters} filters, weights_feature {filters}")
+    if tuple(int(d) for d in state.shape) != (batches, filters * memory):
+        raise _Unsupported(f"state tensor {state.index} has shape {tuple(state.shape)}; TFLite requires "
+                           f"[batches, memory * filters] = {(batches, filters * memory)}")
+    _expect_shape(model, y.index, (batches, units), "output")
+    inputs = [x.index, wf.index, wt.index]
+    if b is not None:
+        if b.data.size != units:
+            raise _Unsupported(f"bias tensor {b.index} has {b.data.size} values for {units} units")
+        inputs.append(b.index)
+    act = op.options.get("fused_activation_function", "NONE")
+    if act not in _RNN_F32_ACTIVATIONS or (act == "RELU_N1_TO_1" and reference != "tflm"):
+        runs = "NONE, RELU, RELU6, TANH" + (", RELU_N1_TO_1" if reference == "tflm" else
+                                             "; RELU_N1_TO_1 under reference='tflm'")
+        raise _Unsupported(f"fused activation {act}: the float32 SVDF runs {runs}")
+    spec = {"batches": batches, "input_size": input_size, "filters": filters, "memory": memory,
+            "rank": int(rank), "activation": _RNN_F32_ACTIVATIONS[act], "reference": REFERENCES[reference]}
+    return spec, tuple(inputs), None, None, (state.index,)
+
+
 _LOWER_F32: Dict[str, Callable[..., tuple]] = {
     "FULLY_CONNECTED": _fully_connected_f32, "CONV_2D": _conv2d_f32, "DEPTHWISE_CONV_2D": _depthwise_conv2d_f32,
     "ADD": _binary_f32, "SUB": _binary_f32, "MUL": _binary_f32,
@@ -2550,7 +2620,7 @@ _LOWER_F32: Dict[str, Callable[..., tuple]] = {
     "PAD": _pad_f32, "PADV2": _pad_f32, "CONCATENATION": _concatenation_f32, "MEAN": _mean_f32,
     "STRIDED_SLICE": _strided_slice_f32, "LEAKY_RELU": _unary_f32, "HARD_SWISH": _unary_f32,
     "TRANSPOSE": _transpose_f32, "SPLIT": _split_f32, "SPLIT_V": _split_f32, "TRANSPOSE_CONV": _transpose_conv_f32,
-    **{name: _math_f32 for name in _MATH_F32},
+    **{name: _math_f32 for name in _MATH_F32}, "SVDF": _svdf_f32,
 }
 
 
