@@ -1175,6 +1175,32 @@ ap_status ap_svdf_f32_variants(const void *params, ap_isa isa, ap_variant *varia
 ap_status ap_svdf_f32_state_bytes(const void *params, size_t *bytes_out, ap_error *error_out);
 ap_status ap_svdf_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
+/** float32 UNIDIRECTIONAL_SEQUENCE_LSTM without peephole, projection, layer norm or CIFG (as
+    TensorFlow Lite Micro's float LSTM): per time step and batch row, the four gates (input,
+    forget, cell, output) = bias + weights_x . x + weights_h . h, in the rule's order
+    (reference 1, TensorFlow Lite Micro: each dot from 0.0f in order, the input's plus the bias
+    and the recurrent one each clamped to the finite floats, then added; reference 0, LiteRT:
+    from the bias, four-lane dots as its tensor_utils sum them); input, forget and output gates
+    LOGISTIC (reference_ops::Logistic), the cell gate tanhf; c = f * c + i * g (reference 1:
+    each product clamped to the finite floats), clipped to [-cell_clip, cell_clip] when
+    cell_clip > 0; h = o * tanhf(c), written to the output row and the output state. Inputs:
+    input, the 4 input weights [cell_size, input_size], the 4 recurrent weights [cell_size,
+    cell_size], the 4 biases [cell_size]; states: the output state and the cell state, float32
+    [batches, cell_size] each, zero before the first run. "direct", no scratch (each unit's
+    gates are made and used at once; the new outputs wait in the output row). */
+typedef struct ap_lstm_f32_params {
+    int32_t batches, time_steps, input_size, cell_size;   /* each >= 1 */
+    int32_t time_major;   /* 1: input [time_steps, batches, input_size]; 0: [batches, time_steps, ...] */
+    float cell_clip;      /* >= 0, finite; 0: no clipping */
+    int32_t reference;    /* 0: LiteRT's order; 1: TensorFlow Lite Micro's */
+} ap_lstm_f32_params;
+
+ap_status ap_lstm_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                               uint32_t *count_out, ap_error *error_out);
+/** Bytes of the two states: batches * cell_size * 4 each. */
+ap_status ap_lstm_f32_state_bytes(const void *params, size_t *bytes_out, ap_error *error_out);
+ap_status ap_lstm_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
 ap_status ap_fully_connected_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out,
                                           uint32_t capacity, uint32_t *count_out, ap_error *error_out);
 ap_status ap_fully_connected_f32_prepared_size(const void *params, ap_isa isa, size_t *bytes_out,

@@ -428,6 +428,21 @@ def _f32_svdf(activation: str = "RELU") -> Model:
     return p.model("SVDF", (x, wf, wt, b, state), (y,), rank=4, fused_activation_function=activation)
 
 
+def _f32_lstm(time_major: bool = False) -> Model:
+    p = _Probe()
+    cells, depth, steps = 8, 6, 3
+    x = p.x((steps, 2, depth) if time_major else (2, steps, depth), "float32", None)
+    wx = [p.const(_weights((cells, depth)) / (8.0 + g), "float32") for g in range(4)]
+    wh = [p.const(_weights((cells, cells)) / (12.0 + g), "float32") for g in range(4)]
+    b = [p.const(np.arange(cells) * 0.125 - 0.5 + (1.0 if g == 1 else 0.0), "float32") for g in range(4)]
+    out_state = p.t((2, cells), "float32", None, variable=True)
+    cell_state = p.t((2, cells), "float32", None, variable=True)
+    y = p.t((steps, 2, cells) if time_major else (2, steps, cells), "float32", None)
+    inputs = [x, *wx, *wh, -1, -1, -1, *b, -1, -1, out_state, cell_state, -1, -1, -1, -1]
+    return p.model("UNIDIRECTIONAL_SEQUENCE_LSTM", inputs, (y,), fused_activation_function="TANH",
+                   cell_clip=0.0 if time_major else 2.0, proj_clip=0.0, time_major=time_major)
+
+
 def _compare(op_type: str, dtype: str, broadcast: bool = False) -> Model:
     p = _Probe()
     scale = 0.05 if dtype == "int8" else None
@@ -627,6 +642,7 @@ _PROBES_F32: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("TRANSPOSE", "f32"): lambda: [_f32_transpose()],
     ("TRANSPOSE_CONV", "f32"): lambda: [_f32_transpose_conv()],
     ("SVDF", "f32"): lambda: [_f32_svdf(), _f32_svdf("TANH")],
+    ("UNIDIRECTIONAL_SEQUENCE_LSTM", "f32"): lambda: [_f32_lstm(), _f32_lstm(time_major=True)],
     **{(op, "f32"): (lambda op=op: [_f32_unary(op)]) for op in lowering._MATH_F32},
     ("DIV", "f32"): lambda: [_f32_binary("DIV"), _f32_binary("DIV", True)],
     ("DIV", "s32"): lambda: [_div_s32(False), _div_s32(True)],
@@ -928,6 +944,19 @@ def render() -> str:
               "RELU_N1_TO_1 runs under \"tflm\" only (LiteRT's SVDF has none), SIGN_BIT under neither,",
               "and int8 feature weights with a float32 input (TFLite's hybrid SVDF) are refused.",
               "tests/test_svdf_f32.py asserts these.", "",
+              "The float32 UNIDIRECTIONAL_SEQUENCE_LSTM is TensorFlow Lite Micro's float LSTM: no",
+              "peepholes, projection, layer norm or CIFG (refused when the plan is made), TANH, an",
+              "optional cell clip, both time layouts; the output and cell states are float32 variable",
+              "tensors of the state pool. Its gates are LOGISTIC (reference_ops::Logistic, `expf`) and",
+              "`tanhf`, as TensorFlow Lite Micro's, and under \"tflm\" its sums are that runtime's",
+              "(each FullyConnected and Mul clamped to the finite floats): its outputs and states equal",
+              "the tflite-micro interpreter's bit for bit over calls with the states carried. Under",
+              "\"litert\" the sums are LiteRT's (from the bias, four-lane dot products), but LiteRT's",
+              "gates are Eigen's sigmoid and tanh, so its outputs and cell states drift from arenaplan's",
+              "by a few ulp a step: at most 6e-7 apart over 12 steps and 4 calls (the test allows",
+              "2e-6; near 0 that is hundreds of ulp). On the Cortex-M4 newlib is at most 16 ulp from the",
+              "host on the float32 LSTM's probe models (11 measured over 3 steps, values near 0).",
+              "tests/test_lstm_f32.py asserts these.", "",
               "The int8 rows of these ops follow TFLite's integer kernels: RSQRT's Newton-Raphson",
               "1/sqrt in fixed point (its multiplier by the rounding rule: LiteRT forms",
               "1 / (sqrt(input_scale) * output_scale) in float32, TensorFlow Lite Micro in double); ELU's",
