@@ -95,7 +95,9 @@ def ulp_bounds() -> Dict[str, int]:
                         "TANH": r"(\d+) ulp for TANH", "SOFTMAX": r"(\d+) ulp for SOFTMAX",
                         "LOG_SOFTMAX": r"(\d+) ulp for LOG_SOFTMAX",
                         **{op: r"at most (\d+) ulp from LiteRT for EXP" for op in ("EXP", "LOG", "ELU")},
-                        "SIN": r"up to (\d+) ulp \(SIN\)", "COS": r"(\d+) ulp \(COS\)"}.items():
+                        "SIN": r"up to (\d+) ulp \(SIN\)", "COS": r"(\d+) ulp \(COS\)",
+                        "UNIDIRECTIONAL_SEQUENCE_LSTM": r"newlib is at most (\d+) ulp from the host on the "
+                                                        r"float32 LSTM's probe models"}.items():
         m = re.search(pattern, text)
         assert m, f"docs/coverage.md no longer states the Cortex-M4 ulp bound of float32 {op}"
         found[op] = int(m.group(1))
@@ -334,6 +336,12 @@ def ulp_diff(got: np.ndarray, want: np.ndarray) -> int:
 X86_DEFAULT_NAN, ARM_DEFAULT_NAN = 0xFFC00000, 0x7FC00000
 
 
+def _tanh_activation(case: Case) -> bool:
+    """A float32 op with a fused TANH (the float32 SVDF's: tanhf, TANH's bound; the LSTM's, whose
+    gates call expf and tanhf too: its own bound)."""
+    return any(op.options.get("fused_activation_function") == "TANH" for op in case.plan.model.operators)
+
+
 def _same_bits(got: np.ndarray, want: np.ndarray) -> np.ndarray:
     """Where the board's output equals the host's bit for bit; float32 allows one difference,
     the machines' own: where the host's output is x86's default NaN, made by an invalid
@@ -354,11 +362,12 @@ def test_every_row_runs_on_the_cortex_m4(board_run):
     for case, got in zip(found, outputs):
         name, types = case.row
         for g, w in zip(got, case.want):
-            if types == "f32" and name in TRANSCENDENTAL:
+            if types == "f32" and (name in TRANSCENDENTAL or _tanh_activation(case)):
                 d = ulp_diff(g, w)
                 worst[name] = max(worst.get(name, 0), d)
-                if d > bounds[name]:
-                    wrong.append(f"{case.label}: {d} ulp from the host, bound {bounds[name]}")
+                bound = bounds[name if name in bounds else "TANH"]
+                if d > bound:
+                    wrong.append(f"{case.label}: {d} ulp from the host, bound {bound}")
                 continue
             same = _same_bits(g, w)
             if not same.all():

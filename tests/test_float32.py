@@ -897,7 +897,8 @@ def test_kernels_compile_without_fused_multiply_add(target, std, tmp_path):
     if shutil.which(cc) is None:
         pytest.skip(f"{cc} is not installed")
     inc = ["-I", str(ROOT / "csrc" / "include"), "-I", str(ROOT / "csrc" / "runtime")]
-    for name in ("float32_weighted.c", "float32_ops.c", "batch_matmul.c", "math_f32.c"):
+    for name in ("float32_weighted.c", "float32_ops.c", "batch_matmul.c", "math_f32.c", "svdf_f32.c",
+                 "lstm_f32.c"):
         asm = subprocess.run([cc, f"-std={std}", *flags, *inc, "-S", "-o", "-", str(ROOT / "csrc" / "runtime" / name)],
                              check=True, capture_output=True, text=True).stdout
         assert not FUSED[target].search(asm), f"{name} ({target}, -std={std}) has a fused multiply-add"

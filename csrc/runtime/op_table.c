@@ -809,6 +809,19 @@ static const ap_param_field ap_logistic_s16_fields[] = {
     AP_I32(ap_logistic_s16_params, input_left_shift),
 };
 
+static const ap_param_field ap_svdf_f32_fields[] = {
+    AP_I32(ap_svdf_f32_params, batches), AP_I32(ap_svdf_f32_params, input_size), AP_I32(ap_svdf_f32_params, filters),
+    AP_I32(ap_svdf_f32_params, memory), AP_I32(ap_svdf_f32_params, rank), AP_I32(ap_svdf_f32_params, activation),
+    AP_I32(ap_svdf_f32_params, reference),
+};
+
+static const ap_param_field ap_lstm_f32_fields[] = {
+    AP_I32(ap_lstm_f32_params, batches), AP_I32(ap_lstm_f32_params, time_steps),
+    AP_I32(ap_lstm_f32_params, input_size), AP_I32(ap_lstm_f32_params, cell_size),
+    AP_I32(ap_lstm_f32_params, time_major), AP_F32(ap_lstm_f32_params, cell_clip),
+    AP_I32(ap_lstm_f32_params, reference),
+};
+
 #define AP_ROW_OF(code, name, types, T, fields) code, name, #code, types, #T, sizeof(T), AP_FIELDS(fields)
 #define AP_ROW(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S8, T, fields)
 #define AP_ROW_S16X8(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S16X8, T, fields)
@@ -1203,6 +1216,13 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_batch_matmul_s8_variants), NULL, NULL, NULL, NULL, ap_batch_matmul_s8_run},
     {AP_ROW_S16X8(AP_OP_BATCH_MATMUL, "BATCH_MATMUL", ap_batch_matmul_params, ap_batch_matmul_fields), 0, 2, 2, 1, 0,
      AP_PLAN(ap_batch_matmul_s16_variants), NULL, NULL, NULL, NULL, ap_batch_matmul_s16_run},
+    /* float32 SVDF (svdf_f32.c); inputs: input, weights_feature, weights_time and the optional bias */
+    {AP_ROW_F32(AP_OP_SVDF, "SVDF", ap_svdf_f32_params, ap_svdf_f32_fields), 0, 3, 4, 1, 1,
+     AP_PLAN(ap_svdf_f32_variants), NULL, NULL, NULL, ap_svdf_f32_state_bytes, ap_svdf_f32_run},
+    /* float32 LSTM (lstm_f32.c); inputs: input, 4 input weights, 4 recurrent weights, 4 biases */
+    {AP_ROW_F32(AP_OP_UNIDIRECTIONAL_SEQUENCE_LSTM, "UNIDIRECTIONAL_SEQUENCE_LSTM", ap_lstm_f32_params,
+                ap_lstm_f32_fields), 0, 13, 13, 1, 2,
+     AP_PLAN(ap_lstm_f32_variants), NULL, NULL, NULL, ap_lstm_f32_state_bytes, ap_lstm_f32_run},
     {AP_ROW_F32(AP_OP_BATCH_MATMUL, "BATCH_MATMUL", ap_batch_matmul_params, ap_batch_matmul_fields), 0, 2, 2, 1, 0,
      AP_PLAN(ap_batch_matmul_f32_variants), NULL, NULL, NULL, NULL, ap_batch_matmul_f32_run},
     {AP_ROW(AP_OP_GATHER_ND, "GATHER_ND", ap_gather_nd_params, ap_gather_nd_fields), 0, 2, 2, 1, 0,

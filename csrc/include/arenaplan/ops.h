@@ -1144,6 +1144,63 @@ typedef struct ap_mean_f32_params {
     int32_t reduce;                    /* a non-empty subset of bits 0-3 */
 } ap_mean_f32_params;
 
+/** The fused activations of the float32 recurrent rows (TFLite's ActivationFunctionType codes). */
+typedef enum ap_rnn_f32_act {
+    AP_RNN_F32_ACT_NONE = 0,
+    AP_RNN_F32_ACT_RELU = 1,
+    AP_RNN_F32_ACT_RELU_N1_TO_1 = 2,   /* TensorFlow Lite Micro's SVDF only (LiteRT's has none) */
+    AP_RNN_F32_ACT_RELU6 = 3,
+    AP_RNN_F32_ACT_TANH = 4            /* tanhf */
+} ap_rnn_f32_act;
+
+/** float32 SVDF (LiteRT's reference_ops::EvalFloatSVDF, TensorFlow Lite Micro's
+    EvalFloatSvdfReference). One run: the state [batches, filters * memory] moves left by one
+    element; each filter's dot with the input (weights_feature [filters, input_size], summed from
+    0.0f in order) goes to its newest state column; each filter's time dot (weights_time
+    [filters, memory] with its state row, from 0.0f in order); per unit (units = filters / rank)
+    its rank time dots summed in order, from 0.0f then + bias (reference 0, LiteRT) or from the
+    bias (reference 1, TensorFlow Lite Micro; no bias: from 0.0f); then the fused activation as
+    that runtime applies it. Inputs: input, weights_feature, weights_time, the optional bias
+    [units]; one state (the variable tensor, float32, zero before the first run). "direct", no
+    scratch (the per-filter time dot of the references' scratch is summed as it is made). */
+typedef struct ap_svdf_f32_params {
+    int32_t batches, input_size, filters, memory, rank;   /* each >= 1; rank divides filters */
+    int32_t activation;   /* ap_rnn_f32_act (RELU_N1_TO_1: reference 1 only) */
+    int32_t reference;    /* 0: LiteRT's order and activations; 1: TensorFlow Lite Micro's */
+} ap_svdf_f32_params;
+
+ap_status ap_svdf_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                               uint32_t *count_out, ap_error *error_out);
+/** Bytes of the state: batches * filters * memory * 4. */
+ap_status ap_svdf_f32_state_bytes(const void *params, size_t *bytes_out, ap_error *error_out);
+ap_status ap_svdf_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** float32 UNIDIRECTIONAL_SEQUENCE_LSTM without peephole, projection, layer norm or CIFG (as
+    TensorFlow Lite Micro's float LSTM): per time step and batch row, the four gates (input,
+    forget, cell, output) = bias + weights_x . x + weights_h . h, in the rule's order
+    (reference 1, TensorFlow Lite Micro: each dot from 0.0f in order, the input's plus the bias
+    and the recurrent one each clamped to the finite floats, then added; reference 0, LiteRT:
+    from the bias, four-lane dots as its tensor_utils sum them); input, forget and output gates
+    LOGISTIC (reference_ops::Logistic), the cell gate tanhf; c = f * c + i * g (reference 1:
+    each product clamped to the finite floats), clipped to [-cell_clip, cell_clip] when
+    cell_clip > 0; h = o * tanhf(c), written to the output row and the output state. Inputs:
+    input, the 4 input weights [cell_size, input_size], the 4 recurrent weights [cell_size,
+    cell_size], the 4 biases [cell_size]; states: the output state and the cell state, float32
+    [batches, cell_size] each, zero before the first run. "direct", no scratch (each unit's
+    gates are made and used at once; the new outputs wait in the output row). */
+typedef struct ap_lstm_f32_params {
+    int32_t batches, time_steps, input_size, cell_size;   /* each >= 1 */
+    int32_t time_major;   /* 1: input [time_steps, batches, input_size]; 0: [batches, time_steps, ...] */
+    float cell_clip;      /* >= 0, finite; 0: no clipping */
+    int32_t reference;    /* 0: LiteRT's order; 1: TensorFlow Lite Micro's */
+} ap_lstm_f32_params;
+
+ap_status ap_lstm_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                               uint32_t *count_out, ap_error *error_out);
+/** Bytes of the two states: batches * cell_size * 4 each. */
+ap_status ap_lstm_f32_state_bytes(const void *params, size_t *bytes_out, ap_error *error_out);
+ap_status ap_lstm_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
 ap_status ap_fully_connected_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out,
                                           uint32_t capacity, uint32_t *count_out, ap_error *error_out);
 ap_status ap_fully_connected_f32_prepared_size(const void *params, ap_isa isa, size_t *bytes_out,

@@ -39,6 +39,7 @@ _OPERANDS_TEXT = {
     "ARG_MAX": "int32 or int64 out", "ARG_MIN": "int32 or int64 out", "GATHER": "int32 indices",
     "SELECT_V2": "bool condition", "CAST": "to int8, int16, int32, float32 or bool",
     "SVDF": "int16 time weights and state; int8 ones: tflm only",
+    ("SVDF", "f32"): "float32 weights, bias and state",
     "FILL": "int32 or int64 dims", "SHAPE": "any input, int32 or int64 out",
     "GATHER_ND": "int32 indices", "BROADCAST_ARGS": "int32 or int64 shapes",
     ("BATCH_MATMUL", "s16x8"): "here int16 x int16 with int64 sums",
@@ -416,6 +417,32 @@ def _f32_transpose_conv() -> Model:
                    fused_activation_function="NONE")
 
 
+def _f32_svdf(activation: str = "RELU") -> Model:
+    p = _Probe()
+    x = p.x((2, 24), "float32", None)
+    wf = p.const(_weights((16, 24)) / 64.0, "float32")
+    wt = p.const((np.arange(64).reshape(16, 4) % 9 - 4) / 4.0, "float32")
+    b = p.const(np.arange(4) * 0.25 + 0.25, "float32")
+    state = p.t((2, 64), "float32", None, variable=True)
+    y = p.t((2, 4), "float32", None)
+    return p.model("SVDF", (x, wf, wt, b, state), (y,), rank=4, fused_activation_function=activation)
+
+
+def _f32_lstm(time_major: bool = False) -> Model:
+    p = _Probe()
+    cells, depth, steps = 8, 6, 3
+    x = p.x((steps, 2, depth) if time_major else (2, steps, depth), "float32", None)
+    wx = [p.const(_weights((cells, depth)) / (8.0 + g), "float32") for g in range(4)]
+    wh = [p.const(_weights((cells, cells)) / (12.0 + g), "float32") for g in range(4)]
+    b = [p.const(np.arange(cells) * 0.125 - 0.5 + (1.0 if g == 1 else 0.0), "float32") for g in range(4)]
+    out_state = p.t((2, cells), "float32", None, variable=True)
+    cell_state = p.t((2, cells), "float32", None, variable=True)
+    y = p.t((steps, 2, cells) if time_major else (2, steps, cells), "float32", None)
+    inputs = [x, *wx, *wh, -1, -1, -1, *b, -1, -1, out_state, cell_state, -1, -1, -1, -1]
+    return p.model("UNIDIRECTIONAL_SEQUENCE_LSTM", inputs, (y,), fused_activation_function="TANH",
+                   cell_clip=0.0 if time_major else 2.0, proj_clip=0.0, time_major=time_major)
+
+
 def _compare(op_type: str, dtype: str, broadcast: bool = False) -> Model:
     p = _Probe()
     scale = 0.05 if dtype == "int8" else None
@@ -614,6 +641,8 @@ _PROBES_F32: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("HARD_SWISH", "f32"): lambda: [_f32_unary("HARD_SWISH")],
     ("TRANSPOSE", "f32"): lambda: [_f32_transpose()],
     ("TRANSPOSE_CONV", "f32"): lambda: [_f32_transpose_conv()],
+    ("SVDF", "f32"): lambda: [_f32_svdf(), _f32_svdf("TANH")],
+    ("UNIDIRECTIONAL_SEQUENCE_LSTM", "f32"): lambda: [_f32_lstm(), _f32_lstm(time_major=True)],
     **{(op, "f32"): (lambda op=op: [_f32_unary(op)]) for op in lowering._MATH_F32},
     ("DIV", "f32"): lambda: [_f32_binary("DIV"), _f32_binary("DIV", True)],
     ("DIV", "s32"): lambda: [_div_s32(False), _div_s32(True)],
@@ -902,6 +931,32 @@ def render() -> str:
               f"{_F32_BOUNDS}", "",
               "EXP, LOG, SIN, COS and ELU call `expf`, `logf`, `sinf`, `cosf` and `expm1f` (ELU below 0),",
               f"{_F32_MATH_BOUNDS}", "",
+              "The float32 SVDF keeps its state as a float32 variable tensor of the state pool and sums",
+              "in each runtime's order, by the rounding rule: LiteRT's tensor_utils (its x86 builds)",
+              "sum every dot product and a unit's rank terms in four lanes, ((l0 + l1) + l2) + l3, then",
+              "the remainder in order, and add the bias last; TensorFlow Lite Micro sums in order and",
+              "starts a unit's sum at its bias. Outputs and state equal each runtime's bit for bit but",
+              "for the TANH activation: LiteRT's is Eigen's rational tanh, arenaplan's `tanhf` (as",
+              "TensorFlow Lite Micro's), at most 5 ulp from LiteRT over 49,152 values on x86-64 and on a",
+              "Cortex-M4 with newlib (1 ulp from glibc's `tanhf` there); the state, the activation's",
+              "input, is exact. RELU and RELU6 take a NaN to 0 under LiteRT's rule (`std::max`), RELU6",
+              "to 6 and RELU_N1_TO_1 to 1 under TensorFlow Lite Micro's (`fmaxf` / `fminf`);",
+              "RELU_N1_TO_1 runs under \"tflm\" only (LiteRT's SVDF has none), SIGN_BIT under neither,",
+              "and int8 feature weights with a float32 input (TFLite's hybrid SVDF) are refused.",
+              "tests/test_svdf_f32.py asserts these.", "",
+              "The float32 UNIDIRECTIONAL_SEQUENCE_LSTM is TensorFlow Lite Micro's float LSTM: no",
+              "peepholes, projection, layer norm or CIFG (refused when the plan is made), TANH, an",
+              "optional cell clip, both time layouts; the output and cell states are float32 variable",
+              "tensors of the state pool. Its gates are LOGISTIC (reference_ops::Logistic, `expf`) and",
+              "`tanhf`, as TensorFlow Lite Micro's, and under \"tflm\" its sums are that runtime's",
+              "(each FullyConnected and Mul clamped to the finite floats): its outputs and states equal",
+              "the tflite-micro interpreter's bit for bit over calls with the states carried. Under",
+              "\"litert\" the sums are LiteRT's (from the bias, four-lane dot products), but LiteRT's",
+              "gates are Eigen's sigmoid and tanh, so its outputs and cell states drift from arenaplan's",
+              "by a few ulp a step: at most 6e-7 apart over 12 steps and 4 calls (the test allows",
+              "2e-6; near 0 that is hundreds of ulp). On the Cortex-M4 newlib is at most 16 ulp from the",
+              "host on the float32 LSTM's probe models (11 measured over 3 steps, values near 0).",
+              "tests/test_lstm_f32.py asserts these.", "",
               "The int8 rows of these ops follow TFLite's integer kernels: RSQRT's Newton-Raphson",
               "1/sqrt in fixed point (its multiplier by the rounding rule: LiteRT forms",
               "1 / (sqrt(input_scale) * output_scale) in float32, TensorFlow Lite Micro in double); ELU's",

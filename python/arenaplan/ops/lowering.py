@@ -30,8 +30,9 @@ __all__ = ["OP_CODES", "TYPES_CODES", "DTYPE_CODES", "ISA_CODES", "ISA_NAMES", "
 
 #: Executor op codes (the C enum ap_op) by op name, from the C op table.
 OP_CODES = {row["name"]: row["code"] for row in _core.ops()}
-#: Op codes whose kernels take a prepared constant blob (the table's has_blob).
-_WEIGHTED = frozenset(row["code"] for row in _core.ops() if row["has_blob"])
+#: (op code, types code) of the rows whose kernels take a prepared constant blob (the table's
+#: has_blob: an op's rows may differ in it, as the int8 and float32 LSTM do).
+_WEIGHTED = frozenset((row["code"], row["types_code"]) for row in _core.ops() if row["has_blob"])
 #: Tensor-type codes of op table rows (the C enum ap_types) by name: "s8", "s16x8".
 TYPES_CODES = {row["types"]: row["types_code"] for row in _core.ops()}
 
@@ -131,7 +132,7 @@ class OpKernel:
 
     @property
     def weighted(self) -> bool:
-        return self.code in _WEIGHTED
+        return (self.code, self.types) in _WEIGHTED
 
     def variant(self, name: str) -> Variant:
         for v in self.variants:
@@ -2541,6 +2542,153 @@ def _transpose_conv_f32(model: Model, op: Operator, reference: str = "litert") -
 
 
 #: The float32 rows' lowering, chosen by _types_of where the op's activations are float32.
+#: The fused activations of the float32 SVDF by name (the C enum ap_rnn_f32_act).
+_RNN_F32_ACTIVATIONS = {"NONE": 0, "RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3, "TANH": 4}
+
+
+def _svdf_f32(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """float32 SVDF (LiteRT's EvalFloatSVDF, TensorFlow Lite Micro's EvalFloatSvdfReference):
+    input [batches, input_size], weights_feature [filters, input_size], weights_time [filters,
+    memory], the optional bias [units], the state a float32 variable tensor [batches, filters *
+    memory]; the rule sets the summation order of the bias and the activations' forms.
+    RELU_N1_TO_1 runs under "tflm" only (LiteRT's ActivationFunctor has none); SIGN_BIT nowhere."""
+    if len(op.inputs) != 5:
+        raise _Unsupported(f"SVDF takes 5 inputs (input, weights_feature, weights_time, bias, state), "
+                           f"got {len(op.inputs)}")
+    x, wf, wt, b, state = [None if i < 0 else model.tensors[i] for i in op.inputs]
+    y = model.tensors[_operand(op.outputs, 0)]
+    named = (("input", x), ("weights_feature", wf), ("weights_time", wt), ("bias", b), ("state", state),
+             ("output", y))
+    for label, t in named:
+        if t is None and label != "bias":
+            raise _Unsupported(f"the {label} operand is missing")
+    if any(t is not None and t.dtype != "float32" for _, t in named):
+        types = ", ".join(f"{label} {t.dtype if t is not None else 'omitted'}" for label, t in named)
+        raise _Unsupported(f"the float32 SVDF takes float32 operands only; got {types} (TFLite's hybrid "
+                           "SVDF with int8 weights is not supported)")
+    if x.is_constant or x.is_variable:
+        raise _Unsupported(f"input tensor {x.index} ({x.name!r}) must be an activation")
+    for label, t in (("weights_feature", wf), ("weights_time", wt), ("bias", b)):
+        if t is not None and not t.is_constant:
+            raise _Unsupported(f"{label} tensor {t.index} ({t.name!r}) must be a constant")
+    if not state.is_variable:
+        raise _Unsupported(f"state tensor {state.index} ({state.name!r}) is not a variable tensor; "
+                           "TFLite keeps SVDF's state in one")
+    for t, what in ((x, "input"), (wf, "weights_feature"), (wt, "weights_time"), (state, "state")):
+        if len(t.shape) != 2:
+            raise _Unsupported(f"{what} tensor {t.index} has shape {tuple(t.shape)}; 2-D expected")
+    rank = op.options.get("rank", 0)
+    if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or rank < 1:
+        raise _Unsupported(f"rank {rank!r} must be a positive integer")
+    batches, input_size = (int(d) for d in x.shape)
+    filters, wf_depth = (int(d) for d in wf.shape)
+    wt_filters, memory = (int(d) for d in wt.shape)
+    if min(batches, input_size, filters, memory) < 1:
+        raise _Unsupported(f"empty tensors: input {tuple(x.shape)}, weights_feature {tuple(wf.shape)}, "
+                           f"weights_time {tuple(wt.shape)}")
+    if filters % rank:
+        raise _Unsupported(f"rank {rank} does not divide the {filters} filters")
+    units = filters // int(rank)
+    if wf_depth != input_size:
+        raise _Unsupported(f"weights_feature has depth {wf_depth}, the input {input_size}")
+    if wt_filters != filters:
+        raise _Unsupported(f"weights_time has {wt_filters} filters, weights_feature {filters}")
+    if tuple(int(d) for d in state.shape) != (batches, filters * memory):
+        raise _Unsupported(f"state tensor {state.index} has shape {tuple(state.shape)}; TFLite requires "
+                           f"[batches, memory * filters] = {(batches, filters * memory)}")
+    _expect_shape(model, y.index, (batches, units), "output")
+    inputs = [x.index, wf.index, wt.index]
+    if b is not None:
+        if b.data.size != units:
+            raise _Unsupported(f"bias tensor {b.index} has {b.data.size} values for {units} units")
+        inputs.append(b.index)
+    act = op.options.get("fused_activation_function", "NONE")
+    if act not in _RNN_F32_ACTIVATIONS or (act == "RELU_N1_TO_1" and reference != "tflm"):
+        runs = "NONE, RELU, RELU6, TANH" + (", RELU_N1_TO_1" if reference == "tflm" else
+                                             "; RELU_N1_TO_1 under reference='tflm'")
+        raise _Unsupported(f"fused activation {act}: the float32 SVDF runs {runs}")
+    spec = {"batches": batches, "input_size": input_size, "filters": filters, "memory": memory,
+            "rank": int(rank), "activation": _RNN_F32_ACTIVATIONS[act], "reference": REFERENCES[reference]}
+    return spec, tuple(inputs), None, None, (state.index,)
+
+
+#: UNIDIRECTIONAL_SEQUENCE_LSTM's operands TensorFlow Lite Micro's float LSTM leaves out.
+_LSTM_F32_ABSENT = {9: "cell-to-input peephole weights", 10: "cell-to-forget peephole weights",
+                    11: "cell-to-output peephole weights", 16: "projection weights", 17: "projection bias",
+                    20: "input layer-norm coefficients", 21: "forget layer-norm coefficients",
+                    22: "cell layer-norm coefficients", 23: "output layer-norm coefficients"}
+
+
+def _lstm_f32(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """float32 UNIDIRECTIONAL_SEQUENCE_LSTM as TensorFlow Lite Micro runs it: input [batches,
+    time, input_size] (or time-major), the four input and four recurrent weight matrices, the four
+    gate biases, the output and cell states as float32 variable tensors; TANH activation, an
+    optional cell clip. Peepholes, projection, layer norm and CIFG (no input gate), which
+    TensorFlow Lite Micro's LSTM does not run, are refused."""
+    ins = list(op.inputs)
+    if len(ins) not in (20, 24):
+        raise _Unsupported(f"UNIDIRECTIONAL_SEQUENCE_LSTM takes 20 or 24 inputs, got {len(ins)}")
+    for k, what in _LSTM_F32_ABSENT.items():
+        if k < len(ins) and ins[k] >= 0:
+            raise _Unsupported(f"{what} (input {k}): TensorFlow Lite Micro's float LSTM runs without "
+                               "peepholes, projection and layer norm; so does arenaplan's")
+    named = [("input", 0)] + [(f"{a}-to-{g} weights", k) for a, base in (("input", 1), ("recurrent", 5))
+                              for g, k in zip(("input", "forget", "cell", "output"), range(base, base + 4))]
+    named += [(f"{g} gate bias", 12 + i) for i, g in enumerate(("input", "forget", "cell", "output"))]
+    named += [("output state", 18), ("cell state", 19)]
+    found = []
+    for what, k in named:
+        if ins[k] < 0:
+            hint = " (CIFG, no input gate, is not supported)" if k in (1, 5, 12) else ""
+            raise _Unsupported(f"the {what} operand (input {k}) is missing{hint}")
+        found.append(model.tensors[ins[k]])
+    y = model.tensors[_operand(op.outputs, 0)]
+    if any(t.dtype != "float32" for t in found + [y]):
+        types = ", ".join(f"{what} {t.dtype}" for (what, _), t in zip(named + [("output", -1)], found + [y]))
+        raise _Unsupported(f"the float32 LSTM takes float32 operands only; got {types} (TFLite's hybrid "
+                           "LSTM with int8 weights is not supported)")
+    x, weights, biases, h, c = found[0], found[1:9], found[9:13], found[13], found[14]
+    if x.is_constant or x.is_variable:
+        raise _Unsupported(f"input tensor {x.index} ({x.name!r}) must be an activation")
+    for (what, _), t in zip(named[1:13], weights + biases):
+        if not t.is_constant:
+            raise _Unsupported(f"{what} tensor {t.index} ({t.name!r}) must be a constant")
+    for what, t in (("output state", h), ("cell state", c)):
+        if not t.is_variable:
+            raise _Unsupported(f"{what} tensor {t.index} ({t.name!r}) is not a variable tensor; TFLite keeps "
+                               "the LSTM's states in them")
+    act = op.options.get("fused_activation_function", "TANH")
+    if act != "TANH":
+        raise _Unsupported(f"fused activation {act}: TensorFlow Lite Micro's float LSTM runs TANH only")
+    if op.options.get("diagonal_recurrent_tensors", False):
+        raise _Unsupported("diagonal recurrent weights are not supported")
+    if len(x.shape) != 3:
+        raise _Unsupported(f"input tensor {x.index} has shape {tuple(x.shape)}; 3-D expected")
+    time_major = bool(op.options.get("time_major", False))
+    if time_major:
+        steps, batches, depth = (int(d) for d in x.shape)
+    else:
+        batches, steps, depth = (int(d) for d in x.shape)
+    cells = int(weights[0].shape[0]) if len(weights[0].shape) == 2 else -1
+    if min(steps, batches, depth, cells) < 1:
+        raise _Unsupported(f"empty tensors: input {tuple(x.shape)}, weights {tuple(weights[0].shape)}")
+    for (what, _), t in zip(named[1:13], weights + biases):
+        want = (cells, depth) if "input-to" in what else (cells, cells) if "recurrent" in what else (cells,)
+        if tuple(int(d) for d in t.shape) != want:
+            raise _Unsupported(f"{what} tensor {t.index} has shape {tuple(t.shape)}; {want} expected")
+    for what, t in (("output state", h), ("cell state", c)):
+        if int(np.prod(t.shape)) != batches * cells:
+            raise _Unsupported(f"{what} tensor {t.index} has shape {tuple(t.shape)}; [{batches}, {cells}] expected")
+    _expect_shape(model, y.index, (steps, batches, cells) if time_major else (batches, steps, cells), "output")
+    clip = float(np.float32(op.options.get("cell_clip", 0.0) or 0.0))
+    if not math.isfinite(clip) or clip < 0:
+        raise _Unsupported(f"cell_clip {clip} must be finite and >= 0")
+    spec = {"batches": batches, "time_steps": steps, "input_size": depth, "cell_size": cells,
+            "time_major": int(time_major), "cell_clip": clip, "reference": REFERENCES[reference]}
+    inputs = (x.index,) + tuple(t.index for t in weights + biases)
+    return spec, inputs, None, None, (h.index, c.index)
+
+
 _LOWER_F32: Dict[str, Callable[..., tuple]] = {
     "FULLY_CONNECTED": _fully_connected_f32, "CONV_2D": _conv2d_f32, "DEPTHWISE_CONV_2D": _depthwise_conv2d_f32,
     "ADD": _binary_f32, "SUB": _binary_f32, "MUL": _binary_f32,
@@ -2550,7 +2698,8 @@ _LOWER_F32: Dict[str, Callable[..., tuple]] = {
     "PAD": _pad_f32, "PADV2": _pad_f32, "CONCATENATION": _concatenation_f32, "MEAN": _mean_f32,
     "STRIDED_SLICE": _strided_slice_f32, "LEAKY_RELU": _unary_f32, "HARD_SWISH": _unary_f32,
     "TRANSPOSE": _transpose_f32, "SPLIT": _split_f32, "SPLIT_V": _split_f32, "TRANSPOSE_CONV": _transpose_conv_f32,
-    **{name: _math_f32 for name in _MATH_F32},
+    **{name: _math_f32 for name in _MATH_F32}, "SVDF": _svdf_f32,
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": _lstm_f32,
 }
 
 
