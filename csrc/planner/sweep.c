@@ -20,8 +20,7 @@
  * grows keeps its place in address order and is changed in place, `longest` refreshed
  * up its path only as far as it changes; one that appears or vanishes is inserted or
  * erased where it sits (the whole tree split and merged only past SW_PATH_MAX levels).
- * The range above
- * everything placed is a free range without end.
+ * The range above everything placed is a free range without end.
  * A range long enough but whose aligned start leaves too little is passed over
  * (a few times at most; then a range of s + alignment - 1 bytes, which always
  * holds it, is asked for). Time O(n log n), memory O(n); the plan is valid by
@@ -40,8 +39,7 @@
 typedef struct sw_node {
     size_t begin, end;    /* a free range [begin, end); end SIZE_MAX: no end */
     size_t longest;       /* longest end - begin in the subtree */
-    uint64_t prio;
-    uint32_t left, right;
+    uint32_t left, right; /* 32 bytes a node: the treap's priority is prio(index) */
 } sw_node;
 
 typedef struct sw_tree {
@@ -49,8 +47,19 @@ typedef struct sw_tree {
     uint32_t root;
     uint32_t free_list;   /* nodes given back, linked through .left */
     uint32_t unused;      /* nodes [unused, capacity) never taken: their pages stay untouched */
-    uint64_t seed;
 } sw_tree;
+
+/* A node's treap priority: a fixed mix of its index (a node given back and taken again
+   keeps it), so the priorities are as random as a seeded generator's and take no room. */
+static uint32_t prio(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    x ^= x >> 16;
+    return x;
+}
 
 static size_t len_of(const sw_node *x)
 {
@@ -96,7 +105,7 @@ static uint32_t merge(sw_tree *t, uint32_t a, uint32_t b)
     if (b == NIL) {
         return a;
     }
-    if (t->node[a].prio > t->node[b].prio) {
+    if (prio(a) > prio(b)) {
         t->node[a].right = merge(t, t->node[a].right, b);
         pull(t, a);
         return a;
@@ -117,7 +126,6 @@ static uint32_t new_node(sw_tree *t, size_t begin, size_t end)
     t->node[x].begin = begin;
     t->node[x].end = end;
     t->node[x].longest = end - begin;
-    t->node[x].prio = ap_pl_splitmix64(&t->seed);
     t->node[x].left = t->node[x].right = NIL;
     return x;
 }
@@ -206,7 +214,7 @@ static uint32_t insert(sw_tree *t, uint32_t x, uint32_t z)
     if (x == NIL) {
         return z;
     }
-    if (t->node[z].prio > t->node[x].prio) {
+    if (prio(z) > prio(x)) {
         split(t, x, t->node[z].begin, &t->node[z].left, &t->node[z].right);
         pull(t, z);
         return z;
@@ -269,6 +277,49 @@ static int path_to(const sw_tree *t, size_t begin, uint32_t path[SW_PATH_MAX])
     return 0;
 }
 
+/* Point the link to the subtree whose root was at depth d of `path` (the root, or a child
+   of path[d - 1]: the one on the side of `key`, the subtree's keys) at x. */
+static void relink(sw_tree *t, const uint32_t *path, int d, size_t key, uint32_t x)
+{
+    if (d == 0) {
+        t->root = x;
+    } else if (key < t->node[path[d - 1]].begin) {
+        t->node[path[d - 1]].left = x;
+    } else {
+        t->node[path[d - 1]].right = x;
+    }
+}
+
+/* Erase path[depth - 1] (path: the nodes from the root to it): its children merged in
+   its place, `longest` refreshed above. */
+static void erase_at(sw_tree *t, const uint32_t *path, int depth)
+{
+    uint32_t x = path[depth - 1];
+    size_t key = t->node[x].begin;
+    uint32_t joined = merge(t, t->node[x].left, t->node[x].right);
+    drop_node(t, x);
+    relink(t, path, depth - 1, key, joined);
+    pull_path(t, path, depth - 1);
+}
+
+/* Insert node z, path[0 .. depth) being the search path for its start down to an empty
+   link: z goes below the last node on it with a higher priority, the subtree there split
+   around it. */
+static void insert_at(sw_tree *t, const uint32_t *path, int depth, uint32_t z)
+{
+    size_t key = t->node[z].begin;
+    uint32_t sub;
+    int d = 0;
+    while (d < depth && prio(path[d]) > prio(z)) {
+        ++d;
+    }
+    sub = d < depth ? path[d] : NIL;
+    split(t, sub, key, &t->node[z].left, &t->node[z].right);
+    pull(t, z);
+    relink(t, path, d, key, z);
+    pull_path(t, path, d);
+}
+
 /* Take [at, at + size) out of free range g (path[0 .. depth): the nodes from the root to
    g, or depth 0 if not known). Ranges are disjoint, so a range that shrinks
    keeps its place in address order: that is done in place, with `longest` refreshed up
@@ -280,7 +331,11 @@ static void take(sw_tree *t, uint32_t g, size_t at, size_t size, uint32_t path[S
     size_t begin = t->node[g].begin, end = t->node[g].end;
     uint32_t l, mid, r;
     if (at == begin && end - begin == size) {
-        t->root = erase(t, t->root, begin);
+        if (depth > 0) {
+            erase_at(t, path, depth);
+        } else {
+            t->root = erase(t, t->root, begin);
+        }
         return;
     }
     if (depth == 0) {
@@ -344,13 +399,13 @@ static void give(sw_tree *t, size_t at, size_t size)
             return;
         }
         if (!joins_below && !joins_above) {
-            t->root = insert(t, t->root, new_node(t, at, end));
+            insert_at(t, path, depth, new_node(t, at, end));
             return;
         }
         {
             uint32_t lower = path[below];
             size_t upper_end = t->node[path[above]].end;
-            t->root = erase(t, t->root, end);
+            erase_at(t, path, above + 1);
             depth = path_to(t, t->node[lower].begin, path);
             if (depth > 0) {
                 t->node[lower].end = upper_end;
@@ -621,7 +676,6 @@ ap_status ap_pl_sweep(const ap_pl_problem *p, size_t *offsets_out)
         st = AP_ERR_OUT_OF_MEMORY;
         goto out;
     }
-    tree.seed = 0x5eed5eedu;
     tree.free_list = NIL;
     tree.unused = 0;
     tree.root = new_node(&tree, 0, SIZE_MAX);

@@ -77,6 +77,18 @@ def test_sweep_plans_are_valid_and_at_least_the_bound(ffi, lib, seed):
     assert stats.skipped == 0
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_sweep_plans_of_thousands_of_buffers_are_valid(ffi, lib, seed):
+    # deep enough treaps that ranges are inserted, erased, grown and shrunk many times
+    # over, with alignments up to 256 (misaligned ranges passed over) and empty buffers
+    rng = random.Random(200 + seed)
+    sizes, first, last, alignment = random_problem(rng, 5000, 400, 30, sizes=(1, 5000),
+                                                   align=(1, 4, 16, 256))
+    status, stats, _, message = run(ffi, lib, sizes, first, last, alignment, strategy=SWEEP)
+    assert status == lib.AP_OK, message
+    assert stats.lower_bound_bytes <= stats.arena_bytes <= 2 * stats.lower_bound_bytes
+
+
 def test_sweep_stacks_buffers_that_all_live_at_op_zero(ffi, lib):
     sizes = [16 * (1 + i % 7) for i in range(500)]
     status, stats, _, _ = run(ffi, lib, sizes, [0] * 500, [0] * 500, 16, strategy=SWEEP)
