@@ -262,6 +262,60 @@ static void sort_spans(ap_pl_span *s, size_t k)
 
 /* ---- lower bound ------------------------------------------------------------- */
 
+/* Ops span [0, ap_pl_op_span) when that is small enough (at most 2 count + 65536
+   values) for per-op tables; 0 otherwise. */
+static size_t op_span(const ap_buffer *buffers, size_t count)
+{
+    size_t i, limit = 2 * count + 65536u;
+    uint64_t top = 0;
+    for (i = 0; i < count; ++i) {
+        top = (uint64_t)buffers[i].last > top ? (uint64_t)buffers[i].last : top;
+    }
+    /* ops 0..top and the removal at top + 1 */
+    return top + 2 <= limit ? (size_t)top + 2 : 0;
+}
+
+/* ap_pl_lower_bound over per-op tables of bytes added and removed, O(n + ops) without
+   sorting: the live bytes after every op, in op order, are those after every event
+   time (between events they do not change). 0 when the tables cannot be allocated. */
+static int lower_bound_by_op(const ap_buffer *buffers, size_t count, size_t span,
+                             size_t *bytes_out, int *flat_out)
+{
+    size_t *added = (size_t *)ap_pl_zalloc(span, sizeof(size_t));
+    size_t *removed = (size_t *)ap_pl_zalloc(span, sizeof(size_t));
+    size_t i, t, live = 0, best = 0, least = SIZE_MAX;
+    uint64_t tmin = UINT64_MAX, tmax = 0;
+    if (added == NULL || removed == NULL) {
+        free(added);
+        free(removed);
+        return 0;
+    }
+    for (i = 0; i < count; ++i) {
+        size_t size = ap_pl_align_up_fast(buffers[i].size, buffers[i].alignment);
+        if (size > 0) {
+            tmin = (uint64_t)buffers[i].first < tmin ? (uint64_t)buffers[i].first : tmin;
+            tmax = (uint64_t)buffers[i].last > tmax ? (uint64_t)buffers[i].last : tmax;
+        }
+        added[buffers[i].first] += size;
+        removed[(size_t)buffers[i].last + 1] += size;
+    }
+    for (t = 0; t < span; ++t) {
+        /* removals first so the sum never exceeds the total (known to fit) */
+        live = live - removed[t] + added[t];
+        best = live > best ? live : best;
+        if (t >= tmin && t <= tmax && live < least) {
+            least = live;
+        }
+    }
+    free(added);
+    free(removed);
+    *bytes_out = best;
+    if (flat_out != NULL) {
+        *flat_out = tmin != UINT64_MAX && least == best;
+    }
+    return 1;
+}
+
 ap_status ap_pl_lower_bound(const ap_buffer *buffers, size_t count, size_t *bytes_out,
                             int *flat_out)
 {
@@ -279,6 +333,12 @@ ap_status ap_pl_lower_bound(const ap_buffer *buffers, size_t count, size_t *byte
     if (count == 0) {
         *bytes_out = 0;
         return AP_OK;
+    }
+    {
+        size_t span = op_span(buffers, count);
+        if (span > 0 && lower_bound_by_op(buffers, count, span, bytes_out, flat_out)) {
+            return AP_OK;
+        }
     }
     events = (ap_pl_keyed *)ap_pl_alloc(count, 2 * sizeof(ap_pl_keyed));
     tmp = (ap_pl_keyed *)ap_pl_alloc(count, 2 * sizeof(ap_pl_keyed));
@@ -476,13 +536,47 @@ static size_t count_conflicts(const ap_pl_problem *p, const ap_pl_keyed *by_firs
     return edges;
 }
 
+/* count_conflicts over per-op counts when ops span [0, span): every ordered pair
+   minus, for each buffer, those that died before its first op. 0 when the counts
+   cannot be allocated. */
+static int count_conflicts_by_op(const ap_pl_problem *p, size_t span, size_t *edges_out)
+{
+    size_t *starts = (size_t *)ap_pl_zalloc(span, sizeof(size_t));
+    size_t *ends = (size_t *)ap_pl_zalloc(span, sizeof(size_t));
+    size_t i, t, dead = 0, m = 0, edges;
+    if (starts == NULL || ends == NULL) {
+        free(starts);
+        free(ends);
+        return 0;
+    }
+    for (i = 0; i < p->n; ++i) {
+        if (p->size[i] > 0) {
+            ++starts[p->buffers[i].first];
+            ++ends[p->buffers[i].last];
+            ++m;
+        }
+    }
+    /* count_conflicts adds k - dead for the k-th buffer by first op: the k's sum to
+       m (m - 1) / 2, and `dead` is the number of buffers whose last op is before its
+       first (m < 2^32, so the products fit the 64 bits of size_t) */
+    edges = m / 2 * (m - 1) + (m % 2) * ((m - 1) / 2);
+    for (t = 0; t < span; ++t) {
+        edges -= starts[t] * dead;
+        dead += ends[t];
+    }
+    free(starts);
+    free(ends);
+    *edges_out = edges;
+    return 1;
+}
+
 /* Validation, sizes, bounds and the edge count: everything but the graph. */
 static ap_status problem_setup(ap_pl_problem *p, const ap_buffer *buffers, size_t count,
                                ap_error *error)
 {
     ap_status st;
     ap_pl_keyed *by_first = NULL, *tmp = NULL, *by_last = NULL;
-    size_t i, m = 0;
+    size_t i, m = 0, span;
 
     memset(p, 0, sizeof(*p));
     st = ap_pl_check(buffers, count, &p->total, error);
@@ -506,6 +600,31 @@ static ap_status problem_setup(ap_pl_problem *p, const ap_buffer *buffers, size_
         }
     }
     p->size = (size_t *)ap_pl_alloc(count, sizeof(size_t));
+    if (p->size == NULL) {
+        goto oom;
+    }
+    span = op_span(buffers, count);
+    if (span > 0) {
+        for (i = 0; i < count; ++i) {
+            p->size[i] = ap_pl_align_up_fast(buffers[i].size, buffers[i].alignment);
+            if (p->size[i] > 0) {
+                ++m;
+                if (p->granule == 0 || buffers[i].alignment < p->granule) {
+                    p->granule = buffers[i].alignment;
+                }
+            }
+        }
+        p->granule = p->granule == 0 ? 1 : p->granule;
+        p->nonempty = m;
+        if (ap_pl_lower_bound(buffers, count, &p->lower_bound, &p->flat) != AP_OK) {
+            goto oom;
+        }
+        if (count_conflicts_by_op(p, span, &p->edge_count)) {
+            return AP_OK;
+        }
+        m = 0;
+        p->granule = 0;
+    }
     by_first = (ap_pl_keyed *)ap_pl_alloc(count, sizeof(ap_pl_keyed));
     tmp = (ap_pl_keyed *)ap_pl_alloc(count, sizeof(ap_pl_keyed));
     by_last = (ap_pl_keyed *)ap_pl_alloc(count, sizeof(ap_pl_keyed));

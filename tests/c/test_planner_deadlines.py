@@ -30,7 +30,7 @@ def random_problem(rng, n, ops, max_life, sizes=(1, 300), align=(1, 4, 16)):
 
 
 def run(ffi, lib, sizes, first, last, alignment=1, strategy=AUTO, time_limit=1.0,
-        step_limit=0, memory_limit=0, poll=None):
+        step_limit=0, memory_limit=0, poll=None, offsets_out=None):
     n = len(sizes)
     buffers = make_buffers(ffi, sizes, first, last, alignment)
     options = ffi.new("ap_plan_options *")
@@ -52,6 +52,8 @@ def run(ffi, lib, sizes, first, last, alignment=1, strategy=AUTO, time_limit=1.0
         assert lib.ap_plan_verify(buffers, n, offsets, ffi.NULL, 0, 0, arena, v_error) == lib.AP_OK, \
             ffi.string(v_error.message).decode()
         assert arena[0] == stats.arena_bytes
+        if offsets_out is not None:
+            offsets_out.extend(offsets[i] for i in range(n))
     del keep
     return status, stats, error, ffi.string(error.message).decode()
 
@@ -73,6 +75,18 @@ def test_sweep_plans_are_valid_and_at_least_the_bound(ffi, lib, seed):
     assert stats.arena_bytes >= stats.lower_bound_bytes
     assert ffi.string(lib.ap_strategy_str(stats.strategy)).decode() == "sweep"
     assert stats.skipped == 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sweep_plans_of_thousands_of_buffers_are_valid(ffi, lib, seed):
+    # deep enough treaps that ranges are inserted, erased, grown and shrunk many times
+    # over, with alignments up to 256 (misaligned ranges passed over) and empty buffers
+    rng = random.Random(200 + seed)
+    sizes, first, last, alignment = random_problem(rng, 5000, 400, 30, sizes=(1, 5000),
+                                                   align=(1, 4, 16, 256))
+    status, stats, _, message = run(ffi, lib, sizes, first, last, alignment, strategy=SWEEP)
+    assert status == lib.AP_OK, message
+    assert stats.lower_bound_bytes <= stats.arena_bytes <= 2 * stats.lower_bound_bytes
 
 
 def test_sweep_stacks_buffers_that_all_live_at_op_zero(ffi, lib):
@@ -170,3 +184,57 @@ def test_exact_is_skipped_when_its_trails_are_over_the_limit(ffi, lib):
     assert not stats.optimal  # (this problem leaves the greedy plans above the bound)
     assert stats.skipped & bit(EXACT)
     assert not stats.skipped & bit(GREEDY_SIZE)
+
+
+def conflicts_in_message(ffi, lib, sizes, first, last):
+    """The conflict count the problem's sizing reports (greedy over a 1-byte memory limit)."""
+    status, _, _, message = run(ffi, lib, sizes, first, last, 1, strategy=GREEDY_SIZE,
+                                memory_limit=1)
+    assert status == lib.AP_ERR_OUT_OF_MEMORY, message
+    return int(message.split(" conflicts)")[0].rsplit("(", 1)[1])
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_counted_and_sorted_paths_give_the_same_sweep_bound_and_conflicts(ffi, lib, seed):
+    # Ops and sizes that span a few values are counted (per-op tables, counting sorts);
+    # ops past 2 n + 65536 and sizes over a wide range take the sorts. Scaling every op
+    # by 10,000 keeps which lifetimes meet, and with alignment 1 scaling every size by
+    # 65,536 scales the sweep's plan: both must give the same answers.
+    rng = random.Random(100 + seed)
+    n = rng.randint(1, 300)
+    sizes, first, last, _ = random_problem(rng, n, rng.randint(1, 40), rng.randint(0, 10))
+    base, by_ops, by_sizes = [], [], []
+    st0, s0, _, m0 = run(ffi, lib, sizes, first, last, 1, strategy=SWEEP, offsets_out=base)
+    st1, s1, _, m1 = run(ffi, lib, sizes, [f * 10000 for f in first], [t * 10000 for t in last],
+                         1, strategy=SWEEP, offsets_out=by_ops)
+    st2, s2, _, m2 = run(ffi, lib, [s * 65536 for s in sizes], first, last, 1, strategy=SWEEP,
+                         offsets_out=by_sizes)
+    assert st0 == st1 == st2 == lib.AP_OK, (m0, m1, m2)
+    assert by_ops == base and s1.lower_bound_bytes == s0.lower_bound_bytes
+    assert by_sizes == [o * 65536 for o in base]
+    assert s2.lower_bound_bytes == 65536 * s0.lower_bound_bytes
+    live = [i for i in range(n) if sizes[i] > 0]
+    pairs = sum(1 for a in range(len(live)) for b in range(a)
+                if first[live[a]] <= last[live[b]] and first[live[b]] <= last[live[a]])
+    if pairs > 0:
+        assert conflicts_in_message(ffi, lib, sizes, first, last) == pairs
+        assert conflicts_in_message(ffi, lib, sizes, [f * 10000 for f in first],
+                                    [t * 10000 for t in last]) == pairs
+
+
+def test_a_step_budget_ends_a_large_problems_search_at_the_same_point(ffi, lib):
+    # no graph (memory limit): the sweep's plan first, then what the steps allow; the
+    # same budget gives the same plan whatever the time limit, within the budget
+    sizes, first, last = big_problem(n=6000)
+    runs = []
+    for limit in (300.0, 400.0):
+        offsets = []
+        status, stats, _, message = run(ffi, lib, sizes, first, last, 16, strategy=AUTO,
+                                        time_limit=limit, step_limit=500,
+                                        memory_limit=1 << 20, offsets_out=offsets)
+        assert status == lib.AP_OK, message
+        assert stats.search_steps <= 500
+        assert stats.arena_bytes >= stats.lower_bound_bytes
+        runs.append((offsets, stats.arena_bytes, stats.search_steps, stats.strategy))
+    assert runs[0] == runs[1]
+    assert ffi.string(lib.ap_strategy_str(runs[0][3])).decode() == "sweep"
