@@ -133,6 +133,9 @@ def file_graph(model) -> Optional[FileGraph]:
             opts = {}
             if name == "CALL_ONCE":
                 opts["init_subgraph_index"] = int(o.builtinOptions.initSubgraphIndex)
+            elif name == "BATCH_MATMUL" and o.builtinOptions is not None:
+                opts["adj_x"] = bool(o.builtinOptions.adjX)
+                opts["adj_y"] = bool(o.builtinOptions.adjY)
             elif name in ("IF", "WHILE"):
                 opts["called"] = True
             elif name == "VAR_HANDLE":
