@@ -1583,3 +1583,55 @@ def random_fourth_op_model(rng: np.random.Generator):
         return kind, gather_nd(["int8", "float32"][r(0, 1)], shape=shp, idx=idx)
     n = r(1, 4)
     return kind, broadcast_args(["int32", "int64"][r(0, 1)], a=tuple(1 for _ in range(r(1, 4))), n=n)
+
+
+def act_s16(op, shape=(1, 10)):
+    """An int16 SOFTMAX, LOGISTIC or TANH: zero points 0, the output at 1 / 32768."""
+    g = GraphBuilder()
+    x = g.tensor(shape, "int16", (0.001, 0))
+    y = g.tensor(shape, "int16", (1 / 32768, 0))
+    if op == "SOFTMAX":
+        g.op(op, [x], [y], "SoftmaxOptions", beta=1.0)
+    else:
+        g.op(op, [x], [y])
+    return g.build([x], [y])
+
+
+def svdf(time="int8", rank=2, batch=1, units=8, depth=24, memory=4):
+    """An int8 SVDF with int8 time weights and an int8 state with a zero point, or int16 ones
+    (the bias at the state's scale times the time weights', as TFLM's kernel checks)."""
+    g = GraphBuilder()
+    f = units * rank
+    x = g.tensor((batch, depth), "int8", (0.05, 0))
+    wf = g.tensor((f, depth), "int8", (0.01, 0), data=np.arange(f * depth).reshape(f, depth) % 7 - 3)
+    qt, qs = ((0.05, 0), (0.02, -3)) if time == "int8" else ((1e-3, 0), (2e-3, 0))
+    wt = g.tensor((f, memory), time, qt, data=np.arange(f * memory).reshape(f, memory) % 9 - 4)
+    b = g.tensor((units,), "int32", (qt[0] * qs[0], 0), data=np.arange(units) * 40 - 120)
+    state = g.tensor((batch, f * memory), time, qs, variable=True)
+    y = g.tensor((batch, units), "int8", (2e-3, 0))
+    g.op("SVDF", [x, wf, wt, b, state], [y], "SVDFOptions", rank=rank, fusedActivationFunction=1)
+    return g.build([x], [y])
+
+
+#: The int16 rows and SVDF's int8 time weights (tiny ones where the Prepare peak sets the
+#: arena): the int16 SOFTMAX keeps two 513-entry tables, filled in Prepare over its live
+#: temporaries; SVDF's scratch follows its rank.
+FAMILIES["fourth_int16"] = {
+    "softmax_s16": lambda: act_s16("SOFTMAX"), "softmax_s16_tiny": lambda: act_s16("SOFTMAX", (1, 2)),
+    "softmax_s16_wide": lambda: act_s16("SOFTMAX", (4, 50)),
+    "logistic_s16": lambda: act_s16("LOGISTIC"), "logistic_s16_tiny": lambda: act_s16("LOGISTIC", (1, 2)),
+    "tanh_s16": lambda: act_s16("TANH"), "tanh_s16_tiny": lambda: act_s16("TANH", (1, 2)),
+    "minimum_s16": lambda: binary("MINIMUM", "int16", b=(1, 1, 1, 3), version=2),
+    "maximum_s16_tiny": lambda: binary("MAXIMUM", "int16", a=(1, 2), b=(1, 2), version=2),
+    "abs_s16_tiny": lambda: unary("ABS", "int16", shape=(1, 2), version=3),
+    "resize_nearest_s16_tiny": lambda: resize("RESIZE_NEAREST_NEIGHBOR", "int16", shape=(1, 1, 1, 1), size=(2, 1)),
+    "broadcast_to_s16_tiny": lambda: broadcast_to("int16", shape=(1, 1), new=(2, 1)),
+    "select_v2_s16_tiny": lambda: select_v2("int16", c=(1, 2), x=(1, 2), y=(1, 2)),
+    "cast_s16_s8_tiny": lambda: cast("int16", "int8", shape=(1, 2)), "cast_s16_f32": lambda: cast("int16", "float32"),
+    "squared_difference_s16_tiny": lambda: binary("SQUARED_DIFFERENCE", "int16", a=(1, 2), b=(1, 2)),
+    "sum_s16_tiny": lambda: mean(shape=(1, 1, 2, 1), axes=(2,), op="SUM", dtype="int16"),
+    "svdf_time_s8": lambda: svdf(), "svdf_time_s8_rank1": lambda: svdf(rank=1),
+    "svdf_time_s8_batch2": lambda: svdf(batch=2, units=3, memory=5),
+    "svdf_time_s8_tiny": lambda: svdf(rank=1, units=1, depth=1, memory=1),
+    "svdf_time_s16_rank2": lambda: svdf("int16"), "svdf_time_s16_batch2": lambda: svdf("int16", batch=2),
+}

@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 
 import arenaplan as ap
-from harness.tflm_support import (FAMILIES, HAVE_TFLM, batch_matmul, broadcast_args, cumsum, div, gather_nd, l2_pool,
-                                  math_unary, norm, random_fourth_op_model, trial)
+from harness.tflm_support import (FAMILIES, HAVE_TFLM, act_s16, batch_matmul, broadcast_args, cumsum, div, gather_nd,
+                                  l2_pool, math_unary, norm, random_fourth_op_model, svdf, trial)
 from test_tflm_ops import check_exact, load
 
 needs_tflm = pytest.mark.skipif(not HAVE_TFLM, reason="tflite-micro is not importable")
-CASES = [(f, c) for f in ("fourth_ops", "fourth_prepare_peak") for c in FAMILIES[f]]
+CASES = [(f, c) for f in ("fourth_ops", "fourth_prepare_peak", "fourth_int16") for c in FAMILIES[f]]
 
 
 @needs_tflm
@@ -112,6 +112,18 @@ def test_late_writes_are_checked_at_the_arena_itself(tmp_path):
     r = _arena(c, tmp_path)
     assert r.peaks["prepare"] == 1232 and r.arena_size == 1296
     assert [trial(c, n)["ok"] for n in (1248, 1264, 1280, 1296)] == [False, False, False, True]
+
+
+@needs_tflm
+def test_int16_softmax_tables_and_svdf_rank(tmp_path):
+    """The int16 SOFTMAX keeps two 513-entry int16 tables (1,026 B each) in the tail; SVDF's
+    two int32 scratch buffers follow its rank (filters, then filters / rank a batch), read
+    from the file's options."""
+    r = _arena(act_s16("SOFTMAX"), tmp_path)
+    assert r.tail_by_kind()["lookup tables"] >= 2 * 1026
+    assert "lookup tables" not in _arena(act_s16("LOGISTIC"), tmp_path).tail_by_kind()
+    assert [a.bytes for a in _arena(svdf(rank=2), tmp_path).scratch()] == [64, 32]
+    assert [a.bytes for a in _arena(svdf(rank=1), tmp_path).scratch()] == [32, 32]
 
 
 def _refused(content, tmp_path, match):

@@ -136,6 +136,8 @@ def file_graph(model) -> Optional[FileGraph]:
             elif name == "BATCH_MATMUL" and o.builtinOptions is not None:
                 opts["adj_x"] = bool(o.builtinOptions.adjX)
                 opts["adj_y"] = bool(o.builtinOptions.adjY)
+            elif name == "SVDF" and o.builtinOptions is not None:
+                opts["rank"] = int(o.builtinOptions.rank)
             elif name in ("IF", "WHILE"):
                 opts["called"] = True
             elif name == "VAR_HANDLE":

@@ -431,7 +431,7 @@ def _arena(model: Model, kernels: str, pointer_bytes: int, offsets: Optional[Dic
                 tail.add("output dims", b, rules.ALIGNMENT, op.index)
             elif kind == "prepare op data":
                 tail.add("kernel op data", b, rules.ALIGNMENT, op.index)
-            elif kind == "transposed operands":
+            elif kind in ("transposed operands", "lookup tables"):
                 tail.add(kind, b, rules.ALIGNMENT, op.index)
         requests_before += scratch_per_op[op.index]
     # FinishModelAllocation: scratch handles, variable tensors; then the plan is committed

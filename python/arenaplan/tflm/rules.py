@@ -358,6 +358,10 @@ def kernel_persistent(model: Model, op, sizes: Sizes) -> List[Tuple[str, int]]:
     if op.type == "BATCH_MATMUL":
         out += [(k, b) for k, b, _ in _batch_matmul_buffers(model, op, sizes)]
         return out
+    if op.type == "SOFTMAX" and model.tensors[op.inputs[0]].dtype == "int16":
+        # softmax_common.cc: an int16 SOFTMAX keeps two 513-entry int16 tables (exp and
+        # 1 / (1 + x)), allocated and filled in Prepare
+        out += [("lookup tables", 2 * INT16_LUT_ENTRIES)] * 2
     if op.type in sizes.prepare_op_data and (op.type not in _INT8_PREPARE_OP_DATA
                                              or model.tensors[op.outputs[0]].dtype == "int8"):
         out.append(("prepare op data", sizes.prepare_op_data[op.type]))
@@ -403,6 +407,10 @@ def _batch_matmul_buffers(model: Model, op, sizes: Sizes):
     return out
 
 
+#: kInt16LUTArraySize: the entries of each of an int16 SOFTMAX's lookup tables.
+INT16_LUT_ENTRIES = 513
+
+
 #: Ops whose Prepare allocates their OpData for an int8 output only.
 _INT8_PREPARE_OP_DATA = ("ADD_N", "LOG_SOFTMAX", "CUMSUM")
 
@@ -443,8 +451,17 @@ def late_prepare_writes(model: Model, op, sizes: Sizes) -> List[Tuple[int, List[
     from every temporary). The arena the Prepare needs follows from that, not from the
     buffers' sizes (tests/test_tflm_third_ops.py: the tiny GATHER and EMBEDDING_LOOKUP
     models)."""
-    if op.type not in ("GATHER", "EMBEDDING_LOOKUP", "ADD_N", "GATHER_ND", "LOG_SOFTMAX", "CUMSUM", "BATCH_MATMUL"):
+    if op.type not in ("GATHER", "EMBEDDING_LOOKUP", "ADD_N", "GATHER_ND", "LOG_SOFTMAX", "CUMSUM", "BATCH_MATMUL",
+                       "SOFTMAX"):
         return []
+    if op.type == "SOFTMAX":
+        if model.tensors[op.inputs[0]].dtype != "int16":
+            return []
+        # both tables allocated, then filled, before the output's quantisation and the
+        # input's type and scale are read (CalculateSoftmaxParams)
+        b = 2 * INT16_LUT_ENTRIES
+        reads = [(0, "params"), (0, "type"), (1, "params"), (1, "type")]
+        return [(b, [(0, b)], reads), (b, [(0, b)], reads)]
     if op.type == "BATCH_MATMUL":
         # every buffer is allocated before the operands' types, dims, quantisation and
         # allocation types and the output's dims are read
