@@ -1523,7 +1523,8 @@ FAMILIES["fourth_ops"] = {
 FAMILIES["fourth_prepare_peak"] = {
     **{f"{op.lower()}_tiny": (lambda op=op: math_unary(op, shape=(1, 2))) for op in ("EXP", "NEG", "FLOOR")},
     "rsqrt_s8_tiny": lambda: rsqrt_s8((1, 2)),
-    "elu_f32_tiny": lambda: math_unary("ELU", shape=(1, 2)), "elu_s8_tiny": lambda: math_unary("ELU", "int8", shape=(1, 2)),
+    "elu_f32_tiny": lambda: math_unary("ELU", shape=(1, 2)),
+    "elu_s8_tiny": lambda: math_unary("ELU", "int8", shape=(1, 2)),
     "div_s8_tiny": lambda: div("int8", a=(1, 2), b=(1, 1)),
     "l2_normalization_s8_tiny": lambda: norm("L2_NORMALIZATION", "int8", shape=(1, 2)),
     "log_softmax_s8_tiny": lambda: norm("LOG_SOFTMAX", "int8", shape=(1, 2)),
@@ -1531,7 +1532,8 @@ FAMILIES["fourth_prepare_peak"] = {
     "cumsum_s8_tiny": lambda: cumsum("int8", shape=(1, 2)),
     "gather_nd_tiny": lambda: gather_nd("int8", shape=(2, 1), idx=((1,),)),
     "broadcast_args_tiny": lambda: broadcast_args("int32", a=(1,), n=1),
-    **{f"batch_matmul_{t}_tiny": (lambda t=t: batch_matmul(t, a=(1, 2), b=(2, 1))) for t in ("float32", "int8", "int16")},
+    **{f"batch_matmul_{t}_tiny": (lambda t=t: batch_matmul(t, a=(1, 2), b=(2, 1)))
+       for t in ("float32", "int8", "int16")},
     **{f"batch_matmul_{t}_tiny_adj_x": (lambda t=t: batch_matmul(t, a=(1, 1), b=(1, 1), adj_x=True))
        for t in ("float32", "int8", "int16")},
 }
@@ -1634,4 +1636,69 @@ FAMILIES["fourth_int16"] = {
     "svdf_time_s8_batch2": lambda: svdf(batch=2, units=3, memory=5),
     "svdf_time_s8_tiny": lambda: svdf(rank=1, units=1, depth=1, memory=1),
     "svdf_time_s16_rank2": lambda: svdf("int16"), "svdf_time_s16_batch2": lambda: svdf("int16", batch=2),
+}
+
+
+def chain_fourth_f32():
+    """BATCH_MATMUL -> ELU -> DIV (constant) -> EXP -> CUMSUM -> LOG_SOFTMAX -> L2_NORMALIZATION."""
+    g = GraphBuilder()
+    x = g.tensor((2, 4, 6), "float32")
+    w = g.tensor((6, 5), "float32", data=np.arange(30).reshape(6, 5) % 5 - 2)
+    t1 = g.tensor((2, 4, 5), "float32")
+    g.op("BATCH_MATMUL", [x, w], [t1], "BatchMatMulOptions", adjX=False, adjY=False)
+    t2 = g.tensor((2, 4, 5), "float32")
+    g.op("ELU", [t1], [t2])
+    d = g.tensor((1, 1, 5), "float32", data=np.arange(1, 6).reshape(1, 1, 5))
+    t3 = g.tensor((2, 4, 5), "float32")
+    g.op("DIV", [t2, d], [t3], "DivOptions")
+    t4 = g.tensor((2, 4, 5), "float32")
+    g.op("EXP", [t3], [t4])
+    a = g.tensor((), "int32", data=np.array(1))
+    t5 = g.tensor((2, 4, 5), "float32")
+    g.op("CUMSUM", [t4, a], [t5], "CumsumOptions", exclusive=False, reverse=True)
+    t6 = g.tensor((2, 4, 5), "float32")
+    g.op("LOG_SOFTMAX", [t5], [t6], "LogSoftmaxOptions")
+    t7 = g.tensor((2, 4, 5), "float32")
+    g.op("L2_NORMALIZATION", [t6], [t7], "L2NormOptions")
+    return g.build([x], [t7])
+
+
+def chain_fourth_int8():
+    """GATHER_ND -> ELU -> BATCH_MATMUL (constant RHS) -> CUMSUM -> LOG_SOFTMAX, int8."""
+    g = GraphBuilder()
+    x = g.tensor((4, 3, 8), "int8", (0.05, 0))
+    idx = g.tensor((2, 1), "int32", data=np.array([[3], [1]]))
+    t1 = g.tensor((2, 3, 8), "int8", (0.05, 0))
+    g.op("GATHER_ND", [x, idx], [t1])
+    t2 = g.tensor((2, 3, 8), "int8", (0.04, 30))
+    g.op("ELU", [t1], [t2], version=2)
+    w = g.tensor((8, 4), "int8", (0.02, 0), data=np.arange(32).reshape(8, 4) % 11 - 5)
+    t3 = g.tensor((2, 3, 4), "int8", (0.1, 5))
+    g.op("BATCH_MATMUL", [t2, w], [t3], "BatchMatMulOptions", adjX=False, adjY=False)
+    a = g.tensor((), "int32", data=np.array(2))
+    t4 = g.tensor((2, 3, 4), "int8", (0.25, 1))
+    g.op("CUMSUM", [t3, a], [t4], "CumsumOptions", exclusive=False, reverse=False)
+    t5 = g.tensor((2, 3, 4), "int8", (16 / 256, 127))
+    g.op("LOG_SOFTMAX", [t4], [t5], "LogSoftmaxOptions", version=2)
+    return g.build([x], [t5])
+
+
+def chain_elu(n=4, shape=(1, 2)):
+    """n float32 ELUs in a row: each table dropped or kept by where the tail is at Init."""
+    g = GraphBuilder()
+    x = g.tensor(shape, "float32")
+    cur = x
+    for _ in range(n):
+        y = g.tensor(shape, "float32")
+        g.op("ELU", [cur], [y])
+        cur = y
+    return g.build([x], [cur])
+
+
+#: Chains of the fourth ops (multi-op models: the late writes and the float32 ELUs' tables
+#: with other ops' tails before them)
+FAMILIES["fourth_chains"] = {
+    "chain_fourth_f32": chain_fourth_f32, "chain_fourth_int8": chain_fourth_int8,
+    "elu_chain4_tiny": lambda: chain_elu(4), "elu_chain6_tiny": lambda: chain_elu(6),
+    "elu_chain2": lambda: chain_elu(2, (4, 30)),
 }

@@ -19,7 +19,8 @@ from harness.tflm_support import (FAMILIES, HAVE_TFLM, act_s16, batch_matmul, br
 from test_tflm_ops import check_exact, load
 
 needs_tflm = pytest.mark.skipif(not HAVE_TFLM, reason="tflite-micro is not importable")
-CASES = [(f, c) for f in ("fourth_ops", "fourth_prepare_peak", "fourth_int16") for c in FAMILIES[f]]
+CASES = [(f, c) for f in ("fourth_ops", "fourth_prepare_peak", "fourth_int16", "fourth_chains")
+         for c in FAMILIES[f]]
 
 
 @needs_tflm
