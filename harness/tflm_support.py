@@ -1392,3 +1392,313 @@ def random_new_op_model(rng: np.random.Generator):
         s = (r(1, 3), r(1, 4), r(1, 5))
         return kind, unpack(dt, shape=s, axis=r(0, 2))
     return kind, unary("RELU6", dt, shape=shp)
+
+
+# --- the fourth ops: float32 math, DIV, ELU, the normalisation and scan ops, BATCH_MATMUL, ... ----
+#: The element-wise float32 ops whose TFLM kernel has no options (elementwise.cc, exp.cc,
+#: neg.cc, round.cc, floor.cc, ceil.cc)
+MATH_OPS = ("EXP", "LOG", "SIN", "COS", "SQRT", "RSQRT", "SQUARE", "NEG", "ROUND", "FLOOR", "CEIL")
+
+
+def math_unary(op, dtype="float32", shape=(1, 4, 5, 3)):
+    """A unary op; int8 (RSQRT, ELU) with an input scale and zero point and the output's own."""
+    g = GraphBuilder()
+    x = g.tensor(shape, dtype, (0.05, -100) if dtype == "int8" else _q(dtype))
+    y = g.tensor(shape, dtype, (0.04, 30) if dtype == "int8" else _q(dtype, other=True))
+    g.op(op, [x], [y], version=2 if dtype != "float32" else 1)
+    return g.build([x], [y])
+
+
+def div(dtype="float32", a=(1, 4, 5, 3), b=(1, 4, 5, 3)):
+    g = GraphBuilder()
+    q = (lambda k: (0.05, -3) if k == 0 else (0.1, 4) if k == 1 else (0.5, 2)) if dtype == "int8" else (lambda k: None)
+    ta = g.tensor(a, dtype, q(0))
+    # a constant divisor of no zeros (int8: values above the zero point)
+    data = np.arange(1, int(np.prod(b)) + 1).reshape(b) % 5 + 1
+    tb = g.tensor(b, dtype, q(1), data=data + (4 if dtype == "int8" else 0))
+    ty = g.tensor(tuple(max(p, r) for p, r in zip(a, b)), dtype, q(2))
+    g.op("DIV", [ta, tb], [ty], "DivOptions", version=2 if dtype == "int8" else 1)
+    return g.build([ta], [ty])
+
+
+def norm(op, dtype="float32", shape=(2, 4, 8)):
+    """L2_NORMALIZATION or LOG_SOFTMAX over the last axis (int8: the output quantisation
+    TFLite requires)."""
+    g = GraphBuilder()
+    out = {"L2_NORMALIZATION": (1.0 / 128, 0), "LOG_SOFTMAX": (16.0 / 256, 127)}[op]
+    x = g.tensor(shape, dtype, (0.05, 3) if dtype == "int8" else None)
+    y = g.tensor(shape, dtype, out if dtype == "int8" else None)
+    if op == "L2_NORMALIZATION":
+        g.op(op, [x], [y], "L2NormOptions", version=2 if dtype == "int8" else 1)
+    else:
+        g.op(op, [x], [y], "LogSoftmaxOptions", version=2 if dtype == "int8" else 1)
+    return g.build([x], [y])
+
+
+def l2_pool(x_shape=(1, 6, 6, 4), k=2, stride=2, dtype="float32"):
+    g = GraphBuilder()
+    x = g.tensor(x_shape, dtype)
+    n, h, w, c = x_shape
+    y = g.tensor((n, (h - k) // stride + 1, (w - k) // stride + 1, c), dtype)      # VALID padding
+    g.op("L2_POOL_2D", [x], [y], "Pool2DOptions", padding=1, strideH=stride, strideW=stride, filterHeight=k,
+         filterWidth=k)
+    return g.build([x], [y])
+
+
+def cumsum(dtype="float32", shape=(2, 5, 8), axis=1, exclusive=False, reverse=False):
+    g = GraphBuilder()
+    x = g.tensor(shape, dtype, (0.05, -2) if dtype == "int8" else None)
+    a = g.tensor((), "int32", data=np.array(axis))
+    y = g.tensor(shape, dtype, (0.25, 1) if dtype == "int8" else None)
+    g.op("CUMSUM", [x, a], [y], "CumsumOptions", exclusive=exclusive, reverse=reverse)
+    return g.build([x], [y])
+
+
+def batch_matmul(dtype="int8", a=(2, 4, 12), b=(12, 8), adj_x=False, adj_y=False, const_rhs=False):
+    """LHS ``a`` times RHS ``b`` (shapes as stored, before adj_x / adj_y); int16 is 16x16
+    with zero points 0."""
+    g = GraphBuilder()
+    q = {"int8": ((0.05, -3), (0.02, 0), (0.1, 5)), "int16": ((0.05, 0), (0.02, 0), (0.1, 0))}.get(dtype)
+    ta = g.tensor(a, dtype, q and q[0])
+    tb = g.tensor(b, dtype, q and q[1], data=(np.arange(int(np.prod(b))).reshape(b) % 11 - 5) if const_rhs else None)
+    m = a[-1] if adj_x else a[-2]
+    n = b[-2] if adj_y else b[-1]
+    batch = np.broadcast_shapes(tuple(a[:-2]), tuple(b[:-2]))
+    ty = g.tensor(tuple(batch) + (m, n), dtype, q and q[2])
+    g.op("BATCH_MATMUL", [ta, tb], [ty], "BatchMatMulOptions", adjX=adj_x, adjY=adj_y)
+    return g.build([ta] if const_rhs else [ta, tb], [ty])
+
+
+def gather_nd(dtype="int8", shape=(4, 5, 8), idx=((3, 4), (0, 0), (2, 1))):
+    g = GraphBuilder()
+    x = g.tensor(shape, dtype, (0.05, 0) if dtype == "int8" else None)
+    idx = np.asarray(idx, np.int32)
+    ti = g.tensor(idx.shape, "int32", data=idx)
+    y = g.tensor(tuple(idx.shape[:-1]) + tuple(shape[idx.shape[-1]:]), dtype, (0.05, 0) if dtype == "int8" else None)
+    g.op("GATHER_ND", [x, ti], [y])
+    return g.build([x], [y])
+
+
+def broadcast_args(dtype="int32", a=(1, 1, 1, 1), n=2):
+    g = GraphBuilder()
+    ta = g.tensor((len(a),), dtype, data=np.asarray(a))
+    tb = g.tensor((n,), dtype)
+    ty = g.tensor((max(len(a), n),), dtype)
+    g.op("BROADCAST_ARGS", [ta, tb], [ty])
+    return g.build([tb], [ty])
+
+
+def rsqrt_s8(shape=(1, 4, 5, 3)):
+    """An int8 RSQRT whose input zero point is -128 (every input value is defined: TFLM's
+    kernel fails on values below the zero point)."""
+    g = GraphBuilder()
+    x = g.tensor(shape, "int8", (0.05, -128))
+    y = g.tensor(shape, "int8", (0.04, 30))
+    g.op("RSQRT", [x], [y], version=2)
+    return g.build([x], [y])
+
+
+FAMILIES["fourth_ops"] = {
+    **{f"{op.lower()}_f32": (lambda op=op: math_unary(op)) for op in MATH_OPS},
+    "rsqrt_s8": lambda: rsqrt_s8(),
+    "elu_f32": lambda: math_unary("ELU"), "elu_s8": lambda: math_unary("ELU", "int8"),
+    **{f"div_{t}": (lambda t=t: div(t)) for t in ("float32", "int8", "int32")},
+    "div_f32_bcast": lambda: div("float32", b=(1, 1, 1, 3)),
+    **{f"{op.lower()}_{t}": (lambda op=op, t=t: norm(op, t)) for op in ("L2_NORMALIZATION", "LOG_SOFTMAX")
+       for t in ("float32", "int8")},
+    "log_softmax_s8_wide": lambda: norm("LOG_SOFTMAX", "int8", shape=(3, 100)),
+    "l2_pool_2d": lambda: l2_pool(), "l2_pool_2d_k3": lambda: l2_pool((1, 7, 5, 2), k=3, stride=1),
+    "cumsum_f32": lambda: cumsum(), "cumsum_s8": lambda: cumsum("int8"),
+    "cumsum_s8_rev": lambda: cumsum("int8", axis=-1, exclusive=True, reverse=True),
+    **{f"batch_matmul_{t}{k}": (lambda t=t, kw=kw: batch_matmul(t, **kw)) for t in ("float32", "int8", "int16")
+       for k, kw in (("", {}), ("_const", dict(const_rhs=True)), ("_adj_y", dict(adj_y=True, b=(8, 12))),
+                     ("_adj_x", dict(adj_x=True, a=(2, 12, 4))), ("_bcast", dict(a=(3, 1, 2, 2), b=(1, 4, 2, 1))))},
+    "gather_nd_s8": lambda: gather_nd("int8"), "gather_nd_f32": lambda: gather_nd("float32"),
+    "gather_nd_elements": lambda: gather_nd("int8", idx=((3, 4, 7), (0, 0, 0))),
+    "broadcast_args_s32": lambda: broadcast_args("int32"), "broadcast_args_s64": lambda: broadcast_args("int64"),
+}
+#: Tiny tensors: the Prepare or commit peak sets the arena (the int8 OpData LOG_SOFTMAX and
+#: CUMSUM allocate in Prepare, GATHER_ND's output dims and BATCH_MATMUL's buffers over the
+#: live temporaries, a float32 ELU without its table).
+FAMILIES["fourth_prepare_peak"] = {
+    **{f"{op.lower()}_tiny": (lambda op=op: math_unary(op, shape=(1, 2))) for op in ("EXP", "NEG", "FLOOR")},
+    "rsqrt_s8_tiny": lambda: rsqrt_s8((1, 2)),
+    "elu_f32_tiny": lambda: math_unary("ELU", shape=(1, 2)),
+    "elu_s8_tiny": lambda: math_unary("ELU", "int8", shape=(1, 2)),
+    "div_s8_tiny": lambda: div("int8", a=(1, 2), b=(1, 1)),
+    "l2_normalization_s8_tiny": lambda: norm("L2_NORMALIZATION", "int8", shape=(1, 2)),
+    "log_softmax_s8_tiny": lambda: norm("LOG_SOFTMAX", "int8", shape=(1, 2)),
+    "l2_pool_2d_tiny": lambda: l2_pool((1, 2, 2, 1)),
+    "cumsum_s8_tiny": lambda: cumsum("int8", shape=(1, 2)),
+    "gather_nd_tiny": lambda: gather_nd("int8", shape=(2, 1), idx=((1,),)),
+    "broadcast_args_tiny": lambda: broadcast_args("int32", a=(1,), n=1),
+    **{f"batch_matmul_{t}_tiny": (lambda t=t: batch_matmul(t, a=(1, 2), b=(2, 1)))
+       for t in ("float32", "int8", "int16")},
+    **{f"batch_matmul_{t}_tiny_adj_x": (lambda t=t: batch_matmul(t, a=(1, 1), b=(1, 1), adj_x=True))
+       for t in ("float32", "int8", "int16")},
+}
+
+
+def random_fourth_op_model(rng: np.random.Generator):
+    """(kind, flatbuffer) of a random one-op model of the fourth ops in a type TFLM's kernel
+    takes, over small shapes (some tiny): the float32 math ops, RSQRT and ELU (int8 too),
+    DIV (float32, int8, int32, broadcasting), L2_NORMALIZATION and LOG_SOFTMAX, L2_POOL_2D,
+    CUMSUM over any axis either way, BATCH_MATMUL of ranks 2-4 with batch broadcasting and
+    any adj_x / adj_y (a constant RHS or not), GATHER_ND, BROADCAST_ARGS."""
+    def r(lo, hi):
+        return int(rng.integers(lo, hi + 1))
+    kinds = ["math", "rsqrt_elu", "div", "norm", "l2_pool", "cumsum", "batch_matmul", "gather_nd", "broadcast_args"]
+    kind = kinds[r(0, len(kinds) - 1)]
+    shp = tuple(r(1, 4) for _ in range(r(1, 4)))
+    if kind == "math":
+        return kind, math_unary(MATH_OPS[r(0, len(MATH_OPS) - 1)], shape=shp)
+    if kind == "rsqrt_elu":
+        dt = ["int8", "float32"][r(0, 1)]
+        if rng.random() < 0.5:
+            return kind, rsqrt_s8(shp) if dt == "int8" else math_unary("RSQRT", shape=shp)
+        return kind, math_unary("ELU", dt, shape=shp)
+    if kind == "div":
+        b = shp if rng.random() < 0.5 else tuple(1 if rng.random() < 0.5 else d for d in shp)
+        return kind, div(["float32", "int8", "int32"][r(0, 2)], a=shp, b=b)
+    if kind == "norm":
+        return kind, norm(["L2_NORMALIZATION", "LOG_SOFTMAX"][r(0, 1)], ["float32", "int8"][r(0, 1)], shape=shp)
+    if kind == "l2_pool":
+        k = r(1, 3)
+        return kind, l2_pool((1, r(k, 6), r(k, 6), r(1, 4)), k=k, stride=r(1, 2))
+    if kind == "cumsum":
+        return kind, cumsum(["float32", "int8"][r(0, 1)], shape=shp, axis=r(-len(shp), len(shp) - 1),
+                            exclusive=rng.random() < 0.5, reverse=rng.random() < 0.5)
+    if kind == "batch_matmul":
+        m, k, n = r(1, 4), r(1, 4), r(1, 4)
+        batch = tuple(r(1, 3) for _ in range(r(0, 2)))
+        bb = tuple(1 if rng.random() < 0.4 else d for d in batch)[r(0, len(batch)):] if batch else ()
+        adj_x, adj_y = rng.random() < 0.5, rng.random() < 0.5
+        a = batch + ((k, m) if adj_x else (m, k))
+        b = bb + ((n, k) if adj_y else (k, n))
+        if len(a) < 2 or len(b) < 2:
+            a, b = (m, k) if not adj_x else (k, m), (k, n) if not adj_y else (n, k)
+        return kind, batch_matmul(["float32", "int8", "int16"][r(0, 2)], a=a, b=b, adj_x=adj_x, adj_y=adj_y,
+                                  const_rhs=rng.random() < 0.5)
+    if kind == "gather_nd":
+        depth = r(1, len(shp))
+        idx = [[r(0, shp[j] - 1) for j in range(depth)] for _ in range(r(1, 3))]
+        return kind, gather_nd(["int8", "float32"][r(0, 1)], shape=shp, idx=idx)
+    n = r(1, 4)
+    return kind, broadcast_args(["int32", "int64"][r(0, 1)], a=tuple(1 for _ in range(r(1, 4))), n=n)
+
+
+def act_s16(op, shape=(1, 10)):
+    """An int16 SOFTMAX, LOGISTIC or TANH: zero points 0, the output at 1 / 32768."""
+    g = GraphBuilder()
+    x = g.tensor(shape, "int16", (0.001, 0))
+    y = g.tensor(shape, "int16", (1 / 32768, 0))
+    if op == "SOFTMAX":
+        g.op(op, [x], [y], "SoftmaxOptions", beta=1.0)
+    else:
+        g.op(op, [x], [y])
+    return g.build([x], [y])
+
+
+def svdf(time="int8", rank=2, batch=1, units=8, depth=24, memory=4):
+    """An int8 SVDF with int8 time weights and an int8 state with a zero point, or int16 ones
+    (the bias at the state's scale times the time weights', as TFLM's kernel checks)."""
+    g = GraphBuilder()
+    f = units * rank
+    x = g.tensor((batch, depth), "int8", (0.05, 0))
+    wf = g.tensor((f, depth), "int8", (0.01, 0), data=np.arange(f * depth).reshape(f, depth) % 7 - 3)
+    qt, qs = ((0.05, 0), (0.02, -3)) if time == "int8" else ((1e-3, 0), (2e-3, 0))
+    wt = g.tensor((f, memory), time, qt, data=np.arange(f * memory).reshape(f, memory) % 9 - 4)
+    b = g.tensor((units,), "int32", (qt[0] * qs[0], 0), data=np.arange(units) * 40 - 120)
+    state = g.tensor((batch, f * memory), time, qs, variable=True)
+    y = g.tensor((batch, units), "int8", (2e-3, 0))
+    g.op("SVDF", [x, wf, wt, b, state], [y], "SVDFOptions", rank=rank, fusedActivationFunction=1)
+    return g.build([x], [y])
+
+
+#: The int16 rows and SVDF's int8 time weights (tiny ones where the Prepare peak sets the
+#: arena): the int16 SOFTMAX keeps two 513-entry tables, filled in Prepare over its live
+#: temporaries; SVDF's scratch follows its rank.
+FAMILIES["fourth_int16"] = {
+    "softmax_s16": lambda: act_s16("SOFTMAX"), "softmax_s16_tiny": lambda: act_s16("SOFTMAX", (1, 2)),
+    "softmax_s16_wide": lambda: act_s16("SOFTMAX", (4, 50)),
+    "logistic_s16": lambda: act_s16("LOGISTIC"), "logistic_s16_tiny": lambda: act_s16("LOGISTIC", (1, 2)),
+    "tanh_s16": lambda: act_s16("TANH"), "tanh_s16_tiny": lambda: act_s16("TANH", (1, 2)),
+    "minimum_s16": lambda: binary("MINIMUM", "int16", b=(1, 1, 1, 3), version=2),
+    "maximum_s16_tiny": lambda: binary("MAXIMUM", "int16", a=(1, 2), b=(1, 2), version=2),
+    "abs_s16_tiny": lambda: unary("ABS", "int16", shape=(1, 2), version=3),
+    "resize_nearest_s16_tiny": lambda: resize("RESIZE_NEAREST_NEIGHBOR", "int16", shape=(1, 1, 1, 1), size=(2, 1)),
+    "broadcast_to_s16_tiny": lambda: broadcast_to("int16", shape=(1, 1), new=(2, 1)),
+    "select_v2_s16_tiny": lambda: select_v2("int16", c=(1, 2), x=(1, 2), y=(1, 2)),
+    "cast_s16_s8_tiny": lambda: cast("int16", "int8", shape=(1, 2)), "cast_s16_f32": lambda: cast("int16", "float32"),
+    "squared_difference_s16_tiny": lambda: binary("SQUARED_DIFFERENCE", "int16", a=(1, 2), b=(1, 2)),
+    "sum_s16_tiny": lambda: mean(shape=(1, 1, 2, 1), axes=(2,), op="SUM", dtype="int16"),
+    "svdf_time_s8": lambda: svdf(), "svdf_time_s8_rank1": lambda: svdf(rank=1),
+    "svdf_time_s8_batch2": lambda: svdf(batch=2, units=3, memory=5),
+    "svdf_time_s8_tiny": lambda: svdf(rank=1, units=1, depth=1, memory=1),
+    "svdf_time_s16_rank2": lambda: svdf("int16"), "svdf_time_s16_batch2": lambda: svdf("int16", batch=2),
+}
+
+
+def chain_fourth_f32():
+    """BATCH_MATMUL -> ELU -> DIV (constant) -> EXP -> CUMSUM -> LOG_SOFTMAX -> L2_NORMALIZATION."""
+    g = GraphBuilder()
+    x = g.tensor((2, 4, 6), "float32")
+    w = g.tensor((6, 5), "float32", data=np.arange(30).reshape(6, 5) % 5 - 2)
+    t1 = g.tensor((2, 4, 5), "float32")
+    g.op("BATCH_MATMUL", [x, w], [t1], "BatchMatMulOptions", adjX=False, adjY=False)
+    t2 = g.tensor((2, 4, 5), "float32")
+    g.op("ELU", [t1], [t2])
+    d = g.tensor((1, 1, 5), "float32", data=np.arange(1, 6).reshape(1, 1, 5))
+    t3 = g.tensor((2, 4, 5), "float32")
+    g.op("DIV", [t2, d], [t3], "DivOptions")
+    t4 = g.tensor((2, 4, 5), "float32")
+    g.op("EXP", [t3], [t4])
+    a = g.tensor((), "int32", data=np.array(1))
+    t5 = g.tensor((2, 4, 5), "float32")
+    g.op("CUMSUM", [t4, a], [t5], "CumsumOptions", exclusive=False, reverse=True)
+    t6 = g.tensor((2, 4, 5), "float32")
+    g.op("LOG_SOFTMAX", [t5], [t6], "LogSoftmaxOptions")
+    t7 = g.tensor((2, 4, 5), "float32")
+    g.op("L2_NORMALIZATION", [t6], [t7], "L2NormOptions")
+    return g.build([x], [t7])
+
+
+def chain_fourth_int8():
+    """GATHER_ND -> ELU -> BATCH_MATMUL (constant RHS) -> CUMSUM -> LOG_SOFTMAX, int8."""
+    g = GraphBuilder()
+    x = g.tensor((4, 3, 8), "int8", (0.05, 0))
+    idx = g.tensor((2, 1), "int32", data=np.array([[3], [1]]))
+    t1 = g.tensor((2, 3, 8), "int8", (0.05, 0))
+    g.op("GATHER_ND", [x, idx], [t1])
+    t2 = g.tensor((2, 3, 8), "int8", (0.04, 30))
+    g.op("ELU", [t1], [t2], version=2)
+    w = g.tensor((8, 4), "int8", (0.02, 0), data=np.arange(32).reshape(8, 4) % 11 - 5)
+    t3 = g.tensor((2, 3, 4), "int8", (0.1, 5))
+    g.op("BATCH_MATMUL", [t2, w], [t3], "BatchMatMulOptions", adjX=False, adjY=False)
+    a = g.tensor((), "int32", data=np.array(2))
+    t4 = g.tensor((2, 3, 4), "int8", (0.25, 1))
+    g.op("CUMSUM", [t3, a], [t4], "CumsumOptions", exclusive=False, reverse=False)
+    t5 = g.tensor((2, 3, 4), "int8", (16 / 256, 127))
+    g.op("LOG_SOFTMAX", [t4], [t5], "LogSoftmaxOptions", version=2)
+    return g.build([x], [t5])
+
+
+def chain_elu(n=4, shape=(1, 2)):
+    """n float32 ELUs in a row: each table dropped or kept by where the tail is at Init."""
+    g = GraphBuilder()
+    x = g.tensor(shape, "float32")
+    cur = x
+    for _ in range(n):
+        y = g.tensor(shape, "float32")
+        g.op("ELU", [cur], [y])
+        cur = y
+    return g.build([x], [cur])
+
+
+#: Chains of the fourth ops (multi-op models: the late writes and the float32 ELUs' tables
+#: with other ops' tails before them)
+FAMILIES["fourth_chains"] = {
+    "chain_fourth_f32": chain_fourth_f32, "chain_fourth_int8": chain_fourth_int8,
+    "elu_chain4_tiny": lambda: chain_elu(4), "elu_chain6_tiny": lambda: chain_elu(6),
+    "elu_chain2": lambda: chain_elu(2, (4, 30)),
+}

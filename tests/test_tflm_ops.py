@@ -102,10 +102,16 @@ def test_ops_and_types_tflm_lacks_are_named(tmp_path):
                                                   r"TFLite Micro's HARD_SWISH kernel does not support"):
         ap.tflm.arena(load(hs, tmp_path))
     # an op TFLite Micro runs but these rules do not describe: refused naming it, not guessed
-    floor = _model_of("FLOOR", "float32")
-    assert trial(floor, 1 << 16)["ok"]
-    with pytest.raises(ap.UnsupportedModel, match=r"op 0 \(FLOOR\): TFLite Micro has no kernel these rules describe"):
-        ap.tflm.arena(load(floor, tmp_path))
+    g = GraphBuilder()
+    x = g.tensor((2, 4), "float32")
+    axis = g.tensor((1,), "int32", data=[1])
+    y = g.tensor((2, 4), "float32")
+    g.op("REVERSE_V2", [x, axis], [y])
+    reverse = g.build([x], [y])
+    assert trial(reverse, 1 << 16)["ok"]
+    with pytest.raises(ap.UnsupportedModel, match=r"op 0 \(REVERSE_V2\): TFLite Micro has no kernel these rules "
+                                                  r"describe"):
+        ap.tflm.arena(load(reverse, tmp_path))
 
 
 @needs_tflm

@@ -133,6 +133,11 @@ def file_graph(model) -> Optional[FileGraph]:
             opts = {}
             if name == "CALL_ONCE":
                 opts["init_subgraph_index"] = int(o.builtinOptions.initSubgraphIndex)
+            elif name == "BATCH_MATMUL" and o.builtinOptions is not None:
+                opts["adj_x"] = bool(o.builtinOptions.adjX)
+                opts["adj_y"] = bool(o.builtinOptions.adjY)
+            elif name == "SVDF" and o.builtinOptions is not None:
+                opts["rank"] = int(o.builtinOptions.rank)
             elif name in ("IF", "WHILE"):
                 opts["called"] = True
             elif name == "VAR_HANDLE":

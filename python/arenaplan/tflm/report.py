@@ -177,7 +177,7 @@ def _prepare_temps(model: Model, op, s: rules.Sizes) -> int:
     return at
 
 
-def _late_peak(model: Model, op, s: rules.Sizes, area: int, tail_used: int) -> int:
+def _late_peak(model: Model, op, s: rules.Sizes, area: int, tail_used: int, size: Optional[int] = None) -> int:
     """The arena (a multiple of 16) with which the op's Prepare succeeds when it allocates
     persistent buffers while its temporaries are live (rules.late_prepare_writes): the
     temporaries must fit below the tail, and no write to those buffers may land on a field
@@ -202,20 +202,24 @@ def _late_peak(model: Model, op, s: rules.Sizes, area: int, tail_used: int) -> i
     always += [(q + p, q + 2 * p) for _, q in where if q is not None]
     late = rules.late_prepare_writes(model, op, s)
     temps = [i for i in rules.prepare_temp_tensors(op, model) if i >= 0]
-    size = _align(area + at + tail_used)
+    size = _align(area + at + tail_used) if size is None else max(size, _align(area + at + tail_used))
     while True:
         top, ok = size - tail_used, True
         types = {k: rules.TYPE_CODES.get(model.tensors[i].dtype) for k, i in enumerate(temps)}
         for nbytes, writes, reads in late:
             top = (top - nbytes) // rules.ALIGNMENT * rules.ALIGNMENT
+            if top < area:
+                ok = False                        # below the head: AllocatePersistentBuffer fails
+                break
             for w in writes:
                 w0, w1 = top + w[0], top + w[1]
                 extra = w[2] if len(w) > 2 else None
+                w_reads = w[3] if len(w) > 3 else reads     # the fields read after this write
                 if extra == "float32 output" and types.get(len(temps) - 1) != rules.TYPE_CODES["float32"]:
                     continue                      # written only while the output reads as float32
                 if any(w0 < g1 and g0 < w1 for g0, g1 in always):
                     ok = False
-                for read in reads:
+                for read in w_reads:
                     k, f = read[0], read[1]
                     if k >= len(where):
                         continue
@@ -330,6 +334,30 @@ def arena(model: Model, kernels: str = "reference", pointer_bytes: int = 4,
     _check(model, kernels, pointer_bytes)
     if offsets is None:
         offsets = offline_plan_of(model)
+    optional = [op.index for op in rules.tflm_ops(model) if rules.init_data_unused(model, op)]
+    full = _arena(model, kernels, pointer_bytes, offsets)
+    if not optional:
+        return full
+    # An Init buffer the op's Prepare and Eval never read (a float32 ELU's int8 table): when it
+    # does not fit at Init, AllocatePersistentBuffer returns null and TFLM goes on without it,
+    # so an arena too small for the table may allocate and run while a larger one fails (the
+    # table fits at Init, a later peak does not). The smallest that runs: the first multiple of
+    # 16 from the arena without any such table at which the tables that do fit at Init still
+    # leave room for the rest.
+    size = _arena(model, kernels, pointer_bytes, offsets, init_arena=0).arena_size
+    while size < full.arena_size:
+        r = _arena(model, kernels, pointer_bytes, offsets, init_arena=size)
+        if r.arena_size <= size:
+            r.arena_size = size
+            return r
+        size += rules.ALIGNMENT
+    return full
+
+
+def _arena(model: Model, kernels: str, pointer_bytes: int, offsets: Optional[Dict[int, int]],
+           init_arena: Optional[int] = None) -> TflmArena:
+    """arena() for an arena of ``init_arena`` bytes where the Init buffers that its kernels
+    never read and that do not fit at Init are left out (None: every Init buffer is there)."""
     s = rules.sizes_for(pointer_bytes)
     ops = rules.tflm_ops(model)
     allocs: List[Allocation] = []
@@ -364,12 +392,18 @@ def arena(model: Model, kernels: str = "reference", pointer_bytes: int = 4,
             tail.add("op options", b, a, op.index)
     # InitSubgraphs: each kernel's OpData; PrepareSubgraphs: what Prepare keeps
     persistent = [rules.kernel_persistent(model, op, s) for op in ops]
+    # (at Init the head holds the scratch requests' room, kMaxScratchBuffersPerOp of them)
+    init_head = s.scratch_request * rules.MAX_SCRATCH_PER_OP
     for op, bufs in zip(ops, persistent):
         for kind, b in bufs[:1]:
             if kind == "op data":
+                if init_arena is not None and rules.init_data_unused(model, op) \
+                        and _align(tail.used + b) + init_head > init_arena:
+                    continue                    # null user_data, never read
                 tail.add("kernel op data", b, rules.ALIGNMENT, op.index)
     prepare_peak = 0
     requests_before = 0
+    late = []
     scratch_per_op = [len(rules.kernel_scratch(model, op, kernels)) for op in ops]
     handles = {o.outputs[0]: o.options.get("shared_name") for o in ops if o.type == "VAR_HANDLE"}
     buffered = set()
@@ -385,6 +419,7 @@ def arena(model: Model, kernels: str = "reference", pointer_bytes: int = 4,
         area = s.scratch_request * (requests_before + rules.MAX_SCRATCH_PER_OP)
         if rules.late_prepare_writes(model, op, s):
             prepare_peak = max(prepare_peak, _late_peak(model, op, s, area, tail.used))
+            late.append((op, area, tail.used))
         else:
             prepare_peak = max(prepare_peak, area + temps + tail.used)
         # the output's dims DEPTH_TO_SPACE / SPACE_TO_DEPTH copy (CreateWritableTensorDimsWithCopy)
@@ -396,6 +431,8 @@ def arena(model: Model, kernels: str = "reference", pointer_bytes: int = 4,
                 tail.add("output dims", b, rules.ALIGNMENT, op.index)
             elif kind == "prepare op data":
                 tail.add("kernel op data", b, rules.ALIGNMENT, op.index)
+            elif kind in ("transposed operands", "lookup tables"):
+                tail.add(kind, b, rules.ALIGNMENT, op.index)
         requests_before += scratch_per_op[op.index]
     # FinishModelAllocation: scratch handles, variable tensors; then the plan is committed
     if n_scratch:
@@ -425,5 +462,13 @@ def arena(model: Model, kernels: str = "reference", pointer_bytes: int = 4,
     commit_peak = planning
     planning = max(planning, prepare_peak)
     size = _align(max(head + tail_bytes, planning))
+    # whether a late Prepare write lands on a live field depends on where the tail ends, so
+    # the arena the other peaks need may not be one at which those ops prepare (the write
+    # pattern is not monotonic in the arena): the smallest from there at which all of them do
+    while late:
+        fits = [_late_peak(model, op, s, area, used, size) for op, area, used in late]
+        if max(fits) == size:
+            break
+        size = max(fits)
     return TflmArena(model.name, kernels, pointer_bytes, size, head, tail_bytes, planning, allocs,
                      offline=offsets is not None, peaks={"prepare": prepare_peak, "commit": commit_peak})

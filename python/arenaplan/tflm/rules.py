@@ -22,9 +22,13 @@ third pointer: 24 B a subgraph, as a trace of the package's AllocatePersistentBu
 calls shows).
 
 Persistent buffers a kernel's Prepare allocates while its temporaries are live
-(``late_prepare_writes``: GATHER, EMBEDDING_LOOKUP, int8 ADD_N) are checked by TFLM against
-the head only, so they may overlap the temporaries; the rules find the smallest arena where
-no write to them lands on a temporary's field still to be read.
+(``late_prepare_writes``: GATHER, EMBEDDING_LOOKUP, GATHER_ND, BATCH_MATMUL, the int8 OpData
+of ADD_N, LOG_SOFTMAX and CUMSUM) are checked by TFLM against the head only, so they may
+overlap the temporaries; the rules find the smallest arena where no write to them lands on a
+temporary's field still to be read. Where those writes land depends on where the tail ends,
+so that is checked at the arena itself (a larger arena may fail where a smaller prepared).
+An Init buffer the kernel never reads (a float32 ELU's table, ``init_data_unused``) may fail
+to allocate without harm, which the rules use as TFLM does.
 """
 from __future__ import annotations
 
@@ -62,7 +66,11 @@ _OPTIONS = {"FULLY_CONNECTED": (32, 4), "CONV_2D": (28, 4), "DEPTHWISE_CONV_2D":
             "SUM": (1, 1), "PACK": (8, 4), "UNPACK": (8, 4),
             # TfLiteGatherParams (axis, batch_dims), TfLiteArgMaxParams / TfLiteArgMinParams
             # (the output type), TfLiteCastParams (input and output types), TfLiteShapeParams
-            "GATHER": (8, 4), "ARG_MAX": (4, 4), "ARG_MIN": (4, 4), "CAST": (8, 4), "SHAPE": (4, 4)}
+            "GATHER": (8, 4), "ARG_MAX": (4, 4), "ARG_MIN": (4, 4), "CAST": (8, 4), "SHAPE": (4, 4),
+            # TfLiteDivParams and TfLiteL2NormParams (the activation), TfLitePoolParams,
+            # TfLiteCumsumParams (two bools), TfLiteBatchMatMulParams (three bools)
+            "DIV": (4, 4), "L2_NORMALIZATION": (4, 4), "L2_POOL_2D": (40, 4), "CUMSUM": (2, 1),
+            "BATCH_MATMUL": (3, 1)}
 # TfLiteVarHandleParams: two string pointers
 _POINTER_OPTIONS = {"VAR_HANDLE": 2}
 #: Ops without options (their parser allocates nothing).
@@ -75,7 +83,11 @@ _NO_OPTIONS = ("QUANTIZE", "DEQUANTIZE", "RELU", "LOGISTIC", "TANH", "HARD_SWISH
                # ParseEmbeddingLookup allocate nothing
                "EQUAL", "NOT_EQUAL", "GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL", "LOGICAL_AND",
                "LOGICAL_OR", "LOGICAL_NOT", "SELECT_V2", "FILL", "ZEROS_LIKE", "FLOOR_DIV", "FLOOR_MOD",
-               "ADD_N", "EMBEDDING_LOOKUP")
+               "ADD_N", "EMBEDDING_LOOKUP",
+               # the fourth ops: ParseExp ... ParseCeil, ParseElu, ParseLogSoftmax, ParseGatherNd
+               # and ParseBroadcastArgs allocate nothing
+               "EXP", "LOG", "SIN", "COS", "SQRT", "RSQRT", "SQUARE", "NEG", "ROUND", "FLOOR", "CEIL", "ELU",
+               "LOG_SOFTMAX", "GATHER_ND", "BROADCAST_ARGS")
 #: Ops (TFLite builtin names) whose TFLM kernels these rules describe.
 SUPPORTED_OPS = tuple(sorted(set(_OPTIONS) | set(_NO_OPTIONS) | set(_POINTER_OPTIONS)))
 #: Builtin ops the pinned package registers a kernel for (its op resolver's Register_*
@@ -119,6 +131,17 @@ _OP_TYPES.update({
     "SELECT_V2": ("int8", "int16", "float32"), "FILL": ("int8", "int32", "float32"),
     "ZEROS_LIKE": ("int8", "int32", "int64", "float32"), "FLOOR_DIV": ("float32",), "FLOOR_MOD": ("float32",),
     "ADD_N": ("int8", "float32")})
+#: The fourth ops' element-wise float32 math: each kernel's Prepare (or Eval) takes float32
+#: only (elementwise.cc's IsNumericSupportedType, exp.cc, neg.cc, round.cc, floor.cc, ceil.cc)
+MATH_F32_OPS = ("EXP", "LOG", "SIN", "COS", "SQRT", "SQUARE", "NEG", "ROUND", "FLOOR", "CEIL")
+# The fourth ops: the types each kernel takes (every other one fails to allocate or to run
+# in the pinned package, tests/test_tflm_fourth_ops.py)
+_OP_TYPES.update({
+    **{op: ("float32",) for op in MATH_F32_OPS + ("L2_POOL_2D",)},
+    **{op: ("int8", "float32") for op in ("RSQRT", "ELU", "L2_NORMALIZATION", "LOG_SOFTMAX", "CUMSUM",
+                                          "GATHER_ND")},
+    "DIV": ("int8", "int32", "float32"), "BATCH_MATMUL": ("int8", "int16", "float32"),
+    "BROADCAST_ARGS": ("int32", "int64")})
 # The output types of the ops whose output is not of their data input's type.
 _OUT_TYPES = {**{op: ("bool",) for op in _CMP}, "ARG_MAX": ("int32",), "ARG_MIN": ("int32",),
               "SHAPE": ("int32",), "EMBEDDING_LOOKUP": ("int8", "float32")}
@@ -274,10 +297,22 @@ class Sizes:
                         # ARG_MAX/MIN, GATHER, CAST, FILL, ZEROS_LIKE, SHAPE, FLOOR_DIV,
                         # FLOOR_MOD, ADD_N and EMBEDDING_LOOKUP have no Init (or one that
                         # returns nullptr)
-                        **{op: 32 for op in _CMP}, "SELECT_V2": 1}
+                        **{op: 32 for op in _CMP}, "SELECT_V2": 1,
+                        # the fourth ops: RSQRT's OpDataAbsRsqrt (ABS's), ELU's int8 table
+                        # (256 B, float32 too), div.cc's OpData (seven ints), l2norm.cc's
+                        # L2NormalizationParams (the input's zero point), L2_POOL_2D's OpData
+                        # (20 B, the recording allocator's request);
+                        # EXP, LOG, SIN, COS, SQRT, SQUARE, NEG, ROUND, FLOOR, CEIL, LOG_SOFTMAX,
+                        # CUMSUM, GATHER_ND and BROADCAST_ARGS have no Init
+                        "RSQRT": 28, "ELU": 256, "DIV": 28, "L2_NORMALIZATION": 4, "L2_POOL_2D": 20,
+                        # OpDataBatchMatmul: three pointers and three bools
+                        "BATCH_MATMUL": 32 if p == 8 else 16}
         # OpData that Prepare allocates (not Init): add_n.cc's int8 OpData (ten ints);
         # embedding_lookup.cc's OpData (a float and a size_t)
-        self.prepare_op_data = {"ADD_N": 40, "EMBEDDING_LOOKUP": 2 * p}
+        # log_softmax.cc's int8 LogSoftmaxOpData (five int32 and two size_t); cumsum.cc's
+        # int8 OpData (nine ints)
+        self.prepare_op_data = {"ADD_N": 40, "EMBEDDING_LOOKUP": 2 * p, "LOG_SOFTMAX": 24 + 2 * p if p == 8 else 28,
+                                "CUMSUM": 36}
         # MicroResourceVariables (the array's pointer, two ints) and one
         # MicroResourceVariable per variable (container, shared name, buffer, bytes,
         # default value), which the interpreter's owner creates before the model is read
@@ -317,12 +352,76 @@ def kernel_persistent(model: Model, op, sizes: Sizes) -> List[Tuple[str, int]]:
         c = _channels(model, op)
         out.append(("per-channel multipliers", 4 * c))
         out.append(("per-channel shifts", 4 * c))
-    if op.type in ("DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "GATHER", "EMBEDDING_LOOKUP"):
+    if op.type in ("DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "GATHER", "EMBEDDING_LOOKUP", "GATHER_ND"):
         # Prepare's CreateWritableTensorDimsWithCopy: the output's dims as a TfLiteIntArray
         out.append(("output dims", 4 + 4 * len(model.tensors[op.outputs[0]].shape)))
-    if op.type in sizes.prepare_op_data and (op.type != "ADD_N" or model.tensors[op.outputs[0]].dtype == "int8"):
+    if op.type == "BATCH_MATMUL":
+        out += [(k, b) for k, b, _ in _batch_matmul_buffers(model, op, sizes)]
+        return out
+    if op.type == "SOFTMAX" and model.tensors[op.inputs[0]].dtype == "int16":
+        # softmax_common.cc: an int16 SOFTMAX keeps two 513-entry int16 tables (exp and
+        # 1 / (1 + x)), allocated and filled in Prepare
+        out += [("lookup tables", 2 * INT16_LUT_ENTRIES)] * 2
+    if op.type in sizes.prepare_op_data and (op.type not in _INT8_PREPARE_OP_DATA
+                                             or model.tensors[op.outputs[0]].dtype == "int8"):
         out.append(("prepare op data", sizes.prepare_op_data[op.type]))
     return out
+
+
+def _batch_matmul_buffers(model: Model, op, sizes: Sizes):
+    """(kind, bytes, byte ranges written in Prepare) of what batch_matmul.cc's Prepare
+    allocates, in order: the quantisation data of an int8 / int16 op (seven ints), a
+    TfLiteEvalTensor, its dims and its data for the LHS transposed when adj_x and for the RHS
+    transposed unless adj_y (the data written in Eval only), then the output's dims
+    (ReshapeOutputTensor's CreateWritableTensorDimsWithCopy)."""
+    p = sizes.pointer_bytes
+    t = model.tensors
+    x, w, y = t[op.inputs[0]], t[op.inputs[1]], t[op.outputs[0]]
+    # the temporaries' fields read after each write (0 LHS, 1 RHS, 2 output): the buffers are
+    # written as they are allocated, the quantisation data last, field by field
+    dims = [(0, "dims"), (1, "dims"), (2, "dims")]
+    zps = [(0, "zero_point"), (1, "zero_point"), (2, "zero_point")]
+    quantised = x.dtype in ("int8", "int16")
+    later = [(0, "allocation_type"), (1, "allocation_type")] + ([(0, "params"), (1, "params"), (2, "params"),
+                                                                  (0, "type")] if quantised else []) + dims
+    out = []
+    if quantised:
+        # output multiplier and shift, activation range (after the scales are read), then
+        # each zero point just after it is read
+        out.append(("prepare op data", 28, [(0, 16, None, [(0, "type")] + zps + dims), (16, 20, None, zps[1:] + dims),
+                                            (20, 24, None, zps[2:] + dims), (24, 28, None, dims)]))
+    transposes = [(k, operand) for k, (operand, flag) in enumerate(((x, op.options.get("adj_x", False)),
+                                                                     (w, not op.options.get("adj_y", False))))
+                  if flag]
+    for n, (k, operand) in enumerate(transposes):
+        d = 4 + 4 * len(operand.shape)
+        after = [(k, "dims")] + [(j, "type") for j, _ in transposes[n + 1:]] + \
+            [(j, "dims") for j, _ in transposes[n + 1:]] + later
+        out += [("transposed operands", 3 * p, [(2 * p, 2 * p + 4, None, [(k, "dims"), (k, "type")] + after),
+                                                (p, 2 * p, None, after), (0, p, None, after)]),
+                ("transposed operands", d, [(0, d, None, [(k, "type")] + after)]),
+                ("transposed operands", operand.nbytes, [(0, 0, None, after)]),
+                ]
+    d = 4 + 4 * len(y.shape)
+    out.append(("output dims", d, [(0, d, None, [(2, "dims")])]))
+    return out
+
+
+#: kInt16LUTArraySize: the entries of each of an int16 SOFTMAX's lookup tables.
+INT16_LUT_ENTRIES = 513
+
+
+#: Ops whose Prepare allocates their OpData for an int8 output only.
+_INT8_PREPARE_OP_DATA = ("ADD_N", "LOG_SOFTMAX", "CUMSUM")
+
+
+def init_data_unused(model: Model, op) -> bool:
+    """True where the buffer the op's Init allocates is never read by its Prepare or Eval, so
+    that TFLM runs the op when that allocation fails (it returns null): elu.cc's int8 table
+    for a float32 ELU (measured: the tiny float32 ELU allocates and runs at 960 to 1,040 B
+    without its table, fails at 1,056 to 1,200 B where the table fits at Init and the plan
+    then does not, and runs again from 1,216 B)."""
+    return op.type == "ELU" and model.tensors[op.outputs[0]].dtype == "float32"
 
 
 #: TfLiteTypeGetSize by TfLiteType code (common.h), and the codes of the types named here.
@@ -336,7 +435,8 @@ TYPE_CODES = {"float32": 1, "int32": 2, "int64": 4, "bool": 6, "int16": 7, "int8
 #: is_variable), for a pointer size p.
 def tensor_fields(p: int) -> Dict[str, Tuple[int, int]]:
     return {"dims": (p, 2 * p), "scale": (2 * p, 2 * p + 4), "params": (2 * p, 2 * p + 8),
-            "quantization": (2 * p + 8, 4 * p + 8), "bytes": (4 * p + 8, 5 * p + 8), "type": (5 * p + 8, 5 * p + 12)}
+            "quantization": (2 * p + 8, 4 * p + 8), "bytes": (4 * p + 8, 5 * p + 8), "type": (5 * p + 8, 5 * p + 12),
+            "zero_point": (2 * p + 4, 2 * p + 8), "allocation_type": (5 * p + 12, 5 * p + 16)}
 
 
 def late_prepare_writes(model: Model, op, sizes: Sizes) -> List[Tuple[int, List[Tuple[int, int]], List[Tuple[int, str]]]]:
@@ -351,8 +451,22 @@ def late_prepare_writes(model: Model, op, sizes: Sizes) -> List[Tuple[int, List[
     from every temporary). The arena the Prepare needs follows from that, not from the
     buffers' sizes (tests/test_tflm_third_ops.py: the tiny GATHER and EMBEDDING_LOOKUP
     models)."""
-    if op.type not in ("GATHER", "EMBEDDING_LOOKUP", "ADD_N"):
+    if op.type not in ("GATHER", "EMBEDDING_LOOKUP", "ADD_N", "GATHER_ND", "LOG_SOFTMAX", "CUMSUM", "BATCH_MATMUL",
+                       "SOFTMAX"):
         return []
+    if op.type == "SOFTMAX":
+        if model.tensors[op.inputs[0]].dtype != "int16":
+            return []
+        # both tables allocated, then filled, before the output's quantisation and the
+        # input's type and scale are read (CalculateSoftmaxParams)
+        b = 2 * INT16_LUT_ENTRIES
+        reads = [(0, "params"), (0, "type"), (1, "params"), (1, "type")]
+        return [(b, [(0, b)], reads), (b, [(0, b)], reads)]
+    if op.type == "BATCH_MATMUL":
+        # every buffer is allocated before the operands' types, dims, quantisation and
+        # allocation types and the output's dims are read
+        reads = [(k, f) for k in range(3) for f in ("dims", "params", "type")]
+        return [(b, writes, reads) for _, b, writes in _batch_matmul_buffers(model, op, sizes)]
     p = sizes.pointer_bytes
     y = model.tensors[op.outputs[0]]
     if op.type == "GATHER":
@@ -374,6 +488,19 @@ def late_prepare_writes(model: Model, op, sizes: Sizes) -> List[Tuple[int, List[
         return [(d, [(0, d, words)], [(0, "dims"), (1, "dims"), (1, "type"), (1, "scale"), (2, "dims"),
                                       (2, "type", TYPE_SIZES[y.dtype]), (2, "bytes")]),
                 (2 * p, ([(0, 4, "float32 output")] if hybrid else []) + [(p, 2 * p)], [(1, "dims")])]
+    if op.type == "GATHER_ND":
+        # the output's dims copied, then rewritten from the indices' and the params' dims
+        d = 4 + 4 * len(y.shape)
+        return [(d, [(0, d)], [(0, "dims"), (1, "dims"), (2, "dims")])]
+    if op.type == "LOG_SOFTMAX" and y.dtype == "int8":
+        # the int8 OpData, before the output's quantisation is checked and the input's scale
+        # and dims are read
+        b = sizes.prepare_op_data["LOG_SOFTMAX"]
+        return [(b, [(0, b)], [(0, "params"), (0, "dims"), (1, "params")])]
+    if op.type == "CUMSUM" and y.dtype == "int8":
+        # the int8 OpData, before the input's and the output's quantisation and the output's
+        # type are read
+        return [(36, [(0, 36)], [(0, "params"), (2, "params"), (2, "type")])]
     if op.type == "ADD_N" and y.dtype == "int8":
         # the int8 OpData, written whole, before the first input's and the output's
         # quantisation and the output's type are read
