@@ -1,7 +1,9 @@
 /*
  * Internal helpers of the binary ops with 4-D broadcasting (the int16 elementwise ops, DIV
- * int8 and int32, the float32 binary ops): the shape check, the in-place test and the walk
- * over the output's elements. Not a public header; everything is static inline or a macro.
+ * int8 and int32, the float32 binary ops): the shape check, the one "direct" variant, the
+ * run's call check, the in-place test and the walk over the output's elements. Not a public
+ * header. The checks run once a call and live in broadcast4.c, one copy in an image; the walk
+ * is a macro.
  */
 #ifndef ARENAPLAN_BROADCAST4_H
 #define ARENAPLAN_BROADCAST4_H
@@ -9,27 +11,32 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arenaplan/ops.h"
+
 #include "ops_s8_common.h"
 
-/* Each input's dimension is 1 or the output's, and the output's is the larger of the two. */
-static inline ap_status ap_bcast4_check(const int32_t *s1, const int32_t *s2, const int32_t *so, const char *op,
-                                        ap_error *error)
-{
-    for (int d = 0; d < 4; ++d) {
-        const int32_t a = s1[d], b = s2[d], o = so[d];
-        if (a < 1 || b < 1 || o != (a > b ? a : b) || (a != 1 && a != o) || (b != 1 && b != o)) {
-            return AP_OPS_INVALID(error, "%s: dimension %d does not broadcast (%d and %d -> %d)", op, d, (int)a,
-                                  (int)b, (int)o);
-        }
-    }
-    return AP_OK;
-}
+/* Whether each input's dimension is 1 or the output's and the output's the larger of the two:
+   AP_OK, else AP_ERR_INVALID_ARGUMENT naming op and the dimension. */
+ap_status ap_bcast4_check(const int32_t *s1, const int32_t *s2, const int32_t *so, const char *op, ap_error *error);
 
 /* Whether two 4-D shapes are equal (an input of the output's shape may be overwritten in place). */
 static inline int ap_bcast4_same(const int32_t *a, const int32_t *b)
 {
     return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3];
 }
+
+/* The one variant of a binary op whose shapes are checked: "direct", kind 0, no scratch, `macs`
+   per run, written through ap_ops_variants_out. Each output element reads the inputs' elements
+   at its own index (or broadcast ones, read before any write of that row's later elements): in
+   place is safe over an input of the output's shape. */
+ap_status ap_bcast4_direct_variant(const int32_t *s1, const int32_t *s2, const int32_t *so, uint64_t macs, ap_isa isa,
+                                   ap_variant *variants_out, uint32_t capacity, uint32_t *count_out, const char *op,
+                                   ap_error *error);
+
+/* The checks of a binary op's run() after its params' own: the variant pointer, the variant
+   being the row's direct one (kind 0) for isa, two inputs and the output (call itself not
+   NULL). AP_OK or AP_ERR_INVALID_ARGUMENT. */
+ap_status ap_bcast4_check_call(const ap_op_call *call, ap_isa isa, const char *op, ap_error *error);
 
 /* Runs the statements given last once per element of the 4-D output shape `o`, in order, with
    `at` the element's output index and `ia`, `ib` the indices of the elements of the inputs of

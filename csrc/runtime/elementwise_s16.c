@@ -65,13 +65,7 @@ static ap_status ew16_variant(const int32_t *s1, const int32_t *s2, const int32_
 {
     size_t total = 0;
     ap_ops_product(so, 4, &total);
-    ap_variant found[1];
-    /* Each output element reads only the input elements at its own index (or a broadcast
-       one read before any write of that row's later elements): in place is safe over an
-       input of the output's shape. */
-    ap_ops_variant_set(&found[0], AP_ELEMENTWISE_DIRECT, 0, "direct", 0, NULL, NULL, (uint64_t)total,
-                       ap_bcast4_same(s1, so) || ap_bcast4_same(s2, so));
-    return ap_ops_variants_out(found, 1, isa, variants_out, capacity, count_out, op, error);
+    return ap_bcast4_direct_variant(s1, s2, so, (uint64_t)total, isa, variants_out, capacity, count_out, op, error);
 }
 
 /* One op's params check (ew16_check, mul16_check, minmax16_check, sqdiff16_check). */

@@ -3,6 +3,8 @@
    reference's order with no contraction (float32_common.h). */
 #include "float32_common.h"
 
+#include "broadcast4.h"
+
 #include <math.h>
 
 /* ---- ADD, SUB, MUL, DIV with 4-D broadcasting ------------------------------------------------------- */
@@ -11,22 +13,14 @@ static ap_status binary_check(const ap_binary_f32_params *p, size_t *count, cons
     if (p == NULL) {
         return AP_OPS_INVALID(error, "%s: params must not be NULL", op);
     }
-    for (int d = 0; d < 4; ++d) {
-        const int32_t a = p->input1_shape[d], b = p->input2_shape[d], o = p->output_shape[d];
-        if (a < 1 || b < 1 || o != (a > b ? a : b) || (a != 1 && a != o) || (b != 1 && b != o)) {
-            return AP_OPS_INVALID(error, "%s: dimension %d does not broadcast (%d and %d -> %d)", op, d, (int)a,
-                                  (int)b, (int)o);
-        }
+    ap_status st = ap_bcast4_check(p->input1_shape, p->input2_shape, p->output_shape, op, error);
+    if (st != AP_OK) {
+        return st;
     }
     if (!ap_ops_product(p->output_shape, 4, count) || *count > SIZE_MAX / sizeof(float)) {
         return AP_OPS_OVERFLOW(error, "%s: the output's size overflows", op);
     }
     return ap_f32_check_range(p->activation_min, p->activation_max, op, error);
-}
-
-static int same_shape(const int32_t *a, const int32_t *b)
-{
-    return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3];
 }
 
 ap_status ap_binary_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
@@ -38,11 +32,8 @@ ap_status ap_binary_f32_variants(const void *params, ap_isa isa, ap_variant *var
     if (st != AP_OK) {
         return st;
     }
-    /* Each output element reads the input elements at its own index (or broadcast ones of the
-       other input): in place is safe over an input of the output's shape. */
-    return ap_f32_direct((uint64_t)n, same_shape(p->input1_shape, p->output_shape) ||
-                                          same_shape(p->input2_shape, p->output_shape),
-                         isa, variants_out, capacity, count_out, "ADD/SUB/MUL/DIV float32", error_out);
+    return ap_bcast4_direct_variant(p->input1_shape, p->input2_shape, p->output_shape, (uint64_t)n, isa, variants_out,
+                                    capacity, count_out, "ADD/SUB/MUL/DIV float32", error_out);
 }
 
 enum { BINARY_ADD, BINARY_SUB, BINARY_MUL, BINARY_DIV };
@@ -66,28 +57,15 @@ static ap_status binary_run(const ap_op_call *call, ap_isa isa, int kind, const 
     const float *a = call->inputs[0], *b = call->inputs[1];
     float *y = call->output;
     const float lo = p->activation_min, hi = p->activation_max;
-    if (same_shape(p->input1_shape, p->input2_shape)) {
+    if (ap_bcast4_same(p->input1_shape, p->input2_shape)) {
         for (size_t i = 0; i < n; ++i) {
             y[i] = ap_f32_act(binary_one(kind, a[i], b[i]), lo, hi);
         }
         return AP_OK;
     }
-    /* strides of each input in the output's index space (0 along a broadcast dimension) */
-    size_t sa[4], sb[4];
-    ap_ops_broadcast_strides(p->input1_shape, sa);
-    ap_ops_broadcast_strides(p->input2_shape, sb);
-    const int32_t *o = p->output_shape;
-    size_t i = 0;
-    for (size_t d0 = 0; d0 < (size_t)o[0]; ++d0) {
-        for (size_t d1 = 0; d1 < (size_t)o[1]; ++d1) {
-            for (size_t d2 = 0; d2 < (size_t)o[2]; ++d2) {
-                const size_t ia = d0 * sa[0] + d1 * sa[1] + d2 * sa[2], ib = d0 * sb[0] + d1 * sb[1] + d2 * sb[2];
-                for (size_t d3 = 0; d3 < (size_t)o[3]; ++d3, ++i) {
-                    y[i] = ap_f32_act(binary_one(kind, a[ia + d3 * sa[3]], b[ib + d3 * sb[3]]), lo, hi);
-                }
-            }
-        }
-    }
+    AP_BCAST4_FOR_EACH(p->output_shape, p->input1_shape, p->input2_shape, ia, ib, at, {
+        y[at] = ap_f32_act(binary_one(kind, a[ia], b[ib]), lo, hi);
+    });
     return AP_OK;
 }
 
