@@ -247,60 +247,50 @@ ap_status ap_softmax_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error
 /* ---- AVERAGE_POOL_2D and MAX_POOL_2D ------------------------------------------------------------ */
 #define POOL_OP "AVERAGE_POOL_2D/MAX_POOL_2D float32"
 
-/* The window of output position `o` along one axis, clipped to [0, in): [start, end). */
-static void pool_window(int64_t o, int32_t stride, int32_t pad, int32_t filter, int32_t in, int64_t *start,
-                        int64_t *end)
-{
-    const int64_t origin = o * stride - pad;
-    *start = origin < 0 ? -origin : 0;
-    *end = (int64_t)in - origin < filter ? (int64_t)in - origin : filter;
-}
-
-static ap_status pool_check(const ap_pool2d_f32_params *p, ap_error *error)
+ap_status ap_f32_pool_check(const ap_pool2d_f32_params *p, const char *op, ap_error *error)
 {
     if (p == NULL) {
-        return AP_OPS_INVALID(error, POOL_OP ": params must not be NULL");
+        return AP_OPS_INVALID(error, "%s: params must not be NULL", op);
     }
     const int32_t dims[] = {p->batches, p->input_h, p->input_w, p->channels, p->output_h, p->output_w,
                             p->filter_h, p->filter_w, p->stride_h, p->stride_w};
     for (size_t i = 0; i < sizeof(dims) / sizeof(dims[0]); ++i) {
         if (dims[i] < 1) {
-            return AP_OPS_INVALID(error, POOL_OP ": every dimension and stride must be >= 1 (field %u is %d)",
+            return AP_OPS_INVALID(error, "%s: every dimension and stride must be >= 1 (field %u is %d)", op,
                                   (unsigned)i, (int)dims[i]);
         }
     }
     if (p->pad_h < 0 || p->pad_w < 0) {
-        return AP_OPS_INVALID(error, POOL_OP ": padding (%d, %d) must be >= 0", (int)p->pad_h, (int)p->pad_w);
+        return AP_OPS_INVALID(error, "%s: padding (%d, %d) must be >= 0", op, (int)p->pad_h, (int)p->pad_w);
     }
     const int32_t in[4] = {p->batches, p->input_h, p->input_w, p->channels};
     const int32_t out[4] = {p->batches, p->output_h, p->output_w, p->channels};
     size_t n = 0;
     if (!ap_ops_product(in, 4, &n) || n > SIZE_MAX / sizeof(float) || !ap_ops_product(out, 4, &n) ||
         n > SIZE_MAX / sizeof(float)) {
-        return AP_OPS_OVERFLOW(error, POOL_OP ": the tensors' sizes overflow");
+        return AP_OPS_OVERFLOW(error, "%s: the tensors' sizes overflow", op);
     }
-    /* every window must hold a tap (TFLite's average pool fails on an empty one) */
     int64_t s = 0, e = 0;
     for (int32_t o = 0; o < p->output_h; ++o) {
-        pool_window(o, p->stride_h, p->pad_h, p->filter_h, p->input_h, &s, &e);
+        ap_f32_pool_window(o, p->stride_h, p->pad_h, p->filter_h, p->input_h, &s, &e);
         if (s >= e) {
-            return AP_OPS_INVALID(error, POOL_OP ": output row %d's window holds no input", (int)o);
+            return AP_OPS_INVALID(error, "%s: output row %d's window holds no input", op, (int)o);
         }
     }
     for (int32_t o = 0; o < p->output_w; ++o) {
-        pool_window(o, p->stride_w, p->pad_w, p->filter_w, p->input_w, &s, &e);
+        ap_f32_pool_window(o, p->stride_w, p->pad_w, p->filter_w, p->input_w, &s, &e);
         if (s >= e) {
-            return AP_OPS_INVALID(error, POOL_OP ": output column %d's window holds no input", (int)o);
+            return AP_OPS_INVALID(error, "%s: output column %d's window holds no input", op, (int)o);
         }
     }
-    return ap_f32_check_range(p->activation_min, p->activation_max, POOL_OP, error);
+    return ap_f32_check_range(p->activation_min, p->activation_max, op, error);
 }
 
 ap_status ap_pool2d_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                                  uint32_t *count_out, ap_error *error_out)
 {
     const ap_pool2d_f32_params *p = params;
-    ap_status st = pool_check(p, error_out);
+    ap_status st = ap_f32_pool_check(p, POOL_OP, error_out);
     if (st != AP_OK) {
         return st;
     }
@@ -314,7 +304,7 @@ static ap_status pool_run(const ap_op_call *call, ap_isa isa, int average, ap_er
     const char *op = average ? "AVERAGE_POOL_2D float32" : "MAX_POOL_2D float32";
     ap_status st = ap_f32_check_call(call, isa, 1, op, error);
     const ap_pool2d_f32_params *p = st == AP_OK ? call->params : NULL;
-    st = st != AP_OK ? st : pool_check(p, error);
+    st = st != AP_OK ? st : ap_f32_pool_check(p, POOL_OP, error);
     if (st != AP_OK) {
         return st;
     }
@@ -325,11 +315,11 @@ static ap_status pool_run(const ap_op_call *call, ap_isa isa, int average, ap_er
     for (size_t b = 0; b < (size_t)p->batches; ++b) {
         for (size_t oy = 0; oy < oh; ++oy) {
             int64_t ys = 0, ye = 0;
-            pool_window((int64_t)oy, p->stride_h, p->pad_h, p->filter_h, p->input_h, &ys, &ye);
+            ap_f32_pool_window((int64_t)oy, p->stride_h, p->pad_h, p->filter_h, p->input_h, &ys, &ye);
             const int64_t y0 = (int64_t)oy * p->stride_h - p->pad_h;
             for (size_t ox = 0; ox < ow; ++ox) {
                 int64_t xs = 0, xe = 0;
-                pool_window((int64_t)ox, p->stride_w, p->pad_w, p->filter_w, p->input_w, &xs, &xe);
+                ap_f32_pool_window((int64_t)ox, p->stride_w, p->pad_w, p->filter_w, p->input_w, &xs, &xe);
                 const int64_t x0 = (int64_t)ox * p->stride_w - p->pad_w;
                 for (size_t c = 0; c < ch; ++c) {
                     float acc = average ? 0.0f : -FLT_MAX, count = 0.0f;
