@@ -86,6 +86,21 @@ static inline ap_status ap_f32_direct(uint64_t macs, int32_t in_place, ap_isa is
     return ap_ops_variants_out(found, 1, isa, variants_out, capacity, count_out, op, error);
 }
 
+/* The rows of a row-wise op (SOFTMAX float32, LOG_SOFTMAX, L2_NORMALIZATION): outer_size and
+   depth >= 1, and their product, *count, addressable in float32 elements. */
+static inline ap_status ap_f32_check_rows(int32_t outer_size, int32_t depth, size_t *count, const char *op,
+                                          ap_error *error)
+{
+    if (outer_size < 1 || depth < 1) {
+        return AP_OPS_INVALID(error, "%s: outer_size %d and depth %d must be >= 1", op, (int)outer_size, (int)depth);
+    }
+    const int32_t dims[2] = {outer_size, depth};
+    if (!ap_ops_product(dims, 2, count) || *count > SIZE_MAX / sizeof(float)) {
+        return AP_OPS_OVERFLOW(error, "%s: the tensor's size overflows", op);
+    }
+    return AP_OK;
+}
+
 /* The window of a float32 pool's output position `o` along one axis, clipped to the input
    [0, in): [start, end) filter offsets, as TFLite clamps them. */
 static inline void ap_f32_pool_window(int64_t o, int32_t stride, int32_t pad, int32_t filter, int32_t in,

@@ -189,13 +189,9 @@ static ap_status softmax_check(const ap_softmax_f32_params *p, size_t *count, ap
     if (p == NULL) {
         return AP_OPS_INVALID(error, SOFTMAX_OP ": params must not be NULL");
     }
-    const int32_t dims[2] = {p->outer_size, p->depth};
-    if (p->outer_size < 1 || p->depth < 1) {
-        return AP_OPS_INVALID(error, SOFTMAX_OP ": outer_size %d and depth %d must be >= 1", (int)p->outer_size,
-                              (int)p->depth);
-    }
-    if (!ap_ops_product(dims, 2, count) || *count > SIZE_MAX / sizeof(float)) {
-        return AP_OPS_OVERFLOW(error, SOFTMAX_OP ": the tensor's size overflows");
+    ap_status st = ap_f32_check_rows(p->outer_size, p->depth, count, SOFTMAX_OP, error);
+    if (st != AP_OK) {
+        return st;
     }
     if (!(p->beta >= -FLT_MAX && p->beta <= FLT_MAX)) {
         return AP_OPS_INVALID(error, SOFTMAX_OP ": beta must be finite");
