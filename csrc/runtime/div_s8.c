@@ -4,6 +4,7 @@
 
 #include "fixedpoint.h"
 #include "fixedpoint_exp.h"
+#include "broadcast4.h"
 #include "ops_s8_common.h"
 
 #define DIV_OP "DIV int8"
@@ -13,12 +14,9 @@ static ap_status div_check(const ap_div_s8_params *p, size_t *count, ap_error *e
     if (p == NULL) {
         return AP_OPS_INVALID(error, DIV_OP ": params must not be NULL");
     }
-    for (int d = 0; d < 4; ++d) {
-        const int32_t a = p->input1_shape[d], b = p->input2_shape[d], o = p->output_shape[d];
-        if (a < 1 || b < 1 || o != (a > b ? a : b) || (a != 1 && a != o) || (b != 1 && b != o)) {
-            return AP_OPS_INVALID(error, DIV_OP ": dimension %d does not broadcast (%d and %d -> %d)", d, (int)a,
-                                  (int)b, (int)o);
-        }
+    ap_status st = ap_bcast4_check(p->input1_shape, p->input2_shape, p->output_shape, DIV_OP, error);
+    if (st != AP_OK) {
+        return st;
     }
     if (!ap_ops_product(p->output_shape, 4, count)) {
         return AP_OPS_OVERFLOW(error, DIV_OP ": the output's size overflows");
@@ -42,11 +40,6 @@ static ap_status div_check(const ap_div_s8_params *p, size_t *count, ap_error *e
     return AP_OK;
 }
 
-static int same_shape(const int32_t *a, const int32_t *b)
-{
-    return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3];
-}
-
 ap_status ap_div_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                              uint32_t *count_out, ap_error *error_out)
 {
@@ -56,12 +49,8 @@ ap_status ap_div_s8_variants(const void *params, ap_isa isa, ap_variant *variant
     if (st != AP_OK) {
         return st;
     }
-    /* each output element reads the inputs at its own index (or broadcast ones): in place is safe
-       over an input of the output's shape */
-    ap_variant found[1];
-    ap_ops_variant_set(&found[0], 0, 0, "direct", 0, NULL, NULL, (uint64_t)n,
-                       same_shape(p->input1_shape, p->output_shape) || same_shape(p->input2_shape, p->output_shape));
-    return ap_ops_variants_out(found, 1, isa, variants_out, capacity, count_out, DIV_OP, error_out);
+    return ap_bcast4_direct_variant(p->input1_shape, p->input2_shape, p->output_shape, (uint64_t)n, isa, variants_out,
+                                    capacity, count_out, DIV_OP, error_out);
 }
 
 /* gemmlowp's CountLeadingSignBits of an int32 (31 for 0). */
@@ -111,18 +100,9 @@ ap_status ap_div_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
     const ap_div_s8_params *p = call->params;
     size_t n = 0;
     ap_status st = div_check(p, &n, error_out);
-    st = st != AP_OK ? st : ap_ops_check_variant_ptr(call->variant, DIV_OP, error_out);
+    st = st != AP_OK ? st : ap_bcast4_check_call(call, isa, DIV_OP, error_out);
     if (st != AP_OK) {
         return st;
-    }
-    if (call->variant->isa != (int32_t)isa || call->variant->kind != 0) {
-        return AP_OPS_INVALID(error_out, DIV_OP ": variant '%s' (%s, kind %d) is not this row's direct variant "
-                              "for %s", call->variant->name, ap_isa_name(call->variant->isa),
-                              (int)call->variant->kind, ap_isa_name(isa));
-    }
-    if (call->input_count != 2 || call->inputs == NULL || call->inputs[0] == NULL || call->inputs[1] == NULL ||
-        call->output == NULL) {
-        return AP_OPS_INVALID(error_out, DIV_OP ": two inputs and the output must not be NULL");
     }
     const int8_t *a = call->inputs[0], *b = call->inputs[1];
     int8_t *y = call->output;
@@ -135,20 +115,8 @@ ap_status ap_div_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
                                   "point %d)", (unsigned long)i, (int)p->input2_zero_point);
         }
     }
-    size_t sa[4], sb[4];
-    ap_ops_broadcast_strides(p->input1_shape, sa);
-    ap_ops_broadcast_strides(p->input2_shape, sb);
-    const int32_t *o = p->output_shape;
-    size_t i = 0;
-    for (size_t d0 = 0; d0 < (size_t)o[0]; ++d0) {
-        for (size_t d1 = 0; d1 < (size_t)o[1]; ++d1) {
-            for (size_t d2 = 0; d2 < (size_t)o[2]; ++d2) {
-                const size_t ia = d0 * sa[0] + d1 * sa[1] + d2 * sa[2], ib = d0 * sb[0] + d1 * sb[1] + d2 * sb[2];
-                for (size_t d3 = 0; d3 < (size_t)o[3]; ++d3, ++i) {
-                    y[i] = div_one(p, a[ia + d3 * sa[3]], b[ib + d3 * sb[3]]);
-                }
-            }
-        }
-    }
+    AP_BCAST4_FOR_EACH(p->output_shape, p->input1_shape, p->input2_shape, ia, ib, at, {
+        y[at] = div_one(p, a[ia], b[ib]);
+    });
     return AP_OK;
 }

@@ -5,6 +5,7 @@
 #include "arenaplan/elementwise.h"
 #include "arenaplan/ops.h"
 
+#include "broadcast4.h"
 #include "ops_s16_common.h"
 
 /* The shapes broadcast (each input's dimension 1 or the output's) and the output's size is
@@ -12,12 +13,9 @@
 static ap_status ew16_check_shapes(const int32_t *s1, const int32_t *s2, const int32_t *so, const char *op,
                                    ap_error *error)
 {
-    for (int d = 0; d < 4; ++d) {
-        const int32_t a = s1[d], b = s2[d], o = so[d];
-        if (a < 1 || b < 1 || o != (a > b ? a : b) || (a != 1 && a != o) || (b != 1 && b != o)) {
-            return AP_OPS_INVALID(error, "%s: dimension %d does not broadcast (%d and %d -> %d)", op, d, (int)a,
-                                  (int)b, (int)o);
-        }
+    ap_status st = ap_bcast4_check(s1, s2, so, op, error);
+    if (st != AP_OK) {
+        return st;
     }
     size_t n = 0;
     if (!ap_ops_product(so, 4, &n) || n > SIZE_MAX / 2) {
@@ -26,8 +24,9 @@ static ap_status ew16_check_shapes(const int32_t *s1, const int32_t *s2, const i
     return AP_OK;
 }
 
-static ap_status ew16_check(const ap_add_params *p, const char *op, ap_error *error)
+static ap_status ew16_check(const void *params, const char *op, ap_error *error)
 {
+    const ap_add_params *p = params;
     if (p == NULL) {
         return AP_OPS_INVALID(error, "%s: params must not be NULL", op);
     }
@@ -59,11 +58,6 @@ static ap_status ew16_check(const ap_add_params *p, const char *op, ap_error *er
     return AP_OK;
 }
 
-static int ew16_same(const int32_t *a, const int32_t *b)
-{
-    return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3];
-}
-
 /* The one variant of checked shapes. */
 static ap_status ew16_variant(const int32_t *s1, const int32_t *s2, const int32_t *so, ap_isa isa,
                               ap_variant *variants_out, uint32_t capacity, uint32_t *count_out, const char *op,
@@ -71,13 +65,31 @@ static ap_status ew16_variant(const int32_t *s1, const int32_t *s2, const int32_
 {
     size_t total = 0;
     ap_ops_product(so, 4, &total);
-    ap_variant found[1];
-    /* Each output element reads only the input elements at its own index (or a broadcast
-       one read before any write of that row's later elements): in place is safe over an
-       input of the output's shape. */
-    ap_ops_variant_set(&found[0], AP_ELEMENTWISE_DIRECT, 0, "direct", 0, NULL, NULL, (uint64_t)total,
-                       ew16_same(s1, so) || ew16_same(s2, so));
-    return ap_ops_variants_out(found, 1, isa, variants_out, capacity, count_out, op, error);
+    return ap_bcast4_direct_variant(s1, s2, so, (uint64_t)total, isa, variants_out, capacity, count_out, op, error);
+}
+
+/* One op's params check (ew16_check, mul16_check, minmax16_check, sqdiff16_check). */
+typedef ap_status (*ew16_check_fn)(const void *params, const char *op, ap_error *error);
+
+/* The checks every int16 binary run() starts with: the call's pointers, its params, the
+   variant's ISA (where check_isa: ADD, SUB and MUL run one code for every ISA and do not ask)
+   and its kind. */
+static ap_status ew16_begin(const ap_op_call *call, ew16_check_fn check, int check_isa, ap_isa isa, const char *op,
+                            ap_error *error)
+{
+    ap_status st = ap_s16_check_call(call, 2, op, error);
+    st = st != AP_OK ? st : check(call->params, op, error);
+    if (st == AP_OK && check_isa && call->variant->isa != (int32_t)isa) {
+        st = AP_OPS_INVALID(error, "%s: variant '%s' is a %s variant; asked to run it as %s", op, call->variant->name,
+                            ap_isa_name(call->variant->isa), ap_isa_name(isa));
+    }
+    if (st != AP_OK) {
+        return st;
+    }
+    if (call->variant->kind != AP_ELEMENTWISE_DIRECT) {
+        return AP_OPS_UNSUPPORTED(error, "%s: variant kind %d is not one of its kinds", op, (int)call->variant->kind);
+    }
+    return AP_OK;
 }
 
 static ap_status ew16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
@@ -89,44 +101,25 @@ static ap_status ew16_variants(const void *params, ap_isa isa, ap_variant *varia
                                            capacity, count_out, op, error);
 }
 
-static ap_status ew16_run(const ap_op_call *call, int32_t sign, const char *op, ap_error *error)
+static ap_status ew16_run(const ap_op_call *call, ap_isa isa, int32_t sign, const char *op, ap_error *error)
 {
-    ap_status st = ap_s16_check_call(call, 2, op, error);
-    const ap_add_params *p = st == AP_OK ? call->params : NULL;
-    st = st != AP_OK ? st : ew16_check(p, op, error);
+    const ap_status st = ew16_begin(call, ew16_check, 0, isa, op, error);
     if (st != AP_OK) {
         return st;
     }
-    if (call->variant->kind != AP_ELEMENTWISE_DIRECT) {
-        return AP_OPS_UNSUPPORTED(error, "%s: variant kind %d is not one of its kinds", op, (int)call->variant->kind);
-    }
+    const ap_add_params *p = call->params;
     const int16_t *a = call->inputs[0], *b = call->inputs[1];
     int16_t *out = call->output;
-    size_t sa[4], sb[4];
-    ap_ops_broadcast_strides(p->input1_shape, sa);
-    ap_ops_broadcast_strides(p->input2_shape, sb);
-    const int32_t *o = p->output_shape;
-    size_t at = 0;
-    for (int32_t i0 = 0; i0 < o[0]; ++i0) {
-        for (int32_t i1 = 0; i1 < o[1]; ++i1) {
-            for (int32_t i2 = 0; i2 < o[2]; ++i2) {
-                const size_t ra = (size_t)i0 * sa[0] + (size_t)i1 * sa[1] + (size_t)i2 * sa[2];
-                const size_t rb = (size_t)i0 * sb[0] + (size_t)i1 * sb[1] + (size_t)i2 * sb[2];
-                for (int32_t i3 = 0; i3 < o[3]; ++i3, ++at) {
-                    /* |x| << 15 stays below 2^30; the scaled inputs below 2^30 each */
-                    const int32_t x1 = (int32_t)a[ra + (size_t)i3 * sa[3]] * (1 << 15);
-                    const int32_t x2 = (int32_t)b[rb + (size_t)i3 * sb[3]] * (1 << 15);
-                    const int32_t s1 = ap_fp_multiply_by_quantized_multiplier(x1, p->input1_multiplier,
-                                                                              p->input1_shift);
-                    const int32_t s2 = ap_fp_multiply_by_quantized_multiplier(x2, p->input2_multiplier,
-                                                                              p->input2_shift);
-                    const int32_t raw = ap_fp_multiply_by_quantized_multiplier(s1 + sign * s2, p->output_multiplier,
-                                                                               p->output_shift);
-                    out[at] = (int16_t)ap_ops_clamp(raw, p->activation_min, p->activation_max);
-                }
-            }
-        }
-    }
+    AP_BCAST4_FOR_EACH(p->output_shape, p->input1_shape, p->input2_shape, ia, ib, at, {
+        /* |x| << 15 stays below 2^30; the scaled inputs below 2^30 each */
+        const int32_t x1 = (int32_t)a[ia] * (1 << 15);
+        const int32_t x2 = (int32_t)b[ib] * (1 << 15);
+        const int32_t s1 = ap_fp_multiply_by_quantized_multiplier(x1, p->input1_multiplier, p->input1_shift);
+        const int32_t s2 = ap_fp_multiply_by_quantized_multiplier(x2, p->input2_multiplier, p->input2_shift);
+        const int32_t raw = ap_fp_multiply_by_quantized_multiplier(s1 + sign * s2, p->output_multiplier,
+                                                                   p->output_shift);
+        out[at] = (int16_t)ap_ops_clamp(raw, p->activation_min, p->activation_max);
+    });
     return AP_OK;
 }
 
@@ -138,8 +131,7 @@ ap_status ap_add_s16_variants(const void *params, ap_isa isa, ap_variant *varian
 
 ap_status ap_add_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
-    (void)isa;
-    return ew16_run(call, 1, "add_s16", error_out);
+    return ew16_run(call, isa, 1, "add_s16", error_out);
 }
 
 ap_status ap_sub_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
@@ -150,14 +142,14 @@ ap_status ap_sub_s16_variants(const void *params, ap_isa isa, ap_variant *varian
 
 ap_status ap_sub_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
-    (void)isa;
-    return ew16_run(call, -1, "sub_s16", error_out);
+    return ew16_run(call, isa, -1, "sub_s16", error_out);
 }
 
 /* ---- MUL ---- */
 
-static ap_status mul16_check(const ap_mul_params *p, const char *op, ap_error *error)
+static ap_status mul16_check(const void *params, const char *op, ap_error *error)
 {
+    const ap_mul_params *p = params;
     if (p == NULL) {
         return AP_OPS_INVALID(error, "%s: params must not be NULL", op);
     }
@@ -193,46 +185,27 @@ ap_status ap_mul_s16_variants(const void *params, ap_isa isa, ap_variant *varian
 
 ap_status ap_mul_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
-    (void)isa;   /* one code for every ISA */
-    ap_status st = ap_s16_check_call(call, 2, "mul_s16", error_out);
-    const ap_mul_params *p = st == AP_OK ? call->params : NULL;
-    st = st != AP_OK ? st : mul16_check(p, "mul_s16", error_out);
+    const ap_status st = ew16_begin(call, mul16_check, 0, isa, "mul_s16", error_out);
     if (st != AP_OK) {
         return st;
     }
-    if (call->variant->kind != AP_ELEMENTWISE_DIRECT) {
-        return AP_OPS_UNSUPPORTED(error_out, "mul_s16: variant kind %d is not one of its kinds",
-                                  (int)call->variant->kind);
-    }
+    const ap_mul_params *p = call->params;
     const int16_t *a = call->inputs[0], *b = call->inputs[1];
     int16_t *out = call->output;
-    size_t sa[4], sb[4];
-    ap_ops_broadcast_strides(p->input1_shape, sa);
-    ap_ops_broadcast_strides(p->input2_shape, sb);
-    const int32_t *o = p->output_shape;
-    size_t at = 0;
-    for (int32_t i0 = 0; i0 < o[0]; ++i0) {
-        for (int32_t i1 = 0; i1 < o[1]; ++i1) {
-            for (int32_t i2 = 0; i2 < o[2]; ++i2) {
-                const size_t ra = (size_t)i0 * sa[0] + (size_t)i1 * sa[1] + (size_t)i2 * sa[2];
-                const size_t rb = (size_t)i0 * sb[0] + (size_t)i1 * sb[1] + (size_t)i2 * sb[2];
-                for (int32_t i3 = 0; i3 < o[3]; ++i3, ++at) {
-                    /* |x1 * x2| <= 2^30: the int32 product TFLite forms */
-                    const int32_t prod = (int32_t)a[ra + (size_t)i3 * sa[3]] * (int32_t)b[rb + (size_t)i3 * sb[3]];
-                    const int32_t raw = ap_fp_multiply_by_quantized_multiplier(prod, p->output_multiplier,
-                                                                               p->output_shift);
-                    out[at] = (int16_t)ap_ops_clamp(raw, p->activation_min, p->activation_max);
-                }
-            }
-        }
-    }
+    AP_BCAST4_FOR_EACH(p->output_shape, p->input1_shape, p->input2_shape, ia, ib, at, {
+        /* |x1 * x2| <= 2^30: the int32 product TFLite forms */
+        const int32_t prod = (int32_t)a[ia] * (int32_t)b[ib];
+        const int32_t raw = ap_fp_multiply_by_quantized_multiplier(prod, p->output_multiplier, p->output_shift);
+        out[at] = (int16_t)ap_ops_clamp(raw, p->activation_min, p->activation_max);
+    });
     return AP_OK;
 }
 
 /* ---- MAXIMUM and MINIMUM (ap_minmax_params): the stored int16 values compared ---- */
 
-static ap_status minmax16_check(const ap_minmax_params *p, const char *op, ap_error *error)
+static ap_status minmax16_check(const void *params, const char *op, ap_error *error)
 {
+    const ap_minmax_params *p = params;
     if (p == NULL) {
         return AP_OPS_INVALID(error, "%s: params must not be NULL", op);
     }
@@ -251,40 +224,18 @@ static ap_status minmax16_variants(const void *params, ap_isa isa, ap_variant *v
 static ap_status minmax16_run(const ap_op_call *call, ap_isa isa, int maximum, ap_error *error_out)
 {
     const char *op = maximum ? "maximum_s16" : "minimum_s16";
-    ap_status st = ap_s16_check_call(call, 2, op, error_out);
-    const ap_minmax_params *p = st == AP_OK ? call->params : NULL;
-    st = st != AP_OK ? st : minmax16_check(p, op, error_out);
-    if (st == AP_OK && call->variant->isa != (int32_t)isa) {
-        st = AP_OPS_INVALID(error_out, "%s: variant '%s' is a %s variant; asked to run it as %s", op,
-                            call->variant->name, ap_isa_name(call->variant->isa), ap_isa_name(isa));
-    }
+    const ap_status st = ew16_begin(call, minmax16_check, 1, isa, op, error_out);
     if (st != AP_OK) {
         return st;
     }
-    if (call->variant->kind != AP_ELEMENTWISE_DIRECT) {
-        return AP_OPS_UNSUPPORTED(error_out, "%s: variant kind %d is not one of its kinds", op,
-                                  (int)call->variant->kind);
-    }
+    const ap_minmax_params *p = call->params;
     const int16_t *a = call->inputs[0], *b = call->inputs[1];
     int16_t *out = call->output;
-    size_t sa[4], sb[4];
-    ap_ops_broadcast_strides(p->input1_shape, sa);
-    ap_ops_broadcast_strides(p->input2_shape, sb);
-    const int32_t *o = p->output_shape;
-    size_t at = 0;
-    for (int32_t i0 = 0; i0 < o[0]; ++i0) {
-        for (int32_t i1 = 0; i1 < o[1]; ++i1) {
-            for (int32_t i2 = 0; i2 < o[2]; ++i2) {
-                const size_t ra = (size_t)i0 * sa[0] + (size_t)i1 * sa[1] + (size_t)i2 * sa[2];
-                const size_t rb = (size_t)i0 * sb[0] + (size_t)i1 * sb[1] + (size_t)i2 * sb[2];
-                for (int32_t i3 = 0; i3 < o[3]; ++i3, ++at) {
-                    /* both read before out[at] is written: in place over an input is safe */
-                    const int16_t x = a[ra + (size_t)i3 * sa[3]], y = b[rb + (size_t)i3 * sb[3]];
-                    out[at] = maximum ? (x > y ? x : y) : (x < y ? x : y);
-                }
-            }
-        }
-    }
+    AP_BCAST4_FOR_EACH(p->output_shape, p->input1_shape, p->input2_shape, ia, ib, at, {
+        /* both read before out[at] is written: in place over an input is safe */
+        const int16_t x = a[ia], y = b[ib];
+        out[at] = maximum ? (x > y ? x : y) : (x < y ? x : y);
+    });
     return AP_OK;
 }
 
@@ -312,8 +263,9 @@ ap_status ap_minimum_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error
 
 /* ---- SQUARED_DIFFERENCE (ap_squared_difference_params), TensorFlow Lite Micro's int16 path ---- */
 
-static ap_status sqdiff16_check(const ap_squared_difference_params *p, const char *op, ap_error *error)
+static ap_status sqdiff16_check(const void *params, const char *op, ap_error *error)
 {
+    const ap_squared_difference_params *p = params;
     if (p == NULL) {
         return AP_OPS_INVALID(error, "%s: params must not be NULL", op);
     }
@@ -348,46 +300,21 @@ ap_status ap_squared_difference_s16_variants(const void *params, ap_isa isa, ap_
 ap_status ap_squared_difference_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
     const char *op = "squared_difference_s16";
-    ap_status st = ap_s16_check_call(call, 2, op, error_out);
-    const ap_squared_difference_params *p = st == AP_OK ? call->params : NULL;
-    st = st != AP_OK ? st : sqdiff16_check(p, op, error_out);
-    if (st == AP_OK && call->variant->isa != (int32_t)isa) {
-        st = AP_OPS_INVALID(error_out, "%s: variant '%s' is a %s variant; asked to run it as %s", op,
-                            call->variant->name, ap_isa_name(call->variant->isa), ap_isa_name(isa));
-    }
+    const ap_status st = ew16_begin(call, sqdiff16_check, 1, isa, op, error_out);
     if (st != AP_OK) {
         return st;
     }
-    if (call->variant->kind != AP_ELEMENTWISE_DIRECT) {
-        return AP_OPS_UNSUPPORTED(error_out, "%s: variant kind %d is not one of its kinds", op,
-                                  (int)call->variant->kind);
-    }
+    const ap_squared_difference_params *p = call->params;
     const int16_t *a = call->inputs[0], *b = call->inputs[1];
     int16_t *out = call->output;
-    size_t sa[4], sb[4];
-    ap_ops_broadcast_strides(p->input1_shape, sa);
-    ap_ops_broadcast_strides(p->input2_shape, sb);
-    const int32_t *o = p->output_shape;
-    size_t at = 0;
-    for (int32_t i0 = 0; i0 < o[0]; ++i0) {
-        for (int32_t i1 = 0; i1 < o[1]; ++i1) {
-            for (int32_t i2 = 0; i2 < o[2]; ++i2) {
-                const size_t ra = (size_t)i0 * sa[0] + (size_t)i1 * sa[1] + (size_t)i2 * sa[2];
-                const size_t rb = (size_t)i0 * sb[0] + (size_t)i1 * sb[1] + (size_t)i2 * sb[2];
-                for (int32_t i3 = 0; i3 < o[3]; ++i3, ++at) {
-                    /* left shift 0: the int16 values rescaled as they are */
-                    const int32_t x = ap_fp_multiply_by_quantized_multiplier(a[ra + (size_t)i3 * sa[3]],
-                                                                             p->input1_multiplier, p->input1_shift);
-                    const int32_t y = ap_fp_multiply_by_quantized_multiplier(b[rb + (size_t)i3 * sb[3]],
-                                                                             p->input2_multiplier, p->input2_shift);
-                    const int32_t d = x - y;
-                    const int32_t square = (int32_t)((uint32_t)d * (uint32_t)d);
-                    const int32_t raw = ap_fp_multiply_by_quantized_multiplier(square, p->output_multiplier,
-                                                                               p->output_shift);
-                    out[at] = (int16_t)ap_ops_clamp(raw, -32768, 32767);
-                }
-            }
-        }
-    }
+    AP_BCAST4_FOR_EACH(p->output_shape, p->input1_shape, p->input2_shape, ia, ib, at, {
+        /* left shift 0: the int16 values rescaled as they are */
+        const int32_t x = ap_fp_multiply_by_quantized_multiplier(a[ia], p->input1_multiplier, p->input1_shift);
+        const int32_t y = ap_fp_multiply_by_quantized_multiplier(b[ib], p->input2_multiplier, p->input2_shift);
+        const int32_t d = x - y;
+        const int32_t square = (int32_t)((uint32_t)d * (uint32_t)d);
+        const int32_t raw = ap_fp_multiply_by_quantized_multiplier(square, p->output_multiplier, p->output_shift);
+        out[at] = (int16_t)ap_ops_clamp(raw, -32768, 32767);
+    });
     return AP_OK;
 }

@@ -1,7 +1,8 @@
 /*
  * Internal helpers of the float32 kernels (AP_TYPES_F32, arenaplan/ops.h): the activation
  * clamp as TFLite's ActivationFunctionWithMinMax, the checks every entry point makes, and the
- * prepared blob of the weighted ops. Not a public header; everything is static inline.
+ * prepared blob of the weighted ops, the pools' window and check. Not a public header; all is
+ * static inline but ap_f32_pool_check (float32_ops.c, one copy for the three pools).
  *
  * Include it first in a float32 kernel file: it turns floating-point contraction off for the
  * rest of the file. TFLite's reference kernels round every product and every sum (LiteRT's
@@ -84,6 +85,37 @@ static inline ap_status ap_f32_direct(uint64_t macs, int32_t in_place, ap_isa is
     ap_ops_variant_set(&found[0], 0, 0, "direct", 0, NULL, NULL, macs, in_place);
     return ap_ops_variants_out(found, 1, isa, variants_out, capacity, count_out, op, error);
 }
+
+/* The rows of a row-wise op (SOFTMAX float32, LOG_SOFTMAX, L2_NORMALIZATION): outer_size and
+   depth >= 1, and their product, *count, addressable in float32 elements. */
+static inline ap_status ap_f32_check_rows(int32_t outer_size, int32_t depth, size_t *count, const char *op,
+                                          ap_error *error)
+{
+    if (outer_size < 1 || depth < 1) {
+        return AP_OPS_INVALID(error, "%s: outer_size %d and depth %d must be >= 1", op, (int)outer_size, (int)depth);
+    }
+    const int32_t dims[2] = {outer_size, depth};
+    if (!ap_ops_product(dims, 2, count) || *count > SIZE_MAX / sizeof(float)) {
+        return AP_OPS_OVERFLOW(error, "%s: the tensor's size overflows", op);
+    }
+    return AP_OK;
+}
+
+/* The window of a float32 pool's output position `o` along one axis, clipped to the input
+   [0, in): [start, end) filter offsets, as TFLite clamps them. */
+static inline void ap_f32_pool_window(int64_t o, int32_t stride, int32_t pad, int32_t filter, int32_t in,
+                                      int64_t *start, int64_t *end)
+{
+    const int64_t origin = o * stride - pad;
+    *start = origin < 0 ? -origin : 0;
+    *end = (int64_t)in - origin < filter ? (int64_t)in - origin : filter;
+}
+
+/* The params of a float32 pool (AVERAGE_POOL_2D, MAX_POOL_2D, L2_POOL_2D; in float32_ops.c):
+   sizes and strides >= 1, pads >= 0, the tensors' sizes within size_t, a tap in every window
+   (TFLite's average pool fails on an empty one, its L2 pool divides 0 by 0), the activation
+   range. AP_OK, AP_ERR_INVALID_ARGUMENT or AP_ERR_OVERFLOW naming op. */
+ap_status ap_f32_pool_check(const ap_pool2d_f32_params *p, const char *op, ap_error *error);
 
 /* The prepared blob of a weighted float32 op: a 16-byte header (magic, the ISA it was made for,
    the element counts), then `filter_count` weights and `bias_count` biases as float32. */

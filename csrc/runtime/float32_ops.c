@@ -3,6 +3,8 @@
    reference's order with no contraction (float32_common.h). */
 #include "float32_common.h"
 
+#include "broadcast4.h"
+
 #include <math.h>
 
 /* ---- ADD, SUB, MUL, DIV with 4-D broadcasting ------------------------------------------------------- */
@@ -11,22 +13,14 @@ static ap_status binary_check(const ap_binary_f32_params *p, size_t *count, cons
     if (p == NULL) {
         return AP_OPS_INVALID(error, "%s: params must not be NULL", op);
     }
-    for (int d = 0; d < 4; ++d) {
-        const int32_t a = p->input1_shape[d], b = p->input2_shape[d], o = p->output_shape[d];
-        if (a < 1 || b < 1 || o != (a > b ? a : b) || (a != 1 && a != o) || (b != 1 && b != o)) {
-            return AP_OPS_INVALID(error, "%s: dimension %d does not broadcast (%d and %d -> %d)", op, d, (int)a,
-                                  (int)b, (int)o);
-        }
+    ap_status st = ap_bcast4_check(p->input1_shape, p->input2_shape, p->output_shape, op, error);
+    if (st != AP_OK) {
+        return st;
     }
     if (!ap_ops_product(p->output_shape, 4, count) || *count > SIZE_MAX / sizeof(float)) {
         return AP_OPS_OVERFLOW(error, "%s: the output's size overflows", op);
     }
     return ap_f32_check_range(p->activation_min, p->activation_max, op, error);
-}
-
-static int same_shape(const int32_t *a, const int32_t *b)
-{
-    return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3];
 }
 
 ap_status ap_binary_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
@@ -38,11 +32,8 @@ ap_status ap_binary_f32_variants(const void *params, ap_isa isa, ap_variant *var
     if (st != AP_OK) {
         return st;
     }
-    /* Each output element reads the input elements at its own index (or broadcast ones of the
-       other input): in place is safe over an input of the output's shape. */
-    return ap_f32_direct((uint64_t)n, same_shape(p->input1_shape, p->output_shape) ||
-                                          same_shape(p->input2_shape, p->output_shape),
-                         isa, variants_out, capacity, count_out, "ADD/SUB/MUL/DIV float32", error_out);
+    return ap_bcast4_direct_variant(p->input1_shape, p->input2_shape, p->output_shape, (uint64_t)n, isa, variants_out,
+                                    capacity, count_out, "ADD/SUB/MUL/DIV float32", error_out);
 }
 
 enum { BINARY_ADD, BINARY_SUB, BINARY_MUL, BINARY_DIV };
@@ -66,28 +57,15 @@ static ap_status binary_run(const ap_op_call *call, ap_isa isa, int kind, const 
     const float *a = call->inputs[0], *b = call->inputs[1];
     float *y = call->output;
     const float lo = p->activation_min, hi = p->activation_max;
-    if (same_shape(p->input1_shape, p->input2_shape)) {
+    if (ap_bcast4_same(p->input1_shape, p->input2_shape)) {
         for (size_t i = 0; i < n; ++i) {
             y[i] = ap_f32_act(binary_one(kind, a[i], b[i]), lo, hi);
         }
         return AP_OK;
     }
-    /* strides of each input in the output's index space (0 along a broadcast dimension) */
-    size_t sa[4], sb[4];
-    ap_ops_broadcast_strides(p->input1_shape, sa);
-    ap_ops_broadcast_strides(p->input2_shape, sb);
-    const int32_t *o = p->output_shape;
-    size_t i = 0;
-    for (size_t d0 = 0; d0 < (size_t)o[0]; ++d0) {
-        for (size_t d1 = 0; d1 < (size_t)o[1]; ++d1) {
-            for (size_t d2 = 0; d2 < (size_t)o[2]; ++d2) {
-                const size_t ia = d0 * sa[0] + d1 * sa[1] + d2 * sa[2], ib = d0 * sb[0] + d1 * sb[1] + d2 * sb[2];
-                for (size_t d3 = 0; d3 < (size_t)o[3]; ++d3, ++i) {
-                    y[i] = ap_f32_act(binary_one(kind, a[ia + d3 * sa[3]], b[ib + d3 * sb[3]]), lo, hi);
-                }
-            }
-        }
-    }
+    AP_BCAST4_FOR_EACH(p->output_shape, p->input1_shape, p->input2_shape, ia, ib, at, {
+        y[at] = ap_f32_act(binary_one(kind, a[ia], b[ib]), lo, hi);
+    });
     return AP_OK;
 }
 
@@ -211,13 +189,9 @@ static ap_status softmax_check(const ap_softmax_f32_params *p, size_t *count, ap
     if (p == NULL) {
         return AP_OPS_INVALID(error, SOFTMAX_OP ": params must not be NULL");
     }
-    const int32_t dims[2] = {p->outer_size, p->depth};
-    if (p->outer_size < 1 || p->depth < 1) {
-        return AP_OPS_INVALID(error, SOFTMAX_OP ": outer_size %d and depth %d must be >= 1", (int)p->outer_size,
-                              (int)p->depth);
-    }
-    if (!ap_ops_product(dims, 2, count) || *count > SIZE_MAX / sizeof(float)) {
-        return AP_OPS_OVERFLOW(error, SOFTMAX_OP ": the tensor's size overflows");
+    ap_status st = ap_f32_check_rows(p->outer_size, p->depth, count, SOFTMAX_OP, error);
+    if (st != AP_OK) {
+        return st;
     }
     if (!(p->beta >= -FLT_MAX && p->beta <= FLT_MAX)) {
         return AP_OPS_INVALID(error, SOFTMAX_OP ": beta must be finite");
@@ -269,60 +243,50 @@ ap_status ap_softmax_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error
 /* ---- AVERAGE_POOL_2D and MAX_POOL_2D ------------------------------------------------------------ */
 #define POOL_OP "AVERAGE_POOL_2D/MAX_POOL_2D float32"
 
-/* The window of output position `o` along one axis, clipped to [0, in): [start, end). */
-static void pool_window(int64_t o, int32_t stride, int32_t pad, int32_t filter, int32_t in, int64_t *start,
-                        int64_t *end)
-{
-    const int64_t origin = o * stride - pad;
-    *start = origin < 0 ? -origin : 0;
-    *end = (int64_t)in - origin < filter ? (int64_t)in - origin : filter;
-}
-
-static ap_status pool_check(const ap_pool2d_f32_params *p, ap_error *error)
+ap_status ap_f32_pool_check(const ap_pool2d_f32_params *p, const char *op, ap_error *error)
 {
     if (p == NULL) {
-        return AP_OPS_INVALID(error, POOL_OP ": params must not be NULL");
+        return AP_OPS_INVALID(error, "%s: params must not be NULL", op);
     }
     const int32_t dims[] = {p->batches, p->input_h, p->input_w, p->channels, p->output_h, p->output_w,
                             p->filter_h, p->filter_w, p->stride_h, p->stride_w};
     for (size_t i = 0; i < sizeof(dims) / sizeof(dims[0]); ++i) {
         if (dims[i] < 1) {
-            return AP_OPS_INVALID(error, POOL_OP ": every dimension and stride must be >= 1 (field %u is %d)",
+            return AP_OPS_INVALID(error, "%s: every dimension and stride must be >= 1 (field %u is %d)", op,
                                   (unsigned)i, (int)dims[i]);
         }
     }
     if (p->pad_h < 0 || p->pad_w < 0) {
-        return AP_OPS_INVALID(error, POOL_OP ": padding (%d, %d) must be >= 0", (int)p->pad_h, (int)p->pad_w);
+        return AP_OPS_INVALID(error, "%s: padding (%d, %d) must be >= 0", op, (int)p->pad_h, (int)p->pad_w);
     }
     const int32_t in[4] = {p->batches, p->input_h, p->input_w, p->channels};
     const int32_t out[4] = {p->batches, p->output_h, p->output_w, p->channels};
     size_t n = 0;
     if (!ap_ops_product(in, 4, &n) || n > SIZE_MAX / sizeof(float) || !ap_ops_product(out, 4, &n) ||
         n > SIZE_MAX / sizeof(float)) {
-        return AP_OPS_OVERFLOW(error, POOL_OP ": the tensors' sizes overflow");
+        return AP_OPS_OVERFLOW(error, "%s: the tensors' sizes overflow", op);
     }
-    /* every window must hold a tap (TFLite's average pool fails on an empty one) */
     int64_t s = 0, e = 0;
     for (int32_t o = 0; o < p->output_h; ++o) {
-        pool_window(o, p->stride_h, p->pad_h, p->filter_h, p->input_h, &s, &e);
+        ap_f32_pool_window(o, p->stride_h, p->pad_h, p->filter_h, p->input_h, &s, &e);
         if (s >= e) {
-            return AP_OPS_INVALID(error, POOL_OP ": output row %d's window holds no input", (int)o);
+            return AP_OPS_INVALID(error, "%s: output row %d's window holds no input", op, (int)o);
         }
     }
     for (int32_t o = 0; o < p->output_w; ++o) {
-        pool_window(o, p->stride_w, p->pad_w, p->filter_w, p->input_w, &s, &e);
+        ap_f32_pool_window(o, p->stride_w, p->pad_w, p->filter_w, p->input_w, &s, &e);
         if (s >= e) {
-            return AP_OPS_INVALID(error, POOL_OP ": output column %d's window holds no input", (int)o);
+            return AP_OPS_INVALID(error, "%s: output column %d's window holds no input", op, (int)o);
         }
     }
-    return ap_f32_check_range(p->activation_min, p->activation_max, POOL_OP, error);
+    return ap_f32_check_range(p->activation_min, p->activation_max, op, error);
 }
 
 ap_status ap_pool2d_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                                  uint32_t *count_out, ap_error *error_out)
 {
     const ap_pool2d_f32_params *p = params;
-    ap_status st = pool_check(p, error_out);
+    ap_status st = ap_f32_pool_check(p, POOL_OP, error_out);
     if (st != AP_OK) {
         return st;
     }
@@ -336,7 +300,7 @@ static ap_status pool_run(const ap_op_call *call, ap_isa isa, int average, ap_er
     const char *op = average ? "AVERAGE_POOL_2D float32" : "MAX_POOL_2D float32";
     ap_status st = ap_f32_check_call(call, isa, 1, op, error);
     const ap_pool2d_f32_params *p = st == AP_OK ? call->params : NULL;
-    st = st != AP_OK ? st : pool_check(p, error);
+    st = st != AP_OK ? st : ap_f32_pool_check(p, POOL_OP, error);
     if (st != AP_OK) {
         return st;
     }
@@ -347,11 +311,11 @@ static ap_status pool_run(const ap_op_call *call, ap_isa isa, int average, ap_er
     for (size_t b = 0; b < (size_t)p->batches; ++b) {
         for (size_t oy = 0; oy < oh; ++oy) {
             int64_t ys = 0, ye = 0;
-            pool_window((int64_t)oy, p->stride_h, p->pad_h, p->filter_h, p->input_h, &ys, &ye);
+            ap_f32_pool_window((int64_t)oy, p->stride_h, p->pad_h, p->filter_h, p->input_h, &ys, &ye);
             const int64_t y0 = (int64_t)oy * p->stride_h - p->pad_h;
             for (size_t ox = 0; ox < ow; ++ox) {
                 int64_t xs = 0, xe = 0;
-                pool_window((int64_t)ox, p->stride_w, p->pad_w, p->filter_w, p->input_w, &xs, &xe);
+                ap_f32_pool_window((int64_t)ox, p->stride_w, p->pad_w, p->filter_w, p->input_w, &xs, &xe);
                 const int64_t x0 = (int64_t)ox * p->stride_w - p->pad_w;
                 for (size_t c = 0; c < ch; ++c) {
                     float acc = average ? 0.0f : -FLT_MAX, count = 0.0f;

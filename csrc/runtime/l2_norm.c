@@ -17,13 +17,9 @@ static ap_status l2n_check(const ap_l2_norm_params *p, size_t *count, ap_error *
     if (p == NULL) {
         return AP_OPS_INVALID(error, L2N_OP ": params must not be NULL");
     }
-    if (p->outer_size < 1 || p->depth < 1) {
-        return AP_OPS_INVALID(error, L2N_OP ": outer_size %d and depth %d must be >= 1", (int)p->outer_size,
-                              (int)p->depth);
-    }
-    const int32_t dims[2] = {p->outer_size, p->depth};
-    if (!ap_ops_product(dims, 2, count) || *count > SIZE_MAX / sizeof(float)) {
-        return AP_OPS_OVERFLOW(error, L2N_OP ": the tensor's size overflows");
+    ap_status st = ap_f32_check_rows(p->outer_size, p->depth, count, L2N_OP, error);
+    if (st != AP_OK) {
+        return st;
     }
     if (!ap_ops_int8_range(p->input_zero_point)) {
         return AP_OPS_INVALID(error, L2N_OP ": input_zero_point %d outside [-128, 127]", (int)p->input_zero_point);

@@ -30,13 +30,9 @@ static ap_status ls_check(const ap_log_softmax_params *p, int s8, size_t *count,
     if (p == NULL) {
         return AP_OPS_INVALID(error, LS_OP ": params must not be NULL");
     }
-    if (p->outer_size < 1 || p->depth < 1) {
-        return AP_OPS_INVALID(error, LS_OP ": outer_size %d and depth %d must be >= 1", (int)p->outer_size,
-                              (int)p->depth);
-    }
-    const int32_t dims[2] = {p->outer_size, p->depth};
-    if (!ap_ops_product(dims, 2, count) || *count > SIZE_MAX / sizeof(float)) {
-        return AP_OPS_OVERFLOW(error, LS_OP ": the tensor's size overflows");
+    ap_status st = ap_f32_check_rows(p->outer_size, p->depth, count, LS_OP, error);
+    if (st != AP_OK) {
+        return st;
     }
     if (s8 && (p->input_multiplier < 0 || p->input_left_shift < 0 || p->input_left_shift > 31 ||
                p->reverse_scaling_divisor < 0 || p->reverse_scaling_shift < -31 || p->reverse_scaling_shift > 0 ||
