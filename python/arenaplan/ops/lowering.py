@@ -628,27 +628,11 @@ def _mean(model: Model, op: Operator, reference: str = "litert", dtype: str = "i
              "output_zero_point": yz, "multiplier": m, "shift": e}, (x.index,), None, None)
 
 
-def _svdf(model: Model, op: Operator, reference: str = "litert") -> tuple:
-    """SVDF with TFLite's Prepare and Eval checks for the integer path (int8 input and
-    output, int16 time weights and state). int8 time weights and state run under the rule
-    "tflm" only (TensorFlow Lite Micro's EvalInt8SvdfReference; LiteRT's integer SVDF reads
-    its time weights as int16): the state may have a zero point, and TFLite Micro's Prepare
-    reads the bias's scale, so a bias is required and its scale must be the product of the
-    state's and the time weights' (within 1e-5), as that Prepare checks."""
-    if len(op.inputs) != 5:
-        raise _Unsupported(f"SVDF takes 5 inputs (input, weights_feature, weights_time, bias, state), "
-                           f"got {len(op.inputs)}")
-    x = _tensor(model, _operand(op.inputs, 0), "input", "int8", constant=False)
-    wf = _tensor(model, _operand(op.inputs, 1), "weights_feature", "int8", constant=True)
-    wt_index = _operand(op.inputs, 2)
-    int8_time = 0 <= wt_index < len(model.tensors) and model.tensors[wt_index].dtype == "int8"
-    if int8_time and reference != "tflm":
-        raise _Unsupported("int8 time weights: LiteRT's integer SVDF takes int16 time weights only; "
-                           "TensorFlow Lite Micro's runs int8 ones (plan with reference='tflm')")
-    wt = _tensor(model, wt_index, "weights_time", "int8" if int8_time else "int16", constant=True)
-    state = _tensor(model, _operand(op.inputs, 4), "state", "int8" if int8_time else "int16", constant=False,
-                    variable=True)
-    y = _tensor(model, _operand(op.outputs, 0), "output", "int8")
+def _svdf_shapes(model: Model, op: Operator, x: Tensor, wf: Tensor, wt: Tensor, state: Tensor,
+                 y: Tensor) -> Tuple[int, int, int, int, int, int]:
+    """SVDF's shape checks, TFLite's Prepare's, whatever the types: (batches, input_size,
+    filters, memory, rank, units) of a 2-D input, feature and time weights, a variable state of
+    [batches, filters * memory] and an output of [batches, filters / rank]."""
     if not state.is_variable:
         raise _Unsupported(f"state tensor {state.index} ({state.name!r}) is not a variable tensor; "
                            "TFLite keeps SVDF's state in one")
@@ -675,6 +659,31 @@ def _svdf(model: Model, op: Operator, reference: str = "litert") -> tuple:
         raise _Unsupported(f"state tensor {state.index} has shape {tuple(state.shape)}; TFLite requires "
                            f"[batches, memory * filters] = {(batches, filters * memory)}")
     _expect_shape(model, y.index, (batches, units), "output")
+    return batches, input_size, filters, memory, int(rank), units
+
+
+def _svdf(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """SVDF with TFLite's Prepare and Eval checks for the integer path (int8 input and
+    output, int16 time weights and state). int8 time weights and state run under the rule
+    "tflm" only (TensorFlow Lite Micro's EvalInt8SvdfReference; LiteRT's integer SVDF reads
+    its time weights as int16): the state may have a zero point, and TFLite Micro's Prepare
+    reads the bias's scale, so a bias is required and its scale must be the product of the
+    state's and the time weights' (within 1e-5), as that Prepare checks."""
+    if len(op.inputs) != 5:
+        raise _Unsupported(f"SVDF takes 5 inputs (input, weights_feature, weights_time, bias, state), "
+                           f"got {len(op.inputs)}")
+    x = _tensor(model, _operand(op.inputs, 0), "input", "int8", constant=False)
+    wf = _tensor(model, _operand(op.inputs, 1), "weights_feature", "int8", constant=True)
+    wt_index = _operand(op.inputs, 2)
+    int8_time = 0 <= wt_index < len(model.tensors) and model.tensors[wt_index].dtype == "int8"
+    if int8_time and reference != "tflm":
+        raise _Unsupported("int8 time weights: LiteRT's integer SVDF takes int16 time weights only; "
+                           "TensorFlow Lite Micro's runs int8 ones (plan with reference='tflm')")
+    wt = _tensor(model, wt_index, "weights_time", "int8" if int8_time else "int16", constant=True)
+    state = _tensor(model, _operand(op.inputs, 4), "state", "int8" if int8_time else "int16", constant=False,
+                    variable=True)
+    y = _tensor(model, _operand(op.outputs, 0), "output", "int8")
+    batches, input_size, filters, memory, rank, units = _svdf_shapes(model, op, x, wf, wt, state, y)
     inputs = [x.index, wf.index, wt.index]
     if op.inputs[3] >= 0:
         b = _tensor(model, _operand(op.inputs, 3), "bias", "int32", constant=True)
@@ -2571,32 +2580,7 @@ def _svdf_f32(model: Model, op: Operator, reference: str = "litert") -> tuple:
     for label, t in (("weights_feature", wf), ("weights_time", wt), ("bias", b)):
         if t is not None and not t.is_constant:
             raise _Unsupported(f"{label} tensor {t.index} ({t.name!r}) must be a constant")
-    if not state.is_variable:
-        raise _Unsupported(f"state tensor {state.index} ({state.name!r}) is not a variable tensor; "
-                           "TFLite keeps SVDF's state in one")
-    for t, what in ((x, "input"), (wf, "weights_feature"), (wt, "weights_time"), (state, "state")):
-        if len(t.shape) != 2:
-            raise _Unsupported(f"{what} tensor {t.index} has shape {tuple(t.shape)}; 2-D expected")
-    rank = op.options.get("rank", 0)
-    if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or rank < 1:
-        raise _Unsupported(f"rank {rank!r} must be a positive integer")
-    batches, input_size = (int(d) for d in x.shape)
-    filters, wf_depth = (int(d) for d in wf.shape)
-    wt_filters, memory = (int(d) for d in wt.shape)
-    if min(batches, input_size, filters, memory) < 1:
-        raise _Unsupported(f"empty tensors: input {tuple(x.shape)}, weights_feature {tuple(wf.shape)}, "
-                           f"weights_time {tuple(wt.shape)}")
-    if filters % rank:
-        raise _Unsupported(f"rank {rank} does not divide the {filters} filters")
-    units = filters // int(rank)
-    if wf_depth != input_size:
-        raise _Unsupported(f"weights_feature has depth {wf_depth}, the input {input_size}")
-    if wt_filters != filters:
-        raise _Unsupported(f"weights_time has {wt_filters} filters, weights_feature {filters}")
-    if tuple(int(d) for d in state.shape) != (batches, filters * memory):
-        raise _Unsupported(f"state tensor {state.index} has shape {tuple(state.shape)}; TFLite requires "
-                           f"[batches, memory * filters] = {(batches, filters * memory)}")
-    _expect_shape(model, y.index, (batches, units), "output")
+    batches, input_size, filters, memory, rank, units = _svdf_shapes(model, op, x, wf, wt, state, y)
     inputs = [x.index, wf.index, wt.index]
     if b is not None:
         if b.data.size != units:
