@@ -149,6 +149,14 @@ def test_every_coverage_probe_has_a_rule_or_a_named_refusal():
                        ("SELECT_V2", "bool"), ("ARG_MAX", "s32"), ("ARG_MIN", "s32"), ("GATHER_ND", "s32")}
 
 
+def _gdb_env() -> dict:
+    """The environment without the sanitizer runtime CI preloads into the suite: gdb, and the
+    unsanitized package it traces, hang under an LD_PRELOADed AddressSanitizer."""
+    import os
+    return {k: v for k, v in os.environ.items()
+            if k not in ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS", "AP_SANITIZE")}
+
+
 def _sizes_allocated_by(symbol: str):
     """The byte counts a function of the tflite-micro package's binary passes to
     AllocatePersistentBuffer (the immediates it loads into the size argument, %esi)."""
@@ -161,7 +169,7 @@ def _sizes_allocated_by(symbol: str):
     if shutil.which("gdb") is None or not so.exists():
         pytest.skip("gdb or the package's _runtime.so is not available")
     out = subprocess.run(["gdb", "-batch", "-ex", f"disassemble '{symbol}'", str(so)], capture_output=True,
-                         text=True, timeout=120).stdout
+                         text=True, timeout=120, env=_gdb_env()).stdout
     if "Dump of assembler code" not in out:
         pytest.skip(f"{symbol} is not in the package's symbols")
     return [int(v, 16) for v in re.findall(r"mov\s+\$0x([0-9a-f]+),%esi", out)]
@@ -216,7 +224,7 @@ def test_subgraph_records_are_three_pointers(tmp_path):
                    "commands 2\nsilent\nprintf \"ALLOC %lu\\n\", $rsi\ncontinue\nend\n"
                    "commands 1\nsilent\nprintf \"START\\n\"\ncontinue\nend\nrun\n")
     out = subprocess.run(["gdb", "-batch", "-x", str(cmd), "--args", sys.executable, str(script), str(model)],
-                         capture_output=True, text=True, timeout=300).stdout
+                         capture_output=True, text=True, timeout=300, env=_gdb_env()).stdout
     if "START" not in out:
         pytest.skip("the package's symbols are not available to gdb")
     import re
