@@ -10,6 +10,9 @@ hypothesis over shapes and scales; the poisoned arena; in place; ABS's nonzero z
 refused when the plan is made, as both runtimes refuse them."""
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -20,6 +23,9 @@ from arenaplan.ops.lowering import HOST_ISA
 from arenaplan.planning.context import PlanContext
 from harness.reference import litert_layers as L
 from poisoned_arena import poisoned_run
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "c"))
+from ops_harness import Guarded, guarded_from, message, variants  # noqa: E402
 
 _LITERT = L.unavailable_reason()
 try:
@@ -384,3 +390,50 @@ def test_select_and_cast_on_a_poisoned_arena(reference, tmp_path):
                  reference=reference)
     content = L.single_op_model("CAST", [t16((4, 9)), dict(shape=(4, 9), dtype="float32")], [0], [1], version=2)
     poisoned_run(load(content, tmp_path, "c"), values(rng, (4, 9))[0], reference=reference)
+
+
+# --- the C API: a variant runs only as the ISA it was listed for ------------------------------------
+#: int16 binary rows: (op, builtin model, params struct, C name, rounding setting that takes it).
+_BINARY_ROWS = [("ADD", "add_params", "add", "litert"), ("SUB", "add_params", "sub", "litert"),
+                ("MUL", "mul_params", "mul", "litert"), ("MAXIMUM", "minmax_params", "maximum", "litert"),
+                ("MINIMUM", "minmax_params", "minimum", "litert"),
+                ("SQUARED_DIFFERENCE", "squared_difference_params", "squared_difference", "tflm")]
+
+
+@pytest.mark.parametrize("op, params_type, c_name, reference", _BINARY_ROWS)
+def test_binary_rows_refuse_a_variant_of_another_isa(op, params_type, c_name, reference, ffi, lib, tmp_path):
+    """Each int16 binary row's run() refuses its portable variant when asked to run it as arm-dsp,
+    naming both ISAs and writing nothing; asked as portable, it writes the Interpreter's output."""
+    shape = (2, 3, 4)
+    content = (sqdiff_model(shape, shape, shape) if op == "SQUARED_DIFFERENCE"
+               else binary_model(op, shape, shape, shape))
+    model = load(content, tmp_path)
+    ctx = PlanContext.build(model, isa="portable", reference=reference)
+    (kernel,) = ctx.kernels
+    p = ffi.new(f"ap_{params_type} *")
+    for key, value in kernel.spec.items():
+        setattr(p, key, value)
+    rng = np.random.default_rng(3)
+    a, b = (rng.integers(-3000, 3000, size=shape).astype(np.int16) for _ in range(2))
+    plan = ctx.make(list(kernel.variants), "size")
+    assert plan.verify()
+    want = ap.Interpreter(plan).run([a, b]).reshape(-1)
+    (v,) = variants(ffi, lib, getattr(lib, f"ap_{c_name}_s16_variants"), p, lib.AP_ISA_PORTABLE)
+    run = getattr(lib, f"ap_{c_name}_s16_run")
+    for isa, ok in ((lib.AP_ISA_ARM_DSP, False), (lib.AP_ISA_PORTABLE, True)):
+        ia, ib = guarded_from(ffi, a), guarded_from(ffi, b)
+        out = Guarded(ffi, want.nbytes, fill=0x5A)
+        before = out.payload.copy()
+        call = ffi.new("ap_op_call *")
+        ins = ffi.new("void *[]", [ia.ptr, ib.ptr])
+        call.params, call.variant, call.inputs, call.input_count, call.output = p, v, ins, 2, out.ptr
+        err = ffi.new("ap_error *")
+        status = run(call, isa, err)
+        assert ia.intact() and ib.intact() and out.intact()
+        if ok:
+            assert status == lib.AP_OK, message(ffi, err)
+            np.testing.assert_array_equal(out.view(np.int16), want)
+        else:
+            assert status == lib.AP_ERR_INVALID_ARGUMENT
+            assert "is a portable variant; asked to run it as arm-dsp" in message(ffi, err)
+            np.testing.assert_array_equal(out.payload, before)

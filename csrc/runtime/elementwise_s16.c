@@ -72,14 +72,13 @@ static ap_status ew16_variant(const int32_t *s1, const int32_t *s2, const int32_
 typedef ap_status (*ew16_check_fn)(const void *params, const char *op, ap_error *error);
 
 /* The checks every int16 binary run() starts with: the call's pointers, its params, the
-   variant's ISA (where check_isa: ADD, SUB and MUL run one code for every ISA and do not ask)
-   and its kind. */
-static ap_status ew16_begin(const ap_op_call *call, ew16_check_fn check, int check_isa, ap_isa isa, const char *op,
+   variant's ISA (the one this row was asked to run) and its kind. */
+static ap_status ew16_begin(const ap_op_call *call, ew16_check_fn check, ap_isa isa, const char *op,
                             ap_error *error)
 {
     ap_status st = ap_s16_check_call(call, 2, op, error);
     st = st != AP_OK ? st : check(call->params, op, error);
-    if (st == AP_OK && check_isa && call->variant->isa != (int32_t)isa) {
+    if (st == AP_OK && call->variant->isa != (int32_t)isa) {
         st = AP_OPS_INVALID(error, "%s: variant '%s' is a %s variant; asked to run it as %s", op, call->variant->name,
                             ap_isa_name(call->variant->isa), ap_isa_name(isa));
     }
@@ -103,7 +102,7 @@ static ap_status ew16_variants(const void *params, ap_isa isa, ap_variant *varia
 
 static ap_status ew16_run(const ap_op_call *call, ap_isa isa, int32_t sign, const char *op, ap_error *error)
 {
-    const ap_status st = ew16_begin(call, ew16_check, 0, isa, op, error);
+    const ap_status st = ew16_begin(call, ew16_check, isa, op, error);
     if (st != AP_OK) {
         return st;
     }
@@ -185,7 +184,7 @@ ap_status ap_mul_s16_variants(const void *params, ap_isa isa, ap_variant *varian
 
 ap_status ap_mul_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
-    const ap_status st = ew16_begin(call, mul16_check, 0, isa, "mul_s16", error_out);
+    const ap_status st = ew16_begin(call, mul16_check, isa, "mul_s16", error_out);
     if (st != AP_OK) {
         return st;
     }
@@ -224,7 +223,7 @@ static ap_status minmax16_variants(const void *params, ap_isa isa, ap_variant *v
 static ap_status minmax16_run(const ap_op_call *call, ap_isa isa, int maximum, ap_error *error_out)
 {
     const char *op = maximum ? "maximum_s16" : "minimum_s16";
-    const ap_status st = ew16_begin(call, minmax16_check, 1, isa, op, error_out);
+    const ap_status st = ew16_begin(call, minmax16_check, isa, op, error_out);
     if (st != AP_OK) {
         return st;
     }
@@ -300,7 +299,7 @@ ap_status ap_squared_difference_s16_variants(const void *params, ap_isa isa, ap_
 ap_status ap_squared_difference_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
     const char *op = "squared_difference_s16";
-    const ap_status st = ew16_begin(call, sqdiff16_check, 1, isa, op, error_out);
+    const ap_status st = ew16_begin(call, sqdiff16_check, isa, op, error_out);
     if (st != AP_OK) {
         return st;
     }
