@@ -1,5 +1,6 @@
 /* FLOOR_DIV and FLOOR_MOD with 4-D broadcasting, and ADD_N, on float32 and int32 (arenaplan/ops.h). */
 #include "float32_common.h"
+#include "broadcast4.h"
 
 #include <math.h>
 
@@ -9,12 +10,9 @@ static ap_status floor_check(const ap_floor_params *p, const char *op, ap_error 
     if (p == NULL) {
         return AP_OPS_INVALID(error, "%s: params must not be NULL", op);
     }
-    for (int d = 0; d < 4; ++d) {
-        const int32_t a = p->input1_shape[d], b = p->input2_shape[d], o = p->output_shape[d];
-        if (a < 1 || b < 1 || o < 1 || (a != 1 && a != o) || (b != 1 && b != o) || o != (a > b ? a : b)) {
-            return AP_OPS_INVALID(error, "%s: dimension %d does not broadcast (%d and %d -> %d)", op, d, (int)a,
-                                  (int)b, (int)o);
-        }
+    ap_status st = ap_bcast4_check(p->input1_shape, p->input2_shape, p->output_shape, op, error);
+    if (st != AP_OK) {
+        return st;
     }
     size_t n;
     if (!ap_ops_product(p->input1_shape, 4, &n) || !ap_ops_product(p->input2_shape, 4, &n) ||
@@ -22,11 +20,6 @@ static ap_status floor_check(const ap_floor_params *p, const char *op, ap_error 
         return AP_OPS_OVERFLOW(error, "%s: a tensor size overflows", op);
     }
     return AP_OK;
-}
-
-static int same4(const int32_t *a, const int32_t *b)
-{
-    return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3];
 }
 
 ap_status ap_floor_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
@@ -40,7 +33,7 @@ ap_status ap_floor_variants(const void *params, ap_isa isa, ap_variant *variants
     size_t n = 0;
     ap_ops_product(p->output_shape, 4, &n);
     /* out[k] is written after element k of a full-shape input is read */
-    const int in_place = same4(p->input1_shape, p->output_shape) || same4(p->input2_shape, p->output_shape);
+    const int in_place = ap_bcast4_same(p->input1_shape, p->output_shape) || ap_bcast4_same(p->input2_shape, p->output_shape);
     return ap_f32_direct((uint64_t)n, in_place, isa, variants_out, capacity, count_out, "floor_div_mod", error_out);
 }
 

@@ -3,6 +3,7 @@
    broadcast walk writing one bool byte (0 or 1) per output element. */
 #include "float32_common.h"
 
+#include "broadcast4.h"
 #include "fixedpoint.h"
 
 typedef enum cmp_fn { CMP_EQ, CMP_NE, CMP_GT, CMP_GE, CMP_LT, CMP_LE, CMP_AND, CMP_OR, CMP_NOT } cmp_fn;
@@ -18,12 +19,9 @@ static ap_status compare_check(const ap_compare_params *p, int quantized, const 
     if (p == NULL) {
         return AP_OPS_INVALID(error, "%s: params must not be NULL", op);
     }
-    for (int d = 0; d < 4; ++d) {
-        const int32_t a = p->input1_shape[d], b = p->input2_shape[d], o = p->output_shape[d];
-        if (a < 1 || b < 1 || o < 1 || (a != 1 && a != o) || (b != 1 && b != o) || o != (a > b ? a : b)) {
-            return AP_OPS_INVALID(error, "%s: dimension %d does not broadcast (%d and %d -> %d)", op, d, (int)a,
-                                  (int)b, (int)o);
-        }
+    ap_status st = ap_bcast4_check(p->input1_shape, p->input2_shape, p->output_shape, op, error);
+    if (st != AP_OK) {
+        return st;
     }
     size_t n;
     if (!ap_ops_product(p->input1_shape, 4, &n) || !ap_ops_product(p->input2_shape, 4, &n) ||

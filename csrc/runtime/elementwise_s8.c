@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "broadcast4.h"
 #include "fixedpoint.h"
 #include "ops_s8_common.h"
 #include "ops_s8_dispatch.h"
@@ -22,16 +23,9 @@ typedef struct ew_iter {
 static ap_status ew_check_shapes(const int32_t *in1, const int32_t *in2, const int32_t *out, const char *op,
                                  ap_error *error)
 {
-    for (int d = 0; d < 4; ++d) {
-        if (in1[d] < 1 || in2[d] < 1 || out[d] < 1) {
-            return AP_OPS_INVALID(error, "%s: dimension %d must be >= 1 in every shape (got %d, %d -> %d)", op, d,
-                                  (int)in1[d], (int)in2[d], (int)out[d]);
-        }
-        int32_t want = in1[d] > in2[d] ? in1[d] : in2[d];
-        if ((in1[d] != 1 && in1[d] != out[d]) || (in2[d] != 1 && in2[d] != out[d]) || out[d] != want) {
-            return AP_OPS_INVALID(error, "%s: dimension %d does not broadcast (%d and %d -> %d)", op, d,
-                                  (int)in1[d], (int)in2[d], (int)out[d]);
-        }
+    ap_status st = ap_bcast4_check(in1, in2, out, op, error);
+    if (st != AP_OK) {
+        return st;
     }
     size_t n;
     if (!ap_ops_product(in1, 4, &n) || !ap_ops_product(in2, 4, &n) || !ap_ops_product(out, 4, &n)) {
