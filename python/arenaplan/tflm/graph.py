@@ -138,8 +138,10 @@ def file_graph(model) -> Optional[FileGraph]:
                 opts["adj_y"] = bool(o.builtinOptions.adjY)
             elif name == "SVDF" and o.builtinOptions is not None:
                 opts["rank"] = int(o.builtinOptions.rank)
-            elif name in ("IF", "WHILE"):
-                opts["called"] = True
+            elif name == "IF":
+                opts["called"] = (int(o.builtinOptions.thenSubgraphIndex), int(o.builtinOptions.elseSubgraphIndex))
+            elif name == "WHILE":
+                opts["called"] = (int(o.builtinOptions.condSubgraphIndex), int(o.builtinOptions.bodySubgraphIndex))
             elif name == "VAR_HANDLE":
                 shared.add(o.builtinOptions.sharedName)
                 opts["shared_name"] = o.builtinOptions.sharedName
@@ -155,6 +157,13 @@ def file_graph(model) -> Optional[FileGraph]:
     g.sub_outputs = [[offsets[k] + int(i) for i in (sg.outputs if sg.outputs is not None else ())]
                      for k, sg in enumerate(m.subgraphs)]
     return g
+
+
+def _called(op: FileOp) -> Tuple[int, ...]:
+    """The subgraphs op calls, in the order TFLM marks them."""
+    if op.type == "CALL_ONCE":
+        return (op.options["init_subgraph_index"],)
+    return tuple(op.options.get("called", ()))
 
 
 def mark_lifetimes(g: FileGraph, scratch_of) -> None:
@@ -190,9 +199,12 @@ def mark_lifetimes(g: FileGraph, scratch_of) -> None:
             for i in op.outputs:
                 created(i)
             start = count[0]
-            if op.type == "CALL_ONCE":
+            # MarkSubgraphLifetimesIfNecessary: a called subgraph's ops are scopes nested in
+            # the caller's, each called subgraph entering a scope of its own (IF: then, else;
+            # WHILE: cond, body), so the scratch of the calling op spans them all
+            for called in _called(op):
                 count[0] += 1
-                mark(op.options["init_subgraph_index"])
+                mark(called)
             for i in op.inputs:
                 if i >= 0:
                     used(i)

@@ -70,7 +70,9 @@ _OPTIONS = {"FULLY_CONNECTED": (32, 4), "CONV_2D": (28, 4), "DEPTHWISE_CONV_2D":
             # TfLiteDivParams and TfLiteL2NormParams (the activation), TfLitePoolParams,
             # TfLiteCumsumParams (two bools), TfLiteBatchMatMulParams (three bools)
             "DIV": (4, 4), "L2_NORMALIZATION": (4, 4), "L2_POOL_2D": (40, 4), "CUMSUM": (2, 1),
-            "BATCH_MATMUL": (3, 1)}
+            "BATCH_MATMUL": (3, 1),
+            # TfLiteIfParams (then and else subgraph indices), TfLiteWhileParams (cond, body)
+            "IF": (8, 4), "WHILE": (8, 4)}
 # TfLiteVarHandleParams: two string pointers
 _POINTER_OPTIONS = {"VAR_HANDLE": 2}
 #: Ops without options (their parser allocates nothing).
@@ -189,8 +191,10 @@ def prepare_temp_tensors(op, model=None) -> Tuple[int, ...]:
         return ins
     if op.type == "RESHAPE":
         return ins[:1] + outs
+    if op.type == "IF":
+        return ins[:1]                          # IfPrepare: the condition only
     if op.type in ("VAR_HANDLE", "CALL_ONCE", "MAXIMUM", "MINIMUM", "PACK", "UNPACK", "LOGICAL_AND", "LOGICAL_OR",
-                   "ARG_MAX", "ARG_MIN", "SHAPE"):
+                   "ARG_MAX", "ARG_MIN", "SHAPE", "WHILE"):
         return ()                               # no Prepare (or one that fetches nothing)
     if op.type in _CMP:
         return ins[:2]                          # ComparisonsPrepare: the two inputs
@@ -284,6 +288,9 @@ class Sizes:
                         # OpData {resource_id}; assign_variable.cc's OpData {scratch_index}
                         # (the package is built with USE_TFLM_COMPRESSION)
                         "CALL_ONCE": 8, "VAR_HANDLE": 4, "ASSIGN_VARIABLE": 4,
+                        # if.cc's and while.cc's OpData: their two subgraph indices (the
+                        # package's IF keeps no intermediate copy buffers; its Init asks 8 B)
+                        "IF": 8, "WHILE": 8,
                         # elementwise.cc's OpDataAbsRsqrt, space_to_batch_nd's params (an
                         # offset), OpDataMirrorPad (five ints), PreluParams (seven ints),
                         # squared_difference's OpData (a bool and ArithmeticParams),
