@@ -85,6 +85,10 @@ CASES = [
     ("dw3x3_left3", (1, 4, 11, 8), lambda g, x: g.depthwise(x, (3, 3), activation="NONE")),
     ("dw3x3_short_rows", (1, 3, 3, 5), lambda g, x: g.depthwise(x, (3, 3), activation="NONE")),
     ("dw5x1_column", (1, 12, 1, 16), lambda g, x: g.depthwise(x, (5, 1), padding="VALID", activation="NONE")),
+    # 3x3 windows the padding cuts to one column, to one row, and to 2x2 at one pixel
+    ("dw3x3_one_column", (1, 5, 1, 12), lambda g, x: g.depthwise(x, (3, 3), activation="NONE")),
+    ("dw3x3_one_row", (1, 1, 6, 8), lambda g, x: g.depthwise(x, (3, 3), activation="NONE")),
+    ("dw3x3_s2_one_pixel", (1, 2, 2, 20), lambda g, x: g.depthwise(x, (3, 3), stride=2, activation="NONE")),
     ("dw3x3_relu6", (1, 6, 7, 8), lambda g, x: g.depthwise(x, (3, 3), activation="RELU6")),
     ("fc", (1, 50), lambda g, x: g.fully_connected(x, 19)),
     ("fc_relu", (1, 64), lambda g, x: g.fully_connected(x, 16, activation="RELU")),

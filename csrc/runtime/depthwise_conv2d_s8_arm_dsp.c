@@ -172,6 +172,105 @@ static void dw_dsp_groups_3x3(const int8_t *x, const int8_t *w, int32_t C, size_
     }
 }
 
+/* A row of one, two or three taps of a window the padding cuts (dilation 1), four channels,
+   the input offset added by SXTAB16: the taps are C bytes apart in the input and in the
+   weights (c2 = 2 * C). On a DSP core one asm block of ten instructions a tap, so that the
+   compiler cannot spill the accumulators between taps (its own loop over the taps took
+   sixteen a tap and eighteen a row); elsewhere the same in C. */
+#if AP_ARM_DSP_NATIVE
+#define DW_DSP_TAP_OFF_ASM(xa, wa)                                                        \
+    "ldr %[t0], " xa "\n\t"                                                               \
+    "ldr %[t1], " wa "\n\t"                                                               \
+    "sxtab16 %[t2], %[off], %[t0]\n\t"                                                    \
+    "sxtb16 %[t3], %[t1]\n\t"                                                             \
+    "smlabb %[a0], %[t2], %[t3], %[a0]\n\t"                                               \
+    "smlatt %[a2], %[t2], %[t3], %[a2]\n\t"                                               \
+    "sxtab16 %[t2], %[off], %[t0], ror #8\n\t"                                            \
+    "sxtb16 %[t3], %[t1], ror #8\n\t"                                                     \
+    "smlabb %[a1], %[t2], %[t3], %[a1]\n\t"                                               \
+    "smlatt %[a3], %[t2], %[t3], %[a3]\n\t"
+#define DW_DSP_ROW_ASM(code, ...)                                                          \
+    do {                                                                                   \
+        uint32_t t0_, t1_, t2_, t3_;                                                       \
+        __asm__(code                                                                       \
+                : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3),              \
+                  [t0] "=&r"(t0_), [t1] "=&r"(t1_), [t2] "=&r"(t2_), [t3] "=&r"(t3_)       \
+                : __VA_ARGS__);                                                            \
+    } while (0)
+#define DW_DSP_ROW_CUT(n, x, w, c, c2)                                                     \
+    do {                                                                                   \
+        if ((n) == 3) {                                                                    \
+            DW_DSP_ROW_ASM(DW_DSP_TAP_OFF_ASM("[%[xp]]", "[%[wp]]")                        \
+                           DW_DSP_TAP_OFF_ASM("[%[xp], %[cc]]", "[%[wp], %[cc]]")          \
+                           DW_DSP_TAP_OFF_ASM("[%[xp], %[cc2]]", "[%[wp], %[cc2]]"),       \
+                           [xp] "r"(x), [wp] "r"(w), [cc] "r"(c), [cc2] "r"(c2), [off] "r"(off2)); \
+        } else if ((n) == 2) {                                                             \
+            DW_DSP_ROW_ASM(DW_DSP_TAP_OFF_ASM("[%[xp]]", "[%[wp]]")                        \
+                           DW_DSP_TAP_OFF_ASM("[%[xp], %[cc]]", "[%[wp], %[cc]]"),         \
+                           [xp] "r"(x), [wp] "r"(w), [cc] "r"(c), [off] "r"(off2));        \
+        } else {                                                                           \
+            DW_DSP_ROW_ASM(DW_DSP_TAP_OFF_ASM("[%[xp]]", "[%[wp]]"),                       \
+                           [xp] "r"(x), [wp] "r"(w), [off] "r"(off2));                     \
+        }                                                                                  \
+    } while (0)
+#else
+#define DW_DSP_ROW_CUT(n, x, w, c, c2)                                                     \
+    do {                                                                                   \
+        DW_DSP_TAP(x, w);                                                                  \
+        if ((n) > 1) {                                                                     \
+            DW_DSP_TAP((x) + (c), (w) + (c));                                              \
+        }                                                                                  \
+        if ((n) > 2) {                                                                     \
+            DW_DSP_TAP((x) + (c2), (w) + (c2));                                            \
+        }                                                                                  \
+    } while (0)
+#endif
+
+/* Each width of cut window a function of its own: inlined into the pixel loop, the three-tap
+   row's thirteen asm operands find no registers. */
+#if defined(__GNUC__)
+#define AP_DW_NOINLINE __attribute__((noinline))
+#else
+#define AP_DW_NOINLINE
+#endif
+
+/* Channel groups of one pixel whose window (dilation 1) the padding cuts to `cols` taps a row,
+   cols in 1..3 (a constant where each caller inlines it). */
+static inline void dw_dsp_groups_cut(const dw_dsp_window *win, int32_t C, int32_t cols, int32_t groups,
+                                     uint32_t off2, const dw_dsp_quant *q, int8_t *out)
+{
+    const int32_t C2 = 2 * C, rows = win->rows;
+    const size_t x_row = win->x_row, w_row = win->w_row;
+    const dw_dsp_quant ql = *q;   /* in locals: the output stores may alias *q */
+    for (int32_t g = 0; g < groups; ++g) {
+        const int8_t *x = win->x + 4 * g, *w = win->w + 4 * g;
+        const int32_t *b = ql.bias + 4 * g;
+        int32_t a0 = b[0], a1 = b[1], a2 = b[2], a3 = b[3];
+        for (int32_t r = 0; r < rows; ++r, x += x_row, w += w_row) {
+            DW_DSP_ROW_CUT(cols, x, w, C, C2);
+        }
+        dw_dsp_out4(a0, a1, a2, a3, &ql, 4 * g, out);
+    }
+}
+
+static AP_DW_NOINLINE void dw_dsp_groups_cut3(const dw_dsp_window *win, int32_t C, int32_t groups, uint32_t off2,
+                               const dw_dsp_quant *q, int8_t *out)
+{
+    dw_dsp_groups_cut(win, C, 3, groups, off2, q, out);
+}
+
+static AP_DW_NOINLINE void dw_dsp_groups_cut2(const dw_dsp_window *win, int32_t C, int32_t groups, uint32_t off2,
+                               const dw_dsp_quant *q, int8_t *out)
+{
+    dw_dsp_groups_cut(win, C, 2, groups, off2, q, out);
+}
+
+static AP_DW_NOINLINE void dw_dsp_groups_cut1(const dw_dsp_window *win, int32_t C, int32_t groups, uint32_t off2,
+                               const dw_dsp_quant *q, int8_t *out)
+{
+    dw_dsp_groups_cut(win, C, 1, groups, off2, q, out);
+}
+
 void ap_dw_direct_arm_dsp(const ap_dw_direct *d)
 {
     const ap_requant *rq = d->requant;
@@ -206,6 +305,12 @@ void ap_dw_direct_arm_dsp(const ap_dw_direct *d)
                 win.rows = ky_hi - ky_lo;
                 if (plain_3x3 && win.cols == 3 && win.rows == 3) {
                     dw_dsp_groups_3x3(win.x, win.w, C, win.x_row, groups, &q, out);
+                } else if (plain_3x3 && win.cols == 3) {
+                    dw_dsp_groups_cut3(&win, C, groups, off2, &q, out);
+                } else if (plain_3x3 && win.cols == 2) {
+                    dw_dsp_groups_cut2(&win, C, groups, off2, &q, out);
+                } else if (plain_3x3) {
+                    dw_dsp_groups_cut1(&win, C, groups, off2, &q, out);
                 } else {
                     dw_dsp_groups_any(&win, C, groups, off2, &q, out);
                 }
