@@ -35,6 +35,9 @@ class FileTensor:
     quantization: Optional[Quantization]
     is_constant: bool
     is_variable: bool
+    # a constant int32 tensor's values (up to 64 of them: the axes and shapes the rules
+    # read), else None
+    data: Optional[np.ndarray] = None
 
     @property
     def nbytes(self) -> int:
@@ -118,9 +121,12 @@ def file_graph(model) -> Optional[FileGraph]:
                 quant = Quantization(tuple(float(v) for v in q.scale), tuple(int(v) for v in q.zeroPoint))
             dtype = types.get(t.type, "unknown")
             name = t.name.decode() if isinstance(t.name, bytes) else str(t.name)
+            data = None
+            if const and dtype == "int32" and len(buf.data) <= 256 and len(buf.data) % 4 == 0:
+                data = np.frombuffer(bytes(bytearray(buf.data)), dtype="<i4").astype(np.int32)
             tensors.append(FileTensor(len(tensors), name, tuple(int(d) for d in (t.shape if t.shape is not None
                                                                                  else ())),
-                                      dtype, quant, const or dtype == "resource", bool(t.isVariable)))
+                                      dtype, quant, const or dtype == "resource", bool(t.isVariable), data))
     for k, sg in enumerate(m.subgraphs):
         base = offsets[k]
         for o in sg.operators or []:
