@@ -490,10 +490,12 @@ def _reverse(dtype: str, axes: Sequence[int] = (1, 2)) -> Model:
 
 
 def _reduce_all_probe(keep: bool = False) -> Model:
+    """Over axes 1 and 3, or (keep_dims) the last only, whose runs of eight an input of a true
+    block shows as true."""
     p = _Probe()
     x = p.x((2, 3, 4, 8), "bool", None)
-    a = p.const([1, -1], "int32")
-    y = p.t((2, 1, 4, 1) if keep else (2, 4), "bool", None)
+    a = p.const([-1] if keep else [1, -1], "int32")
+    y = p.t((2, 3, 4, 1) if keep else (2, 4), "bool", None)
     return p.model("REDUCE_ALL", (x, a), (y,), keep_dims=keep)
 
 
