@@ -992,18 +992,22 @@ def arg_min_max(op, dtype="int8", shape=(2, 5, 8), axis=-1, out="int32", axis_sh
     return g.build([x], [y])
 
 
-def gather(dtype="int8", shape=(10, 8), n=4, axis=0, const_table=True, idx_shape=None):
+def gather(dtype="int8", shape=(10, 8), n=4, axis=0, const_table=True, idx_shape=None, batch_dims=0):
     """GATHER of ``n`` int32 positions (a graph input) along ``axis`` of a table (a constant,
-    or a second graph input)."""
+    or a second graph input); with ``batch_dims`` (negative: counted from the positions' rank)
+    the leading dimensions ``idx_shape`` shares with the table."""
     g = GraphBuilder()
     q = _q(dtype) if dtype in ("int8", "int16") else None
     data = (np.arange(int(np.prod(shape))).reshape(shape) % 7 - 3) if const_table else None
     x = g.tensor(shape, dtype, q, data=data)
     idx_shape = idx_shape or (n,)
     idx = g.tensor(idx_shape, "int32")
-    out = list(shape[:axis]) + list(idx_shape) + list(shape[axis + 1:])
+    a = axis % len(shape)
+    b = batch_dims + len(idx_shape) if batch_dims < 0 else batch_dims
+    out = list(shape[:a]) + list(idx_shape[b:]) + list(shape[a + 1:])
     y = g.tensor(out, dtype, q)
-    g.op("GATHER", [x, idx], [y], "GatherOptions", version=2 if dtype == "int8" else 1, axis=axis, batchDims=0)
+    g.op("GATHER", [x, idx], [y], "GatherOptions", version=2 if dtype == "int8" else 1, axis=axis,
+         batchDims=batch_dims)
     return g.build([idx] if const_table else [x, idx], [y])
 
 
@@ -1713,6 +1717,113 @@ FAMILIES["fourth_chains"] = {
     "elu_chain4_tiny": lambda: chain_elu(4), "elu_chain6_tiny": lambda: chain_elu(6),
     "elu_chain2": lambda: chain_elu(2, (4, 30)),
 }
+
+
+# --- REVERSE_V2, REDUCE_ALL and GATHER with batch_dims ---------------------------------------------
+def reverse_v2(dtype="int8", shape=(2, 3, 4), axes=(1,)):
+    """REVERSE_V2 over constant int32 ``axes``; int8 / int16 quantised alike in and out."""
+    g = GraphBuilder()
+    q = _q(dtype) if dtype in ("int8", "int16") else None
+    x = g.tensor(shape, dtype, q)
+    a = g.tensor((len(axes),), "int32", data=np.asarray(axes, np.int32))
+    y = g.tensor(shape, dtype, q)
+    g.op("REVERSE_V2", [x, a], [y])
+    return g.build([x], [y])
+
+
+def reduce_all(shape=(2, 3, 4), axes=(1,), keep=False):
+    """REDUCE_ALL of a bool input over constant int32 ``axes`` (repeats and negatives allowed)."""
+    g = GraphBuilder()
+    x = g.tensor(shape, "bool")
+    a = g.tensor((len(axes),), "int32", data=np.asarray(axes, np.int32))
+    rank = len(shape)
+    red = {v % rank for v in axes}
+    out = [1 if d in red else n for d, n in enumerate(shape)] if keep else \
+        [n for d, n in enumerate(shape) if d not in red]
+    y = g.tensor(out, "bool")
+    g.op("REDUCE_ALL", [x, a], [y], "ReducerOptions", keepDims=keep)
+    return g.build([x], [y])
+
+
+def chain_misc():
+    """float32 GATHER (batch_dims 1) -> REVERSE_V2 -> GREATER (a constant 0) -> REDUCE_ALL ->
+    REVERSE_V2 on bool."""
+    g = GraphBuilder()
+    x = g.tensor((2, 5, 4), "float32")
+    idx = g.tensor((2, 3), "int32")
+    t1 = g.tensor((2, 3, 4), "float32")
+    g.op("GATHER", [x, idx], [t1], "GatherOptions", axis=1, batchDims=1)
+    a1 = g.tensor((2,), "int32", data=np.array([1, 2], np.int32))
+    t2 = g.tensor((2, 3, 4), "float32")
+    g.op("REVERSE_V2", [t1, a1], [t2])
+    zero = g.tensor((1,), "float32", data=np.zeros(1, np.float32))
+    t3 = g.tensor((2, 3, 4), "bool")
+    g.op("GREATER", [t2, zero], [t3])
+    a2 = g.tensor((1,), "int32", data=np.array([-1], np.int32))
+    t4 = g.tensor((2, 3), "bool")
+    g.op("REDUCE_ALL", [t3, a2], [t4], "ReducerOptions", keepDims=False)
+    a3 = g.tensor((1,), "int32", data=np.array([0], np.int32))
+    t5 = g.tensor((2, 3), "bool")
+    g.op("REVERSE_V2", [t4, a3], [t5])
+    return g.build([x, idx], [t5])
+
+
+FAMILIES["misc_ops"] = {
+    **{f"reverse_v2_{t}": (lambda t=t: reverse_v2(t)) for t in ("int8", "int16", "int32", "int64", "float32", "bool")},
+    "reverse_v2_last": lambda: reverse_v2("float32", (3, 7), (-1,)),
+    "reverse_v2_two_axes": lambda: reverse_v2("int8", (2, 3, 4, 5), (2, 1)),
+    "reverse_v2_all_axes": lambda: reverse_v2("int16", (2, 3, 4), (0, 1, 2)),
+    "reverse_v2_rank6": lambda: reverse_v2("int8", (2, 1, 2, 3, 1, 2), (3, 4)),
+    "reduce_all": lambda: reduce_all(), "reduce_all_keep": lambda: reduce_all(keep=True),
+    "reduce_all_two_axes": lambda: reduce_all((2, 3, 4, 5), (0, 2), keep=True),
+    "reduce_all_repeats": lambda: reduce_all((2, 3, 4), (2, -1, 0)),
+    "reduce_all_every_axis": lambda: reduce_all((2, 3, 4), (0, 1, 2)),
+    "reduce_all_no_axis": lambda: reduce_all((2, 3, 4), ()),
+    "reduce_all_rank5": lambda: reduce_all((2, 1, 3, 2, 4), (1, 3)),
+    **{f"gather_batch_{t}": (lambda t=t: gather(t, (2, 5, 4), axis=1, idx_shape=(2, 3), batch_dims=1))
+       for t in ("int8", "float32")},
+    "gather_batch2_f32": lambda: gather("float32", (2, 3, 5, 4), axis=2, const_table=False, idx_shape=(2, 3, 2),
+                                        batch_dims=2),
+    "gather_batch_negative": lambda: gather("int8", (2, 3, 5, 4), axis=-1, const_table=False, idx_shape=(2, 6),
+                                            batch_dims=-1),
+}
+#: Tiny tensors: the Prepare peak (REDUCE_ALL's six temporaries, GATHER's output dims over
+#: its live temporaries) sets the arena.
+FAMILIES["misc_prepare_peak"] = {
+    **{f"reverse_v2_{t}_tiny": (lambda t=t: reverse_v2(t, (1, 2), (1,))) for t in ("int8", "float32", "bool")},
+    "reduce_all_tiny": lambda: reduce_all((1, 2), (1,)), "reduce_all_tiny_keep": lambda: reduce_all((2,), (0,), True),
+    "gather_batch_tiny": lambda: gather("int8", (2, 2), axis=1, const_table=False, idx_shape=(2, 1), batch_dims=1),
+    "gather_batch_tiny_f32": lambda: gather("float32", (1, 2, 1), axis=1, idx_shape=(1, 1), batch_dims=1),
+}
+FAMILIES["misc_chains"] = {"chain_misc": chain_misc}
+
+
+def random_misc_op_model(rng: np.random.Generator):
+    """(kind, flatbuffer) of a random REVERSE_V2 (contiguous axes, any order and sign, each type
+    TFLM's kernel takes), REDUCE_ALL (any axes, repeats, keep_dims) or GATHER with batch_dims
+    (int8 / float32, a constant table or not) over small shapes, some tiny."""
+    def r(lo, hi):
+        return int(rng.integers(lo, hi + 1))
+    kind = ["reverse_v2", "reduce_all", "gather_batch"][r(0, 2)]
+    rank = r(1, 5)
+    shp = tuple(r(1, 4) for _ in range(rank))
+    if kind == "reverse_v2":
+        first = r(0, rank - 1)
+        axes = [a - rank if rng.random() < 0.5 else a for a in range(first, r(first, rank - 1) + 1)]
+        rng.shuffle(axes)
+        return kind, reverse_v2(["int8", "int16", "int32", "int64", "float32", "bool"][r(0, 5)], shp, tuple(axes))
+    if kind == "reduce_all":
+        axes = tuple(r(-rank, rank - 1) for _ in range(r(0, rank + 1)))
+        return kind, reduce_all(shp, axes, rng.random() < 0.5)
+    rank = max(rank, 2)
+    shp = tuple(r(1, 4) for _ in range(rank - 1)) + (r(2, 4),)
+    axis = r(1, rank - 1)
+    shp = shp[:axis] + (max(shp[axis], 2),) + shp[axis + 1:]
+    bd = r(1, axis)
+    idx_shape = shp[:bd] + tuple(r(1, 3) for _ in range(r(0, 2)))
+    return kind, gather(["int8", "float32"][r(0, 1)], shp, axis=axis - (rank if rng.random() < 0.5 else 0),
+                        const_table=rng.random() < 0.5, idx_shape=idx_shape,
+                        batch_dims=bd - (len(idx_shape) if rng.random() < 0.5 else 0))
 
 
 # --- IF and WHILE: several subgraphs, called ones nested in the caller's scopes ---------------------

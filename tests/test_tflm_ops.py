@@ -101,17 +101,27 @@ def test_ops_and_types_tflm_lacks_are_named(tmp_path):
     with pytest.raises(ap.UnsupportedModel, match=r"op 0 \(HARD_SWISH\): tensor 0 't0' has type int16, which "
                                                   r"TFLite Micro's HARD_SWISH kernel does not support"):
         ap.tflm.arena(load(hs, tmp_path))
-    # an op TFLite Micro runs but these rules do not describe: refused naming it, not guessed
+    # a WHILE calling the subgraph it is in: refused naming it (TFLM is not run on it)
     g = GraphBuilder()
     x = g.tensor((2, 4), "float32")
-    axis = g.tensor((1,), "int32", data=[1])
     y = g.tensor((2, 4), "float32")
-    g.op("REVERSE_V2", [x, axis], [y])
-    reverse = g.build([x], [y])
-    assert trial(reverse, 1 << 16)["ok"]
-    with pytest.raises(ap.UnsupportedModel, match=r"op 0 \(REVERSE_V2\): TFLite Micro has no kernel these rules "
-                                                  r"describe"):
-        ap.tflm.arena(load(reverse, tmp_path))
+    g.op("WHILE", [x], [y], "WhileOptions", condSubgraphIndex=0, bodySubgraphIndex=0)
+    loop = g.build([x], [y])
+    with pytest.raises(ap.UnsupportedModel, match=r"op 0 \(WHILE\) of subgraph 0: calls subgraph 0, which is "
+                                                  r"running already"):
+        ap.tflm.arena(load(loop, tmp_path))
+    # an IF naming a subgraph the model does not have
+    g = GraphBuilder()
+    c, x, y = g.tensor((1,), "bool"), g.tensor((2, 4), "float32"), g.tensor((2, 4), "float32")
+    g.op("IF", [c, x], [y], "IfOptions", thenSubgraphIndex=1, elseSubgraphIndex=5)
+    g.subgraph([c, x], [y])
+    a, b = g.tensor((2, 4), "float32"), g.tensor((2, 4), "float32")
+    g.op("NEG", [a], [b])
+    branch = g.build([a], [b])
+    with pytest.raises(ap.UnsupportedModel, match=r"op 0 \(IF\) of subgraph 0: calls subgraph 5; the model has 2"):
+        ap.tflm.arena(load(branch, tmp_path))
+    # every builtin op the pinned package registers a kernel for has rules
+    assert set(ap.tflm.rules.TFLM_KERNELS) - set(ap.tflm.rules.SUPPORTED_OPS) == set()
 
 
 @needs_tflm

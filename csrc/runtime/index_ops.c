@@ -121,14 +121,16 @@ static ap_status gather_check(const ap_gather_params *p, const char *op, ap_erro
     if (p == NULL) {
         return AP_OPS_INVALID(error, "%s: params must not be NULL", op);
     }
-    if (p->outer < 1 || p->axis_size < 1 || p->inner < 1 || p->coords < 1) {
-        return AP_OPS_INVALID(error, "%s: outer %d, axis_size %d, inner %d and coords %d must be >= 1", op,
-                              (int)p->outer, (int)p->axis_size, (int)p->inner, (int)p->coords);
+    if (p->outer < 1 || p->axis_size < 1 || p->inner < 1 || p->coords < 1 || p->batches < 1) {
+        return AP_OPS_INVALID(error, "%s: outer %d, axis_size %d, inner %d, coords %d and batches %d must be >= 1",
+                              op, (int)p->outer, (int)p->axis_size, (int)p->inner, (int)p->coords,
+                              (int)p->batches);
     }
-    const int32_t in[3] = {p->outer, p->axis_size, p->inner}, out[3] = {p->outer, p->coords, p->inner};
+    const int32_t in[4] = {p->batches, p->outer, p->axis_size, p->inner};
+    const int32_t out[4] = {p->batches, p->outer, p->coords, p->inner}, index[2] = {p->batches, p->coords};
     size_t n;
-    if (!ap_ops_product(in, 3, &n) || !ap_ops_mul(n, 4, &n) || !ap_ops_product(out, 3, &n) ||
-        !ap_ops_mul(n, 4, &n)) {
+    if (!ap_ops_product(in, 4, &n) || !ap_ops_mul(n, 4, &n) || !ap_ops_product(out, 4, &n) ||
+        !ap_ops_mul(n, 4, &n) || !ap_ops_product(index, 2, &n) || !ap_ops_mul(n, 4, &n)) {
         return AP_OPS_OVERFLOW(error, "%s: a tensor size overflows", op);
     }
     return AP_OK;
@@ -142,7 +144,7 @@ ap_status ap_gather_variants(const void *params, ap_isa isa, ap_variant *variant
     if (st != AP_OK) {
         return st;
     }
-    const uint64_t n = (uint64_t)p->outer * (uint64_t)p->coords * (uint64_t)p->inner;
+    const uint64_t n = (uint64_t)p->batches * (uint64_t)p->outer * (uint64_t)p->coords * (uint64_t)p->inner;
     return ap_f32_direct(n, 0, isa, variants_out, capacity, count_out, "gather", error_out);
 }
 
@@ -158,17 +160,23 @@ static ap_status gather_run(const ap_op_call *call, ap_isa isa, size_t elem, ap_
     const int32_t *index = call->inputs[1];
     uint8_t *y = call->output;
     const size_t row = (size_t)p->inner * elem, coords = (size_t)p->coords, axis = (size_t)p->axis_size;
+    const size_t outer = (size_t)p->outer, batches = (size_t)p->batches;
     /* every index checked before anything is written (TFLite fails the op the same way) */
-    for (size_t c = 0; c < coords; ++c) {
+    for (size_t c = 0; c < batches * coords; ++c) {
         if (index[c] < 0 || (size_t)index[c] >= axis) {
             return ap_ops_fail(error, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_ARGUMENT, -1, (uint64_t)c, axis,
                                "gather: index %u is %ld, outside [0, %u)", (unsigned)c, (long)index[c],
                                (unsigned)axis);
         }
     }
-    for (size_t o = 0; o < (size_t)p->outer; ++o) {
-        for (size_t c = 0; c < coords; ++c) {
-            memcpy(y + (o * coords + c) * row, x + (o * axis + (size_t)index[c]) * row, row);
+    /* batch b reads its own indices [b * coords, (b + 1) * coords) and its own params block */
+    for (size_t b = 0; b < batches; ++b) {
+        const int32_t *bi = index + b * coords;
+        for (size_t o = 0; o < outer; ++o) {
+            const size_t bo = b * outer + o;
+            for (size_t c = 0; c < coords; ++c) {
+                memcpy(y + (bo * coords + c) * row, x + (bo * axis + (size_t)bi[c]) * row, row);
+            }
         }
     }
     return AP_OK;

@@ -693,7 +693,16 @@ static const ap_param_field ap_arg_minmax_fields[] = {
 
 static const ap_param_field ap_gather_fields[] = {
     AP_I32(ap_gather_params, outer), AP_I32(ap_gather_params, axis_size), AP_I32(ap_gather_params, inner),
-    AP_I32(ap_gather_params, coords),
+    AP_I32(ap_gather_params, coords), AP_I32(ap_gather_params, batches),
+};
+
+static const ap_param_field ap_reverse_fields[] = {
+    AP_I32(ap_reverse_params, outer), AP_I32(ap_reverse_params, middle), AP_I32(ap_reverse_params, inner),
+};
+
+static const ap_param_field ap_reduce_all_fields[] = {
+    AP_I32(ap_reduce_all_params, rank), AP_FIELD(ap_reduce_all_params, dims, AP_FIELD_INT32, AP_REDUCE_ALL_MAX_DIMS),
+    AP_FIELD(ap_reduce_all_params, reduce, AP_FIELD_INT32, AP_REDUCE_ALL_MAX_DIMS),
 };
 
 static const ap_param_field ap_select_fields[] = {
@@ -1233,6 +1242,20 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_gather_nd_variants), NULL, NULL, NULL, NULL, ap_gather_nd_s32_run},
     {AP_ROW_S32(AP_OP_BROADCAST_ARGS, "BROADCAST_ARGS", ap_broadcast_args_params, ap_broadcast_args_fields), 0, 2, 2,
      1, 0, AP_PLAN(ap_broadcast_args_variants), NULL, NULL, NULL, NULL, ap_broadcast_args_run},
+    /* REVERSE_V2 (reverse.c): one byte-width-generic kernel, a row per element type */
+    {AP_ROW(AP_OP_REVERSE_V2, "REVERSE_V2", ap_reverse_params, ap_reverse_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_reverse_variants), NULL, NULL, NULL, NULL, ap_reverse_s8_run},
+    {AP_ROW_S16X8(AP_OP_REVERSE_V2, "REVERSE_V2", ap_reverse_params, ap_reverse_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_reverse_variants), NULL, NULL, NULL, NULL, ap_reverse_s16_run},
+    {AP_ROW_F32(AP_OP_REVERSE_V2, "REVERSE_V2", ap_reverse_params, ap_reverse_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_reverse_variants), NULL, NULL, NULL, NULL, ap_reverse_f32_run},
+    {AP_ROW_S32(AP_OP_REVERSE_V2, "REVERSE_V2", ap_reverse_params, ap_reverse_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_reverse_variants), NULL, NULL, NULL, NULL, ap_reverse_s32_run},
+    {AP_ROW_BOOL(AP_OP_REVERSE_V2, "REVERSE_V2", ap_reverse_params, ap_reverse_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_reverse_variants), NULL, NULL, NULL, NULL, ap_reverse_bool_run},
+    /* REDUCE_ALL (reduce_all.c) */
+    {AP_ROW_BOOL(AP_OP_REDUCE_ALL, "REDUCE_ALL", ap_reduce_all_params, ap_reduce_all_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_reduce_all_variants), NULL, NULL, NULL, NULL, ap_reduce_all_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

@@ -145,6 +145,11 @@ typedef enum ap_op {
                                     output scale 16/256, zero point 127), out the same type */
     AP_OP_CUMSUM = 78,           /* ap_cumsum_params, one input of the row's type (the axis is
                                     resolved at plan time), out the same type and shape */
+    AP_OP_REVERSE_V2 = 79,       /* ap_reverse_params, one input of the row's type (the axes are
+                                    resolved at plan time), out the same type and shape (rows:
+                                    int8, int16, float32, int32, bool) */
+    AP_OP_REDUCE_ALL = 80,       /* ap_reduce_all_params, one bool input (the axes are resolved at
+                                    plan time), bool out; one row, AP_TYPES_BOOL */
     AP_OP_BATCH_MATMUL = 90,     /* ap_batch_matmul_params, two inputs (LHS, RHS) of the row's type
                                     (int8, 16x8: int16 x int16, float32), out the same type */
     AP_OP_GATHER_ND = 91,        /* ap_gather_nd_params, two inputs: params of the row's type, int32
@@ -1364,17 +1369,19 @@ ap_status ap_arg_max_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error
 ap_status ap_arg_min_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /**
- * GATHER with batch_dims 0, TFLite's reference Gather: params viewed as [outer, axis_size,
- * inner], indices (int32) as `coords` values; the output [outer, coords, inner] copies, for
- * each index, its `inner` elements. An index outside [0, axis_size) is an error status from
- * the run (TFLite's kernel fails the same way), nothing written past the output. Variant:
+ * GATHER, TFLite's reference Gather: params viewed as [batches, outer, axis_size, inner],
+ * indices (int32) as [batches, coords] (batch_dims > 0: the leading dimensions params and
+ * indices share; batches 1 otherwise); the output [batches, outer, coords, inner] copies, for
+ * each index of its batch, its `inner` elements. An index outside [0, axis_size) is an error
+ * status from the run (TFLite's kernel fails the same way), nothing written. Variant:
  * "direct", no scratch, not in place.
  */
 typedef struct ap_gather_params {
-    int32_t outer;       /* >= 1 */
+    int32_t outer;       /* >= 1: params' dimensions between the batch dimensions and the axis */
     int32_t axis_size;   /* >= 1 */
     int32_t inner;       /* >= 1 */
-    int32_t coords;      /* >= 1: the indices' elements */
+    int32_t coords;      /* >= 1: the indices' elements in one batch */
+    int32_t batches;     /* >= 1: the product of the batch_dims leading dimensions (1 without) */
 } ap_gather_params;
 
 ap_status ap_gather_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
@@ -1637,6 +1644,52 @@ ap_status ap_batch_matmul_f32_variants(const void *params, ap_isa isa, ap_varian
 ap_status ap_batch_matmul_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_batch_matmul_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_batch_matmul_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * REVERSE_V2, TFLite's reference Reverse (LiteRT's and TensorFlow Lite Micro's alike): the
+ * reversed axes are contiguous (both kernels refuse others), so the input is viewed as
+ * [outer, middle, inner] with `middle` the product of the reversed axes' dimensions, and
+ * output block [o, m] is input block [o, middle - 1 - m] of `inner` elements (reversing the
+ * merged axes reverses each of them). A pure data move: one kernel for every element width,
+ * each row passing its own. Variant: "direct", no scratch, not in place (an in-place
+ * reversal, swapping blocks m and middle - 1 - m, would need no scratch but is not declared).
+ */
+typedef struct ap_reverse_params {
+    int32_t outer;    /* >= 1: the product of the dimensions before the first reversed axis */
+    int32_t middle;   /* >= 1: the product of the reversed axes' dimensions */
+    int32_t inner;    /* >= 1: the product of the dimensions after the last reversed axis */
+} ap_reverse_params;
+
+ap_status ap_reverse_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                              uint32_t *count_out, ap_error *error_out);
+ap_status ap_reverse_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_reverse_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_reverse_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_reverse_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_reverse_bool_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** Most dimensions REDUCE_ALL's params hold (after merging, see ap_reduce_all_params). */
+enum { AP_REDUCE_ALL_MAX_DIMS = 8 };
+
+/**
+ * REDUCE_ALL, TFLite's reference ReduceGeneric with logical AND (LiteRT's and TensorFlow Lite
+ * Micro's alike): each output element is 1 when every input element over the axes with
+ * reduce[d] = 1 is nonzero, else 0; the other axes kept in order (keep_dims changes the output's
+ * shape, not its bytes; no reduced axis copies the input). Bool values are bytes 0 or 1; the
+ * output is 0 or 1 whatever nonzero byte the input holds. The lowering merges neighbouring axes
+ * alike (both reduced or both kept) and drops axes of size 1, so a model's rank may exceed
+ * AP_REDUCE_ALL_MAX_DIMS. Variant: "direct", no scratch, never in place (the output is set to 1
+ * and then cleared while the input is read in order).
+ */
+typedef struct ap_reduce_all_params {
+    int32_t rank;                              /* 1..AP_REDUCE_ALL_MAX_DIMS */
+    int32_t dims[AP_REDUCE_ALL_MAX_DIMS];      /* the first `rank` >= 1; the rest ignored */
+    int32_t reduce[AP_REDUCE_ALL_MAX_DIMS];    /* the first `rank` 0 or 1 */
+} ap_reduce_all_params;
+
+ap_status ap_reduce_all_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                 uint32_t *count_out, ap_error *error_out);
+ap_status ap_reduce_all_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /** Most index components GATHER_ND takes (TensorFlow Lite Micro's MAX_INDICES_ND). */
 enum { AP_GATHER_ND_MAX_DEPTH = 5 };

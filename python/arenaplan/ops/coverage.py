@@ -41,7 +41,8 @@ _OPERANDS_TEXT = {
     "SVDF": "int16 time weights and state; int8 ones: tflm only",
     ("SVDF", "f32"): "float32 weights, bias and state",
     "FILL": "int32 or int64 dims", "SHAPE": "any input, int32 or int64 out",
-    "GATHER_ND": "int32 indices", "BROADCAST_ARGS": "int32 or int64 shapes",
+    "GATHER_ND": "int32 indices", "BROADCAST_ARGS": "int32 or int64 shapes", "REVERSE_V2": "int32 axes",
+    "REDUCE_ALL": "int32 axes",
     ("BATCH_MATMUL", "s16x8"): "here int16 x int16 with int64 sums",
 }
 
@@ -469,6 +470,35 @@ def _gather(dtype: str) -> Model:
     return p.model("GATHER", (x, idx), (y,), axis=0, batch_dims=0)
 
 
+def _gather_batched(dtype: str) -> Model:
+    """batch_dims 1: each of two batches gathers along axis 2 with its own three indices."""
+    p = _Probe()
+    scale = 0.05 if dtype == "int8" else None
+    x = p.x((2, 3, 5, 4), dtype, scale, 0)
+    idx = p.x((2, 3), "int32", None)
+    y = p.t((2, 3, 3, 4), dtype, scale, 0)
+    return p.model("GATHER", (x, idx), (y,), axis=2, batch_dims=1)
+
+
+def _reverse(dtype: str, axes: Sequence[int] = (1, 2)) -> Model:
+    p = _Probe()
+    scale = 0.05 if dtype == "int8" else 1e-3 if dtype == "int16" else None
+    x = p.x((2, 3, 4, 8), dtype, scale, 0)
+    a = p.const(list(axes), "int32")
+    y = p.t((2, 3, 4, 8), dtype, scale, 0)
+    return p.model("REVERSE_V2", (x, a), (y,))
+
+
+def _reduce_all_probe(keep: bool = False) -> Model:
+    """Over axes 1 and 3, or (keep_dims) the last only, whose runs of eight an input of a true
+    block shows as true."""
+    p = _Probe()
+    x = p.x((2, 3, 4, 8), "bool", None)
+    a = p.const([-1] if keep else [1, -1], "int32")
+    y = p.t((2, 3, 4, 1) if keep else (2, 4), "bool", None)
+    return p.model("REDUCE_ALL", (x, a), (y,), keep_dims=keep)
+
+
 def _select(dtype: str) -> Model:
     p = _Probe()
     scale = 0.05 if dtype == "int8" else 1e-3 if dtype == "int16" else None
@@ -594,6 +624,11 @@ _TYPED_PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
        for t, dt in (("s8", "int8"), ("f32", "float32"), ("s32", "int32"))},
     **{(op, t): (lambda fn=fn, dt=dt: [fn(dt)]) for op, fn in (("GATHER", _gather), ("SELECT_V2", _select))
        for t, dt in (("s8", "int8"), ("f32", "float32"), ("s32", "int32"), ("bool", "bool"))},
+    **{("GATHER", t): (lambda dt=dt: [_gather(dt), _gather_batched(dt)])
+       for t, dt in (("s8", "int8"), ("f32", "float32"), ("s32", "int32"), ("bool", "bool"))},
+    **{("REVERSE_V2", t): (lambda dt=dt: [_reverse(dt), _reverse(dt, (-1,))])
+       for t, dt in (("s8", "int8"), ("s16x8", "int16"), ("f32", "float32"), ("s32", "int32"), ("bool", "bool"))},
+    ("REDUCE_ALL", "bool"): lambda: [_reduce_all_probe(), _reduce_all_probe(True)],
     ("SELECT_V2", "s16x8"): lambda: [_select("int16")],
     **{("CAST", t): (lambda dt=dt: [_cast(dt)])
        for t, dt in (("s8", "int8"), ("f32", "float32"), ("s32", "int32"), ("bool", "bool"), ("s16x8", "int16"))},
@@ -903,6 +938,15 @@ def render() -> str:
               "where the indices are constant. BROADCAST_ARGS takes int32 and int64 shapes (its row",
               "named by int32, as SHAPE's); shapes that do not broadcast fail the run, where TFLite's",
               "kernels abort.", "",
+              "GATHER takes batch_dims (negative counted from the indices' rank) with TFLite's",
+              "Prepare checks: params and indices share their first batch_dims dimensions and each",
+              "batch gathers with its own indices. REVERSE_V2 moves values as stored (one kernel for",
+              "every element width): its axes must be distinct and contiguous once sorted, between",
+              "1 and the input's rank of them (both TFLite kernels refuse others, and read before an",
+              "empty axes vector), the input of rank at most 8 under \"litert\" and 6 under \"tflm\"",
+              "(each runtime's limit); it could run in place (swapping blocks) but does not declare",
+              "it. REDUCE_ALL runs on bool over any axes (repeats counted once, none a copy),",
+              "keep_dims either way.", "",
               "The int16 SOFTMAX (int16 in and out) looks its exps and the reciprocal of their sum up in",
               "two interpolated 513-entry tables made when the plan is made by the rounding rule: LiteRT",
               "computes them in double and its input multiplier from the float32 product of the scale and",

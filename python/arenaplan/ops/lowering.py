@@ -1409,7 +1409,6 @@ def _broadcast_to(model: Model, op: Operator, dtype: str = "int8") -> tuple:
     sx = [1] * (len(shape) - rank) + [int(d) for d in x.shape]
     if any(a not in (1, b) for a, b in zip(sx, shape)):
         raise _Unsupported(f"input shape {tuple(x.shape)} does not broadcast to {shape}")
-    _expect_shape(model, y.index, shape, "output")
     if tuple(int(d) for d in y.shape) != tuple(shape):
         raise _Unsupported(f"output tensor {y.index} has shape {tuple(y.shape)}, the op computes {tuple(shape)}")
     out4 = _shape4(shape, "output")
@@ -2727,6 +2726,7 @@ _TYPED: Dict[str, Tuple[int, Tuple[str, ...]]] = {
     "LOG_SOFTMAX": (0, ("int8", "float32")), "CUMSUM": (0, ("int8", "float32")),
     "BATCH_MATMUL": (0, ("int8", "int16", "float32")), "GATHER_ND": (0, ("int8", "float32", "int32")),
     "DIV": (0, ("int8", "float32", "int32")),
+    "REVERSE_V2": (0, ("int8", "float32", "int32", "bool", "int16")), "REDUCE_ALL": (0, ("bool",)),
 }
 
 
@@ -2827,10 +2827,13 @@ def _arg_minmax(model: Model, op: Operator) -> tuple:
 
 
 def _gather(model: Model, op: Operator) -> tuple:
-    """GATHER (TFLite's reference Gather) with batch_dims 0: params int8, float32, int32 or bool
-    (activation or constant), int32 indices, the axis option negative counted from the end; the output
-    params.shape[:axis] + indices.shape + params.shape[axis + 1:], of params' type. Constant
-    indices are checked here; others by the kernel, which fails the run on one out of range."""
+    """GATHER (TFLite's reference Gather): params int8, float32, int32 or bool (activation or
+    constant), int32 indices, the axis option negative counted from the end; batch_dims
+    (negative counted from the indices' rank) leading dimensions that params and indices share,
+    with TFLite's Prepare checks (0 <= batch_dims <= axis, batch_dims below params' rank and at
+    most the indices'); the output params.shape[:axis] + indices.shape[batch_dims:] +
+    params.shape[axis + 1:], of params' type. Constant indices are checked here; others by the
+    kernel, which fails the run on one out of range."""
     dtype = _data_type(model, op)
     x = _tensor(model, _operand(op.inputs, 0), "params", dtype)
     idx = _tensor(model, _operand(op.inputs, 1), "indices", None)
@@ -2839,17 +2842,22 @@ def _gather(model: Model, op: Operator) -> tuple:
         raise _Unsupported(f"indices tensor {idx.index} is {idx.dtype}; arenaplan's GATHER takes int32 indices")
     if x.is_constant and idx.is_constant:
         raise _Unsupported("params and indices are constants (a converter folds such an op)")
-    batch_dims = int(op.options.get("batch_dims", 0))
-    if batch_dims != 0:
-        raise _Unsupported(f"batch_dims {batch_dims}: arenaplan's GATHER takes batch_dims 0")
     shape = [int(d) for d in x.shape]
+    ishape = [int(d) for d in idx.shape]
     rank = len(shape)
     axis = int(op.options.get("axis", 0))
     if not -rank <= axis < rank:
         raise _Unsupported(f"axis {axis} is outside [{-rank}, {rank}) for params of rank {rank}")
     axis %= rank
-    ishape = [int(d) for d in idx.shape]
-    out = shape[:axis] + ishape + shape[axis + 1:]
+    given = int(op.options.get("batch_dims", 0))
+    batch_dims = given + len(ishape) if given < 0 else given
+    if not 0 <= batch_dims <= axis or batch_dims >= rank or batch_dims > len(ishape):
+        raise _Unsupported(f"batch_dims {given} (resolved {batch_dims}) must lie in [0, axis {axis}], below params' "
+                           f"rank {rank} and at most the indices' rank {len(ishape)} (TFLite's Gather Prepare)")
+    if shape[:batch_dims] != ishape[:batch_dims]:
+        raise _Unsupported(f"params {tuple(shape)} and indices {tuple(ishape)} differ in their first "
+                           f"{batch_dims} (batch) dimensions")
+    out = shape[:axis] + ishape[batch_dims:] + shape[axis + 1:]
     if tuple(int(d) for d in y.shape) != tuple(out):
         raise _Unsupported(f"output tensor {y.index} has shape {tuple(y.shape)}, the op computes {tuple(out)}")
     if min(shape + ishape, default=1) < 1:
@@ -2860,9 +2868,120 @@ def _gather(model: Model, op: Operator) -> tuple:
         if bad.size:
             raise _Unsupported(f"index {int(v[bad[0]])} (element {int(bad[0])} of the constant indices) is outside "
                                f"[0, {shape[axis]})")
-    return ({"outer": int(np.prod(shape[:axis], dtype=np.int64)), "axis_size": shape[axis],
+    return ({"outer": int(np.prod(shape[batch_dims:axis], dtype=np.int64)), "axis_size": shape[axis],
              "inner": int(np.prod(shape[axis + 1:], dtype=np.int64)),
-             "coords": int(np.prod(ishape, dtype=np.int64))}, (x.index, idx.index), None, None)
+             "coords": int(np.prod(ishape[batch_dims:], dtype=np.int64)),
+             "batches": int(np.prod(shape[:batch_dims], dtype=np.int64))}, (x.index, idx.index), None, None)
+
+
+#: Highest input rank of REVERSE_V2 by the rounding rule: LiteRT's kernel takes 8, TensorFlow
+#: Lite Micro's RuntimeShape::kMaxSmallSize (6); each refuses a higher one at Prepare.
+_REVERSE_MAX_RANK = {"litert": 8, "tflm": 6}
+
+
+def _constant_axes(model: Model, op: Operator, position: int) -> Tuple[Tensor, List[int]]:
+    """An op's constant int32 axes tensor (rank 0 or 1) and its values as stored."""
+    t = _operand(op.inputs, position)
+    empty = t >= 0 and 0 in tuple(int(d) for d in model.tensors[t].shape)
+    a = _tensor(model, t, "axes", None, constant=None if empty else True)   # (an empty file buffer: no data)
+    if a.dtype != "int32":
+        raise _Unsupported(f"axes tensor {a.index} is {a.dtype}; TFLite's {op.type} takes int32 axes")
+    return a, [] if empty else [int(v) for v in np.asarray(a.data).reshape(-1)]
+
+
+def _reverse_v2(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """REVERSE_V2 (TFLite's reference Reverse, LiteRT's and TensorFlow Lite Micro's alike) on
+    int8, int16, float32, int32 or bool, values copied as stored: the axes a constant int32
+    vector of 1 to rank elements (Prepare refuses more), each in [-rank, rank), distinct and
+    contiguous once sorted (both kernels fail the run otherwise, a repeat counting as a gap); an
+    empty axes vector is refused (both kernels read before its start); rank at most 8 under
+    "litert", 6 under "tflm"; the output the input's type and shape."""
+    dtype = _data_type(model, op)
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
+    if y.dtype != dtype:
+        raise _Unsupported(f"output tensor {y.index} is {y.dtype}, the input {dtype}; TFLite requires one type")
+    shape = [int(d) for d in x.shape]
+    rank = len(shape)
+    limit = _REVERSE_MAX_RANK[reference]
+    if rank > limit:
+        raise _Unsupported(f"the input has rank {rank}; {'LiteRT' if reference == 'litert' else 'TensorFlow Lite Micro'}"
+                           f"'s REVERSE_V2 takes at most {limit}")
+    a, values = _constant_axes(model, op, 1)
+    if len(a.shape) != 1:
+        raise _Unsupported(f"axes tensor {a.index} has shape {tuple(a.shape)}; TFLite's REVERSE_V2 takes a vector")
+    if not values:
+        raise _Unsupported(f"axes tensor {a.index} is empty; TFLite's REVERSE_V2 kernels need at least one axis "
+                           "(they read before the start of an empty one)")
+    if len(values) > rank:
+        raise _Unsupported(f"{len(values)} axes for an input of rank {rank}; TFLite's REVERSE_V2 takes at most "
+                           "the rank")
+    for v in values:
+        if not -rank <= v < rank:
+            raise _Unsupported(f"axis {v} is out of range for an input of rank {rank} (it must lie in "
+                               f"[{-rank}, {rank}))")
+    axes = sorted(v % rank for v in values)
+    if any(b != a0 + 1 for a0, b in zip(axes, axes[1:])):
+        raise _Unsupported(f"axes {values} resolve to {axes}, which are not distinct and contiguous; TFLite's "
+                           "REVERSE_V2 kernels refuse them")
+    if tuple(int(d) for d in y.shape) != tuple(shape):
+        raise _Unsupported(f"output tensor {y.index} has shape {tuple(y.shape)}, the op computes {tuple(shape)}")
+    if min(shape, default=1) < 1:
+        raise _Unsupported(f"input shape {tuple(shape)} has an empty dimension")
+    first, last = axes[0], axes[-1]
+    return ({"outer": int(np.prod(shape[:first], dtype=np.int64)),
+             "middle": int(np.prod(shape[first:last + 1], dtype=np.int64)),
+             "inner": int(np.prod(shape[last + 1:], dtype=np.int64))}, (x.index,), None, None)
+
+
+#: Dimensions REDUCE_ALL's params hold (AP_REDUCE_ALL_MAX_DIMS).
+_REDUCE_ALL_DIMS = 8
+
+
+def _reduce_all(model: Model, op: Operator) -> tuple:
+    """REDUCE_ALL on bool (TFLite's ReduceGeneric with logical AND, LiteRT's and TensorFlow Lite
+    Micro's alike): the axes a constant int32 tensor of any length (none: a copy), each in
+    [-rank, rank), repeats counted once; the output's shape with the reduced axes kept as 1
+    (keep_dims) or dropped. Axes of size 1 are dropped and neighbours alike merged, so any rank
+    runs whose merged form has at most eight axes."""
+    _data_type(model, op)
+    x = _tensor(model, _operand(op.inputs, 0), "input", "bool", constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
+    if y.dtype != "bool":
+        raise _Unsupported(f"output tensor {y.index} is {y.dtype}; REDUCE_ALL writes bool")
+    shape = [int(d) for d in x.shape]
+    rank = len(shape)
+    _, values = _constant_axes(model, op, 1)
+    axes = set()
+    for v in values:
+        if not -rank <= v < rank:
+            raise _Unsupported(f"axis {v} is out of range for an input of rank {rank} (it must lie in "
+                               f"[{-rank}, {rank}))")
+        axes.add(v % rank)
+    keep = bool(op.options.get("keep_dims", False))
+    want = [1 if d in axes else shape[d] for d in range(rank)] if keep else         [shape[d] for d in range(rank) if d not in axes]
+    if tuple(int(d) for d in y.shape) != tuple(want):
+        raise _Unsupported(f"output tensor {y.index} has shape {tuple(y.shape)}, the op computes {tuple(want)}")
+    if min(shape, default=1) < 1:
+        raise _Unsupported(f"input shape {tuple(shape)} has an empty dimension")
+    dims: List[int] = []
+    reduce: List[int] = []
+    for d in range(rank):
+        if shape[d] == 1:
+            continue
+        flag = int(d in axes)
+        if reduce and reduce[-1] == flag:
+            dims[-1] *= shape[d]
+        else:
+            dims.append(shape[d])
+            reduce.append(flag)
+    if not dims:
+        dims, reduce = [1], [0]
+    if len(dims) > _REDUCE_ALL_DIMS:
+        raise _Unsupported(f"the input {tuple(shape)} over axes {sorted(axes)} alternates kept and reduced axes "
+                           f"{len(dims)} times; arenaplan's REDUCE_ALL takes at most {_REDUCE_ALL_DIMS}")
+    pad = [0] * (_REDUCE_ALL_DIMS - len(dims))
+    return {"rank": len(dims), "dims": dims + [1] * len(pad), "reduce": reduce + pad}, (x.index,), None, None
 
 
 def _select_v2(model: Model, op: Operator) -> tuple:
@@ -3056,7 +3175,7 @@ def _embedding_lookup(model: Model, op: Operator) -> tuple:
         if bad:
             raise _Unsupported(f"id {bad[0]} of the constant ids is outside [0, {shape[0]})")
     return ({"outer": 1, "axis_size": shape[0], "inner": int(np.prod(shape[1:], dtype=np.int64)),
-             "coords": int(ids.shape[0])}, (v.index, ids.index), None, None)
+             "coords": int(ids.shape[0]), "batches": 1}, (v.index, ids.index), None, None)
 
 
 def _same_type_and_shape(model: Model, op: Operator, dtype: str) -> Tuple[Tensor, Tensor]:
@@ -3359,7 +3478,7 @@ _LOWER_TYPED: Dict[str, Callable[[Model, Operator], tuple]] = {
     "FLOOR_DIV": _floor_div_mod, "FLOOR_MOD": _floor_div_mod, "ADD_N": _add_n, "EMBEDDING_LOOKUP": _embedding_lookup,
     "L2_NORMALIZATION": _l2_normalization, "L2_POOL_2D": _l2_pool, "LOG_SOFTMAX": _log_softmax, "CUMSUM": _cumsum,
     "BATCH_MATMUL": _batch_matmul, "GATHER_ND": _gather_nd, "BROADCAST_ARGS": _broadcast_args,
-    "DIV": _div,
+    "DIV": _div, "REVERSE_V2": _reverse_v2, "REDUCE_ALL": _reduce_all,
 }
 
 

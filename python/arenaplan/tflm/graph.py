@@ -17,7 +17,7 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-from ..errors import InvalidArgument
+from ..errors import InvalidArgument, UnsupportedModel
 from ..model.model import Quantization
 
 __all__ = ["FileGraph", "file_graph"]
@@ -35,6 +35,9 @@ class FileTensor:
     quantization: Optional[Quantization]
     is_constant: bool
     is_variable: bool
+    # a constant int32 tensor's values (up to 64 of them: the axes and shapes the rules
+    # read), else None
+    data: Optional[np.ndarray] = None
 
     @property
     def nbytes(self) -> int:
@@ -118,9 +121,12 @@ def file_graph(model) -> Optional[FileGraph]:
                 quant = Quantization(tuple(float(v) for v in q.scale), tuple(int(v) for v in q.zeroPoint))
             dtype = types.get(t.type, "unknown")
             name = t.name.decode() if isinstance(t.name, bytes) else str(t.name)
+            data = None
+            if const and dtype == "int32" and len(buf.data) <= 256 and len(buf.data) % 4 == 0:
+                data = np.frombuffer(bytes(bytearray(buf.data)), dtype="<i4").astype(np.int32)
             tensors.append(FileTensor(len(tensors), name, tuple(int(d) for d in (t.shape if t.shape is not None
                                                                                  else ())),
-                                      dtype, quant, const or dtype == "resource", bool(t.isVariable)))
+                                      dtype, quant, const or dtype == "resource", bool(t.isVariable), data))
     for k, sg in enumerate(m.subgraphs):
         base = offsets[k]
         for o in sg.operators or []:
@@ -189,7 +195,7 @@ def mark_lifetimes(g: FileGraph, scratch_of) -> None:
     def used(i):
         last[i] = count[0]
 
-    def mark(k):
+    def mark(k, running=()):
         for i in g.sub_inputs[k]:
             created(i)
         for i in g.sub_outputs[k]:
@@ -203,8 +209,14 @@ def mark_lifetimes(g: FileGraph, scratch_of) -> None:
             # the caller's, each called subgraph entering a scope of its own (IF: then, else;
             # WHILE: cond, body), so the scratch of the calling op spans them all
             for called in _called(op):
+                if not 0 <= called < len(g.subgraph_ops):
+                    raise UnsupportedModel(f"op {op.index} ({op.type}) of subgraph {k}: calls subgraph {called}; "
+                                           f"the model has {len(g.subgraph_ops)}")
+                if called in running + (k,):
+                    raise UnsupportedModel(f"op {op.index} ({op.type}) of subgraph {k}: calls subgraph {called}, "
+                                           f"which is running already (a recursive call TFLite Micro would not end)")
                 count[0] += 1
-                mark(called)
+                mark(called, running + (k,))
             for i in op.inputs:
                 if i >= 0:
                     used(i)

@@ -136,6 +136,9 @@ def _check(model: Model, kernels: str, pointer_bytes: int) -> None:
                 t = model.tensors[i]
                 raise UnsupportedModel(f"op {op.index} ({op.type}): tensor {i} {t.name!r} has type "
                                        f"{t.dtype}, which TFLite Micro's {op.type} kernel does not support")
+        why = rules.kernel_refusal(model, op)
+        if why is not None:
+            raise UnsupportedModel(f"op {op.index} ({op.type}): {why}")
 
 
 class _Tail:

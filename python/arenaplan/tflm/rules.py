@@ -32,7 +32,7 @@ to allocate without harm, which the rules use as TFLM does.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -71,6 +71,8 @@ _OPTIONS = {"FULLY_CONNECTED": (32, 4), "CONV_2D": (28, 4), "DEPTHWISE_CONV_2D":
             # TfLiteCumsumParams (two bools), TfLiteBatchMatMulParams (three bools)
             "DIV": (4, 4), "L2_NORMALIZATION": (4, 4), "L2_POOL_2D": (40, 4), "CUMSUM": (2, 1),
             "BATCH_MATMUL": (3, 1),
+            # REDUCE_ALL's TfLiteReducerParams (keep_dims), as REDUCE_MAX's
+            "REDUCE_ALL": (1, 1),
             # TfLiteIfParams (then and else subgraph indices), TfLiteWhileParams (cond, body)
             "IF": (8, 4), "WHILE": (8, 4)}
 # TfLiteVarHandleParams: two string pointers
@@ -89,7 +91,9 @@ _NO_OPTIONS = ("QUANTIZE", "DEQUANTIZE", "RELU", "LOGISTIC", "TANH", "HARD_SWISH
                # the fourth ops: ParseExp ... ParseCeil, ParseElu, ParseLogSoftmax, ParseGatherNd
                # and ParseBroadcastArgs allocate nothing
                "EXP", "LOG", "SIN", "COS", "SQRT", "RSQRT", "SQUARE", "NEG", "ROUND", "FLOOR", "CEIL", "ELU",
-               "LOG_SOFTMAX", "GATHER_ND", "BROADCAST_ARGS")
+               "LOG_SOFTMAX", "GATHER_ND", "BROADCAST_ARGS",
+               # ParseReverseV2 allocates nothing
+               "REVERSE_V2")
 #: Ops (TFLite builtin names) whose TFLM kernels these rules describe.
 SUPPORTED_OPS = tuple(sorted(set(_OPTIONS) | set(_NO_OPTIONS) | set(_POINTER_OPTIONS)))
 #: Builtin ops the pinned package registers a kernel for (its op resolver's Register_*
@@ -143,7 +147,9 @@ _OP_TYPES.update({
     **{op: ("int8", "float32") for op in ("RSQRT", "ELU", "L2_NORMALIZATION", "LOG_SOFTMAX", "CUMSUM",
                                           "GATHER_ND")},
     "DIV": ("int8", "int32", "float32"), "BATCH_MATMUL": ("int8", "int16", "float32"),
-    "BROADCAST_ARGS": ("int32", "int64")})
+    "BROADCAST_ARGS": ("int32", "int64"),
+    # reverse.cc's Prepare takes these (and uint8); reduce.cc's REDUCE_ALL bool only
+    "REVERSE_V2": ("int8", "int16", "int32", "int64", "float32", "bool"), "REDUCE_ALL": ("bool",)})
 # The output types of the ops whose output is not of their data input's type.
 _OUT_TYPES = {**{op: ("bool",) for op in _CMP}, "ARG_MAX": ("int32",), "ARG_MIN": ("int32",),
               "SHAPE": ("int32",), "EMBEDDING_LOOKUP": ("int8", "float32")}
@@ -151,6 +157,39 @@ _OUT_TYPES = {**{op: ("bool",) for op in _CMP}, "ARG_MAX": ("int32",), "ARG_MIN"
 DATA_INPUT = {"TRANSPOSE_CONV": 2, "SPLIT": 1, "SELECT_V2": 1, "FILL": 1, "EMBEDDING_LOOKUP": 1}
 # Types TFLM's kernels accept for these ops' activations.
 SUPPORTED_TYPES = ("int8", "int16", "int32", "int64", "float32", "bool", "resource")
+
+
+#: RuntimeShape::kMaxSmallSize of the pinned package: the highest input rank REVERSE_V2's
+#: Prepare takes (a rank-7 model fails to allocate at any size).
+REVERSE_MAX_RANK = 6
+
+
+def kernel_refusal(model: Model, op) -> Optional[str]:
+    """Why TFLM's kernel fails ``op`` whatever the arena (its Prepare, or its Eval on the
+    file's constant operands), where the file tells; None when it does not. REVERSE_V2
+    (reverse.cc): an input of rank above 6 or more axes than the rank fail Prepare; constant
+    axes out of range, repeated or not contiguous fail every Eval, and an empty axes vector
+    is read before its start (the package crashes)."""
+    if op.type != "REVERSE_V2" or len(op.inputs) < 2:
+        return None
+    x, a = model.tensors[op.inputs[0]], model.tensors[op.inputs[1]]
+    rank, n = len(x.shape), int(np.prod(a.shape))
+    if rank > REVERSE_MAX_RANK:
+        return f"the input has rank {rank}; TFLite Micro's REVERSE_V2 takes at most {REVERSE_MAX_RANK}"
+    if n > rank:
+        return f"{n} axes for an input of rank {rank}; TFLite Micro's REVERSE_V2 takes at most the rank"
+    if n == 0:
+        return "the axes tensor is empty; TFLite Micro's REVERSE_V2 reads before its start"
+    data = getattr(a, "data", None)
+    if data is None:
+        return None
+    values = [int(v) for v in np.asarray(data).reshape(-1)]
+    if any(not -rank <= v < rank for v in values):
+        return f"axes {values} lie outside [{-rank}, {rank}); TFLite Micro's REVERSE_V2 fails every run"
+    axes = sorted(v % rank for v in values)
+    if any(b != a0 + 1 for a0, b in zip(axes, axes[1:])):
+        return f"axes {values} are not distinct and contiguous; TFLite Micro's REVERSE_V2 fails every run"
+    return None
 
 
 #: kMaxScratchBuffersPerOp: the head keeps room for this many more scratch requests while
@@ -206,8 +245,8 @@ def prepare_temp_tensors(op, model=None) -> Tuple[int, ...]:
         return ins[:1] + outs[:1]               # GetInput / GetOutput of input and output only
     if op.type == "RELU6":
         return ins[:1]                          # Relu6Prepare: the input only
-    if op.type in ("REDUCE_MAX", "REDUCE_MIN"):
-        # PrepareMax: PrepareSimple fetches input, axis and (int8) output through
+    if op.type in ("REDUCE_MAX", "REDUCE_MIN", "REDUCE_ALL"):
+        # PrepareMax (REDUCE_ALL's Prepare as REDUCE_MAX's, measured): PrepareSimple fetches input, axis and (int8) output through
         # GetInput / GetOutput, then input, output and axis again
         q = (outs[0],) if model is None or model.tensors[ins[0]].dtype == "int8" else ()
         return (ins[0], ins[1]) + q + (ins[0], outs[0], ins[1])
@@ -299,6 +338,9 @@ class Sizes:
                         # UNPACK have no Init (the recording allocator's requests, as above)
                         "ABS": 28, "SPACE_TO_BATCH_ND": 4, "MIRROR_PAD": 20, "PRELU": 28,
                         "SQUARED_DIFFERENCE": 112, "REDUCE_MAX": 44, "REDUCE_MIN": 44, "SUM": 44, "RELU6": 8,
+                        # REDUCE_ALL: OpDataReduce, as REDUCE_MAX (the recording allocator's
+                        # request); REVERSE_V2 has no Init
+                        "REDUCE_ALL": 44,
                         # comparisons.cc's OpData: ComparisonParams (seven ints and a bool);
                         # select.cc's OpData: one bool in the pinned package. LOGICAL_*,
                         # ARG_MAX/MIN, GATHER, CAST, FILL, ZEROS_LIKE, SHAPE, FLOOR_DIV,
@@ -548,7 +590,7 @@ def kernel_scratch(model: Model, op, kernels: str, pointer_bytes: int = 8) -> Li
         return [("accumulators", int(np.prod(y.shape)) * (8 if y.dtype == "int16" else 4))]
     if op.type in ("MEAN", "SUM"):
         return _mean_scratch(model, op)
-    if op.type in ("REDUCE_MAX", "REDUCE_MIN"):
+    if op.type in ("REDUCE_MAX", "REDUCE_MIN", "REDUCE_ALL"):
         x, a = t[op.inputs[0]], t[op.inputs[1]]
         return [("input dimensions", 4 * len(x.shape)), ("resolved axes", 4 * int(np.prod(a.shape)))]
     if op.type == "MIRROR_PAD":
