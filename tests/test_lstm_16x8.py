@@ -284,3 +284,31 @@ def test_the_c_entry_point(ffi, lib, tmp_path):
     err = ffi.new("ap_error *")
     assert lib.ap_lstm_s16_run(call, lib.AP_ISA_PORTABLE, err) == lib.AP_ERR_INVALID_ARGUMENT
     assert "cell state" in message(ffi, err)
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 1, 1, False), (2, 3, 5, 4, False), (3, 2, 9, 5, True),
+                                   (4, 3, 7, 20, True), (2, 5, 3, 33, False)])
+def test_tflm_arena_is_tflms(shape, tmp_path):
+    """ap.tflm.arena of the 16x8 LSTM is TensorFlow Lite Micro's smallest arena (16-byte
+    steps), head and tail: the int8 LSTM's rules hold (four gate buffers of batches x cells
+    int16), the batch read from the second axis of a time-major input (4 batches of 3 steps
+    and 20 cells: 160-byte buffers; before the file's time_major was read, 128 and 128 bytes
+    short of TensorFlow Lite Micro's 3,520)."""
+    from test_tflm_ops import check_exact
+    b, t, n, cells, tm = shape
+    r = check_exact(lstm16_model(11, b, t, n, cells, time_major=tm), tmp_path)
+    assert [a.bytes for a in r.scratch()] == [-(-b * cells * 2 // 16) * 16] * 4
+
+
+def test_tflm_arena_of_a_time_major_int8_lstm(tmp_path):
+    """The same fix for the int8 LSTM: time-major, 3 batches of 5 steps and 12 cells."""
+    from harness.reference.litert_lstm import lstm_model
+    from test_tflm_ops import check_exact
+    rng = np.random.default_rng(2)
+    content = lstm_model(batches=3, time_steps=5, input_weights=[rng.integers(-127, 128, (12, 4)) for _ in range(4)],
+                         recurrent_weights=[rng.integers(-127, 128, (12, 12)) for _ in range(4)],
+                         biases=[np.zeros(12, np.int32)] * 4, input_scale=0.05, input_zero_point=0,
+                         weight_scales=[0.01] * 8, output_state_scale=0.02, output_state_zero_point=0,
+                         cell_scale_log2=-11, hidden_scale=0.007, hidden_zero_point=0, time_major=True)
+    r = check_exact(content, tmp_path)
+    assert [a.bytes for a in r.scratch()] == [80] * 4   # 3 x 12 int16, rounded to 16

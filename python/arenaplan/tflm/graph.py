@@ -138,6 +138,9 @@ def file_graph(model) -> Optional[FileGraph]:
                 opts["adj_y"] = bool(o.builtinOptions.adjY)
             elif name == "SVDF" and o.builtinOptions is not None:
                 opts["rank"] = int(o.builtinOptions.rank)
+            elif name == "UNIDIRECTIONAL_SEQUENCE_LSTM" and o.builtinOptions is not None:
+                # the gate buffers hold a step of every batch: time_major says which axis that is
+                opts["time_major"] = bool(o.builtinOptions.timeMajor)
             elif name in ("IF", "WHILE"):
                 opts["called"] = True
             elif name == "VAR_HANDLE":
