@@ -312,3 +312,23 @@ def test_tflm_arena_of_a_time_major_int8_lstm(tmp_path):
                          cell_scale_log2=-11, hidden_scale=0.007, hidden_zero_point=0, time_major=True)
     r = check_exact(content, tmp_path)
     assert [a.bytes for a in r.scratch()] == [80] * 4   # 3 x 12 int16, rounded to 16
+
+
+def test_cortex_m4_with_states_carried(tmp_path):
+    """The export built for the Cortex-M4 under QEMU, over 5 calls with the states carried
+    (one firmware run): TensorFlow Lite Micro's outputs bit for bit."""
+    from test_float32 import _arm_runtime
+    fw, cpu, runtime = _arm_runtime()
+    content = lstm16_model(13, 2, 4, 7, 6, cell_clip=0.75)
+    xs = feeds((2, 4, 7), 13, calls=3)
+    wants = [w for w, _, _ in tflm_sequence(content, xs)]
+    model = load(content, tmp_path)
+    p = ap.plan(model, mode="size", isa="arm-dsp", reference="tflm")
+    assert p.verify()
+    out = p.export_c(tmp_path / "out", name="net")
+    firmware = fw.build_arm(out, cpu, runtime, tmp_path, [[x] for x in xs])
+    run = fw.run_qemu(firmware, timeout=600)
+    assert len(run.outputs) == len(xs)
+    for call, (raw, want) in enumerate(zip(run.outputs, wants)):
+        got = fw.split_outputs(raw, [("int16", want.shape)])[0]
+        np.testing.assert_array_equal(got, want, err_msg=f"Cortex-M4, call {call}")
