@@ -110,14 +110,49 @@ ap_status ap_lstm_s16_state_bytes(const void *params, size_t *bytes_out, ap_erro
 }
 
 /* sum of a[i] * w[i]: each product in int32 (|.| <= 2^22), the sum in int64, as TFLite's
-   FullyConnected with an int64 accumulator */
+   FullyConnected with an int64 accumulator (exact: the order does not matter; four at a time) */
 static int64_t lstm16_dot(const int16_t *a, const int8_t *w, size_t n)
 {
     int64_t acc = 0;
-    for (size_t i = 0; i < n; ++i) {
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        acc += (int32_t)a[i] * (int32_t)w[i];
+        acc += (int32_t)a[i + 1] * (int32_t)w[i + 1];
+        acc += (int32_t)a[i + 2] * (int32_t)w[i + 2];
+        acc += (int32_t)a[i + 3] * (int32_t)w[i + 3];
+    }
+    for (; i < n; ++i) {
         acc += (int32_t)a[i] * (int32_t)w[i];
     }
     return acc;
+}
+
+/* One FullyConnected's int64 requantisation to int16 (ap_s16_multiply_by_quantized_multiplier64
+   then the int16 clamp), its constants worked out once per run rather than once per cell. */
+typedef struct lstm16_requant {
+    int64_t reduced;       /* the multiplier rounded to 16 bits */
+    int64_t round;         /* 2^(total_shift - 1) */
+    int32_t total_shift;   /* 15 - shift, in [8, 46] */
+} lstm16_requant;
+
+static lstm16_requant lstm16_requant_of(int32_t multiplier, int32_t shift)
+{
+    lstm16_requant r;
+    r.reduced = multiplier < 0x7FFF0000 ? (((int64_t)multiplier + (1 << 15)) >> 16) : 0x7FFF;
+    r.total_shift = 15 - shift;
+    r.round = (int64_t)1 << (r.total_shift - 1);
+    return r;
+}
+
+static int32_t lstm16_requant_run(int64_t x, const lstm16_requant *r)
+{
+    if (x >= AP_S16_ACC_LIMIT) {   /* beyond TFLite's range its result is undefined: saturate */
+        x = AP_S16_ACC_LIMIT - 1;
+    } else if (x < -AP_S16_ACC_LIMIT) {
+        x = -AP_S16_ACC_LIMIT;
+    }
+    /* |x * reduced| < 2^62; an arithmetic shift of a negative value, as TFLite's */
+    return ap_ops_clamp(ap_s16_wrap32((x * r->reduced + r->round) >> r->total_shift), -32768, 32767);
 }
 
 /* An int64 bias read byte-wise (the constant may sit at any address). */
@@ -125,7 +160,10 @@ static int64_t lstm16_bias(const void *biases, size_t k)
 {
     int64_t b;
     memcpy(&b, (const uint8_t *)biases + k * sizeof(int64_t), sizeof(b));
-    return b;
+    /* beyond 2^48 the sum (a dot product below 2^39 in size) saturates the requantisation the
+       same way whatever the bias: clamp it, so the int64 sum cannot overflow */
+    const int64_t limit = (int64_t)1 << 48;
+    return b > limit ? limit : b < -limit ? -limit : b;
 }
 
 static int32_t lstm16_sat(int32_t v)
@@ -198,6 +236,11 @@ ap_status ap_lstm_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_ou
     cell_act.input_multiplier = p->cell_tanh_multiplier;
     cell_act.input_left_shift = p->cell_tanh_shift;
     const int32_t clip = p->cell_clip;
+    lstm16_requant in_rq[4], rec_rq[4];
+    for (int g = 0; g < 4; ++g) {
+        in_rq[g] = lstm16_requant_of(p->input_multiplier[g], p->input_shift[g]);
+        rec_rq[g] = lstm16_requant_of(p->recurrent_multiplier[g], p->recurrent_shift[g]);
+    }
     for (size_t t = 0; t < steps; ++t) {
         for (size_t b = 0; b < batches; ++b) {
             /* rows of [time, batch, ...] (time_major) or [batch, time, ...] */
@@ -209,12 +252,9 @@ ap_status ap_lstm_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_ou
             for (size_t k = 0; k < cells; ++k) {
                 int32_t gate[4];
                 for (int g = 0; g < 4; ++g) {
-                    const uint64_t in_acc = (uint64_t)lstm16_dot(xr, wx[g] + k * depth, depth) +
-                                            (uint64_t)lstm16_bias(bias[g], k);   /* wraps, never traps */
-                    const int32_t in = lstm16_sat(ap_s16_multiply_by_quantized_multiplier64(
-                        (int64_t)in_acc, p->input_multiplier[g], p->input_shift[g]));
-                    const int32_t rec = lstm16_sat(ap_s16_multiply_by_quantized_multiplier64(
-                        lstm16_dot(h, wh[g] + k * cells, cells), p->recurrent_multiplier[g], p->recurrent_shift[g]));
+                    const int32_t in = lstm16_requant_run(lstm16_dot(xr, wx[g] + k * depth, depth) +
+                                                          lstm16_bias(bias[g], k), &in_rq[g]);
+                    const int32_t rec = lstm16_requant_run(lstm16_dot(h, wh[g] + k * cells, cells), &rec_rq[g]);
                     const int32_t pre = lstm16_sat(in + rec);
                     gate[g] = g == 2 ? ap_tanh16_value(pre, &gate_act) : ap_logistic16_value(pre, &gate_act);
                 }
