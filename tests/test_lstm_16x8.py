@@ -332,3 +332,18 @@ def test_cortex_m4_with_states_carried(tmp_path):
     for call, (raw, want) in enumerate(zip(run.outputs, wants)):
         got = fw.split_outputs(raw, [("int16", want.shape)])[0]
         np.testing.assert_array_equal(got, want, err_msg=f"Cortex-M4, call {call}")
+
+
+def test_biases_near_the_int64_limits_run(tmp_path):
+    """Biases up to +-2^62 (far past TFLite's 2^47 range, where its result is undefined): the sum
+    cannot overflow (the bias is clamped to 2^48 first, the requantisation saturates alike), the
+    gates saturate, every host ISA gives the same outputs."""
+    model = load(lstm16_model(9, 2, 3, 5, 6, bias_range=2 ** 62), tmp_path)
+    xs = feeds((2, 3, 5), 9, calls=2)
+    outs = []
+    for isa in host_isas():
+        it = ap.Interpreter(ap.plan(model, isa=isa, reference="tflm"))
+        outs.append([it.run(x) for x in xs])
+    for other in outs[1:]:
+        for a, b in zip(outs[0], other):
+            np.testing.assert_array_equal(a, b)
