@@ -101,12 +101,17 @@ def tflm_sequence(content: bytes, xs: list) -> list:
     return out
 
 
+def isas() -> list:
+    """The host's instruction sets and arm-dsp (its instructions' C definitions here)."""
+    return host_isas() + ["arm-dsp"]
+
+
 def check_tflm(content: bytes, tmp_path, xs: list) -> list:
-    """Every host ISA's plan (verified) equals TensorFlow Lite Micro call after call, outputs
+    """Every ISA's plan (verified; the host's and arm-dsp) equals TensorFlow Lite Micro call after call, outputs
     and both states, and again after reset_state; returns TensorFlow Lite Micro's outputs."""
     model = load(content, tmp_path)
     wants = tflm_sequence(content, xs)
-    for isa in host_isas():
+    for isa in isas():
         ctx = PlanContext.build(model, isa=isa, reference="tflm")
         (kernel,) = ctx.kernels
         assert kernel.types == S16X8 and [v.name for v in kernel.variants] == ["direct"]
@@ -337,11 +342,11 @@ def test_cortex_m4_with_states_carried(tmp_path):
 def test_biases_near_the_int64_limits_run(tmp_path):
     """Biases up to +-2^62 (far past TFLite's 2^47 range, where its result is undefined): the sum
     cannot overflow (the bias is clamped to 2^48 first, the requantisation saturates alike), the
-    gates saturate, every host ISA gives the same outputs."""
+    gates saturate, every ISA gives the same outputs."""
     model = load(lstm16_model(9, 2, 3, 5, 6, bias_range=2 ** 62), tmp_path)
     xs = feeds((2, 3, 5), 9, calls=2)
     outs = []
-    for isa in host_isas():
+    for isa in isas():
         it = ap.Interpreter(ap.plan(model, isa=isa, reference="tflm"))
         outs.append([it.run(x) for x in xs])
     for other in outs[1:]:

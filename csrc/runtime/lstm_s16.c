@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "arm_dsp.h"
 #include "fixedpoint.h"
 #include "ops_s16_common.h"
 
@@ -110,16 +111,33 @@ ap_status ap_lstm_s16_state_bytes(const void *params, size_t *bytes_out, ap_erro
 }
 
 /* sum of a[i] * w[i]: each product in int32 (|.| <= 2^22), the sum in int64, as TFLite's
-   FullyConnected with an int64 accumulator (exact: the order does not matter; four at a time) */
-static int64_t lstm16_dot(const int16_t *a, const int8_t *w, size_t n)
+   FullyConnected with an int64 accumulator (exact: the order does not matter). Four at a time;
+   on arm-dsp as two SMLALD of int16 pairs, the weights widened by SXTB16 (lanes 0 and 2, 1 and
+   3) and the inputs paired to match by PKHBT / PKHTB. */
+static int64_t lstm16_dot(const int16_t *a, const int8_t *w, size_t n, int dsp)
 {
     int64_t acc = 0;
     size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        acc += (int32_t)a[i] * (int32_t)w[i];
-        acc += (int32_t)a[i + 1] * (int32_t)w[i + 1];
-        acc += (int32_t)a[i + 2] * (int32_t)w[i + 2];
-        acc += (int32_t)a[i + 3] * (int32_t)w[i + 3];
+    if (dsp) {
+        const int8_t *const end = w + (n & ~(size_t)3);
+        const int16_t *ap = a;
+        const int8_t *wp = w;
+        while (wp != end) {
+            const uint32_t wv = ap_dsp_load32(wp);
+            const uint32_t x01 = ap_dsp_load32(ap), x23 = ap_dsp_load32(ap + 2);
+            acc = ap_dsp_smlald(ap_dsp_pkhbt(x01, x23, 16), ap_dsp_sxtb16(wv), acc);        /* x0 w0 + x2 w2 */
+            acc = ap_dsp_smlald(ap_dsp_pkhtb16(x23, x01), ap_dsp_sxtb16_ror8(wv), acc);    /* x1 w1 + x3 w3 */
+            ap += 4;
+            wp += 4;
+        }
+        i = n & ~(size_t)3;
+    } else {
+        for (; i + 4 <= n; i += 4) {
+            acc += (int32_t)a[i] * (int32_t)w[i];
+            acc += (int32_t)a[i + 1] * (int32_t)w[i + 1];
+            acc += (int32_t)a[i + 2] * (int32_t)w[i + 2];
+            acc += (int32_t)a[i + 3] * (int32_t)w[i + 3];
+        }
     }
     for (; i < n; ++i) {
         acc += (int32_t)a[i] * (int32_t)w[i];
@@ -236,6 +254,7 @@ ap_status ap_lstm_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_ou
     cell_act.input_multiplier = p->cell_tanh_multiplier;
     cell_act.input_left_shift = p->cell_tanh_shift;
     const int32_t clip = p->cell_clip;
+    const int dsp = ap_ops_runs_arm_dsp(call->variant->isa);
     lstm16_requant in_rq[4], rec_rq[4];
     for (int g = 0; g < 4; ++g) {
         in_rq[g] = lstm16_requant_of(p->input_multiplier[g], p->input_shift[g]);
@@ -252,9 +271,9 @@ ap_status ap_lstm_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_ou
             for (size_t k = 0; k < cells; ++k) {
                 int32_t gate[4];
                 for (int g = 0; g < 4; ++g) {
-                    const int32_t in = lstm16_requant_run(lstm16_dot(xr, wx[g] + k * depth, depth) +
+                    const int32_t in = lstm16_requant_run(lstm16_dot(xr, wx[g] + k * depth, depth, dsp) +
                                                           lstm16_bias(bias[g], k), &in_rq[g]);
-                    const int32_t rec = lstm16_requant_run(lstm16_dot(h, wh[g] + k * cells, cells), &rec_rq[g]);
+                    const int32_t rec = lstm16_requant_run(lstm16_dot(h, wh[g] + k * cells, cells, dsp), &rec_rq[g]);
                     const int32_t pre = lstm16_sat(in + rec);
                     gate[g] = g == 2 ? ap_tanh16_value(pre, &gate_act) : ap_logistic16_value(pre, &gate_act);
                 }

@@ -1038,7 +1038,9 @@ ap_status ap_tanh_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_ou
  * alignment). States: the output state and the cell state, int16 [batches, cell_size] each, 0
  * before the first run. "direct", no scratch: each cell's gates are made and used at once and
  * the new outputs wait in the step's output row (TensorFlow Lite Micro's four gate buffers of
- * batches x cell_size int16 are not needed).
+ * batches x cell_size int16 are not needed). On arm-dsp the dot products take four products at
+ * a time in two SMLALD (the weights widened by SXTB16, the inputs paired by PKHBT / PKHTB);
+ * the int64 sums are exact, so every ISA gives the same bits.
  */
 typedef struct ap_lstm_s16_params {
     int32_t batches, time_steps, input_size, cell_size;   /* each >= 1; sizes <= 65536 */
