@@ -319,11 +319,17 @@ def test_tflm_arena_of_a_time_major_int8_lstm(tmp_path):
     assert [a.bytes for a in r.scratch()] == [80] * 4   # 3 x 12 int16, rounded to 16
 
 
-def test_cortex_m4_with_states_carried(tmp_path):
-    """The export built for the Cortex-M4 under QEMU, over 5 calls with the states carried
-    (one firmware run): TensorFlow Lite Micro's outputs bit for bit."""
-    from test_float32 import _arm_runtime
-    fw, cpu, runtime = _arm_runtime()
+@pytest.mark.parametrize("core", ["cortex-m4", "cortex-m7", "cortex-m33"])
+def test_cortex_m_with_states_carried(core, tmp_path):
+    """The arm-dsp export built for each DSP core under QEMU (the SMLALD dot products run
+    natively), over 5 calls with the states carried (one firmware run): TensorFlow Lite Micro's
+    outputs bit for bit."""
+    from harness.firmware import build as fw
+    missing = fw.missing_arm_tools()
+    if missing:
+        pytest.skip(f"Cortex-M toolchain not installed ({', '.join(missing)})")
+    cpu = fw.ARM_CPUS[core]
+    runtime = fw.cached_runtime(fw.ARM_CC, fw.arm_flags(cpu), cpu.name)
     content = lstm16_model(13, 2, 4, 7, 6, cell_clip=0.75)
     xs = feeds((2, 4, 7), 13, calls=3)
     wants = [w for w, _, _ in tflm_sequence(content, xs)]
@@ -336,7 +342,7 @@ def test_cortex_m4_with_states_carried(tmp_path):
     assert len(run.outputs) == len(xs)
     for call, (raw, want) in enumerate(zip(run.outputs, wants)):
         got = fw.split_outputs(raw, [("int16", want.shape)])[0]
-        np.testing.assert_array_equal(got, want, err_msg=f"Cortex-M4, call {call}")
+        np.testing.assert_array_equal(got, want, err_msg=f"{core}, call {call}")
 
 
 def test_biases_near_the_int64_limits_run(tmp_path):
