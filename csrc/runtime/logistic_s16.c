@@ -112,6 +112,17 @@ static int16_t tanh16_one(int32_t x, const ap_logistic_s16_params *p)
     return (int16_t)(r >> 8);
 }
 
+/* The same for one value, for kernels that apply the gates inside a larger op (the 16x8 LSTM). */
+int16_t ap_logistic16_value(int32_t x, const ap_logistic_s16_params *p)
+{
+    return logistic16_one(x, p);
+}
+
+int16_t ap_tanh16_value(int32_t x, const ap_logistic_s16_params *p)
+{
+    return tanh16_one(x, p);
+}
+
 static ap_status logistic16_run(const ap_op_call *call, ap_isa isa, int tanh, ap_error *error_out)
 {
     const char *op = tanh ? TANH16_OP : LOGISTIC16_OP;

@@ -831,6 +831,21 @@ static const ap_param_field ap_lstm_f32_fields[] = {
     AP_I32(ap_lstm_f32_params, reference),
 };
 
+static const ap_param_field ap_lstm_s16_fields[] = {
+    AP_I32(ap_lstm_s16_params, batches), AP_I32(ap_lstm_s16_params, time_steps),
+    AP_I32(ap_lstm_s16_params, input_size), AP_I32(ap_lstm_s16_params, cell_size),
+    AP_I32(ap_lstm_s16_params, time_major),
+    AP_FIELD(ap_lstm_s16_params, input_multiplier, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_lstm_s16_params, input_shift, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_lstm_s16_params, recurrent_multiplier, AP_FIELD_INT32, 4),
+    AP_FIELD(ap_lstm_s16_params, recurrent_shift, AP_FIELD_INT32, 4),
+    AP_I32(ap_lstm_s16_params, forget_multiplier), AP_I32(ap_lstm_s16_params, forget_shift),
+    AP_I32(ap_lstm_s16_params, input_gate_multiplier), AP_I32(ap_lstm_s16_params, input_gate_shift),
+    AP_I32(ap_lstm_s16_params, hidden_multiplier), AP_I32(ap_lstm_s16_params, hidden_shift),
+    AP_I32(ap_lstm_s16_params, cell_tanh_multiplier), AP_I32(ap_lstm_s16_params, cell_tanh_shift),
+    AP_I32(ap_lstm_s16_params, cell_clip),
+};
+
 #define AP_ROW_OF(code, name, types, T, fields) code, name, #code, types, #T, sizeof(T), AP_FIELDS(fields)
 #define AP_ROW(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S8, T, fields)
 #define AP_ROW_S16X8(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S16X8, T, fields)
@@ -1232,6 +1247,10 @@ static const ap_op_def ap_op_table[] = {
     {AP_ROW_F32(AP_OP_UNIDIRECTIONAL_SEQUENCE_LSTM, "UNIDIRECTIONAL_SEQUENCE_LSTM", ap_lstm_f32_params,
                 ap_lstm_f32_fields), 0, 13, 13, 1, 2,
      AP_PLAN(ap_lstm_f32_variants), NULL, NULL, NULL, ap_lstm_f32_state_bytes, ap_lstm_f32_run},
+    /* 16x8 LSTM (lstm_s16.c); inputs: input, 4 input weights, 4 recurrent weights, 4 int64 biases */
+    {AP_ROW_S16X8(AP_OP_UNIDIRECTIONAL_SEQUENCE_LSTM, "UNIDIRECTIONAL_SEQUENCE_LSTM", ap_lstm_s16_params,
+                  ap_lstm_s16_fields), 0, 13, 13, 1, 2,
+     AP_PLAN(ap_lstm_s16_variants), NULL, NULL, NULL, ap_lstm_s16_state_bytes, ap_lstm_s16_run},
     {AP_ROW_F32(AP_OP_BATCH_MATMUL, "BATCH_MATMUL", ap_batch_matmul_params, ap_batch_matmul_fields), 0, 2, 2, 1, 0,
      AP_PLAN(ap_batch_matmul_f32_variants), NULL, NULL, NULL, NULL, ap_batch_matmul_f32_run},
     {AP_ROW(AP_OP_GATHER_ND, "GATHER_ND", ap_gather_nd_params, ap_gather_nd_fields), 0, 2, 2, 1, 0,

@@ -15,6 +15,11 @@
 #include "fixedpoint.h"
 #include "ops_s8_common.h"
 
+/* TFLite's int16 LOGISTIC and TANH of one value (logistic_s16.c), params checked by the caller:
+   input_multiplier in [1, 65535] (at most 32767 where input_left_shift > 0), shift in [0, 31]. */
+int16_t ap_logistic16_value(int32_t x, const ap_logistic_s16_params *p);
+int16_t ap_tanh16_value(int32_t x, const ap_logistic_s16_params *p);
+
 /* The largest |x| TFLite's int64 multiply takes (its DCHECK: -2^47 <= x < 2^47). */
 #define AP_S16_ACC_LIMIT ((int64_t)1 << 47)
 /* Most filter taps one output sums: |sum| <= taps * 128 * 32768 stays below 2^46. */

@@ -1017,6 +1017,54 @@ ap_status ap_logistic_s16_variants(const void *params, ap_isa isa, ap_variant *v
                                    uint32_t *count_out, ap_error *error_out);
 ap_status ap_logistic_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_tanh_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+/**
+ * 16x8 UNIDIRECTIONAL_SEQUENCE_LSTM (lstm_s16.c): int16 input, output and output state (zero
+ * points 0), int8 weights (symmetric, one scale each), int64 gate biases, an int16 cell state:
+ * TensorFlow Lite Micro's integer LSTM (lstm_eval.h EvalLstm<int16_t, int8_t, int16_t,
+ * int64_t>: no peephole, projection, layer norm or CIFG; LiteRT has no int16 LSTM). Per time
+ * step and batch row, previous output state h and cell state c, for each gate G (input,
+ * forget, cell, output) and cell k:
+ *   in  = clamp16(MBQM64(bias[G][k] + sum_i x[i] * Wx[G][k][i], input_multiplier[G], input_shift[G]))
+ *   rec = clamp16(MBQM64(sum_j h[j] * Wh[G][k][j], recurrent_multiplier[G], recurrent_shift[G]))
+ *   pre = sat16(in + rec)                       (Q3.12: the two FullyConnected, AddElementWise)
+ *   i, f, o = LOGISTIC16(pre), g = TANH16(pre)  (reference_integer_ops::Logistic / Tanh, int16,
+ *                                                at the power-of-two scale 2^-12: x * 3)
+ *   c = sat16(clamp16(MBQM(f * c, forget_multiplier, forget_shift))
+ *             + clamp16(MBQM(i * g, input_gate_multiplier, input_gate_shift)))
+ *   c = clamp(c, -cell_clip, cell_clip) when cell_clip >= 0 (TensorFlow Lite Micro clips whenever
+ *       the float option is > 0, also when its quantised value is 0)
+ *   h = clamp16(MBQM(TANH16(c; cell_tanh_multiplier, cell_tanh_shift) * o, hidden_multiplier,
+ *                    hidden_shift))
+ * MBQM64 is TFLite's int64 MultiplyByQuantizedMultiplier (the multiplier rounded to 16 bits),
+ * MBQM its int32 one (two roundings); h is the step's output row and the next step's output
+ * state. Inputs: input [batches, time_steps, input_size] (time_major 0) or [time_steps,
+ * batches, input_size]; the 4 input weights [cell_size, input_size] int8; the 4 recurrent
+ * weights [cell_size, cell_size] int8; the 4 gate biases [cell_size] int64 (read byte-wise: any
+ * alignment). States: the output state and the cell state, int16 [batches, cell_size] each, 0
+ * before the first run. "direct", no scratch: each cell's gates are made and used at once and
+ * the new outputs wait in the step's output row (TensorFlow Lite Micro's four gate buffers of
+ * batches x cell_size int16 are not needed). On arm-dsp the dot products take four products at
+ * a time in two SMLALD (the weights widened by SXTB16, the inputs paired by PKHBT / PKHTB);
+ * the int64 sums are exact, so every ISA gives the same bits.
+ */
+typedef struct ap_lstm_s16_params {
+    int32_t batches, time_steps, input_size, cell_size;   /* each >= 1; sizes <= 65536 */
+    int32_t time_major;                                    /* 0 or 1 */
+    int32_t input_multiplier[4], input_shift[4];           /* MBQM64: >= 0, shift [-31, 7] */
+    int32_t recurrent_multiplier[4], recurrent_shift[4];   /* MBQM64: >= 0, shift [-31, 7] */
+    int32_t forget_multiplier, forget_shift;               /* MBQM: >= 0, shift [-31, 30] */
+    int32_t input_gate_multiplier, input_gate_shift;
+    int32_t hidden_multiplier, hidden_shift;
+    int32_t cell_tanh_multiplier, cell_tanh_shift;         /* as ap_logistic_s16_params' input */
+    int32_t cell_clip;                                     /* -1: none; else [0, 32767] */
+} ap_lstm_s16_params;
+
+ap_status ap_lstm_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                               uint32_t *count_out, ap_error *error_out);
+/** Bytes of the two states: batches * cell_size * 2 each. */
+ap_status ap_lstm_s16_state_bytes(const void *params, size_t *bytes_out, ap_error *error_out);
+ap_status ap_lstm_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
 /* ---- float32 (AP_TYPES_F32): TFLite's float reference kernels ------------------------------ */
 /*
  * Portable C, one code for every ISA (each row offers "direct" only, listed for every ISA), and

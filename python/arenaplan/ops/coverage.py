@@ -247,6 +247,23 @@ def _lstm() -> Model:
                    fused_activation_function="TANH", cell_clip=0.0, proj_clip=0.0, time_major=False)
 
 
+def _lstm_16x8(time_major: bool = False) -> Model:
+    """int16 input and states, int8 weights, int64 biases (TensorFlow Lite Micro's 16x8 LSTM)."""
+    p = _Probe()
+    cells, depth, steps, xs, hs = 8, 6, 3, 2e-4, 1.5e-4
+    x = p.x((steps, 2, depth) if time_major else (2, steps, depth), "int16", xs, 0)
+    wx = [p.const(_weights((cells, depth)), "int8", 0.02 + 0.002 * g, 0) for g in range(4)]
+    wh = [p.const(_weights((cells, cells)), "int8", 0.03 + 0.002 * g, 0) for g in range(4)]
+    b = [p.const(np.arange(cells) * 600 - 2000 + (4000 if g == 1 else 0), "int64",
+                 float(np.float32(xs) * np.float32(0.02 + 0.002 * g)), 0) for g in range(4)]
+    out_state = p.t((2, cells), "int16", hs, 0, variable=True)
+    cell_state = p.t((2, cells), "int16", 2.0 ** -11, 0, variable=True)
+    y = p.t((steps, 2, cells) if time_major else (2, steps, cells), "int16", hs, 0)
+    inputs = [x, *wx, *wh, -1, -1, -1, *b, -1, -1, out_state, cell_state, -1, -1, -1, -1]
+    return p.model("UNIDIRECTIONAL_SEQUENCE_LSTM", inputs, (y,), fused_activation_function="TANH",
+                   cell_clip=0.0 if time_major else 1.5, proj_clip=0.0, time_major=time_major)
+
+
 def _strided_slice(act: str = "int8") -> Model:
     p = _Probe()
     x = p.x((2, 6, 5), act)
@@ -759,6 +776,7 @@ _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("SQUARED_DIFFERENCE", "s16x8"): lambda: [_binary("SQUARED_DIFFERENCE", "int16"),
                                               _binary("SQUARED_DIFFERENCE", "int16", broadcast=True)],
     ("SUM", "s16x8"): lambda: [_reduce("SUM", "int16")],
+    ("UNIDIRECTIONAL_SEQUENCE_LSTM", "s16x8"): lambda: [_lstm_16x8(), _lstm_16x8(time_major=True)],
 }
 
 
@@ -953,6 +971,16 @@ def render() -> str:
               "beta, TensorFlow Lite Micro both in float32 (the product in double); the tables differ in a",
               "few entries, so some rows' outputs differ by one. The int16 LOGISTIC and TANH read TFLite's",
               "256-entry sigmoid table, interpolated; both runtimes' kernels and multipliers agree.", "",
+              "The 16x8 UNIDIRECTIONAL_SEQUENCE_LSTM (int16 input, output and output state, int8",
+              "weights, int64 biases, an int16 cell state) is TensorFlow Lite Micro's integer LSTM: each",
+              "gate two FullyConnected with int64 sums and the int64 requantisation, a saturating add,",
+              "the int16 LOGISTIC / TANH table, the inter-gate products through MulElementwise, the cell",
+              "tanh's scale from the rounded log2 of the cell scale, the clip whenever cell_clip > 0;",
+              "no peepholes, projection, layer norm or CIFG (refused when the plan is made, naming the",
+              "operand), both time layouts, the states int16 variable tensors of the state pool. LiteRT",
+              "has no int16 LSTM (its kernel fails to prepare an int16 input), so the row runs under",
+              "\"tflm\" only; there its outputs and both states equal the tflite-micro interpreter's bit",
+              "for bit over calls with the states carried. tests/test_lstm_16x8.py asserts these.", "",
               "Resource variables are state: the importer makes each one a variable tensor of the",
               "state pool and drops VAR_HANDLE; CALL_ONCE's subgraph, folded to constants when the",
               "model is read, gives their starting values (restored by reset_state). IF and WHILE",

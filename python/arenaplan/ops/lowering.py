@@ -2672,6 +2672,113 @@ def _lstm_f32(model: Model, op: Operator, reference: str = "litert") -> tuple:
     return spec, inputs, None, None, (h.index, c.index)
 
 
+#: Cell-state scales 2^p the 16x8 LSTM takes: TensorFlow Lite Micro's tanh of the cell state
+#: multiplies it by 3 << (12 + p) (in int32 for p <= 2) or shifts it right by -(12 + p) (<= 31).
+_LSTM_16X8_CELL_POWERS = (-43, 2)
+
+
+def _lstm_16x8(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """16x8 UNIDIRECTIONAL_SEQUENCE_LSTM as TensorFlow Lite Micro runs it (its integer LSTM with
+    int16 activations, int8 weights, int64 biases and an int16 cell state; LiteRT's LSTM takes
+    int8 or float32 inputs only, so this row runs under the rule "tflm" alone). Operands as the
+    float32 LSTM's (peepholes, projection, layer norm and CIFG refused naming the operand);
+    input, output state and output int16 with zero point 0, weights int8 with one scale and zero
+    point 0, biases int64, the cell state int16. The integers as TensorFlow Lite Micro's Prepare
+    derives them: each gate's two FullyConnected multipliers QuantizeMultiplier(double(input or
+    output state scale) * double(weight scale) / 2^-12), the inter-gate Mul multipliers of
+    2^-15 * cell / cell, 2^-15 * 2^-15 / cell and 2^-15 * 2^-15 / output state (double), the
+    cell tanh's input scaling from the rounded log2 of the cell scale (CheckedLog2, not
+    required to be exact) and the clip trunc(double(cell_clip) / double(cell scale)), applied
+    whenever cell_clip > 0."""
+    if reference != "tflm":
+        raise _Unsupported("int16 activations: LiteRT's UNIDIRECTIONAL_SEQUENCE_LSTM runs int8 and float32 "
+                           "inputs only; TensorFlow Lite Micro's runs the 16x8 one (plan with reference='tflm')")
+    ins = list(op.inputs)
+    if len(ins) not in (20, 24):
+        raise _Unsupported(f"UNIDIRECTIONAL_SEQUENCE_LSTM takes 20 or 24 inputs, got {len(ins)}")
+    for k, what in _LSTM_F32_ABSENT.items():
+        if k < len(ins) and ins[k] >= 0:
+            raise _Unsupported(f"{what} (input {k}): TensorFlow Lite Micro's integer LSTM runs without "
+                               "peepholes, projection and layer norm; so does arenaplan's")
+    gates = ("input", "forget", "cell", "output")
+    for k in (1, 5, 12):
+        if ins[k] < 0:
+            raise _Unsupported(f"the {gates[0]} gate's {'bias' if k == 12 else 'weights'} operand (input {k}) "
+                               "is missing: CIFG (no input gate) is not supported")
+    x = _tensor(model, ins[0], "input", "int16", constant=False)
+    xs = _int16_scale(x, "input")
+    wx = [_tensor(model, ins[1 + g], f"input-to-{gates[g]} weights", "int8", constant=True) for g in range(4)]
+    wh = [_tensor(model, ins[5 + g], f"recurrent-to-{gates[g]} weights", "int8", constant=True) for g in range(4)]
+    bias = [_tensor(model, ins[12 + g], f"{gates[g]} gate bias", "int64", constant=True) for g in range(4)]
+    h = _tensor(model, ins[18], "output state", "int16", constant=False, variable=True)
+    c = _tensor(model, ins[19], "cell state", "int16", constant=False, variable=True)
+    y = _tensor(model, _operand(op.outputs, 0), "output", "int16", constant=False)
+    for what, t in (("output state", h), ("cell state", c)):
+        if not t.is_variable:
+            raise _Unsupported(f"{what} tensor {t.index} ({t.name!r}) is not a variable tensor; TFLite keeps "
+                               "the LSTM's states in them")
+    act = op.options.get("fused_activation_function", "TANH")
+    if act != "TANH":
+        raise _Unsupported(f"fused activation {act}: TensorFlow Lite Micro's integer LSTM runs TANH only")
+    if op.options.get("diagonal_recurrent_tensors", False):
+        raise _Unsupported("diagonal recurrent weights are not supported")
+    if len(x.shape) != 3:
+        raise _Unsupported(f"input tensor {x.index} has shape {tuple(x.shape)}; 3-D expected")
+    time_major = bool(op.options.get("time_major", False))
+    if time_major:
+        steps, batches, depth = (int(d) for d in x.shape)
+    else:
+        batches, steps, depth = (int(d) for d in x.shape)
+    cells = int(wx[0].shape[0]) if len(wx[0].shape) == 2 else -1
+    if min(steps, batches, depth, cells) < 1:
+        raise _Unsupported(f"empty tensors: input {tuple(x.shape)}, weights {tuple(wx[0].shape)}")
+    for t, want in [(t, (cells, depth)) for t in wx] + [(t, (cells, cells)) for t in wh] + [(t, (cells,)) for t in bias]:
+        if tuple(int(d) for d in t.shape) != want:
+            raise _Unsupported(f"tensor {t.index} ({t.name!r}) has shape {tuple(t.shape)}; {want} expected")
+    for what, t in (("output state", h), ("cell state", c)):
+        if int(np.prod(t.shape)) != batches * cells:
+            raise _Unsupported(f"{what} tensor {t.index} has shape {tuple(t.shape)}; [{batches}, {cells}] expected")
+    _expect_shape(model, y.index, (steps, batches, cells) if time_major else (batches, steps, cells), "output")
+    hs = _int16_scale(h, "output state")
+    cs, cz = _per_tensor(c, "cell state")
+    if cz != 0:
+        raise _Unsupported(f"cell state tensor {c.index} ({c.name!r}) has zero point {cz}; TensorFlow Lite "
+                           "Micro's integer LSTM reads the cell state as symmetric")
+    f32, q12, q15 = np.float32, 2.0 ** -12, 2.0 ** -15
+
+    def multiplier(real: float, what: str, max_shift: int) -> Tuple[int, int]:
+        m, e = quantize_multiplier(real)
+        if e > max_shift:
+            raise _Unsupported(f"the {what} multiplier {real:g} is too large (shift {e} > {max_shift}): the "
+                               "scales are out of TFLite's range")
+        return m, e
+
+    spec: Dict[str, object] = {"batches": batches, "time_steps": steps, "input_size": depth, "cell_size": cells,
+                               "time_major": int(time_major)}
+    for key, ts, scale_in in (("input", wx, xs), ("recurrent", wh, hs)):
+        pairs = [multiplier(float(f32(scale_in)) * float(f32(_symmetric(t, f"{key}-to-{gates[g]} weights"))) / q12,
+                            f"{gates[g]} gate's {key}", 7) for g, t in enumerate(ts)]
+        spec[f"{key}_multiplier"] = [m for m, _ in pairs]
+        spec[f"{key}_shift"] = [e for _, e in pairs]
+    cs64, hs64 = float(f32(cs)), float(f32(hs))
+    for key, real in (("forget", q15 * cs64 / cs64), ("input_gate", q15 * q15 / cs64), ("hidden", q15 * q15 / hs64)):
+        spec[f"{key}_multiplier"], spec[f"{key}_shift"] = multiplier(real, key.replace("_", " "), 30)
+    with np.errstate(all="ignore"):   # CheckedLog2 in float; TensorFlow Lite Micro uses the rounding
+        power = int(np.round(f32(np.log(f32(cs))) * (f32(1.0) / f32(np.log(f32(2.0))))))
+    lo, hi = _LSTM_16X8_CELL_POWERS
+    if not lo <= power <= hi:
+        raise _Unsupported(f"cell state scale {cs:g} (about 2^{power}) is outside 2^{lo}..2^{hi}, where TFLite's "
+                           "int16 tanh of the cell state is defined")
+    shift = 12 + power
+    spec["cell_tanh_multiplier"], spec["cell_tanh_shift"] = (3, -shift) if shift < 0 else (3 << shift, 0)
+    clip = float(f32(op.options.get("cell_clip", 0.0) or 0.0))
+    if not math.isfinite(clip) or clip < 0:
+        raise _Unsupported(f"cell_clip {clip} must be finite and >= 0")
+    spec["cell_clip"] = int(min(max(clip / cs64, -32768.0), 32767.0)) if clip > 0 else -1
+    inputs = (x.index,) + tuple(t.index for t in wx + wh + bias)
+    return spec, inputs, None, None, (h.index, c.index)
+
+
 _LOWER_F32: Dict[str, Callable[..., tuple]] = {
     "FULLY_CONNECTED": _fully_connected_f32, "CONV_2D": _conv2d_f32, "DEPTHWISE_CONV_2D": _depthwise_conv2d_f32,
     "ADD": _binary_f32, "SUB": _binary_f32, "MUL": _binary_f32,
@@ -2697,6 +2804,7 @@ _LOWER_S16X8: Dict[str, Callable[[Model, Operator], tuple]] = {
     "LEAKY_RELU": _leaky_relu_16x8, "AVERAGE_POOL_2D": _pool_16x8, "MAX_POOL_2D": _pool_16x8,
     "MUL": _mul_16x8, "RELU": _relu_16x8, "RELU6": _relu_16x8, "MEAN": _mean_16x8,
     "SOFTMAX": _softmax_16x8, "LOGISTIC": _logistic_16x8, "TANH": _logistic_16x8,
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": _lstm_16x8,
     "MAXIMUM": _maximum_minimum_16x8, "MINIMUM": _maximum_minimum_16x8, "ABS": _abs_16x8,
     "RESIZE_NEAREST_NEIGHBOR": lambda model, op: _resize_nearest(model, op, "int16"),
     "BROADCAST_TO": lambda model, op: _broadcast_to(model, op, "int16"),

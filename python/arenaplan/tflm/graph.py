@@ -148,6 +148,9 @@ def file_graph(model) -> Optional[FileGraph]:
                 opts["called"] = (int(o.builtinOptions.thenSubgraphIndex), int(o.builtinOptions.elseSubgraphIndex))
             elif name == "WHILE":
                 opts["called"] = (int(o.builtinOptions.condSubgraphIndex), int(o.builtinOptions.bodySubgraphIndex))
+            elif name == "UNIDIRECTIONAL_SEQUENCE_LSTM" and o.builtinOptions is not None:
+                # the gate buffers hold a step of every batch: time_major says which axis that is
+                opts["time_major"] = bool(o.builtinOptions.timeMajor)
             elif name == "VAR_HANDLE":
                 shared.add(o.builtinOptions.sharedName)
                 opts["shared_name"] = o.builtinOptions.sharedName
