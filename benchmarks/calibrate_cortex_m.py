@@ -19,6 +19,7 @@ the estimated half (see there).
     python benchmarks/calibrate_cortex_m.py        # needs arm-none-eabi-gcc, qemu-system-arm
     python benchmarks/calibrate_cortex_m.py --write-profiles   # and write the fits into the cost model
     python benchmarks/calibrate_cortex_m.py --write-profiles --from-results   # the last run's fits
+    python benchmarks/calibrate_cortex_m.py --only '^softmax'   # these cases; the others' rows as last run
 
 Writes benchmarks/results/calibrate_cortex_m.json; with --write-profiles also the cost
 model's counted instructions (python/arenaplan/latency/cortex_m_instructions.json): every
@@ -243,6 +244,9 @@ def main() -> int:
                         help="write the fits into python/arenaplan/latency/cortex_m_instructions.json")
     parser.add_argument("--from-results", action="store_true",
                         help="count nothing: take the fits of the last run's results file")
+    parser.add_argument("--only", metavar="REGEX",
+                        help="count only the cases whose name matches (re.search); the other cases' rows "
+                             "are the last results file's, so the fits and the file stay whole")
     args = parser.parse_args()
     if args.from_results:
         if not args.write_profiles:
@@ -253,12 +257,18 @@ def main() -> int:
     if missing:
         print(f"needs {', '.join(missing)}")
         return 1
+    todo = [c for c in CASES if args.only is None or re.search(args.only, c)]
+    if not todo:
+        parser.error(f"--only {args.only!r} matches no case")
     rows = []
+    if args.only is not None and RESULTS.exists():
+        rows = [r for r in json.loads(RESULTS.read_text())["rows"] if r["case"] in CASES and r["case"] not in todo]
     with tempfile.TemporaryDirectory(prefix="arenaplan-calibrate-") as tmp:
         tmp = Path(tmp)
         runtimes = cortex_m.runtimes(CPUS, tmp)
         for isa in ISAS:
-            for case, (_, sizes) in CASES.items():
+            for case in todo:
+                sizes = CASES[case][1]
                 for size in sizes:
                     m = one_op_model(case, size)
                     found = [(k, v, plan) for k, v, plan in cortex_m.variant_plans(m, isa, reference="tflm")

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import arenaplan as ap
+from arenaplan.model.model import Quantization
 from arenaplan.model.zoo import GraphBuilder
 from arenaplan.planning.context import PlanContext
 from conftest import ROOT
@@ -41,6 +42,18 @@ def _mul(g: GraphBuilder, a: int, b: int, rescale: float, activation: str = "NON
     """MUL (the graph builder has none), its output scale the inputs' product over rescale."""
     y = g._act("mul", g.tensors[a].shape, g._scale(a) * g._scale(b) / rescale, g._out_zero_point(activation))
     return g._op("MUL", (a, b), (y,), fused_activation_function=activation)
+
+
+def _softmax(g: GraphBuilder, x: int, input_scale: float = 0.0, int16: bool = False) -> int:
+    """SOFTMAX (beta 1) of x, whose scale becomes input_scale when given (a scale of 0.5
+    makes TFLite's diff_min -31: the differences below it give the output's minimum), into
+    int8 or int16 (TFLite's fixed output quantisations)."""
+    if input_scale:
+        g.tensors[x].quantization = Quantization((float(np.float32(input_scale)),), (-3,))
+    if not int16:
+        return g.softmax(x)
+    y = g._tensor("softmax16", g.tensors[x].shape, "int16", Quantization((1.0 / 65536,), (-32768,)))
+    return g._op("SOFTMAX", (x,), (y,), beta=1.0)
 
 
 def _pruned(g: GraphBuilder, y: int) -> int:
@@ -106,6 +119,12 @@ CASES = [
     # MUL's SXTAB16 / SMULBB steps of four and its tail, a right shift and a left shift of 7
     ("mul_odd", (1, 3, 5, 7), lambda g, x: _mul(g, x, g.conv2d(x, 7, (1, 1), activation="NONE"), 0.02)),
     ("mul_square_relu", (1, 2, 3, 9), lambda g, x: _mul(g, x, x, 100.0, activation="RELU")),
+    # SOFTMAX's SMMULR exp, SSUB8 + SEL row maximum (4 + 1 and 36 + 1 values a row) and SSAT
+    # outputs: KWS's 12 classes, rows of 37, differences below diff_min, int16 outputs
+    ("softmax_kws", (1, 12), lambda g, x: _softmax(g, x)),
+    ("softmax_rows", (3, 4, 37), lambda g, x: _softmax(g, x)),
+    ("softmax_diff_min", (2, 40), lambda g, x: _softmax(g, x, input_scale=0.5)),
+    ("softmax_int16", (2, 70), lambda g, x: _softmax(g, x, input_scale=0.3, int16=True)),
 ]
 
 

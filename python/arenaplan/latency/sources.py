@@ -555,11 +555,11 @@ class TargetProfile:
 # last pixels differ between pointwise and windowed layers), 12 % for depthwise padded_rows.
 # "<op>:<family>" is the portable code,
 # which a plan for the portable ISA runs and an arm-dsp plan runs where the op has no
-# arm-dsp code (pooling, ADD, SOFTMAX, SVDF; CONV_2D's direct, depthwise's padded_rows and
-# depth multipliers above 1); "arm-dsp/<op>:<family>" is the DSP-extension code (SMLAD:
-# CONV_2D's rows kernel behind gemm_1x1 and im2col and its int16-column kernel behind
-# im2col16_rows, FULLY_CONNECTED's smlad kernels; SMLABB/SMLATT: DEPTHWISE_CONV_2D's direct
-# and widened); a depthwise key with "@3x3" is its 3x3 code, the key without the size its
+# arm-dsp code (SVDF; CONV_2D's direct, depthwise's padded_rows and depth multipliers above
+# 1); "arm-dsp/<op>:<family>" is the DSP-extension code (SMLAD: CONV_2D's rows kernel behind
+# gemm_1x1 and im2col and its int16-column kernel behind im2col16_rows, FULLY_CONNECTED's
+# smlad kernels; SMLABB/SMLATT: DEPTHWISE_CONV_2D's direct and widened; SXTAB16, SSUB8 + SEL
+# and SMMULR: ADD, MUL and the pools' direct; SMMULR: SOFTMAX's exp); a depthwise key with "@3x3" is its 3x3 code, the key without the size its
 # other filter sizes. The im2col rows variants cost the same instructions whatever their
 # block size (within 0.1 %): the scratch buffer costs nothing by itself (its filling is in
 # the fit), so cycles_per_scratch_byte is 0 and ties go to the smaller scratch. SVDF's two
