@@ -227,6 +227,8 @@ CASES = {"conv 3x3 16->16": (conv(16, 16, 3, 3), (6, 12)),
          "conv 1x1 128->128": (conv(128, 128, 1, 1), (3, 5)),
          "conv 1x1 16->32 s2": (conv(16, 32, 1, 1, 2), (8, 16)),
          "conv 1x1 40->128 column": (column(conv(40, 128, 1, 1)), (12, 28)),
+         # VWW's last pointwise layers: deep, few pixels (a 3x3 image ends in a tile of one)
+         "conv 1x1 256->256": (conv(256, 256, 1, 1), (3, 6)),
          "depthwise 3x3 x64": (depthwise(64, 3, 3), (5, 10)),
          "depthwise 3x3 x8": (depthwise(8, 3, 3), (10, 20)),
          "depthwise 3x3 x128": (depthwise(128, 3, 3), (3, 5)),
