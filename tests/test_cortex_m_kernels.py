@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import arenaplan as ap
+from arenaplan.model.model import Quantization
 from arenaplan.model.zoo import GraphBuilder
 from arenaplan.planning.context import PlanContext
 from conftest import ROOT
@@ -43,15 +44,37 @@ def _mul(g: GraphBuilder, a: int, b: int, rescale: float, activation: str = "NON
     return g._op("MUL", (a, b), (y,), fused_activation_function=activation)
 
 
-def _pruned(g: GraphBuilder, y: int) -> int:
+def _softmax(g: GraphBuilder, x: int, input_scale: float = 0.0, int16: bool = False) -> int:
+    """SOFTMAX (beta 1) of x, whose scale becomes input_scale when given (a scale of 0.5
+    makes TFLite's diff_min -31: the differences below it give the output's minimum), into
+    int8 or int16 (TFLite's fixed output quantisations)."""
+    if input_scale:
+        g.tensors[x].quantization = Quantization((float(np.float32(input_scale)),), (-3,))
+    if not int16:
+        return g.softmax(x)
+    y = g._tensor("softmax16", g.tensors[x].shape, "int16", Quantization((1.0 / 65536,), (-32768,)))
+    return g._op("SOFTMAX", (x,), (y,), beta=1.0)
+
+
+def _pruned(g: GraphBuilder, y: int, shift0: bool = False) -> int:
     """The op that wrote y with every third channel's bias at +-2^30 plus a little (a channel
     pruned to a constant output, as in VWW's last layers): its sums pass 2^30, so the layer
-    takes the wide requantisation (requant_arm_dsp.h)."""
+    takes the wide requantisation (requant_arm_dsp.h). shift0: every third channel from the
+    second also gets a filter scale that makes its multiplier 0.7, a shift of 0 (as some of
+    VWW's pruned channels have), the wide form's channels without a rounding divide."""
     op = next(o for o in g.ops if y in o.outputs)
     bias = g.tensors[op.inputs[2]]
     data = np.array(bias.data, np.int64)
     data[::3] = np.where(np.arange(data[::3].size) % 2 == 0, 1 << 30, -(1 << 30)) + data[::3]
     bias.data = np.clip(data, -(1 << 31), (1 << 31) - 1).astype(np.int32)
+    if shift0:
+        w = g.tensors[op.inputs[1]]
+        scales = np.array(w.quantization.scale, np.float64)
+        scales[1::3] = 0.7 * g._scale(y) / g._scale(op.inputs[0])
+        w.quantization = Quantization(tuple(float(np.float32(v)) for v in scales), w.quantization.zero_point,
+                                      w.quantization.axis)
+        bias.quantization = Quantization(tuple(float(np.float32(v * g._scale(op.inputs[0]))) for v in scales),
+                                         bias.quantization.zero_point, bias.quantization.axis)
     return y
 
 
@@ -93,6 +116,12 @@ CASES = [
     ("fc", (1, 50), lambda g, x: g.fully_connected(x, 19)),
     ("fc_relu", (1, 64), lambda g, x: g.fully_connected(x, 16, activation="RELU")),
     ("fc_pruned", (1, 40), lambda g, x: _pruned(g, g.fully_connected(x, 13))),
+    # the wide form with channels of shift 0 beside them: pointwise (VWW's 6x6 layers), 3x3
+    # (the rows kernel's pairs) and fully connected (per-tensor scale: no shift-0 channel there)
+    ("conv1x1_pruned_shift0", (1, 6, 6, 32), lambda g, x: _pruned(g, g.conv2d(x, 12, (1, 1), activation="NONE"),
+                                                                  shift0=True)),
+    ("conv3x3_pruned_shift0", (1, 5, 5, 8), lambda g, x: _pruned(g, g.conv2d(x, 7, (3, 3), activation="NONE"),
+                                                                 shift0=True)),
     ("avgpool", (1, 6, 6, 10), lambda g, x: g.avgpool(x, (3, 3), stride=2)),
     ("add", (1, 5, 5, 7), lambda g, x: g.add(x, g.conv2d(x, 7, (1, 1), activation="NONE"))),
     # AVERAGE_POOL_2D's SXTAB16 sums: KWS's 25x5 global window over 8 + 4 channels, and a window
@@ -110,6 +139,12 @@ CASES = [
     # MUL's SXTAB16 / SMULBB steps of four and its tail, a right shift and a left shift of 7
     ("mul_odd", (1, 3, 5, 7), lambda g, x: _mul(g, x, g.conv2d(x, 7, (1, 1), activation="NONE"), 0.02)),
     ("mul_square_relu", (1, 2, 3, 9), lambda g, x: _mul(g, x, x, 100.0, activation="RELU")),
+    # SOFTMAX's SMMULR exp, SSUB8 + SEL row maximum (4 + 1 and 36 + 1 values a row) and SSAT
+    # outputs: KWS's 12 classes, rows of 37, differences below diff_min, int16 outputs
+    ("softmax_kws", (1, 12), lambda g, x: _softmax(g, x)),
+    ("softmax_rows", (3, 4, 37), lambda g, x: _softmax(g, x)),
+    ("softmax_diff_min", (2, 40), lambda g, x: _softmax(g, x, input_scale=0.5)),
+    ("softmax_int16", (2, 70), lambda g, x: _softmax(g, x, input_scale=0.3, int16=True)),
 ]
 
 

@@ -213,4 +213,41 @@ def test_cost_model_counts_outputs_channels_and_taps_beside_macs():
         work = sum(f * c for f, c in zip(features, slopes))
         want = max(p.overhead_by_key.get(key, p.overhead_cycles) + work, 0.5 * work)
         assert p.cycles(conv, v) == pytest.approx(want + v.scratch_bytes * p.cycles_per_scratch_byte)
-    assert latency.output_shape(next(k for k in kernels if k.type == "SOFTMAX")) == (0, 0, 0, 0, 0, 0)
+    soft = next(k for k in kernels if k.type == "SOFTMAX")
+    rows, depth = soft.spec["outer_size"], soft.spec["depth"]
+    # a row op: outputs, channels the row's length, one pixel of one tap a row
+    assert latency.output_shape(soft) == (rows * depth, depth, rows * depth, rows, rows * depth, rows * depth)
+    assert latency.output_shape(next(k for k in kernels if k.type == "RESHAPE")) == (0, 0, 0, 0, 0, 0)
+
+
+def test_cost_model_keys_rows_other_than_int8_by_their_types():
+    """An op row other than int8 takes "<op>(<types>):<family>" first (the int16 SOFTMAX's
+    tables, float32 BATCH_MATMUL), then the op's keys; the int8 row keeps the plain keys."""
+    from arenaplan.ops import coverage
+    p = latency.PROFILES["cortex-m4"]
+    expect = {("SOFTMAX", "s8"): "arm-dsp/SOFTMAX:direct", ("SOFTMAX", "s16x8"): "arm-dsp/SOFTMAX(s16x8):direct",
+              ("BATCH_MATMUL", "f32"): "arm-dsp/BATCH_MATMUL(f32):direct",
+              ("TRANSPOSE_CONV", "s16x8"): "arm-dsp/TRANSPOSE_CONV(s16x8):gather",
+              ("LOG_SOFTMAX", "s8"): "arm-dsp/LOG_SOFTMAX:direct"}
+    for (op, row), key in expect.items():
+        k = PlanContext.build(coverage.probe_models((op, row))()[0], isa="arm-dsp", reference="tflm").kernels[-1]
+        assert latency.op_key(k) == (op if row == "s8" else f"{op}({row})")
+        assert p._key(k, k.variants[0]) == key
+    # a row with no figures of its own falls back to the op's
+    k = PlanContext.build(coverage.probe_models(("CONV_2D", "s16x8"))()[0], isa="arm-dsp", reference="tflm").kernels[-1]
+    assert p._key(k, k.variants[0]).startswith("arm-dsp/CONV_2D:")
+
+
+def test_cost_model_transpose_conv_taps_land_inside_the_output():
+    """A TRANSPOSE_CONV's pixel taps are the (input pixel, filter tap) pairs that reach an output:
+    all of them at stride 2 with a 2x2 filter, fewer where SAME padding cuts the border."""
+    from arenaplan.ops import coverage
+    k = PlanContext.build(coverage.probe_models(("TRANSPOSE_CONV", "s8"))()[0], isa="portable",
+                          reference="tflm").kernels[-1]
+    s = dict(k.spec)
+    assert (s["input_h"], s["filter_h"], s["stride_h"], s["output_h"], s["pad_h"]) == (4, 3, 2, 8, 0)
+    # rows: input row 3 reaches outputs 6, 7 and 8, the last outside: 4 * 3 - 1 pairs an axis
+    outputs, channels, taps, pixel_taps, window_inputs, inputs = latency.output_shape(k)
+    assert pixel_taps == 11 * 11 and taps == 121 * s["output_c"]
+    assert window_inputs == 121 * s["input_c"] * s["output_c"] and inputs == 16 * s["input_c"]
+    assert outputs == 64 * s["output_c"] and channels == s["output_c"]

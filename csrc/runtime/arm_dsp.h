@@ -221,6 +221,38 @@ static inline int32_t ap_dsp_smmulr(int32_t a, int32_t b)
 #endif
 }
 
+/* CLZ: the leading zero bits of x, 32 for 0 (asm: GCC 12's <arm_acle.h> has no __clz). */
+static inline int ap_dsp_clz(uint32_t x)
+{
+#if AP_ARM_DSP_NATIVE
+    uint32_t r;
+    __asm__("clz %0, %1" : "=r"(r) : "r"(x));
+    return (int)r;
+#else
+    int n = 0;
+    for (uint32_t bit = 0x80000000u; bit != 0 && (x & bit) == 0; bit >>= 1) {
+        ++n;
+    }
+    return n;
+#endif
+}
+
+/* gemmlowp's rounding doubling high multiply, floor((a * b + 2^30) / 2^31) (fixedpoint.h's
+   ap_fp_rounding_doubling_high_mul: every (a, b) but (INT32_MIN, INT32_MIN)) as one SMLAL
+   onto a 2^30 accumulator and two shifts: the C form's int64 product of two variables can
+   compile to a 64 x 64 multiply. */
+static inline int32_t ap_dsp_srdhm(int32_t a, int32_t b)
+{
+#if AP_ARM_DSP_NATIVE
+    uint32_t lo = (uint32_t)1 << 30;
+    uint32_t hi = 0;
+    __asm__("smlal %0, %1, %2, %3" : "+r"(lo), "+r"(hi) : "r"(a), "r"(b));
+    return (int32_t)((lo >> 31) | (hi << 1));
+#else
+    return (int32_t)(((int64_t)a * (int64_t)b + ((int64_t)1 << 30)) >> 31);
+#endif
+}
+
 /* SADD16 / SSUB16: lane-wise int16 add / subtract, wrapping. */
 static inline uint32_t ap_dsp_sadd16(uint32_t a, uint32_t b)
 {

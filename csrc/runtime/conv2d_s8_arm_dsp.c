@@ -349,9 +349,14 @@ static inline __attribute__((always_inline)) void conv_dsp_im2col16(const ap_con
                 for (size_t i = 0; i < n; ++i, o += oc_n) {
                     *o = (int8_t)ap_dsp_requant_fast((int32_t)(s[i] + b), m, sh, q.output_offset);
                 }
-            } else if (mode == AP_DSP_REQUANT_WIDE) {
+            } else if (mode == AP_DSP_REQUANT_WIDE && sh == 0) {
                 for (size_t i = 0; i < n; ++i, o += oc_n) {
-                    *o = (int8_t)ap_dsp_requant_wide((int32_t)(s[i] + b), m, sh, q.output_offset);
+                    *o = (int8_t)ap_dsp_requant_wide0((int32_t)(s[i] + b), m, q.output_offset);
+                }
+            } else if (mode == AP_DSP_REQUANT_WIDE) {
+                const int32_t e1 = -sh - 1;
+                for (size_t i = 0; i < n; ++i, o += oc_n) {
+                    *o = (int8_t)ap_dsp_requant_wide_e((int32_t)(s[i] + b), m, e1, q.output_offset);
                 }
             } else {
                 for (size_t i = 0; i < n; ++i, o += oc_n) {

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "arenaplan/elementwise.h"
+#include "arenaplan/softmax.h"
 #include "fixedpoint.h"
 #include "arenaplan/kernel.h"
 
@@ -161,6 +162,12 @@ void ap_avgpool_s8_arm_dsp(const int8_t *in, size_t row, size_t col, int32_t row
 /* MAX_POOL_2D int8, arm-dsp (pooling_s8_arm_dsp.c): the same window, SSUB8 + SEL. */
 void ap_maxpool_s8_arm_dsp(const int8_t *in, size_t row, size_t col, int32_t rows, int32_t cols, int8_t *out,
                            size_t n, int32_t lo, int32_t hi);
+
+/* SOFTMAX int8, arm-dsp (softmax_s8_arm_dsp.c): every row of p (checked by the caller) into
+   out8 (int8) or out16 (int16; the other NULL); cache NULL ("direct") or depth int32 values of
+   scratch ("exp_cache"). */
+void ap_softmax_s8_arm_dsp(const ap_softmax_params *p, const int8_t *input, int8_t *out8, int16_t *out16,
+                           int32_t *cache);
 
 /* LSTM gate activations on 16 int16 values in place, Q0.15 out (fixedpoint_int16.h):
    gemmlowp logistic of Q3.12, tanh of Q(integer_bits).(15 - integer_bits), integer_bits 0..6. */

@@ -9,10 +9,11 @@
  * layer qualifies when every channel's sum is bounded below 2^30 by its bias and its number
  * of products and no shift is left (ap_dsp_fast_layer). A layer with a channel whose bias is
  * near 2^30 (a channel pruned to a constant output: most of VWW's last pointwise layers have
- * such channels) takes the wide form, SMULL's full product, two instructions more, where the
- * general form with its clamps costs about forty an output (ap_dsp_requant_mode). The general
- * form runs only where neither applies: a left shift, a large bias with a shift of 0, or an
- * activation that clamps inside int8.
+ * such channels) takes the wide form, SMULL's full product, two instructions more (a channel
+ * with a shift of 0, as some of VWW's pruned ones have, its own form without the rounding
+ * divide), where the general form with its clamps costs about forty an output
+ * (ap_dsp_requant_mode). The general form runs only where neither applies: a left shift, a
+ * large bias with a negative multiplier, or an activation that clamps inside int8.
  */
 #ifndef ARENAPLAN_REQUANT_ARM_DSP_H
 #define ARENAPLAN_REQUANT_ARM_DSP_H
@@ -95,8 +96,8 @@ static inline int32_t ap_dsp_requant_fast_e(int32_t x, int32_t m, int32_t e, int
 enum { AP_DSP_REQUANT_GENERAL = 0, AP_DSP_REQUANT_FAST = 1, AP_DSP_REQUANT_WIDE = 2 };
 
 /* The wide form's condition, channel by channel (step 1, or 0: one per tensor): the full int8
-   activation range, every shift in [-31, -1] (a right shift, so the rounding divide needs no
-   branch for 0) and every multiplier >= 0. */
+   activation range, every shift in [-31, 0] (a right shift, or none: a channel's form is
+   chosen once a channel, ap_dsp_requant_wide0 for 0) and every multiplier >= 0. */
 static inline int ap_dsp_wide_layer(const int32_t *multiplier, const int32_t *shift, size_t step, size_t n,
                                     int32_t act_min, int32_t act_max)
 {
@@ -104,7 +105,7 @@ static inline int ap_dsp_wide_layer(const int32_t *multiplier, const int32_t *sh
         return 0;
     }
     for (size_t c = 0; c < (step != 0 ? n : 1); ++c) {
-        if (shift[c] > -1 || shift[c] < -31 || multiplier[c] < 0) {
+        if (shift[c] > 0 || shift[c] < -31 || multiplier[c] < 0) {
             return 0;
         }
     }
@@ -161,10 +162,38 @@ static inline int32_t ap_dsp_requant_wide_e(int32_t x, int32_t m, int32_t e1, in
 #endif
 }
 
-/* The same with the layer's shift (in [-31, -1]) as TFLite stores it. */
+/* The wide form of a channel whose shift is 0 (no rounding divide: VWW's pruned pointwise
+   channels with a multiplier of at least one half): the SRDHM from SMULL's full product, then
+   the offset added saturating (QADD: the SRDHM may lie within 127 of INT32_MAX, where the
+   sum's saturation is what the int8 clamp of the exact sum gives) and SSAT. Seven
+   instructions on a DSP core. */
+static inline int32_t ap_dsp_requant_wide0(int32_t x, int32_t m, int32_t offset)
+{
+#if AP_ARM_DSP_NATIVE
+    uint32_t lo;
+    int32_t hi;
+    __asm__("smull %[lo], %[hi], %[x], %[m]\n\t"
+            "adds %[lo], %[lo], #0x40000000\n\t"
+            "adc %[hi], %[hi], #0\n\t"
+            "lsl %[hi], %[hi], #1\n\t"
+            "orr %[hi], %[hi], %[lo], lsr #31\n\t"
+            "qadd %[hi], %[hi], %[off]\n\t"
+            "ssat %[hi], #8, %[hi]\n\t"
+            : [lo] "=&r"(lo), [hi] "=&r"(hi)
+            : [x] "r"(x), [m] "r"(m), [off] "r"(offset)
+            : "cc");
+    return hi;
+#else
+    const int64_t v = (int64_t)ap_fp_rounding_doubling_high_mul(x, m) + offset;
+    return (int32_t)(v < -128 ? -128 : v > 127 ? 127 : v);
+#endif
+}
+
+/* The same with the layer's shift (in [-31, 0]) as TFLite stores it. A kernel whose loop runs
+   one channel's outputs tests the shift once and calls the two forms itself. */
 static inline int32_t ap_dsp_requant_wide(int32_t x, int32_t m, int32_t shift, int32_t offset)
 {
-    return ap_dsp_requant_wide_e(x, m, -shift - 1, offset);
+    return shift == 0 ? ap_dsp_requant_wide0(x, m, offset) : ap_dsp_requant_wide_e(x, m, -shift - 1, offset);
 }
 
 #endif

@@ -1,4 +1,5 @@
-/* SOFTMAX int8 -> int8 | int16, TFLite reference_ops::Softmax with gemmlowp fixed point. */
+/* SOFTMAX int8 -> int8 | int16, TFLite reference_ops::Softmax with gemmlowp fixed point; the
+   arm-dsp rows in softmax_s8_arm_dsp.c. */
 #include "arenaplan/softmax.h"
 
 #include <string.h>
@@ -6,6 +7,7 @@
 #include "fixedpoint.h"
 #include "fixedpoint_exp.h"
 #include "ops_s8_common.h"
+#include "ops_s8_dispatch.h"
 
 #define SM_OP "softmax"
 #define SM_SCALED_DIFF_INTEGER_BITS 5
@@ -119,6 +121,10 @@ static ap_status sm_run(const ap_softmax_params *params, const ap_variant *varia
         return AP_OPS_INVALID(error_out, SM_OP ": exp_cache scratch must be 4-byte aligned");
     }
     int32_t *cache = need_count > 0 ? (int32_t *)scratch[0].data : NULL;
+    if (ap_ops_runs_arm_dsp(variant->isa)) {
+        ap_softmax_s8_arm_dsp(params, input, out8, out16, cache);
+        return AP_OK;
+    }
     const size_t depth = (size_t)params->depth;
     /* TFLite: exponent = num_bits_over_unit + 31 - bits of the output type; output + its min. */
     const int out_bits = out16 != NULL ? 16 : 8;

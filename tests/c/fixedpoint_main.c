@@ -4,7 +4,7 @@
    requantisation (requant_arm_dsp.h) with offset (int8_t)x, where its layers' conditions hold
    (multiplier >= 0, shift <= 0, |x| < 2^30), else the general one's, offset and clamped the
    same; then the wide form's output (ap_dsp_requant_wide) where its layers' conditions hold
-   (multiplier >= 0, shift in [-31, -1]: any x), else again the general one's. Built by tests/c/test_fixedpoint.py for the host and, where a cross compiler is
+   (multiplier >= 0, shift in [-31, 0]: any x), else again the general one's. Built by tests/c/test_fixedpoint.py for the host and, where a cross compiler is
    installed, for Thumb-2 under qemu-arm (whose DSP instructions the fast one then uses). */
 #include <stdint.h>
 #include <stdio.h>
@@ -29,7 +29,7 @@ int main(void)
             } else {
                 out[4 * i + 2] = general_int8;
             }
-            if (m >= 0 && s <= -1 && s >= -31) {
+            if (m >= 0 && s <= 0 && s >= -31) {
                 out[4 * i + 3] = ap_dsp_requant_wide(x, m, s, off);
             } else {
                 out[4 * i + 3] = general_int8;

@@ -55,7 +55,7 @@ def _check(got: np.ndarray, triples: np.ndarray) -> None:
     want_int8 = np.clip(want + off, -128, 127)
     fast = (m >= 0) & (s <= 0) & (np.abs(x) < (1 << 30))
     assert fast.sum() > 100_000   # the fast form's own cases, not only its fallback
-    wide = (m >= 0) & (s <= -1) & (s >= -31)
+    wide = (m >= 0) & (s <= 0) & (s >= -31)
     assert (wide & (np.abs(x) >= (1 << 30))).sum() > 50_000   # sums the fast form cannot take
     for col, name, expected in ((0, "general", want), (1, "non-negative multiplier", want),
                                 (2, "fast int8", want_int8), (3, "wide int8", want_int8)):
@@ -120,7 +120,7 @@ def _layers(rng: np.random.Generator, count: int):
         fast = (full and (per_product == 0 or products < (1 << 30) // per_product)
                 and bool((shift[used] <= 0).all()) and bool((np.abs(bias.astype(np.int64)) + work < (1 << 30)).all()))
         m = multiplier[used]
-        wide = (full and bool(((shift[used] <= -1) & (shift[used] >= -31)).all())
+        wide = (full and bool(((shift[used] <= 0) & (shift[used] >= -31)).all())
                 and bool((m >= 0).all()))
         header = np.array([n, step, products, per_product, act[0], act[1], 0, 0], np.int64)
         yield (header, bias.astype(np.int32), multiplier.astype(np.int32), shift.astype(np.int32),
@@ -131,7 +131,7 @@ def test_requant_mode_decision_equals_its_rule(tmp_path):
     """ap_dsp_requant_mode takes the fast form exactly when its rule holds (full int8 activation
     range, no left shift among the shifts it uses (one per channel or the first), every
     channel's |bias| + products * per_product below 2^30, INT32_MIN's magnitude included), else
-    the wide form exactly when that one's holds (full range, every shift used in [-31, -1],
+    the wide form exactly when that one's holds (full range, every shift used in [-31, 0],
     every multiplier used >= 0), else the general one."""
     cc = os.environ.get("CC", "gcc")
     if shutil.which(cc) is None:

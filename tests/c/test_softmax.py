@@ -218,3 +218,52 @@ def test_litert_int16_output_single_op(ffi, lib):
         x = rng.integers(-128, 128, size=shape, dtype=np.int8)
         want = L.run_single_op(model, [x])[0]
         np.testing.assert_array_equal(check16(ffi, lib, x, beta, scale), want)
+
+
+# ---- arm-dsp against portable on any params the op accepts ----
+
+def _every_isa(ffi, lib, p, x, out16):
+    """{(isa, variant name): output} of every variant on the portable and arm-dsp code."""
+    got = {}
+    for isa in (lib.AP_ISA_PORTABLE, lib.AP_ISA_ARM_DSP):
+        for v in variants(ffi, lib, lib.ap_softmax_s8_variants, p):
+            v.isa = isa
+            status, out, err = (run16 if out16 else run)(ffi, lib, p, x, v)
+            assert status == lib.AP_OK, message(ffi, err)
+            got[(isa, variant_name(ffi, v))] = out
+    return got
+
+
+def _assert_all_equal(got, what):
+    (first, want), *rest = got.items()
+    for key, out in rest:
+        np.testing.assert_array_equal(out, want, err_msg=f"{key} vs {first}: {what}")
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(outer=st.integers(1, 3), depth=st.integers(1, 70), multiplier=st.integers(0, 2 ** 31 - 1),
+       left=st.integers(0, 31), diff_min=st.one_of(st.integers(-300, 0), st.integers(-2 ** 31, 0)),
+       out16=st.booleans(), seed=st.integers(0, 2 ** 31))
+def test_arm_dsp_equals_portable_on_any_params(ffi, lib, outer, depth, multiplier, left, diff_min, out16, seed):
+    """The arm-dsp rows (SMMULR where an operand is small, SSUB8 + SEL, CLZ, SSAT) against
+    the portable ones on params TFLite would never make too: shifts that wrap the difference,
+    any multiplier, any diff_min, both output types."""
+    fields = dict(input_beta_multiplier=multiplier, input_beta_left_shift=left, diff_min=diff_min,
+                  output_type=lib.AP_DTYPE_INT16 if out16 else lib.AP_DTYPE_INT8)
+    x = np.random.default_rng(seed).integers(-128, 128, size=(outer, depth)).astype(np.int8)
+    _assert_all_equal(_every_isa(ffi, lib, make(ffi, outer, depth, fields), x, out16), fields)
+
+
+@pytest.mark.parametrize("beta,scale", [(1.0, 0.0390625), (1.0, 0.25), (0.5, 0.001), (2.0, 0.9), (1.0, 1 / 256)])
+def test_arm_dsp_every_difference(ffi, lib, beta, scale):
+    """Rows holding all 256 int8 values (every difference 0 .. -255 to the maximum 127) and
+    rows without 127, on both ISAs, both variants and both output types."""
+    rng = np.random.default_rng(3)
+    x = np.stack([rng.permutation(np.arange(-128, 128)) for _ in range(3)]).astype(np.int8)
+    x = np.concatenate([x, np.where(x == 127, -128, x).astype(np.int8)])
+    for out16 in (False, True):
+        fields = dict(ops.softmax_params(beta, scale), output_type=lib.AP_DTYPE_INT16 if out16 else lib.AP_DTYPE_INT8)
+        p = make(ffi, x.shape[0], x.shape[1], fields)
+        got = _every_isa(ffi, lib, p, x, out16)
+        _assert_all_equal(got, fields)
+        np.testing.assert_array_equal(next(iter(got.values())), ops.softmax(x, fields, np.int16 if out16 else np.int8))

@@ -36,7 +36,7 @@ import numpy as np
 from .. import _core
 from . import speed_probe
 from ..errors import InvalidArgument
-from ..ops.lowering import OpKernel, Variant, runs_as
+from ..ops.lowering import TYPES_CODES, OpKernel, Variant, runs_as
 from ..model.model import Model
 from ..runtime.profiling import OpProfile, Profile, Summary, Timings, profile_rounds, summarise
 from ..runtime.graph import graph_of
@@ -432,8 +432,30 @@ def output_shape(kernel: OpKernel) -> Tuple[int, int, int, int, int, int]:
     fits them): requantisation per output, weight set-up per channel, a tap's loop per
     output, the window's set-up per pixel and tap, the window's input values gathered (an
     im2col column's bytes) per pixel, and a copy of the input (a kernel that widens or
-    reorders it once: a strided layer reads each input value once, not once a window)."""
+    reorders it once: a strided layer reads each input value once, not once a window).
+    A TRANSPOSE_CONV's taps are the (input pixel, filter tap) pairs that land on an output
+    (its gather and its scatter loop over those, where a conv's output pixel loops over its
+    window; its MACs count every pair, inside the output or not), its window inputs those
+    pairs' products (each pair a dot of input_c for each output channel). BATCH_MATMUL is taken as a fully connected op
+    over every batch's LHS rows, its input copy the RHS (which the packed variant reorders
+    once a call); SOFTMAX and
+    LOG_SOFTMAX as rows of ``depth`` outputs, one pixel of one tap each (their work per row:
+    the maximum's and the sum's set-up, a reciprocal or a log)."""
     spec = kernel.spec
+    if kernel.type == "BATCH_MATMUL":
+        c, depth = int(spec["cols"]), int(spec["depth"])
+        rows = int(spec["rows"]) * int(np.prod(np.maximum(spec["lhs_batch"], spec["rhs_batch"])))
+        return rows * c, c, rows * c, rows, rows * depth, int(np.prod(spec["rhs_batch"])) * depth * c
+    if kernel.type == "TRANSPOSE_CONV":
+        c, inputs = int(spec["output_c"]), int(spec["input_c"])
+        batches = int(spec.get("batches", 1))
+        pairs = batches * _landing_taps(spec, "h") * _landing_taps(spec, "w")
+        in_values = batches * int(spec["input_h"]) * int(spec["input_w"]) * inputs
+        outputs = batches * int(spec["output_h"]) * int(spec["output_w"]) * c
+        return outputs, c, pairs * c, pairs, pairs * inputs * c, in_values
+    if kernel.type in _ROW_OPS:
+        c, rows = int(spec["depth"]), int(spec["outer_size"])
+        return rows * c, c, rows * c, rows, rows * c, rows * c
     if "output_h" in spec and "output_c" in spec:
         c = int(spec["output_c"])
         batches = int(spec.get("batches", 1))
@@ -447,6 +469,29 @@ def output_shape(kernel: OpKernel) -> Tuple[int, int, int, int, int, int]:
         depth = int(spec.get("input_depth", 1))
         return rows * c, c, rows * c, rows, rows * depth, rows * depth
     return 0, 0, 0, 0, 0, 0
+
+
+def _landing_taps(spec: dict, axis: str) -> int:
+    """(input, filter) index pairs along one axis of a TRANSPOSE_CONV whose output index,
+    input * stride - pad + filter, lies inside the output."""
+    size, filt, stride = int(spec[f"input_{axis}"]), int(spec[f"filter_{axis}"]), int(spec[f"stride_{axis}"])
+    pad, out = int(spec[f"pad_{axis}"]), int(spec[f"output_{axis}"])
+    return sum(max(0, min(filt, out + pad - i * stride) - max(0, pad - i * stride)) for i in range(size))
+
+
+#: ops output_shape takes as rows of outputs (outer_size rows of depth)
+_ROW_OPS = frozenset(("SOFTMAX", "LOG_SOFTMAX"))
+
+#: the op table's tensor types by code (TYPES_CODES inverted): a key's types qualifier
+_TYPES_NAMES = {code: name for name, code in TYPES_CODES.items()}
+
+
+def op_key(kernel: OpKernel) -> str:
+    """The op part of a cost-model key: the op type for its int8 row ("SOFTMAX"), the type
+    with the row's tensor types for the others ("SOFTMAX(s16x8)", "BATCH_MATMUL(f32)"),
+    whose code differs."""
+    types = _TYPES_NAMES.get(kernel.types, "s8")
+    return kernel.type if types == "s8" else f"{kernel.type}({types})"
 
 
 #: TargetProfile's per-key figures for output_shape's features, in its order
@@ -476,7 +521,9 @@ class TargetProfile:
     figure of that ISA's code), else "<op type>:<variant family>" ("CONV_2D:im2col": the
     portable code's, which an ISA without code of its own for the op runs), else the family
     alone ("direct", "im2col", "gemm_1x1", ...), else "default"; a depthwise op first tries
-    those keys with its filter size ("arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": the 3x3 code).
+    those keys with its filter size ("arm-dsp/DEPTHWISE_CONV_2D:direct@3x3": the 3x3 code),
+    and an op row other than int8 those keys with its tensor types (op_key:
+    "arm-dsp/SOFTMAX(s16x8):direct", the int16 SOFTMAX's lookup tables) before the op's.
     A variant's family is its name without the block-size suffix; its MACs are the
     multiply-accumulates (elements for element-wise ops and SOFTMAX).
     """
@@ -509,6 +556,9 @@ class TargetProfile:
     def _key(self, kernel: OpKernel, variant: Variant) -> str:
         family = self.family(variant)
         keys = [f"{variant.isa}/{kernel.type}:{family}", f"{kernel.type}:{family}", family, "default"]
+        op = op_key(kernel)
+        if op != kernel.type:
+            keys[:0] = [f"{variant.isa}/{op}:{family}", f"{op}:{family}"]
         if kernel.type == "DEPTHWISE_CONV_2D":
             # a filter size with code of its own (3x3 unrolled) has figures of its own
             shape = f"@{kernel.spec.get('filter_h')}x{kernel.spec.get('filter_w')}"
@@ -555,19 +605,27 @@ class TargetProfile:
 # last pixels differ between pointwise and windowed layers), 12 % for depthwise padded_rows.
 # "<op>:<family>" is the portable code,
 # which a plan for the portable ISA runs and an arm-dsp plan runs where the op has no
-# arm-dsp code (pooling, ADD, SOFTMAX, SVDF; CONV_2D's direct, depthwise's padded_rows and
-# depth multipliers above 1); "arm-dsp/<op>:<family>" is the DSP-extension code (SMLAD:
-# CONV_2D's rows kernel behind gemm_1x1 and im2col and its int16-column kernel behind
-# im2col16_rows, FULLY_CONNECTED's smlad kernels; SMLABB/SMLATT: DEPTHWISE_CONV_2D's direct
-# and widened); a depthwise key with "@3x3" is its 3x3 code, the key without the size its
+# arm-dsp code (SVDF; CONV_2D's direct, depthwise's padded_rows and depth multipliers above
+# 1); "arm-dsp/<op>:<family>" is the DSP-extension code (SMLAD: CONV_2D's rows kernel behind
+# gemm_1x1 and im2col and its int16-column kernel behind im2col16_rows, FULLY_CONNECTED's
+# smlad kernels; SMLABB/SMLATT: DEPTHWISE_CONV_2D's direct and widened; SXTAB16, SSUB8 + SEL
+# and SMMULR: ADD, MUL and the pools' direct; SMMULR: SOFTMAX's exp); a depthwise key with "@3x3" is its 3x3 code, the key without the size its
 # other filter sizes. The im2col rows variants cost the same instructions whatever their
 # block size (within 0.1 %): the scratch buffer costs nothing by itself (its filling is in
 # the fit), so cycles_per_scratch_byte is 0 and ties go to the smaller scratch. SVDF's two
 # variants execute the same instructions within 0.2 %.
+#   TRANSPOSE_CONV, BATCH_MATMUL, LOG_SOFTMAX and SOFTMAX (2026-12-05): their int8 rows on
+#   the plain keys, their 16x8 and float32 rows on keys of their own (op_key:
+#   "SOFTMAX(s16x8)", "BATCH_MATMUL(f32)"), each over two to seven shapes at two sizes; a
+#   SOFTMAX or LOG_SOFTMAX row is a pixel (its reciprocal or log), a TRANSPOSE_CONV's taps the
+#   pairs that land in the output. calibrate_cortex_m.py --check counts held-out one-op models
+#   (the ops' coverage probes and shapes unlike the calibration's): 184 of 188 (model,
+#   variant, ISA, core) within 5 %, the rest float32 BATCH_MATMUL's packed variant on its
+#   tiny probe with a constant adj_y RHS (+5.4 / +5.7 %).
 #   LOGISTIC, TANH and HARD_SWISH (per element): counted on the M4 with one-op models when
 #   they landed (2026-12-03), the M7 taking the M4's figures; a table variant's intercept is
 #   its 256 entries computed once a call.
-#   Not measured (no one-op model builder for them yet): MUL, MAX_POOL_2D, MEAN,
+#   Not measured (no one-op model builder for them yet): MEAN,
 #   QUANTIZE, DEQUANTIZE, CONCATENATION, PAD ("default", set between the pooling and the
 #   element-wise figures).
 # Estimated: cycles per instruction. Cortex-M4: single issue, loads 2 cycles unless
