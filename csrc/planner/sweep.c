@@ -384,33 +384,21 @@ static int take(sw_ranges *r, sw_at g, size_t at, size_t size)
 static int give(sw_ranges *r, size_t at, size_t size)
 {
     size_t end = at + size;
-    uint32_t lo = 0, hi = r->blocks, k, i, nk, ni;
+    uint32_t k, i, n, nk, ni;
     const sw_block *b;
     int below = 0, above;
-    /* k: the last position whose first start is below `at` (0 if none) */
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (r->first[mid] < at) {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
+    /* k: the last position whose first start is below `at` (0 if none); i: one past the
+       last range there starting below it. Halvings without branches on the data. */
+    for (k = 0, n = r->blocks; n > 1; n -= n / 2) {
+        k = r->first[k + n / 2] < at ? k + n / 2 : k;
     }
-    k = lo;
     b = blk(r, k);
     i = 0;
     if (r->first[k] < at) {
-        /* i: one past the last range starting below `at` */
-        uint32_t l = 0, h = b->count;
-        while (l < h) {
-            uint32_t mid = l + (h - l) / 2;
-            if (b->begin[mid] < at) {
-                l = mid + 1;
-            } else {
-                h = mid;
-            }
+        for (i = 0, n = b->count; n > 1; n -= n / 2) {
+            i = b->begin[i + n / 2] < at ? i + n / 2 : i;
         }
-        i = l;
+        ++i; /* begin[i] < at: the range is at least the first */
         below = b->begin[i - 1] + b->len[i - 1] == at;
     }
     nk = k;
@@ -451,31 +439,34 @@ static int give(sw_ranges *r, size_t at, size_t size)
 static int place(sw_ranges *r, size_t size, size_t align, size_t *at_out)
 {
     sw_at g;
-    int tries, found;
-    size_t at;
-    found = fit_from(r, 0, 0, size, &g);
+    int tries, found = fit_from(r, 0, 0, size, &g), fits = 0;
+    size_t at = 0;
     for (tries = 0; found && tries < MISALIGNED_TRIES; ++tries) {
         const sw_block *b = blk(r, g.k);
         size_t begin = b->begin[g.i], end = begin + b->len[g.i];
         at = ap_pl_align_up_fast(begin, align);
         if (at >= begin && end - at >= size && at <= end) {
-            *at_out = at;
-            return take(r, g, at, size);
+            fits = 1;
+            break;
         }
         found = fit_from(r, g.k, g.i + 1, size, &g);
     }
-    /* a range of size + align - 1 bytes holds it wherever it starts; the range
-       without end always qualifies (everything stays below padded_total) */
-    if (!fit_from(r, 0, 0, size + align - 1, &g)) {
-        return 0;
+    if (!fits) {
+        /* a range of size + align - 1 bytes holds it wherever it starts; the range
+           without end always qualifies (everything stays below padded_total), so
+           this fails only if that were broken: reported as memory run out */
+        if (!fit_from(r, 0, 0, size + align - 1, &g)) {
+            return 0;
+        }
+        at = ap_pl_align_up_fast(blk(r, g.k)->begin[g.i], align);
     }
-    at = ap_pl_align_up_fast(blk(r, g.k)->begin[g.i], align);
     *at_out = at;
     return take(r, g, at, size);
 }
 
 /* One buffer: what the sweep reads and writes, side by side, in sweep order (so that
-   the loop never reads a record through its index, a cache miss on large problems). */
+   the loop never reads or writes anything through the buffer's index, a cache miss on
+   large problems, until the offsets are copied out at the end). */
 typedef struct sw_item {
     size_t size;
     size_t offset;
@@ -642,11 +633,14 @@ static int record_pass(const sw_item *in, sw_item *out, size_t m, int by_first, 
 
 /* The records of the non-empty buffers in sweep order: by first op, larger first,
    then by index. Two stable passes, by size (the copy itself) then by first op (into a
-   second array, only when first ops differ). *m_out gets their count; NULL when memory
-   runs out. */
-static sw_item *sweep_order(const ap_pl_problem *p, unsigned shift, size_t *m_out)
+   second array, only when first ops differ). *m_out gets their count, *dies_out
+   whether any of them dies before another starts (so that ranges are ever given
+   back); the empty buffers' offsets are set to 0. NULL when memory runs out. */
+static sw_item *sweep_order(const ap_pl_problem *p, unsigned shift, size_t *offsets_out,
+                            size_t *m_out, int *dies_out)
 {
     uint64_t lo[2] = {UINT64_MAX, UINT64_MAX}, hi[2] = {0, 0};
+    int32_t earliest_last = INT32_MAX;
     size_t i, m = 0;
     sw_item *item, *spare;
     int pass;
@@ -658,9 +652,15 @@ static sw_item *sweep_order(const ap_pl_problem *p, unsigned shift, size_t *m_ou
                 lo[pass] = key < lo[pass] ? key : lo[pass];
                 hi[pass] = key > hi[pass] ? key : hi[pass];
             }
+            if (p->buffers[i].last < earliest_last) {
+                earliest_last = p->buffers[i].last;
+            }
+        } else {
+            offsets_out[i] = 0; /* zero-size buffers stay at 0 */
         }
     }
     *m_out = m;
+    *dies_out = m > 0 && hi[1] > (uint64_t)(uint32_t)earliest_last;
     item = (sw_item *)ap_pl_alloc(m, sizeof(sw_item));
     if (item == NULL || !gather_pass(p, item, m, 0, shift, lo[0], hi[0])) {
         free(item);
@@ -803,30 +803,23 @@ ap_status ap_pl_sweep(const ap_pl_problem *p, size_t *offsets_out)
     unsigned shift = 0;
     sw_ranges ranges;
     size_t i, j, m = 0;
-    int32_t latest_first = 0, earliest_last = INT32_MAX;
+    int dies = 0;
     ap_status st = AP_OK;
 
     memset(&ranges, 0, sizeof(ranges));
     while (((size_t)1 << shift) < p->granule) {
         ++shift;
     }
-    for (i = 0; i < p->n; ++i) {
-        offsets_out[i] = 0; /* zero-size buffers stay at 0 */
-    }
-    item = sweep_order(p, shift, &m);
+    item = sweep_order(p, shift, offsets_out, &m, &dies);
     if (item == NULL) {
         st = AP_ERR_OUT_OF_MEMORY;
         goto out;
     }
-    for (i = 0; i < m; ++i) {
-        latest_first = item[i].first > latest_first ? item[i].first : latest_first;
-        earliest_last = item[i].last < earliest_last ? item[i].last : earliest_last;
-    }
     /* no range is given back when no buffer dies before the last one starts */
-    if (latest_first > earliest_last) {
+    if (dies) {
         death = death_order(item, m);
     }
-    if ((latest_first > earliest_last && death == NULL) || !ranges_init(&ranges, m)) {
+    if ((dies && death == NULL) || !ranges_init(&ranges, m)) {
         st = AP_ERR_OUT_OF_MEMORY;
         goto out;
     }
