@@ -4,9 +4,11 @@ For time_limit_s in (0.1, 1, 5) and four problems -- 300,000 buffers with about
 3,800 live at every op (first op uniform in 0..2,000, lifetimes 0..50 ops, sizes
 16..4,096); 1,000,000 buffers all live at op 0; a real model's activations (the
 largest shared model found); a cut rectangle (bench_planner's generator) -- it
-runs auto and reports the requested limit, the elapsed time of the whole Python
-call, the overshoot (target: at most 10 % + 50 ms), arena / bound, the strategy
-and what auto skipped. Then the Ctrl-C latency: a long plan in a subprocess gets
+runs auto and reports the requested limit, the elapsed and CPU time of the whole
+Python call, the overshoot (target: at most 10 % + 50 ms), arena / bound, the
+strategy and what auto skipped. Where the plan is the sweep's on the two large
+problems, its offsets must be those the sweep has always given there (their sha256
+below): a faster sweep is the same placements. Then the Ctrl-C latency: a long plan in a subprocess gets
 SIGINT after 1 s, and the time until it has exited with KeyboardInterrupt is
 measured (target 0.5 s), for a search phase (auto, 60 s limit) and for a greedy
 pass (greedy_size on 40,000 buffers, some 1,500 live: a few seconds' pass).
@@ -14,7 +16,7 @@ pass (greedy_size on 40,000 buffers, some 1,500 live: a few seconds' pass).
 Every plan is verified by ap_plan_verify (in address order: O(n log n) even for
 the million buffers all live at once), and the time it took is reported.
 
-    python benchmarks/bench_deadlines.py [--limits 0.1 1 5] [--no-model]
+    python benchmarks/bench_deadlines.py [--limits 0.1 1 5] [--no-model] [--problems NAME ...]
 
 Writes benchmarks/results/bench_deadlines.json.
 """
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import glob
+import hashlib
 import json
 import os
 import platform
@@ -43,6 +46,12 @@ from bench_planner import rectangle_cut  # noqa: E402
 from shared_models import MODELS, ROOT  # noqa: E402
 
 ALIGN = 16
+# sha256 of the sweep's offsets (as uint64) on the two large problems, recorded at
+# 5ea53c4 (free ranges in a treap): every later sweep must place the buffers there.
+SWEEP_OFFSETS_SHA256 = {
+    "live_3800_300k": "f6504d20bedbeb5d5f28870fbd0120ba142ac6a744412f87160ce1852b640736",
+    "all_live_1M": "05dfab75e7fb9a81c1864a6e352a0c4f8e486116b6c1ee31d18156e02fa38585",
+}
 
 
 def live_3800(seed=0):
@@ -81,14 +90,18 @@ def run_limits(problems, limits):
     for name, sizes, first, last in problems:
         problem = arenaplan.planning.buffers.BufferProblem.build(sizes, first, last, ALIGN)
         for limit in limits:
-            t = time.monotonic()
+            t, cpu = time.monotonic(), time.thread_time()
             plan = arenaplan.planning.buffers.solve(problem, "auto", limit)
-            elapsed = time.monotonic() - t
+            elapsed, cpu = time.monotonic() - t, time.thread_time() - cpu
+            if plan.strategy == "sweep" and name in SWEEP_OFFSETS_SHA256:
+                digest = hashlib.sha256(np.asarray(plan.offsets, dtype=np.uint64).tobytes()).hexdigest()
+                assert digest == SWEEP_OFFSETS_SHA256[name], f"{name}: the sweep placed buffers elsewhere"
             verify_s = check(plan)
             allowed = 1.1 * limit + 0.05
             rows.append({
                 "problem": name, "buffers": len(sizes), "time_limit_s": limit,
-                "elapsed_s": round(elapsed, 4), "c_elapsed_s": round(plan.elapsed_s, 4),
+                "elapsed_s": round(elapsed, 4), "cpu_s": round(cpu, 4),
+                "c_elapsed_s": round(plan.elapsed_s, 4),
                 "overshoot_s": round(max(0.0, elapsed - limit), 4),
                 "within_target": elapsed <= allowed,
                 "arena_over_bound": round(plan.arena_bytes / max(1, plan.lower_bound_bytes), 4),
@@ -146,7 +159,7 @@ def ctrl_c_latency(kind, delay=1.0):
 
 
 def print_row(r):
-    print(f"{r['problem']:<22} {r['buffers']:>9} {r['time_limit_s']:>6} {r['elapsed_s']:>9.3f} "
+    print(f"{r['problem']:<22} {r['buffers']:>9} {r['time_limit_s']:>6} {r['elapsed_s']:>9.3f} {r['cpu_s']:>6.3f} "
           f"{r['overshoot_s']:>9.3f} {'yes' if r['within_target'] else 'NO':>6} "
           f"{r['arena_over_bound']:>8.4f}  {r['strategy']:<10} {','.join(r['skipped']) or '-'}",
           flush=True)
@@ -156,6 +169,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--limits", type=float, nargs="+", default=[0.1, 1.0, 5.0])
     ap.add_argument("--no-model", action="store_true")
+    ap.add_argument("--problems", nargs="+", help="only these problems (and no Ctrl-C runs)")
     args = ap.parse_args()
 
     problems = [("live_3800_300k",) + live_3800(), ("all_live_1M",) + all_live()]
@@ -164,10 +178,14 @@ def main():
         if m is not None:
             problems.append(m)
     problems.append(("rect_cut_400_s1",) + rectangle_cut(400, 1))
+    if args.problems:
+        problems = [p for p in problems if p[0] in args.problems]
 
-    print(f"{'problem':<22} {'buffers':>9} {'limit':>6} {'elapsed':>9} {'overshoot':>9} "
+    print(f"{'problem':<22} {'buffers':>9} {'limit':>6} {'elapsed':>9} {'cpu':>6} {'overshoot':>9} "
           f"{'target':>6} {'arena/lb':>8}  {'strategy':<10} skipped")
     rows = run_limits(problems, args.limits)
+    if args.problems:
+        return
     print()
     print(f"{'Ctrl-C during':<14} {'KeyboardInterrupt':>17} {'raised after':>12} {'exited after':>12}")
     latency = [ctrl_c_latency("search"), ctrl_c_latency("greedy")]

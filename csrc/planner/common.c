@@ -616,7 +616,9 @@ static ap_status problem_setup(ap_pl_problem *p, const ap_buffer *buffers, size_
         }
         p->granule = p->granule == 0 ? 1 : p->granule;
         p->nonempty = m;
-        if (ap_pl_lower_bound(buffers, count, &p->lower_bound, &p->flat) != AP_OK) {
+        /* the per-op tables ap_pl_lower_bound would choose, without finding the span again */
+        if (!lower_bound_by_op(buffers, count, span, &p->lower_bound, &p->flat) &&
+            ap_pl_lower_bound(buffers, count, &p->lower_bound, &p->flat) != AP_OK) {
             goto oom;
         }
         if (count_conflicts_by_op(p, span, &p->edge_count)) {

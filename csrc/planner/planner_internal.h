@@ -284,7 +284,8 @@ double ap_pl_graph_cost_s(const ap_pl_problem *problem);
  * The sweep heuristic (sweep.c): buffers in order of first op (larger first within
  * an op), each placed first fit among the free address ranges at that op, the
  * ranges of buffers whose last op has passed returned first. Needs no conflict
- * graph: O(n log n) time, O(n) memory. Stops with AP_ERR_CANCELLED on cancellation.
+ * graph: O(n log n) time, O(n) memory. Stops with AP_ERR_CANCELLED on cancellation;
+ * on any status but AP_OK offsets_out holds part of a plan (the empty buffers' zeros).
  */
 ap_status ap_pl_sweep(const ap_pl_problem *problem, size_t *offsets_out);
 /* Bytes ap_pl_sweep allocates. */

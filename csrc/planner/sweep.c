@@ -8,506 +8,465 @@
  *
  *   - buffers sorted by first op, larger first among those of one op (the larger
  *     ones get the low, unfragmented addresses; ties by index, for determinism): their
- *     records copied once in index order and the copies sorted, by counting where the
- *     ops and the sizes (in granules) span few values, so the loop reads them in order;
+ *     records copied once, the copy itself the first (by size) of two stable counting
+ *     sorts where the ops and the sizes (in granules) span few values, so the loop
+ *     reads them in order;
  *   - before the buffers of op t are placed, every buffer whose last op is before t
- *     gives its range back (a min-heap on last op), merged with free neighbours;
+ *     gives its range back (the buffers in order of last op, counted the same way),
+ *     merged with free neighbours;
  *   - each buffer goes first fit: the lowest free range that holds it aligned.
  *
- * Free ranges live in a treap keyed by start address, each node also holding the
- * longest free range in its subtree, so "the lowest range of at least s bytes" is
- * one descent, which also gives the path that take() updates. A range that shrinks or
- * grows keeps its place in address order and is changed in place, `longest` refreshed
- * up its path only as far as it changes; one that appears or vanishes is inserted or
- * erased where it sits (the whole tree split and merged only past SW_PATH_MAX levels).
- * The range above everything placed is a free range without end.
+ * The free ranges are never more than the live buffers + 1 and are always the same
+ * set, whatever holds them, so any structure gives the same plan; this one is chosen
+ * for the cache. They sit in address order in blocks of SW_BLOCK (starts and lengths
+ * in two arrays), the blocks in an array of positions with each block's first start
+ * and longest range, and the longest of every SW_GROUP positions above them. "The
+ * lowest range of at least s bytes" reads a few group maxima, then a group's block
+ * maxima, then one block's lengths, all contiguous; "the ranges around address a"
+ * is a binary search over first starts and then in one block. A range that shrinks
+ * or grows keeps its place and is changed in place; one that appears or vanishes
+ * moves the rest of its block (a block split in halves when full, joined with a
+ * neighbour when the two fit in half a block). The range above everything placed is
+ * a free range without end.
  * A range long enough but whose aligned start leaves too little is passed over
  * (a few times at most; then a range of s + alignment - 1 bytes, which always
- * holds it, is asked for). Time O(n log n), memory O(n); the plan is valid by
- * construction: a range is free at op t only when every buffer that used it died
- * before t.
+ * holds it, is asked for). Time O(n (log n + SW_BLOCK + r / (SW_BLOCK SW_GROUP)))
+ * for r free ranges, memory O(n) for the records and O(r) for the ranges; the plan is
+ * valid by construction: a range is free at op t only when every buffer that used it
+ * died before t.
  */
 #include "planner_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define NIL UINT32_MAX
 /* Ranges that are long enough but misaligned tried before asking for a longer one. */
 #define MISALIGNED_TRIES 4
+/* Free ranges a block holds, and blocks a group of the summary covers. Every two
+   neighbouring blocks hold more than SW_BLOCK / 2 ranges between them, so r ranges
+   take fewer than 4 r / SW_BLOCK + 1 blocks. */
+#define SW_BLOCK 64u
+#define SW_GROUP 32u
 
-typedef struct sw_node {
-    size_t begin, end;    /* a free range [begin, end); end SIZE_MAX: no end */
-    size_t longest;       /* longest end - begin in the subtree */
-    uint32_t left, right; /* 32 bytes a node: the treap's priority is prio(index) */
-} sw_node;
+/* Free ranges in address order, SW_BLOCK at most, as starts and lengths side by side:
+   "the first long enough" reads the lengths alone. */
+typedef struct sw_block {
+    size_t begin[SW_BLOCK];
+    size_t len[SW_BLOCK];   /* end - begin; the range without end ends at SIZE_MAX */
+    uint32_t count;
+} sw_block;
 
-typedef struct sw_tree {
-    sw_node *node;
-    uint32_t root;
-    uint32_t free_list;   /* nodes given back, linked through .left */
-    uint32_t unused;      /* nodes [unused, capacity) never taken: their pages stay untouched */
-} sw_tree;
+/* The free ranges: blocks in address order (position k: block id[k], its first start
+   first[k], its longest range longest[k]), and the longest range of each SW_GROUP
+   positions (group[k / SW_GROUP]). One block, empty, when nothing is free. Blocks
+   come from a pool that grows as they are needed (the pool, like every array here,
+   is indexed, never pointed into across a call that may grow it). */
+typedef struct sw_ranges {
+    sw_block *pool;
+    uint32_t *id;
+    size_t *first;
+    size_t *longest;
+    size_t *group;
+    uint32_t blocks;        /* positions in use */
+    uint32_t capacity;      /* of pool and of the position arrays */
+    uint32_t limit;         /* most blocks the ranges can ever take */
+    uint32_t unused;        /* pool blocks [unused, capacity) never taken */
+    uint32_t spare;         /* a pool block given back, or UINT32_MAX (linked through count) */
+} sw_ranges;
 
-/* A node's treap priority: a fixed mix of its index (a node given back and taken again
-   keeps it), so the priorities are as random as a seeded generator's and take no room. */
-static uint32_t prio(uint32_t x)
+/* Where a range is: position k's block, index i in it. */
+typedef struct sw_at {
+    uint32_t k, i;
+} sw_at;
+
+static sw_block *blk(const sw_ranges *r, uint32_t k)
 {
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    x ^= x >> 16;
-    return x;
+    return &r->pool[r->id[k]];
 }
 
-static size_t len_of(const sw_node *x)
+/* realloc(p, count * size) with the product checked: NULL (p kept) on failure. */
+static void *resized(void *p, size_t count, size_t size)
 {
-    return x->end - x->begin;
+    size_t bytes;
+    return ap_pl_mul(count, size, &bytes) ? realloc(p, bytes) : NULL;
 }
 
-static void pull(sw_tree *t, uint32_t x)
+/* Make room for more blocks (in the pool and the position arrays), up to the limit.
+   0 when memory runs out. */
+static int grow(sw_ranges *r)
 {
-    sw_node *n = &t->node[x];
-    size_t best = len_of(n);
-    if (n->left != NIL && t->node[n->left].longest > best) {
-        best = t->node[n->left].longest;
+    uint32_t cap = r->capacity < r->limit / 2 ? r->capacity * 2 : r->limit;
+    void *p;
+    if (cap <= r->capacity) {
+        return 0; /* cannot happen: the limit holds every block the ranges can take */
     }
-    if (n->right != NIL && t->node[n->right].longest > best) {
-        best = t->node[n->right].longest;
+    if ((p = resized(r->pool, cap, sizeof(sw_block))) == NULL) {
+        return 0;
     }
-    n->longest = best;
+    r->pool = (sw_block *)p;
+    if ((p = resized(r->id, cap, sizeof(uint32_t))) == NULL) {
+        return 0;
+    }
+    r->id = (uint32_t *)p;
+    if ((p = resized(r->first, cap, sizeof(size_t))) == NULL) {
+        return 0;
+    }
+    r->first = (size_t *)p;
+    if ((p = resized(r->longest, cap, sizeof(size_t))) == NULL) {
+        return 0;
+    }
+    r->longest = (size_t *)p;
+    if ((p = resized(r->group, cap / SW_GROUP + 1, sizeof(size_t))) == NULL) {
+        return 0;
+    }
+    r->group = (size_t *)p;
+    r->capacity = cap;
+    return 1;
 }
 
-/* Split x into ranges starting below `key` (*l) and at or above it (*r). */
-static void split(sw_tree *t, uint32_t x, size_t key, uint32_t *l, uint32_t *r)
+static void group_refresh(sw_ranges *r, uint32_t g)
 {
-    if (x == NIL) {
-        *l = *r = NIL;
+    uint32_t k = g * SW_GROUP, stop = k + SW_GROUP < r->blocks ? k + SW_GROUP : r->blocks;
+    size_t best = 0;
+    for (; k < stop; ++k) {
+        best = r->longest[k] > best ? r->longest[k] : best;
+    }
+    r->group[g] = best;
+}
+
+/* Position k's block changed its ranges: its first start, its longest, its group's. */
+static void refresh(sw_ranges *r, uint32_t k)
+{
+    const sw_block *b = blk(r, k);
+    size_t best = 0, was = r->longest[k];
+    uint32_t i;
+    for (i = 0; i < b->count; ++i) {
+        best = b->len[i] > best ? b->len[i] : best;
+    }
+    r->first[k] = b->count > 0 ? b->begin[0] : SIZE_MAX;
+    r->longest[k] = best;
+    if (best > r->group[k / SW_GROUP]) {
+        r->group[k / SW_GROUP] = best;
+    } else if (best < was && was == r->group[k / SW_GROUP]) {
+        group_refresh(r, k / SW_GROUP);
+    }
+}
+
+/* A range at position k grew to `len`. */
+static void raise_to(sw_ranges *r, uint32_t k, size_t len)
+{
+    if (len > r->longest[k]) {
+        r->longest[k] = len;
+        if (len > r->group[k / SW_GROUP]) {
+            r->group[k / SW_GROUP] = len;
+        }
+    }
+}
+
+/* A range at position k shrank from `was` (or went): the block's longest again if it
+   was that range, and then its group's. */
+static void lowered(sw_ranges *r, uint32_t k, size_t was)
+{
+    const sw_block *b;
+    size_t best = 0;
+    uint32_t i;
+    if (was != r->longest[k]) {
         return;
     }
-    if (t->node[x].begin < key) {
-        split(t, t->node[x].right, key, &t->node[x].right, r);
-        *l = x;
+    b = blk(r, k);
+    for (i = 0; i < b->count; ++i) {
+        best = b->len[i] > best ? b->len[i] : best;
+    }
+    r->longest[k] = best;
+    if (best < was && was == r->group[k / SW_GROUP]) {
+        group_refresh(r, k / SW_GROUP);
+    }
+}
+
+/* Positions from k on moved: their groups' longest again. */
+static void groups_from(sw_ranges *r, uint32_t k)
+{
+    uint32_t g;
+    for (g = k / SW_GROUP; g * SW_GROUP < r->blocks; ++g) {
+        group_refresh(r, g);
+    }
+}
+
+/* Put a new (empty) block at position k, the blocks from k moving up one. 0 when
+   memory runs out. */
+static int open_block(sw_ranges *r, uint32_t k)
+{
+    uint32_t b;
+    if (r->spare == UINT32_MAX && r->unused == r->capacity && !grow(r)) {
+        return 0;
+    }
+    if (r->spare != UINT32_MAX) {
+        b = r->spare;
+        r->spare = r->pool[b].count;
     } else {
-        split(t, t->node[x].left, key, l, &t->node[x].left);
-        *r = x;
+        b = r->unused++;
     }
-    pull(t, x);
+    memmove(&r->id[k + 1], &r->id[k], (r->blocks - k) * sizeof(uint32_t));
+    memmove(&r->first[k + 1], &r->first[k], (r->blocks - k) * sizeof(size_t));
+    memmove(&r->longest[k + 1], &r->longest[k], (r->blocks - k) * sizeof(size_t));
+    ++r->blocks;
+    r->id[k] = b;
+    r->pool[b].count = 0;
+    r->first[k] = SIZE_MAX;
+    r->longest[k] = 0;
+    return 1;
 }
 
-/* Join two treaps, every range of a below every range of b. */
-static uint32_t merge(sw_tree *t, uint32_t a, uint32_t b)
+/* Remove the block at position k (its ranges gone or moved). */
+static void close_block(sw_ranges *r, uint32_t k)
 {
-    if (a == NIL) {
-        return b;
-    }
-    if (b == NIL) {
-        return a;
-    }
-    if (prio(a) > prio(b)) {
-        t->node[a].right = merge(t, t->node[a].right, b);
-        pull(t, a);
-        return a;
-    }
-    t->node[b].left = merge(t, a, t->node[b].left);
-    pull(t, b);
-    return b;
+    uint32_t b = r->id[k];
+    r->pool[b].count = r->spare;
+    r->spare = b;
+    --r->blocks;
+    memmove(&r->id[k], &r->id[k + 1], (r->blocks - k) * sizeof(uint32_t));
+    memmove(&r->first[k], &r->first[k + 1], (r->blocks - k) * sizeof(size_t));
+    memmove(&r->longest[k], &r->longest[k + 1], (r->blocks - k) * sizeof(size_t));
 }
 
-static uint32_t new_node(sw_tree *t, size_t begin, size_t end)
+/* Insert [begin, begin + len) at index i of position k's block (it belongs there in
+   address order); a full block is split in halves first. 0 when memory runs out. */
+static int insert(sw_ranges *r, uint32_t k, uint32_t i, size_t begin, size_t len)
 {
-    uint32_t x = t->free_list;
-    if (x != NIL) {
-        t->free_list = t->node[x].left;
-    } else {
-        x = t->unused++;
-    }
-    t->node[x].begin = begin;
-    t->node[x].end = end;
-    t->node[x].longest = end - begin;
-    t->node[x].left = t->node[x].right = NIL;
-    return x;
-}
-
-static void drop_node(sw_tree *t, uint32_t x)
-{
-    t->node[x].left = t->free_list;
-    t->free_list = x;
-}
-
-/* Longest paths the in-place updates follow (a treap's depth is about 2 ln n: 128 is never
-   reached in practice; a deeper path takes the split-and-merge way). */
-#define SW_PATH_MAX 128
-
-/* The lowest range with at least `need` bytes, or NIL; path[0 .. *depth) gets the nodes
-   from the root to it (*depth 0 when the path is longer than SW_PATH_MAX). Every range
-   qualifies by its start, so `longest` says which way at each node: no backtracking. */
-static uint32_t lowest_fit_path(const sw_tree *t, size_t need, uint32_t path[SW_PATH_MAX],
-                                int *depth)
-{
-    uint32_t x = t->root;
-    int d = 0;
-    *depth = 0;
-    if (x == NIL || t->node[x].longest < need) {
-        return NIL;
-    }
-    for (;;) {
-        const sw_node *n = &t->node[x];
-        if (d < SW_PATH_MAX) {
-            path[d] = x;
+    sw_block *b = blk(r, k);
+    if (b->count == SW_BLOCK) {
+        sw_block *upper;
+        if (!open_block(r, k + 1)) {
+            return 0;
         }
-        ++d;
-        if (n->left != NIL && t->node[n->left].longest >= need) {
-            x = n->left;
-        } else if (len_of(n) >= need) {
-            *depth = d <= SW_PATH_MAX ? d : 0;
-            return x;
-        } else {
-            x = n->right; /* its `longest` is at least need */
+        b = blk(r, k); /* the pool may have moved */
+        upper = blk(r, k + 1);
+        memcpy(upper->begin, &b->begin[SW_BLOCK / 2], SW_BLOCK / 2 * sizeof(size_t));
+        memcpy(upper->len, &b->len[SW_BLOCK / 2], SW_BLOCK / 2 * sizeof(size_t));
+        upper->count = SW_BLOCK / 2;
+        b->count = SW_BLOCK / 2;
+        refresh(r, k);
+        refresh(r, k + 1);
+        groups_from(r, k);
+        if (i > SW_BLOCK / 2) {
+            ++k;
+            i -= SW_BLOCK / 2;
+            b = upper;
         }
     }
+    memmove(&b->begin[i + 1], &b->begin[i], (b->count - i) * sizeof(size_t));
+    memmove(&b->len[i + 1], &b->len[i], (b->count - i) * sizeof(size_t));
+    b->begin[i] = begin;
+    b->len[i] = len;
+    ++b->count;
+    if (i == 0) {
+        r->first[k] = begin;
+    }
+    raise_to(r, k, len);
+    return 1;
 }
 
-/* The lowest range starting at or above `from` with at least `need` bytes, or NIL. */
-static uint32_t lowest_fit(const sw_tree *t, uint32_t x, size_t need, size_t from)
+/* Join position k + 1's block onto k's (their ranges fit one block). */
+static void join(sw_ranges *r, uint32_t k)
 {
-    while (x != NIL) {
-        const sw_node *n = &t->node[x];
-        if (n->longest < need) {
-            return NIL;
-        }
-        if (n->begin >= from) {
-            uint32_t found = lowest_fit(t, n->left, need, from);
-            if (found != NIL) {
-                return found;
+    sw_block *b = blk(r, k), *upper = blk(r, k + 1);
+    memcpy(&b->begin[b->count], upper->begin, upper->count * sizeof(size_t));
+    memcpy(&b->len[b->count], upper->len, upper->count * sizeof(size_t));
+    b->count += upper->count;
+    close_block(r, k + 1);
+    refresh(r, k);
+    groups_from(r, k);
+}
+
+/* Remove the range at (k, i). A block left empty goes (unless it is the only one); a
+   block left with so few ranges that it and a neighbour fit in half a block is joined
+   with it, so that blocks stay more than a quarter full on average. */
+static void erase(sw_ranges *r, uint32_t k, uint32_t i)
+{
+    sw_block *b = blk(r, k);
+    size_t was = b->len[i];
+    --b->count;
+    memmove(&b->begin[i], &b->begin[i + 1], (b->count - i) * sizeof(size_t));
+    memmove(&b->len[i], &b->len[i + 1], (b->count - i) * sizeof(size_t));
+    if (b->count == 0 && r->blocks > 1) {
+        close_block(r, k);
+        groups_from(r, k);
+        return;
+    }
+    if (i == 0) {
+        r->first[k] = b->count > 0 ? b->begin[0] : SIZE_MAX;
+    }
+    lowered(r, k, was);
+    if (k > 0 && blk(r, k - 1)->count + b->count <= SW_BLOCK / 2) {
+        join(r, --k);
+    }
+    if (k + 1 < r->blocks && blk(r, k)->count + blk(r, k + 1)->count <= SW_BLOCK / 2) {
+        join(r, k);
+    }
+}
+
+/* The first range from (k, i) on, in address order, with at least `need` bytes: 1 and
+   *at set, or 0. Groups, then positions, then ranges: each skipped whole when its
+   longest is too short. */
+static int fit_from(const sw_ranges *r, uint32_t k, uint32_t i, size_t need, sw_at *at)
+{
+    uint32_t g;
+    if (k < r->blocks && r->longest[k] >= need) {
+        const sw_block *b = blk(r, k);
+        for (; i < b->count; ++i) {
+            if (b->len[i] >= need) {
+                at->k = k;
+                at->i = i;
+                return 1;
             }
-            if (len_of(n) >= need) {
-                return x;
+        }
+    }
+    ++k;
+    if (k % SW_GROUP != 0 && k < r->blocks && r->group[k / SW_GROUP] >= need) {
+        for (; k < r->blocks && k % SW_GROUP != 0; ++k) {
+            if (r->longest[k] >= need) {
+                goto found;
             }
         }
-        x = n->right;
     }
-    return NIL;
-}
-
-static uint32_t leftmost(const sw_tree *t, uint32_t x)
-{
-    while (x != NIL && t->node[x].left != NIL) {
-        x = t->node[x].left;
-    }
-    return x;
-}
-
-static uint32_t rightmost(const sw_tree *t, uint32_t x)
-{
-    while (x != NIL && t->node[x].right != NIL) {
-        x = t->node[x].right;
-    }
-    return x;
-}
-
-/* Insert node z into the subtree x: down to where z's priority belongs, then the
-   subtree there is split around it (one path, not the whole tree's split and merge). */
-static uint32_t insert(sw_tree *t, uint32_t x, uint32_t z)
-{
-    if (x == NIL) {
-        return z;
-    }
-    if (prio(z) > prio(x)) {
-        split(t, x, t->node[z].begin, &t->node[z].left, &t->node[z].right);
-        pull(t, z);
-        return z;
-    }
-    if (t->node[z].begin < t->node[x].begin) {
-        t->node[x].left = insert(t, t->node[x].left, z);
-    } else {
-        t->node[x].right = insert(t, t->node[x].right, z);
-    }
-    pull(t, x);
-    return x;
-}
-
-/* Remove the range that starts at `begin` from the subtree x (it is there): its
-   children are merged in its place. */
-static uint32_t erase(sw_tree *t, uint32_t x, size_t begin)
-{
-    if (t->node[x].begin == begin) {
-        uint32_t joined = merge(t, t->node[x].left, t->node[x].right);
-        drop_node(t, x);
-        return joined;
-    }
-    if (begin < t->node[x].begin) {
-        t->node[x].left = erase(t, t->node[x].left, begin);
-    } else {
-        t->node[x].right = erase(t, t->node[x].right, begin);
-    }
-    pull(t, x);
-    return x;
-}
-
-
-/* Recompute `longest` on path[depth - 1], the one node whose range changed, then on its
-   ancestors up to the first whose `longest` stays as it was (those above depend on
-   nothing else that changed). */
-static void pull_path(sw_tree *t, const uint32_t *path, int depth)
-{
-    while (depth-- > 0) {
-        size_t was = t->node[path[depth]].longest;
-        pull(t, path[depth]);
-        if (t->node[path[depth]].longest == was) {
-            return;
+    k = (k + SW_GROUP - 1) / SW_GROUP * SW_GROUP; /* the next group's first position */
+    for (g = k / SW_GROUP; g * SW_GROUP < r->blocks; ++g) {
+        if (r->group[g] >= need) {
+            for (k = g * SW_GROUP; r->longest[k] < need; ++k) {
+            }
+            goto found;
         }
-    }
-}
-
-/* The nodes from the root to the range that starts at `begin`: their count, or 0 when the
-   path is longer than SW_PATH_MAX. */
-static int path_to(const sw_tree *t, size_t begin, uint32_t path[SW_PATH_MAX])
-{
-    uint32_t x = t->root;
-    int depth = 0;
-    while (x != NIL && depth < SW_PATH_MAX) {
-        path[depth++] = x;
-        if (t->node[x].begin == begin) {
-            return depth;
-        }
-        x = begin < t->node[x].begin ? t->node[x].left : t->node[x].right;
     }
     return 0;
-}
-
-/* Point the link to the subtree whose root was at depth d of `path` (the root, or a child
-   of path[d - 1]: the one on the side of `key`, the subtree's keys) at x. */
-static void relink(sw_tree *t, const uint32_t *path, int d, size_t key, uint32_t x)
-{
-    if (d == 0) {
-        t->root = x;
-    } else if (key < t->node[path[d - 1]].begin) {
-        t->node[path[d - 1]].left = x;
-    } else {
-        t->node[path[d - 1]].right = x;
-    }
-}
-
-/* Erase path[depth - 1] (path: the nodes from the root to it): its children merged in
-   its place, `longest` refreshed above. */
-static void erase_at(sw_tree *t, const uint32_t *path, int depth)
-{
-    uint32_t x = path[depth - 1];
-    size_t key = t->node[x].begin;
-    uint32_t joined = merge(t, t->node[x].left, t->node[x].right);
-    drop_node(t, x);
-    relink(t, path, depth - 1, key, joined);
-    pull_path(t, path, depth - 1);
-}
-
-/* Insert node z, path[0 .. depth) being the search path for its start down to an empty
-   link: z goes below the last node on it with a higher priority, the subtree there split
-   around it. */
-static void insert_at(sw_tree *t, const uint32_t *path, int depth, uint32_t z)
-{
-    size_t key = t->node[z].begin;
-    uint32_t sub;
-    int d = 0;
-    while (d < depth && prio(path[d]) > prio(z)) {
-        ++d;
-    }
-    sub = d < depth ? path[d] : NIL;
-    split(t, sub, key, &t->node[z].left, &t->node[z].right);
-    pull(t, z);
-    relink(t, path, d, key, z);
-    pull_path(t, path, d);
-}
-
-/* Take [at, at + size) out of free range g (path[0 .. depth): the nodes from the root to
-   g, or depth 0 if not known). Ranges are disjoint, so a range that shrinks
-   keeps its place in address order: that is done in place, with `longest` refreshed up
-   its path (the common case: an aligned size taken from a range's start). A range taken
-   whole is erased; one that splits in two keeps its lower part and inserts the upper. */
-static void take(sw_tree *t, uint32_t g, size_t at, size_t size, uint32_t path[SW_PATH_MAX],
-                 int depth)
-{
-    size_t begin = t->node[g].begin, end = t->node[g].end;
-    uint32_t l, mid, r;
-    if (at == begin && end - begin == size) {
-        if (depth > 0) {
-            erase_at(t, path, depth);
-        } else {
-            t->root = erase(t, t->root, begin);
+found:
+    {
+        const sw_block *b = blk(r, k);
+        for (i = 0; b->len[i] < need; ++i) {
         }
-        return;
+        at->k = k;
+        at->i = i;
+        return 1;
     }
-    if (depth == 0) {
-        depth = path_to(t, begin, path);
+}
+
+/* Take [at, at + size) out of the free range at g (it holds it). A range taken from
+   its start shrinks in place; one taken whole is erased; one split in two keeps its
+   lower part and the upper is inserted after it. 0 when memory runs out. */
+static int take(sw_ranges *r, sw_at g, size_t at, size_t size)
+{
+    sw_block *b = blk(r, g.k);
+    size_t begin = b->begin[g.i], len = b->len[g.i], end = begin + len;
+    if (at == begin && len == size) {
+        erase(r, g.k, g.i);
+        return 1;
     }
-    if (depth > 0) {
-        if (at == begin) {
-            t->node[g].begin = at + size;
-        } else {
-            t->node[g].end = at;
+    if (at == begin) {
+        b->begin[g.i] = at + size;
+        b->len[g.i] = len - size;
+        if (g.i == 0) {
+            r->first[g.k] = at + size;
         }
-        pull_path(t, path, depth);
-        if (at > begin && end - at > size) {
-            t->root = insert(t, t->root, new_node(t, at + size, end));
-        }
-        return;
+        lowered(r, g.k, len);
+        return 1;
     }
-    split(t, t->root, begin, &l, &r);
-    split(t, r, begin + 1, &mid, &r);
-    drop_node(t, mid); /* mid == g: ranges are disjoint, so one starts at `begin` */
-    if (at > begin) {
-        l = merge(t, l, new_node(t, begin, at));
-    }
+    b->len[g.i] = at - begin;
+    lowered(r, g.k, len);
     if (end - at > size) {
-        r = merge(t, new_node(t, at + size, end), r);
+        return insert(r, g.k, g.i + 1, at + size, end - at - size);
     }
-    t->root = merge(t, l, r);
+    return 1;
 }
 
-/* Give [at, at + size) back, merged with the free ranges that touch it. Its neighbours
-   in address order are on the search path for `at` (the last node passed on the right
-   and on the left): where it touches one, that range grows in place; where it touches
-   both, the lower one grows over the upper, which is erased; where it touches none, a
-   range is inserted. */
-static void give(sw_tree *t, size_t at, size_t size)
+/* Give [at, at + size) back, merged with the free ranges that touch it: the last range
+   starting below `at` and the one after it. Where it touches one, that range grows in
+   place; where it touches both, the lower one grows over the upper, which is erased;
+   where it touches none, a range is inserted between them. 0 when memory runs out. */
+static int give(sw_ranges *r, size_t at, size_t size)
 {
-    size_t begin = at, end = at + size;
-    uint32_t l, r, x, path[SW_PATH_MAX];
-    int depth = 0, below = -1, above = -1;
-    for (x = t->root; x != NIL && depth < SW_PATH_MAX; ++depth) {
-        path[depth] = x;
-        if (t->node[x].begin < at) {
-            below = depth;
-            x = t->node[x].right;
-        } else {
-            above = depth;
-            x = t->node[x].left;
-        }
+    size_t end = at + size;
+    uint32_t k, i, n, nk, ni;
+    const sw_block *b;
+    int below = 0, above;
+    /* k: the last position whose first start is below `at` (0 if none); i: one past the
+       last range there starting below it. Halvings without branches on the data. */
+    for (k = 0, n = r->blocks; n > 1; n -= n / 2) {
+        k = r->first[k + n / 2] < at ? k + n / 2 : k;
     }
-    if (x == NIL) {
-        int joins_below = below >= 0 && t->node[path[below]].end == at;
-        int joins_above = above >= 0 && t->node[path[above]].begin == end;
-        if (joins_below && !joins_above) {
-            t->node[path[below]].end = end;
-            pull_path(t, path, below + 1);
-            return;
+    b = blk(r, k);
+    i = 0;
+    if (r->first[k] < at) {
+        for (i = 0, n = b->count; n > 1; n -= n / 2) {
+            i = b->begin[i + n / 2] < at ? i + n / 2 : i;
         }
-        if (joins_above && !joins_below) {
-            t->node[path[above]].begin = at;
-            pull_path(t, path, above + 1);
-            return;
-        }
-        if (!joins_below && !joins_above) {
-            insert_at(t, path, depth, new_node(t, at, end));
-            return;
-        }
-        {
-            uint32_t lower = path[below];
-            size_t upper_end = t->node[path[above]].end;
-            erase_at(t, path, above + 1);
-            depth = path_to(t, t->node[lower].begin, path);
-            if (depth > 0) {
-                t->node[lower].end = upper_end;
-                pull_path(t, path, depth);
-                return;
-            }
-            /* too deep for the path: put the upper range back, take the long way */
-            t->root = insert(t, t->root, new_node(t, end, upper_end));
-        }
+        ++i; /* begin[i] < at: the range is at least the first */
+        below = b->begin[i - 1] + b->len[i - 1] == at;
     }
-    split(t, t->root, at, &l, &r);
-    x = rightmost(t, l);
-    if (x != NIL && t->node[x].end == at) {
-        uint32_t only;
-        begin = t->node[x].begin;
-        split(t, l, begin, &l, &only);
-        drop_node(t, only);
+    nk = k;
+    ni = i;
+    if (ni == b->count && k + 1 < r->blocks) {
+        nk = k + 1;
+        ni = 0;
     }
-    x = leftmost(t, r);
-    if (x != NIL && t->node[x].begin == end) {
-        uint32_t only;
-        end = t->node[x].end;
-        split(t, r, t->node[x].begin + 1, &only, &r);
-        drop_node(t, only);
+    above = ni < blk(r, nk)->count && blk(r, nk)->begin[ni] == end;
+    if (below) {
+        sw_block *lower = blk(r, k);
+        size_t len = lower->len[i - 1] + size;
+        if (above) {
+            len += blk(r, nk)->len[ni];
+        }
+        lower->len[i - 1] = len;
+        raise_to(r, k, len);
+        if (above) {
+            erase(r, nk, ni);
+        }
+        return 1;
     }
-    t->root = merge(t, merge(t, l, new_node(t, begin, end)), r);
+    if (above) {
+        sw_block *upper = blk(r, nk);
+        upper->begin[ni] = at;
+        upper->len[ni] += size;
+        if (ni == 0) {
+            r->first[nk] = at;
+        }
+        raise_to(r, nk, upper->len[ni]);
+        return 1;
+    }
+    return insert(r, k, i, at, size);
 }
 
-/* First fit of `size` bytes aligned to `align`; takes the range, returns the offset. */
-static size_t place(sw_tree *t, size_t size, size_t align)
+/* First fit of `size` bytes aligned to `align`: the offset in *at_out. 0 when memory
+   runs out. */
+static int place(sw_ranges *r, size_t size, size_t align, size_t *at_out)
 {
-    uint32_t g, path[SW_PATH_MAX];
-    int tries, depth;
-    size_t at;
-    g = lowest_fit_path(t, size, path, &depth);
-    for (tries = 0; g != NIL && tries < MISALIGNED_TRIES; ++tries) {
-        at = ap_pl_align_up_fast(t->node[g].begin, align);
-        if (at >= t->node[g].begin && t->node[g].end - at >= size && at <= t->node[g].end) {
-            take(t, g, at, size, path, depth);
-            return at;
-        }
-        g = lowest_fit(t, t->root, size, t->node[g].begin + 1);
-        depth = 0;
-    }
-    /* a range of size + align - 1 bytes holds it wherever it starts; the range
-       without end always qualifies (everything stays below padded_total) */
-    g = lowest_fit_path(t, size + align - 1, path, &depth);
-    at = ap_pl_align_up_fast(t->node[g].begin, align);
-    take(t, g, at, size, path, depth);
-    return at;
-}
-
-/* Min-heap of live buffers by last op: entries are (last op << 32 | position in sweep
-   order), so a comparison reads no buffer record. Buffers that die at one op come out in
-   sweep order; the free ranges they leave are the same in any order, since all of them are
-   given back before the next placement. */
-typedef struct sw_heap {
-    uint64_t *item;
-    size_t count;
-} sw_heap;
-
-static void heap_push(sw_heap *h, uint64_t key)
-{
-    size_t k = h->count++;
-    while (k > 0) {
-        size_t up = (k - 1) / 2;
-        if (h->item[up] <= key) {
+    sw_at g;
+    int tries, found = fit_from(r, 0, 0, size, &g), fits = 0;
+    size_t at = 0;
+    for (tries = 0; found && tries < MISALIGNED_TRIES; ++tries) {
+        const sw_block *b = blk(r, g.k);
+        size_t begin = b->begin[g.i], end = begin + b->len[g.i];
+        at = ap_pl_align_up_fast(begin, align);
+        if (at >= begin && end - at >= size && at <= end) {
+            fits = 1;
             break;
         }
-        h->item[k] = h->item[up];
-        k = up;
+        found = fit_from(r, g.k, g.i + 1, size, &g);
     }
-    h->item[k] = key;
+    if (!fits) {
+        /* a range of size + align - 1 bytes holds it wherever it starts; the range
+           without end always qualifies (everything stays below padded_total), so
+           this fails only if that were broken: reported as memory run out */
+        if (!fit_from(r, 0, 0, size + align - 1, &g)) {
+            return 0;
+        }
+        at = ap_pl_align_up_fast(blk(r, g.k)->begin[g.i], align);
+    }
+    *at_out = at;
+    return take(r, g, at, size);
 }
 
-static uint64_t heap_pop(sw_heap *h)
-{
-    uint64_t top = h->item[0], v = h->item[--h->count];
-    size_t k = 0;
-    for (;;) {
-        size_t c = 2 * k + 1;
-        if (c >= h->count) {
-            break;
-        }
-        if (c + 1 < h->count && h->item[c + 1] < h->item[c]) {
-            ++c;
-        }
-        if (v <= h->item[c]) {
-            break;
-        }
-        h->item[k] = h->item[c];
-        k = c;
-    }
-    if (h->count > 0) {
-        h->item[k] = v;
-    }
-    return top;
-}
-
-/* One buffer: what the sweep reads and writes, side by side. The records are copied
-   once, in index order, and the copies are sorted (so the loop never reads a record
-   through its index, a cache miss on large problems). */
+/* One buffer: what the sweep reads and writes, side by side, in sweep order (so that
+   the loop never reads or writes anything through the buffer's index, a cache miss on
+   large problems, until the offsets are copied out at the end). */
 typedef struct sw_item {
     size_t size;
     size_t offset;
@@ -524,171 +483,363 @@ static size_t counting_span(size_t m)
     return 2 * m + 65536u;
 }
 
-/* The sweep's keys: its first op (by_first), or its size, larger first, in granules
-   (every aligned size is a multiple of the smallest alignment). */
-static uint64_t order_key(const sw_item *x, int by_first, size_t granule)
+/* The sweep's keys: the first op (by_first), or the size, larger first, in granules
+   (every aligned size is a multiple of the smallest alignment, 1 << shift). */
+static uint64_t key_of(int32_t first, size_t size, int by_first, unsigned shift)
 {
-    return by_first ? (uint64_t)(uint32_t)x->first : (uint64_t)((SIZE_MAX - x->size) / granule);
+    return by_first ? (uint64_t)(uint32_t)first : (uint64_t)((SIZE_MAX - size) >> shift);
 }
 
-/* Stable counting sort of in[0..m) into out by order_key - lo, every key within
-   [lo, lo + range]. 0 when its counts cannot be allocated. */
-static int counting_pass(const sw_item *in, sw_item *out, size_t m, int by_first, size_t granule,
-                         uint64_t lo, uint64_t range)
+static uint64_t buffer_key(const ap_pl_problem *p, size_t i, int by_first, unsigned shift)
 {
-    uint32_t *count = (uint32_t *)ap_pl_zalloc((size_t)range + 1, sizeof(uint32_t));
+    return key_of(p->buffers[i].first, p->size[i], by_first, shift);
+}
+
+static uint64_t item_key(const sw_item *x, int by_first, unsigned shift)
+{
+    return key_of(x->first, x->size, by_first, shift);
+}
+
+/* Buffer i's record. */
+static void fill(sw_item *x, const ap_pl_problem *p, size_t i)
+{
+    const ap_buffer *b = &p->buffers[i];
+    uint32_t align_log2 = 0;
+    while (((size_t)1 << align_log2) < b->alignment) {
+        ++align_log2;
+    }
+    x->size = p->size[i];
+    x->offset = 0;
+    x->index = (uint32_t)i;
+    x->first = b->first;
+    x->last = b->last;
+    x->align_log2 = align_log2;
+}
+
+/* Counts for a counting sort of keys in [lo, lo + range], zeroed; NULL when they cannot
+   be allocated or the range is too wide for m keys. */
+static uint32_t *counts_for(uint64_t range, size_t m)
+{
+    return range < counting_span(m) ? (uint32_t *)ap_pl_zalloc((size_t)range + 1, sizeof(uint32_t))
+                                    : NULL;
+}
+
+/* Counts to starting positions. */
+static void prefix(uint32_t *count, uint64_t range)
+{
     uint32_t sum = 0;
     size_t i;
-    if (count == NULL) {
-        return 0;
-    }
-    for (i = 0; i < m; ++i) {
-        ++count[order_key(&in[i], by_first, granule) - lo];
-    }
     for (i = 0; i <= (size_t)range; ++i) {
         uint32_t c = count[i];
         count[i] = sum;
         sum += c;
     }
-    for (i = 0; i < m; ++i) {
-        out[count[order_key(&in[i], by_first, granule) - lo]++] = in[i];
-    }
-    free(count);
-    return 1;
 }
 
-/* Stable keyed merge sort of in[0..m) into out (keys too wide to count). */
-static int keyed_pass(const sw_item *in, sw_item *out, size_t m, int by_first, size_t granule)
+/* The records of the m non-empty buffers into out, sorted stably by one key (every
+   key within [lo, hi]): the copy and the first sort pass in one, reading the buffers in
+   index order. 0 when the keyed sort cannot allocate. */
+static int gather_pass(const ap_pl_problem *p, sw_item *out, size_t m, int by_first,
+                       unsigned shift, uint64_t lo, uint64_t hi)
 {
-    ap_pl_keyed *keyed = (ap_pl_keyed *)ap_pl_alloc(m, sizeof(ap_pl_keyed));
-    ap_pl_keyed *scratch = (ap_pl_keyed *)ap_pl_alloc(m, sizeof(ap_pl_keyed));
-    size_t i;
-    if (keyed == NULL || scratch == NULL) {
-        free(keyed);
-        free(scratch);
-        return 0;
-    }
-    for (i = 0; i < m; ++i) {
-        keyed[i].key = order_key(&in[i], by_first, granule);
-        keyed[i].index = (uint32_t)i;
-    }
-    ap_pl_sort_keyed(keyed, m, scratch);
-    for (i = 0; i < m; ++i) {
-        out[i] = in[keyed[i].index];
-    }
-    free(keyed);
-    free(scratch);
-    return 1;
-}
-
-/* Sort the m items (in index order) into sweep order: by first op, larger first, then
-   by index. Two stable passes, by size then by first op, from *items into *spare and
-   back (the pointers swap per pass; a pass whose keys are all equal is skipped). 0 when
-   a pass cannot allocate its counts or keys. */
-static int sweep_order(sw_item **items, sw_item **spare, size_t m, size_t granule)
-{
-    int pass;
-    for (pass = 0; pass < 2; ++pass) {
-        uint64_t lo = UINT64_MAX, hi = 0;
-        size_t i;
-        int done;
-        for (i = 0; i < m; ++i) {
-            uint64_t key = order_key(&(*items)[i], pass, granule);
-            lo = key < lo ? key : lo;
-            hi = key > hi ? key : hi;
+    size_t i, k = 0;
+    uint32_t *count = lo == hi ? NULL : counts_for(hi - lo, m);
+    if (lo == hi) {
+        for (i = 0; i < p->n; ++i) {
+            if (p->size[i] > 0) {
+                fill(&out[k++], p, i);
+            }
         }
-        if (m < 2 || hi == lo) {
-            continue;
+        return 1;
+    }
+    if (count != NULL) {
+        for (i = 0; i < p->n; ++i) {
+            if (p->size[i] > 0) {
+                ++count[buffer_key(p, i, by_first, shift) - lo];
+            }
         }
-        done = hi - lo < counting_span(m) &&
-               counting_pass(*items, *spare, m, pass, granule, lo, hi - lo);
-        if (!done && !keyed_pass(*items, *spare, m, pass, granule)) {
+        prefix(count, hi - lo);
+        for (i = 0; i < p->n; ++i) {
+            if (p->size[i] > 0) {
+                fill(&out[count[buffer_key(p, i, by_first, shift) - lo]++], p, i);
+            }
+        }
+        free(count);
+        return 1;
+    }
+    {
+        ap_pl_keyed *keyed = (ap_pl_keyed *)ap_pl_alloc(m, sizeof(ap_pl_keyed));
+        ap_pl_keyed *scratch = (ap_pl_keyed *)ap_pl_alloc(m, sizeof(ap_pl_keyed));
+        if (keyed == NULL || scratch == NULL) {
+            free(keyed);
+            free(scratch);
             return 0;
         }
-        {
-            sw_item *swap = *items;
-            *items = *spare;
-            *spare = swap;
+        for (i = 0; i < p->n; ++i) {
+            if (p->size[i] > 0) {
+                keyed[k].key = buffer_key(p, i, by_first, shift);
+                keyed[k++].index = (uint32_t)i;
+            }
+        }
+        ap_pl_sort_keyed(keyed, m, scratch);
+        for (k = 0; k < m; ++k) {
+            fill(&out[k], p, keyed[k].index);
+        }
+        free(keyed);
+        free(scratch);
+        return 1;
+    }
+}
+
+/* Stable sort of the records in[0..m) into out by one key (within [lo, hi]). 0 when
+   the keyed sort cannot allocate. */
+static int record_pass(const sw_item *in, sw_item *out, size_t m, int by_first, unsigned shift,
+                       uint64_t lo, uint64_t hi)
+{
+    size_t i;
+    uint32_t *count = counts_for(hi - lo, m);
+    if (count != NULL) {
+        for (i = 0; i < m; ++i) {
+            ++count[item_key(&in[i], by_first, shift) - lo];
+        }
+        prefix(count, hi - lo);
+        for (i = 0; i < m; ++i) {
+            out[count[item_key(&in[i], by_first, shift) - lo]++] = in[i];
+        }
+        free(count);
+        return 1;
+    }
+    {
+        ap_pl_keyed *keyed = (ap_pl_keyed *)ap_pl_alloc(m, sizeof(ap_pl_keyed));
+        ap_pl_keyed *scratch = (ap_pl_keyed *)ap_pl_alloc(m, sizeof(ap_pl_keyed));
+        if (keyed == NULL || scratch == NULL) {
+            free(keyed);
+            free(scratch);
+            return 0;
+        }
+        for (i = 0; i < m; ++i) {
+            keyed[i].key = item_key(&in[i], by_first, shift);
+            keyed[i].index = (uint32_t)i;
+        }
+        ap_pl_sort_keyed(keyed, m, scratch);
+        for (i = 0; i < m; ++i) {
+            out[i] = in[keyed[i].index];
+        }
+        free(keyed);
+        free(scratch);
+        return 1;
+    }
+}
+
+/* The records of the non-empty buffers in sweep order: by first op, larger first,
+   then by index. Two stable passes, by size (the copy itself) then by first op (into a
+   second array, only when first ops differ). *m_out gets their count, *dies_out
+   whether any of them dies before another starts (so that ranges are ever given
+   back); the empty buffers' offsets are set to 0. NULL when memory runs out. */
+static sw_item *sweep_order(const ap_pl_problem *p, unsigned shift, size_t *offsets_out,
+                            size_t *m_out, int *dies_out)
+{
+    uint64_t lo[2] = {UINT64_MAX, UINT64_MAX}, hi[2] = {0, 0};
+    int32_t earliest_last = INT32_MAX;
+    size_t i, m = 0;
+    sw_item *item, *spare;
+    int pass;
+    for (i = 0; i < p->n; ++i) {
+        if (p->size[i] > 0) {
+            ++m;
+            for (pass = 0; pass < 2; ++pass) {
+                uint64_t key = buffer_key(p, i, pass, shift);
+                lo[pass] = key < lo[pass] ? key : lo[pass];
+                hi[pass] = key > hi[pass] ? key : hi[pass];
+            }
+            if (p->buffers[i].last < earliest_last) {
+                earliest_last = p->buffers[i].last;
+            }
+        } else {
+            offsets_out[i] = 0; /* zero-size buffers stay at 0 */
         }
     }
-    return 1;
+    *m_out = m;
+    *dies_out = m > 0 && hi[1] > (uint64_t)(uint32_t)earliest_last;
+    item = (sw_item *)ap_pl_alloc(m, sizeof(sw_item));
+    if (item == NULL || !gather_pass(p, item, m, 0, shift, lo[0], hi[0])) {
+        free(item);
+        return NULL;
+    }
+    if (m < 2 || lo[1] == hi[1]) {
+        return item;
+    }
+    spare = (sw_item *)ap_pl_alloc(m, sizeof(sw_item));
+    if (spare == NULL || !record_pass(item, spare, m, 1, shift, lo[1], hi[1])) {
+        free(item);
+        free(spare);
+        return NULL;
+    }
+    free(item);
+    return spare;
+}
+
+/* Most blocks r ranges can take (see SW_BLOCK), for r = m + 1: free ranges never
+   outnumber the buffers placed + 1 (each range but the last ends at one). */
+static size_t block_limit(size_t m)
+{
+    return 4 * (m / SW_BLOCK + 1) + 4;
+}
+
+/* The sweep order's positions by last op: entries (last op << 32 | position), ascending,
+   by counting where the last ops span few values. NULL when memory runs out. */
+static uint64_t *death_order(const sw_item *item, size_t m)
+{
+    uint64_t *out = (uint64_t *)ap_pl_alloc(m, sizeof(uint64_t));
+    uint32_t lo = UINT32_MAX, hi = 0;
+    size_t i;
+    if (out == NULL) {
+        return NULL;
+    }
+    for (i = 0; i < m; ++i) {
+        uint32_t last = (uint32_t)item[i].last;
+        lo = last < lo ? last : lo;
+        hi = last > hi ? last : hi;
+    }
+    if (m == 0) {
+        return out;
+    }
+    if (hi - lo < counting_span(m)) {
+        uint32_t *count = (uint32_t *)ap_pl_zalloc((size_t)(hi - lo) + 1, sizeof(uint32_t));
+        uint32_t sum = 0;
+        if (count != NULL) {
+            for (i = 0; i < m; ++i) {
+                ++count[(uint32_t)item[i].last - lo];
+            }
+            for (i = 0; i <= (size_t)(hi - lo); ++i) {
+                uint32_t c = count[i];
+                count[i] = sum;
+                sum += c;
+            }
+            for (i = 0; i < m; ++i) {
+                uint32_t last = (uint32_t)item[i].last;
+                out[count[last - lo]++] = (uint64_t)last << 32 | (uint64_t)i;
+            }
+            free(count);
+            return out;
+        }
+    }
+    {
+        ap_pl_keyed *keyed = (ap_pl_keyed *)ap_pl_alloc(m, sizeof(ap_pl_keyed));
+        ap_pl_keyed *scratch = (ap_pl_keyed *)ap_pl_alloc(m, sizeof(ap_pl_keyed));
+        if (keyed == NULL || scratch == NULL) {
+            free(keyed);
+            free(scratch);
+            free(out);
+            return NULL;
+        }
+        for (i = 0; i < m; ++i) {
+            keyed[i].key = (uint32_t)item[i].last;
+            keyed[i].index = (uint32_t)i;
+        }
+        ap_pl_sort_keyed(keyed, m, scratch);
+        for (i = 0; i < m; ++i) {
+            out[i] = keyed[i].key << 32 | (uint64_t)keyed[i].index;
+        }
+        free(keyed);
+        free(scratch);
+        return out;
+    }
 }
 
 size_t ap_pl_sweep_bytes(const ap_pl_problem *p)
 {
     /* two item arrays and, at the sort's peak, the larger of the counts and the keyed
-       sort's two arrays; then the heap and the tree nodes */
+       sort's two arrays; then the death order and the blocks at their most */
     size_t a, b, counts, keyed;
     if (!ap_pl_mul(p->n, 2 * sizeof(ap_pl_keyed), &keyed) ||
         !ap_pl_mul(counting_span(p->n) + 1, sizeof(uint32_t), &counts) ||
         !ap_pl_mul(p->n, 2 * sizeof(sw_item) + sizeof(uint64_t), &a) ||
-        !ap_pl_mul(p->n + 2, sizeof(sw_node), &b) || !ap_pl_add(a, b, &a) ||
-        !ap_pl_add(a, counts > keyed ? counts : keyed, &a)) {
+        !ap_pl_mul(block_limit(p->n),
+                   sizeof(sw_block) + sizeof(uint32_t) + 2 * sizeof(size_t) + sizeof(size_t),
+                   &b) ||
+        !ap_pl_add(a, b, &a) || !ap_pl_add(a, counts > keyed ? counts : keyed, &a)) {
         return SIZE_MAX;
     }
     return a;
 }
 
+static void ranges_free(sw_ranges *r)
+{
+    free(r->pool);
+    free(r->id);
+    free(r->first);
+    free(r->longest);
+    free(r->group);
+}
+
+/* Everything free: one block holding [0, SIZE_MAX). 0 when memory runs out. */
+static int ranges_init(sw_ranges *r, size_t m)
+{
+    size_t limit = block_limit(m);
+    memset(r, 0, sizeof(*r));
+    r->limit = limit < UINT32_MAX ? (uint32_t)limit : UINT32_MAX - 1;
+    r->spare = UINT32_MAX;
+    r->capacity = 4; /* none allocated yet: grow() makes it 8 */
+    if (!grow(r)) {
+        return 0;
+    }
+    r->blocks = 1;
+    r->unused = 1;
+    r->id[0] = 0;
+    r->pool[0].count = 1;
+    r->pool[0].begin[0] = 0;
+    r->pool[0].len[0] = SIZE_MAX;
+    r->first[0] = 0;
+    r->longest[0] = SIZE_MAX;
+    r->group[0] = SIZE_MAX;
+    return 1;
+}
+
 ap_status ap_pl_sweep(const ap_pl_problem *p, size_t *offsets_out)
 {
-    const ap_buffer *b = p->buffers;
-    sw_item *item = (sw_item *)ap_pl_alloc(p->n, sizeof(sw_item));
-    sw_item *spare = (sw_item *)ap_pl_alloc(p->n, sizeof(sw_item));
-    size_t granule = p->granule > 0 ? p->granule : 1;
-    sw_heap heap;
-    sw_tree tree;
-    size_t i, m = 0;
+    sw_item *item;
+    uint64_t *death = NULL;
+    unsigned shift = 0;
+    sw_ranges ranges;
+    size_t i, j, m = 0;
+    int dies = 0;
     ap_status st = AP_OK;
 
-    heap.item = NULL;
-    heap.count = 0;
-    tree.node = NULL;
-    if (item == NULL || spare == NULL) {
+    memset(&ranges, 0, sizeof(ranges));
+    while (((size_t)1 << shift) < p->granule) {
+        ++shift;
+    }
+    item = sweep_order(p, shift, offsets_out, &m, &dies);
+    if (item == NULL) {
         st = AP_ERR_OUT_OF_MEMORY;
         goto out;
     }
-    for (i = 0; i < p->n; ++i) {
-        offsets_out[i] = 0; /* zero-size buffers stay at 0 */
-        if (p->size[i] > 0) {
-            uint32_t shift = 0;
-            while (((size_t)1 << shift) < b[i].alignment) {
-                ++shift;
-            }
-            item[m].size = p->size[i];
-            item[m].offset = 0;
-            item[m].index = (uint32_t)i;
-            item[m].first = b[i].first;
-            item[m].last = b[i].last;
-            item[m].align_log2 = shift;
-            ++m;
-        }
+    /* no range is given back when no buffer dies before the last one starts */
+    if (dies) {
+        death = death_order(item, m);
     }
-    if (!sweep_order(&item, &spare, m, granule)) {
+    if ((dies && death == NULL) || !ranges_init(&ranges, m)) {
         st = AP_ERR_OUT_OF_MEMORY;
         goto out;
     }
-    free(spare);
-    spare = NULL;
-    heap.item = (uint64_t *)ap_pl_alloc(p->n, sizeof(uint64_t));
-    /* free ranges never outnumber live buffers + 1; one more for take's split */
-    tree.node = (sw_node *)ap_pl_alloc(p->n + 2, sizeof(sw_node));
-    if (heap.item == NULL || tree.node == NULL) {
-        st = AP_ERR_OUT_OF_MEMORY;
-        goto out;
-    }
-    tree.free_list = NIL;
-    tree.unused = 0;
-    tree.root = new_node(&tree, 0, SIZE_MAX);
 
-    for (i = 0; i < m; ++i) {
+    for (i = 0, j = 0; i < m; ++i) {
         uint32_t first = (uint32_t)item[i].first;
-        /* heap entries: (last op << 32 | position in sweep order) */
-        while (heap.count > 0 && (uint32_t)(heap.item[0] >> 32) < first) {
-            const sw_item *dead = &item[(uint32_t)heap_pop(&heap)];
-            give(&tree, dead->offset, dead->size);
+        /* every buffer whose last op is before this one's first gives its range back
+           (all of them before the next placement: the free ranges they leave are the
+           same in any order) */
+        while (death != NULL && j < m && (uint32_t)(death[j] >> 32) < first) {
+            const sw_item *dead = &item[(uint32_t)death[j++]];
+            if (!give(&ranges, dead->offset, dead->size)) {
+                st = AP_ERR_OUT_OF_MEMORY;
+                goto out;
+            }
         }
-        item[i].offset = place(&tree, item[i].size, (size_t)1 << item[i].align_log2);
-        heap_push(&heap, ((uint64_t)(uint32_t)item[i].last << 32) | (uint64_t)i);
+        if (!place(&ranges, item[i].size, (size_t)1 << item[i].align_log2, &item[i].offset)) {
+            st = AP_ERR_OUT_OF_MEMORY;
+            goto out;
+        }
         if (ap_pl_tick(p->control, 64)) {
             st = AP_ERR_CANCELLED;
             break;
@@ -701,8 +852,7 @@ ap_status ap_pl_sweep(const ap_pl_problem *p, size_t *offsets_out)
     }
 out:
     free(item);
-    free(spare);
-    free(heap.item);
-    free(tree.node);
+    free(death);
+    ranges_free(&ranges);
     return st;
 }

@@ -172,10 +172,14 @@ static PyObject *ap_py_plan_buffers(PyObject *self, PyObject *args)
         PyBuffer_Release(&view);
     }
     PyObject *offsets_bytes = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * sizeof(uint64_t)));
-    size_t *offsets = PyMem_Calloc(n > 0 ? n : 1, sizeof(size_t));
+    /* where size_t is uint64_t the planner writes the offsets straight into the result
+       (a new bytes object no one else sees yet): no second array, no copy */
+    int direct = sizeof(size_t) == sizeof(uint64_t) && n > 0;
+    size_t *offsets = offsets_bytes == NULL ? NULL
+                      : direct ? (size_t *)(void *)PyBytes_AS_STRING(offsets_bytes)
+                               : PyMem_Calloc(n > 0 ? n : 1, sizeof(size_t));
     if (offsets_bytes == NULL || offsets == NULL) {
         PyMem_Free(buffers);
-        PyMem_Free(offsets);
         PyMem_Free(fixed);
         Py_XDECREF(offsets_bytes);
         return PyErr_NoMemory();
@@ -192,15 +196,19 @@ static PyObject *ap_py_plan_buffers(PyObject *self, PyObject *args)
     PyMem_Free(buffers);
     PyMem_Free(fixed);
     if (status != AP_OK) {
-        PyMem_Free(offsets);
+        if (!direct) {
+            PyMem_Free(offsets);
+        }
         Py_DECREF(offsets_bytes);
         return ap_py_raise_plan(status, &error);
     }
-    uint64_t *out = (uint64_t *)PyBytes_AS_STRING(offsets_bytes);
-    for (size_t i = 0; i < n; i++) {
-        out[i] = (uint64_t)offsets[i];
+    if (!direct) {
+        uint64_t *out = (uint64_t *)PyBytes_AS_STRING(offsets_bytes);
+        for (size_t i = 0; i < n; i++) {
+            out[i] = (uint64_t)offsets[i];
+        }
+        PyMem_Free(offsets);
     }
-    PyMem_Free(offsets);
     const char *name = ap_strategy_str(stats.strategy);
     return Py_BuildValue("(N(KKisdKk))", offsets_bytes, (unsigned long long)stats.arena_bytes,
                          (unsigned long long)stats.lower_bound_bytes, (int)stats.optimal,
