@@ -251,3 +251,39 @@ def test_cortex_m4_firmware_matches_tflite_micro(tmp_path):
     for call, (raw, want) in enumerate(zip(run.outputs, wants)):
         got = fw.split_outputs(raw, [("int8", want.shape)])[0]
         np.testing.assert_array_equal(got, want, err_msg=f"call {call}")
+
+
+def test_every_op_probe_on_the_cortex_m4_is_tflite_micros(tmp_path):
+    """The every-op Cortex-M4 cases of this row (tests/test_every_op_on_cortex_m.py: the
+    coverage probe, both rules, both input kinds, exported and run under QEMU) equal the host;
+    the "tflm" ones equal the tflite-micro interpreter on the same model written as a file."""
+    from harness.firmware import build as fw
+    missing = fw.missing_arm_tools()
+    if missing:
+        pytest.skip(f"Cortex-M toolchain not installed ({', '.join(missing)})")
+    from arenaplan.ops.coverage import _weights
+    from test_every_op_on_cortex_m import CPU, cases, pack
+    key = ("UNIDIRECTIONAL_SEQUENCE_LSTM", "s8")
+    found = cases(tmp_path, only={key})
+    assert {r for c in found for r in c.rules} == {"litert", "tflm"}
+    cells, depth = 8, 6   # the probe (coverage._lstm) as a file
+    content = lstm_model(batches=1, time_steps=3, input_weights=[_weights((cells, depth))] * 4,
+                         recurrent_weights=[_weights((cells, cells))] * 4, biases=[np.zeros(cells, np.int32)] * 4,
+                         input_scale=0.05, input_zero_point=0, weight_scales=[0.01] * 8, output_state_scale=0.02,
+                         output_state_zero_point=0, cell_scale_log2=-11, hidden_scale=0.007, hidden_zero_point=0)
+    cpu = fw.ARM_CPUS[CPU]
+    runtime = fw.cached_runtime(fw.ARM_CC, fw.arm_flags(cpu), cpu.name)
+    checked = 0
+    for i, members in enumerate(pack([c.export for c in found], cpu.board)):
+        image = fw.build_arm_batch([found[k].export for k in members], cpu, runtime, tmp_path / f"image{i}",
+                                   inputs=[found[k].inputs for k in members])
+        raws, _ = fw.run_batch(image, len(members))
+        for k, raw in zip(members, raws):
+            case = found[k]
+            (got,) = fw.split_outputs(raw, [(w.dtype, w.shape) for w in case.want])
+            np.testing.assert_array_equal(got, case.want[0], err_msg=case.label)
+            if "tflm" in case.rules:
+                (want,) = [w for w, *_ in tflm_sequence(content, case.inputs)]
+                np.testing.assert_array_equal(got, want.reshape(got.shape), err_msg=case.label)
+                checked += 1
+    assert checked == 2   # the random and the edge input
