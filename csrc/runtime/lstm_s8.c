@@ -6,6 +6,7 @@
 
 #include "fixedpoint.h"
 #include "fixedpoint_int16.h"
+#include "ops_s16_common.h"
 #include "ops_s8_common.h"
 #include "ops_s8_dispatch.h"
 
@@ -118,7 +119,15 @@ static ap_status lstm_check_quant(const ap_lstm_params *p, ap_error *error)
                                   "(its tanh reads Q(15 + k), defined for 0..6 integer bits)",
                                   (int)p->cell_scale_log2, LSTM_CELL_SCALE_MIN, LSTM_CELL_SCALE_MAX);
     }
-    if (p->cell_clip < 0 || p->cell_clip > 32767) {
+    if (p->reference != AP_REFERENCE_LITERT && p->reference != AP_REFERENCE_TFLM) {
+        return AP_OPS_INVALID(error, LSTM_OP ": reference %d is neither litert (0) nor tflm (1)",
+                              (int)p->reference);
+    }
+    if (p->reference == AP_REFERENCE_TFLM && (p->cell_clip < -1 || p->cell_clip > 32767)) {
+        return AP_OPS_INVALID(error, LSTM_OP ": cell_clip %d is outside [-1, 32767] (-1: no clip; "
+                              "reference tflm)", (int)p->cell_clip);
+    }
+    if (p->reference == AP_REFERENCE_LITERT && (p->cell_clip < 0 || p->cell_clip > 32767)) {
         return AP_OPS_INVALID(error, LSTM_OP ": cell_clip %d is outside [0, 32767] (0: no clip)",
                               (int)p->cell_clip);
     }
@@ -365,6 +374,62 @@ static void lstm_step_run(const lstm_step *s, int use_avx2)
     }
 }
 
+/* FullyConnected's requantisation into int16 (TFLite's reference_integer_ops::FullyConnected
+   with an int16 output of zero point 0): MultiplyByQuantizedMultiplier, then the clamp. */
+static int32_t lstm_fc16(int32_t acc, int32_t multiplier, int32_t shift)
+{
+    return ap_fp16_sat(ap_fp_multiply_by_quantized_multiplier(acc, multiplier, shift));
+}
+
+/* One step of one batch row as TensorFlow Lite Micro's lstm_eval runs it (AP_REFERENCE_TFLM),
+   cell by cell: each gate is two FullyConnected ops into int16 summed with saturation
+   (CalculateLstmGate), its activation TFLite's int16 LOGISTIC / TANH kernel; the cell state is
+   MulElementwise(f, c) + MulElementwise(i, g) saturated, then clipped (UpdateLstmCell); the
+   hidden value MulElementwise(tanh(c), o) into int8 (UpdateLstmHidden). The same scalar code
+   on every ISA. */
+static void lstm_step_run_tflm(const lstm_step *s)
+{
+    const ap_lstm_params *p = s->p;
+    const int32_t n_in = p->input_size, n_cell = p->cell_size;
+    ap_logistic_s16_params gate_act, cell_act;
+    memset(&gate_act, 0, sizeof(gate_act));
+    memset(&cell_act, 0, sizeof(cell_act));
+    gate_act.input_multiplier = 3;   /* Q3.12 gates: the table kernels' power-of-two case */
+    /* the cell state's tanh: TFLM's Tanh(cell_state_scale_power), left shift (15 + k) - 3 */
+    const int32_t tanh_shift = 12 + p->cell_scale_log2;   /* in [-3, 3] */
+    cell_act.input_multiplier = tanh_shift < 0 ? 3 : 3 << tanh_shift;
+    cell_act.input_left_shift = tanh_shift < 0 ? -tanh_shift : 0;
+    /* the inter-gate products' multipliers: QuantizeMultiplier(2^-15 * cell / cell) and
+       QuantizeMultiplier(2^-15 * 2^-15 / cell), cell = 2^cell_scale_log2 */
+    const int32_t forget_shift = -14, input_gate_shift = -29 - p->cell_scale_log2;
+    const int32_t clip = p->cell_clip;
+    for (int32_t k = 0; k < n_cell; ++k) {
+        const int8_t *w = s->weights + (size_t)k * s->cell_block;
+        const int32_t *bias = s->bias + 8 * (size_t)k;
+        int32_t gate[LSTM_GATES];
+        for (int g = 0; g < LSTM_GATES; ++g) {
+            const int32_t in = lstm_fc16(ap_ops_wrap_add(lstm_dot(s->x, w + (size_t)g * (size_t)n_in, n_in),
+                                                         bias[g]),
+                                         p->input_multiplier[g], p->input_shift[g]);
+            const int32_t rec = lstm_fc16(
+                ap_ops_wrap_add(lstm_dot(s->h, w + LSTM_GATES * (size_t)n_in + (size_t)g * (size_t)n_cell, n_cell),
+                                bias[4 + g]),
+                p->recurrent_multiplier[g], p->recurrent_shift[g]);
+            const int32_t pre = ap_fp16_sat(in + rec);
+            gate[g] = g == 2 ? ap_tanh16_value(pre, &gate_act) : ap_logistic16_value(pre, &gate_act);
+        }
+        int32_t c = ap_fp16_sat(lstm_fc16(gate[1] * s->c[k], 1 << 30, forget_shift) +
+                                lstm_fc16(gate[0] * gate[2], 1 << 30, input_gate_shift));
+        if (clip >= 0) {
+            c = ap_ops_clamp(c, -clip, clip);
+        }
+        s->c[k] = (int16_t)c;
+        const int32_t hidden = ap_fp_multiply_by_quantized_multiplier(
+            ap_tanh16_value(c, &cell_act) * gate[3], p->hidden_multiplier, p->hidden_shift);
+        s->out[k] = (int8_t)ap_ops_clamp(ap_ops_wrap_add(hidden, p->hidden_zero_point), -128, 127);
+    }
+}
+
 static ap_status lstm_check_prepared(const ap_lstm_params *p, const void *prepared, ap_error *error)
 {
     if (((uintptr_t)prepared & (AP_LSTM_PREPARED_ALIGNMENT - 1)) != 0) {
@@ -435,7 +500,11 @@ ap_status ap_lstm_s8_run(const ap_lstm_params *params, const ap_variant *variant
             const size_t row = params->time_major ? t * batches + b : b * steps + t;
             s.x = input + row * n_in;
             s.out = output + row * n_cell;
-            lstm_step_run(&s, use_avx2);
+            if (params->reference == AP_REFERENCE_TFLM) {
+                lstm_step_run_tflm(&s);
+            } else {
+                lstm_step_run(&s, use_avx2);
+            }
             memcpy(h, s.out, n_cell);
         }
     }

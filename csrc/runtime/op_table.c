@@ -170,6 +170,7 @@ static const ap_param_field ap_lstm_fields[] = {
     AP_FIELD(ap_lstm_params, recurrent_shift, AP_FIELD_INT32, 4),
     AP_I32(ap_lstm_params, hidden_multiplier), AP_I32(ap_lstm_params, hidden_shift),
     AP_I32(ap_lstm_params, cell_scale_log2), AP_I32(ap_lstm_params, cell_clip),
+    AP_I32(ap_lstm_params, reference),
 };
 
 static const ap_param_field ap_relu_fields[] = {

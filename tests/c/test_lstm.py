@@ -441,6 +441,11 @@ def test_bad_parameters_fail_cleanly(ffi, lib):
     fails(unsupported, "cell state scale 2^-8", params=params_with(cell_scale_log2=-8))
     fails(invalid, "cell_clip", params=params_with(cell_clip=32768))
     fails(invalid, "cell_clip", params=params_with(cell_clip=-1))
+    fails(invalid, "reference 2 is neither", params=params_with(reference=2))
+    fails(invalid, "reference -1 is neither", params=params_with(reference=-1))
+    fails(invalid, "[-1, 32767] (-1: no clip; reference tflm)", params=params_with(reference=1, cell_clip=-2))
+    fails(invalid, "reference tflm", params=params_with(reference=1, cell_clip=32768))
+    assert case.run(x, h0, c0, params=params_with(reference=1, cell_clip=-1))[0] == lib.AP_OK
     fails(unsupported, "exceeds 65536", params=params_with(input_size=65537))
     fails(invalid, "built for", params=params_with(input_size=7))
     fails(invalid, "built for", params=params_with(output_state_offset=case.params.output_state_offset + 1))

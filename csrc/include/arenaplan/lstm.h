@@ -78,7 +78,25 @@ enum { AP_LSTM_PREPARED_ALIGNMENT = 4 };
  * scale). Multipliers >= 0, shifts in [-31, 30].
  * cell_scale_log2: the cell state scale is 2^cell_scale_log2, in [-15, -9] (TFLite's tanh of
  * the cell state reads it as Q(15 + cell_scale_log2), defined for 0..6 integer bits).
- * cell_clip: 0 for none, else in [1, 32767]: the cell state is clamped to [-clip, clip].
+ * cell_clip: under AP_REFERENCE_LITERT 0 for none, else in [1, 32767]; under AP_REFERENCE_TFLM
+ * -1 for none, else in [0, 32767] (TensorFlow Lite Micro clamps whenever the float clip is
+ * > 0, even where it quantises to 0): the cell state is clamped to [-clip, clip].
+ * reference: the rounding rule (an ap_reference, 0 when the struct is zeroed):
+ *   AP_REFERENCE_LITERT  LiteRT's EvalInteger8x8_16, as in the formula above;
+ *   AP_REFERENCE_TFLM    TensorFlow Lite Micro's lstm_eval (CalculateLstmGate, UpdateLstmCell,
+ *                        UpdateLstmHidden), where it differs from LiteRT's:
+ *     the recurrent FullyConnected's result is clamped to int16 before it is added to the
+ *     input one (sat16(clamp16(in) + clamp16(rec)), not clamp16(rec + clamp16(in)));
+ *     sigmoid and tanh are TFLite's int16 LOGISTIC / TANH kernels (the 256-entry table with
+ *     linear interpolation, input x 3), not gemmlowp's fixed-point functions;
+ *     f * c and i * g are MultiplyByQuantizedMultiplier by QuantizeMultiplier(2^-15) and
+ *     QuantizeMultiplier(2^(-30 - cell_scale_log2)), each clamped to int16 (one rounding
+ *     split in two, where LiteRT takes one RoundingDivideByPOT and wraps);
+ *     the cell state's tanh reads it through the table kernel's input scaling (3 << (12 + k),
+ *     or 3 and a right shift of -(12 + k));
+ *   and the lowering derives the multipliers as TensorFlow Lite Micro's Prepare does (double
+ *   products; the hidden requantisation and hidden_zero_point from the output state tensor,
+ *   not the fifth intermediate).
  */
 typedef struct ap_lstm_params {
     int32_t batches, time_steps, input_size, cell_size;
@@ -89,6 +107,7 @@ typedef struct ap_lstm_params {
     int32_t hidden_multiplier, hidden_shift;
     int32_t cell_scale_log2;
     int32_t cell_clip;
+    int32_t reference;
 } ap_lstm_params;
 
 /**

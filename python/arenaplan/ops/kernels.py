@@ -416,7 +416,8 @@ def _recurrent_spec(op: str, input_shape: Sequence[int], filter_shape: Sequence[
                    "cell_size": cell_size, "time_major": int(bool(time_major)), "input_offset": 0,
                    "output_state_offset": 0, "hidden_zero_point": 0, "input_multiplier": one,
                    "input_shift": shift, "recurrent_multiplier": one, "recurrent_shift": shift,
-                   "hidden_multiplier": 1 << 30, "hidden_shift": 0, "cell_scale_log2": -12, "cell_clip": 0}
+                   "hidden_multiplier": 1 << 30, "hidden_shift": 0, "cell_scale_log2": -12, "cell_clip": 0,
+                   "reference": 0}
 
 
 def _variant_spec(op: str, input_shape: Sequence[int], filter_shape: Sequence[int], stride, padding,

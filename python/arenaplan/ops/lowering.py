@@ -721,9 +721,10 @@ def _svdf(model: Model, op: Operator, reference: str = "litert") -> tuple:
     return spec, tuple(inputs), None, None, (state.index,)
 
 
-def _lstm(model: Model, op: Operator) -> tuple:
+def _lstm(model: Model, op: Operator, reference: str = "litert") -> tuple:
     """The int8 "8x8_16" UNIDIRECTIONAL_SEQUENCE_LSTM (lstm_params.lstm_operands checks the
-    form and derives the integers as TFLite's Prepare does). Its constants travel as one
+    form and derives the integers as the Prepare of ``reference`` does: LiteRT's, or TensorFlow
+    Lite Micro's, whose kernel the params' reference field then selects). Its constants travel as one
     filter (the four input-to-gate matrices, then the four recurrent ones) and one bias array
     (the four gate biases), which the kernel's prepare regroups per cell."""
     act = op.options.get("fused_activation_function", "TANH")
@@ -732,7 +733,7 @@ def _lstm(model: Model, op: Operator) -> tuple:
     if op.options.get("diagonal_recurrent_tensors", False):
         raise _Unsupported("diagonal recurrent weights are not supported")
     try:
-        ops = lstm_operands(model, op)
+        ops = lstm_operands(model, op, reference)
     except ArenaplanError as exc:
         # lstm_operands names the op itself; lower_op names it too.
         message, prefix = str(exc), f"op {op.index} ({op.type})"
@@ -754,7 +755,7 @@ def _lstm(model: Model, op: Operator) -> tuple:
             "input_multiplier": list(q.input_multiplier), "input_shift": list(q.input_shift),
             "recurrent_multiplier": list(q.recurrent_multiplier), "recurrent_shift": list(q.recurrent_shift),
             "hidden_multiplier": q.hidden_multiplier, "hidden_shift": q.hidden_shift,
-            "cell_scale_log2": q.cell_scale_log2, "cell_clip": q.cell_clip}
+            "cell_scale_log2": q.cell_scale_log2, "cell_clip": q.cell_clip, "reference": q.reference}
     weights = np.concatenate([w.reshape(-1) for w in ops.input_weights + ops.recurrent_weights])
     bias = np.concatenate(ops.biases).astype(np.int32)
     return spec, (op.inputs[0],), weights, bias, (ops.output_state, ops.cell_state)

@@ -13,6 +13,17 @@ tensors' float scales into:
 * the cell state's scale as a power of two (2^cell_scale_log2) and the cell clip in its units,
   trunc(float32(cell_clip / cell_state_scale)) within int16.
 
+Under the rounding rule "tflm" (TensorFlow Lite Micro's lstm_eval_common.cc,
+PrepareGateParametersInteger) the same fields come out differently:
+
+* each gate multiplier is QuantizeMultiplier(double(weight_scale) * double(input_scale) /
+  2^-12), the product taken in double (CalculateOpDataFullyConnected);
+* the hidden requantisation is QuantizeMultiplier(2^-15 * 2^-15 / double(output_state_scale))
+  and hidden_zero_point the output state's zero point: TensorFlow Lite Micro writes the hidden
+  state in the output state tensor's quantisation and never reads the fifth intermediate;
+* the clip is int16(double(cell_clip) / double(cell_state_scale)), -1 where cell_clip is 0
+  (it clamps whenever the float clip is > 0, even to 0).
+
 ``lstm_quant_params`` computes these from scales; ``lstm_operands`` reads them, the weights
 and the shapes from an imported model's op, refusing the LSTM forms the kernel does not run
 (CIFG, peephole, projection, layer norm, non-int8 weights).
@@ -63,7 +74,8 @@ class LstmQuantParams:
     hidden_multiplier: int
     hidden_shift: int
     cell_scale_log2: int
-    cell_clip: int                          # 0: no clip
+    cell_clip: int                          # 0 ("litert") or -1 ("tflm"): no clip
+    reference: int = 0                      # 0 "litert", 1 "tflm" (the C enum ap_reference)
 
     def as_dict(self) -> Dict[str, Any]:
         return asdict(self)
@@ -117,15 +129,21 @@ def lstm_quant_params(*, input_scale: float, input_zero_point: int,
                       input_weight_scales: Sequence[float], recurrent_weight_scales: Sequence[float],
                       output_state_scale: float, output_state_zero_point: int,
                       cell_state_scale: float, hidden_scale: float, hidden_zero_point: int,
-                      cell_clip: float = 0.0) -> LstmQuantParams:
+                      cell_clip: float = 0.0, reference: str = "litert") -> LstmQuantParams:
     """The kernel's integer parameters from the tensors' scales, as TFLite's Prepare computes them.
 
     input_weight_scales / recurrent_weight_scales: the per-tensor scales of the four
     input-to-gate and recurrent-to-gate weight matrices, in GATES order. hidden_scale /
     hidden_zero_point: the op's fifth intermediate tensor. cell_clip: the op option (0 = none).
+    reference: "litert" (LiteRT's Prepare) or "tflm" (TensorFlow Lite Micro's; hidden_scale and
+    hidden_zero_point are then unused, the output state's taken instead).
     Raises InvalidArgument for a scale that is not > 0, a zero point out of range, a cell
-    state scale that is not a power of two in 2^-15..2^-9, or a negative clip.
+    state scale that is not a power of two in 2^-15..2^-9, a negative clip or an unknown
+    reference.
     """
+    if reference not in ("litert", "tflm"):
+        raise InvalidArgument(f"reference {reference!r}: choose \"tflm\" or \"litert\"")
+    tflm = reference == "tflm"
     if len(input_weight_scales) != 4 or len(recurrent_weight_scales) != 4:
         raise InvalidArgument(f"LSTM needs 4 input and 4 recurrent weight scales (input, forget, "
                               f"cell, output); got {len(input_weight_scales)} and "
@@ -138,14 +156,23 @@ def lstm_quant_params(*, input_scale: float, input_zero_point: int,
     for g, (wx, wh) in enumerate(zip(input_weight_scales, recurrent_weight_scales)):
         wx32 = _f32(wx, f"{GATES[g]} gate input weight scale")
         wh32 = _f32(wh, f"{GATES[g]} gate recurrent weight scale")
-        m, s = quantize_multiplier(float(np.float32(wx32 * s_in) / _GATE_SCALE))
+        if tflm:   # double products of the float32 scales
+            m, s = quantize_multiplier(float(wx32) * float(s_in) / float(_GATE_SCALE))
+        else:
+            m, s = quantize_multiplier(float(np.float32(wx32 * s_in) / _GATE_SCALE))
         in_m.append(m)
         in_s.append(s)
-        m, s = quantize_multiplier(float(np.float32(wh32 * s_state) / _GATE_SCALE))
+        if tflm:
+            m, s = quantize_multiplier(float(wh32) * float(s_state) / float(_GATE_SCALE))
+        else:
+            m, s = quantize_multiplier(float(np.float32(wh32 * s_state) / _GATE_SCALE))
         rec_m.append(m)
         rec_s.append(s)
     # double arithmetic (std::pow(2, -15) is a double), stored in a float
-    hidden_real = float(np.float32(2.0 ** -15 / float(s_hidden) * 2.0 ** -15))
+    if tflm:   # CreateInterGateMulParams: the output state's scale, in double
+        hidden_real = 2.0 ** -15 * 2.0 ** -15 / float(s_state)
+    else:
+        hidden_real = float(np.float32(2.0 ** -15 / float(s_hidden) * 2.0 ** -15))
     hidden_m, hidden_s = quantize_multiplier(hidden_real)
     cell_log2 = _checked_log2(s_cell)
     if cell_log2 is None:
@@ -158,18 +185,21 @@ def lstm_quant_params(*, input_scale: float, input_zero_point: int,
     clip = float(cell_clip)
     if not (math.isfinite(clip) and clip >= 0):
         raise InvalidArgument(f"LSTM cell_clip must be finite and >= 0, got {cell_clip!r}")
-    quantized_clip = 0
-    if np.float32(clip) > 0:
+    quantized_clip = -1 if tflm else 0
+    if tflm and np.float32(clip) > 0:   # CreateLstmCellStateInfo: double quotient, truncated
+        quantized_clip = int(min(max(float(np.float32(clip)) / float(s_cell), -32768.0), 32767.0))
+    elif np.float32(clip) > 0:
         q = np.float32(clip) / s_cell
         quantized_clip = int(min(max(float(q), -32768.0), 32767.0))  # static_cast truncates
     return LstmQuantParams(
         input_offset=-_zero_point(input_zero_point, -128, 127, "input zero point"),
         output_state_offset=-_zero_point(output_state_zero_point, -128, 127, "output state zero point"),
-        hidden_zero_point=_zero_point(hidden_zero_point, -128, 127, "hidden zero point"),
+        hidden_zero_point=(_zero_point(output_state_zero_point, -128, 127, "output state zero point") if tflm
+                           else _zero_point(hidden_zero_point, -128, 127, "hidden zero point")),
         input_multiplier=tuple(in_m), input_shift=tuple(in_s),
         recurrent_multiplier=tuple(rec_m), recurrent_shift=tuple(rec_s),
         hidden_multiplier=hidden_m, hidden_shift=hidden_s,
-        cell_scale_log2=cell_log2, cell_clip=quantized_clip)
+        cell_scale_log2=cell_log2, cell_clip=quantized_clip, reference=1 if tflm else 0)
 
 
 def _scale_zp(model, index: int, what: str, per_tensor: bool = True) -> Tuple[float, int]:
@@ -194,13 +224,14 @@ def _present(model, op, k: int, what: str):
     return model.tensors[op.inputs[k]]
 
 
-def lstm_operands(model, op) -> LstmOperands:
+def lstm_operands(model, op, reference: str = "litert") -> LstmOperands:
     """Weights, shapes and integer parameters of one int8 UNIDIRECTIONAL_SEQUENCE_LSTM op.
 
     op: an Operator of `model` (or its index). Raises UnsupportedModel for the forms the
     kernel does not run: not int8 input / weights, CIFG (no input gate), peephole, projection,
     layer norm, state tensors that are not variables of the right type and size, a missing
-    fifth intermediate; InvalidArgument for parameters lstm_quant_params rejects.
+    fifth intermediate (under "litert": "tflm" does not read it); InvalidArgument for
+    parameters lstm_quant_params rejects. reference: the rounding rule the integers follow.
     """
     if isinstance(op, int):
         op = model.operators[op]
@@ -264,18 +295,21 @@ def lstm_operands(model, op) -> LstmOperands:
                                    f"{dtype} tensor of {batches * n_cell} values, got "
                                    f"{'variable' if t.is_variable else 'non-variable'} {t.dtype} {t.shape}")
         states[what] = op.inputs[k]
-    if len(op.intermediates) != 5:
+    if reference != "tflm" and len(op.intermediates) != 5:
         raise UnsupportedModel(f"{where} has {len(op.intermediates)} intermediate tensors; TFLite's "
                                f"integer LSTM reads the hidden scale from the fifth of 5")
     in_scale, in_zp = _scale_zp(model, op.inputs[_INPUT], "input")
     state_scale, state_zp = _scale_zp(model, op.inputs[_OUTPUT_STATE], "output state")
     cell_scale, _ = _scale_zp(model, op.inputs[_CELL_STATE], "cell state")
-    hidden_scale, hidden_zp = _scale_zp(model, op.intermediates[4], "hidden intermediate")
+    if reference == "tflm":
+        hidden_scale, hidden_zp = state_scale, state_zp   # unused: TFLM reads the output state's
+    else:
+        hidden_scale, hidden_zp = _scale_zp(model, op.intermediates[4], "hidden intermediate")
     params = lstm_quant_params(
         input_scale=in_scale, input_zero_point=in_zp, input_weight_scales=wx_scales,
         recurrent_weight_scales=wh_scales, output_state_scale=state_scale,
         output_state_zero_point=state_zp, cell_state_scale=cell_scale, hidden_scale=hidden_scale,
-        hidden_zero_point=hidden_zp, cell_clip=float(op.options.get("cell_clip", 0.0)))
+        hidden_zero_point=hidden_zp, cell_clip=float(op.options.get("cell_clip", 0.0)), reference=reference)
     return LstmOperands(batches=int(batches), time_steps=int(steps), input_size=int(n_input),
                         cell_size=int(n_cell), time_major=time_major, input_weights=wx,
                         recurrent_weights=wh, biases=biases, output_state=states["output state"],
