@@ -2637,25 +2637,7 @@ def _lstm_f32(model: Model, op: Operator, reference: str = "litert") -> tuple:
     for (what, _), t in zip(named[1:13], weights + biases):
         if not t.is_constant:
             raise _Unsupported(f"{what} tensor {t.index} ({t.name!r}) must be a constant")
-    for what, t in (("output state", h), ("cell state", c)):
-        if not t.is_variable:
-            raise _Unsupported(f"{what} tensor {t.index} ({t.name!r}) is not a variable tensor; TFLite keeps "
-                               "the LSTM's states in them")
-    act = op.options.get("fused_activation_function", "TANH")
-    if act != "TANH":
-        raise _Unsupported(f"fused activation {act}: TensorFlow Lite Micro's float LSTM runs TANH only")
-    if op.options.get("diagonal_recurrent_tensors", False):
-        raise _Unsupported("diagonal recurrent weights are not supported")
-    if len(x.shape) != 3:
-        raise _Unsupported(f"input tensor {x.index} has shape {tuple(x.shape)}; 3-D expected")
-    time_major = bool(op.options.get("time_major", False))
-    if time_major:
-        steps, batches, depth = (int(d) for d in x.shape)
-    else:
-        batches, steps, depth = (int(d) for d in x.shape)
-    cells = int(weights[0].shape[0]) if len(weights[0].shape) == 2 else -1
-    if min(steps, batches, depth, cells) < 1:
-        raise _Unsupported(f"empty tensors: input {tuple(x.shape)}, weights {tuple(weights[0].shape)}")
+    time_major, steps, batches, depth, cells = _lstm_layout(op, x, weights[0], h, c, "float")
     for (what, _), t in zip(named[1:13], weights + biases):
         want = (cells, depth) if "input-to" in what else (cells, cells) if "recurrent" in what else (cells,)
         if tuple(int(d) for d in t.shape) != want:
@@ -2671,6 +2653,33 @@ def _lstm_f32(model: Model, op: Operator, reference: str = "litert") -> tuple:
             "time_major": int(time_major), "cell_clip": clip, "reference": REFERENCES[reference]}
     inputs = (x.index,) + tuple(t.index for t in weights + biases)
     return spec, inputs, None, None, (h.index, c.index)
+
+
+def _lstm_layout(op: Operator, x: Tensor, w0: Tensor, h: Tensor, c: Tensor, kind: str) -> tuple:
+    """The checks the float32 and 16x8 LSTM lowerings share: the states are variable tensors,
+    TANH, no diagonal recurrent weights, a 3-D input; returns (time_major, steps, batches,
+    depth, cells), cells from the first input-to-gate weights ``w0``. ``kind`` names TensorFlow
+    Lite Micro's kernel in the refusal ("float", "integer")."""
+    for what, t in (("output state", h), ("cell state", c)):
+        if not t.is_variable:
+            raise _Unsupported(f"{what} tensor {t.index} ({t.name!r}) is not a variable tensor; TFLite keeps "
+                               "the LSTM's states in them")
+    act = op.options.get("fused_activation_function", "TANH")
+    if act != "TANH":
+        raise _Unsupported(f"fused activation {act}: TensorFlow Lite Micro's {kind} LSTM runs TANH only")
+    if op.options.get("diagonal_recurrent_tensors", False):
+        raise _Unsupported("diagonal recurrent weights are not supported")
+    if len(x.shape) != 3:
+        raise _Unsupported(f"input tensor {x.index} has shape {tuple(x.shape)}; 3-D expected")
+    time_major = bool(op.options.get("time_major", False))
+    if time_major:
+        steps, batches, depth = (int(d) for d in x.shape)
+    else:
+        batches, steps, depth = (int(d) for d in x.shape)
+    cells = int(w0.shape[0]) if len(w0.shape) == 2 else -1
+    if min(steps, batches, depth, cells) < 1:
+        raise _Unsupported(f"empty tensors: input {tuple(x.shape)}, weights {tuple(w0.shape)}")
+    return time_major, steps, batches, depth, cells
 
 
 #: Cell-state scales 2^p the 16x8 LSTM takes: TensorFlow Lite Micro's tanh of the cell state
@@ -2714,25 +2723,7 @@ def _lstm_16x8(model: Model, op: Operator, reference: str = "litert") -> tuple:
     h = _tensor(model, ins[18], "output state", "int16", constant=False, variable=True)
     c = _tensor(model, ins[19], "cell state", "int16", constant=False, variable=True)
     y = _tensor(model, _operand(op.outputs, 0), "output", "int16", constant=False)
-    for what, t in (("output state", h), ("cell state", c)):
-        if not t.is_variable:
-            raise _Unsupported(f"{what} tensor {t.index} ({t.name!r}) is not a variable tensor; TFLite keeps "
-                               "the LSTM's states in them")
-    act = op.options.get("fused_activation_function", "TANH")
-    if act != "TANH":
-        raise _Unsupported(f"fused activation {act}: TensorFlow Lite Micro's integer LSTM runs TANH only")
-    if op.options.get("diagonal_recurrent_tensors", False):
-        raise _Unsupported("diagonal recurrent weights are not supported")
-    if len(x.shape) != 3:
-        raise _Unsupported(f"input tensor {x.index} has shape {tuple(x.shape)}; 3-D expected")
-    time_major = bool(op.options.get("time_major", False))
-    if time_major:
-        steps, batches, depth = (int(d) for d in x.shape)
-    else:
-        batches, steps, depth = (int(d) for d in x.shape)
-    cells = int(wx[0].shape[0]) if len(wx[0].shape) == 2 else -1
-    if min(steps, batches, depth, cells) < 1:
-        raise _Unsupported(f"empty tensors: input {tuple(x.shape)}, weights {tuple(wx[0].shape)}")
+    time_major, steps, batches, depth, cells = _lstm_layout(op, x, wx[0], h, c, "integer")
     for t, want in [(t, (cells, depth)) for t in wx] + [(t, (cells, cells)) for t in wh] + [(t, (cells,)) for t in bias]:
         if tuple(int(d) for d in t.shape) != want:
             raise _Unsupported(f"tensor {t.index} ({t.name!r}) has shape {tuple(t.shape)}; {want} expected")
