@@ -108,6 +108,11 @@ static const ap_param_field ap_softmax_fields[] = {
     AP_I32(ap_softmax_params, diff_min), AP_FIELD(ap_softmax_params, output_type, AP_FIELD_DTYPE, 1),
 };
 
+static const ap_param_field ap_jump_fields[] = {
+    AP_FIELD(ap_jump_params, target, AP_FIELD_UINT32, 1),
+    AP_I32(ap_jump_params, when),
+};
+
 static const ap_param_field ap_reshape_fields[] = {
     AP_FIELD(ap_reshape_params, bytes, AP_FIELD_SIZE, 1),
 };
@@ -855,6 +860,9 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_softmax_s8_variants_entry), NULL, NULL, NULL, NULL, ap_softmax_run_entry},
     {AP_ROW(AP_OP_RESHAPE, "RESHAPE", ap_reshape_params, ap_reshape_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_reshape_variants_entry), NULL, NULL, NULL, NULL, ap_reshape_run_entry},
+    /* control flow: the executor jumps; 0 inputs (always) or 1 (the bool condition), no output */
+    {AP_ROW(AP_OP_JUMP, "JUMP", ap_jump_params, ap_jump_fields), 0, 0, 1, 0, 0,
+     AP_PLAN(ap_jump_variants), NULL, NULL, NULL, NULL, ap_jump_run},
     {AP_ROW(AP_OP_QUANTIZE, "QUANTIZE", ap_affine_quant_params, ap_affine_quant_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_quantize_s8_variants_entry), NULL, NULL, NULL, NULL, ap_quantize_s8_run_entry},
     {AP_ROW(AP_OP_DEQUANTIZE, "DEQUANTIZE", ap_affine_quant_params, ap_affine_quant_fields), 0, 1, 1, 1, 0,
