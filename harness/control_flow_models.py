@@ -7,7 +7,7 @@ schema_py_generated), for tests/test_control_flow.py.
   and ELSE is itself an IF on c2 between the MUL chain and a SUB.
 - ``while_model(kind)``: a counter i (int32, from 0) and a limit n (int32 input) carried with
   values; COND is LESS(i, n); BODY increments i with ADD_N(i, 1) and updates the values:
-  kind "int8": acc = ADD(acc, x) (int8); "float32": acc = acc * 0.5 + x (float32 MUL, ADD);
+  kind "int8": acc = ADD(acc, step) (int8); "float32": acc = acc * 0.75 + step (float32 MUL, ADD);
   "swap": (a, b) -> (b, a) (a permutation of carried values); "fib": (a, b) -> (b, ADD(a, b)).
   The outputs: the final values (and i).
 Keyword arguments break them in the ways the importer must refuse (``bad``).
@@ -114,8 +114,17 @@ def _branch_sub(m: Builder, sg, a, b):
     return out
 
 
-def if_model(nested: bool = False, bad: Optional[str] = None) -> bytes:
-    """See the module docstring. ``bad``: "index" (ELSE names subgraph 9), "recursive" (THEN
+def _branch_sub_add(m: Builder, sg, a, b):
+    diff = m.tensor(sg, (1, N), "int8", MQ, name="diff")
+    m.op(sg, "SUB", [a, b], [diff])
+    out = m.tensor(sg, (1, N), "int8", OQ, name="diff_plus_a")
+    m.op(sg, "ADD", [diff, a], [out])
+    return out
+
+
+def if_model(nested: bool = False, bad: Optional[str] = None, then_chain: bool = False) -> bytes:
+    """See the module docstring; ``then_chain``: THEN is SUB -> ADD (a tensor of its own, as
+    ELSE has). ``bad``: "index" (ELSE names subgraph 9), "recursive" (THEN
     is subgraph 0), "count" (THEN takes one input), "type" (THEN's first input is int16),
     "cond" (the condition is int32), "state" (THEN holds a CALL_ONCE)."""
     m = Builder()
@@ -152,7 +161,7 @@ def if_model(nested: bool = False, bad: Optional[str] = None) -> bytes:
             m.op(sg, "CALL_ONCE", [], [], "CallOnceOptions", co)
         sg.inputs, sg.outputs = ins, [res]
 
-    branch(_branch_add)
+    branch(_branch_sub_add if then_chain else _branch_add)
     branch(_branch_mul_add, inner_if=nested)
     if nested:   # subgraphs 3 and 4: the inner IF's branches, taking (a, b)
         for fn in (_branch_mul_add, _branch_sub):
@@ -204,11 +213,13 @@ def while_model(kind: str = "int8", bad: Optional[str] = None) -> bytes:
         m.op(body_g, "ADD", [vals[0], step], [acc])
         outs = [acc]
     elif kind == "float32":
-        half = m.tensor(body_g, (1,), "float32", data=np.array([0.5], np.float32), name="half")
+        half = m.tensor(body_g, (1,), "float32", data=np.array([0.75], np.float32), name="scale")
         scaled = m.tensor(body_g, (1, N), "float32", name="scaled")
         m.op(body_g, "MUL", [vals[0], half], [scaled])
+        step = m.tensor(body_g, (1, N), "float32", data=np.linspace(-1, 1, N, dtype=np.float32).reshape(1, N),
+                        name="step")
         acc = m.tensor(body_g, (1, N), "float32", name="acc_next")
-        m.op(body_g, "ADD", [scaled, vals[0]], [acc])   # acc * 1.5
+        m.op(body_g, "ADD", [scaled, step], [acc])   # acc * 0.75 + step: ADD may write the carried acc
         outs = [acc]
     elif kind == "swap":
         outs = [vals[1], vals[0]]

@@ -8,7 +8,8 @@ copies body outputs one by one over inputs they alias: its (a, b) -> (b, a) give
 that case is held to the loop's meaning); a whole run on an arena poisoned everywhere but the
 inputs gives the clean run's outputs; a loop that does not end can be interrupted (Ctrl-C);
 the bad forms are refused at plan time naming the subgraph, op and what is wrong; the C export
-runs the same on the host and on a Cortex-M4 under QEMU."""
+runs the same on the host and on a Cortex-M4 under QEMU. TensorFlow Lite Micro runs the IF models
+the same (its ADD_N has no int32, so not these WHILE models)."""
 from __future__ import annotations
 
 import _thread
@@ -23,6 +24,7 @@ from arenaplan.errors import UnsupportedModel
 from arenaplan.planning.lifetimes import loop_ranges, tensor_lifetimes
 from harness import control_flow_models as C
 from harness.reference import litert_layers as L
+from harness.tflm_support import HAVE_TFLM
 
 _LITERT = L.unavailable_reason()
 needs_litert = pytest.mark.skipif(_LITERT is not None, reason=str(_LITERT))
@@ -75,15 +77,18 @@ def _while_feeds(rng, kind: str, counts=(0, 1, 2, 5, 9)) -> list:
 
 
 # --- import ----------------------------------------------------------------------------------
-def test_if_inlines_into_jumps_and_copies():
+def test_if_inlines_into_jumps_and_writes_its_output_straight():
+    """Each branch's last op writes the IF's output itself (no copy): the output has two writers."""
     m = ap.parse_tflite(C.if_model())
-    assert [op.type for op in m.operators] == ["JUMP", "ADD", "COPY", "JUMP", "MUL", "ADD", "COPY", "ADD"]
-    jf, j = m.operators[0], m.operators[3]
+    assert [op.type for op in m.operators] == ["JUMP", "ADD", "JUMP", "MUL", "ADD", "ADD"]
+    jf, j = m.operators[0], m.operators[2]
     assert (jf.options["when"], jf.options["target"], j.options["when"], j.options["target"]) == \
-        ("if_false", 4, "always", 7)
-    assert [op.options.get("subgraph", 0) for op in m.operators] == [0, 1, 0, 0, 2, 2, 0, 0]
-    assert m.tensors[m.operators[2].outputs[0]].name == "if_out" == m.tensors[m.operators[6].outputs[0]].name
-    assert m.tensors[m.operators[1].outputs[0]].name == "1/sum"
+        ("if_false", 3, "always", 5)
+    assert [op.options.get("subgraph", 0) for op in m.operators] == [0, 1, 0, 2, 2, 0]
+    assert [op.options.get("source_op") for op in m.operators] == [0, 0, 0, 0, 1, None]
+    out = m.operators[1].outputs[0]
+    assert m.tensors[out].name == "if_out" and m.operators[4].outputs == (out,)
+    assert m.tensors[m.operators[3].outputs[0]].name == "2/prod"
     assert loop_ranges(m) == []
 
 
@@ -104,21 +109,30 @@ def test_while_inlines_into_a_loop():
 
 def test_the_branches_share_memory():
     """THEN's and ELSE's own tensors never run together: their spans do not meet, and the
-    plan places ELSE's product where THEN's sum was."""
-    m = ap.parse_tflite(C.if_model())
+    plan meets the bound of the bytes live at one op."""
+    m = ap.parse_tflite(C.if_model(then_chain=True))
     spans = tensor_lifetimes(m)
-    then_sum, else_prod = m.operators[1].outputs[0], m.operators[4].outputs[0]
-    assert spans[then_sum][1] < spans[else_prod][0]
+    names = {m.tensors[t].name: t for t in spans}
+    assert spans[names["1/diff"]][1] < spans[names["2/prod"]][0]
     p = ap.plan(m)
     assert p.verify()
     assert p.arena_bytes == p.lower_bound_bytes
 
 
+def test_a_loop_result_is_written_straight_into_its_carried_value():
+    """The float32 body's ADD reads the scaled value, not the carried one: it writes the carried
+    acc itself; the int32 counter's ADD_N reads the counter it replaces, so it is copied."""
+    m = ap.parse_tflite(C.while_model("float32"))
+    assert [op.type for op in m.operators] == ["COPY"] * 3 + ["LESS", "JUMP", "ADD_N", "MUL", "ADD", "COPY", "JUMP"]
+    acc = m.operators[2].outputs[0]
+    assert m.operators[7].outputs == (acc,) and m.operators[8].outputs != (acc,)
+
+
 # --- against LiteRT ----------------------------------------------------------------------------
 @needs_litert
-@pytest.mark.parametrize("nested", [False, True])
-def test_if_matches_litert(nested):
-    content = C.if_model(nested=nested)
+@pytest.mark.parametrize("nested,then_chain", [(False, False), (True, False), (False, True)])
+def test_if_matches_litert(nested, then_chain):
+    content = C.if_model(nested=nested, then_chain=then_chain)
     m = ap.parse_tflite(content)
     rng = np.random.default_rng(27)
     feeds = _if_feeds(rng, 8, nested)
@@ -130,6 +144,21 @@ def test_if_matches_litert(nested):
     if nested:   # the four paths: THEN, and ELSE's THEN and ELSE
         assert {(bool(f[0][0]), bool(f[1][0]) if not f[0][0] else None) for f in feeds} == \
             {(True, None), (False, True), (False, False)}
+
+
+@pytest.mark.skipif(not HAVE_TFLM, reason="tflite-micro is not importable")
+@pytest.mark.parametrize("nested", [False, True])
+def test_if_matches_tflite_micro(nested):
+    """TensorFlow Lite Micro runs the IF models (not the WHILE ones: its ADD_N has no int32)."""
+    from tflite_micro.python.tflite_micro import runtime
+    content = C.if_model(nested=nested)
+    it = ap.Interpreter(ap.plan(ap.parse_tflite(content), reference="tflm"))
+    for f in _if_feeds(np.random.default_rng(8), 6, nested):
+        tflm = runtime.Interpreter.from_bytes(content, arena_size=64 * 1024)
+        for i, x in enumerate(f):
+            tflm.set_input(x, i)
+        tflm.invoke()
+        _same(it.run(f), [tflm.get_output(0)], f"TFLM, nested={nested}")
 
 
 @needs_litert
@@ -319,3 +348,14 @@ def test_cortex_m4_under_qemu_runs_as_litert(name, tmp_path):
         _same(fw.split_outputs(raw, specs), _litert(content, f), f"{name} on the Cortex-M4")
     print(f"\n{name} cortex-m4: export+runtime text {firmware.footprint['text']} B; "
           f"instructions per inference {run.instructions}")
+
+
+def test_a_plan_with_control_flow_reloads_from_json():
+    content = C.while_model("fib")
+    m = ap.parse_tflite(content)
+    p = ap.plan(m, mode="speed")
+    q = ap.Plan.from_json(p.to_json(), model=m)
+    assert q.verify() and q.choices == p.choices and q.arena_bytes == p.arena_bytes
+    f = _while_feeds(np.random.default_rng(2), "fib", counts=(3,))[0]
+    _same(ap.Interpreter(q).run(f), ap.Interpreter(p).run(f), "reloaded")
+    assert "control flow: 1 loop(s)" in p.summary()

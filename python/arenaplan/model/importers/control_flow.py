@@ -43,7 +43,7 @@ from typing import Callable, Dict, List, Sequence, Tuple
 
 import numpy as np
 
-from ..model import Operator, Tensor, one_output_ops
+from ..model import ALIASING_OPS, Operator, Tensor, one_output_ops
 
 __all__ = ["CONTROL_FLOW_OPS", "CONTROL_OPS", "inline", "with_source"]
 
@@ -209,6 +209,39 @@ class _Inliner:
             self.emit_op(op, sub, stack + [sub], name)
         return name
 
+    def written_once(self, sub: int) -> set:
+        """Outputs of subgraph ``sub`` that an op of it (no reshape, whose output the planner
+        folds into its input's bytes) writes, that are no input or constant and are output
+        once: they may be written straight into the place they are copied to."""
+        tensors, ops, inputs, outputs = self.graph(sub)
+        writers = {t: op.type for op in ops for t in op.outputs}
+        return {t for t in outputs if outputs.count(t) == 1 and t not in inputs and tensors[t].data is None
+                and t in writers and writers[t] not in ALIASING_OPS}
+
+    def in_place_results(self, body: int, carried: List[int]) -> Dict[int, int]:
+        """{body output: its carried tensor} for the results the body's op may write straight
+        into the carried value: written once by an op of the body's own list (not inside a nested
+        IF or WHILE) after which no op reads the value the body got in that place, and that
+        value moves to no other place."""
+        tensors, ops, inputs, outputs = self.graph(body)
+        once = self.written_once(body)
+        writer = {t: j for j, op in enumerate(ops) for t in op.outputs if op.type not in CONTROL_FLOW_OPS}
+        found = {}
+        for k, (t, c) in enumerate(zip(outputs, carried)):
+            if t not in once or t not in writer or any(outputs[j] == inputs[k] for j in range(len(outputs)) if j != k):
+                continue
+            if any(inputs[k] in op.inputs for op in ops[writer[t]:]):
+                continue
+            found[t] = c
+        return found
+
+    def mark_writers(self, start: int, targets: set) -> None:
+        """Ops emitted from ``start`` that write one of ``targets`` (an IF's output or a carried
+        value written straight, also written elsewhere): allowed to write it again."""
+        for op in self.out[start:]:
+            if targets & set(op.outputs) and not op.options.get("control_write"):
+                op.options = {**op.options, "control_write": True}
+
     @staticmethod
     def _cond(at: str, t: Tensor, what: str) -> None:
         if t.dtype != "bool" or int(np.prod(t.shape)) != 1:
@@ -235,9 +268,14 @@ class _Inliner:
             if k == 1:
                 skip.options["target"] = len(self.out)
             _, _, inputs, outputs = self.graph(b)
-            result = self.inline_graph(b, {i: a.index for i, a in zip(inputs, args)}, stack)
+            bound = {i: a.index for i, a in zip(inputs, args)}
+            direct = {t: o.index for t, o in zip(outputs, outs) if t in self.written_once(b)}
+            start = len(self.out)
+            result = self.inline_graph(b, {**bound, **direct}, stack)
+            self.mark_writers(start, set(direct.values()))
             for t, o in zip(outputs, outs):
-                self.copy(result(t), o.index, **where)
+                if t not in direct:
+                    self.copy(result(t), o.index, **where)
             if k == 0:
                 ends.append(self.jump("always", **where))
         for j in ends:
@@ -267,11 +305,17 @@ class _Inliner:
         top = len(self.out)
         result = self.inline_graph(cond_g, dict(zip(c_in, carried)), stack)
         leave = self.jump("if_false", result(c_out[0]), **where)
-        result = self.inline_graph(body_g, dict(zip(b_in, carried)), stack)
+        direct = self.in_place_results(body_g, carried)
+        start = len(self.out)
+        result = self.inline_graph(body_g, {**dict(zip(b_in, carried)), **direct}, stack)
+        self.mark_writers(start, set(direct.values()))
         values = [result(t) for t in b_out]
+        aliased = {t for op in self.out[start:] if op.type in ALIASING_OPS for t in op.outputs}
         sources = []
-        for k, v in enumerate(values):   # a carried value moved to another place: keep it first
-            if v in carried and v != carried[k]:
+        for k, v in enumerate(values):
+            # a carried value moved to another place, or a reshape of one (the planner gives it
+            # the carried value's bytes): kept before any carried value changes
+            if (v in carried or v in aliased) and v != carried[k]:
                 temp = self.new_tensor(self.tensors[carried[k]], f"{self.tensors[carried[k]].name}/next")
                 self.copy(v, temp, **where)
                 sources.append(temp)
