@@ -8,7 +8,9 @@ schema_py_generated), for tests/test_control_flow.py.
 - ``while_model(kind)``: a counter i (int32, from 0) and a limit n (int32 input) carried with
   values; COND is LESS(i, n); BODY increments i with ADD_N(i, 1) and updates the values:
   kind "int8": acc = ADD(acc, step) (int8); "float32": acc = acc * 0.75 + step (float32 MUL, ADD);
-  "swap": (a, b) -> (b, a) (a permutation of carried values); "fib": (a, b) -> (b, ADD(a, b)).
+  "swap": (a, b) -> (b, a) (a permutation of carried values); "fib": (a, b) -> (b, ADD(a, b));
+  "view": (a, b) -> (ADD(b, step), a through two RESHAPEs read after the ADD); "branchy": an IF
+  in the body adds a step to acc while i < 2, then subtracts it.
   The outputs: the final values (and i).
 Keyword arguments break them in the ways the importer must refuse (``bad``).
 """
@@ -18,7 +20,7 @@ from typing import Optional
 
 import numpy as np
 
-OPS = ["IF", "WHILE", "ADD", "MUL", "SUB", "LESS", "ADD_N", "CALL_ONCE"]
+OPS = ["IF", "WHILE", "ADD", "MUL", "SUB", "LESS", "ADD_N", "CALL_ONCE", "RESHAPE"]
 XQ, YQ, OQ, MQ = (0.05, 2), (0.04, -3), (0.08, 1), (0.02, -5)
 N = 8
 
@@ -184,7 +186,7 @@ def while_model(kind: str = "int8", bad: Optional[str] = None) -> bytes:
     n = m.tensor(main, (1,), "int32", name="n")
     x = m.tensor(main, (1, N), dt, q, name="x")
     i0 = m.tensor(main, (1,), "int32", data=np.array([0], np.int32), name="i0")
-    values = [x] if kind in ("int8", "float32") else [x, m.tensor(main, (1, N), dt, q, name="y")]
+    values = [x] if kind in ("int8", "float32", "branchy") else [x, m.tensor(main, (1, N), dt, q, name="y")]
     carried_in = [i0, n] + values
     carried_out = [m.tensor(main, (1,), "int32", name="i_out"), m.tensor(main, (1,), "int32", name="n_out")]
     carried_out += [m.tensor(main, (1, N), dt, q, name=f"v{k}_out") for k in range(len(values))]
@@ -223,6 +225,37 @@ def while_model(kind: str = "int8", bad: Optional[str] = None) -> bytes:
         outs = [acc]
     elif kind == "swap":
         outs = [vals[1], vals[0]]
+    elif kind == "branchy":   # an IF inside the body: ADD a step in the first two iterations, then SUB it
+        two = m.tensor(body_g, (1,), "int32", data=np.array([2], np.int32), name="two")
+        early = m.tensor(body_g, (1,), "bool", name="early")
+        m.op(body_g, "LESS", [b_in[0], two], [early])
+        acc = m.tensor(body_g, (1, N), "int8", XQ, name="acc_next")
+        m.if_op(body_g, early, [vals[0]], [acc], 3, 4)
+        outs = [acc]
+        for fn in ("ADD", "SUB"):
+            sg = m.graph()
+            a = m.tensor(sg, (1, N), "int8", XQ, name="a")
+            step = m.tensor(sg, (1, N), "int8", XQ, data=np.arange(N, dtype=np.int8).reshape(1, N) * 3 - 9,
+                            name="step")
+            r = m.tensor(sg, (1, N), "int8", XQ, name=fn.lower())
+            m.op(sg, fn, [a, step], [r])
+            sg.inputs, sg.outputs = [a], [r]
+    elif kind == "view":   # a reshape of a, read after a's next value is made
+        flat = m.tensor(body_g, (N,), dt, q, name="a_flat")
+        ro = m.S.ReshapeOptionsT()
+        ro.newShape = [N]
+        m.op(body_g, "RESHAPE", [vals[0], m.tensor(body_g, (1,), "int32", data=np.array([N], np.int32))], [flat],
+             "ReshapeOptions", ro)
+        step = m.tensor(body_g, (1, N), "int8", XQ, data=np.arange(N, dtype=np.int8).reshape(1, N) * 5 - 17,
+                        name="step")
+        nxt = m.tensor(body_g, (1, N), dt, q, name="b_plus_step")
+        m.op(body_g, "ADD", [vals[1], step], [nxt])
+        back = m.tensor(body_g, (1, N), dt, q, name="a_again")
+        ro2 = m.S.ReshapeOptionsT()
+        ro2.newShape = [1, N]
+        m.op(body_g, "RESHAPE", [flat, m.tensor(body_g, (2,), "int32", data=np.array([1, N], np.int32))], [back],
+             "ReshapeOptions", ro2)
+        outs = [nxt, back]
     else:   # fib
         s = m.tensor(body_g, (1, N), dt, q, name="ab")
         m.op(body_g, "ADD", [vals[0], vals[1]], [s])

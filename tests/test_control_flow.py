@@ -71,7 +71,8 @@ def _while_feeds(rng, kind: str, counts=(0, 1, 2, 5, 9)) -> list:
         if kind == "float32":
             values = [rng.standard_normal((1, C.N)).astype(np.float32)]
         else:
-            values = [rng.integers(-128, 128, (1, C.N), dtype=np.int8) for _ in range(1 if kind == "int8" else 2)]
+            values = [rng.integers(-128, 128, (1, C.N), dtype=np.int8)
+                      for _ in range(1 if kind in ("int8", "branchy") else 2)]
         feeds.append([np.array([n], np.int32)] + values)
     return feeds
 
@@ -162,7 +163,7 @@ def test_if_matches_tflite_micro(nested):
 
 
 @needs_litert
-@pytest.mark.parametrize("kind", ["int8", "float32", "fib"])
+@pytest.mark.parametrize("kind", ["int8", "float32", "fib", "view", "branchy"])
 def test_while_matches_litert(kind):
     content = C.while_model(kind)
     m = ap.parse_tflite(content)
@@ -188,15 +189,15 @@ def test_a_permutation_of_carried_values_is_exact():
 
 
 @needs_litert
-@pytest.mark.parametrize("content", [C.if_model(nested=True), C.while_model("fib"), C.while_model("float32")],
-                         ids=["if", "while", "while_f32"])
+@pytest.mark.parametrize("content", [C.if_model(nested=True), C.while_model("fib"), C.while_model("float32"),
+                                     C.while_model("branchy")], ids=["if", "while", "while_f32", "while_if"])
 def test_a_poisoned_arena_gives_the_clean_outputs(content):
     """Every run on an arena of 0xA5 everywhere but the inputs (which ``run`` writes) gives the
     outputs of a clean run: no op reads a byte before an op of the same run wrote it."""
     m = ap.parse_tflite(content)
     rng = np.random.default_rng(3)
-    feeds = _if_feeds(rng, 6, True) if m.operators[0].type == "JUMP" else \
-        _while_feeds(rng, "float32" if m.tensors[m.inputs[1]].dtype == "float32" else "fib")
+    kind = "float32" if m.tensors[m.inputs[1]].dtype == "float32" else "fib" if len(m.inputs) == 3 else "branchy"
+    feeds = _if_feeds(rng, 6, True) if m.operators[0].type == "JUMP" else _while_feeds(rng, kind)
     for p in _plans(m)[:2]:
         it = ap.Interpreter(p)
         for f in feeds:
@@ -289,14 +290,15 @@ def test_an_if_op_in_a_hand_built_model_is_named():
 
 # --- C export: host and Cortex-M4 -------------------------------------------------------------------
 _EXPORTED = {"if_nested": lambda: C.if_model(nested=True), "while_fib": lambda: C.while_model("fib"),
-             "while_f32": lambda: C.while_model("float32")}
+             "while_f32": lambda: C.while_model("float32"), "while_branchy": lambda: C.while_model("branchy")}
 
 
 def _export_feeds(name: str) -> list:
     rng = np.random.default_rng(11)
     if name.startswith("if"):
         return _if_feeds(rng, 6, nested=True)
-    return _while_feeds(rng, "float32" if name.endswith("f32") else "fib", counts=(0, 1, 4, 9))
+    return _while_feeds(rng, {"while_f32": "float32", "while_branchy": "branchy"}.get(name, "fib"),
+                        counts=(0, 1, 4, 9))
 
 
 def _plan_for_export(name: str, isa: str = "portable"):
@@ -328,7 +330,7 @@ def test_the_host_build_runs_as_litert(name, host_runtime, tmp_path):
 
 
 @needs_litert
-@pytest.mark.parametrize("name", ["if_nested", "while_fib"])
+@pytest.mark.parametrize("name", ["if_nested", "while_fib", "while_branchy"])
 def test_cortex_m4_under_qemu_runs_as_litert(name, tmp_path):
     from harness.firmware import build as fw
     missing = fw.missing_arm_tools()

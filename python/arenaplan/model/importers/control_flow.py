@@ -230,7 +230,11 @@ class _Inliner:
         for k, (t, c) in enumerate(zip(outputs, carried)):
             if t not in once or t not in writer or any(outputs[j] == inputs[k] for j in range(len(outputs)) if j != k):
                 continue
-            if any(inputs[k] in op.inputs for op in ops[writer[t]:]):
+            views = {inputs[k]}   # the value and reshapes of it (the planner gives them its bytes)
+            for op in ops:
+                if op.type in ALIASING_OPS and op.inputs and op.inputs[0] in views:
+                    views.update(op.outputs)
+            if any(views & set(op.inputs) for op in ops[writer[t]:]):
                 continue
             found[t] = c
         return found
