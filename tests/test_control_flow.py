@@ -361,3 +361,10 @@ def test_a_plan_with_control_flow_reloads_from_json():
     f = _while_feeds(np.random.default_rng(2), "fib", counts=(3,))[0]
     _same(ap.Interpreter(q).run(f), ap.Interpreter(p).run(f), "reloaded")
     assert "control flow: 1 loop(s)" in p.summary()
+
+
+def test_a_split_keeps_one_op_per_output():
+    """The importer splits a SPLIT into one op per output once (before inlining), not twice."""
+    from harness.tflm_support import split
+    m = ap.parse_tflite(split(n=3))
+    assert [op.options["output_parts"] for op in m.operators] == [3, 3, 3]

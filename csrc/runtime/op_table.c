@@ -860,9 +860,6 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_softmax_s8_variants_entry), NULL, NULL, NULL, NULL, ap_softmax_run_entry},
     {AP_ROW(AP_OP_RESHAPE, "RESHAPE", ap_reshape_params, ap_reshape_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_reshape_variants_entry), NULL, NULL, NULL, NULL, ap_reshape_run_entry},
-    /* control flow: the executor jumps; 0 inputs (always) or 1 (the bool condition), no output */
-    {AP_ROW(AP_OP_JUMP, "JUMP", ap_jump_params, ap_jump_fields), 0, 0, 1, 0, 0,
-     AP_PLAN(ap_jump_variants), NULL, NULL, NULL, NULL, ap_jump_run},
     {AP_ROW(AP_OP_QUANTIZE, "QUANTIZE", ap_affine_quant_params, ap_affine_quant_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_quantize_s8_variants_entry), NULL, NULL, NULL, NULL, ap_quantize_s8_run_entry},
     {AP_ROW(AP_OP_DEQUANTIZE, "DEQUANTIZE", ap_affine_quant_params, ap_affine_quant_fields), 0, 1, 1, 1, 0,
@@ -1241,6 +1238,9 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_gather_nd_variants), NULL, NULL, NULL, NULL, ap_gather_nd_s32_run},
     {AP_ROW_S32(AP_OP_BROADCAST_ARGS, "BROADCAST_ARGS", ap_broadcast_args_params, ap_broadcast_args_fields), 0, 2, 2,
      1, 0, AP_PLAN(ap_broadcast_args_variants), NULL, NULL, NULL, NULL, ap_broadcast_args_run},
+    /* control flow: the executor jumps; 0 inputs (always) or 1 (the bool condition), no output */
+    {AP_ROW(AP_OP_JUMP, "JUMP", ap_jump_params, ap_jump_fields), 0, 0, 1, 0, 0,
+     AP_PLAN(ap_jump_variants), NULL, NULL, NULL, NULL, ap_jump_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

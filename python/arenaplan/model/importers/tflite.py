@@ -107,7 +107,7 @@ class _Reader:
         ops = [control_flow.with_source(op) for op in ops]   # the file's op index, for messages
         tensors, ops = control_flow.inline(tensors, one_output_ops(ops), self._subgraph_with_io, n_subgraphs,
                                            self.source)
-        return Model(self.name, tensors, one_output_ops(ops), inputs, outputs, source=self.source,
+        return Model(self.name, tensors, ops, inputs, outputs, source=self.source,
                      digest=hashlib.sha256(self.data).hexdigest(), metadata=self._metadata(self.n_buffers))
 
     def _io(self, index: int) -> tuple:
