@@ -368,3 +368,28 @@ def test_a_split_keeps_one_op_per_output():
     from harness.tflm_support import split
     m = ap.parse_tflite(split(n=3))
     assert [op.options["output_parts"] for op in m.operators] == [3, 3, 3]
+
+
+def test_an_op_without_a_kernel_in_a_branch_names_its_subgraph():
+    """An op arenaplan has no kernel for, inside ELSE: named by its place in the flat list, its
+    subgraph and its index there."""
+    m = C.Builder(C.OPS + ["CUSTOM"])
+    main, then, other = m.graph(), m.graph(), m.graph()
+    c = m.tensor(main, (1,), "bool", name="c")
+    x = m.tensor(main, (1, C.N), "int8", C.XQ, name="x")
+    y = m.tensor(main, (1, C.N), "int8", C.XQ, name="y")
+    m.if_op(main, c, [x], [y], 1, 2)
+    main.inputs, main.outputs = [c, x], [y]
+    for sg, custom in ((then, False), (other, True)):
+        a = m.tensor(sg, (1, C.N), "int8", C.XQ, name="a")
+        r = m.tensor(sg, (1, C.N), "int8", C.XQ, name="r")
+        m.op(sg, "ADD", [a, a], [a2 := m.tensor(sg, (1, C.N), "int8", C.XQ, name="a2")])
+        if custom:
+            m.model.operatorCodes[-1].customCode = "Mystery"
+            m.op(sg, "CUSTOM", [a2], [r])
+        else:
+            m.op(sg, "ADD", [a2, a], [r])
+        sg.inputs, sg.outputs = [a], [r]
+    with pytest.raises(UnsupportedModel, match=r"op 5 \(CUSTOM:Mystery, subgraph 2 op 1\): no kernel for this op "
+                                               r"type; arenaplan runs ABS, ADD, ADD_N, ARG_MAX"):
+        ap.plan(ap.parse_tflite(m.bytes()))

@@ -3482,11 +3482,14 @@ def _code(op: Operator, spec: dict) -> int:
 
 
 def _op_name(op: Operator) -> str:
-    """The op's type, and for one output of a split held as one op per output, which one."""
+    """The op's type; for one output of a split held as one op per output, which one; for an op
+    of a subgraph an IF or WHILE runs (inlined), the subgraph and its index there."""
+    where = (f", subgraph {op.options['subgraph']} op {op.options.get('source_op', op.index)}"
+             if op.options.get("subgraph") else "")
     if "output_parts" not in op.options:
-        return op.type
+        return op.type + where
     return (f"{op.type}, output {op.options['output_part']} of {op.options['output_parts']} "
-            f"of the file's op {op.options.get('source_op', op.index)}")
+            f"of the file's op {op.options.get('source_op', op.index)}{where}")
 
 
 def lower_op(model: Model, op: Operator, isa: str, reference: str) -> OpKernel:
@@ -3511,8 +3514,8 @@ def lower_op(model: Model, op: Operator, isa: str, reference: str) -> OpKernel:
         raise UnsupportedModel(f"op {op.index} ({op.type}): arenaplan runs {op.type} on float32 tensors only; "
                                f"the first input is {model.tensors[op.inputs[0]].dtype if op.inputs else 'missing'}")
     if fn is None:
-        raise UnsupportedModel(f"op {op.index} ({op.type}): no kernel for this op type; "
-                               f"arenaplan runs {', '.join(sorted(set(_LOWER) | set(_LOWER_S16X8) | set(_LOWER_F32) | set(_LOWER_TYPED)))}")
+        raise UnsupportedModel(f"op {op.index} ({_op_name(op)}): no kernel for this op type; "
+                               f"arenaplan runs {', '.join(sorted((set(_LOWER) | set(_LOWER_S16X8) | set(_LOWER_F32) | set(_LOWER_TYPED)) - {'COPY'}))}")
     if len(op.outputs) != 1:
         hint = (f" (a Model holds a {op.type} as one op per output: arenaplan.model.model.one_output_ops)"
                 if op.type in PER_OUTPUT_OPS else "")
