@@ -6,7 +6,7 @@ LiteRT's reference kernels (BUILTIN_REF) and to TensorFlow Lite Micro, also afte
 reset_state(); its C export built for the host carries and resets the state as the
 Interpreter does; the bad forms (a subgraph index out of range, a recursive call, an
 initialisation that does not fold, a read before any assignment, two shapes for one
-variable, IF) are refused naming the subgraph, op and what is wrong."""
+variable, an IF whose branch holds resource ops) are refused naming the subgraph, op and what is wrong."""
 from __future__ import annotations
 
 import dataclasses
@@ -218,8 +218,8 @@ def _refused(content: bytes, match: str, error=UnsupportedModel) -> None:
                         r"before any assignment: no CALL_ONCE initialises it"),
     (dict(init="none", read_acc_first=True), r"subgraph 0 op 3 \(READ_VARIABLE\): reads resource "
                                              r"variable 'streaming/acc' before any assignment"),
-    (dict(main_if=True), r"op 8 \(IF: then_subgraph_index 1, else_subgraph_index 1\): control flow "
-                         r"between subgraphs is not supported"),
+    (dict(main_if=True), r"subgraph 0 op 11 \(IF\): its subgraph 1 holds VAR_HANDLE \(op 0\); arenaplan "
+                         r"keeps state in subgraph 0 only"),
 ])
 def test_bad_models_are_refused_when_planned(kwargs, match):
     content, _ = R.streaming_model(np.random.default_rng(6), **kwargs)

@@ -265,6 +265,32 @@ static int ap_py_graph_bind(ap_py_graph *self, PyObject *pools_obj, Py_buffer *v
     return 0;
 }
 
+/* Backward jumps (a WHILE's iterations) a run takes between two checks for a signal. */
+enum { AP_PY_JUMPS_PER_CHECK = 4096 };
+
+/* The whole graph, called with the GIL released: in chunks of AP_PY_JUMPS_PER_CHECK loop
+   iterations, checking for a signal (Ctrl-C) between them, so that a WHILE that never ends
+   can be interrupted. On a signal: *interrupted = 1, the exception set, AP_OK. */
+static ap_status ap_py_graph_run_all(const ap_graph *graph, void *const *bases, uint32_t pool_count,
+                                     ap_error *error, int *interrupted)
+{
+    uint32_t at = 0;
+    *interrupted = 0;
+    for (;;) {
+        ap_status status = ap_graph_invoke_steps(graph, &at, AP_PY_JUMPS_PER_CHECK, bases, pool_count, error);
+        if (status != AP_OK || at >= graph->node_count) {
+            return status;
+        }
+        PyGILState_STATE gil = PyGILState_Ensure();
+        int signalled = PyErr_CheckSignals();
+        PyGILState_Release(gil);
+        if (signalled != 0) {
+            *interrupted = 1;
+            return AP_OK;
+        }
+    }
+}
+
 static PyObject *ap_py_graph_invoke(ap_py_graph *self, PyObject *args)
 {
     PyObject *pools_obj;
@@ -285,11 +311,19 @@ static PyObject *ap_py_graph_invoke(ap_py_graph *self, PyObject *args)
     ap_error error;
     ap_error_clear(&error);
     ap_status status;
+    int interrupted = 0;
     Py_BEGIN_ALLOW_THREADS
-    status = ap_graph_invoke_range(&self->graph, first, end, bases, self->pool_count, &error);
+    if (first == 0 && end == self->graph.node_count) {
+        status = ap_py_graph_run_all(&self->graph, bases, self->pool_count, &error, &interrupted);
+    } else {
+        status = ap_graph_invoke_range(&self->graph, first, end, bases, self->pool_count, &error);
+    }
     Py_END_ALLOW_THREADS
     for (uint32_t i = 0; i < self->pool_count; i++) {
         PyBuffer_Release(&views[i]);
+    }
+    if (interrupted) {
+        return NULL;
     }
     if (status != AP_OK) {
         return ap_py_raise(status, &error);
@@ -402,18 +436,21 @@ static PyObject *ap_py_graph_run(ap_py_graph *self, PyObject *args)
     ap_error error;
     ap_error_clear(&error);
     ap_status status;
+    int interrupted = 0;
     Py_BEGIN_ALLOW_THREADS
     for (uint32_t i = 0; i < self->input_count; i++) {
         memcpy((unsigned char *)bases[self->io[i].pool] + self->io[i].offset, io_views[i].buf,
                self->io[i].bytes);
     }
-    status = ap_graph_invoke(&self->graph, bases, self->pool_count, &error);
-    for (uint32_t i = self->input_count; status == AP_OK && i < self->input_count + self->output_count; i++) {
+    status = ap_py_graph_run_all(&self->graph, bases, self->pool_count, &error, &interrupted);
+    for (uint32_t i = self->input_count; status == AP_OK && !interrupted && i < self->input_count + self->output_count; i++) {
         memcpy(io_views[i].buf, (unsigned char *)bases[self->io[i].pool] + self->io[i].offset,
                self->io[i].bytes);
     }
     Py_END_ALLOW_THREADS
-    if (status != AP_OK) {
+    if (interrupted) {
+        result = NULL;
+    } else if (status != AP_OK) {
         ap_py_raise(status, &error);
     } else {
         result = Py_None;

@@ -109,6 +109,47 @@ static ap_status ap_exec_check_state(const ap_graph *g, const ap_op_def *def, ui
     return AP_OK;
 }
 
+/* A JUMP node: a target inside the graph (node_count ends the run), a known `when`, no input
+   to jump always, one to jump on: a place of one byte (a bool of one element). Its output
+   place is not read. Node k's operand ranges are checked already. */
+static ap_status ap_exec_check_jump(const ap_graph *g, uint32_t k, ap_error *error)
+{
+    const ap_node *n = &g->nodes[k];
+    const ap_jump_params *p = (const ap_jump_params *)n->params;
+    if (n->scratch_count != 0 || n->state_count != 0) {
+        return ap_exec_fail(error, AP_ERR_INVALID_ARGUMENT, k, -1, 0, n->scratch_count + n->state_count,
+                            "a jump takes no scratch or state");
+    }
+    if (p->target > g->node_count) {
+        return ap_exec_fail(error, AP_ERR_INVALID_ARGUMENT, k, -1, g->node_count, p->target,
+                            "a jump's target is beyond the graph's last node");
+    }
+    if (p->when == AP_JUMP_ALWAYS) {
+        if (n->input_count != 0) {
+            return ap_exec_fail(error, AP_ERR_INVALID_ARGUMENT, k, -1, 0, n->input_count,
+                                "an unconditional jump takes no input");
+        }
+        return AP_OK;
+    }
+    if (p->when != AP_JUMP_IF_FALSE) {
+        return ap_exec_fail(error, AP_ERR_INVALID_ARGUMENT, k, -1, 0, 0, "a jump's `when` is not an ap_jump_when");
+    }
+    if (n->input_count != 1) {
+        return ap_exec_fail(error, AP_ERR_INVALID_ARGUMENT, k, -1, 1, n->input_count,
+                            "a conditional jump takes one input (the condition)");
+    }
+    uint32_t at = g->operands[n->inputs_at];
+    if (at >= g->place_count) {
+        return ap_exec_fail(error, AP_ERR_INVALID_ARGUMENT, k, at, 0, 0,
+                            "a jump's condition names a place that does not exist");
+    }
+    if (g->places[at].bytes != 1) {
+        return ap_exec_fail(error, AP_ERR_INVALID_ARGUMENT, k, at, 1, g->places[at].bytes,
+                            "a jump's condition is not one byte (a bool of one element)");
+    }
+    return AP_OK;
+}
+
 ap_status ap_graph_check(const ap_graph *graph, const size_t *pool_bytes, uint32_t pool_count,
                          ap_error *error_out)
 {
@@ -166,6 +207,13 @@ ap_status ap_graph_check(const ap_graph *graph, const size_t *pool_bytes, uint32
             n->scratch_count > graph->operand_count - n->scratch_at) {
             return ap_exec_fail(error_out, AP_ERR_INVALID_ARGUMENT, k, -1, 0, 0,
                                 "operand range outside the operand table");
+        }
+        if (n->op == AP_OP_JUMP) {
+            ap_status st = ap_exec_check_jump(graph, k, error_out);
+            if (st != AP_OK) {
+                return st;
+            }
+            continue;
         }
         if (n->output >= graph->place_count || graph->places[n->output].pool < 0) {
             return ap_exec_fail(error_out, AP_ERR_INVALID_ARGUMENT, k, n->output, 0, 0,
@@ -237,6 +285,52 @@ static ap_status ap_exec_node(const ap_graph *g, const ap_node *n, void *const *
     return def->run(&call, isa, error);
 }
 
+/* Run from *at while it lies in [first, end): a jump to a node outside it ends the call, as
+   does reaching `end`. Before each backward jump once `budget` of them have been taken, stop
+   with *at on the jump node (it runs again on resume). */
+static ap_status ap_exec_run(const ap_graph *graph, uint32_t first, uint32_t end, uint32_t *at, uint64_t budget,
+                             void *const *pools, ap_error *error_out)
+{
+    uint32_t k = *at;
+    uint64_t taken = 0;
+    while (k >= first && k < end) {
+        const ap_node *n = &graph->nodes[k];
+        if (n->op == AP_OP_JUMP) {
+            const ap_jump_params *p = (const ap_jump_params *)n->params;
+            int jump = p->when == AP_JUMP_ALWAYS;
+            if (!jump) {
+                const unsigned char *cond =
+                    (const unsigned char *)ap_exec_pointer(&graph->places[graph->operands[n->inputs_at]], pools);
+                jump = cond[0] == 0;
+            }
+            if (!jump) {
+                k++;
+                continue;
+            }
+            if (p->target <= k) {
+                if (taken == budget) {
+                    break;
+                }
+                taken++;
+            }
+            k = p->target;
+            continue;
+        }
+        /* each node runs its variant's ISA: the plan's, never a CPU-wide default */
+        ap_status status = ap_exec_node(graph, n, pools, (ap_isa)n->variant.isa, error_out);
+        if (status != AP_OK) {
+            if (error_out != NULL) {
+                error_out->op = k;
+            }
+            *at = k;
+            return status;
+        }
+        k++;
+    }
+    *at = k;
+    return AP_OK;
+}
+
 ap_status ap_graph_invoke_range(const ap_graph *graph, uint32_t first_node, uint32_t end_node,
                                 void *const *pools, uint32_t pool_count, ap_error *error_out)
 {
@@ -245,20 +339,20 @@ ap_status ap_graph_invoke_range(const ap_graph *graph, uint32_t first_node, uint
         return ap_exec_fail(error_out, AP_ERR_INVALID_ARGUMENT, -1, -1, 0, 0,
                             "invalid graph, node range or pools");
     }
-    for (uint32_t k = first_node; k < end_node; k++) {
-        /* each node runs its variant's ISA: the plan's, never a CPU-wide default */
-        ap_status status = ap_exec_node(graph, &graph->nodes[k], pools, (ap_isa)graph->nodes[k].variant.isa,
-                                        error_out);
-        if (status != AP_OK) {
-            if (error_out != NULL) {
-                error_out->op = k;
-            }
-            return status;
-        }
-    }
-    return AP_OK;
+    uint32_t at = first_node;
+    return ap_exec_run(graph, first_node, end_node, &at, UINT64_MAX, pools, error_out);
 }
 
+ap_status ap_graph_invoke_steps(const ap_graph *graph, uint32_t *node_inout, uint32_t max_back_jumps,
+                                void *const *pools, uint32_t pool_count, ap_error *error_out)
+{
+    if (graph == NULL || node_inout == NULL || *node_inout > graph->node_count ||
+        (pool_count > 0 && pools == NULL)) {
+        return ap_exec_fail(error_out, AP_ERR_INVALID_ARGUMENT, -1, -1, 0, 0,
+                            "invalid graph, node or pools");
+    }
+    return ap_exec_run(graph, 0, graph->node_count, node_inout, max_back_jumps, pools, error_out);
+}
 ap_status ap_graph_invoke(const ap_graph *graph, void *const *pools, uint32_t pool_count,
                           ap_error *error_out)
 {

@@ -108,6 +108,11 @@ static const ap_param_field ap_softmax_fields[] = {
     AP_I32(ap_softmax_params, diff_min), AP_FIELD(ap_softmax_params, output_type, AP_FIELD_DTYPE, 1),
 };
 
+static const ap_param_field ap_jump_fields[] = {
+    AP_FIELD(ap_jump_params, target, AP_FIELD_UINT32, 1),
+    AP_I32(ap_jump_params, when),
+};
+
 static const ap_param_field ap_reshape_fields[] = {
     AP_FIELD(ap_reshape_params, bytes, AP_FIELD_SIZE, 1),
 };
@@ -1276,6 +1281,9 @@ static const ap_op_def ap_op_table[] = {
     /* REDUCE_ALL (reduce_all.c) */
     {AP_ROW_BOOL(AP_OP_REDUCE_ALL, "REDUCE_ALL", ap_reduce_all_params, ap_reduce_all_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_reduce_all_variants), NULL, NULL, NULL, NULL, ap_reduce_all_run},
+    /* control flow: the executor jumps; 0 inputs (always) or 1 (the bool condition), no output */
+    {AP_ROW(AP_OP_JUMP, "JUMP", ap_jump_params, ap_jump_fields), 0, 0, 1, 0, 0,
+     AP_PLAN(ap_jump_variants), NULL, NULL, NULL, NULL, ap_jump_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

@@ -148,3 +148,78 @@ def test_a_node_without_state_may_not_name_one(ffi, lib):
     assert "wrong number of state operands" in message(ffi, err)
     node.state_count = 0
     assert lib.ap_graph_check(graph, sizes, 1, err) == lib.AP_OK
+
+
+class JumpGraph:
+    """Node 0: JUMP (if_false on a one-byte condition at arena[0], or always) to node 2 (the
+    end); node 1: the RESHAPE copy of arena[16:24] into arena[32:40]."""
+
+    def __init__(self, ffi, lib, when=1, target=2):
+        self.ffi, self.lib = ffi, lib
+        self.arena = np.zeros(64, dtype=np.uint8)
+        self.jp = ffi.new("ap_jump_params *", {"target": target, "when": when})
+        self.cp = ffi.new("ap_reshape_params *", {"bytes": 8})
+        jv = variants(ffi, lib, lib.ap_jump_variants, self.jp)[0][0]
+        cv = variants(ffi, lib, lib.ap_reshape_variants, self.cp)[0][0]
+        self.places = ffi.new("ap_place[]", [(0, 0, 1, ffi.NULL), (0, 16, 8, ffi.NULL), (0, 32, 8, ffi.NULL)])
+        self.operands = ffi.new("uint32_t[]", [0, 1])
+        self.nodes = ffi.new("ap_node[]", 2)
+        self.nodes[0].op, self.nodes[0].params, self.nodes[0].variant = lib.AP_OP_JUMP, self.jp, jv
+        self.nodes[0].inputs_at, self.nodes[0].input_count = 0, 1 if when == 1 else 0
+        self.nodes[1].op, self.nodes[1].params, self.nodes[1].variant = lib.AP_OP_RESHAPE, self.cp, cv
+        self.nodes[1].inputs_at, self.nodes[1].input_count, self.nodes[1].output = 1, 1, 2
+        self.graph = ffi.new("ap_graph *", {"nodes": self.nodes, "node_count": 2, "places": self.places,
+                                            "place_count": 3, "operands": self.operands, "operand_count": 2})
+        self.sizes = ffi.new("size_t[]", [self.arena.size])
+        self.pools = ffi.new("void *[]", [ffi.cast("void *", self.arena.ctypes.data)])
+        self.err = ffi.new("ap_error *")
+
+    def check(self):
+        return self.lib.ap_graph_check(self.graph, self.sizes, 1, self.err)
+
+
+def test_a_conditional_jump_skips_the_copy_when_false(ffi, lib):
+    g = JumpGraph(ffi, lib)
+    assert g.check() == lib.AP_OK, message(ffi, g.err)
+    g.arena[16:24] = np.arange(1, 9)
+    for cond, want in ((1, np.arange(1, 9)), (0, np.zeros(8))):
+        g.arena[32:40] = 0
+        g.arena[0] = cond
+        assert lib.ap_graph_invoke(g.graph, g.pools, 1, g.err) == lib.AP_OK
+        np.testing.assert_array_equal(g.arena[32:40], want)
+    # a range that holds the jump but not its target ends at the jump
+    g.arena[0], g.arena[32:40] = 0, 0
+    assert lib.ap_graph_invoke_range(g.graph, 0, 1, g.pools, 1, g.err) == lib.AP_OK
+    assert not g.arena[32:40].any()
+
+
+def test_steps_bound_a_loop_that_does_not_end(ffi, lib):
+    """JUMP always to itself: ap_graph_invoke_steps stops before the budget's next backward jump,
+    on the jump, every call."""
+    g = JumpGraph(ffi, lib, when=0, target=0)
+    assert g.check() == lib.AP_OK, message(ffi, g.err)
+    at = ffi.new("uint32_t *", 0)
+    for _ in range(3):
+        assert lib.ap_graph_invoke_steps(g.graph, at, 1000, g.pools, 1, g.err) == lib.AP_OK
+        assert at[0] == 0
+    at[0] = 1   # from the copy on: no jump, the run ends
+    assert lib.ap_graph_invoke_steps(g.graph, at, 0, g.pools, 1, g.err) == lib.AP_OK and at[0] == 2
+    at[0] = 3
+    assert lib.ap_graph_invoke_steps(g.graph, at, 0, g.pools, 1, g.err) == lib.AP_ERR_INVALID_ARGUMENT
+    assert lib.ap_graph_invoke_steps(g.graph, ffi.NULL, 0, g.pools, 1, g.err) == lib.AP_ERR_INVALID_ARGUMENT
+
+
+@pytest.mark.parametrize("mutate,words", [
+    (lambda g: setattr(g.jp, "target", 3), "target is beyond the graph's last node"),
+    (lambda g: setattr(g.jp, "when", 7), "not an ap_jump_when"),
+    (lambda g: setattr(g.nodes[0], "input_count", 0), "takes one input (the condition)"),
+    (lambda g: setattr(g.places[0], "bytes", 4), "condition is not one byte"),
+    (lambda g: g.operands.__setitem__(0, 9), "condition names a place that does not exist"),
+    (lambda g: setattr(g.nodes[0], "scratch_count", 1), "takes no scratch or state"),
+    (lambda g: (setattr(g.jp, "when", 0)), "an unconditional jump takes no input"),
+], ids=["target", "when", "no_condition", "wide_condition", "missing_place", "scratch", "always_with_input"])
+def test_check_refuses_bad_jumps_naming_the_node(ffi, lib, mutate, words):
+    g = JumpGraph(ffi, lib)
+    mutate(g)
+    assert g.check() == lib.AP_ERR_INVALID_ARGUMENT
+    assert words in message(ffi, g.err) and g.err.op == 0, message(ffi, g.err)

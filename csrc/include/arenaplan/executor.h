@@ -81,11 +81,27 @@ ap_status ap_graph_check(const ap_graph *graph, const size_t *pool_bytes, uint32
                          ap_error *error_out);
 
 /**
- * Run nodes [first_node, end_node) in order. pools: `pool_count` base pointers (the
- * arena(s) the plan placed buffers in). The graph must have passed ap_graph_check for
- * these pools. Returns AP_OK or the first failing kernel's status (error->op = node index).
+ * Run nodes from first_node while the next node lies in [first_node, end_node): each in
+ * order, except that a JUMP node (ops.h, ap_jump_params) that jumps continues at its
+ * target; a jump to a node outside the range ends the call (AP_OK). pools: `pool_count`
+ * base pointers (the arena(s) the plan placed buffers in). The graph must have passed
+ * ap_graph_check for these pools. Returns AP_OK or the first failing kernel's status
+ * (error->op = node index). A graph whose loop never ends does not return: run such a
+ * graph with ap_graph_invoke_steps to keep control.
  */
 ap_status ap_graph_invoke_range(const ap_graph *graph, uint32_t first_node, uint32_t end_node,
+                                void *const *pools, uint32_t pool_count, ap_error *error_out);
+
+/**
+ * Run the whole graph from node *node_inout (0 to start a run) but take at most
+ * max_back_jumps backward jumps (a loop's iterations): before the next one it stops, with
+ * *node_inout on that jump node; call again with the same *node_inout to go on. On return
+ * *node_inout == node_count when the run has ended. Lets a caller bound the work of one
+ * call (to check for an interrupt, or to refuse a loop past a limit) without a clock in
+ * the executor. Returns as ap_graph_invoke_range (on a kernel's failure, *node_inout is
+ * that node); AP_ERR_INVALID_ARGUMENT for a NULL graph or node_inout or a node past the end.
+ */
+ap_status ap_graph_invoke_steps(const ap_graph *graph, uint32_t *node_inout, uint32_t max_back_jumps,
                                 void *const *pools, uint32_t pool_count, ap_error *error_out);
 
 /** Run the whole graph: ap_graph_invoke_range(graph, 0, node_count, ...). */

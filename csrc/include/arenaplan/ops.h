@@ -168,8 +168,11 @@ typedef enum ap_op {
     AP_OP_FLOOR = 69,            /* as EXP */
     AP_OP_CEIL = 70,             /* as EXP */
     AP_OP_ELU = 71,              /* float32: as EXP; int8: ap_elu_s8_params */
-    AP_OP_DIV = 72               /* float32: ap_binary_f32_params; int8: ap_div_s8_params; int32:
+    AP_OP_DIV = 72,              /* float32: ap_binary_f32_params; int8: ap_div_s8_params; int32:
                                     ap_div_s32_params; two inputs */
+    AP_OP_JUMP = 120             /* ap_jump_params: control flow (IF and WHILE inlined), taken by
+                                    the executor itself; no input (always) or one bool input (the
+                                    condition); its output place is not read or checked */
 } ap_op;
 
 /** Scalar types of params fields (stable values, append-only). */
@@ -264,6 +267,33 @@ const ap_op_def *ap_op_def_at(uint32_t index);
 const ap_op_def *ap_op_find(ap_op op, ap_types types);
 
 /* ---- ops whose kernels are written to the table's signatures -------------------------------- */
+
+/** When an AP_OP_JUMP node jumps (stable values). */
+typedef enum ap_jump_when {
+    AP_JUMP_ALWAYS = 0,     /* no input: always (the end of an IF's THEN branch, a loop's back edge) */
+    AP_JUMP_IF_FALSE = 1    /* one input, a bool of one element: when its byte is 0 (an IF's
+                               condition, a WHILE's condition subgraph's result) */
+} ap_jump_when;
+
+/**
+ * A control node: the executor continues at node `target` instead of the next one when the
+ * node jumps (ap_jump_when). A graph with such nodes is the model's subgraph 0 with the
+ * subgraphs its IF and WHILE ops run inlined in one flat node list; copies (the RESHAPE
+ * row) move a branch's results and a loop's carried values. ap_graph_check requires
+ * target <= node_count (node_count ends the run). The node's run entry does nothing: only
+ * the executor reads these params.
+ */
+typedef struct ap_jump_params {
+    uint32_t target;      /* node index to continue at, <= the graph's node_count */
+    int32_t when;         /* ap_jump_when */
+} ap_jump_params;
+
+/** The one variant of JUMP ("direct", no scratch, no MACs); AP_ERR_INVALID_ARGUMENT for a
+    `when` outside ap_jump_when. */
+ap_status ap_jump_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                           uint32_t *count_out, ap_error *error_out);
+/** Nothing to do (the executor takes the jump); checks the params and the variant. */
+ap_status ap_jump_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /** Variant kinds of RELU. */
 typedef enum ap_relu_kind {

@@ -92,6 +92,13 @@ def c_identifier(text: str) -> str:
     return "m_" + ident if ident[0].isdigit() else ident
 
 
+def _target_of(kernel, model) -> str:
+    """What a node's comment says it writes: its output tensor's name; a JUMP's target."""
+    if kernel.output < 0:
+        return f"node {kernel.spec['target']}" + (" if false" if kernel.spec["when"] else "")
+    return model.tensors[kernel.output].name
+
+
 def _comment(text: str, limit: int = 72) -> str:
     text = str(text).replace("*/", "* /").replace("\n", " ")
     return text if len(text) <= limit else text[:limit - 3] + "..."
@@ -380,7 +387,7 @@ def export_c(plan, out_dir: Union[str, Path], name: Optional[str] = None,
         requests = ", ".join(f"{{ .bytes = {_size(b, 'scratch bytes')}, .alignment = {_size(a, 'alignment')} }}"
                              for b, a in variant.scratch) or "{ 0u, 0u }"
         node_rows.append(
-            f"    {{ /* {k}: {_comment(kernel.type)} -> {_comment(model.tensors[kernel.output].name)} */\n"
+            f"    {{ /* {k}: {_comment(kernel.type)} -> {_comment(_target_of(kernel, model))} */\n"
             f"        .op = {row['symbol']}, .types = {_TYPES_SYMBOLS[row['types']]}, .params = &{params}, "
             f".prepared = {prep},\n"
             f"        .variant = {{ .kind = {_i32(variant.kind)}, .param = {_i32(variant.param)}, "

@@ -19,6 +19,7 @@ One interface, three implementations:
 """
 from __future__ import annotations
 
+
 import csv
 import hashlib
 import json
@@ -43,6 +44,7 @@ from ..runtime.graph import graph_of
 from ..runtime.interpreter import Interpreter
 from ..planning.context import PlanContext
 from ..planning.plan import Plan
+from ..planning.lifetimes import loop_ranges
 
 __all__ = ["LatencySource", "HostLatency", "PlanCheck", "CostModel", "TableLatency", "TargetProfile",
            "PROFILES", "resolve", "layer_signature"]
@@ -293,6 +295,8 @@ class HostLatency(LatencySource):
             tensor = model.tensors[t]
             if tensor.dtype == "float32":
                 x.append(rng.standard_normal(tensor.shape).astype(np.float32))
+            elif tensor.dtype == "bool":
+                x.append(rng.integers(0, 2, size=tensor.shape).astype(bool))
             else:
                 info = np.iinfo(np.dtype(tensor.dtype))
                 x.append(rng.integers(info.min, info.max, size=tensor.shape, dtype=np.dtype(tensor.dtype)))
@@ -346,6 +350,9 @@ class HostLatency(LatencySource):
         kernels = plans[0].kernels
         if kernels is None or any(k is None for k in kernels):
             raise InvalidArgument(f"{model.name} has ops without kernels: its plans cannot run here")
+        if loop_ranges(model):
+            raise InvalidArgument(f"{model.name} has a loop (an inlined WHILE): a run's time depends on its "
+                                  "trip count, which random inputs do not bound")
         chosen, ranks, x = self._rank_plans(model, kernels)
         runs = [Interpreter(p) for p in plans]
         profiles = self._rounds(ranks + runs, model, [x] * (len(ranks) + len(runs)), window_s)
@@ -361,7 +368,9 @@ class HostLatency(LatencySource):
         todo = [(k, v) for k in kernels if k is not None for v in k.variants
                 if self._key(k, v) not in table]
         if todo:
-            if all(k is not None for k in kernels):
+            # a model with a loop runs each op on its own: a whole run on random inputs may
+            # loop for ever (its trip count is the inputs')
+            if all(k is not None for k in kernels) and not loop_ranges(model):
                 table.update(self.measure_in_graph(model, kernels))
             else:
                 table.update(self.measure_isolated(model, todo))
@@ -379,6 +388,8 @@ class _NodeTimer:
 
     def __init__(self, model: Model, kernel: OpKernel, variant: Variant) -> None:
         places, inputs, offset = [], [], 0
+        if kernel.type == "JUMP":   # alone in its graph: to its end
+            kernel = replace(kernel, spec={**kernel.spec, "target": 1})
 
         def slot(nbytes: int, align: int = 64) -> int:
             nonlocal offset
@@ -395,8 +406,8 @@ class _NodeTimer:
             else:
                 places.append((_ARENA, slot(tensor.nbytes), tensor.nbytes, None, t))
             inputs.append(len(places) - 1)
-        out_t = model.tensors[kernel.output]
-        places.append((_ARENA, slot(out_t.nbytes), out_t.nbytes, None, kernel.output))
+        out_bytes = model.tensors[kernel.output].nbytes if kernel.output >= 0 else 1   # a JUMP has none
+        places.append((_ARENA, slot(out_bytes), out_bytes, None, kernel.output))
         output = len(places) - 1
         scratch = []
         for bytes_, align in variant.scratch:

@@ -168,7 +168,9 @@ class Model:
                     raise ModelError(f"op {k} ({op.type}) intermediate names tensor {t}, "
                                      f"but the model has {n} tensors")
             for t in op.outputs:
-                if t in written and not self.tensors[t].is_variable:  # state: each write updates it
+                # state: each write updates it; a COPY of inlined control flow writes an IF's output
+                # in each branch, a loop's carried value before the loop and in each iteration
+                if t in written and not self.tensors[t].is_variable and not op.options.get("control_write"):
                     raise ModelError(f"tensor {t} ({self.tensors[t].name!r}) is written by op "
                                      f"{written[t]} and again by op {k} ({op.type})")
                 if self.tensors[t].is_constant:

@@ -44,6 +44,8 @@ _OPERANDS_TEXT = {
     "GATHER_ND": "int32 indices", "BROADCAST_ARGS": "int32 or int64 shapes", "REVERSE_V2": "int32 axes",
     "REDUCE_ALL": "int32 axes",
     ("BATCH_MATMUL", "s16x8"): "here int16 x int16 with int64 sums",
+    "JUMP": "arenaplan's control node of inlined IF and WHILE: no input or a one-element bool condition, "
+            "no output",
 }
 
 
@@ -461,6 +463,16 @@ def _f32_lstm(time_major: bool = False) -> Model:
                    cell_clip=0.0 if time_major else 2.0, proj_clip=0.0, time_major=time_major)
 
 
+def _jump() -> Model:
+    """JUMP alone, as every probe is one op (model.importers.control_flow inlines IF and WHILE
+    into JUMPs and COPYs; tests/test_control_flow.py runs those): on a false condition to the
+    end, else on to the end; the condition is the graph's output."""
+    p = _Probe()
+    cond = p.x((1,), "bool", None)
+    op = Operator(0, "JUMP", (cond,), (), {"target": 1, "when": "if_false"})
+    return Model("probe:JUMP", p.tensors, [op], tuple(p.inputs), (cond,), source="probe:JUMP")
+
+
 def _compare(op_type: str, dtype: str, broadcast: bool = False) -> Model:
     p = _Probe()
     scale = 0.05 if dtype == "int8" else None
@@ -712,6 +724,7 @@ _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("MUL", "s8"): lambda: [_binary("MUL"), _binary("MUL", broadcast=True)],
     ("SOFTMAX", "s8"): lambda: [_softmax(10), _softmax(200)],
     ("RESHAPE", "s8"): lambda: [_reshape()],
+    ("JUMP", "s8"): lambda: [_jump()],
     ("QUANTIZE", "s8"): lambda: [_quantize("float32", "int8")],
     ("DEQUANTIZE", "s8"): lambda: [_quantize("int8", "float32")],
     ("REQUANTIZE", "s8"): lambda: [_quantize("int8", "int8"), _quantize("int16", "int8"), _quantize("int8", "int16")],
@@ -853,6 +866,7 @@ _RUNS_ON_TEXT = {
     "RELU_N1_TO_1": "int8: QuantizedReluX's clamp to [-1, 1], litert only (TFLite Micro has no kernel); "
                     "float32: the float32 RELU row with its clamp",
     "SLICE": "stride 1",
+    "COPY": "arenaplan's own op of inlined IF and WHILE, not a TFLite builtin: a copy of the bytes, any type",
     "EMBEDDING_LOOKUP": "int8 and float32: a GATHER of axis 0 over the value table, int32 ids",
     "SPACE_TO_DEPTH": "the input read as [N*H/b, b, W/b, b, C], its second and third axes swapped",
 }
@@ -994,8 +1008,19 @@ def render() -> str:
               "tests/test_lstm_int8_tflm.py asserts these.", "",
               "Resource variables are state: the importer makes each one a variable tensor of the",
               "state pool and drops VAR_HANDLE; CALL_ONCE's subgraph, folded to constants when the",
-              "model is read, gives their starting values (restored by reset_state). IF and WHILE",
-              "are refused.", "",
+              "model is read, gives their starting values (restored by reset_state).", "",
+              "IF and WHILE: the importer inlines the subgraphs they run into subgraph 0's op list",
+              "(`arenaplan.model.importers.control_flow`), so the executor stays one flat list of",
+              "nodes: JUMP (its own row: the executor continues at `target`, always or when its bool",
+              "condition of one element is false) and COPY (a branch's result into the IF's output, a",
+              "loop's next values into its carried tensors; the RESHAPE row's copy, any type; a",
+              "permutation of carried values goes through temporaries). Shapes are static: a branch or",
+              "a loop body whose types or shapes differ from the op's is refused when the plan is made,",
+              "as are subgraph indices out of range, recursive calls and state (resource variables,",
+              "CALL_ONCE) inside a called subgraph. The two branches of an IF share memory (they never",
+              "both run); a tensor live across a loop's edge is live over the whole loop. A plan's",
+              "latency counts every op once: both branches of an IF (their sum) and one iteration of a",
+              "loop, whose trip count is known only at run time.", "",
               "float32 rows run TFLite's float reference kernels in portable C (one code on every",
               "instruction set, so each lists \"direct\" only), summed in the reference kernels' order",
               "with floating-point contraction off (no fused multiply-add on x86 FMA or the",

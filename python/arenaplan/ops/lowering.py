@@ -512,9 +512,50 @@ def _assign_variable(model: Model, op: Operator) -> tuple:
     return {"bytes": v.nbytes}, (x.index,), None, None
 
 
-#: Ops that run another subgraph: refused until control flow lands.
+#: Ops that run another subgraph: the importer inlines them (model.importers.control_flow);
+#: one left in a Model was built by hand.
 _CONTROL_FLOW = {"IF": ("then_subgraph_index", "else_subgraph_index"),
                  "WHILE": ("cond_subgraph_index", "body_subgraph_index")}
+_JUMP_WHEN = {"always": 0, "if_false": 1}
+
+
+def _copy(model: Model, op: Operator) -> tuple:
+    """COPY of inlined control flow (a branch's result into the IF's output, a loop's value
+    into its carried tensor): the RESHAPE row's copy, between tensors of one type and size."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", None)
+    y = _tensor(model, _operand(op.outputs, 0), "output", None, constant=False)
+    if (x.dtype, x.nbytes) != (y.dtype, y.nbytes) or y.nbytes < 1:
+        raise _Unsupported(f"input tensor {x.index} is {x.dtype} {tuple(x.shape)}, output tensor {y.index} "
+                           f"{y.dtype} {tuple(y.shape)}; a copy moves one type and size")
+    return {"bytes": y.nbytes}, (x.index,), None, None
+
+
+def _jump(model: Model, op: Operator, isa: str) -> OpKernel:
+    """JUMP of inlined control flow: the executor continues at op ``target`` (always, or when
+    its one input, a bool of one element, is false)."""
+    when = op.options.get("when")
+    target = op.options.get("target")
+    n = len(model.operators)
+    if when not in _JUMP_WHEN or isinstance(target, bool) or not isinstance(target, int) or not 0 <= target <= n:
+        raise UnsupportedModel(f"op {op.index} (JUMP): when {when!r} and target {target!r}: a jump goes "
+                               f"\"always\" or \"if_false\" to an op in [0, {n}]")
+    arity = _JUMP_WHEN[when]
+    if len(op.inputs) != arity or op.outputs:
+        raise UnsupportedModel(f"op {op.index} (JUMP {when}): takes {arity} input(s) and no output, got "
+                               f"{len(op.inputs)} and {len(op.outputs)}")
+    if arity:
+        c = _tensor(model, op.inputs[0], "condition", None)
+        if c.dtype != "bool" or c.nbytes != 1:
+            raise UnsupportedModel(f"op {op.index} (JUMP if_false): the condition tensor {c.index} is "
+                                   f"{c.dtype} {tuple(c.shape)}; it must be a bool of one element")
+    spec = {"target": target, "when": _JUMP_WHEN[when]}
+    code = OP_CODES["JUMP"]
+    try:
+        found = _core.kernel_variants(code, spec, ISA_CODES[isa], TYPES_CODES["s8"])
+    except ArenaplanError as exc:
+        raise UnsupportedModel(f"op {op.index} (JUMP): {exc}") from None
+    return OpKernel(op.index, op.type, code, spec, tuple(op.inputs), -1, variants_from_core(found),
+                    isa=isa, types=TYPES_CODES["s8"])
 
 
 #: QUANTIZE between integer types: the pairs each runtime's Prepare accepts (uint8 aside):
@@ -3626,7 +3667,7 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
     "BATCH_TO_SPACE_ND": _batch_space, "SPACE_TO_BATCH_ND": _batch_space, "MIRROR_PAD": _mirror_pad,
     "PRELU": _prelu, "SQUARED_DIFFERENCE": _squared_difference, "REDUCE_MAX": _reduce_max_min,
     "REDUCE_MIN": _reduce_max_min, "SUM": _sum, "BROADCAST_TO": _broadcast_to,
-    "RSQRT": _rsqrt_s8, "ELU": _elu_s8,
+    "RSQRT": _rsqrt_s8, "ELU": _elu_s8, "COPY": _copy,
 }
 
 
@@ -3644,7 +3685,7 @@ _RUNS_ON = {"SLICE": "STRIDED_SLICE", "UNPACK": "STRIDED_SLICE", "PACK": "CONCAT
 
 
 def _code(op: Operator, spec: dict) -> int:
-    if op.type in ALIASING_OPS or op.type in ("READ_VARIABLE", "ASSIGN_VARIABLE"):
+    if op.type in ALIASING_OPS or op.type in ("READ_VARIABLE", "ASSIGN_VARIABLE", "COPY"):
         return OP_CODES["RESHAPE"]
     if op.type == "QUANTIZE" and "input_type" in spec:
         return OP_CODES["REQUANTIZE"]
@@ -3660,11 +3701,14 @@ def _code(op: Operator, spec: dict) -> int:
 
 
 def _op_name(op: Operator) -> str:
-    """The op's type, and for one output of a split held as one op per output, which one."""
+    """The op's type; for one output of a split held as one op per output, which one; for an op
+    of a subgraph an IF or WHILE runs (inlined), the subgraph and its index there."""
+    where = (f", subgraph {op.options['subgraph']} op {op.options.get('source_op', op.index)}"
+             if op.options.get("subgraph") else "")
     if "output_parts" not in op.options:
-        return op.type
+        return op.type + where
     return (f"{op.type}, output {op.options['output_part']} of {op.options['output_parts']} "
-            f"of the file's op {op.options.get('source_op', op.index)}")
+            f"of the file's op {op.options.get('source_op', op.index)}{where}")
 
 
 def lower_op(model: Model, op: Operator, isa: str, reference: str) -> OpKernel:
@@ -3674,9 +3718,11 @@ def lower_op(model: Model, op: Operator, isa: str, reference: str) -> OpKernel:
         raise UnsupportedModel(str(op.options["unsupported"]))
     if op.type in _CONTROL_FLOW:
         called = ", ".join(f"{f} {op.options[f]}" for f in _CONTROL_FLOW[op.type] if f in op.options)
-        raise UnsupportedModel(f"op {op.index} ({op.type}{': ' + called if called else ''}): control flow "
-                               "between subgraphs is not supported; arenaplan runs subgraph 0 with "
-                               "CALL_ONCE initialisation only")
+        raise UnsupportedModel(f"op {op.index} ({op.type}{': ' + called if called else ''}): a Model holds "
+                               "control flow inlined (JUMP and COPY ops, as load_tflite makes them); an "
+                               f"{op.type} op itself does not run")
+    if op.type == "JUMP":
+        return _jump(model, op, isa)
     types = _types_of(model, op)
     fn = _LOWER_TYPED.get(op.type) or {"s16x8": _LOWER_S16X8, "f32": _LOWER_F32}.get(types, _LOWER).get(op.type)
     if fn is None and op.type in _LOWER_S16X8:
@@ -3687,8 +3733,8 @@ def lower_op(model: Model, op: Operator, isa: str, reference: str) -> OpKernel:
         raise UnsupportedModel(f"op {op.index} ({op.type}): arenaplan runs {op.type} on float32 tensors only; "
                                f"the first input is {model.tensors[op.inputs[0]].dtype if op.inputs else 'missing'}")
     if fn is None:
-        raise UnsupportedModel(f"op {op.index} ({op.type}): no kernel for this op type; "
-                               f"arenaplan runs {', '.join(sorted(set(_LOWER) | set(_LOWER_S16X8) | set(_LOWER_F32) | set(_LOWER_TYPED)))}")
+        raise UnsupportedModel(f"op {op.index} ({_op_name(op)}): no kernel for this op type; "
+                               f"arenaplan runs {', '.join(sorted((set(_LOWER) | set(_LOWER_S16X8) | set(_LOWER_F32) | set(_LOWER_TYPED)) - {'COPY'}))}")
     if len(op.outputs) != 1:
         hint = (f" (a Model holds a {op.type} as one op per output: arenaplan.model.model.one_output_ops)"
                 if op.type in PER_OUTPUT_OPS else "")

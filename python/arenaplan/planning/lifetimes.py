@@ -9,6 +9,11 @@ is the union of both. Variable (stateful) tensors persist across runs and are
 reported separately, outside the planned arena; so is an activation that lives at a
 variable's place: a READ_VARIABLE output read in place, a value written straight into
 the state (``Model.state_places``).
+
+Inlined control flow (``importers.control_flow``) keeps the order flat: the two branches of
+an IF follow each other, so their tensors share memory where their spans do not meet (one
+branch runs, never both); a WHILE's ops are a loop from its condition to its back JUMP, and
+a tensor live across the loop's edge is live over the whole loop (``loop_ranges``).
 """
 from __future__ import annotations
 
@@ -19,7 +24,7 @@ import numpy as np
 
 from ..model.model import ALIASING_OPS, Model
 
-__all__ = ["ModelBuffers", "activation_buffers", "tensor_lifetimes"]
+__all__ = ["ModelBuffers", "activation_buffers", "loop_ranges", "tensor_lifetimes"]
 
 
 @dataclass(frozen=True)
@@ -66,7 +71,32 @@ def tensor_lifetimes(model: Model) -> Dict[int, Tuple[int, int]]:
         if t in activations:
             first.setdefault(t, 0)
             last[t] = last_op
-    return {t: (first[t], last[t]) for t in sorted(first)}
+    spans = {t: (first[t], last[t]) for t in sorted(first)}
+    return _over_loops(spans, loop_ranges(model))
+
+
+def loop_ranges(model: Model) -> List[Tuple[int, int]]:
+    """[first, last] op of every loop of an inlined WHILE: a JUMP back to ``target`` from op
+    ``last`` runs ops target..last again."""
+    return [(int(op.options["target"]), op.index) for op in model.operators
+            if op.type == "JUMP" and 0 <= int(op.options.get("target", -1)) <= op.index]
+
+
+def _over_loops(spans: Dict[int, Tuple[int, int]], loops: List[Tuple[int, int]]) -> Dict[int, Tuple[int, int]]:
+    """Lifetimes in a flat op order with loops: a tensor live at some op of a loop and
+    outside it (made before the loop and read in it, or carried through it) is live over
+    the whole loop, as every iteration reads it; one that lives within one iteration keeps
+    its span. Repeated until nothing changes, for nested loops."""
+    changed = bool(loops)
+    while changed:
+        changed = False
+        for t, (f, l) in spans.items():
+            for a, b in loops:
+                if f <= b and l >= a and not (a <= f and l <= b) and (f > a or l < b):
+                    f, l = min(f, a), max(l, b)
+                    spans[t] = (f, l)
+                    changed = True
+    return spans
 
 
 def activation_buffers(model: Model, alignment: int = 16, fold_aliases: bool = True) -> ModelBuffers:

@@ -17,7 +17,7 @@ from ..ops.lowering import OpKernel
 from ..units import format_bytes
 from . import plan_file
 from .buffers import OVERLAP_ALIAS, BufferProblem, verify_offsets
-from .lifetimes import tensor_lifetimes
+from .lifetimes import loop_ranges, tensor_lifetimes
 from .memory_map import memory_map_svg, memory_map_text
 from .modes import MODES
 from .records import BufferRecord, live_per_op
@@ -234,6 +234,11 @@ class Plan:
             lines.append(f"state              {self.state_bytes:>10,} B  ({len(self.state_buffers)} variable "
                          f"tensors, {self.variable_bytes:,} B: persistent, {held})")
         lines += self._pool_lines()
+        if any(op.type == "JUMP" for op in self.model.operators):
+            loops = len(loop_ranges(self.model))
+            lines.append(f"control flow: {loops} loop(s) and {sum(op.type == 'JUMP' for op in self.model.operators) - loops} "
+                         "other jump(s); the latency counts every op once: both branches of an IF, one "
+                         "iteration of a loop (its trip count is known at run time only)")
         for reason in self.unsupported:
             lines.append(f"no kernel: {reason}")
         return "\n".join(lines)

@@ -60,7 +60,7 @@ def graph_tables(plan) -> Tables:
                 ins.append(place(("const", t), (None, 0, data.nbytes, data, t)))
             else:
                 ins.append(activation(t))
-        out = activation(kernel.output)
+        out = 0 if kernel.output < 0 else activation(kernel.output)   # a JUMP has no output
         scratch = [place(("scratch", b.name), (b.pool, b.offset, b.size, None, b.name))
                    for b in sorted((b for b in plan.buffers if b.kind == "scratch" and b.op == kernel.index),
                                    key=lambda b: b.name)]

@@ -3,7 +3,8 @@
 Subgraph 0 becomes the Model: ops in execution order, every tensor with shape,
 dtype, quantisation, constant data and the variable flag. The other subgraphs are read
 where subgraph 0 calls them: resource variables become variable tensors and CALL_ONCE's
-initialisation subgraph their starting values (``resources``). Unknown builtin and
+initialisation subgraph their starting values (``resources``); IF and WHILE become the ops
+of the subgraphs they run, inlined with jumps and copies (``control_flow``). Unknown builtin and
 custom ops are kept and named (``CUSTOM:<code>`` / ``BUILTIN_<n>``), never dropped.
 A SPLIT, SPLIT_V or UNPACK of N outputs becomes N ops of one output each (``one_output_ops``), so
 the Model's op indices count them.
@@ -24,7 +25,7 @@ from tflite.utils import BUILTIN_OPCODE2NAME
 
 from ...errors import ModelError
 from ..model import Model, Operator, Quantization, Tensor, one_output_ops
-from . import resources
+from . import control_flow, resources
 
 __all__ = ["load_tflite", "parse_tflite"]
 
@@ -102,11 +103,27 @@ class _Reader:
         self.n_buffers = self._count(fb.BuffersLength(), "buffers")
         tensors, ops = self._subgraph(0)
         tensors, ops = resources.resolve(tensors, ops, self._subgraph, n_subgraphs, self.source)
-        graph = fb.Subgraphs(0)
+        inputs, outputs = self._io(0)
+        ops = [control_flow.with_source(op) for op in ops]   # the file's op index, for messages
+        tensors, ops = control_flow.inline(tensors, one_output_ops(ops), self._subgraph_with_io, n_subgraphs,
+                                           self.source)
+        return Model(self.name, tensors, ops, inputs, outputs, source=self.source,
+                     digest=hashlib.sha256(self.data).hexdigest(), metadata=self._metadata(self.n_buffers))
+
+    def _io(self, index: int) -> tuple:
+        """(inputs, outputs) of subgraph ``index``: tensor indices."""
+        graph = self.fb.Subgraphs(index)
         inputs = tuple(int(v) for v in self._ints(graph.InputsAsNumpy(), graph.InputsLength(), "inputs"))
         outputs = tuple(int(v) for v in self._ints(graph.OutputsAsNumpy(), graph.OutputsLength(), "outputs"))
-        return Model(self.name, tensors, one_output_ops(ops), inputs, outputs, source=self.source,
-                     digest=hashlib.sha256(self.data).hexdigest(), metadata=self._metadata(self.n_buffers))
+        n = graph.TensorsLength()
+        if index and any(not 0 <= t < n for t in inputs + outputs):
+            raise ModelError(f"{self.source}: subgraph {index}'s inputs or outputs name a tensor outside "
+                             f"its {n} tensors")
+        return inputs, outputs
+
+    def _subgraph_with_io(self, index: int) -> tuple:
+        """(tensors, ops, inputs, outputs) of subgraph ``index``."""
+        return (*self._subgraph(index), *self._io(index))
 
     def _subgraph(self, index: int) -> tuple:
         """(tensors, ops) of subgraph ``index``, ops in the file's order and indices."""
