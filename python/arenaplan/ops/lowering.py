@@ -3734,7 +3734,8 @@ def lower_op(model: Model, op: Operator, isa: str, reference: str) -> OpKernel:
                                f"the first input is {model.tensors[op.inputs[0]].dtype if op.inputs else 'missing'}")
     if fn is None:
         raise UnsupportedModel(f"op {op.index} ({_op_name(op)}): no kernel for this op type; "
-                               f"arenaplan runs {', '.join(sorted((set(_LOWER) | set(_LOWER_S16X8) | set(_LOWER_F32) | set(_LOWER_TYPED)) - {'COPY'}))}")
+                               f"arenaplan runs {', '.join(sorted((set(_LOWER) | set(_LOWER_S16X8) | set(_LOWER_F32) | set(_LOWER_TYPED)) - {'COPY'}))}"
+                               ", and IF, WHILE, CALL_ONCE and VAR_HANDLE, which load_tflite turns into those")
     if len(op.outputs) != 1:
         hint = (f" (a Model holds a {op.type} as one op per output: arenaplan.model.model.one_output_ops)"
                 if op.type in PER_OUTPUT_OPS else "")
