@@ -32,8 +32,9 @@ ACTS = {"NONE": 0, "RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3}
 #: both call the same C library's expf / tanhf (glibc here), so 0 is measured.
 ULP_BOUND = {"LOGISTIC": 0, "TANH": 0, "SOFTMAX": 0}
 #: The same on a Cortex-M4 (newlib's expf / tanhf under QEMU) against LiteRT on this host, as
-#: measured over 49,152 outputs each by test_cortex_m4_newlib_within_ulp_bound (docs/coverage.md).
-NEWLIB_ULP_BOUND = {"LOGISTIC": 2, "TANH": 2, "SOFTMAX": 5}
+#: measured over 49,152 outputs each by test_cortex_m4_newlib_within_ulp_bound; TANH's 3 ulp is
+#: reached on denser samples of |x| in 0.1-0.54 (docs/coverage.md).
+NEWLIB_ULP_BOUND = {"LOGISTIC": 2, "TANH": 3, "SOFTMAX": 5}
 #: The every-row net (TANH, then LOGISTIC, then SOFTMAX at its end) on the Cortex-M4: 0 ulp
 #: measured on its five inputs; the bound allows the single ops' differences to carry through.
 NET_ULP_BOUND = 8
