@@ -1969,3 +1969,14 @@ FAMILIES["control_flow"] = {
     "if_float_two": if_float_two, "if_scratch": if_scratch, "if_int16": lambda: if_model(("RELU", "ABS"), "int16"),
     "while_float": while_float, "while_scratch": while_scratch, "while_if": while_if,
 }
+
+
+def while_swap(n=16):
+    """WHILE i < 5: i += 1 and the two carried int8 tensors swapped, the body's outputs its own
+    inputs (TFLM copies the body's outputs to the op's and back: the loop's meaning)."""
+    g = GraphBuilder()
+    (i, a, b), i2 = _while_graph(g, [((1,), "int32"), ((1, n), "int8"), ((1, n), "int8")])
+    return g.build([i, a, b], [i2, b, a])
+
+
+FAMILIES["control_flow"]["while_swap"] = while_swap

@@ -24,7 +24,7 @@ from arenaplan.errors import UnsupportedModel
 from arenaplan.planning.lifetimes import loop_ranges, tensor_lifetimes
 from harness import control_flow_models as C
 from harness.reference import litert_layers as L
-from harness.tflm_support import HAVE_TFLM
+from harness.tflm_support import FAMILIES as TFLM_FAMILIES, HAVE_TFLM
 
 _LITERT = L.unavailable_reason()
 needs_litert = pytest.mark.skipif(_LITERT is not None, reason=str(_LITERT))
@@ -393,3 +393,39 @@ def test_an_op_without_a_kernel_in_a_branch_names_its_subgraph():
     with pytest.raises(UnsupportedModel, match=r"op 5 \(CUSTOM:Mystery, subgraph 2 op 1\): no kernel for this op "
                                                r"type; arenaplan runs ABS, ADD, ADD_N, ARG_MAX"):
         ap.plan(ap.parse_tflite(m.bytes()))
+
+
+@pytest.mark.skipif(not HAVE_TFLM, reason="tflite-micro is not importable")
+@pytest.mark.parametrize("name", sorted(TFLM_FAMILIES["control_flow"]))
+def test_tflm_family_models_match_tflite_micro(name):
+    """The IF and WHILE models ap.tflm's rules are checked on (harness.tflm_support's
+    control_flow family: int8, int16 and float32 branches, kernel scratch in branches and loop
+    bodies, an IF inside a WHILE, a WHILE that swaps two carried tensors) planned under "tflm"
+    give the tflite-micro interpreter's every output, over feeds that take each branch and 0 to
+    5 iterations."""
+    from tflite_micro.python.tflite_micro import runtime
+    content = TFLM_FAMILIES["control_flow"][name]()
+    model = ap.parse_tflite(content)
+    rng = np.random.default_rng(11)
+    plans = [ap.plan(model, reference="tflm"), ap.plan(model, reference="tflm", isa="arm-dsp")]
+    assert all(p.verify() for p in plans)
+    for k in range(6):
+        feed = []
+        for t in model.inputs:
+            tensor = model.tensors[t]
+            if tensor.dtype == "bool":
+                feed.append(np.array([k % 2 == 0]).reshape(tensor.shape))
+            elif tensor.dtype == "int32":
+                feed.append(np.full(tensor.shape, k, np.int32))
+            elif tensor.dtype == "float32":
+                feed.append(rng.standard_normal(tensor.shape).astype(np.float32))
+            else:
+                info = np.iinfo(tensor.dtype)
+                feed.append(rng.integers(info.min, info.max + 1, tensor.shape).astype(tensor.dtype))
+        micro = runtime.Interpreter.from_bytes(content, arena_size=64 * 1024)
+        for i, x in enumerate(feed):
+            micro.set_input(x, i)
+        micro.invoke()
+        want = [np.array(micro.get_output(o)) for o in range(len(model.outputs))]
+        for p in plans:
+            _same(ap.Interpreter(p).run(feed), want, f"{name}, feed {k}, {p.isa}")

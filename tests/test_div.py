@@ -1,5 +1,5 @@
 """DIV on float32 (the float32 binary row's loop), int8 (div_s8.c, TFLite's reference
-DivElementwise) and int32 (div_s32.c, C's truncating division): one-op .tflite models built with the flatbuffer schema (4-D broadcasting both
+DivElementwise) and int32 (binary_s32.c, C's truncating division): one-op .tflite models built with the flatbuffer schema (4-D broadcasting both
 ways, scalars, the fused activations; float32 +-0, +-inf, NaN and division by zero, which TFLite
 turns into +-FLT_MAX by the activation's clamp; int8 scales over three decades, zero points at the
 ends, every numerator and divisor value, numerators at their zero point, whose final shift of 32 or

@@ -1284,6 +1284,13 @@ static const ap_op_def ap_op_table[] = {
     /* control flow: the executor jumps; 0 inputs (always) or 1 (the bool condition), no output */
     {AP_ROW(AP_OP_JUMP, "JUMP", ap_jump_params, ap_jump_fields), 0, 0, 1, 0, 0,
      AP_PLAN(ap_jump_variants), NULL, NULL, NULL, NULL, ap_jump_run},
+    /* int32 ADD, SUB and MUL (binary_s32.c): DIV int32's params */
+    {AP_ROW_S32(AP_OP_ADD, "ADD", ap_binary_s32_params, ap_div_s32_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_add_s32_variants), NULL, NULL, NULL, NULL, ap_add_s32_run},
+    {AP_ROW_S32(AP_OP_SUB, "SUB", ap_binary_s32_params, ap_div_s32_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_sub_s32_variants), NULL, NULL, NULL, NULL, ap_sub_s32_run},
+    {AP_ROW_S32(AP_OP_MUL, "MUL", ap_binary_s32_params, ap_div_s32_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_mul_s32_variants), NULL, NULL, NULL, NULL, ap_mul_s32_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

@@ -1906,6 +1906,24 @@ ap_status ap_div_s32_variants(const void *params, ap_isa isa, ap_variant *varian
 ap_status ap_div_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /**
+ * int32 ADD, SUB and MUL (TFLite's Add, Sub and Mul of int32_t; binary_s32.c): output =
+ * clamp(input1 op input2, activation_min, activation_max) with 4-D broadcasting, the result
+ * wrapping in two's complement where it overflows. The params are DIV's. Variant: "direct", no
+ * scratch, in place over an input of the output's shape.
+ */
+typedef ap_div_s32_params ap_binary_s32_params;
+
+ap_status ap_add_s32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                              uint32_t *count_out, ap_error *error_out);
+ap_status ap_add_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_sub_s32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                              uint32_t *count_out, ap_error *error_out);
+ap_status ap_sub_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_mul_s32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                              uint32_t *count_out, ap_error *error_out);
+ap_status ap_mul_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
  * int8 RSQRT, TFLite's RsqrtEvalQuantized (LiteRT's and TensorFlow Lite Micro's alike): with
  * v = in - input_zero_point, v == 0 gives 127; else GetInvSqrtQuantizedMultiplierExp(v) (a
  * Newton-Raphson 1/sqrt in gemmlowp fixed point: multiplier m, shift s), d =

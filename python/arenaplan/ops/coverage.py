@@ -593,12 +593,12 @@ def _cumsum_probe(dtype: str, axis: int = -2, exclusive: bool = False, reverse: 
     return p.model("CUMSUM", (x, a), (y,), exclusive=exclusive, reverse=reverse)
 
 
-def _div_s32(broadcast: bool) -> Model:
+def _binary_s32(op: str, broadcast: bool) -> Model:
     p = _Probe()
     a = p.x((1, 4, 4, 8), "int32", None)
     b = p.x((1, 1, 1, 8) if broadcast else (1, 4, 4, 8), "int32", None)
     y = p.t((1, 4, 4, 8), "int32", None)
-    return p.model("DIV", (a, b), (y,), fused_activation_function="NONE")
+    return p.model(op, (a, b), (y,), fused_activation_function="NONE")
 
 
 def _shape_probe() -> Model:
@@ -709,7 +709,8 @@ _PROBES_F32: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("UNIDIRECTIONAL_SEQUENCE_LSTM", "f32"): lambda: [_f32_lstm(), _f32_lstm(time_major=True)],
     **{(op, "f32"): (lambda op=op: [_f32_unary(op)]) for op in lowering._MATH_F32},
     ("DIV", "f32"): lambda: [_f32_binary("DIV"), _f32_binary("DIV", True)],
-    ("DIV", "s32"): lambda: [_div_s32(False), _div_s32(True)],
+    **{(op, "s32"): (lambda op=op: [_binary_s32(op, False), _binary_s32(op, True)])
+       for op in ("DIV", "ADD", "SUB", "MUL")},
 }
 
 #: Probe models of every op table row, by (row name, tensor types).
@@ -1079,7 +1080,11 @@ def render() -> str:
               "both rules). An int8 RSQRT input below its zero point and an int8 DIV divisor at its zero point",
               "fail the run, as TFLite fails them (a constant divisor so is refused at plan time). DIV's",
               "int32 row is C's truncating division with the activation's int32 range; a zero divisor",
-              "fails the run, and INT32_MIN / -1, which traps in TFLite's kernel, wraps to INT32_MIN.", ""]
+              "fails the run, and INT32_MIN / -1, which traps in TFLite's kernel, wraps to INT32_MIN.",
+              "ADD, SUB and MUL have int32 rows (a WHILE loop's counter, index arithmetic): the result",
+              "wraps in two's complement, as TFLite's kernels do, then the activation's int32 range;",
+              "TensorFlow Lite Micro's int32 ADD does not apply its fused activation (its SUB and MUL",
+              "do), so under \"tflm\" an int32 ADD is not clamped.", ""]
     return "\n".join(lines)
 
 

@@ -3275,17 +3275,30 @@ def _div(model: Model, op: Operator) -> tuple:
         return _binary_f32(model, op)
     if dtype == "int8":
         return _div_s8(model, op)
+    b = _tensor(model, _operand(op.inputs, 1), "second input", "int32")
+    if b.is_constant and (np.asarray(b.data) == 0).any():
+        raise _Unsupported(f"the constant divisor (tensor {b.index}) holds 0; TFLite fails a division by zero")
+    return _binary_s32(model, op)
+
+
+def _binary_s32(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """int32 ADD, SUB, MUL and DIV: broadcasting shapes, the activation's int32 range
+    (CalculateActivationRange<int32_t>); no quantisation is read (TFLite's int32 kernels take
+    the values as they are). TensorFlow Lite Micro's int32 ADD does not apply its fused
+    activation (its SUB and MUL do): under "tflm" an int32 ADD's range is the whole int32 one."""
     a, b, y, sa, sb, sy = _broadcast_shapes(model, op, "int32")
     if a.is_constant and b.is_constant:
         raise _Unsupported("both inputs are constants (a converter folds such an op)")
-    if b.is_constant and (np.asarray(b.data) == 0).any():
-        raise _Unsupported(f"the constant divisor (tensor {b.index}) holds 0; TFLite fails a division by zero")
     act = op.options.get("fused_activation_function", "NONE")
     if act not in _S32_ACTIVATIONS:
         raise _Unsupported(f"fused activation {act} is not supported (NONE, RELU, RELU_N1_TO_1, RELU6 are)")
-    lo, hi = _S32_ACTIVATIONS[act]
+    lo, hi = _S32_ACTIVATIONS["NONE" if op.type == "ADD" and reference == "tflm" else act]
     return ({"input1_shape": sa, "input2_shape": sb, "output_shape": sy, "activation_min": lo,
              "activation_max": hi}, (a.index, b.index), None, None)
+
+
+#: Ops with an int32 row besides their int8 (and int16, float32) ones, chosen by the first input.
+_LOWER_S32: Dict[str, Callable[..., tuple]] = {"ADD": _binary_s32, "SUB": _binary_s32, "MUL": _binary_s32}
 
 
 def _embedding_lookup(model: Model, op: Operator) -> tuple:
@@ -3633,6 +3646,8 @@ def _types_of(model: Model, op: Operator) -> str:
 
     if op.type in ("SHAPE", "BROADCAST_ARGS"):  # one row each: int32 (or int64) shapes
         return "s32"
+    if op.type in _LOWER_S32 and dtype(op.inputs) == "int32":
+        return "s32"
     if op.type in _TYPED:   # its data input's type, or its first row's (the lowering refuses the others)
         at, allowed = _TYPED[op.type]
         return _DATA_TYPES[dtype(op.inputs[at:]) if dtype(op.inputs[at:]) in allowed else allowed[0]]
@@ -3674,7 +3689,8 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
 #: The lowering functions that take the rounding rule (a ``reference`` parameter): the rule
 #: changes their params (FULLY_CONNECTED's requantisation, LOGISTIC's table, RELU's
 #: multiplier, ...). Read from the signatures, so an op's rows may differ in it.
-_TAKES_REFERENCE = frozenset(fn for table in (_LOWER, _LOWER_S16X8, _LOWER_F32, _LOWER_TYPED) for fn in table.values()
+_TAKES_REFERENCE = frozenset(fn for table in (_LOWER, _LOWER_S16X8, _LOWER_F32, _LOWER_TYPED, _LOWER_S32)
+                             for fn in table.values()
                              if "reference" in inspect.signature(fn).parameters)
 
 
@@ -3724,7 +3740,8 @@ def lower_op(model: Model, op: Operator, isa: str, reference: str) -> OpKernel:
     if op.type == "JUMP":
         return _jump(model, op, isa)
     types = _types_of(model, op)
-    fn = _LOWER_TYPED.get(op.type) or {"s16x8": _LOWER_S16X8, "f32": _LOWER_F32}.get(types, _LOWER).get(op.type)
+    fn = _LOWER_TYPED.get(op.type) or ((_LOWER_S32 if op.type in _LOWER_S32 and types == "s32" else None)
+                                        or {"s16x8": _LOWER_S16X8, "f32": _LOWER_F32}.get(types, _LOWER)).get(op.type)
     if fn is None and op.type in _LOWER_S16X8:
         raise UnsupportedModel(f"op {op.index} ({op.type}): arenaplan runs {op.type} with int16 "
                                f"activations (16x8) only; the first input is "
