@@ -2879,9 +2879,19 @@ def _data_type(model: Model, op: Operator) -> str:
         raise _Unsupported(f"input {at} is missing")
     dtype = model.tensors[t].dtype
     if dtype not in allowed:
+        why = _NO_ROW_WHY.get((op.type, dtype), "")
         raise _Unsupported(f"input {at} (tensor {t}) is {dtype}; arenaplan's {op.type} takes "
-                           f"{', '.join(allowed)}")
+                           f"{', '.join(allowed)}{why}")
     return dtype
+
+
+#: Why a type TFLite takes has no row, where the reason is the runtimes' own.
+_NO_ROW_WHY = {
+    **{(op, "int16"): (" (TensorFlow Lite Micro's int16 GREATER rescales with params its Prepare sets for int8 "
+                       "only, so its outputs depend on the arena's earlier bytes; its other comparisons take no "
+                       "int16)")
+       for op in ("EQUAL", "NOT_EQUAL", "GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL")},
+}
 
 
 def _broadcast4(model: Model, shapes: Sequence[Sequence[int]], y: Tensor) -> List[List[int]]:
