@@ -3750,8 +3750,8 @@ def lower_op(model: Model, op: Operator, isa: str, reference: str) -> OpKernel:
     if op.type == "JUMP":
         return _jump(model, op, isa)
     types = _types_of(model, op)
-    fn = _LOWER_TYPED.get(op.type) or ((_LOWER_S32 if op.type in _LOWER_S32 and types == "s32" else None)
-                                        or {"s16x8": _LOWER_S16X8, "f32": _LOWER_F32}.get(types, _LOWER)).get(op.type)
+    fn = _LOWER_TYPED.get(op.type) or {"s16x8": _LOWER_S16X8, "f32": _LOWER_F32,
+                                       "s32": _LOWER_S32}.get(types, _LOWER).get(op.type)
     if fn is None and op.type in _LOWER_S16X8:
         raise UnsupportedModel(f"op {op.index} ({op.type}): arenaplan runs {op.type} with int16 "
                                f"activations (16x8) only; the first input is "
