@@ -2650,13 +2650,7 @@ def _lstm_f32(model: Model, op: Operator, reference: str = "litert") -> tuple:
     gate biases, the output and cell states as float32 variable tensors; TANH activation, an
     optional cell clip. Peepholes, projection, layer norm and CIFG (no input gate), which
     TensorFlow Lite Micro's LSTM does not run, are refused."""
-    ins = list(op.inputs)
-    if len(ins) not in (20, 24):
-        raise _Unsupported(f"UNIDIRECTIONAL_SEQUENCE_LSTM takes 20 or 24 inputs, got {len(ins)}")
-    for k, what in _LSTM_F32_ABSENT.items():
-        if k < len(ins) and ins[k] >= 0:
-            raise _Unsupported(f"{what} (input {k}): TensorFlow Lite Micro's float LSTM runs without "
-                               "peepholes, projection and layer norm; so does arenaplan's")
+    ins = _lstm_inputs(op, "float")
     named = [("input", 0)] + [(f"{a}-to-{g} weights", k) for a, base in (("input", 1), ("recurrent", 5))
                               for g, k in zip(("input", "forget", "cell", "output"), range(base, base + 4))]
     named += [(f"{g} gate bias", 12 + i) for i, g in enumerate(("input", "forget", "cell", "output"))]
@@ -2694,6 +2688,19 @@ def _lstm_f32(model: Model, op: Operator, reference: str = "litert") -> tuple:
             "time_major": int(time_major), "cell_clip": clip, "reference": REFERENCES[reference]}
     inputs = (x.index,) + tuple(t.index for t in weights + biases)
     return spec, inputs, None, None, (h.index, c.index)
+
+
+def _lstm_inputs(op: Operator, kind: str) -> List[int]:
+    """The LSTM's operand list: 20 or 24 of them, none of the peephole, projection and layer-norm
+    operands present (TensorFlow Lite Micro's ``kind`` LSTM, "float" or "integer", runs without)."""
+    ins = list(op.inputs)
+    if len(ins) not in (20, 24):
+        raise _Unsupported(f"UNIDIRECTIONAL_SEQUENCE_LSTM takes 20 or 24 inputs, got {len(ins)}")
+    for k, what in _LSTM_F32_ABSENT.items():
+        if k < len(ins) and ins[k] >= 0:
+            raise _Unsupported(f"{what} (input {k}): TensorFlow Lite Micro's {kind} LSTM runs without "
+                               "peepholes, projection and layer norm; so does arenaplan's")
+    return ins
 
 
 def _lstm_layout(op: Operator, x: Tensor, w0: Tensor, h: Tensor, c: Tensor, kind: str) -> tuple:
@@ -2744,13 +2751,7 @@ def _lstm_16x8(model: Model, op: Operator, reference: str = "litert") -> tuple:
     if reference != "tflm":
         raise _Unsupported("int16 activations: LiteRT's UNIDIRECTIONAL_SEQUENCE_LSTM runs int8 and float32 "
                            "inputs only; TensorFlow Lite Micro's runs the 16x8 one (plan with reference='tflm')")
-    ins = list(op.inputs)
-    if len(ins) not in (20, 24):
-        raise _Unsupported(f"UNIDIRECTIONAL_SEQUENCE_LSTM takes 20 or 24 inputs, got {len(ins)}")
-    for k, what in _LSTM_F32_ABSENT.items():
-        if k < len(ins) and ins[k] >= 0:
-            raise _Unsupported(f"{what} (input {k}): TensorFlow Lite Micro's integer LSTM runs without "
-                               "peepholes, projection and layer norm; so does arenaplan's")
+    ins = _lstm_inputs(op, "integer")
     gates = ("input", "forget", "cell", "output")
     for k in (1, 5, 12):
         if ins[k] < 0:
