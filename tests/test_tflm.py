@@ -128,3 +128,15 @@ def test_an_offline_plan_for_another_model_is_refused(tmp_path):
     bad_version.write_bytes(with_header(2, n))
     with pytest.raises(ap.InvalidArgument, match="version 2"):
         ap.tflm.arena(ap.load_tflite(str(bad_version)))
+
+
+def test_tensors_no_op_uses_are_placed_as_tflms_planner_places_them():
+    """TFLM plans every tensor without data, used or not: one no op touches keeps lifetime
+    (-1, -1) and overlaps only such tensors (they stack), one created and never used (last -1)
+    overlaps nothing (greedy_memory_planner.cc DoesEntryOverlapInTime)."""
+    from arenaplan.tflm.planner import greedy_offsets
+    offsets, arena = greedy_offsets([(64, -1, -1, None), (32, -1, -1, None), (48, 0, 1, None),
+                                     (16, 0, -1, None), (80, 1, 1, None)])
+    # largest first: 80 at 0, 64 at 0 (before every op), 48 above the 80 it lives with,
+    # 32 above the 64, 16 at 0 beside them all
+    assert offsets == [0, 64, 80, 0, 0] and arena == 128

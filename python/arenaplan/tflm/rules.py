@@ -579,7 +579,8 @@ def kernel_scratch(model: Model, op, kernels: str, pointer_bytes: int = 8) -> Li
         x, y = t[op.inputs[0]], t[op.outputs[0]]
         batch = int(x.shape[1] if op.options.get("time_major", False) else x.shape[0])
         cells = int(y.shape[-1])
-        return [(f"int16 gate buffer {k}", batch * cells * 2) for k in range(4)]
+        cell_bytes = 4 if t[op.inputs[19]].dtype == "float32" else 2
+        return [(f"gate buffer {k}", batch * cells * cell_bytes) for k in range(4)]
     if op.type == "TRANSPOSE_CONV":
         # transpose_conv.cc Prepare: one accumulator per output element, int32 for int8
         # activations and int64 for 16x8 (under CMSIS-NN a prediction: its kernel's
