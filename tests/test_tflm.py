@@ -88,6 +88,16 @@ def test_breakdown_and_predictions():
     lstm = ap.tflm.arena(ap.load_tflite(str(model_path("tflm_mnist_lstm_int8"))), pointer_bytes=8)
     # four int16 gate buffers of 20 cells (40 B), each rounded to TFLM's 16-byte alignment
     assert [a.bytes for a in lstm.scratch()] == [48] * 4
+    # CMSIS-NN's own int8 LSTM (a prediction, from cmsis_nn/unidirectional_sequence_lstm.cc):
+    # three of them, eight int32 effective biases of 20 cells kept, its parameters in OpData
+    # (4 int32 and 5 pointers a gate; 320 B with 8-byte pointers, 220 with 4)
+    for p, params in ((8, 320), (4, 220)):
+        ref = ap.tflm.arena(lstm_model := ap.load_tflite(str(model_path("tflm_mnist_lstm_int8"))), pointer_bytes=p)
+        cm = ap.tflm.arena(lstm_model, kernels="cmsis-nn", pointer_bytes=p)
+        assert [a.bytes for a in cm.scratch()] == [48] * 3 and cm.predicted
+        assert cm.tail_by_kind()["kernel sums"] == 8 * 80
+        # (the tail's 16-byte alignment rounds the sum)
+        assert 0 <= cm.tail_by_kind()["kernel op data"] - ref.tail_by_kind()["kernel op data"] - params < 16
     kws = ap.load_tflite(str(model_path("mlperf_tiny_kws_dscnn_int8")))
     cm = ap.tflm.arena(kws, kernels="cmsis-nn")
     assert cm.predicted and cm.scratch() and cm.arena_size >= ap.tflm.arena(kws).arena_size

@@ -398,7 +398,7 @@ def _arena(model: Model, kernels: str, pointer_bytes: int, offsets: Optional[Dic
         if b:
             tail.add("op options", b, a, op.index)
     # InitSubgraphs: each kernel's OpData; PrepareSubgraphs: what Prepare keeps
-    persistent = [rules.kernel_persistent(model, op, s) for op in ops]
+    persistent = [rules.kernel_persistent(model, op, s, kernels) for op in ops]
     # (at Init the head holds the scratch requests' room, kMaxScratchBuffersPerOp of them)
     init_head = s.scratch_request * rules.MAX_SCRATCH_PER_OP
     for op, bufs in zip(ops, persistent):
@@ -418,6 +418,8 @@ def _arena(model: Model, kernels: str, pointer_bytes: int, offsets: Optional[Dic
         for kind, b in bufs:
             if kind.startswith("per-channel"):
                 tail.add("per-channel quantisation", b, rules.ALIGNMENT, op.index)
+            elif kind == "kernel sums":
+                tail.add(kind, b, rules.ALIGNMENT, op.index)
         if op.type == "ASSIGN_VARIABLE" and handles.get(op.inputs[0]) not in buffered:
             # MicroResourceVariables::Allocate: the variable's buffer, at its first assignment
             buffered.add(handles.get(op.inputs[0]))
