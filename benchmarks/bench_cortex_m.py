@@ -5,7 +5,8 @@ and every variant of its kernel (the cores' ISA, arm-dsp): the layer alone as a 
 model (its own weights and quantisation), exported and counted under
 ``qemu-system-arm -icount shift=0`` (benchmarks/cortex_m.py, shared with
 calibrate_cortex_m.py): instructions per MAC and the variant's scratch bytes. Then each
-whole model's size and speed plans, instructions per inference on each core. Counts are
+whole model's size and speed plans, instructions per inference on each core; and the
+fastest plans of the other shared models (TFLite Micro's examples), counted and predicted. Counts are
 instructions executed, not cycles (QEMU models no pipeline).
 
 CMSIS-NN is on neither PyPI nor Debian; its figures are stored below with their source
@@ -114,6 +115,36 @@ def model_rows(name: str, model: ap.Model, work: Path, runtimes) -> list:
     return rows
 
 
+#: the shared TFLite Micro example models arenaplan runs: no CMSIS-NN yardstick, the cost
+#: model's prediction checked on models it was not calibrated for
+OTHER_MODELS = ["tflm_hello_world_int8", "tflm_micro_speech_int8", "tflm_keyword_scrambled_int8",
+                "tflm_person_detect_int8", "tflm_mnist_lstm_int8"]
+
+
+def other_rows(work: Path, runtimes) -> list:
+    """Each other model's fastest plan by the Cortex-M4 cost model: counted on every core
+    and predicted by each core's cost model."""
+    models = [(n, ap.load_tflite(MODELS / f"{n}.tflite")) for n in OTHER_MODELS]
+    plans = [ap.plan(m, mode="speed", isa=ISA, reference="tflm", latency="model:cortex-m4") for _, m in models]
+    counts = cortex_m.count(plans, CPUS, runtimes, work)
+    rows = []
+    for (name, _), p, n in zip(models, plans, counts):
+        p.verify()
+        predicted = {c: PROFILES[PROFILE_OF[c]].plan_instructions(p) for c in CPUS}
+        rows.append({"model": name, "arena_bytes": p.arena_bytes, "instructions": n,
+                     "predicted_instructions": predicted,
+                     "prediction_error": {c: predicted[c] / n[c] - 1 for c in CPUS}})
+    return rows
+
+
+def print_others(rows: list) -> None:
+    print(f"\n{'other model, fastest plan':<30}{'arena B':>9}" + "".join(f"{c:>14}" for c in CPUS)
+          + "".join(f"{c[7:] + ' pred err':>13}" for c in CPUS))
+    for r in rows:
+        print(f"{r['model']:<30}{r['arena_bytes']:>9,}" + "".join(f"{r['instructions'][c]:>14,}" for c in CPUS)
+              + "".join(f"{100 * r['prediction_error'][c]:>12.1f}%" for c in CPUS))
+
+
 def frontier_row(name: str, model: ap.Model) -> dict:
     """The Cortex-M4 frontier by its cost model: points, bytes and predicted speed-up end to end."""
     f = ap.frontier(model, target="cortex-m4", latency="model:cortex-m4")
@@ -200,12 +231,15 @@ def main(argv=None) -> int:
             models += model_rows(name, m, tmp / f"{name}-model", runtimes)
             frontiers.append(frontier_row(name, m))
             print(f"{name}: counted ({time.perf_counter() - t0:.0f} s)", flush=True)
+        others = [] if args.quick else other_rows(tmp / "others", runtimes)
     print()
     print_layers(layers)
     rng = ranges(layers)
     print_ranges(rng)
     print_models(models)
     print_frontiers(frontiers)
+    if others:
+        print_others(others)
     out = RESULTS.with_name("bench_cortex_m_quick.json") if args.quick else RESULTS
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"machine": {"platform": platform.platform(), "python": sys.version.split()[0]},
@@ -213,7 +247,7 @@ def main(argv=None) -> int:
                                                         "flags": list(cortex_m.fw.ARM_CPUS[c].flags)}
                                                     for c in CPUS},
                                "cmsis_nn": CMSIS_NN, "target_ratio": TARGET_RATIO, "layers": layers,
-                               "ranges": rng, "models": models, "frontiers": frontiers, "seconds": time.perf_counter() - t0}, indent=2))
+                               "ranges": rng, "models": models, "frontiers": frontiers, "other_models": others, "seconds": time.perf_counter() - t0}, indent=2))
     print(f"wrote {out} ({time.perf_counter() - t0:.0f} s)")
     return 0
 

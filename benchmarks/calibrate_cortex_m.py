@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 import arenaplan as ap
-from arenaplan.latency.sources import COUNTED_INSTRUCTIONS, INSTRUCTION_FIELDS, op_key, output_shape
+from arenaplan.latency.sources import COUNTED_INSTRUCTIONS, INSTRUCTION_FIELDS, MULTIPLIER, op_key, output_shape
 from arenaplan.ops.coverage import _Probe, _weights
 from arenaplan.model.zoo import GraphBuilder
 
@@ -64,9 +64,10 @@ def conv(cin, cout, kh, kw, stride=1):
     return build
 
 
-def depthwise(c, kh, kw, stride=1):
+def depthwise(c, kh, kw, stride=1, multiplier=1):
     def build(size):
-        return (1, size, size, c), lambda g, x: g.depthwise(x, (kh, kw), stride=stride, name="op")
+        return (1, size, size, c), lambda g, x: g.depthwise(x, (kh, kw), stride=stride, multiplier=multiplier,
+                                                          name="op")
     return build
 
 
@@ -254,6 +255,12 @@ CASES = {"conv 3x3 16->16": (conv(16, 16, 3, 3), (6, 12)),
          "depthwise 3x3 x64 5 wide": (narrow(depthwise(64, 3, 3), 5), (15, 25)),
          "depthwise 5x1 x32": (depthwise(32, 5, 1), (6, 10)),
          "depthwise 10x1 x128 column": (column(depthwise(128, 10, 1)), (16, 24)),
+         # depth multipliers above 1 (the micro speech model's 10x8 layer: one channel to
+         # eight): every ISA runs the portable code, keyed "DEPTHWISE_CONV_2D[multiplier]"
+         "depthwise 10x8 x1 m8 s2": (narrow(depthwise(1, 10, 8, 2, 8), 40), (25, 49)),
+         "depthwise 3x3 x4 m2": (depthwise(4, 3, 3, 1, 2), (8, 16)),
+         "depthwise 3x3 x2 m4 s2": (depthwise(2, 3, 3, 2, 4), (12, 24)),
+         "depthwise 3x3 x1 m8 s2": (depthwise(1, 3, 3, 2, 8), (24, 48)),   # the person detection model's first
          "fully connected ->32": (fully_connected(32), (8, 32)),
          "fully connected ->128": (fully_connected(128), (4, 40)),
          "fully connected ->8": (fully_connected(8), (8, 32)),
@@ -485,6 +492,7 @@ def main() -> int:
                         spec = plan.kernels[k].spec
                         rows.append({"isa": isa, "case": case, "size": size, "op": op_key(plan.kernels[k]),
                                      "filter": f"{spec.get('filter_h', 1)}x{spec.get('filter_w', 1)}",
+                                     "multiplier": int(spec.get("depth_multiplier", 1)),
                                      "variant": v.name, "family": family(v.name), "macs": v.macs,
                                      "outputs": outputs, "channels": channels, "taps": taps,
                                      "pixel_taps": pixel_taps, "window_inputs": window_inputs, "inputs": inputs,
@@ -496,13 +504,17 @@ def main() -> int:
     # size then stands for the other sizes (fitted on them where the family has them)
     groups = {}
     for r in rows:
+        if r.get("multiplier", 1) != 1:
+            # the portable code on every ISA, one fit over both ISAs' counts and all filter sizes
+            groups.setdefault(f"{r['op']}{MULTIPLIER}:{r['family']}", []).append(r)
+            continue
         key = ("" if r["isa"] == "portable" else f"{r['isa']}/") + f"{r['op']}:{r['family']}"
         groups.setdefault(key, []).append(r)
         if r["op"] == "DEPTHWISE_CONV_2D":
             groups.setdefault(f"{key}@{r['filter']}", []).append(r)
     for key, pts in groups.items():
         others = [r for r in pts if r["op"] == "DEPTHWISE_CONV_2D" and r["filter"] != "3x3"]
-        if "@" not in key and others:
+        if "@" not in key and MULTIPLIER not in key and others:
             groups[key] = others
     fits = {}
     for key in sorted(groups):

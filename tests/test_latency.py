@@ -251,3 +251,23 @@ def test_cost_model_transpose_conv_taps_land_inside_the_output():
     assert pixel_taps == 11 * 11 and taps == 121 * s["output_c"]
     assert window_inputs == 121 * s["input_c"] * s["output_c"] and inputs == 16 * s["input_c"]
     assert outputs == 64 * s["output_c"] and channels == s["output_c"]
+
+
+def test_cost_model_keys_a_depth_multiplier_above_1_as_the_portable_code_it_runs():
+    """A depthwise op of depth multiplier above 1 runs the portable code on every ISA (the
+    ISA kernels take a multiplier of 1): its variants take the "[multiplier]" keys, whatever
+    the plan's ISA; a multiplier of 1 keeps its ISA's 3x3 keys; an LSTM its own."""
+    from arenaplan.model.zoo import GraphBuilder
+    p = latency.PROFILES["cortex-m4"]
+    for multiplier, key in ((8, "DEPTHWISE_CONV_2D[multiplier]:direct"), (1, "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3")):
+        g = GraphBuilder("dw", seed=1)
+        m = g.build(g.depthwise(g.input((1, 6, 6, 2), scale=0.05), (3, 3), multiplier=multiplier, name="op"))
+        k = PlanContext.build(m, isa="arm-dsp", reference="tflm").kernels[-1]
+        assert p._key(k, k.variant("direct")) == key
+    from arenaplan.ops import coverage
+    for row, key in (("s8", "arm-dsp/UNIDIRECTIONAL_SEQUENCE_LSTM:direct"),
+                     ("s16x8", "arm-dsp/UNIDIRECTIONAL_SEQUENCE_LSTM(s16x8):direct"),
+                     ("f32", "arm-dsp/UNIDIRECTIONAL_SEQUENCE_LSTM(f32):direct")):
+        k = PlanContext.build(coverage.probe_models(("UNIDIRECTIONAL_SEQUENCE_LSTM", row))()[0], isa="arm-dsp",
+                              reference="tflm").kernels[0]
+        assert p._key(k, k.variants[0]) == key

@@ -511,6 +511,9 @@ def op_key(kernel: OpKernel) -> str:
     return kernel.type if types == "s8" else f"{kernel.type}({types})"
 
 
+#: the key qualifier of a depthwise op of depth multiplier above 1 (the portable code on every ISA)
+MULTIPLIER = "[multiplier]"
+
 #: TargetProfile's per-key figures for output_shape's features, in its order
 FEATURE_FIELDS = ("cycles_per_output", "cycles_per_channel", "cycles_per_tap", "cycles_per_pixel_tap",
                   "cycles_per_window_input", "cycles_per_input")
@@ -576,7 +579,11 @@ class TargetProfile:
         op = op_key(kernel)
         if op != kernel.type:
             keys[:0] = [f"{variant.isa}/{op}:{family}", f"{op}:{family}"]
-        if kernel.type == "DEPTHWISE_CONV_2D":
+        if kernel.type == "DEPTHWISE_CONV_2D" and int(kernel.spec.get("depth_multiplier", 1)) != 1:
+            # the ISA code takes a depth multiplier of 1 only: the others run the portable code,
+            # whose loop over the multiplier has figures of its own (any filter size)
+            keys = [f"{kernel.type}{MULTIPLIER}:{family}"] + [k for k in keys if "/" not in k]
+        elif kernel.type == "DEPTHWISE_CONV_2D":
             # a filter size with code of its own (3x3 unrolled) has figures of its own
             shape = f"@{kernel.spec.get('filter_h')}x{kernel.spec.get('filter_w')}"
             keys[:0] = [keys[0] + shape, keys[1] + shape]
