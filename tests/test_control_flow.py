@@ -1,5 +1,5 @@
 """IF and WHILE (issue 27, state, subgraphs and control flow): models written with the TFLite
-schema (harness/control_flow_models.py) import with the subgraphs their IF and WHILE ops run
+schema (harness/subgraph_models.py) import with the subgraphs their IF and WHILE ops run
 inlined (JUMP and COPY ops, arenaplan.model.importers.control_flow), plan with every plan
 verified, and run equal to LiteRT's reference kernels (BUILTIN_REF) over several inputs, both
 branches of an IF hit, nested IFs, loops of 0 and more iterations with int32 counters and int8
@@ -22,7 +22,7 @@ import pytest
 import arenaplan as ap
 from arenaplan.errors import UnsupportedModel
 from arenaplan.planning.lifetimes import loop_ranges, tensor_lifetimes
-from harness import control_flow_models as C
+from harness import subgraph_models as C
 from harness.reference import litert_layers as L
 from harness.tflm_support import FAMILIES as TFLM_FAMILIES, HAVE_TFLM
 
@@ -255,7 +255,7 @@ def test_bad_control_flow_is_refused_at_plan_time(make, match):
 
 def test_a_nested_recursive_call_is_refused():
     """THEN's own IF calls subgraph 0's IF's THEN again: 0 -> 1 -> 1."""
-    m = C.Builder()
+    m = C.Builder(C.OPS)
     main, then, other = m.graph(), m.graph(), m.graph()
     c = m.tensor(main, (1,), "bool", name="c")
     x = m.tensor(main, (1, C.N), "int8", C.XQ, name="x")
