@@ -185,32 +185,27 @@ XQ, YQ, OQ, MQ = (0.05, 2), (0.04, -3), (0.08, 1), (0.02, -5)
 N = 8
 
 
-def _branch_add(m: Builder, sg, a, b):
-    out = m.tensor(sg, (1, N), "int8", OQ, name="sum")
-    m.op(sg, "ADD", [a, b], [out])
+def _int8_op(m: Builder, sg, op: str, a, b, q, name: str):
+    """``op``(a, b) into a new int8 (1, N) tensor of quantisation ``q``, named ``name``."""
+    out = m.tensor(sg, (1, N), "int8", q, name=name)
+    m.op(sg, op, [a, b], [out])
     return out
+
+
+def _branch_add(m: Builder, sg, a, b):
+    return _int8_op(m, sg, "ADD", a, b, OQ, "sum")
 
 
 def _branch_mul_add(m: Builder, sg, a, b):
-    prod = m.tensor(sg, (1, N), "int8", MQ, name="prod")
-    m.op(sg, "MUL", [a, b], [prod])
-    out = m.tensor(sg, (1, N), "int8", OQ, name="prod_plus_a")
-    m.op(sg, "ADD", [prod, a], [out])
-    return out
+    return _int8_op(m, sg, "ADD", _int8_op(m, sg, "MUL", a, b, MQ, "prod"), a, OQ, "prod_plus_a")
 
 
 def _branch_sub(m: Builder, sg, a, b):
-    out = m.tensor(sg, (1, N), "int8", OQ, name="diff")
-    m.op(sg, "SUB", [a, b], [out])
-    return out
+    return _int8_op(m, sg, "SUB", a, b, OQ, "diff")
 
 
 def _branch_sub_add(m: Builder, sg, a, b):
-    diff = m.tensor(sg, (1, N), "int8", MQ, name="diff")
-    m.op(sg, "SUB", [a, b], [diff])
-    out = m.tensor(sg, (1, N), "int8", OQ, name="diff_plus_a")
-    m.op(sg, "ADD", [diff, a], [out])
-    return out
+    return _int8_op(m, sg, "ADD", _int8_op(m, sg, "SUB", a, b, MQ, "diff"), a, OQ, "diff_plus_a")
 
 
 def if_model(nested: bool = False, bad: Optional[str] = None, then_chain: bool = False) -> bytes:
