@@ -333,23 +333,13 @@ def test_the_host_build_runs_as_litert(name, host_runtime, tmp_path):
 @pytest.mark.parametrize("name", ["if_nested", "while_fib", "while_branchy"])
 def test_cortex_m4_under_qemu_runs_as_litert(name, tmp_path):
     from harness.firmware import build as fw
-    missing = fw.missing_arm_tools()
-    if missing:
-        pytest.skip(f"Cortex-M toolchain not installed ({', '.join(missing)}); "
-                    "apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm")
-    cpu = fw.ARM_CPUS["cortex-m4"]
-    runtime = fw.cached_runtime(fw.ARM_CC, fw.arm_flags(cpu), cpu.name)
     content, p = _plan_for_export(name, isa=ap.targets.get("cortex-m4").isa)
-    out = p.export_c(tmp_path, name="net")
     feeds = _export_feeds(name)
-    firmware = fw.build_arm(out, cpu, runtime, tmp_path, feeds)
-    run = fw.run_qemu(firmware, timeout=300)
-    assert len(run.outputs) == len(feeds)
-    specs = [(p.model.tensors[t].dtype, p.model.tensors[t].shape) for t in p.model.outputs]
-    for raw, f in zip(run.outputs, feeds):
-        _same(fw.split_outputs(raw, specs), _litert(content, f), f"{name} on the Cortex-M4")
-    print(f"\n{name} cortex-m4: export+runtime text {firmware.footprint['text']} B; "
-          f"instructions per inference {run.instructions}")
+    run = fw.run_plan_on_core(p, "cortex-m4", feeds, tmp_path, timeout=300)
+    for got, f in zip(run.outputs, feeds):
+        _same(got, _litert(content, f), f"{name} on the Cortex-M4")
+    print(f"\n{name} cortex-m4: export+runtime text {run.firmware.footprint['text']} B; "
+          f"instructions per inference {run.qemu.instructions}")
 
 
 def test_a_plan_with_control_flow_reloads_from_json():
