@@ -1,6 +1,5 @@
-"""Models with resource variables and CALL_ONCE, written with the TFLite schema (the object
-API of ai_edge_litert's schema_py_generated), as the streaming wake-word models hold their
-state.
+"""Models with resource variables and CALL_ONCE, written with the TFLite schema
+(harness.subgraph_models.Builder), as the streaming wake-word models hold their state.
 
 ``streaming_model(rng, ...)`` -> (flatbuffer bytes, {variable: initial value}):
 
@@ -19,6 +18,8 @@ from __future__ import annotations
 from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
+
+from .subgraph_models import Builder
 
 OPS = ["CALL_ONCE", "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE", "CONCATENATION", "STRIDED_SLICE",
        "ADD", "RESHAPE", "QUANTIZE", "IF"]
@@ -41,142 +42,85 @@ def streaming_model(rng, init: str = "const", call_index: int = 1, init_extra: O
     ASSIGN_VARIABLE reads the value read before it (the old one: that read must be a copy)
     and adds the frame to it, a third output (equal to the sum). ``sum_output``: the sum is
     an output (else only the window and the late reader's sum are)."""
-    import flatbuffers
-    from ai_edge_litert import schema_py_generated as S
-
-    model = S.ModelT()
-    model.version = 3
-    model.operatorCodes = []
-    for n in OPS:
-        c = S.OperatorCodeT()
-        c.builtinCode = getattr(S.BuiltinOperator, n)
-        c.deprecatedBuiltinCode = min(c.builtinCode, 127)
-        c.version = 1
-        model.operatorCodes.append(c)
-    code = {n: i for i, n in enumerate(OPS)}
-    model.buffers = [S.BufferT()]
-
-    def graph():
-        sg = S.SubGraphT()
-        sg.tensors, sg.operators, sg.inputs, sg.outputs = [], [], [], []
-        return sg
-
-    def tensor(sg, shape, dtype, q=None, data=None, name=None):
-        t = S.TensorT()
-        t.shape = list(shape)
-        t.type = getattr(S.TensorType, dtype.upper())
-        t.name = name or f"t{len(sg.tensors)}"
-        if q is not None:
-            qp = S.QuantizationParametersT()
-            qp.scale, qp.zeroPoint = [float(q[0])], [int(q[1])]
-            t.quantization = qp
-        buf = S.BufferT()
-        if data is not None:
-            buf.data = np.ascontiguousarray(data).view(np.uint8).reshape(-1).tolist()
-        model.buffers.append(buf)
-        t.buffer = len(model.buffers) - 1
-        sg.tensors.append(t)
-        return len(sg.tensors) - 1
-
-    def op(sg, name, ins, outs, opt_type=None, opt=None):
-        o = S.OperatorT()
-        o.opcodeIndex = code[name]
-        o.inputs, o.outputs = list(ins), list(outs)
-        if opt_type:
-            o.builtinOptionsType = getattr(S.BuiltinOptions, opt_type)
-            o.builtinOptions = opt
-        sg.operators.append(o)
+    m = Builder(OPS)
 
     def handle(sg, shared):
-        h = tensor(sg, [], "resource")
-        o = S.VarHandleOptionsT()
-        o.container, o.sharedName = "streaming", shared
-        op(sg, "VAR_HANDLE", [], [h], "VarHandleOptions", o)
+        h = m.tensor(sg, [], "resource")
+        m.op(sg, "VAR_HANDLE", [], [h], "VarHandleOptions", container="streaming", sharedName=shared)
         return h
 
     def call_once(sg, index):
-        o = S.CallOnceOptionsT()
-        o.initSubgraphIndex = index
-        op(sg, "CALL_ONCE", [], [], "CallOnceOptions", o)
+        m.op(sg, "CALL_ONCE", [], [], "CallOnceOptions", initSubgraphIndex=index)
 
-    main, first, nested = graph(), graph(), graph()
+    main, first = m.graph(), m.graph()
     initial = {"buf": rng.integers(-128, 128, BUF, dtype=np.int8),
                "acc": rng.integers(-128, 128, tuple(acc_init_shape), dtype=np.int8)}
     h_buf = handle(first, "buf")
-    op(first, "ASSIGN_VARIABLE", [h_buf, tensor(first, BUF, "int8", X_Q, initial["buf"])], [])
+    m.op(first, "ASSIGN_VARIABLE", [h_buf, m.tensor(first, BUF, "int8", X_Q, initial["buf"])], [])
     if init in ("const", "quantize"):
         h_acc = handle(first, "acc")
         if init == "quantize":   # values half-way between steps are avoided: exact in float32
-            real = tensor(first, acc_init_shape, "float32",
-                          data=((initial["acc"].astype(np.float32) - ACC_Q[1]) * np.float32(ACC_Q[0])))
-            value = tensor(first, acc_init_shape, "int8", ACC_Q)
-            op(first, "QUANTIZE", [real], [value])
+            real = m.tensor(first, acc_init_shape, "float32",
+                            data=((initial["acc"].astype(np.float32) - ACC_Q[1]) * np.float32(ACC_Q[0])))
+            value = m.tensor(first, acc_init_shape, "int8", ACC_Q)
+            m.op(first, "QUANTIZE", [real], [value])
         else:
-            value = tensor(first, acc_init_shape, "int8", ACC_Q, initial["acc"])
-        op(first, "ASSIGN_VARIABLE", [h_acc, value], [])
+            value = m.tensor(first, acc_init_shape, "int8", ACC_Q, initial["acc"])
+        m.op(first, "ASSIGN_VARIABLE", [h_acc, value], [])
     elif init == "nested":
         call_once(first, 2)
+        nested = m.graph()
         h_acc = handle(nested, "acc")
-        op(nested, "ASSIGN_VARIABLE", [h_acc, tensor(nested, acc_init_shape, "int8", ACC_Q, initial["acc"])], [])
+        m.op(nested, "ASSIGN_VARIABLE", [h_acc, m.tensor(nested, acc_init_shape, "int8", ACC_Q, initial["acc"])], [])
     else:
         del initial["acc"]
     if init_extra == "add":
-        a = tensor(first, (1,), "int8", X_Q, np.array([1], np.int8))
-        op(first, "ADD", [a, a], [tensor(first, (1,), "int8", X_Q)], "AddOptions", S.AddOptionsT())
+        a = m.tensor(first, (1,), "int8", X_Q, np.array([1], np.int8))
+        m.op(first, "ADD", [a, a], [m.tensor(first, (1,), "int8", X_Q)], "AddOptions")
     elif init_extra in ("self_call", "main_call"):
         call_once(first, 1 if init_extra == "self_call" else 0)
 
     call_once(main, call_index)
-    x = tensor(main, (1, 1, 3), "int8", X_Q, name="x")
+    x = m.tensor(main, (1, 1, 3), "int8", X_Q, name="x")
     m_buf = handle(main, "buf")
     m_acc = handle(main, "acc")
-    r_acc = tensor(main, ACC, "int8", ACC_Q, name="acc_read")
-    new_shape = tensor(main, (2,), "int32", data=np.array(ACC, np.int32))
-    frame = tensor(main, ACC, "int8", X_Q, name="frame")
-    ro = S.ReshapeOptionsT()
-    ro.newShape = list(ACC)
+    r_acc = m.tensor(main, ACC, "int8", ACC_Q, name="acc_read")
+    new_shape = m.tensor(main, (2,), "int32", data=np.array(ACC, np.int32))
+    frame = m.tensor(main, ACC, "int8", X_Q, name="frame")
 
     def reshape():
-        op(main, "RESHAPE", [x, new_shape], [frame], "ReshapeOptions", ro)
+        m.op(main, "RESHAPE", [x, new_shape], [frame], "ReshapeOptions", newShape=list(ACC))
     if assign_first:
         reshape()
-        op(main, "ASSIGN_VARIABLE", [m_acc, frame], [])
+        m.op(main, "ASSIGN_VARIABLE", [m_acc, frame], [])
     if read_acc_first:
-        op(main, "READ_VARIABLE", [m_acc], [r_acc])
-    r_buf = tensor(main, BUF, "int8", X_Q, name="buf_read")
-    op(main, "READ_VARIABLE", [m_buf], [r_buf])
-    window = tensor(main, (1, 5, 3), "int8", X_Q, name="window")
-    cat = S.ConcatenationOptionsT()
-    cat.axis = 1
-    op(main, "CONCATENATION", [r_buf, x], [window], "ConcatenationOptions", cat)
-    begin = tensor(main, (3,), "int32", data=np.array([0, 1, 0], np.int32))
-    end = tensor(main, (3,), "int32", data=np.array([1, 5, 3], np.int32))
-    strides = tensor(main, (3,), "int32", data=np.array([1, 1, 1], np.int32))
-    nxt = tensor(main, BUF, "int8", X_Q, name="buf_next")
-    op(main, "STRIDED_SLICE", [window, begin, end, strides], [nxt], "StridedSliceOptions",
-       S.StridedSliceOptionsT())
-    op(main, "ASSIGN_VARIABLE", [m_buf, nxt], [])
+        m.op(main, "READ_VARIABLE", [m_acc], [r_acc])
+    r_buf = m.tensor(main, BUF, "int8", X_Q, name="buf_read")
+    m.op(main, "READ_VARIABLE", [m_buf], [r_buf])
+    window = m.tensor(main, (1, 5, 3), "int8", X_Q, name="window")
+    m.op(main, "CONCATENATION", [r_buf, x], [window], "ConcatenationOptions", axis=1)
+    begin = m.tensor(main, (3,), "int32", data=np.array([0, 1, 0], np.int32))
+    end = m.tensor(main, (3,), "int32", data=np.array([1, 5, 3], np.int32))
+    strides = m.tensor(main, (3,), "int32", data=np.array([1, 1, 1], np.int32))
+    nxt = m.tensor(main, BUF, "int8", X_Q, name="buf_next")
+    m.op(main, "STRIDED_SLICE", [window, begin, end, strides], [nxt], "StridedSliceOptions")
+    m.op(main, "ASSIGN_VARIABLE", [m_buf, nxt], [])
     if not read_acc_first:
-        op(main, "READ_VARIABLE", [m_acc], [r_acc])
+        m.op(main, "READ_VARIABLE", [m_acc], [r_acc])
     if not assign_first:
         reshape()
-    total = tensor(main, ACC, "int8", ACC_Q, name="sum")
-    op(main, "ADD", [r_acc, frame], [total], "AddOptions", S.AddOptionsT())
-    op(main, "ASSIGN_VARIABLE", [m_acc, total], [])
+    total = m.tensor(main, ACC, "int8", ACC_Q, name="sum")
+    m.op(main, "ADD", [r_acc, frame], [total], "AddOptions")
+    m.op(main, "ASSIGN_VARIABLE", [m_acc, total], [])
     main.inputs, main.outputs = [x], [window, total] if sum_output else [window]
     if late_reader:
-        late = tensor(main, ACC, "int8", ACC_Q, name="late")
-        op(main, "ADD", [r_acc, frame], [late], "AddOptions", S.AddOptionsT())
+        late = m.tensor(main, ACC, "int8", ACC_Q, name="late")
+        m.op(main, "ADD", [r_acc, frame], [late], "AddOptions")
         main.outputs.append(late)
     if main_if:  # after the late reader, if any
-        cond = tensor(main, (1,), "bool", data=np.array([1], np.uint8))
-        io = S.IfOptionsT()
-        io.thenSubgraphIndex, io.elseSubgraphIndex = 1, 1
-        op(main, "IF", [cond], [], "IfOptions", io)
-    model.subgraphs = [main, first] + ([nested] if init == "nested" else [])
-    b = flatbuffers.Builder(4096)
-    b.Finish(model.Pack(b), file_identifier=b"TFL3")
-    return bytes(b.Output()), initial
+        cond = m.tensor(main, (1,), "bool", data=np.array([1], np.uint8))
+        m.if_op(main, cond, [], [], 1, 1)
+    return m.bytes(), initial
 
 
 def frames(rng, count: int) -> list:

@@ -19,6 +19,8 @@ from typing import Dict, Optional
 import numpy as np
 
 from .models import RUNNABLE  # noqa: F401  (every shared model TFLite Micro runs: those arenaplan runs)
+from .subgraph_models import (Q8, Q8B, Q16, Q16B, GraphBuilder, default_q as _q, if_float_two,  # noqa: F401
+                              if_scratch, if_unary_chains, while_float, while_if, while_scratch, while_swap)
 
 try:
     import tflite_micro  # noqa: F401
@@ -180,118 +182,11 @@ def check_exact(path, predicted: Dict[str, int], step: int = 16) -> Dict[str, ob
             "records": at.get("records"), "outputs": at.get("outputs")}
 
 
-# --- small models written with the TFLite schema -------------------------------------------------
-_TYPES = {"int8": "INT8", "int16": "INT16", "int32": "INT32", "int64": "INT64", "float32": "FLOAT32",
-          "bool": "BOOL", "resource": "RESOURCE"}
-
-
-class GraphBuilder:
-    """A .tflite flatbuffer of any ops, built with the schema's object API.
-
-        g = GraphBuilder()
-        x = g.tensor((1, 4), "int8", (0.05, 3))
-        y = g.tensor((1, 4), "int8", (0.05, 3))
-        g.op("RELU", [x], [y])
-        content = g.build([x], [y])
-
-    ``tensor(shape, dtype, q=None, data=None, qdim=0)``: q is (scale, zero point), each a
-    scalar or a per-channel list; ``op(name, ins, outs, options_type=None, **fields)`` sets
-    the options object's fields (schema names: ``axis=1``, ``numSplits=2``). Several
-    subgraphs: ``subgraph(inputs, outputs)`` finishes one (subgraph 0 first) and starts the
-    next, whose tensors are numbered from 0 again; ``build`` finishes the last.
-    """
-
-    def __init__(self) -> None:
-        from ai_edge_litert import schema_py_generated as S
-        self.S = S
-        self.tensors: list = []
-        self.ops: list = []
-        self.codes: list = []
-        self.buffers = [S.BufferT()]
-        self.done: list = []   # the subgraphs finished before the current one
-
-    def tensor(self, shape, dtype, q=None, data=None, qdim=0, variable=False) -> int:
-        import numpy as np
-        S = self.S
-        t = S.TensorT()
-        t.shape = [int(d) for d in shape]
-        t.type = getattr(S.TensorType, _TYPES[dtype])
-        t.name = f"t{len(self.tensors)}"
-        t.isVariable = variable
-        if q is not None:
-            qp = S.QuantizationParametersT()
-            qp.scale = [float(v) for v in np.atleast_1d(q[0])]
-            qp.zeroPoint = [int(v) for v in np.atleast_1d(q[1])]
-            qp.quantizedDimension = qdim
-            t.quantization = qp
-        buf = S.BufferT()
-        if data is not None:
-            buf.data = np.ascontiguousarray(np.asarray(data, dtype=dtype)).view(np.uint8).reshape(-1).tolist()
-        self.buffers.append(buf)
-        t.buffer = len(self.buffers) - 1
-        self.tensors.append(t)
-        return len(self.tensors) - 1
-
-    def op(self, name: str, ins, outs, options_type=None, version: int = 1, **fields) -> None:
-        S = self.S
-        key = (name, version)
-        if key not in self.codes:
-            self.codes.append(key)
-        o = S.OperatorT()
-        o.opcodeIndex = self.codes.index(key)
-        o.inputs, o.outputs = [int(i) for i in ins], [int(i) for i in outs]
-        if options_type:
-            opt = getattr(S, options_type + "T")()
-            for k, v in fields.items():
-                setattr(opt, k, v)
-            o.builtinOptionsType = getattr(S.BuiltinOptions, options_type)
-            o.builtinOptions = opt
-        self.ops.append(o)
-
-    def subgraph(self, inputs, outputs) -> int:
-        """Finish the current subgraph (its inputs and outputs: its own tensor indices) and start
-        the next; returns the finished one's index. ``build`` finishes the last one."""
-        sg = self.S.SubGraphT()
-        sg.tensors, sg.operators = self.tensors, self.ops
-        sg.inputs, sg.outputs = [int(i) for i in inputs], [int(i) for i in outputs]
-        self.done.append(sg)
-        self.tensors, self.ops = [], []
-        return len(self.done) - 1
-
-    def build(self, inputs, outputs) -> bytes:
-        import flatbuffers
-        S = self.S
-        model = S.ModelT()
-        model.version = 3
-        model.operatorCodes = []
-        for name, version in self.codes:
-            c = S.OperatorCodeT()
-            c.builtinCode = getattr(S.BuiltinOperator, name)
-            c.deprecatedBuiltinCode = min(c.builtinCode, 127)
-            c.version = version
-            model.operatorCodes.append(c)
-        model.buffers = self.buffers
-        self.subgraph(inputs, outputs)
-        model.subgraphs = self.done
-        b = flatbuffers.Builder(1024)
-        b.Finish(model.Pack(b), file_identifier=b"TFL3")
-        return bytes(b.Output())
+# --- small models written with the TFLite schema (harness.subgraph_models: GraphBuilder) -------
 
 
 # --- the models ap.tflm's rules are checked on (tests/test_tflm_ops.py, bench_tflm.py) ----------
-Q8 = (0.05, 3)
-Q8B = (0.08, -7)
-Q16 = (0.001, 0)
-Q16B = (0.002, 0)
-
-
-
-def _q(dtype, other=False):
-    if dtype == "float32":
-        return None
-    if dtype == "int16":
-        return Q16B if other else Q16
-    return Q8B if other else Q8
+# Q8, Q8B, Q16, Q16B and _q (harness.subgraph_models.default_q): the quantisations of the models.
 
 
 def unary(op, dtype="int8", shape=(1, 4, 5, 3), options_type=None, same_q=False, version=1, **fields):
@@ -1827,156 +1722,12 @@ def random_misc_op_model(rng: np.random.Generator):
 
 
 # --- IF and WHILE: several subgraphs, called ones nested in the caller's scopes ---------------------
-def _qc(dtype):
-    """The quantisation of a carried tensor: int8 and int16 ones only."""
-    return _q(dtype) if dtype in ("int8", "int16") else None
-
-
-def _mean_op(g, x, shape, dtype="int8"):
-    """A MEAN over axes 1 and 2 of ``x`` (keep dims): the int8 kernel asks for scratch."""
-    a = g.tensor((2,), "int32", data=(1, 2))
-    y = g.tensor((shape[0], 1, 1, shape[3]), dtype, _q(dtype, other=True))
-    g.op("MEAN", [x, a], [y], "ReducerOptions", version=2, keepDims=True)
-    return y
-
-
-def if_model(branches=("RELU", "RELU RELU"), dtype="int8", n=64, same_branch=False):
-    """IF on a bool input over one tensor: each branch a chain of the unary ops named."""
-    q = _q(dtype)
-    g = GraphBuilder()
-    c, x, y = g.tensor((1,), "bool"), g.tensor((1, n), dtype, q), g.tensor((1, n), dtype, q)
-    g.op("IF", [c, x], [y], "IfOptions", thenSubgraphIndex=1, elseSubgraphIndex=1 if same_branch else 2)
-    g.subgraph([c, x], [y])
-    for k, chain in enumerate(branches[:1] if same_branch else branches):
-        a = t = g.tensor((1, n), dtype, q)
-        for name in chain.split():
-            u = g.tensor((1, n), dtype, q)
-            g.op(name, [t], [u])
-            t = u
-        if k == len(branches) - 1 or same_branch:
-            return g.build([a], [t])
-        g.subgraph([a], [t])
-
-
-def if_float_two(n=48):
-    """IF of two float32 inputs and two outputs, an input read again after the call (live
-    across it): then (a + b, a * b), else (a - b, b)."""
-    g = GraphBuilder()
-    c, a, b = g.tensor((1,), "bool"), g.tensor((2, n), "float32"), g.tensor((2, n), "float32")
-    y0, y1, z = g.tensor((2, n), "float32"), g.tensor((2, n), "float32"), g.tensor((2, n), "float32")
-    g.op("IF", [c, a, b], [y0, y1], "IfOptions", thenSubgraphIndex=1, elseSubgraphIndex=2)
-    g.op("ADD", [y0, a], [z], "AddOptions")
-    g.subgraph([c, a, b], [z, y1])
-    p, r = g.tensor((2, n), "float32"), g.tensor((2, n), "float32")
-    s, m = g.tensor((2, n), "float32"), g.tensor((2, n), "float32")
-    g.op("ADD", [p, r], [s], "AddOptions")
-    g.op("MUL", [p, r], [m], "MulOptions")
-    g.subgraph([p, r], [s, m])
-    p, r, d = g.tensor((2, n), "float32"), g.tensor((2, n), "float32"), g.tensor((2, n), "float32")
-    g.op("SUB", [p, r], [d], "SubOptions")
-    return g.build([p, r], [d, r])
-
-
-def if_scratch(shape=(1, 4, 5, 8)):
-    """IF whose branches ask for kernel scratch (int8 MEAN; SUM), the call's own scope
-    spanning both."""
-    g = GraphBuilder()
-    out = (shape[0], 1, 1, shape[3])
-    c, x, y = g.tensor((1,), "bool"), g.tensor(shape, "int8", Q8), g.tensor(out, "int8", Q8B)
-    g.op("IF", [c, x], [y], "IfOptions", thenSubgraphIndex=1, elseSubgraphIndex=2)
-    g.subgraph([c, x], [y])
-    a = g.tensor(shape, "int8", Q8)
-    g.subgraph([a], [_mean_op(g, a, shape)])
-    a = g.tensor(shape, "int8", Q8)
-    r = g.tensor(shape, "int8", Q8)
-    g.op("RELU", [a], [r])
-    ax = g.tensor((2,), "int32", data=(1, 2))
-    s = g.tensor(out, "int8", Q8B)
-    g.op("SUM", [r, ax], [s], "ReducerOptions", version=2, keepDims=True)
-    return g.build([a], [s])
-
-
-def _while_graph(g, carried, n_loop=5):
-    """The main subgraph of a WHILE over ``carried`` (shape, dtype) pairs, an int32 counter
-    first; the cond subgraph: counter < n_loop. Returns the body's input tensors after
-    starting the body subgraph."""
-    ins = [g.tensor(s, d, _qc(d)) for s, d in carried]
-    outs = [g.tensor(s, d, _qc(d)) for s, d in carried]
-    g.op("WHILE", ins, outs, "WhileOptions", condSubgraphIndex=1, bodySubgraphIndex=2)
-    g.subgraph(ins, outs)
-    cin = [g.tensor(s, d, _qc(d)) for s, d in carried]
-    limit, c = g.tensor((1,), "int32", data=[n_loop]), g.tensor((1,), "bool")
-    g.op("LESS", [cin[0], limit], [c])
-    g.subgraph(cin, [c])
-    body = [g.tensor(s, d, _qc(d)) for s, d in carried]
-    one, i2 = g.tensor((1,), "int32", data=[1]), g.tensor((1,), "int32")
-    g.op("ADD", [body[0], one], [i2], "AddOptions")
-    return body, i2
-
-
-def while_float(n=64):
-    """WHILE i < 5: i += 1, x = x + x (float32)."""
-    g = GraphBuilder()
-    (i, x), i2 = _while_graph(g, [((1,), "int32"), ((1, n), "float32")])
-    x2 = g.tensor((1, n), "float32")
-    g.op("ADD", [x, x], [x2], "AddOptions")
-    return g.build([i, x], [i2, x2])
-
-
-def while_scratch(shape=(1, 4, 5, 8)):
-    """WHILE whose body asks for kernel scratch: an int8 MEAN beside a RELU of the carried
-    tensor, the mean carried too."""
-    g = GraphBuilder()
-    out = (shape[0], 1, 1, shape[3])
-    carried = [((1,), "int32"), (shape, "int8"), (out, "int8")]
-    ins = [g.tensor((1,), "int32"), g.tensor(shape, "int8", Q8), g.tensor(out, "int8", Q8B)]
-    outs = [g.tensor((1,), "int32"), g.tensor(shape, "int8", Q8), g.tensor(out, "int8", Q8B)]
-    g.op("WHILE", ins, outs, "WhileOptions", condSubgraphIndex=1, bodySubgraphIndex=2)
-    g.subgraph(ins, outs)
-    cin = [g.tensor((1,), "int32"), g.tensor(shape, "int8", Q8), g.tensor(out, "int8", Q8B)]
-    limit, c = g.tensor((1,), "int32", data=[3]), g.tensor((1,), "bool")
-    g.op("LESS", [cin[0], limit], [c])
-    g.subgraph(cin, [c])
-    i, x, _ = g.tensor((1,), "int32"), g.tensor(shape, "int8", Q8), g.tensor(out, "int8", Q8B)
-    one, i2 = g.tensor((1,), "int32", data=[1]), g.tensor((1,), "int32")
-    g.op("ADD", [i, one], [i2], "AddOptions")
-    x2 = g.tensor(shape, "int8", Q8)
-    g.op("RELU", [x], [x2])
-    m = _mean_op(g, x2, shape)
-    del carried
-    return g.build([i, x, _], [i2, x2, m])
-
-
-def while_if(n=32):
-    """WHILE whose body calls IF (subgraph 3 or 4): then while the counter is below 2."""
-    g = GraphBuilder()
-    (i, x), i2 = _while_graph(g, [((1,), "int32"), ((1, n), "float32")], n_loop=4)
-    two = g.tensor((1,), "int32", data=[2])
-    c, x2 = g.tensor((1,), "bool"), g.tensor((1, n), "float32")
-    g.op("LESS", [i, two], [c])
-    g.op("IF", [c, x], [x2], "IfOptions", thenSubgraphIndex=3, elseSubgraphIndex=4)
-    g.subgraph([i, x], [i2, x2])
-    a, b = g.tensor((1, n), "float32"), g.tensor((1, n), "float32")
-    g.op("ADD", [a, a], [b], "AddOptions")
-    g.subgraph([a], [b])
-    a, b = g.tensor((1, n), "float32"), g.tensor((1, n), "float32")
-    g.op("NEG", [a], [b])
-    return g.build([a], [b])
-
-
 FAMILIES["control_flow"] = {
-    "if_int8": lambda: if_model(), "if_same_branch": lambda: if_model(same_branch=True),
-    "if_float_two": if_float_two, "if_scratch": if_scratch, "if_int16": lambda: if_model(("RELU", "ABS"), "int16"),
+    "if_int8": lambda: if_unary_chains(), "if_same_branch": lambda: if_unary_chains(same_branch=True),
+    "if_float_two": if_float_two, "if_scratch": if_scratch,
+    "if_int16": lambda: if_unary_chains(("RELU", "ABS"), "int16"),
     "while_float": while_float, "while_scratch": while_scratch, "while_if": while_if,
 }
-
-
-def while_swap(n=16):
-    """WHILE i < 5: i += 1 and the two carried int8 tensors swapped, the body's outputs its own
-    inputs (TFLM copies the body's outputs to the op's and back: the loop's meaning)."""
-    g = GraphBuilder()
-    (i, a, b), i2 = _while_graph(g, [((1,), "int32"), ((1, n), "int8"), ((1, n), "int8")])
-    return g.build([i, a, b], [i2, b, a])
 
 
 FAMILIES["control_flow"]["while_swap"] = while_swap

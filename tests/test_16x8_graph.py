@@ -221,19 +221,13 @@ def test_16x8_graph_host_c_export(model, tmp_path):
 
 def test_16x8_graph_on_cortex_m4_under_qemu(model, tmp_path):
     from harness.firmware import build as fw
-    missing = fw.missing_arm_tools()
-    if missing:
-        pytest.skip(f"Cortex-M toolchain not installed ({', '.join(missing)})")
     p = ap.plan(model, target=ap.targets.get("cortex-m4"))
     assert p.isa == "arm-dsp" and p.verify()
     xs = inputs(2, seed=4)
     it = ap.Interpreter(p)
     wants = [it.run(x) for x in xs]
-    arch = fw.ARM_CPUS["cortex-m4"]
-    runtime = fw.cached_runtime(fw.ARM_CC, fw.arm_flags(arch), arch.name)
-    firmware = fw.build_arm(p.export_c(tmp_path, name="net"), arch, runtime, tmp_path, [[x] for x in xs])
-    run = fw.run_qemu(firmware, timeout=300)
-    assert len(run.outputs) == len(xs)
-    for raw, want in zip(run.outputs, wants):
-        for g, w in zip(fw.split_outputs(raw, OUTPUTS), want):
+    run = fw.run_plan_on_core(p, "cortex-m4", [[x] for x in xs], tmp_path, timeout=300)
+    for got, want in zip(run.outputs, wants):
+        assert [(g.dtype, g.shape) for g in got] == OUTPUTS
+        for g, w in zip(got, want):
             np.testing.assert_array_equal(g, w, err_msg="Cortex-M4")

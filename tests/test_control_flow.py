@@ -1,5 +1,5 @@
 """IF and WHILE (issue 27, state, subgraphs and control flow): models written with the TFLite
-schema (harness/control_flow_models.py) import with the subgraphs their IF and WHILE ops run
+schema (harness/subgraph_models.py) import with the subgraphs their IF and WHILE ops run
 inlined (JUMP and COPY ops, arenaplan.model.importers.control_flow), plan with every plan
 verified, and run equal to LiteRT's reference kernels (BUILTIN_REF) over several inputs, both
 branches of an IF hit, nested IFs, loops of 0 and more iterations with int32 counters and int8
@@ -22,7 +22,7 @@ import pytest
 import arenaplan as ap
 from arenaplan.errors import UnsupportedModel
 from arenaplan.planning.lifetimes import loop_ranges, tensor_lifetimes
-from harness import control_flow_models as C
+from harness import subgraph_models as C
 from harness.reference import litert_layers as L
 from harness.tflm_support import FAMILIES as TFLM_FAMILIES, HAVE_TFLM
 
@@ -255,7 +255,7 @@ def test_bad_control_flow_is_refused_at_plan_time(make, match):
 
 def test_a_nested_recursive_call_is_refused():
     """THEN's own IF calls subgraph 0's IF's THEN again: 0 -> 1 -> 1."""
-    m = C.Builder()
+    m = C.Builder(C.OPS)
     main, then, other = m.graph(), m.graph(), m.graph()
     c = m.tensor(main, (1,), "bool", name="c")
     x = m.tensor(main, (1, C.N), "int8", C.XQ, name="x")
@@ -333,23 +333,13 @@ def test_the_host_build_runs_as_litert(name, host_runtime, tmp_path):
 @pytest.mark.parametrize("name", ["if_nested", "while_fib", "while_branchy"])
 def test_cortex_m4_under_qemu_runs_as_litert(name, tmp_path):
     from harness.firmware import build as fw
-    missing = fw.missing_arm_tools()
-    if missing:
-        pytest.skip(f"Cortex-M toolchain not installed ({', '.join(missing)}); "
-                    "apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm")
-    cpu = fw.ARM_CPUS["cortex-m4"]
-    runtime = fw.cached_runtime(fw.ARM_CC, fw.arm_flags(cpu), cpu.name)
     content, p = _plan_for_export(name, isa=ap.targets.get("cortex-m4").isa)
-    out = p.export_c(tmp_path, name="net")
     feeds = _export_feeds(name)
-    firmware = fw.build_arm(out, cpu, runtime, tmp_path, feeds)
-    run = fw.run_qemu(firmware, timeout=300)
-    assert len(run.outputs) == len(feeds)
-    specs = [(p.model.tensors[t].dtype, p.model.tensors[t].shape) for t in p.model.outputs]
-    for raw, f in zip(run.outputs, feeds):
-        _same(fw.split_outputs(raw, specs), _litert(content, f), f"{name} on the Cortex-M4")
-    print(f"\n{name} cortex-m4: export+runtime text {firmware.footprint['text']} B; "
-          f"instructions per inference {run.instructions}")
+    run = fw.run_plan_on_core(p, "cortex-m4", feeds, tmp_path, timeout=300)
+    for got, f in zip(run.outputs, feeds):
+        _same(got, _litert(content, f), f"{name} on the Cortex-M4")
+    print(f"\n{name} cortex-m4: export+runtime text {run.firmware.footprint['text']} B; "
+          f"instructions per inference {run.qemu.instructions}")
 
 
 def test_a_plan_with_control_flow_reloads_from_json():

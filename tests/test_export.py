@@ -102,19 +102,6 @@ def host_runtime(request):
     return fw.cached_runtime(fw.HOST_CC, fw.HOST_FLAGS, "host")
 
 
-_arm_runtimes = {}
-
-
-def arm_runtime(request, cpu):
-    missing = fw.missing_arm_tools()
-    if missing:
-        pytest.skip(f"Cortex-M toolchain not installed ({', '.join(missing)}); "
-                    "apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm")
-    if cpu.name not in _arm_runtimes:
-        _arm_runtimes[cpu.name] = fw.cached_runtime(fw.ARM_CC, fw.arm_flags(cpu), cpu.name)
-    return _arm_runtimes[cpu.name]
-
-
 # --- host build ------------------------------------------------------------------------------
 @pytest.mark.parametrize("mode", ["size", "speed"])
 @pytest.mark.parametrize("name", HOST_MODELS)
@@ -424,20 +411,15 @@ def test_several_pools_build_and_run(kind, host_runtime, tmp_path):
 
 # --- Cortex-M under QEMU -----------------------------------------------------------------------
 @pytest.mark.parametrize("cpu,name,mode", ARM_CASES)
-def test_cortex_m_under_qemu_is_bit_exact(cpu, name, mode, request, tmp_path):
-    arch = fw.ARM_CPUS[cpu]
-    runtime = arm_runtime(request, arch)
+def test_cortex_m_under_qemu_is_bit_exact(cpu, name, mode, tmp_path):
     # the firmware runs the core's ISA (arm-dsp): the plan is for it
     isa = ap.targets.get(cpu).isa
     p = plan_of(name, "size", cpu) if mode == "target" else plan_of(name, mode, isa=isa)
     assert p.isa == isa
-    out = p.export_c(tmp_path, name="net")
     xs = samples(p.model, 2, seed=1)
-    firmware = fw.build_arm(out, arch, runtime, tmp_path, xs)
-    run = fw.run_qemu(firmware, timeout=300)
-    assert len(run.outputs) == len(xs)
-    for raw, wants in zip(run.outputs, expected(p, xs)):
-        got = fw.split_outputs(raw, output_specs(p.model))
+    core_run = fw.run_plan_on_core(p, cpu, xs, tmp_path, timeout=300)
+    run, firmware = core_run.qemu, core_run.firmware
+    for got, wants in zip(core_run.outputs, expected(p, xs)):
         for g, want in zip(got, wants):
             np.testing.assert_array_equal(g, want)
     stack = stack_usage(firmware.ci_files, "net_invoke", firmware.elf, objects=firmware.objects)

@@ -971,28 +971,13 @@ def test_blob_of_other_params_is_refused():
 
 
 # --- Cortex-M4 under QEMU ---------------------------------------------------------------------------
-def _arm_runtime():
-    from harness.firmware import build as fw
-    missing = fw.missing_arm_tools()
-    if missing:
-        pytest.skip(f"Cortex-M toolchain not installed ({', '.join(missing)})")
-    cpu = fw.ARM_CPUS["cortex-m4"]
-    return fw, cpu, fw.cached_runtime(fw.ARM_CC, fw.arm_flags(cpu), cpu.name)
-
-
 def _run_m4(content, samples, tmp_path):
     """The model's arm-dsp plan exported, built for the Cortex-M4 (hard float, newlib) and run
-    under QEMU on ``samples``; the outputs per sample."""
-    fw, cpu, runtime = _arm_runtime()
-    model = load(content, tmp_path)
-    p = ap.plan(model, mode="size", isa="arm-dsp")
+    under QEMU on ``samples``; the first output per sample."""
+    from harness.firmware import build as fw
+    p = ap.plan(load(content, tmp_path), mode="size", isa="arm-dsp")
     assert p.verify()
-    out = p.export_c(tmp_path / "out", name="net")
-    firmware = fw.build_arm(out, cpu, runtime, tmp_path, samples)
-    run = fw.run_qemu(firmware, timeout=600)
-    assert len(run.outputs) == len(samples)
-    spec = [(model.tensors[t].dtype, model.tensors[t].shape) for t in model.outputs]
-    return [fw.split_outputs(raw, spec)[0] for raw in run.outputs]
+    return [outs[0] for outs in fw.run_plan_on_core(p, "cortex-m4", samples, tmp_path).outputs]
 
 
 @pytest.mark.parametrize("last", ["RELU6"])

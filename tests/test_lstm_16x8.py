@@ -281,23 +281,15 @@ def test_cortex_m_with_states_carried(core, tmp_path):
     natively), over 5 calls with the states carried (one firmware run): TensorFlow Lite Micro's
     outputs bit for bit."""
     from harness.firmware import build as fw
-    missing = fw.missing_arm_tools()
-    if missing:
-        pytest.skip(f"Cortex-M toolchain not installed ({', '.join(missing)})")
-    cpu = fw.ARM_CPUS[core]
-    runtime = fw.cached_runtime(fw.ARM_CC, fw.arm_flags(cpu), cpu.name)
     content = lstm16_model(13, 2, 4, 7, 6, cell_clip=0.75)
     xs = feeds((2, 4, 7), 13, calls=3)
     wants = [w for w, _, _ in tflm_sequence(content, xs)]
     model = load(content, tmp_path)
     p = ap.plan(model, mode="size", isa="arm-dsp", reference="tflm")
     assert p.verify()
-    out = p.export_c(tmp_path / "out", name="net")
-    firmware = fw.build_arm(out, cpu, runtime, tmp_path, [[x] for x in xs])
-    run = fw.run_qemu(firmware, timeout=600)
-    assert len(run.outputs) == len(xs)
-    for call, (raw, want) in enumerate(zip(run.outputs, wants)):
-        got = fw.split_outputs(raw, [("int16", want.shape)])[0]
+    run = fw.run_plan_on_core(p, core, [[x] for x in xs], tmp_path)
+    for call, ((got,), want) in enumerate(zip(run.outputs, wants)):
+        assert got.dtype == np.int16
         np.testing.assert_array_equal(got, want, err_msg=f"{core}, call {call}")
 
 

@@ -235,21 +235,13 @@ def test_cortex_m4_firmware_matches_tflite_micro(tmp_path):
     """The arm-dsp export of a "tflm" plan on the Cortex-M4 under QEMU, 5 calls with the states
     carried in one firmware run: TensorFlow Lite Micro's outputs bit for bit."""
     from harness.firmware import build as fw
-    missing = fw.missing_arm_tools()
-    if missing:
-        pytest.skip(f"Cortex-M toolchain not installed ({', '.join(missing)})")
-    cpu = fw.ARM_CPUS["cortex-m4"]
-    runtime = fw.cached_runtime(fw.ARM_CC, fw.arm_flags(cpu), cpu.name)
     content, xs, _ = random_model(7, clip=1.0)
     wants = [w for w, *_ in tflm_sequence(content, xs)]
     p = ap.plan(load(content, tmp_path), mode="size", isa="arm-dsp", reference="tflm")
     assert p.verify()
-    out = p.export_c(tmp_path / "out", name="net")
-    firmware = fw.build_arm(out, cpu, runtime, tmp_path, [[x] for x in xs])
-    run = fw.run_qemu(firmware, timeout=600)
-    assert len(run.outputs) == len(xs)
-    for call, (raw, want) in enumerate(zip(run.outputs, wants)):
-        got = fw.split_outputs(raw, [("int8", want.shape)])[0]
+    run = fw.run_plan_on_core(p, "cortex-m4", [[x] for x in xs], tmp_path)
+    for call, ((got,), want) in enumerate(zip(run.outputs, wants)):
+        assert got.dtype == np.int8
         np.testing.assert_array_equal(got, want, err_msg=f"call {call}")
 
 

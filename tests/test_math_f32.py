@@ -22,7 +22,7 @@ from arenaplan.planning.context import PlanContext
 from harness.reference import litert_layers as L
 from poisoned_arena import poisoned_run
 from test_comparisons import tflm_run
-from test_float32 import _arm_runtime, _grid, assert_bits, graph_model, ulp_diff
+from test_float32 import _grid, assert_bits, graph_model, ulp_diff
 from unary_s8 import host_isas, load
 
 _LITERT = L.unavailable_reason()
@@ -215,7 +215,7 @@ def test_cortex_m4_newlib(tmp_path):
     newlib) and run under QEMU: SQRT, RSQRT, SQUARE, NEG, ROUND, FLOOR and CEIL give LiteRT's bits
     (on x86 LiteRT), EXP, LOG, SIN, COS and ELU (newlib's expf, logf, sinf, cosf, expm1f) stay
     within NEWLIB_ULP_BOUND of it over 24,000 inputs each."""
-    fw, cpu, runtime = _arm_runtime()
+    from harness.firmware import build as fw
     k, n = 300, 80   # the firmware's outputs of one sample fit 4 KiB
     x = _m4_inputs(k, n)
     t = dict(shape=(1, n), dtype="float32")
@@ -224,11 +224,8 @@ def test_cortex_m4_newlib(tmp_path):
     model = load(content, tmp_path)
     p = ap.plan(model, mode="size", isa="arm-dsp")
     assert p.verify()
-    firmware = fw.build_arm(p.export_c(tmp_path / "out", name="net"), cpu, runtime, tmp_path, [[s] for s in x])
-    run = fw.run_qemu(firmware, timeout=900)
-    assert len(run.outputs) == k
-    spec = [(model.tensors[t].dtype, model.tensors[t].shape) for t in model.outputs]
-    got = [fw.split_outputs(raw, spec) for raw in run.outputs]
+    got = fw.run_plan_on_core(p, "cortex-m4", [[s] for s in x], tmp_path, timeout=900).outputs
+    assert len(got) == k
     report = []
     for j, op in enumerate(OPS):
         want = np.concatenate([w.reshape(-1) for w in litert_outputs(op, math_model(op, (1, n)), list(x))])

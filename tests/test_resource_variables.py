@@ -257,22 +257,15 @@ def test_cortex_m4_under_qemu_carries_the_state(tmp_path):
     preset's pools): its state pool starts at the CALL_ONCE values and carries over, call by
     call equal to LiteRT's outputs."""
     from harness.firmware import build as fw
-    missing = fw.missing_arm_tools()
-    if missing:
-        pytest.skip(f"Cortex-M toolchain not installed ({', '.join(missing)})")
     rng = np.random.default_rng(10)
     content, _ = R.streaming_model(rng)
     p = ap.plan(ap.parse_tflite(content), target=ap.targets.get("cortex-m4"))
     assert p.isa == "arm-dsp" and p.verify()
-    arch = fw.ARM_CPUS["cortex-m4"]
-    runtime = fw.cached_runtime(fw.ARM_CC, fw.arm_flags(arch), arch.name)
     xs = R.frames(rng, CALLS)
-    firmware = fw.build_arm(p.export_c(tmp_path, name="net"), arch, runtime, tmp_path, [[x] for x in xs])
-    run = fw.run_qemu(firmware, timeout=300)
-    assert len(run.outputs) == len(xs)
-    specs = [("int8", (1, 5, 3)), ("int8", (1, 3))]
-    for k, (raw, want) in enumerate(zip(run.outputs, _run_litert(content, xs))):
-        _same(fw.split_outputs(raw, specs), want, f"Cortex-M4, call {k}")
+    run = fw.run_plan_on_core(p, "cortex-m4", [[x] for x in xs], tmp_path, timeout=300)
+    for k, (got, want) in enumerate(zip(run.outputs, _run_litert(content, xs))):
+        assert [(g.dtype, g.shape) for g in got] == [("int8", (1, 5, 3)), ("int8", (1, 3))]
+        _same(got, want, f"Cortex-M4, call {k}")
 
 
 def _chained_writes_model() -> ap.Model:

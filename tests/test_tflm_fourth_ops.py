@@ -5,8 +5,9 @@ GATHER_ND, BROADCAST_ARGS), against TensorFlow Lite Micro itself.
 As tests/test_tflm_third_ops.py: each model (harness.tflm_support: FAMILIES["fourth_ops"],
 ["fourth_prepare_peak"], random_fourth_op_model) must allocate and run in the tflite-micro
 package's interpreter at ``ap.tflm.arena(m, pointer_bytes=8).arena_size`` and not 16 bytes
-below it, with its allocation report's head and tail; the types the kernels do not take are
-refused, by TFLM at any arena size and by the rules naming op, tensor and type.
+below it, with its allocation report's head and tail; the types the kernels do not take
+(_REFUSED: test_tflm_third_ops.py's test_types_the_kernels_lack_are_named runs it beside the
+third ops' table) are refused, by TFLM at any arena size and by the rules naming op, tensor and type.
 """
 from __future__ import annotations
 
@@ -127,12 +128,7 @@ def test_int16_softmax_tables_and_svdf_rank(tmp_path):
     assert [a.bytes for a in _arena(svdf(rank=1), tmp_path).scratch()] == [32, 32]
 
 
-def _refused(content, tmp_path, match):
-    assert not trial(content, 1 << 17)["ok"]            # TFLM refuses it at any arena size
-    with pytest.raises(ap.UnsupportedModel, match=match):
-        ap.tflm.arena(load(content, tmp_path))
-
-
+#: (build, op, tensor index, type): test_tflm_third_ops.py runs them.
 _REFUSED = {
     "EXP int8": (lambda: math_unary("EXP", "int8"), "EXP", 0, "int8"),
     "SQRT int16": (lambda: math_unary("SQRT", "int16"), "SQRT", 0, "int16"),
@@ -148,14 +144,6 @@ _REFUSED = {
     "GATHER_ND int32": (lambda: gather_nd("int32"), "GATHER_ND", 0, "int32"),
     "GATHER_ND int16": (lambda: gather_nd("int16"), "GATHER_ND", 0, "int16"),
 }
-
-
-@needs_tflm
-@pytest.mark.parametrize("case", list(_REFUSED))
-def test_types_the_kernels_lack_are_named(case, tmp_path):
-    build, op, tensor, dtype = _REFUSED[case]
-    _refused(build(), tmp_path, rf"op 0 \({op}\): tensor {tensor} 't{tensor}' has type {dtype}, which TFLite "
-                                rf"Micro's {op} kernel does not support")
 
 
 def test_broadcast_args_types():

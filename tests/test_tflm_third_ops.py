@@ -18,7 +18,8 @@ import pytest
 import arenaplan as ap
 from harness.tflm_support import (FAMILIES, HAVE_TFLM, add_n, arg_min_max, cast, compare, embedding_lookup, fill,
                                   floor_op, gather, random_third_op_model, select_v2, shape_op, trial, zeros_like)
-from test_tflm_ops import check_exact, load
+from test_tflm_fourth_ops import _REFUSED as _FOURTH_REFUSED
+from test_tflm_ops import _refused, check_exact, load
 
 needs_tflm = pytest.mark.skipif(not HAVE_TFLM, reason="tflite-micro is not importable")
 CASES = [(f, c) for f in ("third_ops", "third_prepare_peak") for c in FAMILIES[f]]
@@ -96,12 +97,6 @@ def test_persistent_buffers_over_live_temporaries(tmp_path):
         assert trial(content, arena)["ok"] and not trial(content, arena - 16)["ok"]
 
 
-def _refused(content, tmp_path, match):
-    assert not trial(content, 1 << 17)["ok"]            # TFLM refuses it at any arena size
-    with pytest.raises(ap.UnsupportedModel, match=match):
-        ap.tflm.arena(load(content, tmp_path))
-
-
 _REFUSED = {
     # ops arenaplan runs in types TFLM's kernels do not take
     "GATHER int32": (lambda: gather("int32"), "GATHER", 0, "int32"),
@@ -123,10 +118,15 @@ _REFUSED = {
 }
 
 
+#: The refusals of both tables: this file's and test_tflm_fourth_ops's (the fourth ops).
+_ALL_REFUSED = {**_REFUSED, **_FOURTH_REFUSED}
+assert len(_ALL_REFUSED) == len(_REFUSED) + len(_FOURTH_REFUSED)
+
+
 @needs_tflm
-@pytest.mark.parametrize("case", list(_REFUSED))
+@pytest.mark.parametrize("case", list(_ALL_REFUSED))
 def test_types_the_kernels_lack_are_named(case, tmp_path):
-    build, op, tensor, dtype = _REFUSED[case]
+    build, op, tensor, dtype = _ALL_REFUSED[case]
     _refused(build(), tmp_path, rf"op 0 \({op}\): tensor {tensor} 't{tensor}' has type {dtype}, which TFLite "
                                 rf"Micro's {op} kernel does not support")
 

@@ -24,19 +24,33 @@ static ap_status ew16_check_shapes(const int32_t *s1, const int32_t *s2, const i
     return AP_OK;
 }
 
+/* ew16_check_shapes, then the offsets: all 0 (int16 zero points are 0), of ADD / SUB's params
+   and SQUARED_DIFFERENCE's alike. */
+static ap_status ew16_check_shapes_offsets(const int32_t *s1, const int32_t *s2, const int32_t *so,
+                                           int32_t input1_offset, int32_t input2_offset, int32_t output_offset,
+                                           const char *op, ap_error *error)
+{
+    ap_status st = ew16_check_shapes(s1, s2, so, op, error);
+    if (st != AP_OK) {
+        return st;
+    }
+    if (input1_offset != 0 || input2_offset != 0 || output_offset != 0) {
+        return AP_OPS_INVALID(error, "%s: offsets (%d, %d, %d) must be 0 (int16 zero points are 0)", op,
+                              (int)input1_offset, (int)input2_offset, (int)output_offset);
+    }
+    return AP_OK;
+}
+
 static ap_status ew16_check(const void *params, const char *op, ap_error *error)
 {
     const ap_add_params *p = params;
     if (p == NULL) {
         return AP_OPS_INVALID(error, "%s: params must not be NULL", op);
     }
-    ap_status st = ew16_check_shapes(p->input1_shape, p->input2_shape, p->output_shape, op, error);
+    ap_status st = ew16_check_shapes_offsets(p->input1_shape, p->input2_shape, p->output_shape, p->input1_offset,
+                                             p->input2_offset, p->output_offset, op, error);
     if (st != AP_OK) {
         return st;
-    }
-    if (p->input1_offset != 0 || p->input2_offset != 0 || p->output_offset != 0) {
-        return AP_OPS_INVALID(error, "%s: offsets (%d, %d, %d) must be 0 (int16 zero points are 0)", op,
-                              (int)p->input1_offset, (int)p->input2_offset, (int)p->output_offset);
     }
     if (p->left_shift != 15) {
         return AP_OPS_INVALID(error, "%s: left_shift %d must be 15 (TFLite's general int16 path)", op,
@@ -268,13 +282,10 @@ static ap_status sqdiff16_check(const void *params, const char *op, ap_error *er
     if (p == NULL) {
         return AP_OPS_INVALID(error, "%s: params must not be NULL", op);
     }
-    ap_status st = ew16_check_shapes(p->input1_shape, p->input2_shape, p->output_shape, op, error);
+    ap_status st = ew16_check_shapes_offsets(p->input1_shape, p->input2_shape, p->output_shape, p->input1_offset,
+                                             p->input2_offset, p->output_offset, op, error);
     if (st != AP_OK) {
         return st;
-    }
-    if (p->input1_offset != 0 || p->input2_offset != 0 || p->output_offset != 0) {
-        return AP_OPS_INVALID(error, "%s: offsets (%d, %d, %d) must be 0 (int16 zero points are 0)", op,
-                              (int)p->input1_offset, (int)p->input2_offset, (int)p->output_offset);
     }
     /* the inputs' multipliers below one (TFLite's SmallerThanOneExp) keep each scaled input below
        2^15 and the square below 2^31; the output's may shift left (its product wraps as TFLite's) */

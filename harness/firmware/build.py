@@ -1,6 +1,7 @@
 """Build and run exported models: on the host with gcc, on a Cortex-M under QEMU.
 
-Used by the tests (test_export, test_int16, test_cortex_m_kernels) and the Cortex-M
+Used by the tests (test_export, test_int16, test_cortex_m_kernels; run_plan_on_core: a
+plan's export on a core under QEMU, for the op tests) and the Cortex-M
 benchmarks (benchmarks/cortex_m.py, bench_targets). The runtime (csrc/runtime/*.c) is compiled once per
 toolchain into objects that every model's program links; each program is the export
 (<name>.c), a generated io.c (sizes, entry point, embedded samples) and a main:
@@ -412,6 +413,37 @@ def run_qemu(fw: Firmware, icount: bool = True, timeout: float = 300) -> QemuRun
     ticks = [int(t) for t in re.findall(r"^ticks \d+ (\d+)$", log, re.M)]
     stack = int(re.search(r"^stack (\d+)$", log, re.M).group(1))
     return QemuRun(outs, ticks, stack, log, [fw.cpu.instructions(t) for t in ticks])
+
+
+@dataclass
+class CoreRun:
+    """A plan's export run on a Cortex-M under QEMU (``run_plan_on_core``)."""
+    outputs: List[List[np.ndarray]]   # per sample, the model's outputs
+    qemu: QemuRun
+    firmware: Firmware
+
+
+def run_plan_on_core(plan, core: str, samples: Sequence[Sequence[np.ndarray]], work: Path,
+                     timeout: float = 600) -> CoreRun:
+    """``plan``'s C export (work/out, named "net") built for ``core`` (a name of ARM_CPUS, with
+    the runtime compiled for it, cached) in ``work`` and run under QEMU on ``samples`` (each a
+    list of the model's inputs; one run, so a state carries from call to call); each sample's
+    outputs as the plan's model's output tensors. The calling test is skipped (pytest.skip)
+    where the toolchain or QEMU is missing."""
+    missing = missing_arm_tools()
+    if missing:
+        import pytest
+        pytest.skip(f"Cortex-M toolchain not installed ({', '.join(missing)}); "
+                    "apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm")
+    cpu = ARM_CPUS[core]
+    runtime = cached_runtime(ARM_CC, arm_flags(cpu), cpu.name)
+    firmware = build_arm(plan.export_c(work / "out", name="net"), cpu, runtime, work, samples)
+    run = run_qemu(firmware, timeout=timeout)
+    if len(run.outputs) != len(samples):
+        raise RuntimeError(f"the firmware gave {len(run.outputs)} outputs for {len(samples)} samples:\n{run.log}")
+    model = plan.model
+    specs = [(model.tensors[t].dtype, model.tensors[t].shape) for t in model.outputs]
+    return CoreRun([split_outputs(raw, specs) for raw in run.outputs], run, firmware)
 
 
 def measure_instructions_per_tick(cpu: ArmCpu, out_dir: Path) -> float:
