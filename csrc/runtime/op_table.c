@@ -858,6 +858,7 @@ static const ap_param_field ap_lstm_s16_fields[] = {
 #define AP_ROW_F32(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_F32, T, fields)
 #define AP_ROW_BOOL(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_BOOL, T, fields)
 #define AP_ROW_S32(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S32, T, fields)
+#define AP_ROW_S64(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S64, T, fields)
 
 static const ap_op_def ap_op_table[] = {
     {AP_ROW(AP_OP_CONV2D, "CONV_2D", ap_conv2d_params, ap_conv2d_fields), 1, 1, 1, 1, 0,
@@ -1291,6 +1292,32 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_sub_s32_variants), NULL, NULL, NULL, NULL, ap_sub_s32_run},
     {AP_ROW_S32(AP_OP_MUL, "MUL", ap_binary_s32_params, ap_div_s32_fields), 0, 2, 2, 1, 0,
      AP_PLAN(ap_mul_s32_variants), NULL, NULL, NULL, NULL, ap_mul_s32_run},
+    /* int64 comparisons (compare.c): the values as stored */
+    {AP_ROW_S64(AP_OP_EQUAL, "EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_equal_s64_run},
+    {AP_ROW_S64(AP_OP_NOT_EQUAL, "NOT_EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_not_equal_s64_run},
+    {AP_ROW_S64(AP_OP_GREATER, "GREATER", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_greater_s64_run},
+    {AP_ROW_S64(AP_OP_GREATER_EQUAL, "GREATER_EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_greater_equal_s64_run},
+    {AP_ROW_S64(AP_OP_LESS, "LESS", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_less_s64_run},
+    {AP_ROW_S64(AP_OP_LESS_EQUAL, "LESS_EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_less_equal_s64_run},
+    /* int16 comparisons (compare.c): LiteRT's (EQUAL and NOT_EQUAL rescaled, the others as stored) */
+    {AP_ROW_S16X8(AP_OP_EQUAL, "EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_equal_s16_run},
+    {AP_ROW_S16X8(AP_OP_NOT_EQUAL, "NOT_EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_not_equal_s16_run},
+    {AP_ROW_S16X8(AP_OP_GREATER, "GREATER", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_greater_s16_run},
+    {AP_ROW_S16X8(AP_OP_GREATER_EQUAL, "GREATER_EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_greater_equal_s16_run},
+    {AP_ROW_S16X8(AP_OP_LESS, "LESS", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_less_s16_run},
+    {AP_ROW_S16X8(AP_OP_LESS_EQUAL, "LESS_EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_less_equal_s16_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

@@ -41,7 +41,8 @@ typedef enum ap_types {
                               (the model's int64, or int32 widened, see accumulator_bits) */
     AP_TYPES_F32 = 2,      /* float32 activations, weights and biases (TFLite's float kernels) */
     AP_TYPES_BOOL = 3,     /* bool activations (one byte each, 0 or 1) */
-    AP_TYPES_S32 = 4       /* int32 activations (plain integers, no quantisation) */
+    AP_TYPES_S32 = 4,      /* int32 activations (plain integers, no quantisation) */
+    AP_TYPES_S64 = 5       /* int64 activations (plain integers, no quantisation) */
 } ap_types;
 /*
  * A row's types name the element type of the data the kernel reads (its first data input);
@@ -109,9 +110,10 @@ typedef enum ap_op {
     AP_OP_BROADCAST_TO = 39,     /* ap_broadcast_to_params, int8 in and out (one input: the shape
                                     is resolved at plan time) */
     AP_OP_EQUAL = 40,            /* ap_compare_params, two inputs of the row's type, bool out
-                                    (rows: int8, float32, int32, bool) */
+                                    (rows: int8, int16, float32, int32, int64, bool) */
     AP_OP_NOT_EQUAL = 41,        /* as EQUAL */
-    AP_OP_GREATER = 42,          /* ap_compare_params, two inputs, bool out (int8, float32, int32) */
+    AP_OP_GREATER = 42,          /* ap_compare_params, two inputs, bool out (int8, int16, float32,
+                                    int32, int64) */
     AP_OP_GREATER_EQUAL = 43,    /* as GREATER */
     AP_OP_LESS = 44,             /* as GREATER */
     AP_OP_LESS_EQUAL = 45,       /* as GREATER */
@@ -1375,7 +1377,12 @@ typedef enum ap_index_kind {
  *   (v + offset) << left_shift, multiplier, shift) with its input's offset (minus its zero
  *   point), multiplier and shift (QuantizeMultiplierSmallerThanOneExp of its scale), and the
  *   two results are compared.
- * - float32, int32 and bool rows: the values compared as stored (the quantisation fields 0).
+ * - int16 row (AP_TYPES_S16X8; LiteRT's kernels, which TensorFlow Lite Micro's differ from): as
+ *   the int8 row when left_shift is 8 (LiteRT's EQUAL and NOT_EQUAL: offsets in
+ *   [-32767, 32768]), else the values compared as stored (its GREATER, GREATER_EQUAL, LESS and
+ *   LESS_EQUAL: every quantisation field 0).
+ * - float32, int32, int64 and bool rows: the values compared as stored (the quantisation
+ *   fields 0).
  * - LOGICAL_*: bool inputs, a byte is true when it is not 0; LOGICAL_NOT's input2_shape is
  *   its input's.
  * Variant: "direct", no scratch; in place over an input of one byte per element and the
@@ -1385,8 +1392,9 @@ typedef struct ap_compare_params {
     int32_t input1_shape[4];     /* each >= 1: 1 or the output's */
     int32_t input2_shape[4];
     int32_t output_shape[4];
-    int32_t left_shift;          /* int8: 8; else 0 */
-    int32_t input1_offset;       /* int8: -zero point, [-127, 128]; else 0 */
+    int32_t left_shift;          /* int8: 8; int16: 8 or 0; else 0 */
+    int32_t input1_offset;       /* int8: -zero point, [-127, 128] (int16 rescaled: [-32767,
+                                    32768]); else 0 */
     int32_t input1_multiplier;   /* int8: >= 0; else 0 */
     int32_t input1_shift;        /* int8: [-31, 0]; else 0 */
     int32_t input2_offset;
@@ -1396,7 +1404,8 @@ typedef struct ap_compare_params {
 
 ap_status ap_compare_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                               uint32_t *count_out, ap_error *error_out);
-/** The variants of a row whose inputs are four bytes an element (float32, int32): never in place. */
+/** The variants of a row whose inputs are wider than a byte (int16, float32, int32, int64): never
+    in place. */
 ap_status ap_compare_wide_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                                       uint32_t *count_out, ap_error *error_out);
 ap_status ap_equal_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
@@ -1417,6 +1426,18 @@ ap_status ap_greater_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error
 ap_status ap_greater_equal_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_less_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_less_equal_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_equal_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_not_equal_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_greater_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_greater_equal_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_less_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_less_equal_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_equal_s64_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_not_equal_s64_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_greater_s64_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_greater_equal_s64_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_less_s64_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_less_equal_s64_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_equal_bool_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_not_equal_bool_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_logical_and_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);

@@ -31,6 +31,7 @@ _TYPES_TEXT = {
     "f32": "float32",
     "bool": "bool",
     "s32": "int32",
+    "s64": "int64",
 }
 #: What the rows of the ops with operands of fixed types take besides their row's type
 #: (arenaplan/ops.h: a row's types name its data input's element type).
@@ -475,9 +476,10 @@ def _jump() -> Model:
 
 def _compare(op_type: str, dtype: str, broadcast: bool = False) -> Model:
     p = _Probe()
-    scale = 0.05 if dtype == "int8" else None
-    a = p.x((1, 4, 4, 8), dtype, scale, 3)
-    b = p.x((1, 1, 1, 8) if broadcast else (1, 4, 4, 8), dtype, scale, -2)
+    scale = {"int8": 0.05, "int16": 0.001}.get(dtype)
+    a = p.x((1, 4, 4, 8), dtype, scale, 3 if dtype == "int8" else 0)
+    b = p.x((1, 1, 1, 8) if broadcast else (1, 4, 4, 8), dtype, 0.002 if dtype == "int16" else scale,
+            -2 if dtype == "int8" else 0)
     y = p.t((1, 4, 4, 8), "bool", None)
     return p.model(op_type, (a,) if op_type == "LOGICAL_NOT" else (a, b), (y,))
 
@@ -644,7 +646,8 @@ def _broadcast_args(dtype: str) -> Model:
 _TYPED_PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     **{(op, t): (lambda op=op, dt=dt: [_compare(op, dt), _compare(op, dt, True)])
        for op in ("EQUAL", "NOT_EQUAL", "GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL")
-       for t, dt in (("s8", "int8"), ("f32", "float32"), ("s32", "int32"), ("bool", "bool"))
+       for t, dt in (("s8", "int8"), ("f32", "float32"), ("s32", "int32"), ("bool", "bool"), ("s64", "int64"),
+                     ("s16x8", "int16"))
        if t != "bool" or op in ("EQUAL", "NOT_EQUAL")},
     **{(op, "bool"): (lambda op=op: [_compare(op, "bool")] + ([_compare(op, "bool", True)]
                                                                 if op != "LOGICAL_NOT" else []))
@@ -951,14 +954,19 @@ def render() -> str:
               "int8 to int8, int16 or int32 (int32: TensorFlow Lite Micro only), int16 to int8, int16",
               "or int32, int32 to int8 or int16. QUANTIZE's int8 row is float32 to int8 and",
               "DEQUANTIZE's int8 to float32 (the 16x8 rows: int16).", "",
-              "A row's tensor types name the element type of the data its kernel reads (bool and int32",
-              "are one byte and four an element); operands whose type the op fixes are the row's",
-              "contract, given in brackets: the comparisons write bool, GATHER reads int32 indices,",
+              "A row's tensor types name the element type of the data its kernel reads (bool, int32 and",
+              "int64 are one byte, four and eight an element); operands whose type the op fixes are the",
+              "row's contract, given in brackets: the comparisons write bool, GATHER reads int32 indices,",
               "ARG_MAX / ARG_MIN write the int32 or int64 indices their params name (TensorFlow Lite",
               "Micro: int32 only), SELECT_V2's condition is bool, CAST writes the type its params name,",
               "SHAPE reads no data (one row, its int32 output's). The int8 comparisons rescale both",
-              "inputs as TFLite does (a left shift of 8, each scale's multiplier); the others compare",
-              "the values as stored. With a float32 NaN, LiteRT's ARG_MAX / ARG_MIN (an optimised",
+              "inputs as TFLite does (a left shift of 8, each scale's multiplier); the int16 ones are",
+              "LiteRT's, under \"litert\" only: its EQUAL and NOT_EQUAL rescale int16 as int8 (LiteRT 2.3",
+              "sends int16 through that path), its GREATER, GREATER_EQUAL, LESS and LESS_EQUAL compare",
+              "the stored values (TensorFlow Lite Micro's int16 GREATER reads params its Prepare sets for",
+              "int8 only, its other comparisons take no int16: refused under \"tflm\", naming why); the",
+              "others compare the values as stored (int64 as a signed 64-bit compare, two words on a",
+              "32-bit core). With a float32 NaN, LiteRT's ARG_MAX / ARG_MIN (an optimised",
               "last-axis loop) answer otherwise than the reference loop; arenaplan follows TensorFlow",
               "Lite Micro's. CAST of a float32 NaN to an integer type follows the rounding rule:",
               "LiteRT's saturating cast gives the type's maximum, TensorFlow Lite Micro's 0. A float32",

@@ -2848,13 +2848,13 @@ _LOWER_S16X8: Dict[str, Callable[[Model, Operator], tuple]] = {
 
 # --- bool and int32 tensors: comparisons, logical ops, ARG_MAX / ARG_MIN, GATHER, SELECT_V2 ---
 #: Row types by the element type of an op's data input (AP_TYPES_S8, _F32, _S32, _BOOL).
-_DATA_TYPES = {"int8": "s8", "float32": "f32", "int32": "s32", "bool": "bool", "int16": "s16x8"}
+_DATA_TYPES = {"int8": "s8", "float32": "f32", "int32": "s32", "bool": "bool", "int16": "s16x8", "int64": "s64"}
 _COMPARISONS = ("EQUAL", "NOT_EQUAL", "GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL")
 #: The ops whose row is chosen by their data input's element type: (that input's position, the
 #: element types their rows take). TensorFlow Lite's kernels have these and more (int16, int64,
 #: uint8, string); the rest are refused naming the type.
 _TYPED: Dict[str, Tuple[int, Tuple[str, ...]]] = {
-    **{op: (0, ("int8", "float32", "int32", "bool") if op in ("EQUAL", "NOT_EQUAL") else ("int8", "float32", "int32"))
+    **{op: (0, ("int8", "float32", "int32", "int64", "int16") + (("bool",) if op in ("EQUAL", "NOT_EQUAL") else ()))
        for op in _COMPARISONS},
     "LOGICAL_AND": (0, ("bool",)), "LOGICAL_OR": (0, ("bool",)), "LOGICAL_NOT": (0, ("bool",)),
     "ARG_MAX": (0, ("int8", "float32", "int32")), "ARG_MIN": (0, ("int8", "float32", "int32")),
@@ -2887,12 +2887,12 @@ def _data_type(model: Model, op: Operator) -> str:
 
 
 #: Why a type TFLite takes has no row, where the reason is the runtimes' own.
-_NO_ROW_WHY = {
-    **{(op, "int16"): (" (TensorFlow Lite Micro's int16 GREATER rescales with params its Prepare sets for int8 "
-                       "only, so its outputs depend on the arena's earlier bytes; its other comparisons take no "
-                       "int16)")
-       for op in ("EQUAL", "NOT_EQUAL", "GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL")},
-}
+_NO_ROW_WHY: Dict[Tuple[str, str], str] = {}
+
+#: Why an int16 comparison does not run under "tflm" (it runs under "litert", LiteRT's kernels).
+_S16_COMPARE_TFLM_WHY = ("TensorFlow Lite Micro's int16 GREATER rescales with params its Prepare sets for int8 "
+                         "only, so its outputs depend on the arena's earlier bytes; its other comparisons take no "
+                         "int16. arenaplan runs LiteRT's int16 comparisons: plan with reference \"litert\"")
 
 
 def _broadcast4(model: Model, shapes: Sequence[Sequence[int]], y: Tensor) -> List[List[int]]:
@@ -2910,11 +2910,17 @@ def _broadcast4(model: Model, shapes: Sequence[Sequence[int]], y: Tensor) -> Lis
         [_shape4(out, "output")]
 
 
-def _compare(model: Model, op: Operator) -> tuple:
+def _compare(model: Model, op: Operator, reference: str = "litert") -> tuple:
     """The comparisons with their Prepare (LiteRT's and TFLite Micro's alike): two inputs of one
     type, a bool output; int8 inputs rescaled by QuantizeMultiplierSmallerThanOneExp of each
-    scale (which TFLite requires below 1) with a left shift of 8. LOGICAL_AND / LOGICAL_OR / LOGICAL_NOT: bool in and out."""
+    scale (which TFLite requires below 1) with a left shift of 8; int16, int32, int64, float32
+    and bool compared as stored. int16 runs LiteRT's kernels, under "litert" only: its EQUAL and
+    NOT_EQUAL rescale as int8's do (LiteRT 2.3 sends int16 through the int8 rescaling), its
+    GREATER, GREATER_EQUAL, LESS and LESS_EQUAL compare the stored values (zero points and scales
+    unread). LOGICAL_AND / LOGICAL_OR / LOGICAL_NOT: bool in and out."""
     dtype = _data_type(model, op)
+    if dtype == "int16" and reference == "tflm":
+        raise _Unsupported(f"input 0 is int16; {_S16_COMPARE_TFLM_WHY}")
     unary = op.type == "LOGICAL_NOT"
     a = _tensor(model, _operand(op.inputs, 0), "input1", dtype)
     b = a if unary else _tensor(model, _operand(op.inputs, 1), "input2", None)
@@ -2929,13 +2935,13 @@ def _compare(model: Model, op: Operator) -> tuple:
     spec = {"input1_shape": s1, "input2_shape": s2, "output_shape": so, "left_shift": 0, "input1_offset": 0,
             "input1_multiplier": 0, "input1_shift": 0, "input2_offset": 0, "input2_multiplier": 0,
             "input2_shift": 0}
-    if dtype == "int8":
+    if dtype == "int8" or (dtype == "int16" and op.type in ("EQUAL", "NOT_EQUAL")):
         spec["left_shift"] = 8
         for k, (t, what) in enumerate(((a, "input1"), (b, "input2")), 1):
             scale, zp = _per_tensor(t, what)
             if not scale < 1.0:
-                raise _Unsupported(f"{what} tensor {t.index} has scale {scale}; TFLite's int8 {op.type} requires "
-                                   "a scale below 1 (QuantizeMultiplierSmallerThanOneExp)")
+                raise _Unsupported(f"{what} tensor {t.index} has scale {scale}; TFLite's {dtype} {op.type} "
+                                   "requires a scale below 1 (QuantizeMultiplierSmallerThanOneExp)")
             m, sh = quantize_multiplier(scale)
             spec[f"input{k}_offset"], spec[f"input{k}_multiplier"], spec[f"input{k}_shift"] = -zp, m, sh
     ins = (a.index,) if unary else (a.index, b.index)
