@@ -111,3 +111,193 @@ def test_compare_refusals_name_the_op(tmp_path):
         for reference in ("litert", "tflm"):
             with pytest.raises(UnsupportedModel, match=pattern):
                 ap.plan(load(content, tmp_path, f"m{k}"), reference=reference)
+
+
+# --- MAXIMUM and MINIMUM ---------------------------------------------------------------------
+def binary_model(op, a_shape, b_shape, y_shape=None, b_dtype="int64", y_dtype="int64") -> bytes:
+    y_shape = y_shape or tuple(np.broadcast_shapes(a_shape, b_shape))
+    tensors = [dict(shape=a_shape, dtype="int64"), dict(shape=b_shape, dtype=b_dtype), dict(shape=y_shape,
+                                                                                             dtype=y_dtype)]
+    return L.single_op_model(op, tensors, [0, 1], [2], None, None, version=1)
+
+
+@needs_litert
+@pytest.mark.parametrize("op", ["MAXIMUM", "MINIMUM"])
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_maximum_minimum_match_litert_and_tflm(op, case, tmp_path):
+    a, b = CASES[case]
+    check(binary_model(op, a, b), tmp_path, op, pairs(a, b, case))
+
+
+@needs_litert
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_maximum_minimum_hypothesis(data, tmp_path_factory):
+    rank = data.draw(st.integers(1, 4))
+    full = tuple(data.draw(st.lists(st.integers(1, 5), min_size=rank, max_size=rank)))
+    a = tuple(d if data.draw(st.booleans()) else 1 for d in full)
+    b = tuple(d if data.draw(st.booleans()) else 1 for d in full)
+    b = b[data.draw(st.integers(0, rank - 1)):]
+    op = data.draw(st.sampled_from(["MAXIMUM", "MINIMUM"]))
+    rng = np.random.default_rng(sum(full))
+    check(binary_model(op, a, b), tmp_path_factory.mktemp("mm64"), op, [[values(a, rng), values(b, rng)]],
+          tflm=False)
+
+
+# --- ZEROS_LIKE, BROADCAST_TO, CONCATENATION, PACK, REVERSE_V2 ---------------------------------
+def graph(op, ins, out, options_type=None, version=1, **fields) -> bytes:
+    """A one-op model of int64 graph inputs ``ins`` (shapes) and constant int32 operands
+    (("const", array) entries), its output of shape ``out``."""
+    from harness.tflm_support import GraphBuilder
+    g = GraphBuilder()
+    tensors, graph_inputs = [], []
+    for spec in ins:
+        if isinstance(spec, tuple) and spec and spec[0] == "const":
+            data = np.asarray(spec[1])
+            tensors.append(g.tensor(data.shape, str(data.dtype), data=data))
+        else:
+            tensors.append(g.tensor(spec, "int64"))
+            graph_inputs.append(tensors[-1])
+    y = g.tensor(out, "int64")
+    g.op(op, tensors, [y], options_type, version, **fields)
+    return g.build(graph_inputs, [y])
+
+
+def feeds_of(shapes, seed, n=3):
+    rng = np.random.default_rng(seed)
+    return [[values(s, rng) for s in shapes] for _ in range(n)]
+
+
+@needs_litert
+@pytest.mark.parametrize("shape", [(2, 3), (1, 4, 5, 3), (1,), (17,)])
+def test_zeros_like(shape, tmp_path):
+    check(graph("ZEROS_LIKE", [shape], shape), tmp_path, "ZEROS_LIKE", feeds_of([shape], 1))
+
+
+@needs_litert
+@pytest.mark.parametrize("shape,new,shape_type", [((1, 3), (2, 3), "int32"), ((3, 1, 1), (3, 4, 5), "int32"),
+                                                  ((1, 1, 1, 1), (2, 2, 2, 2), "int64"), ((5,), (2, 3, 5), "int64"),
+                                                  ((2, 1, 3), (2, 1, 3), "int32")])
+def test_broadcast_to(shape, new, shape_type, tmp_path):
+    content = graph("BROADCAST_TO", [shape, ("const", np.array(new, shape_type))], new, version=2)
+    check(content, tmp_path, "BROADCAST_TO", feeds_of([shape], 2))
+
+
+@needs_litert
+@pytest.mark.parametrize("shapes,axis", [([(2, 3), (2, 5)], 1), ([(1, 4, 5, 3), (1, 4, 5, 1), (1, 4, 5, 2)], -1),
+                                         ([(2, 3), (1, 3), (4, 3)], 0), ([(3,), (1,)], 0),
+                                         ([(1, 2, 1, 3), (1, 2, 4, 3)], 2)])
+def test_concatenation(shapes, axis, tmp_path):
+    out = list(shapes[0])
+    out[axis] = sum(s[axis] for s in shapes)
+    content = graph("CONCATENATION", shapes, tuple(out), "ConcatenationOptions", axis=axis)
+    check(content, tmp_path, "CONCATENATION", feeds_of(shapes, 3))
+
+
+@needs_litert
+@pytest.mark.parametrize("shape,n,axis", [((2, 3), 2, 0), ((4, 8), 3, 1), ((2, 3), 2, -1), ((5,), 4, 0),
+                                          ((1, 2, 3), 2, 3)])
+def test_pack(shape, n, axis, tmp_path):
+    rank = len(shape)
+    k = axis + rank + 1 if axis < 0 else axis
+    out = tuple(shape[:k]) + (n,) + tuple(shape[k:])
+    content = graph("PACK", [shape] * n, out, "PackOptions", axis=axis, valuesCount=n)
+    check(content, tmp_path, "PACK", feeds_of([shape] * n, 4))
+
+
+@needs_litert
+@pytest.mark.parametrize("shape,axes", [((2, 3, 4), (1,)), ((2, 3, 4), (-1,)), ((2, 3, 4, 5), (1, 2)),
+                                        ((7,), (0,)), ((1, 5, 1), (0, 1, 2))])
+def test_reverse_v2(shape, axes, tmp_path):
+    content = graph("REVERSE_V2", [shape, ("const", np.array(axes, np.int32))], shape)
+    check(content, tmp_path, "REVERSE_V2", feeds_of([shape], 5))
+
+
+def test_rows():
+    """The int64 rows, AP_TYPES_S64, at the end of the op table; MAXIMUM and MINIMUM may run
+    in place over an input of the output's shape."""
+    rows = _core.ops()
+    s64 = [(r["name"]) for r in rows if r["types"] == "s64"]
+    assert s64 == COMPARISONS + ["MAXIMUM", "MINIMUM", "ZEROS_LIKE", "BROADCAST_TO", "CONCATENATION",
+                                 "REVERSE_V2"]
+    first = min(i for i, r in enumerate(rows) if r["types"] == "s64")
+    assert all(r["types"] in ("s64", "s16x8") for r in rows[first:])
+    from arenaplan.ops.coverage import _s64_binary
+    from arenaplan.planning.context import PlanContext
+    (kernel,) = PlanContext.build(_s64_binary("MAXIMUM"), isa="portable", reference="tflm").kernels
+    assert kernel.variants[0].in_place is True
+
+
+def test_refusals_name_the_op(tmp_path):
+    cases = [
+        (binary_model("MAXIMUM", (3, 4), (3, 4), b_dtype="int32"),
+         r"op 0 \(MAXIMUM\): second input tensor 1 \('t1'\) is int32, expected int64"),
+        (binary_model("MINIMUM", (3, 4), (3, 4), y_dtype="int32"),
+         r"op 0 \(MINIMUM\): output tensor 2 \('t2'\) is int32, expected int64"),
+        (binary_model("MINIMUM", (3, 4), (2, 4), y_shape=(3, 4)),
+         r"op 0 \(MINIMUM\): shapes \(3, 4\) and \(2, 4\) do not broadcast to \(3, 4\)"),
+        (graph("BROADCAST_TO", [(2, 3), ("const", np.array([4, 3], np.int32))], (4, 3), version=2),
+         r"op 0 \(BROADCAST_TO\): input shape \(2, 3\) does not broadcast to \[4, 3\]"),
+        (graph("CONCATENATION", [(2, 3), (2, 5)], (2, 7), "ConcatenationOptions", axis=1),
+         r"op 0 \(CONCATENATION\): the inputs' sizes along axis 1 sum to 8, the output has 7"),
+        (graph("CONCATENATION", [(2, 3), (3, 5)], (2, 8), "ConcatenationOptions", axis=1),
+         r"op 0 \(CONCATENATION\): input tensor 1 has shape \(3, 5\); the output \(2, 8\) along axis 1"),
+        (graph("PACK", [(2, 3)] * 2, (2, 2, 3), "PackOptions", axis=0, valuesCount=3),
+         r"op 0 \(PACK\): values_count 3 differs from the op's 2 inputs"),
+        (graph("REVERSE_V2", [(2, 3, 4), ("const", np.array([0, 2], np.int32))], (2, 3, 4)),
+         r"op 0 \(REVERSE_V2\): axes \[0, 2\] resolve to \[0, 2\], which are not distinct and contiguous"),
+        (graph("ZEROS_LIKE", [(2, 3)], (3, 2)),
+         r"op 0 \(ZEROS_LIKE\): output tensor 1 has shape \(3, 2\), the op computes \(2, 3\)"),
+    ]
+    for k, (content, pattern) in enumerate(cases):
+        for reference in ("litert", "tflm"):
+            with pytest.raises(UnsupportedModel, match=pattern):
+                ap.plan(load(content, tmp_path, f"r{k}"), reference=reference)
+
+
+# --- the C export on a Cortex-M4 -------------------------------------------------------------
+def test_rows_on_the_cortex_m4(tmp_path):
+    """The every-op Cortex-M4 cases of the int64 rows and the int16 comparisons
+    (tests/test_every_op_on_cortex_m.py: each probe, each rule that runs it, both input kinds,
+    exported and run under QEMU) equal the host bit for bit; so does every comparison of every
+    ordered pair of EDGES, where a 32-bit core's two-word compare meets negative values, equal
+    high words and low words with their top bit set."""
+    from harness.firmware import build as fw
+    missing = fw.missing_arm_tools()
+    if missing:
+        pytest.skip(f"Cortex-M toolchain not installed ({', '.join(missing)})")
+    from arenaplan.planning.context import PlanContext
+    from test_every_op_on_cortex_m import CPU, ISA, cases, pack
+    mine = {(r["name"], r["types"]) for r in _core.ops()
+            if r["types"] == "s64" or (r["types"] == "s16x8" and r["name"] in COMPARISONS)}
+    found = cases(tmp_path, only=mine)
+    assert {c.row for c in found} == mine
+    exports, inputs, wants, labels = ([c.export for c in found], [c.inputs for c in found],
+                                      [c.want for c in found], [c.label for c in found])
+    n = len(EDGES)
+    xs = [EDGES.reshape(n, 1).copy(), EDGES.reshape(1, n).copy()]
+    for op in COMPARISONS + ["MAXIMUM", "MINIMUM"]:
+        content = compare_model(op, "int64", (n, 1), (1, n)) if op in COMPARISONS else binary_model(op, (n, 1), (1, n))
+        model = load(content, tmp_path, f"edges_{op}")
+        ctx = PlanContext.build(model, isa=ISA, reference="tflm")
+        plan = ctx.make([ctx.kernels[0].variants[0]], "size", with_greedy=False)
+        assert plan.verify()
+        exports.append(plan.export_c(tmp_path / "src", name=f"edges_{op.lower()}"))
+        inputs.append(xs)
+        wants.append([np.asarray(ap.Interpreter(plan).run(xs))])
+        labels.append(f"{op} (s64) every pair of edges")
+    cpu = fw.ARM_CPUS[CPU]
+    runtime = fw.cached_runtime(fw.ARM_CC, fw.arm_flags(cpu), cpu.name)
+    wrong = []
+    for i, members in enumerate(pack(exports, cpu.board)):
+        image = fw.build_arm_batch([exports[k] for k in members], cpu, runtime, tmp_path / f"image{i}",
+                                   inputs=[inputs[k] for k in members])
+        raws, _ = fw.run_batch(image, len(members))
+        for k, raw in zip(members, raws):
+            got = fw.split_outputs(raw, [(w.dtype, w.shape) for w in wants[k]])
+            for g, w in zip(got, wants[k]):
+                if not np.array_equal(g.view(np.uint8), w.view(np.uint8)):
+                    wrong.append(f"{labels[k]}: {int((g != w).sum())} of {w.size} outputs differ")
+    assert not wrong, "\n".join(wrong)
+    # the edge comparisons are not all one value (the host equals LiteRT's on them above)
+    assert all(len(np.unique(w[0])) == 2 for w in wants[-8:-2])

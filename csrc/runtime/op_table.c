@@ -1318,6 +1318,21 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_less_s16_run},
     {AP_ROW_S16X8(AP_OP_LESS_EQUAL, "LESS_EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
      AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_less_equal_s16_run},
+    /* the other int64 rows: MAXIMUM and MINIMUM (minmax_s64.c), ZEROS_LIKE (cast_fill.c),
+       BROADCAST_TO (elementwise_s8.c), CONCATENATION (float32_shape.c), REVERSE_V2 (reverse.c) */
+    {AP_ROW_S64(AP_OP_MAXIMUM, "MAXIMUM", ap_minmax_params, ap_minmax_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_maximum_s64_variants), NULL, NULL, NULL, NULL, ap_maximum_s64_run},
+    {AP_ROW_S64(AP_OP_MINIMUM, "MINIMUM", ap_minmax_params, ap_minmax_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_minimum_s64_variants), NULL, NULL, NULL, NULL, ap_minimum_s64_run},
+    {AP_ROW_S64(AP_OP_ZEROS_LIKE, "ZEROS_LIKE", ap_fill_params, ap_fill_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_fill_variants), NULL, NULL, NULL, NULL, ap_zeros_like_s64_run},
+    {AP_ROW_S64(AP_OP_BROADCAST_TO, "BROADCAST_TO", ap_broadcast_to_params, ap_broadcast_to_fields), 0, 1, 1, 1,
+     0, AP_PLAN(ap_broadcast_to_s8_variants), NULL, NULL, NULL, NULL, ap_broadcast_to_s64_run},
+    {AP_ROW_S64(AP_OP_CONCATENATION, "CONCATENATION", ap_concatenation_f32_params, ap_concatenation_f32_fields),
+     0, 1, AP_CONCAT_MAX_INPUTS, 1, 0, AP_PLAN(ap_concatenation_s64_variants), NULL, NULL, NULL, NULL,
+     ap_concatenation_s64_run},
+    {AP_ROW_S64(AP_OP_REVERSE_V2, "REVERSE_V2", ap_reverse_params, ap_reverse_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_reverse_variants), NULL, NULL, NULL, NULL, ap_reverse_s64_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

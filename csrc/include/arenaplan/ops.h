@@ -87,8 +87,9 @@ typedef enum ap_op {
     AP_OP_HARD_SWISH = 24,       /* ap_hard_swish_params, int8 in and out */
     AP_OP_TRANSPOSE_CONV = 25,   /* ap_transpose_conv_params, prepared blob required; one input
                                     (the data input; output_shape is resolved at plan time) */
-    AP_OP_MAXIMUM = 26,          /* ap_minmax_params, two int8 inputs, int8 out */
-    AP_OP_MINIMUM = 27,          /* ap_minmax_params, two int8 inputs, int8 out */
+    AP_OP_MAXIMUM = 26,          /* ap_minmax_params, two inputs of the row's type, out the same
+                                    (rows: int8, int16, int64) */
+    AP_OP_MINIMUM = 27,          /* as MAXIMUM */
     AP_OP_ABS = 28,              /* ap_abs_params, int8 in and out */
     AP_OP_RESIZE_NEAREST_NEIGHBOR = 29,
                                  /* ap_resize_nearest_params, int8 in and out (one input: the
@@ -149,7 +150,7 @@ typedef enum ap_op {
                                     resolved at plan time), out the same type and shape */
     AP_OP_REVERSE_V2 = 79,       /* ap_reverse_params, one input of the row's type (the axes are
                                     resolved at plan time), out the same type and shape (rows:
-                                    int8, int16, float32, int32, bool) */
+                                    int8, int16, float32, int32, int64, bool) */
     AP_OP_REDUCE_ALL = 80,       /* ap_reduce_all_params, one bool input (the axes are resolved at
                                     plan time), bool out; one row, AP_TYPES_BOOL */
     AP_OP_BATCH_MATMUL = 90,     /* ap_batch_matmul_params, two inputs (LHS, RHS) of the row's type
@@ -1983,6 +1984,37 @@ typedef struct ap_elu_s8_params {
 ap_status ap_elu_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                              uint32_t *count_out, ap_error *error_out);
 ap_status ap_elu_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/* ---- int64 (AP_TYPES_S64): the ops TensorFlow Lite Micro's kernels take int64 in ------------- */
+/* (the comparisons are with the others, ap_compare_params; RESHAPE, SQUEEZE and EXPAND_DIMS alias
+   their input and SHAPE reads none, whatever the type) */
+
+/** int64 MAXIMUM and MINIMUM (ap_minmax_params): MaximumMinimumBroadcastSlow on the stored values
+    (LiteRT's and TensorFlow Lite Micro's alike). "direct", in place where an input has the
+    output's shape. */
+ap_status ap_maximum_s64_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                  uint32_t *count_out, ap_error *error_out);
+ap_status ap_maximum_s64_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_minimum_s64_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                  uint32_t *count_out, ap_error *error_out);
+ap_status ap_minimum_s64_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** int64 ZEROS_LIKE (ap_fill_params, variants ap_fill_variants): count zeros. */
+ap_status ap_zeros_like_s64_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** int64 BROADCAST_TO (ap_broadcast_to_params, variants ap_broadcast_to_s8_variants): the int8
+    row's copy moving int64 values; the input and output 8-byte aligned. */
+ap_status ap_broadcast_to_s64_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** int64 CONCATENATION (ap_concatenation_f32_params: the float32 row's copy of eight-byte values;
+    PACK runs on it). "direct", the output overlapping no input. */
+ap_status ap_concatenation_s64_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                        uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_concatenation_s64_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** int64 REVERSE_V2 (ap_reverse_params, variants ap_reverse_variants): the byte-width-generic
+    move of eight-byte values. */
+ap_status ap_reverse_s64_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 #ifdef __cplusplus
 }

@@ -642,6 +642,43 @@ def _broadcast_args(dtype: str) -> Model:
     return p.model("BROADCAST_ARGS", (a, b), (y,))
 
 
+def _s64_binary(op_type: str, broadcast: bool = False) -> Model:
+    p = _Probe()
+    a = p.x((1, 4, 4, 8), "int64", None)
+    b = p.x((1, 1, 1, 8) if broadcast else (1, 4, 4, 8), "int64", None)
+    y = p.t((1, 4, 4, 8), "int64", None)
+    return p.model(op_type, (a, b), (y,))
+
+
+def _s64_broadcast_to() -> Model:
+    p = _Probe()
+    x = p.x((1, 1, 8), "int64", None)
+    shape = p.const([2, 4, 4, 8], "int32")
+    y = p.t((2, 4, 4, 8), "int64", None)
+    return p.model("BROADCAST_TO", (x, shape), (y,))
+
+
+def _s64_concatenation(pack: bool = False) -> Model:
+    p = _Probe()
+    if pack:   # PACK runs on the CONCATENATION row
+        xs = [p.x((4, 8), "int64", None) for _ in range(3)]
+        y = p.t((4, 3, 8), "int64", None)
+        return p.model("PACK", tuple(xs), (y,), axis=1, values_count=3)
+    a, b = p.x((1, 4, 4, 3), "int64", None), p.x((1, 4, 4, 5), "int64", None)
+    y = p.t((1, 4, 4, 8), "int64", None)
+    return p.model("CONCATENATION", (a, b), (y,), axis=-1, fused_activation_function="NONE")
+
+
+#: The int64 rows' probes.
+_PROBES_S64: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
+    **{(op, "s64"): (lambda op=op: [_s64_binary(op), _s64_binary(op, True)]) for op in ("MAXIMUM", "MINIMUM")},
+    ("ZEROS_LIKE", "s64"): lambda: [_zeros_like("int64")],
+    ("BROADCAST_TO", "s64"): lambda: [_s64_broadcast_to()],
+    ("CONCATENATION", "s64"): lambda: [_s64_concatenation(), _s64_concatenation(pack=True)],
+    ("REVERSE_V2", "s64"): lambda: [_reverse("int64"), _reverse("int64", (-1,))],
+}
+
+
 #: The rows of the ops whose row their data input's element type chooses.
 _TYPED_PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     **{(op, t): (lambda op=op, dt=dt: [_compare(op, dt), _compare(op, dt, True)])
@@ -822,7 +859,7 @@ def _families(models: List[Model], isa: str, reference: str) -> Tuple[List[str],
 def probe_models(key: Tuple[str, str]) -> Optional[Callable[[], List[Model]]]:
     """The probe models of an op table row (its name and types, as _core.ops() gives them),
     or None for a row that has none: the one place the probe tables are read."""
-    return _PROBES.get(key) or _PROBES_F32.get(key) or _TYPED_PROBES.get(key)
+    return _PROBES.get(key) or _PROBES_F32.get(key) or _TYPED_PROBES.get(key) or _PROBES_S64.get(key)
 
 
 def rows() -> List[dict]:
@@ -864,7 +901,7 @@ def _cell(variants) -> str:
 #: How the builtins of lowering._RUNS_ON (and RELU6) use their row.
 _RUNS_ON_TEXT = {
     "DEPTH_TO_SPACE": "the input read as [N*H, W, b, b, C/b^2], its second and third axes swapped",
-    "PACK": "a copy of each input along the new axis; inputs quantised as the output",
+    "PACK": "a copy of each input along the new axis; int8 inputs quantised as the output",
     "RELU6": "int8 and int16: QuantizedReluX's clamp to [0, 6], under tflm TFLite Micro's clamp of the "
              "input's values; float32: the float32 RELU row with its clamp",
     "RELU_N1_TO_1": "int8: QuantizedReluX's clamp to [-1, 1], litert only (TFLite Micro has no kernel); "
@@ -1092,7 +1129,16 @@ def render() -> str:
               "ADD, SUB and MUL have int32 rows (a WHILE loop's counter, index arithmetic): the result",
               "wraps in two's complement, as TFLite's kernels do, then the activation's int32 range;",
               "TensorFlow Lite Micro's int32 ADD does not apply its fused activation (its SUB and MUL",
-              "do), so under \"tflm\" an int32 ADD is not clamped.", ""]
+              "do), so under \"tflm\" an int32 ADD is not clamped.", "",
+              "The int64 rows are the ops TensorFlow Lite Micro's kernels take int64 in (each confirmed",
+              "on a one-op model with the pinned tflite-micro package): the six comparisons, MAXIMUM,",
+              "MINIMUM, ZEROS_LIKE, BROADCAST_TO, CONCATENATION (PACK on it) and REVERSE_V2, each equal to",
+              "LiteRT's and TensorFlow Lite Micro's on values across int64's two 32-bit words; RESHAPE,",
+              "SQUEEZE and EXPAND_DIMS alias their input and SHAPE reads none, whatever the type. Its",
+              "other kernels refuse int64 (ADD, SUB, MUL, CAST, FILL's value, GATHER, GATHER_ND,",
+              "SELECT_V2, SUM, MEAN, REDUCE_MAX, ARG_MAX's input, TRANSPOSE, SLICE, STRIDED_SLICE, PAD,",
+              "SPLIT, UNPACK, CUMSUM), though LiteRT runs several of them: arenaplan has no int64 row for",
+              "those.", ""]
     return "\n".join(lines)
 
 
