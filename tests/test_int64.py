@@ -301,3 +301,23 @@ def test_rows_on_the_cortex_m4(tmp_path):
     assert not wrong, "\n".join(wrong)
     # the edge comparisons are not all one value (the host equals LiteRT's on them above)
     assert all(len(np.unique(w[0])) == 2 for w in wants[-8:-2])
+
+
+@needs_litert
+def test_constant_operands(tmp_path):
+    """A constant int64 operand (the const pool's bytes, read as the activations are): LESS and
+    MAXIMUM against a constant of edges, CONCATENATION of an input and a constant."""
+    const = EDGES[:8].reshape(1, 8).copy()
+    for op in ("LESS", "MAXIMUM"):
+        content = graph(op, [(3, 8), ("const", const)], (3, 8))
+        if op == "LESS":   # a bool output
+            from harness.tflm_support import GraphBuilder
+            g = GraphBuilder()
+            a, b = g.tensor((3, 8), "int64"), g.tensor((1, 8), "int64", data=const)
+            y = g.tensor((3, 8), "bool")
+            g.op(op, [a, b], [y])
+            content = g.build([a], [y])
+        check(content, tmp_path, op, feeds_of([(3, 8)], 6))
+    content = graph("CONCATENATION", [(2, 8), ("const", np.concatenate([const, const[:, ::-1]]))], (4, 8),
+                    "ConcatenationOptions", axis=0)
+    check(content, tmp_path, "CONCATENATION", feeds_of([(2, 8)], 7))
