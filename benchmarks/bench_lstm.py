@@ -21,9 +21,14 @@ timed per Python call (invoke()), so the fused AVX2 plan is timed the same way t
 graph's invoke, no input or output copies) for the "LiteRT / arenaplan" columns. Before
 timing, every runner's outputs and state must equal LiteRT's reference kernels' over 3 steps.
 
+Cortex-M: the whole mnist_lstm model's plans for the arm-dsp and the portable ISA, under both
+rounding rules, exported and counted under qemu-system-arm -icount shift=0 on the Cortex-M4,
+M7 and M33 (benchmarks/cortex_m.py): instructions an inference, and the Cortex-M4 cost model's
+prediction beside them.
+
     PYTHONPATH=python python benchmarks/bench_lstm.py            # about a minute
     PYTHONPATH=python python benchmarks/bench_lstm.py --quick    # a few seconds
-    PYTHONPATH=python python benchmarks/bench_lstm.py --ops svdf # one of the two
+    PYTHONPATH=python python benchmarks/bench_lstm.py --ops svdf # one of the three: lstm, svdf, cortex-m
 """
 from __future__ import annotations
 
@@ -281,24 +286,59 @@ def bench_svdf(rounds: int, target: float, repeats: int) -> dict:
     return {"rounds": rounds, "repeats": repeats, "avx2": avx2, "shapes": rows}
 
 
+def bench_cortex_m() -> dict:
+    """Instructions an inference of the mnist_lstm model on each Cortex-M core, per ISA and rule."""
+    import tempfile
+
+    import arenaplan as ap
+    from arenaplan.latency.sources import PROFILES
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import cortex_m
+    from harness.models import MODELS_DIR
+    missing = cortex_m.fw.missing_arm_tools()
+    if missing:
+        print(f"Cortex-M: needs {', '.join(missing)}")
+        return {}
+    cpus = ["cortex-m4", "cortex-m7", "cortex-m33"]
+    model = ap.load_tflite(str(Path(MODELS_DIR) / "tflm_mnist_lstm_int8.tflite"))
+    cases = [(isa, ref) for isa in ("arm-dsp", "portable") for ref in ("tflm", "litert")]
+    plans = [ap.plan(model, isa=isa, reference=ref) for isa, ref in cases]
+    for p in plans:
+        p.verify()
+    with tempfile.TemporaryDirectory(prefix="arenaplan-bench-lstm-") as tmp:
+        counts = cortex_m.count(plans, cpus, cortex_m.runtimes(cpus, Path(tmp)), Path(tmp))
+    rows = [{"isa": isa, "reference": ref, "instructions": n,
+             "predicted_cortex_m4": PROFILES["cortex-m4"].plan_instructions(p)}
+            for (isa, ref), p, n in zip(cases, plans, counts)]
+    print("\nmnist_lstm on Cortex-M, instructions an inference (QEMU -icount shift=0)")
+    print("| ISA | reference | " + " | ".join(cpus) + " | M4 predicted |")
+    print("|---|---|" + "---:|" * (len(cpus) + 1))
+    for r in rows:
+        print(f"| {r['isa']} | {r['reference']} | " + " | ".join(f"{r['instructions'][c]:,}" for c in cpus)
+              + f" | {r['predicted_cortex_m4']:,.0f} |")
+    return {"cortex_m": {"model": "tflm_mnist_lstm_int8", "rows": rows}}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds")
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--target-ms", type=float, default=200.0)
     parser.add_argument("--svdf-repeats", type=int, default=2000)
-    parser.add_argument("--ops", default="lstm,svdf", help="comma-separated: lstm, svdf")
+    parser.add_argument("--ops", default="lstm,svdf,cortex-m", help="comma-separated: lstm, svdf, cortex-m")
     args = parser.parse_args()
     rounds = 3 if args.quick else args.rounds
     target = (50.0 if args.quick else args.target_ms) / 1000.0
     ops = {o.strip() for o in args.ops.split(",") if o.strip()}
-    if not ops <= {"lstm", "svdf"}:
-        raise SystemExit(f"--ops takes lstm and/or svdf, got {args.ops!r}")
+    if not ops <= {"lstm", "svdf", "cortex-m"}:
+        raise SystemExit(f"--ops takes lstm, svdf and / or cortex-m, got {args.ops!r}")
     result = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     if "lstm" in ops:
         result.update(bench_lstm(rounds, target))
     if "svdf" in ops:
         result["svdf"] = bench_svdf(rounds, target / 4, 300 if args.quick else args.svdf_repeats)
+    if "cortex-m" in ops:
+        result.update(bench_cortex_m())
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(result, indent=2) + "\n")
     print(f"wrote {RESULTS.relative_to(ROOT)}")

@@ -203,6 +203,24 @@ def softmax_s16(rows_of, depth_of):
     return build
 
 
+def lstm(dtype, depth, steps, batches=1, time_major=False):
+    """UNIDIRECTIONAL_SEQUENCE_LSTM of ``size`` cells over ``steps`` steps of ``depth`` inputs
+    (harness.lstm_models: int8, 16x8 or float32; a whole model, its states variable)."""
+    def build(cells):
+        from harness import lstm_models as L
+        if dtype == "int8":
+            content = L.lstm_s8_model(7, batches, steps, depth, cells, time_major=time_major)
+        elif dtype == "int16":
+            content = L.lstm16_model(7, batches, steps, depth, cells, time_major=time_major)
+        else:
+            content = L.lstm_f32_model(np.random.default_rng(7), batches, steps, depth, cells, time_major=time_major)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "lstm.tflite"
+            path.write_bytes(content)
+            return ap.load_tflite(path)
+    return build
+
+
 def svdf(size):
     """SVDF as in the keyword model (64 filters, memory 8, rank 1) over ``size`` features;
     built as a whole model (the graph builder has no variable tensors)."""
@@ -274,7 +292,14 @@ CASES = {"conv 3x3 16->16": (conv(16, 16, 3, 3), (6, 12)),
          "log softmax f32 row": (log_softmax(lambda s: 1, lambda s: 16 * s, "float32"), (1, 4)),
          "log softmax f32 rows of 10": (log_softmax(lambda s: s, lambda s: 10, "float32"), (2, 8)),
          "softmax f32 row": (softmax_f32(lambda s: 1, lambda s: 16 * s), (1, 4)),
-         "softmax f32 rows of 10": (softmax_f32(lambda s: s, lambda s: 10), (2, 8))}
+         "softmax f32 rows of 10": (softmax_f32(lambda s: s, lambda s: 10), (2, 8)),
+         # the LSTM's rows (keyed "UNIDIRECTIONAL_SEQUENCE_LSTM", "...(s16x8)", "...(f32)"), under
+         # "tflm", the Cortex-M default, by cells at two sizes
+         **{f"lstm {name} {label}": (lstm(dtype, depth, steps, batches), sizes)
+            for name, dtype in (("int8", "int8"), ("16x8", "int16"), ("f32", "float32"))
+            for label, depth, steps, batches, sizes in (("28 in x8 steps", 28, 8, 1, (8, 20)),
+                                                        ("8 in x4 steps b2", 8, 4, 2, (4, 16)),
+                                                        ("40 in x3 steps", 40, 3, 1, (12, 24)))}}
 
 
 #: held-out one-op models for --check: the coverage probes of the ops' rows (tiny shapes,
@@ -288,7 +313,10 @@ CHECKS = {"transpose conv 3x3 12->6 s2 (7x7)": lambda: transpose_conv(12, 6, 3, 
           "log softmax 4 rows of 50": lambda: log_softmax(lambda s: 4, lambda s: 50)(0),
           "log softmax 2 rows of 600": lambda: log_softmax(lambda s: 2, lambda s: 600)(0),
           "softmax 5 rows of 12": lambda: one_op_model("softmax rows", 5),
-          "softmax int16 3 rows of 33": lambda: softmax_s16(lambda s: 3, lambda s: 33)(0)}
+          "softmax int16 3 rows of 33": lambda: softmax_s16(lambda s: 3, lambda s: 33)(0),
+          **{f"unidirectional sequence lstm {name} mnist's shape": (lambda dtype=dtype: lstm(dtype, 28, 28)(20))
+             for name, dtype in (("int8", "int8"), ("16x8", "int16"), ("f32", "float32"))},
+          "unidirectional sequence lstm int8 time-major b3 16x5 c10": lambda: lstm("int8", 16, 5, 3, True)(10)}
 
 
 def check(ops: list) -> int:

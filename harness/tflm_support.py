@@ -1998,3 +1998,20 @@ def while_swap(n=16):
 
 
 FAMILIES["control_flow"]["while_swap"] = while_swap
+
+
+def _lstm_cases() -> dict:
+    """UNIDIRECTIONAL_SEQUENCE_LSTM in its three types, batch- and time-major (four int16 or
+    float32 gate buffers in the arena); the float32 models keep their absent operands' tensors
+    in the subgraph, unused, which TFLM's planner still places (at lifetime -1)."""
+    from .lstm_models import lstm16_model, lstm_f32_model, lstm_s8_model
+    return {"lstm_s8": lambda: lstm_s8_model(1, 2, 3, 5, 4),
+            "lstm_s8_time_major": lambda: lstm_s8_model(2, 3, 2, 6, 7, time_major=True),
+            "lstm_16x8": lambda: lstm16_model(1, 2, 3, 5, 4),
+            "lstm_16x8_time_major": lambda: lstm16_model(2, 3, 2, 6, 7, time_major=True),
+            "lstm_f32": lambda: lstm_f32_model(np.random.default_rng(0), 2, 3, 5, 4),
+            "lstm_f32_unused_larger": lambda: lstm_f32_model(np.random.default_rng(0), 1, 3, 5, 8),
+            "lstm_f32_time_major": lambda: lstm_f32_model(np.random.default_rng(1), 3, 2, 6, 7, time_major=True)}
+
+
+FAMILIES["lstm"] = _lstm_cases()

@@ -21,7 +21,7 @@ import arenaplan as ap
 from arenaplan.errors import UnsupportedModel
 from arenaplan.ops.lowering import TYPES_CODES
 from arenaplan.planning.context import PlanContext
-from harness.reference import litert_layers as L
+from harness.lstm_models import LSTM16_CELL_STATE, LSTM16_INPUT, LSTM16_OUT_STATE, lstm16_model
 from poisoned_arena import poisoned_run
 from unary_s8 import host_isas, load
 
@@ -32,51 +32,7 @@ S = pytest.importorskip("ai_edge_litert.schema_py_generated")
 pytest.importorskip("tflite_micro")
 
 S16X8 = TYPES_CODES["s16x8"]
-INPUT, OUT_STATE, CELL_STATE = 0, 13, 14   # tensor indices in lstm16_model
-ACTS = {"TANH": S.ActivationFunctionType.TANH, "RELU": S.ActivationFunctionType.RELU}
-
-
-def lstm16_model(seed: int, batches: int, steps: int, depth: int, cells: int, *, time_major=False,
-                 input_scale=2e-4, state_scale=1.5e-4, cell_scale=2.0 ** -11, cell_clip=0.0, weight_scale=0.01,
-                 bias_range=200_000, act="TANH", bias_dtype="int64", weight_zp=0, per_channel=False,
-                 input_zp=0, variable=True, extra=(), absent=()) -> bytes:
-    """A one-LSTM model of 24 operands (TensorFlow Lite Micro requires all 24): tensor 0 the
-    input, 1-8 the weights, 9-12 the biases, 13 / 14 the output / cell state, 15 the output;
-    the operands in ``extra`` (peepholes 9-11, projection 16-17, layer norm 20-23) get tensors
-    of their own, those in ``absent`` are left out."""
-    rng = np.random.default_rng(seed)
-    tensors = []
-
-    def add(shape, dtype, scale=None, zp=0, data=None, var=False, qdim=0):
-        tensors.append(dict(shape=shape, dtype=dtype, scale=scale, zero_point=zp, data=data, variable=var,
-                            quantized_dimension=qdim))
-        return len(tensors) - 1
-
-    in_shape = (steps, batches, depth) if time_major else (batches, steps, depth)
-    add(in_shape, "int16", input_scale, input_zp)
-    scales = [weight_scale * (1.0 + 0.15 * g) for g in range(8)]
-    for g in range(8):
-        shape = (cells, depth) if g < 4 else (cells, cells)
-        scale = [scales[g] * (1 + 0.01 * k) for k in range(cells)] if per_channel else scales[g]
-        zp = [weight_zp] * cells if per_channel else weight_zp
-        add(shape, "int8", scale, zp, rng.integers(-127, 128, shape).astype(np.int8))
-    for g in range(4):
-        data = rng.integers(-bias_range, bias_range + 1, cells)
-        add((cells,), bias_dtype, float(np.float32(input_scale) * np.float32(scales[g])), 0, data.astype(bias_dtype))
-    add((batches, cells), "int16", state_scale, 0, var=variable)
-    add((batches, cells), "int16", cell_scale, 0, var=variable)
-    add(in_shape[:2] + (cells,), "int16", state_scale, 0)
-    operands = {0: 0, **{k: k for k in range(1, 9)}, **{12 + g: 9 + g for g in range(4)}, 18: OUT_STATE, 19: CELL_STATE}
-    for k in extra:
-        shape = (cells, cells) if k == 16 else (cells,)
-        operands[k] = add(shape, "int16" if k != 16 else "int8", 0.01, 0, np.ones(shape, np.int16 if k != 16 else np.int8))
-    for k in absent:
-        operands.pop(k, None)
-    o = S.UnidirectionalSequenceLSTMOptionsT()
-    o.fusedActivationFunction = ACTS[act]
-    o.cellClip, o.projClip, o.timeMajor = float(cell_clip), 0.0, bool(time_major)
-    return L.single_op_model("UNIDIRECTIONAL_SEQUENCE_LSTM", tensors, [operands.get(k, -1) for k in range(24)],
-                             [15], "UnidirectionalSequenceLSTMOptions", o, version=1)
+INPUT, OUT_STATE, CELL_STATE = LSTM16_INPUT, LSTM16_OUT_STATE, LSTM16_CELL_STATE
 
 
 def feeds(shape, seed: int, calls: int = 4) -> list:

@@ -15,6 +15,7 @@ import arenaplan as ap
 from arenaplan.errors import UnsupportedModel
 from arenaplan.ops.lowering import TYPES_CODES
 from arenaplan.planning.context import PlanContext
+from harness.lstm_models import LSTM_F32_CELL_STATE, LSTM_F32_OUT_STATE, lstm_f32_model as lstm_model
 from harness.reference import litert_layers as L
 from poisoned_arena import poisoned_run
 from unary_s8 import host_isas, load
@@ -23,75 +24,12 @@ S = pytest.importorskip("ai_edge_litert.schema_py_generated")
 from test_float32 import assert_bits, ulp_diff   # noqa: E402
 
 F32 = TYPES_CODES["f32"]
-ACTS = {"NONE": 0, "RELU": 1, "TANH": 4}
-OUT_STATE, CELL_STATE = 18, 19   # the states' tensor indices in lstm_model
+OUT_STATE, CELL_STATE = LSTM_F32_OUT_STATE, LSTM_F32_CELL_STATE
 #: The largest absolute difference from LiteRT allowed (6e-7 measured) over test_matches_litert_within_bound's
 #: cases (outputs in (-1, 1) and cell states of up to 12 steps with the states carried over 4
 #: calls): LiteRT's Eigen sigmoid and tanh differ from reference_ops::Logistic and tanhf by a
 #: few ulp, and the states carry it on; counted in ulp the differences are large only near 0.
 LITERT_ABS_BOUND = 2e-6
-
-
-def lstm_model(rng, batches, steps, depth, cells, time_major=False, cell_clip=0.0, act="TANH", scale=0.5,
-               extra=(), absent=(), wdtype="float32", variable=True) -> bytes:
-    """A one-LSTM model: tensor k is operand k of the op (24 operands: 9-11, 16, 17 and 20-23
-    absent unless in ``extra``; those in ``absent`` left out too), the output is tensor 24."""
-    import flatbuffers
-    shapes = {0: (steps, batches, depth) if time_major else (batches, steps, depth)}
-    for k in range(1, 5):
-        shapes[k] = (cells, depth)
-    for k in range(5, 9):
-        shapes[k] = (cells, cells)
-    for k in (9, 10, 11, 12, 13, 14, 15, 17, 20, 21, 22, 23):
-        shapes[k] = (cells,)
-    shapes[16] = (cells, cells)
-    shapes[18] = shapes[19] = (batches, cells)
-    present = set(range(0, 9)) | {12, 13, 14, 15, 18, 19} | set(extra)
-    present -= set(absent)
-    model = S.ModelT()
-    model.version = 3
-    code = S.OperatorCodeT()
-    code.builtinCode = code.deprecatedBuiltinCode = S.BuiltinOperator.UNIDIRECTIONAL_SEQUENCE_LSTM
-    code.version = 1
-    model.operatorCodes = [code]
-    model.buffers = [S.BufferT()]
-    sg = S.SubGraphT()
-    sg.tensors = []
-    for k in range(25):
-        t = S.TensorT()
-        t.shape = list(shapes[k]) if k < 24 else (
-            [steps, batches, cells] if time_major else [batches, steps, cells])
-        t.type, t.name = S.TensorType.FLOAT32, f"t{k}"
-        buf = S.BufferT()
-        if k in present and k not in (0, 18, 19, 24):
-            data = (rng.standard_normal(shapes[k]) * scale).astype(np.float32)
-            if 12 <= k <= 15:
-                data = (rng.standard_normal(shapes[k]) * 0.3 + (1.0 if k == 13 else 0.0)).astype(np.float32)
-            if wdtype == "int8" and 1 <= k <= 8:
-                t.type = S.TensorType.INT8
-                q = S.QuantizationParametersT()
-                q.scale, q.zeroPoint = [scale / 40], [0]
-                t.quantization = q
-                data = np.clip(np.round(data / (scale / 40)), -127, 127).astype(np.int8)
-            buf.data = np.ascontiguousarray(data).view(np.uint8).reshape(-1).tolist()
-        t.isVariable = k in (18, 19) and variable
-        model.buffers.append(buf)
-        t.buffer = len(model.buffers) - 1
-        sg.tensors.append(t)
-    op = S.OperatorT()
-    op.opcodeIndex = 0
-    op.inputs = [k if k in present else -1 for k in range(24)]
-    op.outputs = [24]
-    op.builtinOptionsType = S.BuiltinOptions.UnidirectionalSequenceLSTMOptions
-    o = S.UnidirectionalSequenceLSTMOptionsT()
-    o.fusedActivationFunction, o.cellClip, o.projClip, o.timeMajor = ACTS[act], cell_clip, 0.0, time_major
-    op.builtinOptions = o
-    sg.operators = [op]
-    sg.inputs, sg.outputs = [0], [24]
-    model.subgraphs = [sg]
-    fb = flatbuffers.Builder(1024)
-    fb.Finish(model.Pack(fb), file_identifier=b"TFL3")
-    return bytes(fb.Output())
 
 
 def feeds(rng, shape, calls=4, scale=1.5) -> list:

@@ -88,6 +88,16 @@ def test_breakdown_and_predictions():
     lstm = ap.tflm.arena(ap.load_tflite(str(model_path("tflm_mnist_lstm_int8"))), pointer_bytes=8)
     # four int16 gate buffers of 20 cells (40 B), each rounded to TFLM's 16-byte alignment
     assert [a.bytes for a in lstm.scratch()] == [48] * 4
+    # CMSIS-NN's own int8 LSTM (a prediction, from cmsis_nn/unidirectional_sequence_lstm.cc):
+    # three of them, eight int32 effective biases of 20 cells kept, its parameters in OpData
+    # (4 int32 and 5 pointers a gate; 320 B with 8-byte pointers, 220 with 4)
+    for p, params in ((8, 320), (4, 220)):
+        ref = ap.tflm.arena(lstm_model := ap.load_tflite(str(model_path("tflm_mnist_lstm_int8"))), pointer_bytes=p)
+        cm = ap.tflm.arena(lstm_model, kernels="cmsis-nn", pointer_bytes=p)
+        assert [a.bytes for a in cm.scratch()] == [48] * 3 and cm.predicted
+        assert cm.tail_by_kind()["kernel sums"] == 8 * 80
+        # (the tail's 16-byte alignment rounds the sum)
+        assert 0 <= cm.tail_by_kind()["kernel op data"] - ref.tail_by_kind()["kernel op data"] - params < 16
     kws = ap.load_tflite(str(model_path("mlperf_tiny_kws_dscnn_int8")))
     cm = ap.tflm.arena(kws, kernels="cmsis-nn")
     assert cm.predicted and cm.scratch() and cm.arena_size >= ap.tflm.arena(kws).arena_size
@@ -128,3 +138,15 @@ def test_an_offline_plan_for_another_model_is_refused(tmp_path):
     bad_version.write_bytes(with_header(2, n))
     with pytest.raises(ap.InvalidArgument, match="version 2"):
         ap.tflm.arena(ap.load_tflite(str(bad_version)))
+
+
+def test_tensors_no_op_uses_are_placed_as_tflms_planner_places_them():
+    """TFLM plans every tensor without data, used or not: one no op touches keeps lifetime
+    (-1, -1) and overlaps only such tensors (they stack), one created and never used (last -1)
+    overlaps nothing (greedy_memory_planner.cc DoesEntryOverlapInTime)."""
+    from arenaplan.tflm.planner import greedy_offsets
+    offsets, arena = greedy_offsets([(64, -1, -1, None), (32, -1, -1, None), (48, 0, 1, None),
+                                     (16, 0, -1, None), (80, 1, 1, None)])
+    # largest first: 80 at 0, 64 at 0 (before every op), 48 above the 80 it lives with,
+    # 32 above the 64, 16 at 0 beside them all
+    assert offsets == [0, 64, 80, 0, 0] and arena == 128

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "arm_dsp.h"
 #include "fixedpoint.h"
 #include "fixedpoint_int16.h"
 #include "ops_s16_common.h"
@@ -49,6 +50,7 @@ typedef struct lstm_step {
     const int8_t *h;         /* previous output state: cell_size */
     int16_t *c;              /* cell state, updated in place: cell_size */
     int8_t *out;             /* new hidden state: cell_size */
+    int dsp;                 /* the dot products as the DSP extension's SMLAD */
 } lstm_step;
 
 static ap_status lstm_check_shape(const ap_lstm_params *p, ap_error *error)
@@ -279,13 +281,39 @@ ap_status ap_lstm_s8_prepare(const ap_lstm_params *params, ap_isa isa, const ap_
     return AP_OK;
 }
 
-static int32_t lstm_dot(const int8_t *a, const int8_t *b, int32_t n)
+/* The int8 dot products of one vector with a cell's four gate rows (row g at w + g * n; each
+   |sum| <= 65536 * 2^14: exact in int32). On arm-dsp four bytes a step: the vector's even and
+   odd lanes widened by SXTB16 once for the four rows, two SMLAD a row. */
+static void lstm_dot4(const int8_t *a, const int8_t *w, int32_t n, int dsp, int32_t out[LSTM_GATES])
 {
-    int32_t acc = 0; /* |sum| <= 65536 * 2^14: exact */
-    for (int32_t i = 0; i < n; ++i) {
-        acc += (int32_t)a[i] * (int32_t)b[i];
+    const int8_t *w0 = w, *w1 = w + n, *w2 = w + 2 * (size_t)n, *w3 = w + 3 * (size_t)n;
+    int32_t acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0;
+    int32_t i = 0;
+    if (dsp) {
+        for (; i + 4 <= n; i += 4) {
+            const uint32_t av = ap_dsp_load32(a + i);
+            const uint32_t even = ap_dsp_sxtb16(av), odd = ap_dsp_sxtb16_ror8(av);
+            uint32_t v = ap_dsp_load32(w0 + i);
+            acc0 = ap_dsp_smlad(odd, ap_dsp_sxtb16_ror8(v), ap_dsp_smlad(even, ap_dsp_sxtb16(v), acc0));
+            v = ap_dsp_load32(w1 + i);
+            acc1 = ap_dsp_smlad(odd, ap_dsp_sxtb16_ror8(v), ap_dsp_smlad(even, ap_dsp_sxtb16(v), acc1));
+            v = ap_dsp_load32(w2 + i);
+            acc2 = ap_dsp_smlad(odd, ap_dsp_sxtb16_ror8(v), ap_dsp_smlad(even, ap_dsp_sxtb16(v), acc2));
+            v = ap_dsp_load32(w3 + i);
+            acc3 = ap_dsp_smlad(odd, ap_dsp_sxtb16_ror8(v), ap_dsp_smlad(even, ap_dsp_sxtb16(v), acc3));
+        }
     }
-    return acc;
+    for (; i < n; ++i) {
+        const int32_t x = a[i];
+        acc0 += x * w0[i];
+        acc1 += x * w1[i];
+        acc2 += x * w2[i];
+        acc3 += x * w3[i];
+    }
+    out[0] = acc0;
+    out[1] = acc1;
+    out[2] = acc2;
+    out[3] = acc3;
 }
 
 /* The activations of one block of cells, in place on LSTM_BLOCK int16 values (unused lanes
@@ -336,14 +364,15 @@ static void lstm_step_run(const lstm_step *s, int use_avx2)
         for (int32_t j = 0; j < n; ++j) {
             const int8_t *w = s->weights + (size_t)(k0 + j) * s->cell_block;
             const int32_t *bias = s->bias + 8 * (size_t)(k0 + j);
+            int32_t in_dot[LSTM_GATES], rec_dot[LSTM_GATES];
+            lstm_dot4(s->x, w, n_in, s->dsp, in_dot);
+            lstm_dot4(s->h, w + LSTM_GATES * (size_t)n_in, n_cell, s->dsp, rec_dot);
             for (int g = 0; g < LSTM_GATES; ++g) {
                 /* MatrixBatchVectorMultiplyAccumulate twice: each term requantised, clamped alone */
-                int32_t acc = ap_ops_wrap_add(lstm_dot(s->x, w + (size_t)g * (size_t)n_in, n_in), bias[g]);
+                int32_t acc = ap_ops_wrap_add(in_dot[g], bias[g]);
                 const int32_t from_input = ap_fp16_sat(
                     ap_fp_multiply_by_quantized_multiplier(acc, p->input_multiplier[g], p->input_shift[g]));
-                acc = ap_ops_wrap_add(
-                    lstm_dot(s->h, w + LSTM_GATES * (size_t)n_in + (size_t)g * (size_t)n_cell, n_cell),
-                    bias[4 + g]);
+                acc = ap_ops_wrap_add(rec_dot[g], bias[4 + g]);
                 gate[g][j] = (int16_t)ap_fp16_sat(ap_ops_wrap_add(
                     ap_fp_multiply_by_quantized_multiplier(acc, p->recurrent_multiplier[g], p->recurrent_shift[g]),
                     from_input));
@@ -406,15 +435,14 @@ static void lstm_step_run_tflm(const lstm_step *s)
     for (int32_t k = 0; k < n_cell; ++k) {
         const int8_t *w = s->weights + (size_t)k * s->cell_block;
         const int32_t *bias = s->bias + 8 * (size_t)k;
-        int32_t gate[LSTM_GATES];
+        int32_t gate[LSTM_GATES], in_dot[LSTM_GATES], rec_dot[LSTM_GATES];
+        lstm_dot4(s->x, w, n_in, s->dsp, in_dot);
+        lstm_dot4(s->h, w + LSTM_GATES * (size_t)n_in, n_cell, s->dsp, rec_dot);
         for (int g = 0; g < LSTM_GATES; ++g) {
-            const int32_t in = lstm_fc16(ap_ops_wrap_add(lstm_dot(s->x, w + (size_t)g * (size_t)n_in, n_in),
-                                                         bias[g]),
-                                         p->input_multiplier[g], p->input_shift[g]);
-            const int32_t rec = lstm_fc16(
-                ap_ops_wrap_add(lstm_dot(s->h, w + LSTM_GATES * (size_t)n_in + (size_t)g * (size_t)n_cell, n_cell),
-                                bias[4 + g]),
-                p->recurrent_multiplier[g], p->recurrent_shift[g]);
+            const int32_t in = lstm_fc16(ap_ops_wrap_add(in_dot[g], bias[g]), p->input_multiplier[g],
+                                         p->input_shift[g]);
+            const int32_t rec = lstm_fc16(ap_ops_wrap_add(rec_dot[g], bias[4 + g]), p->recurrent_multiplier[g],
+                                          p->recurrent_shift[g]);
             const int32_t pre = ap_fp16_sat(in + rec);
             gate[g] = g == 2 ? ap_tanh16_value(pre, &gate_act) : ap_logistic16_value(pre, &gate_act);
         }
@@ -491,6 +519,7 @@ ap_status ap_lstm_s8_run(const ap_lstm_params *params, const ap_variant *variant
     s.weights = (const int8_t *)(base + l.weights);
     s.cell_block = l.cell_block;
     const int use_avx2 = ap_ops_runs_avx2(variant->isa);
+    s.dsp = ap_ops_runs_arm_dsp(variant->isa);
     /* Batch rows are independent; each runs its whole sequence (TFLite's batch-major order). */
     for (size_t b = 0; b < batches; ++b) {
         int8_t *h = output_state + b * n_cell;

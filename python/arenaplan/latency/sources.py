@@ -449,7 +449,8 @@ def output_shape(kernel: OpKernel) -> Tuple[int, int, int, int, int, int]:
     window; its MACs count every pair, inside the output or not), its window inputs those
     pairs' products (each pair a dot of input_c for each output channel). BATCH_MATMUL is taken as a fully connected op
     over every batch's LHS rows, its input copy the RHS (which the packed variant reorders
-    once a call); SOFTMAX and
+    once a call); UNIDIRECTIONAL_SEQUENCE_LSTM as rows of ``cell_size`` outputs, a row a step of a
+    batch row (its window inputs the input and hidden values a row's gates read); SOFTMAX and
     LOG_SOFTMAX as rows of ``depth`` outputs, one pixel of one tap each (their work per row:
     the maximum's and the sum's set-up, a reciprocal or a log)."""
     spec = kernel.spec
@@ -464,6 +465,11 @@ def output_shape(kernel: OpKernel) -> Tuple[int, int, int, int, int, int]:
         in_values = batches * int(spec["input_h"]) * int(spec["input_w"]) * inputs
         outputs = batches * int(spec["output_h"]) * int(spec["output_w"]) * c
         return outputs, c, pairs * c, pairs, pairs * inputs * c, in_values
+    if kernel.type == "UNIDIRECTIONAL_SEQUENCE_LSTM":
+        # a row is one step of one batch row: each cell's gates requantised and activated, its
+        # states updated; the inputs are the rows' input values (the input weights' dot products)
+        c, rows, depth = int(spec["cell_size"]), int(spec["batches"]) * int(spec["time_steps"]), int(spec["input_size"])
+        return rows * c, c, rows * c, rows, rows * (depth + c), rows * depth
     if kernel.type in _ROW_OPS:
         c, rows = int(spec["depth"]), int(spec["outer_size"])
         return rows * c, c, rows * c, rows, rows * c, rows * c
@@ -633,6 +639,11 @@ class TargetProfile:
 #   (the ops' coverage probes and shapes unlike the calibration's): 184 of 188 (model,
 #   variant, ISA, core) within 5 %, the rest float32 BATCH_MATMUL's packed variant on its
 #   tiny probe with a constant adj_y RHS (+5.4 / +5.7 %).
+#   UNIDIRECTIONAL_SEQUENCE_LSTM (2026-12-05): int8, 16x8 and float32 rows under "tflm", the
+#   Cortex-M default, three shapes at two cell counts each (a row a step of a batch row); the
+#   held-out mnist shape within 2.2 %, the tiny int8 probe +5.1 %. A "litert" LSTM runs other
+#   code (gemmlowp's activations), counted 2.3x these figures on the mnist model
+#   (bench_lstm.py --ops cortex-m): its plans are predicted low.
 #   LOGISTIC, TANH and HARD_SWISH (per element): counted on the M4 with one-op models when
 #   they landed (2026-12-03), the M7 taking the M4's figures; a table variant's intercept is
 #   its 256 entries computed once a call.

@@ -245,11 +245,14 @@ def _late_peak(model: Model, op, s: rules.Sizes, area: int, tail_used: int, size
         size += rules.ALIGNMENT
 
 
+#: AllocationInfo's first_created / last_used of a tensor no op creates or uses
+UNUSED = -1
+
+
 def _planned_tensors(model: Model) -> List[int]:
-    first, last = rules.lifetimes(model)
-    return [t.index for t in model.tensors
-            if not t.is_constant and not t.is_variable and t.nbytes > 0
-            and t.index in first and t.index in last]
+    """The tensors TFLM's planner places: every one without data that is not a variable and
+    has bytes (micro_allocation_info.cc needs_allocating), used by an op or not."""
+    return [t.index for t in model.tensors if not t.is_constant and not t.is_variable and t.nbytes > 0]
 
 
 def requests_of(model: Model, kernels: str = "reference", offsets: Optional[Dict[int, int]] = None,
@@ -264,7 +267,8 @@ def requests_of(model: Model, kernels: str = "reference", offsets: Optional[Dict
     for i in _planned_tensors(model):
         t = model.tensors[i]
         off = None if offsets is None else offsets.get(i)
-        reqs.append((_align(t.nbytes), first[i], last[i], off))
+        # a tensor no op uses is still planned, at lifetime -1: only such tensors overlap it
+        reqs.append((_align(t.nbytes), first.get(i, UNUSED), last.get(i, UNUSED), off))
         what.append(("tensor", i, t.nbytes))
     scopes = getattr(model, "scratch_scopes", None)
     for k, op in enumerate(rules.tflm_ops(model)):
@@ -394,7 +398,7 @@ def _arena(model: Model, kernels: str, pointer_bytes: int, offsets: Optional[Dic
         if b:
             tail.add("op options", b, a, op.index)
     # InitSubgraphs: each kernel's OpData; PrepareSubgraphs: what Prepare keeps
-    persistent = [rules.kernel_persistent(model, op, s) for op in ops]
+    persistent = [rules.kernel_persistent(model, op, s, kernels) for op in ops]
     # (at Init the head holds the scratch requests' room, kMaxScratchBuffersPerOp of them)
     init_head = s.scratch_request * rules.MAX_SCRATCH_PER_OP
     for op, bufs in zip(ops, persistent):
@@ -414,6 +418,8 @@ def _arena(model: Model, kernels: str, pointer_bytes: int, offsets: Optional[Dic
         for kind, b in bufs:
             if kind.startswith("per-channel"):
                 tail.add("per-channel quantisation", b, rules.ALIGNMENT, op.index)
+            elif kind == "kernel sums":
+                tail.add(kind, b, rules.ALIGNMENT, op.index)
         if op.type == "ASSIGN_VARIABLE" and handles.get(op.inputs[0]) not in buffered:
             # MicroResourceVariables::Allocate: the variable's buffer, at its first assignment
             buffered.add(handles.get(op.inputs[0]))

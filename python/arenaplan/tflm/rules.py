@@ -392,11 +392,37 @@ def _channels(model: Model, op) -> int:
     return int(model.tensors[op.outputs[0]].shape[-1])
 
 
-def kernel_persistent(model: Model, op, sizes: Sizes) -> List[Tuple[str, int]]:
+def _cmsis_lstm(model: Model, op, kernels: str) -> bool:
+    """Whether CMSIS-NN's own LSTM runs the op (int8 or int16 activations, an int16 cell
+    state; cmsis_nn/unidirectional_sequence_lstm.cc), not the reference code it falls back on."""
+    t = model.tensors
+    return (kernels == "cmsis-nn" and op.type == "UNIDIRECTIONAL_SEQUENCE_LSTM"
+            and t[op.inputs[0]].dtype in ("int8", "int16") and t[op.inputs[19]].dtype == "int16")
+
+
+def cmsis_lstm_params_bytes(p: int) -> int:
+    """sizeof(cmsis_nn_lstm_params) (arm_nn_types.h): 15 int32, then four cmsis_nn_lstm_gate
+    of four int32, five pointers and an enum each, at the pointers' alignment."""
+    gate = -(-(4 * 4 + 5 * p + 4) // p) * p
+    return -(-(15 * 4) // p) * p + 4 * gate
+
+
+def kernel_persistent(model: Model, op, sizes: Sizes, kernels: str = "reference") -> List[Tuple[str, int]]:
     """(what, bytes) of each persistent buffer the op's kernel allocates (Init, Prepare)."""
     out: List[Tuple[str, int]] = []
     if op.type in sizes.op_data:
-        out.append(("op data", sizes.op_data[op.type]))
+        b = sizes.op_data[op.type]
+        if _cmsis_lstm(model, op, kernels):
+            # CMSIS-NN's OpData: the reference OpDataLSTM, then its own parameters
+            p = sizes.pointer_bytes
+            b = -(-b // p) * p + cmsis_lstm_params_bytes(p)
+        out.append(("op data", b))
+    if _cmsis_lstm(model, op, kernels):
+        # CMSIS_NN_PortOpData: each gate's effective biases for the input and for the hidden
+        # state, one BiasType (int32; int64 for int16 activations) per cell
+        cells = int(model.tensors[op.outputs[0]].shape[-1])
+        bias = 8 if model.tensors[op.inputs[0]].dtype == "int16" else 4
+        out += [("kernel sums", cells * bias)] * 8
     if op.type in ("CONV_2D", "DEPTHWISE_CONV_2D", "TRANSPOSE_CONV"):
         c = _channels(model, op)
         out.append(("per-channel multipliers", 4 * c))
@@ -579,7 +605,10 @@ def kernel_scratch(model: Model, op, kernels: str, pointer_bytes: int = 8) -> Li
         x, y = t[op.inputs[0]], t[op.outputs[0]]
         batch = int(x.shape[1] if op.options.get("time_major", False) else x.shape[0])
         cells = int(y.shape[-1])
-        return [(f"int16 gate buffer {k}", batch * cells * 2) for k in range(4)]
+        cell_bytes = 4 if t[op.inputs[19]].dtype == "float32" else 2
+        # CMSIS-NN's own LSTM asks for three (two gate buffers and the cell state's copy)
+        n = 3 if _cmsis_lstm(model, op, kernels) else 4
+        return [(f"gate buffer {k}", batch * cells * cell_bytes) for k in range(n)]
     if op.type == "TRANSPOSE_CONV":
         # transpose_conv.cc Prepare: one accumulator per output element, int32 for int8
         # activations and int64 for 16x8 (under CMSIS-NN a prediction: its kernel's
