@@ -354,8 +354,9 @@ Q16B = (0.002, 0)
 
 
 def default_q(dtype, other=False):
-    """The quantisation of a ``dtype`` tensor (None for float32); ``other``: a second one."""
-    if dtype == "float32":
+    """The quantisation of a ``dtype`` tensor (None for float32 and int64, plain integers);
+    ``other``: a second one."""
+    if dtype in ("float32", "int64"):
         return None
     if dtype == "int16":
         return Q16B if other else Q16

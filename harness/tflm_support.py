@@ -200,7 +200,7 @@ def unary(op, dtype="int8", shape=(1, 4, 5, 3), options_type=None, same_q=False,
 def binary(op, dtype="int8", a=(1, 4, 5, 3), b=(1, 4, 5, 3), y=None, options_type=None, version=1, **fields):
     g = GraphBuilder()
     ta = g.tensor(a, dtype, _q(dtype))
-    tb = g.tensor(b, dtype, None if dtype == "float32" else (0.03, 0 if dtype == "int16" else -2))
+    tb = g.tensor(b, dtype, None if dtype in ("float32", "int64") else (0.03, 0 if dtype == "int16" else -2))
     ty = g.tensor(y or tuple(max(p, q) for p, q in zip(a, b)), dtype, _q(dtype, other=True))
     g.op(op, [ta, tb], [ty], options_type, version, **fields)
     return g.build([ta, tb], [ty])
@@ -1031,6 +1031,25 @@ FAMILIES["third_prepare_peak"] = {
 }
 
 
+#: The int64 rows (the ops TFLM's kernels take int64 in): the comparisons, MAXIMUM, MINIMUM,
+#: ZEROS_LIKE, BROADCAST_TO, CONCATENATION, PACK (REVERSE_V2's int64 model is misc_ops'), and
+#: tiny ones whose Prepare peak or tail sets the arena.
+FAMILIES["int64_ops"] = {
+    **{f"{op.lower()}_s64": (lambda op=op: compare(op, "int64")) for op in _CMP_OPS},
+    "less_s64_bcast": lambda: compare("LESS", "int64", a=(1, 4, 1, 3), b=(1, 1, 5, 1)),
+    "equal_s64_tiny": lambda: compare("EQUAL", "int64", a=(1, 2), b=(1, 2)),
+    "maximum_s64": lambda: binary("MAXIMUM", "int64"),
+    "minimum_s64_bcast": lambda: binary("MINIMUM", "int64", b=(1, 1, 1, 3)),
+    "maximum_s64_tiny": lambda: binary("MAXIMUM", "int64", a=(1, 2), b=(1, 2)),
+    "zeros_like_s64": lambda: zeros_like("int64"), "zeros_like_s64_tiny": lambda: zeros_like("int64", shape=(1, 2)),
+    "broadcast_to_s64": lambda: broadcast_to("int64"),
+    "broadcast_to_s64_tiny": lambda: broadcast_to("int64", shape=(1, 1), new=(2, 1)),
+    "concat_s64": lambda: concatenation(3, dtype="int64"),
+    "concat_s64_tiny": lambda: concatenation(2, shape=(1, 1, 1), dtype="int64"),
+    "pack_s64": lambda: pack("int64"), "pack_s64_axis0": lambda: pack("int64", n=2, shape=(3, 4), axis=0),
+}
+
+
 def random_third_op_model(rng: np.random.Generator):
     """(kind, flatbuffer) of a random one-op model of the third ops, in a type TFLM's kernel
     takes: comparisons (broadcasting, int8 / int16 / int32 / int64 / float32 / bool),
@@ -1125,12 +1144,11 @@ BENCH_FAMILIES = {
     },
     # the third ops in the types TFLM takes beyond arenaplan's rows, and more tiny cases
     "third_ops_tflm_only": {
-        **{f"{op.lower()}_s64": (lambda op=op: compare(op, "int64")) for op in _CMP_OPS},
         "greater_s16": lambda: compare("GREATER", "int16"),
         "select_v2_s16": lambda: select_v2("int16", c=(1, 1, 5, 3)),
         **{f"cast_{a}_{b}": (lambda a=a, b=b: cast(a, b)) for a in ("int8", "int16", "int32", "float32", "bool")
            for b in ("int8", "int16", "int32", "float32", "bool")},
-        "zeros_like_s8": lambda: zeros_like("int8"), "zeros_like_s64": lambda: zeros_like("int64"),
+        "zeros_like_s8": lambda: zeros_like("int8"),
         "shape_bool": lambda: shape_op("bool"), "shape_s16": lambda: shape_op("int16", shape=(1, 2, 3, 4, 5)),
         "add_n_s8": lambda: add_n("int8"), "add_n_s8_tiny": lambda: add_n("int8", 2, shape=(1, 1)),
         "arg_max_f32_tiny": lambda: arg_min_max("ARG_MAX", "float32", shape=(1, 2)),

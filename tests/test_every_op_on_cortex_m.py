@@ -148,7 +148,8 @@ def _input(tensor, rng: np.random.Generator, kind: str) -> np.ndarray:
     if kind == "random":   # magnitudes from the zero point's neighbours to the whole range
         bits = np.log2(float(info.max) + 1)
         x = zp + rng.standard_normal(size) * 2.0 ** rng.uniform(0, bits, size)
-        return np.clip(np.round(x), info.min, info.max).astype(tensor.dtype).reshape(shape)
+        hi = np.nextafter(float(info.max), 0.0) if info.bits == 64 else info.max   # int64: 2^63 is no int64
+        return np.clip(np.round(x), info.min, hi).astype(tensor.dtype).reshape(shape)
     x = rng.integers(info.min, int(info.max) + 1, size=size).astype(tensor.dtype)
     if kind == "edges":
         edges = np.array([info.min, info.max, zp, 0, info.min + 1, info.max - 1, zp + 1, zp - 1],

@@ -207,6 +207,15 @@ def one_op_model(name: str) -> bytes:
         from test_comparisons import compare_model
         dtype = {"EQUAL": "int8", "GREATER_EQUAL": "float32", "LESS": "int32"}.get(name, "bool")
         return compare_model(name, dtype, (3, 1, 8), (1, 5, 1))
+    if name in ("LESS_S64", "EQUAL_S16"):   # int64, and LiteRT's int16 (rescaled under "litert")
+        from test_compare_s16 import model16
+        from test_comparisons import compare_model
+        return compare_model("LESS", "int64", (3, 1, 8), (1, 5, 1)) if name == "LESS_S64" else \
+            model16("EQUAL", (3, 1, 8), (1, 5, 1), qs=((0.003, 7), (0.001, -2)))
+    if name in ("MAXIMUM_S64", "CONCATENATION_S64"):
+        from test_int64 import binary_model, graph
+        return binary_model("MAXIMUM", (3, 1, 8), (1, 5, 1)) if name == "MAXIMUM_S64" else \
+            graph("CONCATENATION", [(2, 3, 4), (2, 1, 4)], (2, 4, 4), "ConcatenationOptions", axis=1)
     if name in ("ARG_MAX", "ARG_MIN"):
         from test_arg_minmax import arg_model
         return arg_model(name, "int8" if name == "ARG_MAX" else "float32", (3, 6, 4), -2,
@@ -281,7 +290,8 @@ ONE_OP_MODELS = ["STRIDED_SLICE", "LEAKY_RELU", "SUB", "TRANSPOSE", "SPLIT", "SP
                  "LOGICAL_NOT", "ARG_MAX", "ARG_MIN", "GATHER", "GATHER_F32", "SELECT_V2", "SELECT_V2_F32",
                  "CAST", "FILL", "ZEROS_LIKE", "SHAPE", "FLOOR_MOD", "FLOOR_MOD_S32", "ADD_N",
                  "EMBEDDING_LOOKUP", "L2_NORMALIZATION", "L2_NORMALIZATION_F32", "LOG_SOFTMAX", "LOG_SOFTMAX_F32",
-                 "L2_POOL_2D", "CUMSUM", "CUMSUM_F32", "EXP", "ROUND", "DIV", "DIV_F32", "DIV_S32", "RSQRT", "ELU"]
+                 "L2_POOL_2D", "CUMSUM", "CUMSUM_F32", "EXP", "ROUND", "DIV", "DIV_F32", "DIV_S32", "RSQRT", "ELU",
+                 "LESS_S64", "MAXIMUM_S64", "CONCATENATION_S64", "EQUAL_S16"]
 #: Ops whose kernels differ by the rounding rule: each rule's variants are built.
 ONE_OP_REFERENCES = {"LOGISTIC": ("litert", "tflm"), "TANH": ("litert", "tflm"), "RELU6": ("litert", "tflm"),
                      "PRELU": ("litert", "tflm"), "SUM": ("tflm",), "CAST": ("litert", "tflm"), "ADD_N": ("litert", "tflm"),
@@ -297,7 +307,10 @@ def test_one_op_host_build_is_bit_exact(op, host_runtime, tmp_path):
     path.write_bytes(one_op_model(op))
     model = ap.load_tflite(path)
     # one op, or one op per output of a split (arenaplan.model.model.one_output_ops)
-    assert {o.type for o in model.operators} == {op.replace("_16X8", "").replace("_F32", "").replace("_S32", "")} and len(model.operators) == len(model.outputs)
+    base = op
+    for suffix in ("_16X8", "_F32", "_S32", "_S64", "_S16"):
+        base = base.replace(suffix, "")
+    assert {o.type for o in model.operators} == {base} and len(model.operators) == len(model.outputs)
     from arenaplan.planning.context import PlanContext
     xs = samples(model, 3)
     for reference in ONE_OP_REFERENCES.get(op, ("litert",)):

@@ -25,7 +25,8 @@ static const char *ap_py_field_type_name(ap_field_type type)
 static const char *ap_py_types_name(ap_types types)
 {
     return types == AP_TYPES_S8 ? "s8" : types == AP_TYPES_S16X8 ? "s16x8" : types == AP_TYPES_F32 ? "f32"
-           : types == AP_TYPES_BOOL ? "bool" : types == AP_TYPES_S32 ? "s32" : "unknown";
+           : types == AP_TYPES_BOOL ? "bool" : types == AP_TYPES_S32 ? "s32" : types == AP_TYPES_S64 ? "s64"
+           : "unknown";
 }
 
 /* ValueError "op NAME: params field 'F'<suffix>". */

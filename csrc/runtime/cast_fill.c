@@ -132,13 +132,14 @@ ap_status ap_cast_bool_run(const ap_op_call *call, ap_isa isa, ap_error *error_o
 }
 
 /* ---- ZEROS_LIKE and FILL ------------------------------------------------------------------- */
-static ap_status fill_check(const ap_fill_params *p, const char *op, ap_error *error)
+/* count >= 1 elements of `elem` bytes whose size does not overflow. */
+static ap_status fill_check(const ap_fill_params *p, size_t elem, const char *op, ap_error *error)
 {
     size_t n;
     if (p == NULL) {
         return AP_OPS_INVALID(error, "%s: params must not be NULL", op);
     }
-    if (p->count < 1 || !ap_ops_mul(p->count, 4, &n)) {
+    if (p->count < 1 || !ap_ops_mul(p->count, elem, &n)) {
         return AP_OPS_INVALID(error, "%s: count %lu must be >= 1 and its bytes must not overflow", op,
                               (unsigned long)p->count);
     }
@@ -149,7 +150,7 @@ ap_status ap_fill_variants(const void *params, ap_isa isa, ap_variant *variants_
                            uint32_t *count_out, ap_error *error_out)
 {
     const ap_fill_params *p = params;
-    ap_status st = fill_check(p, "fill", error_out);
+    ap_status st = fill_check(p, 4, "fill", error_out);
     return st != AP_OK ? st : ap_f32_direct((uint64_t)p->count, 0, isa, variants_out, capacity, count_out, "fill",
                                             error_out);
 }
@@ -159,7 +160,7 @@ static ap_status fill_run(const ap_op_call *call, ap_isa isa, size_t elem, int z
     const char *op = zeros ? "zeros_like" : "fill";
     ap_status st = ap_f32_check_call(call, isa, 1, op, error);
     const ap_fill_params *p = st == AP_OK ? call->params : NULL;
-    st = st != AP_OK ? st : fill_check(p, op, error);
+    st = st != AP_OK ? st : fill_check(p, elem, op, error);
     if (st != AP_OK) {
         return st;
     }
@@ -184,6 +185,11 @@ ap_status ap_zeros_like_f32_run(const ap_op_call *call, ap_isa isa, ap_error *er
 ap_status ap_zeros_like_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
     return fill_run(call, isa, 4, 1, error_out);
+}
+
+ap_status ap_zeros_like_s64_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return fill_run(call, isa, 8, 1, error_out);
 }
 
 ap_status ap_fill_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)

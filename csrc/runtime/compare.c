@@ -1,5 +1,5 @@
-/* The comparisons (EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL) on int8, float32,
-   int32 and bool, and LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT on bool (arenaplan/ops.h): a 4-D
+/* The comparisons (EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL) on int8, int16,
+   float32, int32, int64 and bool, and LOGICAL_AND, LOGICAL_OR, LOGICAL_NOT on bool (arenaplan/ops.h): a 4-D
    broadcast walk writing one bool byte (0 or 1) per output element. */
 #include "float32_common.h"
 
@@ -7,14 +7,14 @@
 #include "fixedpoint.h"
 
 typedef enum cmp_fn { CMP_EQ, CMP_NE, CMP_GT, CMP_GE, CMP_LT, CMP_LE, CMP_AND, CMP_OR, CMP_NOT } cmp_fn;
-typedef enum cmp_elem { ELEM_S8, ELEM_F32, ELEM_S32, ELEM_BOOL } cmp_elem;
+typedef enum cmp_elem { ELEM_S8, ELEM_F32, ELEM_S32, ELEM_BOOL, ELEM_S16, ELEM_S64 } cmp_elem;
 
 static const char *const cmp_names[] = {"equal", "not_equal", "greater", "greater_equal", "less", "less_equal",
                                         "logical_and", "logical_or", "logical_not"};
 
 /* Shapes that broadcast (every axis of an input 1 or the output's; the output each axis's
    larger), sizes without overflow, and the int8 rescaling's fields in TFLite's ranges. */
-static ap_status compare_check(const ap_compare_params *p, int quantized, const char *op, ap_error *error)
+static ap_status compare_check(const ap_compare_params *p, cmp_elem elem, const char *op, ap_error *error)
 {
     if (p == NULL) {
         return AP_OPS_INVALID(error, "%s: params must not be NULL", op);
@@ -28,14 +28,19 @@ static ap_status compare_check(const ap_compare_params *p, int quantized, const 
         !ap_ops_product(p->output_shape, 4, &n)) {
         return AP_OPS_OVERFLOW(error, "%s: a tensor size overflows", op);
     }
+    /* the int16 row rescales as the int8 one where left_shift says so (LiteRT's EQUAL and
+       NOT_EQUAL), its offsets int16's: |(v + offset) << 8| < 2^24 */
+    const int quantized = elem == ELEM_S8 || (elem == ELEM_S16 && p->left_shift != 0);
+    const int32_t lo = elem == ELEM_S16 ? -32767 : -127, hi = elem == ELEM_S16 ? 32768 : 128;
     if (quantized) {
-        if (p->left_shift < 0 || p->left_shift > 8 || p->input1_offset < -127 || p->input1_offset > 128 ||
-            p->input2_offset < -127 || p->input2_offset > 128 || p->input1_multiplier < 0 ||
+        if (p->left_shift < 0 || p->left_shift > 8 || p->input1_offset < lo || p->input1_offset > hi ||
+            p->input2_offset < lo || p->input2_offset > hi || p->input1_multiplier < 0 ||
             p->input2_multiplier < 0 || p->input1_shift < -31 || p->input1_shift > 0 || p->input2_shift < -31 ||
             p->input2_shift > 0) {
-            return AP_OPS_INVALID(error, "%s: left_shift %d (0..8), offsets %d, %d ([-127, 128]), multipliers %d, "
+            return AP_OPS_INVALID(error, "%s: left_shift %d (0..8), offsets %d, %d ([%d, %d]), multipliers %d, "
                                   "%d (>= 0) or shifts %d, %d ([-31, 0]) out of range", op, (int)p->left_shift,
-                                  (int)p->input1_offset, (int)p->input2_offset, (int)p->input1_multiplier,
+                                  (int)p->input1_offset, (int)p->input2_offset, (int)lo, (int)hi,
+                                  (int)p->input1_multiplier,
                                   (int)p->input2_multiplier, (int)p->input1_shift, (int)p->input2_shift);
         }
     } else if (p->left_shift != 0 || p->input1_offset != 0 || p->input2_offset != 0 || p->input1_multiplier != 0 ||
@@ -61,7 +66,7 @@ static ap_status variants_of(const void *params, int one_byte, ap_isa isa, ap_va
         ap_compare_params shapes = *p;
         shapes.left_shift = shapes.input1_offset = shapes.input2_offset = 0;
         shapes.input1_multiplier = shapes.input2_multiplier = shapes.input1_shift = shapes.input2_shift = 0;
-        st = compare_check(&shapes, 0, "compare", error);
+        st = compare_check(&shapes, ELEM_F32, "compare", error);
     }
     if (st != AP_OK) {
         return st;
@@ -86,8 +91,9 @@ ap_status ap_compare_wide_variants(const void *params, ap_isa isa, ap_variant *v
     return variants_of(params, 0, isa, variants_out, capacity, count_out, error_out);
 }
 
-/* int8: MultiplyByQuantizedMultiplierSmallerThanOneExp((v + offset) << left_shift). */
-static inline int32_t rescale_s8(int8_t v, int32_t offset, int32_t left_shift, int32_t multiplier, int32_t shift)
+/* int8 (and the rescaling int16 row): MultiplyByQuantizedMultiplierSmallerThanOneExp(
+   (v + offset) << left_shift). */
+static inline int32_t rescale(int32_t v, int32_t offset, int32_t left_shift, int32_t multiplier, int32_t shift)
 {
     const int32_t shifted = (int32_t)((uint32_t)((int32_t)v + offset) << left_shift);
     const int32_t h = ap_fp_saturating_rounding_doubling_high_mul(shifted, multiplier);
@@ -105,7 +111,7 @@ static ap_status compare_run(const ap_op_call *call, ap_isa isa, cmp_fn fn, cmp_
     const uint32_t inputs = fn == CMP_NOT ? 1u : 2u;
     ap_status st = ap_f32_check_call(call, isa, inputs, op, error);
     const ap_compare_params *p = st == AP_OK ? call->params : NULL;
-    st = st != AP_OK ? st : compare_check(p, elem == ELEM_S8, op, error);
+    st = st != AP_OK ? st : compare_check(p, elem, op, error);
     if (st != AP_OK) {
         return st;
     }
@@ -134,10 +140,25 @@ static ap_status compare_run(const ap_op_call *call, ap_isa isa, cmp_fn fn, cmp_
                     int r;
                     switch (elem) {
                     case ELEM_S8: {
-                        const int32_t a = rescale_s8(((const int8_t *)x1)[o1], p->input1_offset, p->left_shift,
-                                                     p->input1_multiplier, p->input1_shift);
-                        const int32_t b = rescale_s8(((const int8_t *)x2)[o2], p->input2_offset, p->left_shift,
-                                                     p->input2_multiplier, p->input2_shift);
+                        const int32_t a = rescale(((const int8_t *)x1)[o1], p->input1_offset, p->left_shift,
+                                                  p->input1_multiplier, p->input1_shift);
+                        const int32_t b = rescale(((const int8_t *)x2)[o2], p->input2_offset, p->left_shift,
+                                                  p->input2_multiplier, p->input2_shift);
+                        r = CMP_APPLY(fn, a, b);
+                        break;
+                    }
+                    case ELEM_S16: {
+                        int32_t a = ((const int16_t *)x1)[o1], b = ((const int16_t *)x2)[o2];
+                        if (p->left_shift != 0) {
+                            a = rescale(a, p->input1_offset, p->left_shift, p->input1_multiplier, p->input1_shift);
+                            b = rescale(b, p->input2_offset, p->left_shift, p->input2_multiplier, p->input2_shift);
+                        }
+                        r = CMP_APPLY(fn, a, b);
+                        break;
+                    }
+                    case ELEM_S64: {
+                        /* two words a value on a 32-bit core: the compiler's signed 64-bit compare */
+                        const int64_t a = ((const int64_t *)x1)[o1], b = ((const int64_t *)x2)[o2];
                         r = CMP_APPLY(fn, a, b);
                         break;
                     }
@@ -189,6 +210,18 @@ AP_COMPARE_RUN(ap_greater_s32_run, CMP_GT, ELEM_S32)
 AP_COMPARE_RUN(ap_greater_equal_s32_run, CMP_GE, ELEM_S32)
 AP_COMPARE_RUN(ap_less_s32_run, CMP_LT, ELEM_S32)
 AP_COMPARE_RUN(ap_less_equal_s32_run, CMP_LE, ELEM_S32)
+AP_COMPARE_RUN(ap_equal_s16_run, CMP_EQ, ELEM_S16)
+AP_COMPARE_RUN(ap_not_equal_s16_run, CMP_NE, ELEM_S16)
+AP_COMPARE_RUN(ap_greater_s16_run, CMP_GT, ELEM_S16)
+AP_COMPARE_RUN(ap_greater_equal_s16_run, CMP_GE, ELEM_S16)
+AP_COMPARE_RUN(ap_less_s16_run, CMP_LT, ELEM_S16)
+AP_COMPARE_RUN(ap_less_equal_s16_run, CMP_LE, ELEM_S16)
+AP_COMPARE_RUN(ap_equal_s64_run, CMP_EQ, ELEM_S64)
+AP_COMPARE_RUN(ap_not_equal_s64_run, CMP_NE, ELEM_S64)
+AP_COMPARE_RUN(ap_greater_s64_run, CMP_GT, ELEM_S64)
+AP_COMPARE_RUN(ap_greater_equal_s64_run, CMP_GE, ELEM_S64)
+AP_COMPARE_RUN(ap_less_s64_run, CMP_LT, ELEM_S64)
+AP_COMPARE_RUN(ap_less_equal_s64_run, CMP_LE, ELEM_S64)
 AP_COMPARE_RUN(ap_equal_bool_run, CMP_EQ, ELEM_BOOL)
 AP_COMPARE_RUN(ap_not_equal_bool_run, CMP_NE, ELEM_BOOL)
 AP_COMPARE_RUN(ap_logical_and_run, CMP_AND, ELEM_BOOL)

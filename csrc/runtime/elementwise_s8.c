@@ -734,37 +734,37 @@ ap_status ap_broadcast_to_s8_run(const ap_op_call *call, ap_isa isa, ap_error *e
                                      "broadcast_to", copy_row, NULL, error_out);
 }
 
-/* int16 BROADCAST_TO: the int8 row's params and variants, int16 values copied. */
-ap_status ap_broadcast_to_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+/* int16 and int64 BROADCAST_TO: the int8 row's params and variants, values of `elem` bytes (2 or 8,
+   aligned to it) copied. */
+static ap_status broadcast_to_wide_run(const ap_op_call *call, ap_isa isa, size_t elem, const char *op,
+                                       ap_error *error_out)
 {
     if (call == NULL) {
-        return AP_OPS_INVALID(error_out, "broadcast_to_s16: call must not be NULL");
+        return AP_OPS_INVALID(error_out, "%s: call must not be NULL", op);
     }
     const ap_broadcast_to_params *p = call->params;
     ap_status st = broadcast_to_check(p, error_out);
     size_t n = 0, bytes = 0;
-    if (st == AP_OK && (!ap_ops_product(p->output_shape, 4, &n) || !ap_ops_mul(n, sizeof(int16_t), &bytes))) {
-        st = AP_OPS_OVERFLOW(error_out, "broadcast_to_s16: the output's bytes overflow");
+    if (st == AP_OK && (!ap_ops_product(p->output_shape, 4, &n) || !ap_ops_mul(n, elem, &bytes))) {
+        st = AP_OPS_OVERFLOW(error_out, "%s: the output's bytes overflow", op);
     }
     if (st == AP_OK) {
-        st = ap_ops_check_variant_ptr(call->variant, "broadcast_to_s16", error_out);
+        st = ap_ops_check_variant_ptr(call->variant, op, error_out);
     }
     if (st == AP_OK && call->variant->isa != (int32_t)isa) {
-        st = AP_OPS_INVALID(error_out, "broadcast_to_s16: variant '%s' is a %s variant; asked to run it as %s",
+        st = AP_OPS_INVALID(error_out, "%s: variant '%s' is a %s variant; asked to run it as %s", op,
                             call->variant->name, ap_isa_name(call->variant->isa), ap_isa_name(isa));
     }
     if (st == AP_OK && (call->input_count != 1 || call->inputs == NULL || call->inputs[0] == NULL ||
                         call->output == NULL)) {
-        st = AP_OPS_INVALID(error_out, "broadcast_to_s16: one input and the output must not be NULL");
+        st = AP_OPS_INVALID(error_out, "%s: one input and the output must not be NULL", op);
     }
-    if (st == AP_OK && (((uintptr_t)call->inputs[0] & 1u) != 0 || ((uintptr_t)call->output & 1u) != 0)) {
-        st = AP_OPS_INVALID(error_out, "broadcast_to_s16: the input and output must be 2-byte aligned");
+    if (st == AP_OK && (((uintptr_t)call->inputs[0] % elem) != 0 || ((uintptr_t)call->output % elem) != 0)) {
+        st = AP_OPS_INVALID(error_out, "%s: the input and output must be %u-byte aligned", op, (unsigned)elem);
     }
     if (st != AP_OK) {
         return st;
     }
-    const int16_t *in = call->inputs[0];
-    int16_t *out = call->output;
     size_t si[4];
     ap_ops_broadcast_strides(p->input_shape, si);
     const int32_t *o = p->output_shape;
@@ -776,10 +776,25 @@ ap_status ap_broadcast_to_s16_run(const ap_op_call *call, ap_isa isa, ap_error *
             for (int32_t i2 = 0; i2 < o[2]; ++i2) {
                 const size_t r = (size_t)i0 * si[0] + (size_t)i1 * si[1] + (size_t)i2 * si[2];
                 for (int32_t i3 = 0; i3 < o[3]; ++i3, ++at) {
-                    out[at] = in[r + (size_t)i3 * si[3]];
+                    const size_t from = r + (size_t)i3 * si[3];
+                    if (elem == 2) {
+                        ((int16_t *)call->output)[at] = ((const int16_t *)call->inputs[0])[from];
+                    } else {
+                        ((int64_t *)call->output)[at] = ((const int64_t *)call->inputs[0])[from];
+                    }
                 }
             }
         }
     }
     return AP_OK;
+}
+
+ap_status ap_broadcast_to_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return broadcast_to_wide_run(call, isa, sizeof(int16_t), "broadcast_to_s16", error_out);
+}
+
+ap_status ap_broadcast_to_s64_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return broadcast_to_wide_run(call, isa, sizeof(int64_t), "broadcast_to_s64", error_out);
 }

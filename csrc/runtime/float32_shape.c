@@ -1,60 +1,63 @@
 /* float32 CONCATENATION, MEAN and STRIDED_SLICE (arenaplan/ops.h, AP_TYPES_F32): TFLite's float
-   reference kernels (MEAN's sums in the input's order, float32_common.h). */
+   reference kernels (MEAN's sums in the input's order, float32_common.h); int64 CONCATENATION
+   (AP_TYPES_S64), the float32 row's copy of wider values. */
 #include "float32_common.h"
 
 #include "arenaplan/shape_ops.h"
 
-/* ---- CONCATENATION ------------------------------------------------------------------------- */
+/* ---- CONCATENATION (float32; int64 on the same params, arenaplan/ops.h) --------------------- */
 #define CONCAT_OP "CONCATENATION float32"
+#define CONCAT64_OP "CONCATENATION int64"
 
-static ap_status concat_check(const ap_concatenation_f32_params *p, size_t *count, ap_error *error)
+static ap_status concat_check(const ap_concatenation_f32_params *p, size_t elem, const char *op, size_t *count,
+                              ap_error *error)
 {
     if (p == NULL) {
-        return AP_OPS_INVALID(error, CONCAT_OP ": params must not be NULL");
+        return AP_OPS_INVALID(error, "%s: params must not be NULL", op);
     }
     if (p->axis < 0 || p->axis > 3 || p->input_count < 1 || p->input_count > AP_CONCAT_MAX_INPUTS ||
         p->input_axis_sizes == NULL) {
-        return AP_OPS_INVALID(error, CONCAT_OP ": axis %d must lie in [0, 4) and input_count %u in [1, %d] with "
-                              "its axis sizes", (int)p->axis, (unsigned)p->input_count, (int)AP_CONCAT_MAX_INPUTS);
+        return AP_OPS_INVALID(error, "%s: axis %d must lie in [0, 4) and input_count %u in [1, %d] with "
+                              "its axis sizes", op, (int)p->axis, (unsigned)p->input_count, (int)AP_CONCAT_MAX_INPUTS);
     }
     int64_t total = 0;
     for (uint32_t i = 0; i < p->input_count; ++i) {
         if (p->input_axis_sizes[i] < 1) {
-            return AP_OPS_INVALID(error, CONCAT_OP ": input %u has axis size %d", (unsigned)i,
+            return AP_OPS_INVALID(error, "%s: input %u has axis size %d", op, (unsigned)i,
                                   (int)p->input_axis_sizes[i]);
         }
         total += p->input_axis_sizes[i];
     }
     for (int d = 0; d < 4; ++d) {
         if (p->output_shape[d] < 1) {
-            return AP_OPS_INVALID(error, CONCAT_OP ": output dimension %d is %d", d, (int)p->output_shape[d]);
+            return AP_OPS_INVALID(error, "%s: output dimension %d is %d", op, d, (int)p->output_shape[d]);
         }
     }
     if (total != p->output_shape[p->axis]) {
-        return AP_OPS_INVALID(error, CONCAT_OP ": the inputs' axis sizes sum to %lld, the output has %d",
+        return AP_OPS_INVALID(error, "%s: the inputs' axis sizes sum to %lld, the output has %d", op,
                               (long long)total, (int)p->output_shape[p->axis]);
     }
-    if (!ap_ops_product(p->output_shape, 4, count) || *count > SIZE_MAX / sizeof(float)) {
-        return AP_OPS_OVERFLOW(error, CONCAT_OP ": the output's size overflows");
+    if (!ap_ops_product(p->output_shape, 4, count) || *count > SIZE_MAX / elem) {
+        return AP_OPS_OVERFLOW(error, "%s: the output's size overflows", op);
     }
     return AP_OK;
 }
 
-ap_status ap_concatenation_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out,
-                                        uint32_t capacity, uint32_t *count_out, ap_error *error_out)
+static ap_status concat_variants(const void *params, size_t elem, const char *op, ap_isa isa,
+                                 ap_variant *variants_out, uint32_t capacity, uint32_t *count_out, ap_error *error)
 {
     size_t n = 0;
-    ap_status st = concat_check(params, &n, error_out);
-    return st != AP_OK ? st : ap_f32_direct((uint64_t)n, 0, isa, variants_out, capacity, count_out, CONCAT_OP,
-                                            error_out);
+    ap_status st = concat_check(params, elem, op, &n, error);
+    return st != AP_OK ? st : ap_f32_direct((uint64_t)n, 0, isa, variants_out, capacity, count_out, op, error);
 }
 
-ap_status ap_concatenation_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+/* A copy of `elem`-byte values: each input's rows in turn into each output row. */
+static ap_status concat_run(const ap_op_call *call, ap_isa isa, size_t elem, const char *op, ap_error *error)
 {
     const ap_concatenation_f32_params *p = call != NULL ? call->params : NULL;
     size_t n = 0;
-    ap_status st = concat_check(p, &n, error_out);
-    st = st != AP_OK ? st : ap_f32_check_call(call, isa, p->input_count, CONCAT_OP, error_out);
+    ap_status st = concat_check(p, elem, op, &n, error);
+    st = st != AP_OK ? st : ap_f32_check_call(call, isa, p->input_count, op, error);
     if (st != AP_OK) {
         return st;
     }
@@ -65,15 +68,38 @@ ap_status ap_concatenation_f32_run(const ap_op_call *call, ap_isa isa, ap_error 
     for (int d = p->axis + 1; d < 4; ++d) {
         inner *= (size_t)p->output_shape[d];
     }
-    float *y = call->output;
+    unsigned char *y = call->output;
     for (size_t o = 0; o < outer; ++o) {
         for (uint32_t i = 0; i < p->input_count; ++i) {
-            const size_t run = (size_t)p->input_axis_sizes[i] * inner;
-            memcpy(y, (const float *)call->inputs[i] + o * run, run * sizeof(float));
+            const size_t run = (size_t)p->input_axis_sizes[i] * inner * elem;
+            memcpy(y, (const unsigned char *)call->inputs[i] + o * run, run);
             y += run;
         }
     }
     return AP_OK;
+}
+
+ap_status ap_concatenation_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                        uint32_t capacity, uint32_t *count_out, ap_error *error_out)
+{
+    return concat_variants(params, sizeof(float), CONCAT_OP, isa, variants_out, capacity, count_out, error_out);
+}
+
+ap_status ap_concatenation_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return concat_run(call, isa, sizeof(float), CONCAT_OP, error_out);
+}
+
+ap_status ap_concatenation_s64_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                        uint32_t capacity, uint32_t *count_out, ap_error *error_out)
+{
+    return concat_variants(params, sizeof(int64_t), CONCAT64_OP, isa, variants_out, capacity, count_out,
+                           error_out);
+}
+
+ap_status ap_concatenation_s64_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return concat_run(call, isa, sizeof(int64_t), CONCAT64_OP, error_out);
 }
 
 /* ---- MEAN ---------------------------------------------------------------------------------- */

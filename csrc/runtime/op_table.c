@@ -858,6 +858,7 @@ static const ap_param_field ap_lstm_s16_fields[] = {
 #define AP_ROW_F32(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_F32, T, fields)
 #define AP_ROW_BOOL(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_BOOL, T, fields)
 #define AP_ROW_S32(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S32, T, fields)
+#define AP_ROW_S64(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S64, T, fields)
 
 static const ap_op_def ap_op_table[] = {
     {AP_ROW(AP_OP_CONV2D, "CONV_2D", ap_conv2d_params, ap_conv2d_fields), 1, 1, 1, 1, 0,
@@ -1291,6 +1292,47 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_sub_s32_variants), NULL, NULL, NULL, NULL, ap_sub_s32_run},
     {AP_ROW_S32(AP_OP_MUL, "MUL", ap_binary_s32_params, ap_div_s32_fields), 0, 2, 2, 1, 0,
      AP_PLAN(ap_mul_s32_variants), NULL, NULL, NULL, NULL, ap_mul_s32_run},
+    /* int64 comparisons (compare.c): the values as stored */
+    {AP_ROW_S64(AP_OP_EQUAL, "EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_equal_s64_run},
+    {AP_ROW_S64(AP_OP_NOT_EQUAL, "NOT_EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_not_equal_s64_run},
+    {AP_ROW_S64(AP_OP_GREATER, "GREATER", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_greater_s64_run},
+    {AP_ROW_S64(AP_OP_GREATER_EQUAL, "GREATER_EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_greater_equal_s64_run},
+    {AP_ROW_S64(AP_OP_LESS, "LESS", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_less_s64_run},
+    {AP_ROW_S64(AP_OP_LESS_EQUAL, "LESS_EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_less_equal_s64_run},
+    /* int16 comparisons (compare.c): LiteRT's (EQUAL and NOT_EQUAL rescaled, the others as stored) */
+    {AP_ROW_S16X8(AP_OP_EQUAL, "EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_equal_s16_run},
+    {AP_ROW_S16X8(AP_OP_NOT_EQUAL, "NOT_EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_not_equal_s16_run},
+    {AP_ROW_S16X8(AP_OP_GREATER, "GREATER", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_greater_s16_run},
+    {AP_ROW_S16X8(AP_OP_GREATER_EQUAL, "GREATER_EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_greater_equal_s16_run},
+    {AP_ROW_S16X8(AP_OP_LESS, "LESS", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_less_s16_run},
+    {AP_ROW_S16X8(AP_OP_LESS_EQUAL, "LESS_EQUAL", ap_compare_params, ap_compare_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_compare_wide_variants), NULL, NULL, NULL, NULL, ap_less_equal_s16_run},
+    /* the other int64 rows: MAXIMUM and MINIMUM (minmax_s64.c), ZEROS_LIKE (cast_fill.c),
+       BROADCAST_TO (elementwise_s8.c), CONCATENATION (float32_shape.c), REVERSE_V2 (reverse.c) */
+    {AP_ROW_S64(AP_OP_MAXIMUM, "MAXIMUM", ap_minmax_params, ap_minmax_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_maximum_s64_variants), NULL, NULL, NULL, NULL, ap_maximum_s64_run},
+    {AP_ROW_S64(AP_OP_MINIMUM, "MINIMUM", ap_minmax_params, ap_minmax_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_minimum_s64_variants), NULL, NULL, NULL, NULL, ap_minimum_s64_run},
+    {AP_ROW_S64(AP_OP_ZEROS_LIKE, "ZEROS_LIKE", ap_fill_params, ap_fill_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_fill_variants), NULL, NULL, NULL, NULL, ap_zeros_like_s64_run},
+    {AP_ROW_S64(AP_OP_BROADCAST_TO, "BROADCAST_TO", ap_broadcast_to_params, ap_broadcast_to_fields), 0, 1, 1, 1,
+     0, AP_PLAN(ap_broadcast_to_s8_variants), NULL, NULL, NULL, NULL, ap_broadcast_to_s64_run},
+    {AP_ROW_S64(AP_OP_CONCATENATION, "CONCATENATION", ap_concatenation_f32_params, ap_concatenation_f32_fields),
+     0, 1, AP_CONCAT_MAX_INPUTS, 1, 0, AP_PLAN(ap_concatenation_s64_variants), NULL, NULL, NULL, NULL,
+     ap_concatenation_s64_run},
+    {AP_ROW_S64(AP_OP_REVERSE_V2, "REVERSE_V2", ap_reverse_params, ap_reverse_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_reverse_variants), NULL, NULL, NULL, NULL, ap_reverse_s64_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

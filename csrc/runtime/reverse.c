@@ -1,10 +1,10 @@
-/* REVERSE_V2 on int8, int16, float32, int32 and bool (arenaplan/ops.h): TFLite's reference
+/* REVERSE_V2 on int8, int16, float32, int32, int64 and bool (arenaplan/ops.h): TFLite's reference
    Reverse over contiguous axes, a pure data move of `elem`-byte elements. */
 #include "float32_common.h"
 
 static const char *const rev_op = "reverse_v2";
 
-static ap_status rev_check(const ap_reverse_params *p, ap_error *error)
+static ap_status rev_check(const ap_reverse_params *p, size_t elem, ap_error *error)
 {
     if (p == NULL) {
         return AP_OPS_INVALID(error, "%s: params must not be NULL", rev_op);
@@ -15,7 +15,7 @@ static ap_status rev_check(const ap_reverse_params *p, ap_error *error)
     }
     const int32_t dims[3] = {p->outer, p->middle, p->inner};
     size_t n;
-    if (!ap_ops_product(dims, 3, &n) || !ap_ops_mul(n, 4, &n)) {
+    if (!ap_ops_product(dims, 3, &n) || !ap_ops_mul(n, elem, &n)) {
         return AP_OPS_OVERFLOW(error, "%s: the tensor's size overflows", rev_op);
     }
     return AP_OK;
@@ -25,7 +25,7 @@ ap_status ap_reverse_variants(const void *params, ap_isa isa, ap_variant *varian
                               uint32_t *count_out, ap_error *error_out)
 {
     const ap_reverse_params *p = params;
-    ap_status st = rev_check(p, error_out);
+    ap_status st = rev_check(p, 8, error_out);   /* the widest element's bytes */
     if (st != AP_OK) {
         return st;
     }
@@ -37,7 +37,7 @@ static ap_status rev_run(const ap_op_call *call, ap_isa isa, size_t elem, ap_err
 {
     ap_status st = ap_f32_check_call(call, isa, 1, rev_op, error);
     const ap_reverse_params *p = st == AP_OK ? call->params : NULL;
-    st = st != AP_OK ? st : rev_check(p, error);
+    st = st != AP_OK ? st : rev_check(p, elem, error);
     if (st != AP_OK) {
         return st;
     }
@@ -87,4 +87,9 @@ ap_status ap_reverse_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error
 ap_status ap_reverse_bool_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
     return rev_run(call, isa, 1, error_out);
+}
+
+ap_status ap_reverse_s64_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return rev_run(call, isa, 8, error_out);
 }

@@ -41,7 +41,8 @@ typedef enum ap_types {
                               (the model's int64, or int32 widened, see accumulator_bits) */
     AP_TYPES_F32 = 2,      /* float32 activations, weights and biases (TFLite's float kernels) */
     AP_TYPES_BOOL = 3,     /* bool activations (one byte each, 0 or 1) */
-    AP_TYPES_S32 = 4       /* int32 activations (plain integers, no quantisation) */
+    AP_TYPES_S32 = 4,      /* int32 activations (plain integers, no quantisation) */
+    AP_TYPES_S64 = 5       /* int64 activations (plain integers, no quantisation) */
 } ap_types;
 /*
  * A row's types name the element type of the data the kernel reads (its first data input);
@@ -86,8 +87,9 @@ typedef enum ap_op {
     AP_OP_HARD_SWISH = 24,       /* ap_hard_swish_params, int8 in and out */
     AP_OP_TRANSPOSE_CONV = 25,   /* ap_transpose_conv_params, prepared blob required; one input
                                     (the data input; output_shape is resolved at plan time) */
-    AP_OP_MAXIMUM = 26,          /* ap_minmax_params, two int8 inputs, int8 out */
-    AP_OP_MINIMUM = 27,          /* ap_minmax_params, two int8 inputs, int8 out */
+    AP_OP_MAXIMUM = 26,          /* ap_minmax_params, two inputs of the row's type, out the same
+                                    (rows: int8, int16, int64) */
+    AP_OP_MINIMUM = 27,          /* as MAXIMUM */
     AP_OP_ABS = 28,              /* ap_abs_params, int8 in and out */
     AP_OP_RESIZE_NEAREST_NEIGHBOR = 29,
                                  /* ap_resize_nearest_params, int8 in and out (one input: the
@@ -109,9 +111,10 @@ typedef enum ap_op {
     AP_OP_BROADCAST_TO = 39,     /* ap_broadcast_to_params, int8 in and out (one input: the shape
                                     is resolved at plan time) */
     AP_OP_EQUAL = 40,            /* ap_compare_params, two inputs of the row's type, bool out
-                                    (rows: int8, float32, int32, bool) */
+                                    (rows: int8, int16, float32, int32, int64, bool) */
     AP_OP_NOT_EQUAL = 41,        /* as EQUAL */
-    AP_OP_GREATER = 42,          /* ap_compare_params, two inputs, bool out (int8, float32, int32) */
+    AP_OP_GREATER = 42,          /* ap_compare_params, two inputs, bool out (int8, int16, float32,
+                                    int32, int64) */
     AP_OP_GREATER_EQUAL = 43,    /* as GREATER */
     AP_OP_LESS = 44,             /* as GREATER */
     AP_OP_LESS_EQUAL = 45,       /* as GREATER */
@@ -147,7 +150,7 @@ typedef enum ap_op {
                                     resolved at plan time), out the same type and shape */
     AP_OP_REVERSE_V2 = 79,       /* ap_reverse_params, one input of the row's type (the axes are
                                     resolved at plan time), out the same type and shape (rows:
-                                    int8, int16, float32, int32, bool) */
+                                    int8, int16, float32, int32, int64, bool) */
     AP_OP_REDUCE_ALL = 80,       /* ap_reduce_all_params, one bool input (the axes are resolved at
                                     plan time), bool out; one row, AP_TYPES_BOOL */
     AP_OP_BATCH_MATMUL = 90,     /* ap_batch_matmul_params, two inputs (LHS, RHS) of the row's type
@@ -1375,7 +1378,12 @@ typedef enum ap_index_kind {
  *   (v + offset) << left_shift, multiplier, shift) with its input's offset (minus its zero
  *   point), multiplier and shift (QuantizeMultiplierSmallerThanOneExp of its scale), and the
  *   two results are compared.
- * - float32, int32 and bool rows: the values compared as stored (the quantisation fields 0).
+ * - int16 row (AP_TYPES_S16X8; LiteRT's kernels, which TensorFlow Lite Micro's differ from): as
+ *   the int8 row when left_shift is 8 (LiteRT's EQUAL and NOT_EQUAL: offsets in
+ *   [-32767, 32768]), else the values compared as stored (its GREATER, GREATER_EQUAL, LESS and
+ *   LESS_EQUAL: every quantisation field 0).
+ * - float32, int32, int64 and bool rows: the values compared as stored (the quantisation
+ *   fields 0).
  * - LOGICAL_*: bool inputs, a byte is true when it is not 0; LOGICAL_NOT's input2_shape is
  *   its input's.
  * Variant: "direct", no scratch; in place over an input of one byte per element and the
@@ -1385,8 +1393,9 @@ typedef struct ap_compare_params {
     int32_t input1_shape[4];     /* each >= 1: 1 or the output's */
     int32_t input2_shape[4];
     int32_t output_shape[4];
-    int32_t left_shift;          /* int8: 8; else 0 */
-    int32_t input1_offset;       /* int8: -zero point, [-127, 128]; else 0 */
+    int32_t left_shift;          /* int8: 8; int16: 8 or 0; else 0 */
+    int32_t input1_offset;       /* int8: -zero point, [-127, 128] (int16 rescaled: [-32767,
+                                    32768]); else 0 */
     int32_t input1_multiplier;   /* int8: >= 0; else 0 */
     int32_t input1_shift;        /* int8: [-31, 0]; else 0 */
     int32_t input2_offset;
@@ -1396,7 +1405,8 @@ typedef struct ap_compare_params {
 
 ap_status ap_compare_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                               uint32_t *count_out, ap_error *error_out);
-/** The variants of a row whose inputs are four bytes an element (float32, int32): never in place. */
+/** The variants of a row whose inputs are wider than a byte (int16, float32, int32, int64): never
+    in place. */
 ap_status ap_compare_wide_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                                       uint32_t *count_out, ap_error *error_out);
 ap_status ap_equal_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
@@ -1417,6 +1427,18 @@ ap_status ap_greater_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error
 ap_status ap_greater_equal_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_less_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_less_equal_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_equal_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_not_equal_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_greater_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_greater_equal_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_less_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_less_equal_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_equal_s64_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_not_equal_s64_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_greater_s64_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_greater_equal_s64_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_less_s64_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_less_equal_s64_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_equal_bool_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_not_equal_bool_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_logical_and_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
@@ -1962,6 +1984,37 @@ typedef struct ap_elu_s8_params {
 ap_status ap_elu_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                              uint32_t *count_out, ap_error *error_out);
 ap_status ap_elu_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/* ---- int64 (AP_TYPES_S64): the ops TensorFlow Lite Micro's kernels take int64 in ------------- */
+/* (the comparisons are with the others, ap_compare_params; RESHAPE, SQUEEZE and EXPAND_DIMS alias
+   their input and SHAPE reads none, whatever the type) */
+
+/** int64 MAXIMUM and MINIMUM (ap_minmax_params): MaximumMinimumBroadcastSlow on the stored values
+    (LiteRT's and TensorFlow Lite Micro's alike). "direct", in place where an input has the
+    output's shape. */
+ap_status ap_maximum_s64_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                  uint32_t *count_out, ap_error *error_out);
+ap_status ap_maximum_s64_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_minimum_s64_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                  uint32_t *count_out, ap_error *error_out);
+ap_status ap_minimum_s64_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** int64 ZEROS_LIKE (ap_fill_params, variants ap_fill_variants): count zeros. */
+ap_status ap_zeros_like_s64_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** int64 BROADCAST_TO (ap_broadcast_to_params, variants ap_broadcast_to_s8_variants): the int8
+    row's copy moving int64 values; the input and output 8-byte aligned. */
+ap_status ap_broadcast_to_s64_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** int64 CONCATENATION (ap_concatenation_f32_params: the float32 row's copy of eight-byte values;
+    PACK runs on it). "direct", the output overlapping no input. */
+ap_status ap_concatenation_s64_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                        uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_concatenation_s64_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** int64 REVERSE_V2 (ap_reverse_params, variants ap_reverse_variants): the byte-width-generic
+    move of eight-byte values. */
+ap_status ap_reverse_s64_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 #ifdef __cplusplus
 }

@@ -31,6 +31,7 @@ _TYPES_TEXT = {
     "f32": "float32",
     "bool": "bool",
     "s32": "int32",
+    "s64": "int64",
 }
 #: What the rows of the ops with operands of fixed types take besides their row's type
 #: (arenaplan/ops.h: a row's types name its data input's element type).
@@ -475,9 +476,10 @@ def _jump() -> Model:
 
 def _compare(op_type: str, dtype: str, broadcast: bool = False) -> Model:
     p = _Probe()
-    scale = 0.05 if dtype == "int8" else None
-    a = p.x((1, 4, 4, 8), dtype, scale, 3)
-    b = p.x((1, 1, 1, 8) if broadcast else (1, 4, 4, 8), dtype, scale, -2)
+    scale = {"int8": 0.05, "int16": 0.001}.get(dtype)
+    a = p.x((1, 4, 4, 8), dtype, scale, 3 if dtype == "int8" else 0)
+    b = p.x((1, 1, 1, 8) if broadcast else (1, 4, 4, 8), dtype, 0.002 if dtype == "int16" else scale,
+            -2 if dtype == "int8" else 0)
     y = p.t((1, 4, 4, 8), "bool", None)
     return p.model(op_type, (a,) if op_type == "LOGICAL_NOT" else (a, b), (y,))
 
@@ -640,11 +642,49 @@ def _broadcast_args(dtype: str) -> Model:
     return p.model("BROADCAST_ARGS", (a, b), (y,))
 
 
+def _s64_binary(op_type: str, broadcast: bool = False) -> Model:
+    p = _Probe()
+    a = p.x((1, 4, 4, 8), "int64", None)
+    b = p.x((1, 1, 1, 8) if broadcast else (1, 4, 4, 8), "int64", None)
+    y = p.t((1, 4, 4, 8), "int64", None)
+    return p.model(op_type, (a, b), (y,))
+
+
+def _s64_broadcast_to() -> Model:
+    p = _Probe()
+    x = p.x((1, 1, 8), "int64", None)
+    shape = p.const([2, 4, 4, 8], "int32")
+    y = p.t((2, 4, 4, 8), "int64", None)
+    return p.model("BROADCAST_TO", (x, shape), (y,))
+
+
+def _s64_concatenation(pack: bool = False) -> Model:
+    p = _Probe()
+    if pack:   # PACK runs on the CONCATENATION row
+        xs = [p.x((4, 8), "int64", None) for _ in range(3)]
+        y = p.t((4, 3, 8), "int64", None)
+        return p.model("PACK", tuple(xs), (y,), axis=1, values_count=3)
+    a, b = p.x((1, 4, 4, 3), "int64", None), p.x((1, 4, 4, 5), "int64", None)
+    y = p.t((1, 4, 4, 8), "int64", None)
+    return p.model("CONCATENATION", (a, b), (y,), axis=-1, fused_activation_function="NONE")
+
+
+#: The int64 rows' probes.
+_PROBES_S64: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
+    **{(op, "s64"): (lambda op=op: [_s64_binary(op), _s64_binary(op, True)]) for op in ("MAXIMUM", "MINIMUM")},
+    ("ZEROS_LIKE", "s64"): lambda: [_zeros_like("int64")],
+    ("BROADCAST_TO", "s64"): lambda: [_s64_broadcast_to()],
+    ("CONCATENATION", "s64"): lambda: [_s64_concatenation(), _s64_concatenation(pack=True)],
+    ("REVERSE_V2", "s64"): lambda: [_reverse("int64"), _reverse("int64", (-1,))],
+}
+
+
 #: The rows of the ops whose row their data input's element type chooses.
 _TYPED_PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     **{(op, t): (lambda op=op, dt=dt: [_compare(op, dt), _compare(op, dt, True)])
        for op in ("EQUAL", "NOT_EQUAL", "GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL")
-       for t, dt in (("s8", "int8"), ("f32", "float32"), ("s32", "int32"), ("bool", "bool"))
+       for t, dt in (("s8", "int8"), ("f32", "float32"), ("s32", "int32"), ("bool", "bool"), ("s64", "int64"),
+                     ("s16x8", "int16"))
        if t != "bool" or op in ("EQUAL", "NOT_EQUAL")},
     **{(op, "bool"): (lambda op=op: [_compare(op, "bool")] + ([_compare(op, "bool", True)]
                                                                 if op != "LOGICAL_NOT" else []))
@@ -819,7 +859,7 @@ def _families(models: List[Model], isa: str, reference: str) -> Tuple[List[str],
 def probe_models(key: Tuple[str, str]) -> Optional[Callable[[], List[Model]]]:
     """The probe models of an op table row (its name and types, as _core.ops() gives them),
     or None for a row that has none: the one place the probe tables are read."""
-    return _PROBES.get(key) or _PROBES_F32.get(key) or _TYPED_PROBES.get(key)
+    return _PROBES.get(key) or _PROBES_F32.get(key) or _TYPED_PROBES.get(key) or _PROBES_S64.get(key)
 
 
 def rows() -> List[dict]:
@@ -861,7 +901,7 @@ def _cell(variants) -> str:
 #: How the builtins of lowering._RUNS_ON (and RELU6) use their row.
 _RUNS_ON_TEXT = {
     "DEPTH_TO_SPACE": "the input read as [N*H, W, b, b, C/b^2], its second and third axes swapped",
-    "PACK": "a copy of each input along the new axis; inputs quantised as the output",
+    "PACK": "a copy of each input along the new axis; int8 inputs quantised as the output",
     "RELU6": "int8 and int16: QuantizedReluX's clamp to [0, 6], under tflm TFLite Micro's clamp of the "
              "input's values; float32: the float32 RELU row with its clamp",
     "RELU_N1_TO_1": "int8: QuantizedReluX's clamp to [-1, 1], litert only (TFLite Micro has no kernel); "
@@ -951,14 +991,19 @@ def render() -> str:
               "int8 to int8, int16 or int32 (int32: TensorFlow Lite Micro only), int16 to int8, int16",
               "or int32, int32 to int8 or int16. QUANTIZE's int8 row is float32 to int8 and",
               "DEQUANTIZE's int8 to float32 (the 16x8 rows: int16).", "",
-              "A row's tensor types name the element type of the data its kernel reads (bool and int32",
-              "are one byte and four an element); operands whose type the op fixes are the row's",
-              "contract, given in brackets: the comparisons write bool, GATHER reads int32 indices,",
+              "A row's tensor types name the element type of the data its kernel reads (bool, int32 and",
+              "int64 are one byte, four and eight an element); operands whose type the op fixes are the",
+              "row's contract, given in brackets: the comparisons write bool, GATHER reads int32 indices,",
               "ARG_MAX / ARG_MIN write the int32 or int64 indices their params name (TensorFlow Lite",
               "Micro: int32 only), SELECT_V2's condition is bool, CAST writes the type its params name,",
               "SHAPE reads no data (one row, its int32 output's). The int8 comparisons rescale both",
-              "inputs as TFLite does (a left shift of 8, each scale's multiplier); the others compare",
-              "the values as stored. With a float32 NaN, LiteRT's ARG_MAX / ARG_MIN (an optimised",
+              "inputs as TFLite does (a left shift of 8, each scale's multiplier); the int16 ones are",
+              "LiteRT's, under \"litert\" only: its EQUAL and NOT_EQUAL rescale int16 as int8 (LiteRT 2.3",
+              "sends int16 through that path), its GREATER, GREATER_EQUAL, LESS and LESS_EQUAL compare",
+              "the stored values (TensorFlow Lite Micro's int16 GREATER reads params its Prepare sets for",
+              "int8 only, its other comparisons take no int16: refused under \"tflm\", naming why); the",
+              "others compare the values as stored (int64 as a signed 64-bit compare, two words on a",
+              "32-bit core). With a float32 NaN, LiteRT's ARG_MAX / ARG_MIN (an optimised",
               "last-axis loop) answer otherwise than the reference loop; arenaplan follows TensorFlow",
               "Lite Micro's. CAST of a float32 NaN to an integer type follows the rounding rule:",
               "LiteRT's saturating cast gives the type's maximum, TensorFlow Lite Micro's 0. A float32",
@@ -1084,7 +1129,16 @@ def render() -> str:
               "ADD, SUB and MUL have int32 rows (a WHILE loop's counter, index arithmetic): the result",
               "wraps in two's complement, as TFLite's kernels do, then the activation's int32 range;",
               "TensorFlow Lite Micro's int32 ADD does not apply its fused activation (its SUB and MUL",
-              "do), so under \"tflm\" an int32 ADD is not clamped.", ""]
+              "do), so under \"tflm\" an int32 ADD is not clamped.", "",
+              "The int64 rows are the ops TensorFlow Lite Micro's kernels take int64 in (each confirmed",
+              "on a one-op model with the pinned tflite-micro package): the six comparisons, MAXIMUM,",
+              "MINIMUM, ZEROS_LIKE, BROADCAST_TO, CONCATENATION (PACK on it) and REVERSE_V2, each equal to",
+              "LiteRT's and TensorFlow Lite Micro's on values across int64's two 32-bit words; RESHAPE,",
+              "SQUEEZE and EXPAND_DIMS alias their input and SHAPE reads none, whatever the type. Its",
+              "other kernels refuse int64 (ADD, SUB, MUL, CAST, FILL's value, GATHER, GATHER_ND,",
+              "SELECT_V2, SUM, MEAN, REDUCE_MAX, ARG_MAX's input, TRANSPOSE, SLICE, STRIDED_SLICE, PAD,",
+              "SPLIT, UNPACK, CUMSUM), though LiteRT runs several of them: arenaplan has no int64 row for",
+              "those.", ""]
     return "\n".join(lines)
 
 

@@ -2848,19 +2848,19 @@ _LOWER_S16X8: Dict[str, Callable[[Model, Operator], tuple]] = {
 
 # --- bool and int32 tensors: comparisons, logical ops, ARG_MAX / ARG_MIN, GATHER, SELECT_V2 ---
 #: Row types by the element type of an op's data input (AP_TYPES_S8, _F32, _S32, _BOOL).
-_DATA_TYPES = {"int8": "s8", "float32": "f32", "int32": "s32", "bool": "bool", "int16": "s16x8"}
+_DATA_TYPES = {"int8": "s8", "float32": "f32", "int32": "s32", "bool": "bool", "int16": "s16x8", "int64": "s64"}
 _COMPARISONS = ("EQUAL", "NOT_EQUAL", "GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL")
 #: The ops whose row is chosen by their data input's element type: (that input's position, the
 #: element types their rows take). TensorFlow Lite's kernels have these and more (int16, int64,
 #: uint8, string); the rest are refused naming the type.
 _TYPED: Dict[str, Tuple[int, Tuple[str, ...]]] = {
-    **{op: (0, ("int8", "float32", "int32", "bool") if op in ("EQUAL", "NOT_EQUAL") else ("int8", "float32", "int32"))
+    **{op: (0, ("int8", "float32", "int32", "int64", "int16") + (("bool",) if op in ("EQUAL", "NOT_EQUAL") else ()))
        for op in _COMPARISONS},
     "LOGICAL_AND": (0, ("bool",)), "LOGICAL_OR": (0, ("bool",)), "LOGICAL_NOT": (0, ("bool",)),
     "ARG_MAX": (0, ("int8", "float32", "int32")), "ARG_MIN": (0, ("int8", "float32", "int32")),
     "GATHER": (0, ("int8", "float32", "int32", "bool")),
     "SELECT_V2": (1, ("int8", "float32", "int32", "bool", "int16")),
-    "CAST": (0, ("int8", "float32", "int32", "bool", "int16")), "ZEROS_LIKE": (0, ("float32", "int32")),
+    "CAST": (0, ("int8", "float32", "int32", "bool", "int16")), "ZEROS_LIKE": (0, ("float32", "int32", "int64")),
     "FILL": (1, ("int8", "float32", "int32", "bool")),
     "FLOOR_DIV": (0, ("float32", "int32")), "FLOOR_MOD": (0, ("float32", "int32")), "ADD_N": (0, ("float32", "int32")),
     "EMBEDDING_LOOKUP": (1, ("int8", "float32")),
@@ -2868,7 +2868,7 @@ _TYPED: Dict[str, Tuple[int, Tuple[str, ...]]] = {
     "LOG_SOFTMAX": (0, ("int8", "float32")), "CUMSUM": (0, ("int8", "float32")),
     "BATCH_MATMUL": (0, ("int8", "int16", "float32")), "GATHER_ND": (0, ("int8", "float32", "int32")),
     "DIV": (0, ("int8", "float32", "int32")),
-    "REVERSE_V2": (0, ("int8", "float32", "int32", "bool", "int16")), "REDUCE_ALL": (0, ("bool",)),
+    "REVERSE_V2": (0, ("int8", "float32", "int32", "bool", "int16", "int64")), "REDUCE_ALL": (0, ("bool",)),
 }
 
 
@@ -2887,12 +2887,12 @@ def _data_type(model: Model, op: Operator) -> str:
 
 
 #: Why a type TFLite takes has no row, where the reason is the runtimes' own.
-_NO_ROW_WHY = {
-    **{(op, "int16"): (" (TensorFlow Lite Micro's int16 GREATER rescales with params its Prepare sets for int8 "
-                       "only, so its outputs depend on the arena's earlier bytes; its other comparisons take no "
-                       "int16)")
-       for op in ("EQUAL", "NOT_EQUAL", "GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL")},
-}
+_NO_ROW_WHY: Dict[Tuple[str, str], str] = {}
+
+#: Why an int16 comparison does not run under "tflm" (it runs under "litert", LiteRT's kernels).
+_S16_COMPARE_TFLM_WHY = ("TensorFlow Lite Micro's int16 GREATER rescales with params its Prepare sets for int8 "
+                         "only, so its outputs depend on the arena's earlier bytes; its other comparisons take no "
+                         "int16. arenaplan runs LiteRT's int16 comparisons: plan with reference \"litert\"")
 
 
 def _broadcast4(model: Model, shapes: Sequence[Sequence[int]], y: Tensor) -> List[List[int]]:
@@ -2910,11 +2910,17 @@ def _broadcast4(model: Model, shapes: Sequence[Sequence[int]], y: Tensor) -> Lis
         [_shape4(out, "output")]
 
 
-def _compare(model: Model, op: Operator) -> tuple:
+def _compare(model: Model, op: Operator, reference: str = "litert") -> tuple:
     """The comparisons with their Prepare (LiteRT's and TFLite Micro's alike): two inputs of one
     type, a bool output; int8 inputs rescaled by QuantizeMultiplierSmallerThanOneExp of each
-    scale (which TFLite requires below 1) with a left shift of 8. LOGICAL_AND / LOGICAL_OR / LOGICAL_NOT: bool in and out."""
+    scale (which TFLite requires below 1) with a left shift of 8; int16, int32, int64, float32
+    and bool compared as stored. int16 runs LiteRT's kernels, under "litert" only: its EQUAL and
+    NOT_EQUAL rescale as int8's do (LiteRT 2.3 sends int16 through the int8 rescaling), its
+    GREATER, GREATER_EQUAL, LESS and LESS_EQUAL compare the stored values (zero points and scales
+    unread). LOGICAL_AND / LOGICAL_OR / LOGICAL_NOT: bool in and out."""
     dtype = _data_type(model, op)
+    if dtype == "int16" and reference == "tflm":
+        raise _Unsupported(f"input 0 is int16; {_S16_COMPARE_TFLM_WHY}")
     unary = op.type == "LOGICAL_NOT"
     a = _tensor(model, _operand(op.inputs, 0), "input1", dtype)
     b = a if unary else _tensor(model, _operand(op.inputs, 1), "input2", None)
@@ -2929,13 +2935,13 @@ def _compare(model: Model, op: Operator) -> tuple:
     spec = {"input1_shape": s1, "input2_shape": s2, "output_shape": so, "left_shift": 0, "input1_offset": 0,
             "input1_multiplier": 0, "input1_shift": 0, "input2_offset": 0, "input2_multiplier": 0,
             "input2_shift": 0}
-    if dtype == "int8":
+    if dtype == "int8" or (dtype == "int16" and op.type in ("EQUAL", "NOT_EQUAL")):
         spec["left_shift"] = 8
         for k, (t, what) in enumerate(((a, "input1"), (b, "input2")), 1):
             scale, zp = _per_tensor(t, what)
             if not scale < 1.0:
-                raise _Unsupported(f"{what} tensor {t.index} has scale {scale}; TFLite's int8 {op.type} requires "
-                                   "a scale below 1 (QuantizeMultiplierSmallerThanOneExp)")
+                raise _Unsupported(f"{what} tensor {t.index} has scale {scale}; TFLite's {dtype} {op.type} "
+                                   "requires a scale below 1 (QuantizeMultiplierSmallerThanOneExp)")
             m, sh = quantize_multiplier(scale)
             spec[f"input{k}_offset"], spec[f"input{k}_multiplier"], spec[f"input{k}_shift"] = -zp, m, sh
     ins = (a.index,) if unary else (a.index, b.index)
@@ -3043,7 +3049,7 @@ def _constant_axes(model: Model, op: Operator, position: int) -> Tuple[Tensor, L
 
 def _reverse_v2(model: Model, op: Operator, reference: str = "litert") -> tuple:
     """REVERSE_V2 (TFLite's reference Reverse, LiteRT's and TensorFlow Lite Micro's alike) on
-    int8, int16, float32, int32 or bool, values copied as stored: the axes a constant int32
+    int8, int16, float32, int32, int64 or bool, values copied as stored: the axes a constant int32
     vector of 1 to rank elements (Prepare refuses more), each in [-rank, rank), distinct and
     contiguous once sorted (both kernels fail the run otherwise, a repeat counting as a gap); an
     empty axes vector is refused (both kernels read before its start); rank at most 8 under
@@ -3185,7 +3191,7 @@ def _cast(model: Model, op: Operator, reference: str = "litert") -> tuple:
 
 
 def _zeros_like(model: Model, op: Operator) -> tuple:
-    """ZEROS_LIKE: zeros of the input's type and shape (float32 or int32; the input is not read)."""
+    """ZEROS_LIKE: zeros of the input's type and shape (float32, int32 or int64; the input is not read)."""
     dtype = _data_type(model, op)
     x = _tensor(model, _operand(op.inputs, 0), "input", dtype)
     _tensor(model, _operand(op.outputs, 0), "output", dtype)
@@ -3647,6 +3653,74 @@ _LOWER_TYPED: Dict[str, Callable[[Model, Operator], tuple]] = {
 }
 
 
+# --- int64 tensors: the ops TensorFlow Lite Micro's kernels take int64 in -------------------
+def _maximum_minimum_s64(model: Model, op: Operator) -> tuple:
+    """int64 MAXIMUM and MINIMUM (MaximumMinimumBroadcastSlow, LiteRT's and TensorFlow Lite
+    Micro's alike): the stored values compared, broadcast as ADD broadcasts (rank <= 4)."""
+    a, b, y, sa, sb, sy = _broadcast_shapes(model, op, "int64")
+    return {"input1_shape": sa, "input2_shape": sb, "output_shape": sy}, (a.index, b.index), None, None
+
+
+def _concatenation_s64(model: Model, op: Operator) -> tuple:
+    """int64 CONCATENATION: a copy (the float32 row's, of eight-byte values), no fused activation,
+    rank <= 4; every input int64 and of the output's shape but along the axis."""
+    y = _tensor(model, _operand(op.outputs, 0), "output", "int64")
+    ins = [_tensor(model, t, f"input {i}", "int64") for i, t in enumerate(op.inputs)]
+    rank = len(y.shape)
+    axis = int(op.options.get("axis", 0))
+    axis = axis + rank if axis < 0 else axis
+    if not 0 <= axis < rank or rank > 4:
+        raise _Unsupported(f"axis {op.options.get('axis')} of a rank-{rank} output is not supported (rank <= 4)")
+    if op.options.get("fused_activation_function", "NONE") != "NONE":
+        raise _Unsupported("a fused activation on CONCATENATION is not supported")
+    sizes = []
+    for t in ins:
+        if len(t.shape) != rank or any(int(t.shape[d]) != int(y.shape[d]) for d in range(rank) if d != axis):
+            raise _Unsupported(f"input tensor {t.index} has shape {tuple(t.shape)}; the output {tuple(y.shape)} "
+                               f"along axis {axis}")
+        sizes.append(int(t.shape[axis]))
+    if sum(sizes) != int(y.shape[axis]):
+        raise _Unsupported(f"the inputs' sizes along axis {axis} sum to {sum(sizes)}, the output has "
+                           f"{int(y.shape[axis])}")
+    return ({"output_shape": _shape4(y.shape, "output"), "axis": axis + 4 - rank, "input_count": len(sizes),
+             "input_axis_sizes": sizes}, tuple(t.index for t in ins), None, None)
+
+
+def _pack_s64(model: Model, op: Operator) -> tuple:
+    """int64 PACK as the int64 CONCATENATION of its inputs along the new axis, each one element
+    thick there, with TFLite's Prepare checks: values_count inputs of one shape, axis in
+    [-(rank + 1), rank]; the output rank <= 4."""
+    y = _tensor(model, _operand(op.outputs, 0), "output", "int64")
+    n = int(op.options.get("values_count", 0) or 0)
+    if n != len(op.inputs) or n < 1:
+        raise _Unsupported(f"values_count {n} differs from the op's {len(op.inputs)} inputs")
+    ins = [_tensor(model, t, f"input {i}", "int64") for i, t in enumerate(op.inputs)]
+    shape = tuple(int(d) for d in ins[0].shape)
+    for t in ins[1:]:
+        if tuple(t.shape) != shape:
+            raise _Unsupported(f"input tensor {t.index} has shape {tuple(t.shape)}, input tensor {ins[0].index} "
+                               f"{shape}; TFLite packs inputs of one shape")
+    rank = len(shape)
+    axis = int(op.options.get("axis", 0) or 0)
+    if not -(rank + 1) <= axis <= rank:
+        raise _Unsupported(f"axis {axis} is out of range for inputs of rank {rank} (it must lie in "
+                           f"[{-(rank + 1)}, {rank}])")
+    axis += rank + 1 if axis < 0 else 0
+    want = list(shape[:axis]) + [n] + list(shape[axis:])
+    _expect_shape(model, y.index, want, "output")
+    return ({"output_shape": _shape4(want, "output"), "axis": axis + 4 - len(want), "input_count": n,
+             "input_axis_sizes": [1] * n}, tuple(t.index for t in ins), None, None)
+
+
+#: The int64 rows' lowering, chosen by _types_of (the comparisons, ZEROS_LIKE and REVERSE_V2 are
+#: chosen by their data input's type, _TYPED).
+_LOWER_S64: Dict[str, Callable[[Model, Operator], tuple]] = {
+    "MAXIMUM": _maximum_minimum_s64, "MINIMUM": _maximum_minimum_s64,
+    "BROADCAST_TO": lambda model, op: _broadcast_to(model, op, "int64"),
+    "CONCATENATION": _concatenation_s64, "PACK": _pack_s64,
+}
+
+
 def _types_of(model: Model, op: Operator) -> str:
     """The op table row's tensor types for ``op``: "f32" where a float32 row exists for its type
     and its first input is float32; "s16x8" where a 16x8 row exists for its type and its first
@@ -3659,6 +3733,8 @@ def _types_of(model: Model, op: Operator) -> str:
         return "s32"
     if op.type in _LOWER_S32 and dtype(op.inputs) == "int32":
         return "s32"
+    if op.type in _LOWER_S64 and dtype(op.inputs) == "int64":
+        return "s64"
     if op.type in _TYPED:   # its data input's type, or its first row's (the lowering refuses the others)
         at, allowed = _TYPED[op.type]
         return _DATA_TYPES[dtype(op.inputs[at:]) if dtype(op.inputs[at:]) in allowed else allowed[0]]
@@ -3700,7 +3776,8 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
 #: The lowering functions that take the rounding rule (a ``reference`` parameter): the rule
 #: changes their params (FULLY_CONNECTED's requantisation, LOGISTIC's table, RELU's
 #: multiplier, ...). Read from the signatures, so an op's rows may differ in it.
-_TAKES_REFERENCE = frozenset(fn for table in (_LOWER, _LOWER_S16X8, _LOWER_F32, _LOWER_TYPED, _LOWER_S32)
+_TAKES_REFERENCE = frozenset(fn for table in (_LOWER, _LOWER_S16X8, _LOWER_F32, _LOWER_TYPED, _LOWER_S32,
+                                              _LOWER_S64)
                              for fn in table.values()
                              if "reference" in inspect.signature(fn).parameters)
 
@@ -3752,7 +3829,7 @@ def lower_op(model: Model, op: Operator, isa: str, reference: str) -> OpKernel:
         return _jump(model, op, isa)
     types = _types_of(model, op)
     fn = _LOWER_TYPED.get(op.type) or {"s16x8": _LOWER_S16X8, "f32": _LOWER_F32,
-                                       "s32": _LOWER_S32}.get(types, _LOWER).get(op.type)
+                                       "s32": _LOWER_S32, "s64": _LOWER_S64}.get(types, _LOWER).get(op.type)
     if fn is None and op.type in _LOWER_S16X8:
         raise UnsupportedModel(f"op {op.index} ({op.type}): arenaplan runs {op.type} with int16 "
                                f"activations (16x8) only; the first input is "
