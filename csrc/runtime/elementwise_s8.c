@@ -734,52 +734,68 @@ ap_status ap_broadcast_to_s8_run(const ap_op_call *call, ap_isa isa, ap_error *e
                                      "broadcast_to", copy_row, NULL, error_out);
 }
 
-/* int16 BROADCAST_TO: the int8 row's params and variants, int16 values copied. */
-ap_status ap_broadcast_to_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+/* The copy of the wider rows: output element `at` reads input element r (<= at, the same where the
+   shapes are equal), so in place over an input of the output's shape is safe. `elem` is a
+   constant where this is inlined. */
+static inline void broadcast_to_copy(const ap_broadcast_to_params *p, const unsigned char *in, unsigned char *out,
+                                     size_t elem)
 {
-    if (call == NULL) {
-        return AP_OPS_INVALID(error_out, "broadcast_to_s16: call must not be NULL");
-    }
-    const ap_broadcast_to_params *p = call->params;
-    ap_status st = broadcast_to_check(p, error_out);
-    size_t n = 0, bytes = 0;
-    if (st == AP_OK && (!ap_ops_product(p->output_shape, 4, &n) || !ap_ops_mul(n, sizeof(int16_t), &bytes))) {
-        st = AP_OPS_OVERFLOW(error_out, "broadcast_to_s16: the output's bytes overflow");
-    }
-    if (st == AP_OK) {
-        st = ap_ops_check_variant_ptr(call->variant, "broadcast_to_s16", error_out);
-    }
-    if (st == AP_OK && call->variant->isa != (int32_t)isa) {
-        st = AP_OPS_INVALID(error_out, "broadcast_to_s16: variant '%s' is a %s variant; asked to run it as %s",
-                            call->variant->name, ap_isa_name(call->variant->isa), ap_isa_name(isa));
-    }
-    if (st == AP_OK && (call->input_count != 1 || call->inputs == NULL || call->inputs[0] == NULL ||
-                        call->output == NULL)) {
-        st = AP_OPS_INVALID(error_out, "broadcast_to_s16: one input and the output must not be NULL");
-    }
-    if (st == AP_OK && (((uintptr_t)call->inputs[0] & 1u) != 0 || ((uintptr_t)call->output & 1u) != 0)) {
-        st = AP_OPS_INVALID(error_out, "broadcast_to_s16: the input and output must be 2-byte aligned");
-    }
-    if (st != AP_OK) {
-        return st;
-    }
-    const int16_t *in = call->inputs[0];
-    int16_t *out = call->output;
     size_t si[4];
     ap_ops_broadcast_strides(p->input_shape, si);
     const int32_t *o = p->output_shape;
-    size_t at = 0;
-    /* output element at reads input element r (<= at, the same where the shapes are equal):
-       in place over an input of the output's shape is safe */
     for (int32_t i0 = 0; i0 < o[0]; ++i0) {
         for (int32_t i1 = 0; i1 < o[1]; ++i1) {
             for (int32_t i2 = 0; i2 < o[2]; ++i2) {
                 const size_t r = (size_t)i0 * si[0] + (size_t)i1 * si[1] + (size_t)i2 * si[2];
-                for (int32_t i3 = 0; i3 < o[3]; ++i3, ++at) {
-                    out[at] = in[r + (size_t)i3 * si[3]];
+                for (int32_t i3 = 0; i3 < o[3]; ++i3, out += elem) {
+                    memmove(out, in + (r + (size_t)i3 * si[3]) * elem, elem);
                 }
             }
         }
     }
+}
+
+/* int16 BROADCAST_TO, and the 4-byte rows (int32, float32): the int8 row's params and variants,
+   the values copied as they are. */
+static ap_status broadcast_to_wide_run(const ap_op_call *call, ap_isa isa, size_t elem, ap_error *error_out)
+{
+    if (call == NULL) {
+        return AP_OPS_INVALID(error_out, "broadcast_to: call must not be NULL");
+    }
+    const ap_broadcast_to_params *p = call->params;
+    ap_status st = broadcast_to_check(p, error_out);
+    size_t n = 0, bytes = 0;
+    if (st == AP_OK && (!ap_ops_product(p->output_shape, 4, &n) || !ap_ops_mul(n, elem, &bytes))) {
+        st = AP_OPS_OVERFLOW(error_out, "broadcast_to: the output's bytes overflow");
+    }
+    if (st == AP_OK) {
+        st = ap_ops_check_variant_ptr(call->variant, "broadcast_to", error_out);
+    }
+    if (st == AP_OK && call->variant->isa != (int32_t)isa) {
+        st = AP_OPS_INVALID(error_out, "broadcast_to: variant '%s' is a %s variant; asked to run it as %s",
+                            call->variant->name, ap_isa_name(call->variant->isa), ap_isa_name(isa));
+    }
+    if (st == AP_OK && (call->input_count != 1 || call->inputs == NULL || call->inputs[0] == NULL ||
+                        call->output == NULL)) {
+        st = AP_OPS_INVALID(error_out, "broadcast_to: one input and the output must not be NULL");
+    }
+    if (st != AP_OK) {
+        return st;
+    }
+    if (elem == 2) {
+        broadcast_to_copy(p, call->inputs[0], call->output, 2);
+    } else {
+        broadcast_to_copy(p, call->inputs[0], call->output, 4);
+    }
     return AP_OK;
+}
+
+ap_status ap_broadcast_to_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return broadcast_to_wide_run(call, isa, 2, error_out);
+}
+
+ap_status ap_broadcast_to_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return broadcast_to_wide_run(call, isa, 4, error_out);
 }

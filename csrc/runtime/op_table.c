@@ -1291,6 +1291,26 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_sub_s32_variants), NULL, NULL, NULL, NULL, ap_sub_s32_run},
     {AP_ROW_S32(AP_OP_MUL, "MUL", ap_binary_s32_params, ap_div_s32_fields), 0, 2, 2, 1, 0,
      AP_PLAN(ap_mul_s32_variants), NULL, NULL, NULL, NULL, ap_mul_s32_run},
+    /* the type audit's rows (arenaplan.ops.tflm_types): byte-moving kernels of other rows, for the
+       types TensorFlow Lite Micro's kernels take */
+    {AP_ROW_S32(AP_OP_STRIDED_SLICE, "STRIDED_SLICE", ap_strided_slice_params, ap_strided_slice_fields), 0, 1, 1,
+     1, 0, AP_PLAN(ap_strided_slice_s8_variants), NULL, NULL, NULL, NULL, ap_strided_slice_s32_run},
+    {AP_ROW_BOOL(AP_OP_STRIDED_SLICE, "STRIDED_SLICE", ap_strided_slice_params, ap_strided_slice_fields), 0, 1, 1,
+     1, 0, AP_PLAN(ap_strided_slice_s8_variants), NULL, NULL, NULL, NULL, ap_strided_slice_s8_run},
+    {AP_ROW_S32(AP_OP_CONCATENATION, "CONCATENATION", ap_concatenation_params, ap_concatenation_fields), 0, 1,
+     AP_CONCAT_MAX_INPUTS, 1, 0, AP_PLAN(ap_concatenation_s32_variants), NULL, NULL, NULL, NULL,
+     ap_concatenation_s32_run},
+    {AP_ROW_BOOL(AP_OP_CONCATENATION, "CONCATENATION", ap_concatenation_params, ap_concatenation_fields), 0, 1,
+     AP_CONCAT_MAX_INPUTS, 1, 0, AP_PLAN(ap_concatenation_s16_variants), NULL, NULL, NULL, NULL,
+     ap_concatenation_bool_run},
+    {AP_ROW_F32(AP_OP_BROADCAST_TO, "BROADCAST_TO", ap_broadcast_to_params, ap_broadcast_to_fields), 0, 1, 1, 1,
+     0, AP_PLAN(ap_broadcast_to_s8_variants), NULL, NULL, NULL, NULL, ap_broadcast_to_s32_run},
+    {AP_ROW_S32(AP_OP_BROADCAST_TO, "BROADCAST_TO", ap_broadcast_to_params, ap_broadcast_to_fields), 0, 1, 1, 1,
+     0, AP_PLAN(ap_broadcast_to_s8_variants), NULL, NULL, NULL, NULL, ap_broadcast_to_s32_run},
+    {AP_ROW_BOOL(AP_OP_BROADCAST_TO, "BROADCAST_TO", ap_broadcast_to_params, ap_broadcast_to_fields), 0, 1, 1, 1,
+     0, AP_PLAN(ap_broadcast_to_s8_variants), NULL, NULL, NULL, NULL, ap_broadcast_to_s8_run},
+    {AP_ROW(AP_OP_ZEROS_LIKE, "ZEROS_LIKE", ap_fill_params, ap_fill_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_fill_variants), NULL, NULL, NULL, NULL, ap_zeros_like_s8_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

@@ -887,6 +887,7 @@ ap_status ap_dequantize_s16_run(const ap_op_call *call, ap_isa isa, ap_error *er
     int8 row's, whose copy moves int16 values here), also SPLIT and SPLIT_V as one slice per
     output. The copy takes no quantisation (TFLite's kernels move the values as they are). */
 ap_status ap_strided_slice_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_strided_slice_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /** int16 TRANSPOSE (ap_transpose_params; variants as ap_transpose_s8_variants). */
 ap_status ap_transpose_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
@@ -897,6 +898,10 @@ ap_status ap_transpose_s16_run(const ap_op_call *call, ap_isa isa, ap_error *err
 ap_status ap_concatenation_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                                         uint32_t *count_out, ap_error *error_out);
 ap_status ap_concatenation_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_concatenation_s32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                        uint32_t *count_out, ap_error *error_out);
+ap_status ap_concatenation_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_concatenation_bool_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /** int16 LEAKY_RELU (ap_leaky_relu_params with zero points in [-32768, 32767]): the int8 row's
     QuantizeLeakyRelu clamped to int16, as TFLite's int16 kernels run it (LiteRT requires zero
@@ -965,6 +970,7 @@ ap_status ap_abs_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out
     them whatever the quantisation). */
 ap_status ap_resize_nearest_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_broadcast_to_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_broadcast_to_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /** int16 SQUARED_DIFFERENCE (ap_squared_difference_params with offsets 0), TensorFlow Lite
     Micro's int16 path (LiteRT has none): left shift 0, each input rescaled by its multiplier
@@ -1524,6 +1530,7 @@ ap_status ap_fill_variants(const void *params, ap_isa isa, ap_variant *variants_
                            uint32_t *count_out, ap_error *error_out);
 ap_status ap_zeros_like_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_zeros_like_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_zeros_like_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_fill_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_fill_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_fill_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);

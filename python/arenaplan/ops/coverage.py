@@ -20,7 +20,7 @@ import numpy as np
 from .. import _core
 from ..errors import UnsupportedModel
 from ..model.model import ALIASING_OPS, PER_OUTPUT_OPS, Model, Operator, Quantization, Tensor
-from . import lowering
+from . import lowering, tflm_types
 from .lowering import ISA_CODES, REFERENCES, lower_op
 
 __all__ = ["rows", "render", "main", "probe_models"]
@@ -42,7 +42,7 @@ _OPERANDS_TEXT = {
     ("SVDF", "f32"): "float32 weights, bias and state",
     "FILL": "int32 or int64 dims", "SHAPE": "any input, int32 or int64 out",
     "GATHER_ND": "int32 indices", "BROADCAST_ARGS": "int32 or int64 shapes", "REVERSE_V2": "int32 axes",
-    "REDUCE_ALL": "int32 axes",
+    "REDUCE_ALL": "int32 axes", ("ZEROS_LIKE", "s8"): "the value 0, not the zero point",
     ("BATCH_MATMUL", "s16x8"): "here int16 x int16 with int64 sums",
     "JUMP": "arenaplan's control node of inlined IF and WHILE: no input or a one-element bool condition, "
             "no output",
@@ -553,6 +553,30 @@ def _fill(dtype: str) -> Model:
     return p.model("FILL", (dims, v), (y,))
 
 
+def _strided_slice_typed(dtype: str) -> Model:
+    p = _Probe()
+    x = p.x((2, 6, 5), dtype, None)
+    begin, end, strides = p.const([0, 1, 4], "int32"), p.const([2, 6, 0], "int32"), p.const([1, 2, -2], "int32")
+    y = p.t((2, 3, 2), dtype, None)
+    return p.model("STRIDED_SLICE", (x, begin, end, strides), (y,), begin_mask=0, end_mask=0, ellipsis_mask=0,
+                   new_axis_mask=0, shrink_axis_mask=0, offset=False)
+
+
+def _concatenation_typed(dtype: str) -> Model:
+    p = _Probe()
+    a, b = p.x((1, 4, 4, 3), dtype, None), p.x((1, 4, 4, 5), dtype, None)
+    y = p.t((1, 4, 4, 8), dtype, None)
+    return p.model("CONCATENATION", (a, b), (y,), axis=-1, fused_activation_function="NONE")
+
+
+def _broadcast_to_typed(dtype: str) -> Model:
+    p = _Probe()
+    x = p.x((1, 1, 8), dtype, None)
+    shape = p.const([2, 4, 4, 8], "int32")
+    y = p.t((2, 4, 4, 8), dtype, None)
+    return p.model("BROADCAST_TO", (x, shape), (y,))
+
+
 def _zeros_like(dtype: str) -> Model:
     p = _Probe()
     x = p.x((2, 4, 8), dtype, None)
@@ -679,6 +703,13 @@ _TYPED_PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     **{("GATHER_ND", t): (lambda dt=dt: [_gather_nd(dt)])
        for t, dt in (("s8", "int8"), ("f32", "float32"), ("s32", "int32"))},
     ("BROADCAST_ARGS", "s32"): lambda: [_broadcast_args("int32"), _broadcast_args("int64")],
+    # the type audit's rows (arenaplan.ops.tflm_types): values moved as they are
+    **{("STRIDED_SLICE", t): (lambda dt=dt: [_strided_slice_typed(dt)]) for t, dt in (("s32", "int32"), ("bool", "bool"))},
+    **{("CONCATENATION", t): (lambda dt=dt: [_concatenation_typed(dt)]) for t, dt in (("s32", "int32"),
+                                                                                     ("bool", "bool"))},
+    **{("BROADCAST_TO", t): (lambda dt=dt: [_broadcast_to_typed(dt)])
+       for t, dt in (("f32", "float32"), ("s32", "int32"), ("bool", "bool"))},
+    ("ZEROS_LIKE", "s8"): lambda: [_zeros_like("int8")],
 }
 
 
@@ -1085,6 +1116,7 @@ def render() -> str:
               "wraps in two's complement, as TFLite's kernels do, then the activation's int32 range;",
               "TensorFlow Lite Micro's int32 ADD does not apply its fused activation (its SUB and MUL",
               "do), so under \"tflm\" an int32 ADD is not clamped.", ""]
+    lines += tflm_types.render()
     return "\n".join(lines)
 
 

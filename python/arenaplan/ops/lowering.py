@@ -1249,13 +1249,13 @@ def _index_vector(model: Model, op: Operator, position: int, what: str, rank: in
     return values
 
 
-def _slice(model: Model, op: Operator) -> tuple:
-    """int8 SLICE (TFLite's reference Slice) as the STRIDED_SLICE copy, with its Prepare
-    checks: begin and size constant int32 or int64 vectors of the input's rank, begin in [0,
-    size of the axis], size -1 (the rest of the axis) or begin + size within the axis. The
+def _slice(model: Model, op: Operator, dtype: str = "int8") -> tuple:
+    """SLICE of ``dtype`` values (TFLite's reference Slice) as the STRIDED_SLICE copy, with its
+    Prepare checks: begin and size constant int32 or int64 vectors of the input's rank, begin in
+    [0, size of the axis], size -1 (the rest of the axis) or begin + size within the axis. The
     bytes are copied (TFLite's kernel does not requantise)."""
-    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     shape = _slice_dims(x)
     rank = len(shape)
     begin = _index_vector(model, op, 1, "begin", rank)
@@ -1286,15 +1286,15 @@ def _same_quantisation(t: Tensor, what: str, like: Tensor, like_what: str, op_ty
                            "never requantises)")
 
 
-def _pack(model: Model, op: Operator) -> tuple:
-    """int8 PACK as the CONCATENATION (a copy) of its inputs along the new axis, each one
-    element thick there, with TFLite's Prepare checks: values_count inputs of one shape, axis
-    in [-(rank + 1), rank], and every input quantised as the output."""
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+def _pack(model: Model, op: Operator, dtype: str = "int8") -> tuple:
+    """PACK of ``dtype`` values as the CONCATENATION (a copy) of its inputs along the new axis,
+    each one element thick there, with TFLite's Prepare checks: values_count inputs of one
+    shape, axis in [-(rank + 1), rank], and (int8, int16) every input quantised as the output."""
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     n = int(op.options.get("values_count", 0) or 0)
     if n != len(op.inputs) or n < 1:
         raise _Unsupported(f"values_count {n} differs from the op's {len(op.inputs)} inputs")
-    ins = [_tensor(model, t, f"input {i}") for i, t in enumerate(op.inputs)]
+    ins = [_tensor(model, t, f"input {i}", dtype) for i, t in enumerate(op.inputs)]
     shape = tuple(int(d) for d in ins[0].shape)
     for t in ins[1:]:
         if tuple(t.shape) != shape:
@@ -1308,22 +1308,29 @@ def _pack(model: Model, op: Operator) -> tuple:
     axis += rank + 1 if axis < 0 else 0
     want = list(shape[:axis]) + [n] + list(shape[axis:])
     _expect_shape(model, y.index, want, "output")
-    for i, t in enumerate(ins):
-        _same_quantisation(t, f"input {i}", y, "output", "PACK")
-    _, yz = _per_tensor(y, "output")
-    return ({"output_shape": _shape4(want, "output"), "axis": axis + 4 - len(want), "input_count": n,
-             "input_axis_sizes": [1] * n, "input_multipliers": None, "input_shifts": None,
-             "input_zero_points": None, "output_zero_point": yz}, tuple(t.index for t in ins), None, None)
+    params = {"output_shape": _shape4(want, "output"), "axis": axis + 4 - len(want), "input_count": n,
+              "input_axis_sizes": [1] * n}
+    if dtype == "float32":   # the float32 CONCATENATION row's params
+        return params, tuple(t.index for t in ins), None, None
+    yz = 0
+    if dtype in ("int8", "int16"):
+        for i, t in enumerate(ins):
+            _same_quantisation(t, f"input {i}", y, "output", "PACK")
+        _, yz = _per_tensor(y, "output")
+        if dtype == "int16" and yz != 0:
+            raise _Unsupported(f"output tensor {y.index} has zero point {yz}; TFLite's int16 kernels take 0")
+    return ({**params, "input_multipliers": None, "input_shifts": None, "input_zero_points": None,
+             "output_zero_point": yz}, tuple(t.index for t in ins), None, None)
 
 
-def _unpack(model: Model, op: Operator) -> tuple:
-    """One output of int8 UNPACK (the importer holds an UNPACK of N outputs as N ops,
-    ``model.one_output_ops``) as the STRIDED_SLICE copy of its slice, the axis dropped, with
+def _unpack(model: Model, op: Operator, dtype: str = "int8") -> tuple:
+    """One output of UNPACK of ``dtype`` values (the importer holds an UNPACK of N outputs as N
+    ops, ``model.one_output_ops``) as the STRIDED_SLICE copy of its slice, the axis dropped, with
     TFLite's Prepare checks: axis in [-rank, rank), num the number of outputs and the axis'
-    size, every output quantised as the input."""
+    size, (int8, int16) every output quantised as the input."""
     parts, part = int(op.options.get("output_parts", 1)), int(op.options.get("output_part", 0))
-    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     shape = _slice_dims(x)
     rank = len(shape)
     axis = int(op.options.get("axis", 0) or 0)
@@ -1336,23 +1343,24 @@ def _unpack(model: Model, op: Operator) -> tuple:
         raise _Unsupported(f"num {num} differs from the op's {parts} outputs")
     if shape[axis] != num:
         raise _Unsupported(f"axis {axis} has size {shape[axis]}, not num {num}")
-    _same_quantisation(y, "output", x, "input", "UNPACK")
+    if dtype in ("int8", "int16"):
+        _same_quantisation(y, "output", x, "input", "UNPACK")
     _expect_shape(model, y.index, shape[:axis] + shape[axis + 1:], "output")
     begin, counts = [0] * rank, list(shape)
     begin[axis], counts[axis] = part, 1
     return _slice_params(x, begin, [1] * rank, counts), (x.index,), None, None
 
 
-def _depth_space(model: Model, op: Operator) -> tuple:
-    """int8 DEPTH_TO_SPACE and SPACE_TO_DEPTH (TFLite's reference kernels, LiteRT's and TFLite
+def _depth_space(model: Model, op: Operator, dtype: str = "int8") -> tuple:
+    """DEPTH_TO_SPACE and SPACE_TO_DEPTH of int8 or float32 (TFLite's reference kernels, LiteRT's and TFLite
     Micro's alike) as one TRANSPOSE, with their Prepare checks (a rank-4 NHWC input, block_size
     >= 1 dividing the depth by its square, or the height and width). With b the block, DEPTH_TO_
     SPACE's output element (n, h*b + i, w*b + j, c) is the input's (n, h, w, (i*b + j)*C' + c):
     the input read as [N*H, W, b, b, C'] with its second and third axes swapped. SPACE_TO_DEPTH
     is the same swap of the input read as [N*H', b, W', b, C]. The bytes are copied (the kernels
     do not requantise)."""
-    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     if len(x.shape) != 4 or any(int(d) < 1 for d in x.shape):
         raise _Unsupported(f"input has shape {tuple(x.shape)}; TFLite requires rank 4 (NHWC) with every "
                            "dimension >= 1")
@@ -2860,7 +2868,7 @@ _TYPED: Dict[str, Tuple[int, Tuple[str, ...]]] = {
     "ARG_MAX": (0, ("int8", "float32", "int32")), "ARG_MIN": (0, ("int8", "float32", "int32")),
     "GATHER": (0, ("int8", "float32", "int32", "bool")),
     "SELECT_V2": (1, ("int8", "float32", "int32", "bool", "int16")),
-    "CAST": (0, ("int8", "float32", "int32", "bool", "int16")), "ZEROS_LIKE": (0, ("float32", "int32")),
+    "CAST": (0, ("int8", "float32", "int32", "bool", "int16")), "ZEROS_LIKE": (0, ("float32", "int32", "int8")),
     "FILL": (1, ("int8", "float32", "int32", "bool")),
     "FLOOR_DIV": (0, ("float32", "int32")), "FLOOR_MOD": (0, ("float32", "int32")), "ADD_N": (0, ("float32", "int32")),
     "EMBEDDING_LOOKUP": (1, ("int8", "float32")),
@@ -2869,6 +2877,13 @@ _TYPED: Dict[str, Tuple[int, Tuple[str, ...]]] = {
     "BATCH_MATMUL": (0, ("int8", "int16", "float32")), "GATHER_ND": (0, ("int8", "float32", "int32")),
     "DIV": (0, ("int8", "float32", "int32")),
     "REVERSE_V2": (0, ("int8", "float32", "int32", "bool", "int16")), "REDUCE_ALL": (0, ("bool",)),
+    # the ops that move values as they are, a row per type TensorFlow Lite Micro's kernels take
+    # (arenaplan.ops.tflm_types): the slices, splits, concatenations and broadcasts
+    **{op: (0, ("int8", "int16", "float32", "int32", "bool"))
+       for op in ("STRIDED_SLICE", "SLICE", "CONCATENATION", "BROADCAST_TO")},
+    "SPLIT": (1, ("int8", "int16", "float32", "int32")), "SPLIT_V": (0, ("int8", "int16", "float32", "int32")),
+    "UNPACK": (0, ("int8", "int16", "float32", "int32")), "PACK": (0, ("int8", "int16", "float32", "int32")),
+    "DEPTH_TO_SPACE": (0, ("int8", "float32")), "SPACE_TO_DEPTH": (0, ("int8", "float32")),
 }
 
 
@@ -3184,9 +3199,14 @@ def _cast(model: Model, op: Operator, reference: str = "litert") -> tuple:
              "nan_saturates": int(reference == "litert")}, (x.index,), None, None)
 
 
-def _zeros_like(model: Model, op: Operator) -> tuple:
-    """ZEROS_LIKE: zeros of the input's type and shape (float32 or int32; the input is not read)."""
+def _zeros_like(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """ZEROS_LIKE: zeros of the input's type and shape (the input is not read). int8 under
+    "tflm" only: TensorFlow Lite Micro's kernel writes the value 0 (not the zero point), LiteRT's
+    takes int32, int64 and float32."""
     dtype = _data_type(model, op)
+    if dtype == "int8" and reference != "tflm":
+        raise _Unsupported("input 0 is int8; LiteRT's ZEROS_LIKE takes int32, int64 and float32 (TensorFlow Lite "
+                           "Micro's takes int8 too: plan with reference=\"tflm\")")
     x = _tensor(model, _operand(op.inputs, 0), "input", dtype)
     _tensor(model, _operand(op.outputs, 0), "output", dtype)
     _expect_shape(model, op.outputs[0], x.shape, "output")
@@ -3636,6 +3656,50 @@ def _broadcast_args(model: Model, op: Operator) -> tuple:
 
 
 #: Lowering of the ops whose row their data input's element type chooses (_TYPED).
+def _moves_by_type(model: Model, op: Operator) -> tuple:
+    """The ops that move values as they are (STRIDED_SLICE, SLICE, SPLIT, SPLIT_V, UNPACK,
+    PACK, CONCATENATION, BROADCAST_TO, DEPTH_TO_SPACE, SPACE_TO_DEPTH) on the row of their data
+    input's type: each type's lowering (int8 and int16 keep their quantisation checks)."""
+    dtype = _data_type(model, op)
+    if op.type == "STRIDED_SLICE":
+        return _strided_slice_f32(model, op) if dtype == "float32" else _strided_slice(model, op, dtype)
+    if op.type in ("SPLIT", "SPLIT_V"):
+        return _split_f32(model, op) if dtype == "float32" else _split(model, op, dtype)
+    if op.type == "CONCATENATION":
+        return {"int8": _concatenation, "int16": _concatenation_16x8,
+                "float32": _concatenation_f32}.get(dtype, _concatenation_copy)(model, op)
+    return {"SLICE": _slice, "UNPACK": _unpack, "PACK": _pack, "BROADCAST_TO": _broadcast_to,
+            "DEPTH_TO_SPACE": _depth_space, "SPACE_TO_DEPTH": _depth_space}[op.type](model, op, dtype)
+
+
+def _concatenation_copy(model: Model, op: Operator) -> tuple:
+    """int32 and bool CONCATENATION: a copy (TFLite's kernels copy them; no quantisation), the
+    int16 row's params."""
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
+    ins = [_tensor(model, t, f"input {i}", y.dtype) for i, t in enumerate(op.inputs)]
+    rank = len(y.shape)
+    axis = int(op.options.get("axis", 0))
+    axis = axis + rank if axis < 0 else axis
+    if not 0 <= axis < rank:
+        raise _Unsupported(f"axis {op.options.get('axis')} is out of range for rank {rank}")
+    if op.options.get("fused_activation_function", "NONE") != "NONE":
+        raise _Unsupported("a fused activation on CONCATENATION is not supported (TFLite refuses it)")
+    want = _shape4(y.shape, "output")
+    sizes = []
+    for i, t in enumerate(ins):
+        shape = _shape4(t.shape, f"input {i}") if len(t.shape) == rank else None
+        if shape is None or any(shape[d] != want[d] for d in range(4) if d != axis + 4 - rank):
+            raise _Unsupported(f"input tensor {t.index} has shape {tuple(t.shape)}, which does not fit the "
+                               f"output's {tuple(y.shape)} outside axis {axis}")
+        sizes.append(int(t.shape[axis]))
+    if sum(sizes) != int(y.shape[axis]):
+        raise _Unsupported(f"the inputs' sizes along axis {axis} sum to {sum(sizes)}, the output has "
+                           f"{int(y.shape[axis])}")
+    return ({"output_shape": want, "axis": axis + 4 - rank, "input_count": len(sizes), "input_axis_sizes": sizes,
+             "input_multipliers": None, "input_shifts": None, "input_zero_points": None, "output_zero_point": 0},
+            tuple(t.index for t in ins), None, None)
+
+
 _LOWER_TYPED: Dict[str, Callable[[Model, Operator], tuple]] = {
     **{op: _compare for op in _COMPARISONS + ("LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT")},
     "ARG_MAX": _arg_minmax, "ARG_MIN": _arg_minmax, "GATHER": _gather, "SELECT_V2": _select_v2,
@@ -3644,6 +3708,8 @@ _LOWER_TYPED: Dict[str, Callable[[Model, Operator], tuple]] = {
     "L2_NORMALIZATION": _l2_normalization, "L2_POOL_2D": _l2_pool, "LOG_SOFTMAX": _log_softmax, "CUMSUM": _cumsum,
     "BATCH_MATMUL": _batch_matmul, "GATHER_ND": _gather_nd, "BROADCAST_ARGS": _broadcast_args,
     "DIV": _div, "REVERSE_V2": _reverse_v2, "REDUCE_ALL": _reduce_all,
+    **{op: _moves_by_type for op in ("STRIDED_SLICE", "SLICE", "SPLIT", "SPLIT_V", "UNPACK", "PACK",
+                                     "CONCATENATION", "BROADCAST_TO", "DEPTH_TO_SPACE", "SPACE_TO_DEPTH")},
 }
 
 
