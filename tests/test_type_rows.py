@@ -97,6 +97,8 @@ def check(content, tmp_path, xs, litert=True, tflm=True, reference="litert"):
                 assert len(got) == len(want)
                 for g, w in zip(got, want):
                     assert g.dtype == w.dtype and g.shape == w.shape, (g.dtype, w.dtype, g.shape, w.shape)
+                    if g.dtype == np.float32:   # bit for bit: signed zeros, NaN payloads
+                        g, w = g.view(np.uint32), w.view(np.uint32)
                     np.testing.assert_array_equal(g, w, err_msg=f"{model.operators[0].type} on {isa}")
     poisoned_run(model, xs[0] if len(xs[0]) > 1 else xs[0][0], reference=reference)
     return model
@@ -135,6 +137,48 @@ CASES = [
       for k, kw in enumerate([dict(shape=(1, 2, 3, 8) if op == "DEPTH_TO_SPACE" else (1, 4, 6, 2)),
                               dict(shape=(2, 1, 1, 9) if op == "DEPTH_TO_SPACE" else (2, 3, 3, 1), block=3)])],
 ]
+
+
+#: the float32 rows on ADD's broadcasting kernel, EXP's one-element kernel and MEAN's walk
+CASES_F32 = [
+    *[(f"{op.lower()}_{k}", (lambda op=op, kw=kw: T.binary(op, "float32", **kw)))
+      for op in ("MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE")
+      for k, kw in enumerate([{}, dict(a=(1, 4, 5, 3), b=(1, 1, 1, 3)), dict(a=(3, 1, 8), b=(1, 5, 1)),
+                              dict(a=(1, 1), b=(2, 7)), dict(a=(2, 3, 4, 5), b=(2, 1, 4, 1))])],
+    *[(f"prelu_{k}", (lambda kw=kw: T.prelu("float32", **kw)))
+      for k, kw in enumerate([{}, dict(shape=(2, 3, 4), alpha_shape=(4,)), dict(shape=(1, 2, 2, 5), alpha_shape=(1, 1, 1, 5)),
+                              dict(shape=(6,), alpha_shape=(6,))])],
+    *[(f"abs_{k}", (lambda kw=kw: T.math_unary("ABS", **kw))) for k, kw in enumerate([{}, dict(shape=(7,))])],
+    *[(f"{op.lower()}_{k}", (lambda op=op, kw=kw: T.mean(dtype="float32", op=op, **kw)))
+      for op in ("SUM", "REDUCE_MAX", "REDUCE_MIN")
+      for k, kw in enumerate([{}, dict(keep=False), dict(shape=(2, 3, 7), axes=(2,)), dict(shape=(3, 4), axes=(0, 1)),
+                              dict(shape=(2, 5, 1, 3), axes=(0, 3), keep=False), dict(shape=(6,), axes=(0,))])],
+]
+
+
+@needs_litert
+@needs_tflm
+@pytest.mark.parametrize("name", [n for n, _ in CASES_F32])
+def test_float32_rows_match_litert_and_tflm(name, tmp_path):
+    content = dict(CASES_F32)[name]()
+    check(content, tmp_path, feeds(content, sum(map(ord, name))))
+
+
+@needs_litert
+def test_float32_edges(tmp_path):
+    """NaN on either side, signed zeros and infinities, element by element: MAXIMUM(NaN, 1) is 1
+    and MAXIMUM(1, NaN) NaN (TFLite's a > b ? a : b); REDUCE_MAX of all -inf is -FLT_MAX (its
+    start) and a NaN is passed over; SUM of -0.0s is +0.0."""
+    a = np.array([np.nan, 1, np.nan, -0.0, 0.0, np.inf, -np.inf, 3], np.float32)
+    b = np.array([1, np.nan, np.nan, 0.0, -0.0, -np.inf, -np.inf, -3], np.float32)
+    for op in ("MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE"):
+        (tmp_path / op).mkdir()
+        check(T.binary(op, "float32", a=(8,), b=(8,)), tmp_path / op, [[a, b]])
+    x = np.array([[1, 2, 0, np.nan], [np.nan] * 4, [-np.inf] * 4, [-0.0] * 4, [0.0, -0.0, -0.0, 0.0],
+                  [np.inf, np.nan, -np.inf, 1]], np.float32).reshape(6, 4)
+    for op in ("SUM", "REDUCE_MAX", "REDUCE_MIN"):
+        (tmp_path / op).mkdir()
+        check(T.mean(shape=(6, 4), axes=(1,), keep=False, dtype="float32", op=op), tmp_path / op, [[x], [-x]])
 
 
 @needs_litert
@@ -224,9 +268,32 @@ def test_refusals_name_the_op(tmp_path):
          r"op 0 \(SLICE\): begin 5 on axis 1 lies outside \[0, 4\]"),
         (T.depth_space("SPACE_TO_DEPTH", "float32", shape=(1, 3, 4, 2)),
          r"op 0 \(SPACE_TO_DEPTH\): block_size 2 does not divide the height 3 and width 4"),
+        (T.binary("MAXIMUM", "float32", a=(2, 3), b=(3, 3)),
+         r"op 0 \(MAXIMUM\): shapes \(2, 3\) and \(3, 3\) do not broadcast to \(3, 3\)"),
+        (T.mean(shape=(1, 4, 5, 8), axes=(4,), dtype="float32", op="SUM", keep=False),
+         r"op 0 \(SUM\): axes \[4\] do not fit an input of rank 4"),
         (T.depth_space("DEPTH_TO_SPACE", "int16", shape=(1, 2, 3, 8)),
          r"op 0 \(DEPTH_TO_SPACE\): input 0 \(tensor 0\) is int16; arenaplan's DEPTH_TO_SPACE takes int8, float32"),
     ]
     for k, (content, pattern) in enumerate(cases):
         (tmp_path / str(k)).mkdir()
         _refused(content, tmp_path / str(k), pattern)
+
+
+def test_bad_params_are_refused_by_the_kernels():
+    from arenaplan import _core
+    from arenaplan.ops.lowering import TYPES_CODES
+    code = {(r["name"], r["types"]): r["code"] for r in _core.ops()}
+    f32 = TYPES_CODES["f32"]
+    for spec, pattern in (({"input_shape": [1, 1, 2, 3], "reduce": 2, "fn": 3}, "is not an ap_reduce_f32_fn"),
+                          ({"input_shape": [1, 1, 2, 3], "reduce": 0, "fn": 0}, "must mark some of axes"),
+                          ({"input_shape": [1, 1, 0, 3], "reduce": 2, "fn": 1}, "input dimension 2 is 0")):
+        with pytest.raises(ValueError, match=pattern):
+            _core.kernel_variants(code[("SUM", "f32")], spec, 0, f32)
+    with pytest.raises(ValueError, match="does not broadcast"):
+        _core.kernel_variants(code[("BROADCAST_TO", "s32")], {"input_shape": [1, 1, 2, 3],
+                                                              "output_shape": [1, 1, 3, 3]}, 0, TYPES_CODES["s32"])
+    with pytest.raises(ValueError, match="reads indices"):
+        _core.kernel_variants(code[("STRIDED_SLICE", "bool")],
+                              {"input_shape": [1, 1, 1, 1, 4], "begin": [0, 0, 0, 0, 2], "stride": [1, 1, 1, 1, 1],
+                               "output_shape": [1, 1, 1, 1, 3]}, 0, TYPES_CODES["bool"])

@@ -387,6 +387,11 @@ static const ap_param_field ap_mean_f32_fields[] = {
     AP_FIELD(ap_mean_f32_params, input_shape, AP_FIELD_INT32, 4), AP_I32(ap_mean_f32_params, reduce),
 };
 
+static const ap_param_field ap_reduce_f32_fields[] = {
+    AP_FIELD(ap_reduce_f32_params, input_shape, AP_FIELD_INT32, 4), AP_I32(ap_reduce_f32_params, reduce),
+    AP_I32(ap_reduce_f32_params, fn),
+};
+
 static const ap_param_field ap_transpose_conv_f32_fields[] = {
     AP_I32(ap_transpose_conv_f32_params, batches), AP_I32(ap_transpose_conv_f32_params, input_h),
     AP_I32(ap_transpose_conv_f32_params, input_w), AP_I32(ap_transpose_conv_f32_params, input_c),
@@ -1311,6 +1316,24 @@ static const ap_op_def ap_op_table[] = {
      0, AP_PLAN(ap_broadcast_to_s8_variants), NULL, NULL, NULL, NULL, ap_broadcast_to_s8_run},
     {AP_ROW(AP_OP_ZEROS_LIKE, "ZEROS_LIKE", ap_fill_params, ap_fill_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_fill_variants), NULL, NULL, NULL, NULL, ap_zeros_like_s8_run},
+    /* float32 rows of the type audit: ADD's broadcasting binary kernel, EXP's one-element one,
+       MEAN's walk */
+    {AP_ROW_F32(AP_OP_MAXIMUM, "MAXIMUM", ap_binary_f32_params, ap_binary_f32_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_binary_f32_variants), NULL, NULL, NULL, NULL, ap_maximum_f32_run},
+    {AP_ROW_F32(AP_OP_MINIMUM, "MINIMUM", ap_binary_f32_params, ap_binary_f32_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_binary_f32_variants), NULL, NULL, NULL, NULL, ap_minimum_f32_run},
+    {AP_ROW_F32(AP_OP_SQUARED_DIFFERENCE, "SQUARED_DIFFERENCE", ap_binary_f32_params, ap_binary_f32_fields), 0, 2,
+     2, 1, 0, AP_PLAN(ap_binary_f32_variants), NULL, NULL, NULL, NULL, ap_squared_difference_f32_run},
+    {AP_ROW_F32(AP_OP_PRELU, "PRELU", ap_binary_f32_params, ap_binary_f32_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_binary_f32_variants), NULL, NULL, NULL, NULL, ap_prelu_f32_run},
+    {AP_ROW_F32(AP_OP_ABS, "ABS", ap_math_f32_params, ap_math_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_math_f32_variants), NULL, NULL, NULL, NULL, ap_math_f32_run},
+    {AP_ROW_F32(AP_OP_SUM, "SUM", ap_reduce_f32_params, ap_reduce_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_reduce_f32_variants), NULL, NULL, NULL, NULL, ap_reduce_f32_run},
+    {AP_ROW_F32(AP_OP_REDUCE_MAX, "REDUCE_MAX", ap_reduce_f32_params, ap_reduce_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_reduce_f32_variants), NULL, NULL, NULL, NULL, ap_reduce_f32_run},
+    {AP_ROW_F32(AP_OP_REDUCE_MIN, "REDUCE_MIN", ap_reduce_f32_params, ap_reduce_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_reduce_f32_variants), NULL, NULL, NULL, NULL, ap_reduce_f32_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

@@ -1233,6 +1233,22 @@ typedef struct ap_mean_f32_params {
     int32_t reduce;                    /* a non-empty subset of bits 0-3 */
 } ap_mean_f32_params;
 
+/** What the float32 SUM, REDUCE_MAX and REDUCE_MIN row computes (ap_reduce_f32_params.fn). */
+typedef enum ap_reduce_f32_fn {
+    AP_REDUCE_F32_SUM = 0,   /* from 0.0f, out += in in the input's order */
+    AP_REDUCE_F32_MAX = 1,   /* from -FLT_MAX (lowest), out = in > out ? in : out (a NaN is passed over) */
+    AP_REDUCE_F32_MIN = 2    /* from FLT_MAX, out = in < out ? in : out */
+} ap_reduce_f32_fn;
+
+/** float32 SUM, REDUCE_MAX and REDUCE_MIN (reference_ops::ReduceGeneric, LiteRT's and TensorFlow
+    Lite Micro's alike): each output from its start value, the inputs folded in in the input's
+    order. MEAN's shapes; "direct". */
+typedef struct ap_reduce_f32_params {
+    int32_t input_shape[4];
+    int32_t reduce;                    /* a non-empty subset of bits 0-3 */
+    int32_t fn;                        /* ap_reduce_f32_fn */
+} ap_reduce_f32_params;
+
 /** The fused activations of the float32 recurrent rows (TFLite's ActivationFunctionType codes). */
 typedef enum ap_rnn_f32_act {
     AP_RNN_F32_ACT_NONE = 0,
@@ -1354,6 +1370,9 @@ ap_status ap_concatenation_f32_run(const ap_op_call *call, ap_isa isa, ap_error 
 ap_status ap_mean_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                               uint32_t *count_out, ap_error *error_out);
 ap_status ap_mean_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_reduce_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                 uint32_t *count_out, ap_error *error_out);
+ap_status ap_reduce_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 /** float32 STRIDED_SLICE on ap_strided_slice_params (as the int8 row: begin and counts resolved
     at plan time); "copy", the output overlapping no input. */
 ap_status ap_strided_slice_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out,
@@ -1834,7 +1853,8 @@ typedef enum ap_math_f32_fn {
                                  or d == 0.5 with f even, else f + 1 (half to even; -0.3 gives +0) */
     AP_MATH_F32_FLOOR = 9,    /* floorf(x) */
     AP_MATH_F32_CEIL = 10,    /* ceilf(x) */
-    AP_MATH_F32_ELU = 11      /* x < 0 ? expm1f(x) : x */
+    AP_MATH_F32_ELU = 11,     /* x < 0 ? expm1f(x) : x */
+    AP_MATH_F32_ABS = 12      /* fabsf(x) (the sign bit cleared, a NaN's too) */
 } ap_math_f32_fn;
 
 /**
@@ -1860,6 +1880,15 @@ ap_status ap_math_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_ou
  * input of the output's shape.
  */
 ap_status ap_div_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+/* float32 MAXIMUM, MINIMUM, SQUARED_DIFFERENCE and PRELU: ap_binary_f32_params (the activation
+   range unused: these ops have none), ADD's broadcasting and variants. MAXIMUM: a > b ? a : b,
+   MINIMUM: a < b ? a : b (TFLite's MaximumOp / MinimumOp: a NaN first input gives the second,
+   a NaN second input itself), SQUARED_DIFFERENCE: (a - b) * (a - b), PRELU (b the alpha):
+   a >= 0 ? a : a * b. */
+ap_status ap_maximum_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_minimum_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_squared_difference_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_prelu_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /**
  * int8 DIV, TFLite's reference DivElementwise as LiteRT computes it (the tflite-micro package's

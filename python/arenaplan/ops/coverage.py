@@ -401,12 +401,12 @@ def _f32_concatenation() -> Model:
     return p.model("CONCATENATION", (a, b), (y,), axis=-1, fused_activation_function="NONE")
 
 
-def _f32_mean() -> Model:
+def _f32_mean(op_type: str = "MEAN") -> Model:
     p = _Probe()
     x = p.x((1, 4, 4, 8), "float32", None)
     axes = p.const([1, 2], "int32")
     y = p.t((1, 1, 1, 8), "float32", None)
-    return p.model("MEAN", (x, axes), (y,), keep_dims=True)
+    return p.model(op_type, (x, axes), (y,), keep_dims=True)
 
 
 def _f32_strided_slice() -> Model:
@@ -710,6 +710,9 @@ _TYPED_PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     **{("BROADCAST_TO", t): (lambda dt=dt: [_broadcast_to_typed(dt)])
        for t, dt in (("f32", "float32"), ("s32", "int32"), ("bool", "bool"))},
     ("ZEROS_LIKE", "s8"): lambda: [_zeros_like("int8")],
+    **{(op, "f32"): (lambda op=op: [_f32_binary(op), _f32_binary(op, True)])
+       for op in ("MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "PRELU")},
+    **{(op, "f32"): (lambda op=op: [_f32_mean(op)]) for op in ("SUM", "REDUCE_MAX", "REDUCE_MIN")},
 }
 
 
@@ -1061,6 +1064,9 @@ def render() -> str:
               "Cortex-M4's VFMA): FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV, ADD, SUB, MUL,",
               "DIV, RELU / RELU6 / RELU_N1_TO_1, LEAKY_RELU, HARD_SWISH, the pools, MEAN, PAD / PADV2,",
               "CONCATENATION, STRIDED_SLICE (and SPLIT / SPLIT_V on it), TRANSPOSE, the reshapes, SQRT,",
+              "MAXIMUM and MINIMUM (TFLite's a > b ? a : b and a < b ? a : b: a NaN first input gives the",
+              "second, a NaN second input itself), SQUARED_DIFFERENCE, PRELU, ABS, SUM, REDUCE_MAX and",
+              "REDUCE_MIN (from -FLT_MAX and FLT_MAX, a NaN passed over, as both runtimes fold them),",
               "RSQRT (1.0f / sqrtf), SQUARE, NEG, ROUND (TFLite's RoundToNearest: half to even, -0.3 to",
               "+0), FLOOR, CEIL, CUMSUM, L2_NORMALIZATION and L2_POOL_2D (`sqrtf` is correctly rounded",
               "in every C library) equal LiteRT bit for bit (but for the NaN an invalid operation such as",

@@ -2440,11 +2440,11 @@ def _unary_f32(model: Model, op: Operator, reference: str = "litert") -> tuple:
 
 #: The float32 functions of one element of EXP ... ELU by op type (the C enum ap_math_f32_fn).
 _MATH_F32 = {"EXP": 0, "LOG": 1, "SIN": 2, "COS": 3, "SQRT": 4, "RSQRT": 5, "SQUARE": 6, "NEG": 7, "ROUND": 8,
-             "FLOOR": 9, "CEIL": 10, "ELU": 11}
+             "FLOOR": 9, "CEIL": 10, "ELU": 11, "ABS": 12}
 
 
 def _math_f32(model: Model, op: Operator) -> tuple:
-    """float32 EXP, LOG, SIN, COS, SQRT, RSQRT, SQUARE, NEG, ROUND, FLOOR, CEIL and ELU: one
+    """float32 EXP, LOG, SIN, COS, SQRT, RSQRT, SQUARE, NEG, ROUND, FLOOR, CEIL, ELU and ABS: one
     function of each element (ap_math_f32_fn)."""
     x, y = _f32_operands(model, op, ("input",))
     if int(np.prod(x.shape)) != int(np.prod(y.shape)):
@@ -2539,7 +2539,7 @@ def _mean_f32(model: Model, op: Operator) -> tuple:
     axes_t = _tensor(model, _operand(op.inputs, 1), "axes", "int32", constant=True)
     y = _tensor(model, _operand(op.outputs, 0), "output", None)
     if y.dtype != "float32":
-        raise _Unsupported(f"the float32 MEAN takes float32 operands only; got input {x.dtype}, output "
+        raise _Unsupported(f"the float32 {op.type} takes float32 operands only; got input {x.dtype}, output "
                            f"{y.dtype} (TFLite has no kernel for this mix of types)")
     rank = len(x.shape)
     shape = _shape4(x.shape, "input")
@@ -2550,6 +2550,28 @@ def _mean_f32(model: Model, op: Operator) -> tuple:
     if int(np.prod(y.shape)) != int(np.prod(kept)):
         raise _Unsupported(f"output shape {y.shape} does not hold the mean over axes {axes} of {x.shape}")
     return ({"input_shape": shape, "reduce": sum(1 << (a + 4 - rank) for a in axes)}, (x.index,), None, None)
+
+
+def _binary_f32_plain(model: Model, op: Operator) -> tuple:
+    """float32 MAXIMUM, MINIMUM, SQUARED_DIFFERENCE and PRELU (the second input its alpha): ADD's
+    4-D broadcasting, no activation (these ops have none; the row ignores the range); either
+    input may be a constant."""
+    _f32_operands(model, op, ("first input", "second input"))
+    a, b, y, sa, sb, sy = _broadcast_shapes(model, op, "float32")
+    return ({"input1_shape": sa, "input2_shape": sb, "output_shape": sy, "activation_min": -_FLT_MAX,
+             "activation_max": _FLT_MAX}, (a.index, b.index), None, None)
+
+
+_FLT_MAX = float(np.finfo(np.float32).max)
+#: ap_reduce_f32_fn by op
+_REDUCE_F32 = {"SUM": 0, "REDUCE_MAX": 1, "REDUCE_MIN": 2}
+
+
+def _reduce_f32(model: Model, op: Operator) -> tuple:
+    """float32 SUM, REDUCE_MAX and REDUCE_MIN over any axes of an input of rank <= 4 (keep_dims
+    either way; repeated and negative axes as TFLite resolves them)."""
+    spec, inputs, _, _ = _mean_f32(model, op)
+    return {**spec, "fn": _REDUCE_F32[op.type]}, inputs, None, None
 
 
 def _strided_slice_f32(model: Model, op: Operator) -> tuple:
@@ -2831,6 +2853,8 @@ _LOWER_F32: Dict[str, Callable[..., tuple]] = {
     "STRIDED_SLICE": _strided_slice_f32, "LEAKY_RELU": _unary_f32, "HARD_SWISH": _unary_f32,
     "TRANSPOSE": _transpose_f32, "SPLIT": _split_f32, "SPLIT_V": _split_f32, "TRANSPOSE_CONV": _transpose_conv_f32,
     **{name: _math_f32 for name in _MATH_F32}, "SVDF": _svdf_f32,
+    **{name: _binary_f32_plain for name in ("MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "PRELU")},
+    **{name: _reduce_f32 for name in _REDUCE_F32},
     "UNIDIRECTIONAL_SEQUENCE_LSTM": _lstm_f32,
 }
 
