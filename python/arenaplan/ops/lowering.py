@@ -3118,7 +3118,9 @@ def _reverse_v2(model: Model, op: Operator, reference: str = "litert") -> tuple:
     if tuple(int(d) for d in y.shape) != tuple(shape):
         raise _Unsupported(f"output tensor {y.index} has shape {tuple(y.shape)}, the op computes {tuple(shape)}")
     if min(shape, default=1) < 1:
-        raise _Unsupported(f"input shape {tuple(shape)} has an empty dimension")
+        raise _Unsupported(f"input shape {tuple(shape)} has an empty dimension, so the output is empty; "
+                           "TensorFlow Lite Micro's REVERSE_V2 fails to allocate it (LiteRT's gives it, but its "
+                           "kernel crashes reversing the first axis of a (2, 0, 3) input)")
     first, last = axes[0], axes[-1]
     return ({"outer": int(np.prod(shape[:first], dtype=np.int64)),
              "middle": int(np.prod(shape[first:last + 1], dtype=np.int64)),
@@ -3153,8 +3155,11 @@ def _reduce_all(model: Model, op: Operator) -> tuple:
     want = [1 if d in axes else shape[d] for d in range(rank)] if keep else         [shape[d] for d in range(rank) if d not in axes]
     if tuple(int(d) for d in y.shape) != tuple(want):
         raise _Unsupported(f"output tensor {y.index} has shape {tuple(y.shape)}, the op computes {tuple(want)}")
-    if min(shape, default=1) < 1:
-        raise _Unsupported(f"input shape {tuple(shape)} has an empty dimension")
+    if any(shape[d] < 1 for d in range(rank) if d not in axes):
+        raise _Unsupported(f"input shape {tuple(shape)} has an empty dimension that is not reduced, so the output "
+                           f"{tuple(want)} is empty; TensorFlow Lite Micro's REDUCE_ALL fails to allocate it")
+    # an empty reduced axis: each output is the AND of nothing, true (LiteRT's and TensorFlow Lite
+    # Micro's kernels alike); the input has no bytes
     dims: List[int] = []
     reduce: List[int] = []
     for d in range(rank):
