@@ -156,6 +156,40 @@ CASES_F32 = [
 ]
 
 
+#: the float32 rows of the int8 rows' copying kernels
+CASES_F32_COPY = [
+    *[(f"batch_to_space_{k}", (lambda kw=kw: T.batch_space("BATCH_TO_SPACE_ND", "float32", **kw)))
+      for k, kw in enumerate([{}, dict(shape=(1, 3, 5, 2), block=(3, 1)),
+                              dict(shape=(1, 3, 5, 2), pads=((1, 0), (0, 1))),
+                              dict(shape=(2, 4, 3, 1), block=(2, 4), pads=((0, 2), (1, 0)))])],
+    *[(f"space_to_batch_{k}", (lambda kw=kw: T.batch_space("SPACE_TO_BATCH_ND", "float32", **kw)))
+      for k, kw in enumerate([{}, dict(shape=(1, 3, 5, 2), block=(3, 1)), dict(shape=(2, 2, 4, 3), block=(2, 2))])],
+    *[(f"mirror_pad_{k}", (lambda kw=kw: T.mirror_pad("float32", **kw)))
+      for k, kw in enumerate([{}, dict(mode=1), dict(shape=(5,), pads=((2, 4),)),
+                              dict(shape=(2, 3, 4), pads=((1, 1), (2, 0), (0, 3)), mode=1)])],
+    *[(f"resize_nearest_{k}", (lambda kw=kw: T.resize("RESIZE_NEAREST_NEIGHBOR", "float32", **kw)))
+      for k, kw in enumerate([{}, dict(alignCorners=True), dict(halfPixelCenters=True), dict(size=(2, 3)),
+                              dict(shape=(2, 5, 1, 3), size=(3, 4), halfPixelCenters=True)])],
+]
+
+
+@needs_litert
+@needs_tflm
+@pytest.mark.parametrize("name", [n for n, _ in CASES_F32_COPY])
+def test_float32_copies_match_litert_and_tflm(name, tmp_path):
+    content = dict(CASES_F32_COPY)[name]()
+    check(content, tmp_path, feeds(content, sum(map(ord, name))))
+
+
+@needs_litert
+def test_space_to_batch_float32_pads_with_zero(tmp_path):
+    """LiteRT pads a float32 SPACE_TO_BATCH_ND with 0.0 (TensorFlow Lite Micro's kernel never sets
+    its pad value, as for int8: its padding is whatever its params' memory held, 0.0 in a fresh
+    arena)."""
+    content = T.batch_space("SPACE_TO_BATCH_ND", "float32", shape=(1, 3, 5, 2), pads=((1, 0), (0, 1)))
+    check(content, tmp_path, feeds(content, 3), tflm=False)
+
+
 @needs_litert
 @needs_tflm
 @pytest.mark.parametrize("name", [n for n, _ in CASES_F32])

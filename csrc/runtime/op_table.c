@@ -1334,6 +1334,16 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_reduce_f32_variants), NULL, NULL, NULL, NULL, ap_reduce_f32_run},
     {AP_ROW_F32(AP_OP_REDUCE_MIN, "REDUCE_MIN", ap_reduce_f32_params, ap_reduce_f32_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_reduce_f32_variants), NULL, NULL, NULL, NULL, ap_reduce_f32_run},
+    /* float32 rows of the int8 rows' copying kernels (four-byte elements) */
+    {AP_ROW_F32(AP_OP_BATCH_TO_SPACE_ND, "BATCH_TO_SPACE_ND", ap_batch_space_params, ap_batch_space_fields), 0, 1,
+     1, 1, 0, AP_PLAN(ap_batch_to_space_s8_variants), NULL, NULL, NULL, NULL, ap_batch_to_space_f32_run},
+    {AP_ROW_F32(AP_OP_SPACE_TO_BATCH_ND, "SPACE_TO_BATCH_ND", ap_batch_space_params, ap_batch_space_fields), 0, 1,
+     1, 1, 0, AP_PLAN(ap_space_to_batch_s8_variants), NULL, NULL, NULL, NULL, ap_space_to_batch_f32_run},
+    {AP_ROW_F32(AP_OP_MIRROR_PAD, "MIRROR_PAD", ap_mirror_pad_params, ap_mirror_pad_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_mirror_pad_s8_variants), NULL, NULL, NULL, NULL, ap_mirror_pad_f32_run},
+    {AP_ROW_F32(AP_OP_RESIZE_NEAREST_NEIGHBOR, "RESIZE_NEAREST_NEIGHBOR", ap_resize_nearest_params,
+                ap_resize_nearest_fields), 0, 1, 1, 1, 0, AP_PLAN(ap_resize_nearest_s8_variants), NULL, NULL, NULL,
+     NULL, ap_resize_nearest_f32_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

@@ -130,6 +130,11 @@ ap_status ap_resize_nearest_s16_run(const ap_op_call *call, ap_isa isa, ap_error
     return nearest_run(call, isa, sizeof(int16_t), error_out);
 }
 
+ap_status ap_resize_nearest_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return nearest_run(call, isa, sizeof(float), error_out);
+}
+
 ap_status ap_resize_nearest_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
     /* one code for every ISA: row copies */

@@ -634,9 +634,11 @@ typedef struct ap_batch_space_params {
 ap_status ap_batch_to_space_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out,
                                         uint32_t capacity, uint32_t *count_out, ap_error *error_out);
 ap_status ap_batch_to_space_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_batch_to_space_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_space_to_batch_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out,
                                         uint32_t capacity, uint32_t *count_out, ap_error *error_out);
 ap_status ap_space_to_batch_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_space_to_batch_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /** Variant kinds of MIRROR_PAD. */
 typedef enum ap_mirror_pad_kind {
@@ -661,6 +663,7 @@ typedef struct ap_mirror_pad_params {
 ap_status ap_mirror_pad_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                                     uint32_t *count_out, ap_error *error_out);
 ap_status ap_mirror_pad_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_mirror_pad_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /**
  * int8 PRELU, TFLite's reference BroadcastPrelu4DSlow (LiteRT's and TensorFlow Lite Micro's):
@@ -969,6 +972,7 @@ ap_status ap_abs_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out
     ap_broadcast_to_s8_variants): the int8 rows' copies moving int16 values (TFLite's kernels copy
     them whatever the quantisation). */
 ap_status ap_resize_nearest_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_resize_nearest_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_broadcast_to_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_broadcast_to_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 

@@ -291,21 +291,23 @@ def _resize(op_type: str, act: str = "int8") -> Model:
     return p.model(op_type, (x, size), (y,), align_corners=False, half_pixel_centers=True)
 
 
-def _batch_space(op_type: str) -> Model:
+def _batch_space(op_type: str, act: str = "int8") -> Model:
     p = _Probe()
+    q = None if act == "float32" else 0.05
     to_space = op_type == "BATCH_TO_SPACE_ND"
-    x = p.x((4, 2, 3, 3) if to_space else (1, 3, 5, 3))
+    x = p.x((4, 2, 3, 3) if to_space else (1, 3, 5, 3), act, q)
     block = p.const([2, 2], "int32")
     pads = p.const([[0, 1], [1, 0]] if to_space else [[1, 0], [0, 1]], "int32")
-    y = p.t((1, 3, 5, 3) if to_space else (4, 2, 3, 3))
+    y = p.t((1, 3, 5, 3) if to_space else (4, 2, 3, 3), act, q)
     return p.model(op_type, (x, block, pads), (y,))
 
 
-def _mirror_pad() -> Model:
+def _mirror_pad(act: str = "int8") -> Model:
     p = _Probe()
-    x = p.x((1, 4, 4, 3))
+    q = None if act == "float32" else 0.05
+    x = p.x((1, 4, 4, 3), act, q)
     pads = p.const([[0, 0], [1, 2], [3, 0], [0, 0]], "int32")
-    y = p.t((1, 7, 7, 3))
+    y = p.t((1, 7, 7, 3), act, q)
     return p.model("MIRROR_PAD", (x, pads), (y,), mode=0)
 
 
@@ -577,6 +579,14 @@ def _broadcast_to_typed(dtype: str) -> Model:
     return p.model("BROADCAST_TO", (x, shape), (y,))
 
 
+def _resize_f32(op_type: str) -> Model:
+    p = _Probe()
+    x = p.x((1, 4, 4, 3), "float32", None)
+    size = p.const([8, 6], "int32")
+    y = p.t((1, 8, 6, 3), "float32", None)
+    return p.model(op_type, (x, size), (y,), align_corners=False, half_pixel_centers=True)
+
+
 def _zeros_like(dtype: str) -> Model:
     p = _Probe()
     x = p.x((2, 4, 8), dtype, None)
@@ -713,6 +723,9 @@ _TYPED_PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     **{(op, "f32"): (lambda op=op: [_f32_binary(op), _f32_binary(op, True)])
        for op in ("MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "PRELU")},
     **{(op, "f32"): (lambda op=op: [_f32_mean(op)]) for op in ("SUM", "REDUCE_MAX", "REDUCE_MIN")},
+    **{(op, "f32"): (lambda op=op: [_batch_space(op, "float32")]) for op in ("BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND")},
+    ("MIRROR_PAD", "f32"): lambda: [_mirror_pad("float32")],
+    ("RESIZE_NEAREST_NEIGHBOR", "f32"): lambda: [_resize_f32("RESIZE_NEAREST_NEIGHBOR")],
 }
 
 

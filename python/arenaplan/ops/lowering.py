@@ -1630,8 +1630,9 @@ def _resize_bilinear(model: Model, op: Operator) -> tuple:
     return spec, (x.index,), None, None
 
 
-def _batch_space(model: Model, op: Operator) -> tuple:
-    """int8 BATCH_TO_SPACE_ND and SPACE_TO_BATCH_ND with TFLite's Prepare checks: an NHWC input
+def _batch_space(model: Model, op: Operator, dtype: str = "int8") -> tuple:
+    """BATCH_TO_SPACE_ND and SPACE_TO_BATCH_ND of int8 or float32 (the float32 row pads with 0.0)
+    with TFLite's Prepare checks: an NHWC input
     (rank 4; rank 3 is [N, H, C], read as [N, H, 1, C] with a block of 1 across, as TFLite
     extends it), block_shape a constant int32 vector of the spatial rank (each >= 1), crops or
     paddings a constant int32 [spatial rank, 2] (each >= 0); BATCH_TO_SPACE_ND's batch a
@@ -1640,8 +1641,8 @@ def _batch_space(model: Model, op: Operator) -> tuple:
     SPACE_TO_BATCH_ND pads with the output's zero point, as LiteRT does (TensorFlow Lite
     Micro's kernel never sets its pad value: its padding holds whatever its params' memory
     held, so no rule reproduces it)."""
-    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     rank = len(x.shape)
     if rank not in (3, 4) or any(int(d) < 1 for d in x.shape):
         raise _Unsupported(f"input has shape {tuple(x.shape)}; TFLite takes rank 3 or 4 with every dimension >= 1")
@@ -1678,8 +1679,10 @@ def _batch_space(model: Model, op: Operator) -> tuple:
     _expect_shape(model, y.index, want, "output")
     if len(y.shape) != rank:
         raise _Unsupported(f"output has shape {tuple(y.shape)}; TFLite requires rank {rank}, the input's")
-    _same_quantisation(y, "output", x, "input", op.type)
-    _, yz = _per_tensor(y, "output")
+    yz = 0
+    if dtype == "int8":
+        _same_quantisation(y, "output", x, "input", op.type)
+        _, yz = _per_tensor(y, "output")
     return ({"input_shape": [n, h, w, c], "output_shape": out, "block_h": block[0], "block_w": block[1],
              "pad_top": int(pads[0][0]), "pad_left": int(pads[1][0]),
              "pad_value": yz if op.type == "SPACE_TO_BATCH_ND" else 0}, (x.index,), None, None)
@@ -1689,14 +1692,14 @@ def _batch_space(model: Model, op: Operator) -> tuple:
 _MIRROR_MODES = {0: ("REFLECT", 1), 1: ("SYMMETRIC", 0)}
 
 
-def _mirror_pad(model: Model, op: Operator) -> tuple:
-    """int8 MIRROR_PAD (TFLite's reference kernel, LiteRT's and TFLite Micro's alike) with its
+def _mirror_pad(model: Model, op: Operator, dtype: str = "int8") -> tuple:
+    """MIRROR_PAD of int8 or float32 (TFLite's reference kernel, LiteRT's and TFLite Micro's alike) with its
     Prepare checks (paddings a constant int32 or int64 [rank, 2]) and the bound TensorFlow
     places on them and TFLite's kernel assumes (REFLECT: at most the axis' size - 1, SYMMETRIC:
     at most its size; beyond that TFLite reads outside the input); rank <= 4; input and output
     quantised alike (LiteRT's check: the bytes are copied)."""
-    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     shape = _shape4(x.shape, "input")
     rank = len(x.shape)
     p = _tensor(model, _operand(op.inputs, 1), "paddings", None, constant=True)
@@ -1716,7 +1719,8 @@ def _mirror_pad(model: Model, op: Operator) -> tuple:
         if pads[a].min() < 0 or pads[a].max() > n - offset:
             raise _Unsupported(f"paddings {pads[a].tolist()} on axis {a} of size {n}: {name} pads by 0 to {n - offset}")
     _expect_shape(model, y.index, [int(d) + int(a) + int(b) for d, (a, b) in zip(x.shape, pads)], "output")
-    _same_quantisation(y, "output", x, "input", "MIRROR_PAD")
+    if dtype == "int8":
+        _same_quantisation(y, "output", x, "input", "MIRROR_PAD")
     lead = [0] * (4 - rank)
     return ({"input_shape": shape, "pad_before": lead + [int(v) for v in pads[:, 0]],
              "pad_after": lead + [int(v) for v in pads[:, 1]], "offset": offset}, (x.index,), None, None)
@@ -2855,6 +2859,10 @@ _LOWER_F32: Dict[str, Callable[..., tuple]] = {
     **{name: _math_f32 for name in _MATH_F32}, "SVDF": _svdf_f32,
     **{name: _binary_f32_plain for name in ("MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "PRELU")},
     **{name: _reduce_f32 for name in _REDUCE_F32},
+    **{name: (lambda model, op: _batch_space(model, op, "float32")) for name in ("BATCH_TO_SPACE_ND",
+                                                                                 "SPACE_TO_BATCH_ND")},
+    "MIRROR_PAD": lambda model, op: _mirror_pad(model, op, "float32"),
+    "RESIZE_NEAREST_NEIGHBOR": lambda model, op: _resize_nearest(model, op, "float32"),
     "UNIDIRECTIONAL_SEQUENCE_LSTM": _lstm_f32,
 }
 
