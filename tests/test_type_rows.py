@@ -156,6 +156,24 @@ CASES_F32 = [
 ]
 
 
+#: the int32 rows: the int32 ADD's binary kernel, the int16 PAD's walk
+CASES_S32 = [
+    *[(f"{op.lower()}_s32_{k}", (lambda op=op, kw=kw: T.binary(op, "int32", **kw)))
+      for op in ("MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE")
+      for k, kw in enumerate([{}, dict(a=(1, 4, 5, 3), b=(1, 1, 1, 3)), dict(a=(3, 1, 8), b=(1, 5, 1))])],
+    *[(f"pad_s32_{k}", (lambda kw=kw: W(T.pad)("int32", **kw)))
+      for k, kw in enumerate([{}, dict(v2=True), dict(shape=(5,), pads=((2, 3),)), dict(shape=(2, 3), pads=((0, 1), (2, 0)), v2=True)])],
+]
+
+
+@needs_litert
+@needs_tflm
+@pytest.mark.parametrize("name", [n for n, _ in CASES_S32])
+def test_int32_rows_match_litert_and_tflm(name, tmp_path):
+    content = dict(CASES_S32)[name]()
+    check(content, tmp_path, feeds(content, sum(map(ord, name))))
+
+
 #: the float32 rows of the int8 rows' copying kernels
 CASES_F32_COPY = [
     *[(f"batch_to_space_{k}", (lambda kw=kw: T.batch_space("BATCH_TO_SPACE_ND", "float32", **kw)))

@@ -1344,6 +1344,15 @@ static const ap_op_def ap_op_table[] = {
     {AP_ROW_F32(AP_OP_RESIZE_NEAREST_NEIGHBOR, "RESIZE_NEAREST_NEIGHBOR", ap_resize_nearest_params,
                 ap_resize_nearest_fields), 0, 1, 1, 1, 0, AP_PLAN(ap_resize_nearest_s8_variants), NULL, NULL, NULL,
      NULL, ap_resize_nearest_f32_run},
+    /* int32 rows: the int16 PAD's walk, the int32 ADD's broadcasting binary kernel */
+    {AP_ROW_S32(AP_OP_PAD, "PAD", ap_pad_params, ap_pad_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_pad_s32_variants), NULL, NULL, NULL, NULL, ap_pad_s32_run},
+    {AP_ROW_S32(AP_OP_MAXIMUM, "MAXIMUM", ap_binary_s32_params, ap_div_s32_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_maximum_s32_variants), NULL, NULL, NULL, NULL, ap_maximum_s32_run},
+    {AP_ROW_S32(AP_OP_MINIMUM, "MINIMUM", ap_binary_s32_params, ap_div_s32_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_minimum_s32_variants), NULL, NULL, NULL, NULL, ap_minimum_s32_run},
+    {AP_ROW_S32(AP_OP_SQUARED_DIFFERENCE, "SQUARED_DIFFERENCE", ap_binary_s32_params, ap_div_s32_fields), 0, 2, 2,
+     1, 0, AP_PLAN(ap_squared_difference_s32_variants), NULL, NULL, NULL, NULL, ap_squared_difference_s32_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

@@ -874,6 +874,9 @@ ap_status ap_sub_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out
 ap_status ap_pad_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                               uint32_t *count_out, ap_error *error_out);
 ap_status ap_pad_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_pad_s32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                              uint32_t *count_out, ap_error *error_out);
+ap_status ap_pad_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /** QUANTIZE float32 -> int16 and DEQUANTIZE int16 -> float32 (ap_affine_quant_params,
     arenaplan/quantize.h, with zero_point within [-32768, 32767]): TFLite's AffineQuantize
@@ -1962,6 +1965,15 @@ ap_status ap_sub_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out
 ap_status ap_mul_s32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                               uint32_t *count_out, ap_error *error_out);
 ap_status ap_mul_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_maximum_s32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                  uint32_t *count_out, ap_error *error_out);
+ap_status ap_maximum_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_minimum_s32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                  uint32_t *count_out, ap_error *error_out);
+ap_status ap_minimum_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_squared_difference_s32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                             uint32_t *count_out, ap_error *error_out);
+ap_status ap_squared_difference_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /**
  * int8 RSQRT, TFLite's RsqrtEvalQuantized (LiteRT's and TensorFlow Lite Micro's alike): with

@@ -587,6 +587,14 @@ def _resize_f32(op_type: str) -> Model:
     return p.model(op_type, (x, size), (y,), align_corners=False, half_pixel_centers=True)
 
 
+def _pad_s32_probe() -> Model:
+    p = _Probe()
+    x = p.x((1, 4, 4, 3), "int32", None)
+    pads = p.const([[0, 0], [1, 1], [2, 0], [0, 0]], "int32")
+    y = p.t((1, 6, 6, 3), "int32", None)
+    return p.model("PAD", (x, pads), (y,))
+
+
 def _zeros_like(dtype: str) -> Model:
     p = _Probe()
     x = p.x((2, 4, 8), dtype, None)
@@ -726,6 +734,9 @@ _TYPED_PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     **{(op, "f32"): (lambda op=op: [_batch_space(op, "float32")]) for op in ("BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND")},
     ("MIRROR_PAD", "f32"): lambda: [_mirror_pad("float32")],
     ("RESIZE_NEAREST_NEIGHBOR", "f32"): lambda: [_resize_f32("RESIZE_NEAREST_NEIGHBOR")],
+    **{(op, "s32"): (lambda op=op: [_binary_s32(op, False), _binary_s32(op, True)])
+       for op in ("MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE")},
+    ("PAD", "s32"): lambda: [_pad_s32_probe()],
 }
 
 

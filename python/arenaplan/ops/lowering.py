@@ -3350,7 +3350,8 @@ def _div(model: Model, op: Operator) -> tuple:
 
 
 def _binary_s32(model: Model, op: Operator, reference: str = "litert") -> tuple:
-    """int32 ADD, SUB, MUL and DIV: broadcasting shapes, the activation's int32 range
+    """int32 ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM and SQUARED_DIFFERENCE (the last three have no
+    activation: the whole range): broadcasting shapes, the activation's int32 range
     (CalculateActivationRange<int32_t>); no quantisation is read (TFLite's int32 kernels take
     the values as they are). TensorFlow Lite Micro's int32 ADD does not apply its fused
     activation (its SUB and MUL do): under "tflm" an int32 ADD's range is the whole int32 one."""
@@ -3365,8 +3366,36 @@ def _binary_s32(model: Model, op: Operator, reference: str = "litert") -> tuple:
              "activation_max": hi}, (a.index, b.index), None, None)
 
 
+def _pad_s32(model: Model, op: Operator) -> tuple:
+    """int32 PAD and PADV2: the value 0, or PADV2's constant int32 value (TFLite's int32 kernels
+    read no quantisation)."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", "int32", constant=False)
+    p = _tensor(model, _operand(op.inputs, 1), "paddings", None, constant=True)
+    y = _tensor(model, _operand(op.outputs, 0), "output", "int32")
+    if p.dtype not in ("int32", "int64"):
+        raise _Unsupported(f"paddings tensor {p.index} is {p.dtype}; int32 or int64 is expected")
+    pads = np.asarray(p.data, dtype=np.int64).reshape(-1, 2)
+    if pads.shape[0] != len(x.shape) or (pads < 0).any():
+        raise _Unsupported(f"paddings {pads.tolist()} do not fit an input of rank {len(x.shape)}")
+    before = [0] * (4 - len(x.shape)) + [int(v) for v in pads[:, 0]]
+    after = [0] * (4 - len(x.shape)) + [int(v) for v in pads[:, 1]]
+    _expect_shape(model, y.index, [int(d) + int(a) + int(b) for d, (a, b) in zip(x.shape, pads)], "output")
+    value = 0
+    if op.type == "PADV2" and len(op.inputs) > 2 and op.inputs[2] >= 0:
+        v = _tensor(model, _operand(op.inputs, 2), "constant value", "int32", constant=True)
+        if v.data.size != 1:
+            raise _Unsupported(f"constant value tensor {v.index} holds {v.data.size} values; one is expected")
+        value = int(v.data.reshape(-1)[0])
+    return ({"input_shape": _shape4(x.shape, "input"), "pad_before": before, "pad_after": after,
+             "pad_value": value}, (x.index,), None, None)
+
+
 #: Ops with an int32 row besides their int8 (and int16, float32) ones, chosen by the first input.
-_LOWER_S32: Dict[str, Callable[..., tuple]] = {"ADD": _binary_s32, "SUB": _binary_s32, "MUL": _binary_s32}
+_LOWER_S32: Dict[str, Callable[..., tuple]] = {
+    "ADD": _binary_s32, "SUB": _binary_s32, "MUL": _binary_s32,
+    "MAXIMUM": _binary_s32, "MINIMUM": _binary_s32, "SQUARED_DIFFERENCE": _binary_s32,
+    "PAD": _pad_s32, "PADV2": _pad_s32,
+}
 
 
 def _embedding_lookup(model: Model, op: Operator) -> tuple:
