@@ -387,6 +387,15 @@ static const ap_param_field ap_mean_f32_fields[] = {
     AP_FIELD(ap_mean_f32_params, input_shape, AP_FIELD_INT32, 4), AP_I32(ap_mean_f32_params, reduce),
 };
 
+static const ap_param_field ap_resize_bilinear_f32_fields[] = {
+    AP_I32(ap_resize_bilinear_f32_params, batches), AP_I32(ap_resize_bilinear_f32_params, input_h),
+    AP_I32(ap_resize_bilinear_f32_params, input_w), AP_I32(ap_resize_bilinear_f32_params, channels),
+    AP_I32(ap_resize_bilinear_f32_params, output_h), AP_I32(ap_resize_bilinear_f32_params, output_w),
+    AP_FIELD(ap_resize_bilinear_f32_params, height_scale, AP_FIELD_FLOAT32, 1),
+    AP_FIELD(ap_resize_bilinear_f32_params, width_scale, AP_FIELD_FLOAT32, 1),
+    AP_I32(ap_resize_bilinear_f32_params, half_pixel_centers),
+};
+
 static const ap_param_field ap_reduce_f32_fields[] = {
     AP_FIELD(ap_reduce_f32_params, input_shape, AP_FIELD_INT32, 4), AP_I32(ap_reduce_f32_params, reduce),
     AP_I32(ap_reduce_f32_params, fn),
@@ -1353,6 +1362,9 @@ static const ap_op_def ap_op_table[] = {
      AP_PLAN(ap_minimum_s32_variants), NULL, NULL, NULL, NULL, ap_minimum_s32_run},
     {AP_ROW_S32(AP_OP_SQUARED_DIFFERENCE, "SQUARED_DIFFERENCE", ap_binary_s32_params, ap_div_s32_fields), 0, 2, 2,
      1, 0, AP_PLAN(ap_squared_difference_s32_variants), NULL, NULL, NULL, NULL, ap_squared_difference_s32_run},
+    /* float32 RESIZE_BILINEAR (resize_s8.c) */
+    {AP_ROW_F32(AP_OP_RESIZE_BILINEAR, "RESIZE_BILINEAR", ap_resize_bilinear_f32_params, ap_resize_bilinear_f32_fields),
+     0, 1, 1, 1, 0, AP_PLAN(ap_resize_bilinear_f32_variants), NULL, NULL, NULL, NULL, ap_resize_bilinear_f32_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

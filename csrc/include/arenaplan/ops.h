@@ -605,6 +605,25 @@ ap_status ap_resize_bilinear_s8_variants(const void *params, ap_isa isa, ap_vari
                                          uint32_t capacity, uint32_t *count_out, ap_error *error_out);
 ap_status ap_resize_bilinear_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
+/**
+ * float32 RESIZE_BILINEAR (TFLite's reference ResizeBilinear, NHWC): with s the axis' float32
+ * scale, output row y reads v = (y + 0.5f) * s - 0.5f with half_pixel_centers, else y * s,
+ * y0 = max((int)floorf(v), 0) and y1 = min((int)ceilf(v), input_h - 1) (y0 at most input_h - 1
+ * too, which the scales TFLite forms never pass), columns likewise; the output is
+ * in(y0,x0) * (1 - dy) * (1 - dx) + in(y1,x0) * dy * (1 - dx) + in(y0,x1) * (1 - dy) * dx
+ * + in(y1,x1) * dy * dx + 0.0f (the reference's rounding offset: -0 sums to +0), dy = v - y0,
+ * in float32 in that order. "direct", no scratch.
+ */
+typedef struct ap_resize_bilinear_f32_params {
+    int32_t batches, input_h, input_w, channels, output_h, output_w;   /* each >= 1 */
+    float height_scale, width_scale;   /* finite, >= 0, each at most 2^24 / its output size */
+    int32_t half_pixel_centers;        /* 0 or 1 */
+} ap_resize_bilinear_f32_params;
+
+ap_status ap_resize_bilinear_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                          uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_resize_bilinear_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
 /** Variant kinds of BATCH_TO_SPACE_ND and SPACE_TO_BATCH_ND. */
 typedef enum ap_batch_space_kind {
     AP_BATCH_SPACE_COPY = 0   /* gather each output pixel's channels; no scratch, never in place */

@@ -734,6 +734,7 @@ _TYPED_PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     **{(op, "f32"): (lambda op=op: [_batch_space(op, "float32")]) for op in ("BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND")},
     ("MIRROR_PAD", "f32"): lambda: [_mirror_pad("float32")],
     ("RESIZE_NEAREST_NEIGHBOR", "f32"): lambda: [_resize_f32("RESIZE_NEAREST_NEIGHBOR")],
+    ("RESIZE_BILINEAR", "f32"): lambda: [_resize_f32("RESIZE_BILINEAR")],
     **{(op, "s32"): (lambda op=op: [_binary_s32(op, False), _binary_s32(op, True)])
        for op in ("MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE")},
     ("PAD", "s32"): lambda: [_pad_s32_probe()],
@@ -1095,6 +1096,9 @@ def render() -> str:
               "MAXIMUM and MINIMUM (TFLite's a > b ? a : b and a < b ? a : b: a NaN first input gives the",
               "second, a NaN second input itself), SQUARED_DIFFERENCE, PRELU, ABS, SUM, REDUCE_MAX and",
               "REDUCE_MIN (from -FLT_MAX and FLT_MAX, a NaN passed over, as both runtimes fold them),",
+              "RESIZE_BILINEAR (the reference's four products and its rounding offset, + 0.0f: where an",
+              "input NaN and the NaN of inf * 0 meet in one sum, which comes out is each compiler's",
+              "choice of operand order),",
               "RSQRT (1.0f / sqrtf), SQUARE, NEG, ROUND (TFLite's RoundToNearest: half to even, -0.3 to",
               "+0), FLOOR, CEIL, CUMSUM, L2_NORMALIZATION and L2_POOL_2D (`sqrtf` is correctly rounded",
               "in every C library) equal LiteRT bit for bit (but for the NaN an invalid operation such as",

@@ -1630,6 +1630,19 @@ def _resize_bilinear(model: Model, op: Operator) -> tuple:
     return spec, (x.index,), None, None
 
 
+def _resize_bilinear_f32(model: Model, op: Operator) -> tuple:
+    """float32 RESIZE_BILINEAR (TFLite's reference ResizeBilinear, LiteRT's and TensorFlow Lite
+    Micro's alike): the float32 scales as TFLite forms them (in / out, or with align_corners and
+    out > 1 (in - 1) / (out - 1)); the kernel interpolates in float32 in the reference's order."""
+    x, geometry, align, half = _resize_operands(model, op, "float32")
+
+    def scale(i: int, o: int) -> float:
+        return float(np.float32(i - 1) / np.float32(o - 1)) if align and o > 1 else float(np.float32(i) / np.float32(o))
+    spec = dict(geometry, height_scale=scale(geometry["input_h"], geometry["output_h"]),
+                width_scale=scale(geometry["input_w"], geometry["output_w"]), half_pixel_centers=int(half))
+    return spec, (x.index,), None, None
+
+
 def _batch_space(model: Model, op: Operator, dtype: str = "int8") -> tuple:
     """BATCH_TO_SPACE_ND and SPACE_TO_BATCH_ND of int8 or float32 (the float32 row pads with 0.0)
     with TFLite's Prepare checks: an NHWC input
@@ -2863,6 +2876,7 @@ _LOWER_F32: Dict[str, Callable[..., tuple]] = {
                                                                                  "SPACE_TO_BATCH_ND")},
     "MIRROR_PAD": lambda model, op: _mirror_pad(model, op, "float32"),
     "RESIZE_NEAREST_NEIGHBOR": lambda model, op: _resize_nearest(model, op, "float32"),
+    "RESIZE_BILINEAR": _resize_bilinear_f32,
     "UNIDIRECTIONAL_SEQUENCE_LSTM": _lstm_f32,
 }
 

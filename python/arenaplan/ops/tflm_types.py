@@ -174,14 +174,12 @@ NOT_COUNTED: Dict[str, str] = {
 
 _INT64 = "int64 helper: arenaplan has no int64 row type yet (the int64 branch)"
 _UINT8 = "uint8: arenaplan has no uint8 tensor type (TFLite's converter makes int8 models)"
-_NO_F32 = "not yet: no float32 kernel for the op"
 #: The pairs TFLite Micro has that arenaplan leaves out, with the reason.
 LEFT_OUT: Dict[Tuple[str, str], str] = {
     ("GREATER", "int16"): "int64 helper (int16 comparisons): TFLite Micro's int16 GREATER rescales with params "
                           "its Prepare sets for int8 only",
     ("QUANTIZE", "int8->uint8"): _UINT8, ("QUANTIZE", "uint8->int8"): _UINT8, ("DEQUANTIZE", "uint8"): _UINT8,
     **{(op, _U8): _UINT8 for op in ("BROADCAST_TO", "REVERSE_V2")},
-    **{(op, _F): _NO_F32 for op in ("RESIZE_BILINEAR",)},
     ("ADD_N", _I): "not yet: TensorFlow Lite Micro's int8 ADD_N (each input rescaled, summed in int32) has no row",
     **{(op, _S64): _INT64 for op in ("BROADCAST_TO", "CONCATENATION", "EQUAL", "NOT_EQUAL", "GREATER",
                                      "GREATER_EQUAL", "LESS", "LESS_EQUAL", "MAXIMUM", "MINIMUM", "PACK",
