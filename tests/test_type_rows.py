@@ -362,3 +362,41 @@ def test_bad_params_are_refused_by_the_kernels():
         _core.kernel_variants(code[("STRIDED_SLICE", "bool")],
                               {"input_shape": [1, 1, 1, 1, 4], "begin": [0, 0, 0, 0, 2], "stride": [1, 1, 1, 1, 1],
                                "output_shape": [1, 1, 1, 1, 3]}, 0, TYPES_CODES["bool"])
+
+
+def _add_n_s8(n, shape, q=(0.05, 3), qy=(0.1, -5)):
+    g = T.GraphBuilder()
+    xs = [g.tensor(shape, "int8", q) for _ in range(n)]
+    y = g.tensor(shape, "int8", qy)
+    g.op("ADD_N", xs, [y])
+    return g.build(xs, [y])
+
+
+@needs_tflm
+@pytest.mark.parametrize("n,shape,q,qy", [(2, (2, 4, 8), (0.05, 3), (0.1, -5)), (3, (7,), (0.02, -128), (0.05, 127)),
+                                          (5, (1, 3, 3), (0.3, 127), (0.01, 0)), (16, (4, 5), (0.01, -7), (0.2, 9)),
+                                          (4, (2, 2), (1.0, 0), (4.0, 0))])
+def test_add_n_int8_is_tflms(n, shape, q, qy, tmp_path):
+    """TensorFlow Lite Micro's int8 ADD_N (LiteRT has none: it fails to prepare, and the plan
+    takes it under "tflm" only): each sum from the scaled input offset, 2 to 16 inputs, the
+    int8 ends (saturation both ways), zero points at the ends; the tflite-micro interpreter's
+    outputs bit for bit."""
+    content = _add_n_s8(n, shape, q, qy)
+    xs = feeds(content, n)
+    xs.append([np.full(shape, 127, np.int8) for _ in range(n)])
+    xs.append([np.full(shape, -128, np.int8) for _ in range(n)])
+    model = check(content, tmp_path, xs, litert=False, reference="tflm")
+    with pytest.raises(Exception):
+        L.run_single_op(content, xs[0])
+    with pytest.raises(UnsupportedModel, match=r"op 0 \(ADD_N\): input0 is int8; LiteRT's ADD_N takes float32 and "
+                                               r"int32 .*reference=\"tflm\""):
+        ap.plan(model)
+
+
+def test_add_n_int8_refusals(tmp_path):
+    g = T.GraphBuilder()
+    a, b = g.tensor((2, 3), "int8", (0.05, 3)), g.tensor((2, 3), "int8", (0.05, 4))
+    y = g.tensor((2, 3), "int8", (0.1, 0))
+    g.op("ADD_N", [a, b], [y])
+    _refused(g.build([a, b], [y]), tmp_path, r"op 0 \(ADD_N\): input1 \(tensor 1\) is quantised .*TensorFlow Lite "
+                                             r"Micro's int8 ADD_N requires them equal", reference="tflm")

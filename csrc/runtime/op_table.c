@@ -396,6 +396,13 @@ static const ap_param_field ap_resize_bilinear_f32_fields[] = {
     AP_I32(ap_resize_bilinear_f32_params, half_pixel_centers),
 };
 
+static const ap_param_field ap_add_n_s8_fields[] = {
+    AP_FIELD(ap_add_n_s8_params, count, AP_FIELD_SIZE, 1), AP_I32(ap_add_n_s8_params, input_offset),
+    AP_I32(ap_add_n_s8_params, output_offset), AP_I32(ap_add_n_s8_params, input_multiplier),
+    AP_I32(ap_add_n_s8_params, input_shift), AP_I32(ap_add_n_s8_params, output_multiplier),
+    AP_I32(ap_add_n_s8_params, output_shift),
+};
+
 static const ap_param_field ap_reduce_f32_fields[] = {
     AP_FIELD(ap_reduce_f32_params, input_shape, AP_FIELD_INT32, 4), AP_I32(ap_reduce_f32_params, reduce),
     AP_I32(ap_reduce_f32_params, fn),
@@ -1365,6 +1372,9 @@ static const ap_op_def ap_op_table[] = {
     /* float32 RESIZE_BILINEAR (resize_s8.c) */
     {AP_ROW_F32(AP_OP_RESIZE_BILINEAR, "RESIZE_BILINEAR", ap_resize_bilinear_f32_params, ap_resize_bilinear_f32_fields),
      0, 1, 1, 1, 0, AP_PLAN(ap_resize_bilinear_f32_variants), NULL, NULL, NULL, NULL, ap_resize_bilinear_f32_run},
+    /* int8 ADD_N (arith.c): TensorFlow Lite Micro's, under "tflm" only */
+    {AP_ROW(AP_OP_ADD_N, "ADD_N", ap_add_n_s8_params, ap_add_n_s8_fields), 0, 2, 16, 1, 0,
+     AP_PLAN(ap_add_n_s8_variants), NULL, NULL, NULL, NULL, ap_add_n_s8_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

@@ -1635,6 +1635,27 @@ ap_status ap_add_n_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_o
 ap_status ap_add_n_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /**
+ * int8 ADD_N (TensorFlow Lite Micro's reference_ops::AddN of int8; LiteRT has none): every input
+ * quantised alike; each element's sum starts from the scaled input offset itself (its kernel's
+ * x = input_offset) and adds each input's (input_offset + value) << 20 scaled by
+ * MultiplyByQuantizedMultiplierSmallerThanOneExp(input_multiplier, input_shift), wrapping in
+ * int32; then the output multiplier and shift, output_offset, clamped to int8. "direct", in place.
+ */
+typedef struct ap_add_n_s8_params {
+    size_t count;                 /* elements of each input and of the output, >= 1 */
+    int32_t input_offset;         /* -input zero point, in [-127, 128] */
+    int32_t output_offset;        /* the output zero point, in [-128, 127] */
+    int32_t input_multiplier;     /* >= 0; shifts in [-31, 0] */
+    int32_t input_shift;
+    int32_t output_multiplier;
+    int32_t output_shift;
+} ap_add_n_s8_params;
+
+ap_status ap_add_n_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                               uint32_t *count_out, ap_error *error_out);
+ap_status ap_add_n_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
  * L2_NORMALIZATION over the last axis (rows: float32, int8). float32: TFLite's reference
  * L2Normalization, each row's squares summed in order, sqrtf, the norm at least 1e-6f, each
  * value divided by it. int8: reference_integer_ops::L2Normalization, the int32 sum of the squared

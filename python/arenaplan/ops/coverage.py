@@ -43,6 +43,7 @@ _OPERANDS_TEXT = {
     "FILL": "int32 or int64 dims", "SHAPE": "any input, int32 or int64 out",
     "GATHER_ND": "int32 indices", "BROADCAST_ARGS": "int32 or int64 shapes", "REVERSE_V2": "int32 axes",
     "REDUCE_ALL": "int32 axes", ("ZEROS_LIKE", "s8"): "the value 0, not the zero point",
+    ("ADD_N", "s8"): "TensorFlow Lite Micro's: each sum from the scaled input offset",
     ("BATCH_MATMUL", "s16x8"): "here int16 x int16 with int64 sums",
     "JUMP": "arenaplan's control node of inlined IF and WHILE: no input or a one-element bool condition, "
             "no output",
@@ -595,6 +596,13 @@ def _pad_s32_probe() -> Model:
     return p.model("PAD", (x, pads), (y,))
 
 
+def _add_n_s8_probe() -> Model:
+    p = _Probe()
+    xs = [p.x((2, 4, 8), "int8", 0.05, 3) for _ in range(3)]
+    y = p.t((2, 4, 8), "int8", 0.1, -5)
+    return p.model("ADD_N", tuple(xs), (y,))
+
+
 def _zeros_like(dtype: str) -> Model:
     p = _Probe()
     x = p.x((2, 4, 8), dtype, None)
@@ -735,6 +743,7 @@ _TYPED_PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("MIRROR_PAD", "f32"): lambda: [_mirror_pad("float32")],
     ("RESIZE_NEAREST_NEIGHBOR", "f32"): lambda: [_resize_f32("RESIZE_NEAREST_NEIGHBOR")],
     ("RESIZE_BILINEAR", "f32"): lambda: [_resize_f32("RESIZE_BILINEAR")],
+    ("ADD_N", "s8"): lambda: [_add_n_s8_probe()],
     **{(op, "s32"): (lambda op=op: [_binary_s32(op, False), _binary_s32(op, True)])
        for op in ("MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE")},
     ("PAD", "s32"): lambda: [_pad_s32_probe()],

@@ -2916,7 +2916,7 @@ _TYPED: Dict[str, Tuple[int, Tuple[str, ...]]] = {
     "SELECT_V2": (1, ("int8", "float32", "int32", "bool", "int16")),
     "CAST": (0, ("int8", "float32", "int32", "bool", "int16")), "ZEROS_LIKE": (0, ("float32", "int32", "int8")),
     "FILL": (1, ("int8", "float32", "int32", "bool")),
-    "FLOOR_DIV": (0, ("float32", "int32")), "FLOOR_MOD": (0, ("float32", "int32")), "ADD_N": (0, ("float32", "int32")),
+    "FLOOR_DIV": (0, ("float32", "int32")), "FLOOR_MOD": (0, ("float32", "int32")), "ADD_N": (0, ("float32", "int32", "int8")),
     "EMBEDDING_LOOKUP": (1, ("int8", "float32")),
     "L2_NORMALIZATION": (0, ("int8", "float32")), "L2_POOL_2D": (0, ("float32",)),
     "LOG_SOFTMAX": (0, ("int8", "float32")), "CUMSUM": (0, ("int8", "float32")),
@@ -3340,7 +3340,32 @@ def _add_n(model: Model, op: Operator, reference: str = "litert") -> tuple:
         if tuple(t.shape) != tuple(ts[0].shape):
             raise _Unsupported(f"tensor {t.index} has shape {tuple(t.shape)}, input0 {tuple(ts[0].shape)}; ADD_N "
                                "does not broadcast")
+    if dtype == "int8":
+        return _add_n_s8(ts, y, reference)
     return ({"count": _elements(ts[0].shape, "input0"), "tflm_loop": int(reference == "tflm")},
+            tuple(t.index for t in ts), None, None)
+
+
+def _add_n_s8(ts: List[Tensor], y: Tensor, reference: str) -> tuple:
+    """int8 ADD_N, TensorFlow Lite Micro's (LiteRT has none, so under "tflm" only): every input
+    quantised as the first (its Prepare's check); left shift 20, the input multiplier of
+    s / (2 s) and the output's of 2 s / (2^20 s_out), each QuantizeMultiplierSmallerThanOneExp of
+    the double quotient of the float32 scales."""
+    if reference != "tflm":
+        raise _Unsupported("input0 is int8; LiteRT's ADD_N takes float32 and int32 (TensorFlow Lite Micro's takes "
+                           "int8 too: plan with reference=\"tflm\")")
+    (s, z), (so, zo) = _per_tensor(ts[0], "input0"), _per_tensor(y, "output")
+    for k, t in enumerate(ts[1:], 1):
+        if _per_tensor(t, f"input{k}") != (s, z):
+            raise _Unsupported(f"input{k} (tensor {t.index}) is quantised {_per_tensor(t, f'input{k}')}, input0 "
+                               f"{(s, z)}; TensorFlow Lite Micro's int8 ADD_N requires them equal")
+    twice = 2.0 * float(np.float32(s))
+    mi, ei = quantize_multiplier(float(np.float32(s)) / twice)
+    mo, eo = quantize_multiplier(twice / ((1 << 20) * float(np.float32(so))))
+    if ei > 0 or eo > 0:
+        raise _Unsupported(f"the output scale {so} is too small for the inputs' {s} (its multiplier exceeds one)")
+    return ({"count": _elements(ts[0].shape, "input0"), "input_offset": -z, "output_offset": zo,
+             "input_multiplier": mi, "input_shift": ei, "output_multiplier": mo, "output_shift": eo},
             tuple(t.index for t in ts), None, None)
 
 

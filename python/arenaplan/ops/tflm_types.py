@@ -180,7 +180,6 @@ LEFT_OUT: Dict[Tuple[str, str], str] = {
                           "its Prepare sets for int8 only",
     ("QUANTIZE", "int8->uint8"): _UINT8, ("QUANTIZE", "uint8->int8"): _UINT8, ("DEQUANTIZE", "uint8"): _UINT8,
     **{(op, _U8): _UINT8 for op in ("BROADCAST_TO", "REVERSE_V2")},
-    ("ADD_N", _I): "not yet: TensorFlow Lite Micro's int8 ADD_N (each input rescaled, summed in int32) has no row",
     **{(op, _S64): _INT64 for op in ("BROADCAST_TO", "CONCATENATION", "EQUAL", "NOT_EQUAL", "GREATER",
                                      "GREATER_EQUAL", "LESS", "LESS_EQUAL", "MAXIMUM", "MINIMUM", "PACK",
                                      "REVERSE_V2", "ZEROS_LIKE")},
