@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
+from .. import _core
+
 __all__ = ["TFLM_TYPES", "ROLES", "STRUCTURAL", "LEFT_OUT", "NOT_COUNTED", "pairs", "covering_row",
            "totals", "render"]
 
@@ -208,7 +210,6 @@ def covering_row(op: str, label: str, rows=None) -> Optional[Tuple[str, str]]:
     """The op table row (name, types) that runs ``op`` on ``label``, or None. ``rows``: the
     (name, types) of the C op table (read from arenaplan._core.ops() when not given)."""
     if rows is None:
-        from .. import _core
         rows = {(r["name"], r["types"]) for r in _core.ops()}
     if op in _ANY_TYPE:
         return _ANY_TYPE[op] if _ANY_TYPE[op] in rows else None
