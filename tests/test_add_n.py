@@ -96,7 +96,8 @@ def test_refusals_name_the_op(tmp_path):
          r"op 0 \(ADD_N\): tensor 1 has shape \(1, 4\), input0 \(3, 4\); ADD_N does not broadcast"),
         (add_n_model("float32", (3, 4), 3, other=((3, 4), "int32")),
          r"op 0 \(ADD_N\): tensor 2 is int32, input0 float32; TFLite requires one type"),
-        (add_n_model("int8", (3, 4), 2), r"op 0 \(ADD_N\): input 0 \(tensor 0\) is int8"),
+        (add_n_model("int8", (3, 4), 2), r"op 0 \(ADD_N\): input0 is int8; LiteRT's ADD_N takes float32 and int32"),
+        (add_n_model("int16", (3, 4), 2), r"op 0 \(ADD_N\): input 0 \(tensor 0\) is int16"),
         (add_n_model("float32", (3,), 17), r"op 0 \(ADD_N\): 17 inputs; ADD_N takes 2 to 16 here"),
     ]
     for k, (content, pattern) in enumerate(cases):

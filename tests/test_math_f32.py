@@ -194,7 +194,7 @@ def test_refusals_name_the_op(tmp_path):
 
 def test_bad_params_are_refused_by_the_kernel():
     code = [r["code"] for r in _core.ops() if r["name"] == "EXP" and r["types"] == "f32"][0]
-    for spec in ({"count": 4, "fn": 12}, {"count": 4, "fn": -1}):
+    for spec in ({"count": 4, "fn": 13}, {"count": 4, "fn": -1}):
         with pytest.raises(ValueError, match="is not an ap_math_f32_fn"):
             _core.kernel_variants(code, spec, 0, F32)
 

@@ -70,6 +70,19 @@ def test_matches_litert_and_tflm(case, keep, tmp_path):
 
 
 @needs_litert
+@pytest.mark.parametrize("shape,axes,keep", [((2, 0, 3), [1], False), ((2, 0, 3), [1], True), ((0,), [0], False),
+                                             ((0, 4), [0, 1], True), ((3, 0, 2, 0), [1, -1], False)])
+def test_an_empty_reduced_axis_gives_true(shape, axes, keep, tmp_path):
+    """The AND of nothing: every output true where each empty axis is reduced, the input of no
+    bytes (LiteRT and the tflite-micro interpreter alike); an empty kept axis, whose output is
+    empty, TensorFlow Lite Micro fails to allocate, and the plan refuses (test_refusals...)."""
+    x = np.zeros(shape, bool)
+    model = check(all_model(shape, axes, keep), tmp_path, "REDUCE_ALL", [[x], [x]])
+    got = ap.Interpreter(ap.plan(model)).run(x)
+    assert got.shape == out_shape(shape, axes, keep) and got.all()
+
+
+@needs_litert
 def test_scalar_axis_and_nonzero_bytes(tmp_path):
     """A rank-0 axes tensor (LiteRT and TFLite Micro take one) and bool bytes other than 0 and 1
     through the C API's view: any nonzero byte is true, the output 0 or 1."""
@@ -114,7 +127,9 @@ def test_refusals_name_the_op(tmp_path):
                                                              r"constant"),
         (all_model((2, 3, 4), [1], False, y_shape=(2, 1, 4)),
          r"op 0 \(REDUCE_ALL\): output tensor 2 has shape \(2, 1, 4\), the op computes \(2, 4\)"),
-        (all_model((2, 0, 4), [1], True), r"op 0 \(REDUCE_ALL\): input shape \(2, 0, 4\) has an empty dimension"),
+        (all_model((2, 0, 4), [2], True), r"op 0 \(REDUCE_ALL\): input shape \(2, 0, 4\) has an empty dimension "
+                                          r"that is not reduced, so the output \(2, 0, 1\) is empty; TensorFlow Lite "
+                                          r"Micro's REDUCE_ALL fails to allocate it"),
         (all_model((2,) * 9, [1, 3, 5, 7], True),
          r"op 0 \(REDUCE_ALL\): the input \(2, 2, 2, 2, 2, 2, 2, 2, 2\) over axes \[1, 3, 5, 7\] alternates kept and "
          r"reduced axes 9 times; arenaplan's REDUCE_ALL takes at most 8"),
@@ -129,9 +144,11 @@ def test_kernel_checks_its_params():
     code, isa, types = row["code"], 0, row["types_code"]
     spec = {"rank": 2, "dims": [3, 4, 1, 1, 1, 1, 1, 1], "reduce": [0, 1, 0, 0, 0, 0, 0, 0]}
     assert _core.kernel_variants(code, spec, isa, types)
+    assert _core.kernel_variants(code, dict(spec, dims=[3, 0] + [1] * 6), isa, types)   # an empty reduced axis
     for bad, pattern in ((dict(spec, rank=0), r"reduce_all: rank 0 is outside \[1, 8\]"),
                          (dict(spec, rank=9), r"reduce_all: rank 9 is outside \[1, 8\]"),
-                         (dict(spec, dims=[3, 0] + [1] * 6), r"reduce_all: dims\[1\] is 0 and reduce\[1\] 1"),
+                         (dict(spec, dims=[0, 4] + [1] * 6), r"reduce_all: dims\[0\] is 0 and reduce\[0\] 0"),
+                         (dict(spec, dims=[3, -1] + [1] * 6), r"reduce_all: dims\[1\] is -1 and reduce\[1\] 1"),
                          (dict(spec, reduce=[0, 2] + [0] * 6), r"reduce_all: dims\[1\] is 4 and reduce\[1\] 2"),
                          (dict(spec, rank=8, dims=[2 ** 30] * 8), r"reduce_all: the input's size overflows")):
         with pytest.raises(ValueError, match=pattern):

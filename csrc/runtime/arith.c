@@ -1,5 +1,6 @@
 /* FLOOR_DIV and FLOOR_MOD with 4-D broadcasting, and ADD_N, on float32 and int32 (arenaplan/ops.h). */
 #include "float32_common.h"
+#include "fixedpoint.h"
 #include "broadcast4.h"
 
 #include <math.h>
@@ -201,4 +202,66 @@ ap_status ap_add_n_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_o
 ap_status ap_add_n_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
     return add_n_run(call, isa, 0, error_out);
+}
+
+/* ---- int8 ADD_N (TensorFlow Lite Micro's) ---------------------------------------------------- */
+static ap_status add_n_s8_check(const ap_add_n_s8_params *p, ap_error *error)
+{
+    if (p == NULL) {
+        return AP_OPS_INVALID(error, "add_n int8: params must not be NULL");
+    }
+    if (p->count < 1 || p->input_offset < -127 || p->input_offset > 128 || p->output_offset < -128 ||
+        p->output_offset > 127) {
+        return AP_OPS_INVALID(error, "add_n int8: count %lu must be >= 1, input_offset %d in [-127, 128] and "
+                              "output_offset %d in [-128, 127]", (unsigned long)p->count, (int)p->input_offset,
+                              (int)p->output_offset);
+    }
+    if (p->input_multiplier < 0 || p->output_multiplier < 0 || p->input_shift < -31 || p->input_shift > 0 ||
+        p->output_shift < -31 || p->output_shift > 0) {
+        return AP_OPS_INVALID(error, "add_n int8: multipliers %d and %d must be >= 0 and shifts %d and %d in "
+                              "[-31, 0]", (int)p->input_multiplier, (int)p->output_multiplier, (int)p->input_shift,
+                              (int)p->output_shift);
+    }
+    return AP_OK;
+}
+
+ap_status ap_add_n_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                               uint32_t *count_out, ap_error *error_out)
+{
+    const ap_add_n_s8_params *p = params;
+    ap_status st = add_n_s8_check(p, error_out);
+    return st != AP_OK ? st : ap_f32_direct((uint64_t)p->count, 1, isa, variants_out, capacity, count_out,
+                                            "add_n int8", error_out);
+}
+
+ap_status ap_add_n_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    if (call == NULL || call->input_count < 2 || call->input_count > 16) {
+        return AP_OPS_INVALID(error_out, "add_n int8: 2 to 16 inputs expected, got %u",
+                              call ? (unsigned)call->input_count : 0u);
+    }
+    ap_status st = ap_f32_check_call(call, isa, call->input_count, "add_n int8", error_out);
+    const ap_add_n_s8_params *p = st == AP_OK ? call->params : NULL;
+    st = st != AP_OK ? st : add_n_s8_check(p, error_out);
+    if (st != AP_OK) {
+        return st;
+    }
+    const uint32_t m = call->input_count;
+    /* (input_offset + v) << 20 fits int32 (|.| <= 255 * 2^20); the sum of the scaled terms wraps */
+    const int32_t start = ap_fp_multiply_by_quantized_multiplier(p->input_offset * (1 << 20), p->input_multiplier,
+                                                                 p->input_shift);
+    for (size_t i = 0; i < p->count; ++i) {   /* element i of every input read before out[i] */
+        uint32_t acc = (uint32_t)start;
+        for (uint32_t j = 0; j < m; ++j) {
+            const int32_t y = p->input_offset + ((const int8_t *)call->inputs[j])[i];
+            acc += (uint32_t)ap_fp_multiply_by_quantized_multiplier(y * (1 << 20), p->input_multiplier,
+                                                                   p->input_shift);
+        }
+        const int32_t sum = acc <= (uint32_t)INT32_MAX ? (int32_t)acc
+                                                       : (int32_t)(acc - (uint32_t)INT32_MAX - 1u) + INT32_MIN;
+        const int32_t v = ap_fp_multiply_by_quantized_multiplier(sum, p->output_multiplier, p->output_shift) +
+                          p->output_offset;
+        ((int8_t *)call->output)[i] = (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v);
+    }
+    return AP_OK;
 }

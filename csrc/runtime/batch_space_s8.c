@@ -77,7 +77,7 @@ static ap_status batch_space_variants(const void *params, int to_space, ap_isa i
     return ap_ops_variants_out(found, 1, isa, variants_out, capacity, count_out, to_space ? B2S_OP : S2B_OP, error);
 }
 
-static ap_status batch_space_run(const ap_op_call *call, int to_space, ap_isa isa, ap_error *error)
+static ap_status batch_space_run(const ap_op_call *call, int to_space, ap_isa isa, size_t elem, ap_error *error)
 {
     /* one code for every ISA: channel-row copies */
     const char *op = to_space ? B2S_OP : S2B_OP;
@@ -101,12 +101,17 @@ static ap_status batch_space_run(const ap_op_call *call, int to_space, ap_isa is
                         call->output == NULL)) {
         st = AP_OPS_INVALID(error, "%s: one input and the output must not be NULL", op);
     }
+    if (st == AP_OK && elem != 1 && p->pad_value != 0) {
+        st = AP_OPS_INVALID(error, "%s: pad_value %d; the float32 row pads with 0.0 (pad_value 0)", op,
+                            (int)p->pad_value);
+    }
     if (st != AP_OK) {
         return st;
     }
-    const int8_t *in = call->inputs[0];
-    int8_t *out = call->output;
-    const size_t c = (size_t)p->input_shape[3];
+    /* channel rows of c bytes: int8 values, or float32 ones (elem 4; 0.0f is all zero bytes) */
+    const unsigned char *in = call->inputs[0];
+    unsigned char *out = call->output;
+    const size_t c = (size_t)p->input_shape[3] * elem;
     const size_t in_row = (size_t)p->input_shape[2] * c, in_image = (size_t)p->input_shape[1] * in_row;
     const int32_t out_n = p->output_shape[0], out_h = p->output_shape[1], out_w = p->output_shape[2];
     const int32_t in_n = p->input_shape[0], in_h = p->input_shape[1], in_w = p->input_shape[2];
@@ -125,7 +130,7 @@ static ap_status batch_space_run(const ap_op_call *call, int to_space, ap_isa is
                     src_h = (int64_t)h * p->block_h + shift / p->block_w - p->pad_top;
                     src_w = (int64_t)w * p->block_w + shift % p->block_w - p->pad_left;
                     if (src_h < 0 || src_h >= in_h || src_w < 0 || src_w >= in_w) {
-                        memset(out, (int8_t)p->pad_value, c);
+                        memset(out, (unsigned char)(int8_t)p->pad_value, c);
                         continue;
                     }
                 }
@@ -144,7 +149,12 @@ ap_status ap_batch_to_space_s8_variants(const void *params, ap_isa isa, ap_varia
 
 ap_status ap_batch_to_space_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
-    return batch_space_run(call, 1, isa, error_out);
+    return batch_space_run(call, 1, isa, 1, error_out);
+}
+
+ap_status ap_batch_to_space_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return batch_space_run(call, 1, isa, sizeof(float), error_out);
 }
 
 ap_status ap_space_to_batch_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out,
@@ -155,5 +165,10 @@ ap_status ap_space_to_batch_s8_variants(const void *params, ap_isa isa, ap_varia
 
 ap_status ap_space_to_batch_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
-    return batch_space_run(call, 0, isa, error_out);
+    return batch_space_run(call, 0, isa, 1, error_out);
+}
+
+ap_status ap_space_to_batch_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return batch_space_run(call, 0, isa, sizeof(float), error_out);
 }

@@ -124,3 +124,8 @@ static int32_t ap_s32_from_bits(uint32_t u)
 S32_BINARY(add, "ADD int32", ua + ub)
 S32_BINARY(sub, "SUB int32", ua - ub)
 S32_BINARY(mul, "MUL int32", ua * ub)
+/* MAXIMUM and MINIMUM (TFLite's MaximumOp / MinimumOp) and SQUARED_DIFFERENCE ((a - b) * (a - b),
+   wrapping as TFLite's int32 kernel does): no activation, the lowering gives the whole range */
+S32_BINARY(maximum, "MAXIMUM int32", a[ia] > b[ib] ? ua : ub)
+S32_BINARY(minimum, "MINIMUM int32", a[ia] < b[ib] ? ua : ub)
+S32_BINARY(squared_difference, "SQUARED_DIFFERENCE int32", (ua - ub) * (ua - ub))

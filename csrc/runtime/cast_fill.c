@@ -192,6 +192,12 @@ ap_status ap_zeros_like_s64_run(const ap_op_call *call, ap_isa isa, ap_error *er
     return fill_run(call, isa, 8, 1, error_out);
 }
 
+/* int8 ZEROS_LIKE: TensorFlow Lite Micro's kernel writes the value 0 (not the zero point) */
+ap_status ap_zeros_like_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return fill_run(call, isa, 1, 1, error_out);
+}
+
 ap_status ap_fill_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
     return fill_run(call, isa, 1, 0, error_out);

@@ -734,8 +734,29 @@ ap_status ap_broadcast_to_s8_run(const ap_op_call *call, ap_isa isa, ap_error *e
                                      "broadcast_to", copy_row, NULL, error_out);
 }
 
-/* int16 and int64 BROADCAST_TO: the int8 row's params and variants, values of `elem` bytes (2 or 8,
-   aligned to it) copied. */
+/* The copy of the wider rows: output element `at` reads input element r (<= at, the same where the
+   shapes are equal), so in place over an input of the output's shape is safe. `elem` is a
+   constant where this is inlined; memmove, so no alignment is assumed. */
+static inline void broadcast_to_copy(const ap_broadcast_to_params *p, const unsigned char *in, unsigned char *out,
+                                     size_t elem)
+{
+    size_t si[4];
+    ap_ops_broadcast_strides(p->input_shape, si);
+    const int32_t *o = p->output_shape;
+    for (int32_t i0 = 0; i0 < o[0]; ++i0) {
+        for (int32_t i1 = 0; i1 < o[1]; ++i1) {
+            for (int32_t i2 = 0; i2 < o[2]; ++i2) {
+                const size_t r = (size_t)i0 * si[0] + (size_t)i1 * si[1] + (size_t)i2 * si[2];
+                for (int32_t i3 = 0; i3 < o[3]; ++i3, out += elem) {
+                    memmove(out, in + (r + (size_t)i3 * si[3]) * elem, elem);
+                }
+            }
+        }
+    }
+}
+
+/* int16 BROADCAST_TO, the 4-byte rows (int32, float32) and int64: the int8 row's params and
+   variants, values of `elem` bytes copied as they are. */
 static ap_status broadcast_to_wide_run(const ap_op_call *call, ap_isa isa, size_t elem, const char *op,
                                        ap_error *error_out)
 {
@@ -759,42 +780,30 @@ static ap_status broadcast_to_wide_run(const ap_op_call *call, ap_isa isa, size_
                         call->output == NULL)) {
         st = AP_OPS_INVALID(error_out, "%s: one input and the output must not be NULL", op);
     }
-    if (st == AP_OK && (((uintptr_t)call->inputs[0] % elem) != 0 || ((uintptr_t)call->output % elem) != 0)) {
-        st = AP_OPS_INVALID(error_out, "%s: the input and output must be %u-byte aligned", op, (unsigned)elem);
-    }
     if (st != AP_OK) {
         return st;
     }
-    size_t si[4];
-    ap_ops_broadcast_strides(p->input_shape, si);
-    const int32_t *o = p->output_shape;
-    size_t at = 0;
-    /* output element at reads input element r (<= at, the same where the shapes are equal):
-       in place over an input of the output's shape is safe */
-    for (int32_t i0 = 0; i0 < o[0]; ++i0) {
-        for (int32_t i1 = 0; i1 < o[1]; ++i1) {
-            for (int32_t i2 = 0; i2 < o[2]; ++i2) {
-                const size_t r = (size_t)i0 * si[0] + (size_t)i1 * si[1] + (size_t)i2 * si[2];
-                for (int32_t i3 = 0; i3 < o[3]; ++i3, ++at) {
-                    const size_t from = r + (size_t)i3 * si[3];
-                    if (elem == 2) {
-                        ((int16_t *)call->output)[at] = ((const int16_t *)call->inputs[0])[from];
-                    } else {
-                        ((int64_t *)call->output)[at] = ((const int64_t *)call->inputs[0])[from];
-                    }
-                }
-            }
-        }
+    if (elem == 2) {
+        broadcast_to_copy(p, call->inputs[0], call->output, 2);
+    } else if (elem == 4) {
+        broadcast_to_copy(p, call->inputs[0], call->output, 4);
+    } else {
+        broadcast_to_copy(p, call->inputs[0], call->output, 8);
     }
     return AP_OK;
 }
 
 ap_status ap_broadcast_to_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
-    return broadcast_to_wide_run(call, isa, sizeof(int16_t), "broadcast_to_s16", error_out);
+    return broadcast_to_wide_run(call, isa, 2, "broadcast_to_s16", error_out);
+}
+
+ap_status ap_broadcast_to_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return broadcast_to_wide_run(call, isa, 4, "broadcast_to", error_out);
 }
 
 ap_status ap_broadcast_to_s64_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
-    return broadcast_to_wide_run(call, isa, sizeof(int64_t), "broadcast_to_s64", error_out);
+    return broadcast_to_wide_run(call, isa, 8, "broadcast_to_s64", error_out);
 }

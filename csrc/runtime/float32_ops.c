@@ -1,4 +1,4 @@
-/* float32 ADD, SUB, MUL, DIV, LOGISTIC, TANH, RELU (RELU6, RELU_N1_TO_1), SOFTMAX, AVERAGE_POOL_2D and
+/* float32 ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, PRELU, LOGISTIC, TANH, RELU (RELU6, RELU_N1_TO_1), SOFTMAX, AVERAGE_POOL_2D and
    MAX_POOL_2D (arenaplan/ops.h, AP_TYPES_F32): TFLite's float reference kernels, each in the
    reference's order with no contraction (float32_common.h). */
 #include "float32_common.h"
@@ -36,13 +36,33 @@ ap_status ap_binary_f32_variants(const void *params, ap_isa isa, ap_variant *var
                                     capacity, count_out, "ADD/SUB/MUL/DIV float32", error_out);
 }
 
-enum { BINARY_ADD, BINARY_SUB, BINARY_MUL, BINARY_DIV };
+enum { BINARY_ADD, BINARY_SUB, BINARY_MUL, BINARY_DIV, BINARY_MAXIMUM, BINARY_MINIMUM, BINARY_SQDIFF,
+       BINARY_PRELU };
 
 /* One element: IEEE 754 throughout (a division by zero is +-inf or NaN, then the activation's
    clamp; TFLite's float DIV checks no divisor). */
 static float binary_one(int kind, float u, float v)
 {
-    return kind == BINARY_ADD ? u + v : kind == BINARY_SUB ? u - v : kind == BINARY_MUL ? u * v : u / v;
+    switch (kind) {
+    case BINARY_ADD:
+        return u + v;
+    case BINARY_SUB:
+        return u - v;
+    case BINARY_MUL:
+        return u * v;
+    case BINARY_DIV:
+        return u / v;
+    case BINARY_MAXIMUM:
+        return u > v ? u : v;
+    case BINARY_MINIMUM:
+        return u < v ? u : v;
+    case BINARY_SQDIFF: {
+        const float d = u - v;
+        return d * d;
+    }
+    default:   /* BINARY_PRELU: v is the alpha */
+        return u >= 0.0f ? u : u * v;
+    }
 }
 
 static ap_status binary_run(const ap_op_call *call, ap_isa isa, int kind, const char *op, ap_error *error)
@@ -57,6 +77,18 @@ static ap_status binary_run(const ap_op_call *call, ap_isa isa, int kind, const 
     const float *a = call->inputs[0], *b = call->inputs[1];
     float *y = call->output;
     const float lo = p->activation_min, hi = p->activation_max;
+    if (kind >= BINARY_MAXIMUM) {   /* ops without an activation: no clamp (inf and NaN pass) */
+        if (ap_bcast4_same(p->input1_shape, p->input2_shape)) {
+            for (size_t i = 0; i < n; ++i) {
+                y[i] = binary_one(kind, a[i], b[i]);
+            }
+            return AP_OK;
+        }
+        AP_BCAST4_FOR_EACH(p->output_shape, p->input1_shape, p->input2_shape, ia, ib, at, {
+            y[at] = binary_one(kind, a[ia], b[ib]);
+        });
+        return AP_OK;
+    }
     if (ap_bcast4_same(p->input1_shape, p->input2_shape)) {
         for (size_t i = 0; i < n; ++i) {
             y[i] = ap_f32_act(binary_one(kind, a[i], b[i]), lo, hi);
@@ -87,6 +119,26 @@ ap_status ap_mul_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out
 ap_status ap_div_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
     return binary_run(call, isa, BINARY_DIV, "DIV float32", error_out);
+}
+
+ap_status ap_maximum_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return binary_run(call, isa, BINARY_MAXIMUM, "MAXIMUM float32", error_out);
+}
+
+ap_status ap_minimum_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return binary_run(call, isa, BINARY_MINIMUM, "MINIMUM float32", error_out);
+}
+
+ap_status ap_squared_difference_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return binary_run(call, isa, BINARY_SQDIFF, "SQUARED_DIFFERENCE float32", error_out);
+}
+
+ap_status ap_prelu_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return binary_run(call, isa, BINARY_PRELU, "PRELU float32", error_out);
 }
 
 /* ---- LOGISTIC, TANH, RELU ------------------------------------------------------------------------ */

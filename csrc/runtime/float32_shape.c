@@ -182,6 +182,75 @@ ap_status ap_mean_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_ou
     return AP_OK;
 }
 
+/* ---- SUM, REDUCE_MAX, REDUCE_MIN -------------------------------------------------------------- */
+#define REDUCE_OP "SUM/REDUCE_MAX/REDUCE_MIN float32"
+
+static ap_status reduce_check(const ap_reduce_f32_params *p, size_t *in_count, size_t *out_count, ap_error *error)
+{
+    if (p == NULL) {
+        return AP_OPS_INVALID(error, REDUCE_OP ": params must not be NULL");
+    }
+    if (p->fn < AP_REDUCE_F32_SUM || p->fn > AP_REDUCE_F32_MIN) {
+        return AP_OPS_INVALID(error, REDUCE_OP ": fn %d is not an ap_reduce_f32_fn", (int)p->fn);
+    }
+    const ap_mean_f32_params shapes = {{p->input_shape[0], p->input_shape[1], p->input_shape[2], p->input_shape[3]},
+                                       p->reduce};
+    return mean_check(&shapes, in_count, out_count, error);
+}
+
+ap_status ap_reduce_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                 uint32_t *count_out, ap_error *error_out)
+{
+    size_t n = 0, m = 0;
+    ap_status st = reduce_check(params, &n, &m, error_out);
+    return st != AP_OK ? st : ap_f32_direct((uint64_t)n, 0, isa, variants_out, capacity, count_out, REDUCE_OP,
+                                            error_out);
+}
+
+ap_status ap_reduce_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    ap_status st = ap_f32_check_call(call, isa, 1, REDUCE_OP, error_out);
+    const ap_reduce_f32_params *p = st == AP_OK ? call->params : NULL;
+    size_t n = 0, m = 0;
+    st = st != AP_OK ? st : reduce_check(p, &n, &m, error_out);
+    if (st != AP_OK) {
+        return st;
+    }
+    const float *x = call->inputs[0];
+    float *y = call->output;
+    /* the output is the accumulator, the input walked in order (reference_ops::ReduceGeneric) */
+    size_t ostride[4], step = 1;
+    for (int d = 3; d >= 0; --d) {
+        ostride[d] = (p->reduce & (1 << d)) ? 0 : step;
+        step *= (p->reduce & (1 << d)) ? 1 : (size_t)p->input_shape[d];
+    }
+    const float start = p->fn == AP_REDUCE_F32_SUM ? 0.0f : p->fn == AP_REDUCE_F32_MAX ? -FLT_MAX : FLT_MAX;
+    for (size_t i = 0; i < m; ++i) {
+        y[i] = start;
+    }
+    const int32_t *s = p->input_shape;
+    size_t i = 0;
+    for (size_t a = 0; a < (size_t)s[0]; ++a) {
+        for (size_t b = 0; b < (size_t)s[1]; ++b) {
+            for (size_t c = 0; c < (size_t)s[2]; ++c) {
+                float *row = y + a * ostride[0] + b * ostride[1] + c * ostride[2];
+                for (size_t d = 0; d < (size_t)s[3]; ++d, ++i) {
+                    float *o = row + d * ostride[3];
+                    const float v = x[i];
+                    if (p->fn == AP_REDUCE_F32_SUM) {
+                        *o += v;
+                    } else if (p->fn == AP_REDUCE_F32_MAX) {
+                        *o = v > *o ? v : *o;
+                    } else {
+                        *o = v < *o ? v : *o;
+                    }
+                }
+            }
+        }
+    }
+    return AP_OK;
+}
+
 /* ---- STRIDED_SLICE ---------------------------------------------------------------------------- */
 #define SLICE_OP "STRIDED_SLICE float32"
 

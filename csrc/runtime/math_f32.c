@@ -13,7 +13,7 @@ static ap_status math_check(const ap_math_f32_params *p, ap_error *error)
     if (p == NULL) {
         return AP_OPS_INVALID(error, MATH_OP ": params must not be NULL");
     }
-    if (p->fn < AP_MATH_F32_EXP || p->fn > AP_MATH_F32_ELU) {
+    if (p->fn < AP_MATH_F32_EXP || p->fn > AP_MATH_F32_ABS) {
         return AP_OPS_INVALID(error, MATH_OP ": fn %d is not an ap_math_f32_fn", (int)p->fn);
     }
     if (p->count > SIZE_MAX / sizeof(float)) {
@@ -110,6 +110,11 @@ ap_status ap_math_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_ou
     case AP_MATH_F32_CEIL:
         for (size_t i = 0; i < n; ++i) {
             y[i] = ceilf(x[i]);
+        }
+        break;
+    case AP_MATH_F32_ABS:
+        for (size_t i = 0; i < n; ++i) {
+            y[i] = fabsf(x[i]);
         }
         break;
     default:   /* AP_MATH_F32_ELU: reference_ops::Elu, TfLiteExpm1 below 0 */

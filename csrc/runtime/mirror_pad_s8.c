@@ -63,7 +63,7 @@ ap_status ap_mirror_pad_s8_variants(const void *params, ap_isa isa, ap_variant *
     return ap_ops_variants_out(found, 1, isa, variants_out, capacity, count_out, MIRROR_OP, error_out);
 }
 
-ap_status ap_mirror_pad_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+static ap_status mirror_run(const ap_op_call *call, ap_isa isa, size_t elem, ap_error *error_out)
 {
     /* one code for every ISA: an index walk */
     if (call == NULL) {
@@ -89,31 +89,42 @@ ap_status ap_mirror_pad_s8_run(const ap_op_call *call, ap_isa isa, ap_error *err
     if (st != AP_OK) {
         return st;
     }
-    const int8_t *in = call->inputs[0];
-    int8_t *out = call->output;
+    /* elements of `elem` bytes: int8 values, or float32 ones (elem 4) */
+    const unsigned char *in = call->inputs[0];
+    unsigned char *out = call->output;
     const int32_t *n = p->input_shape, *before = p->pad_before, off = p->offset;
     int32_t m[MP_AXES];
     for (int a = 0; a < MP_AXES; ++a) {
         m[a] = n[a] + p->pad_before[a] + p->pad_after[a];
     }
-    const size_t s2 = (size_t)n[3], s1 = s2 * (size_t)n[2], s0 = s1 * (size_t)n[1];
+    const size_t s2 = (size_t)n[3] * elem, s1 = s2 * (size_t)n[2], s0 = s1 * (size_t)n[1];
     for (int32_t i0 = 0; i0 < m[0]; ++i0) {
         const size_t r0 = (size_t)mirror_index(i0, before[0], n[0], off) * s0;
         for (int32_t i1 = 0; i1 < m[1]; ++i1) {
             const size_t r1 = r0 + (size_t)mirror_index(i1, before[1], n[1], off) * s1;
             for (int32_t i2 = 0; i2 < m[2]; ++i2) {
-                const int8_t *row = in + r1 + (size_t)mirror_index(i2, before[2], n[2], off) * s2;
+                const unsigned char *row = in + r1 + (size_t)mirror_index(i2, before[2], n[2], off) * s2;
                 /* the last axis: the mirrored head, the row itself, the mirrored tail */
-                for (int32_t i3 = 0; i3 < before[3]; ++i3) {
-                    *out++ = row[before[3] + off - 1 - i3];
+                for (int32_t i3 = 0; i3 < before[3]; ++i3, out += elem) {
+                    memcpy(out, row + (size_t)(before[3] + off - 1 - i3) * elem, elem);
                 }
-                memcpy(out, row, (size_t)n[3]);
-                out += n[3];
-                for (int32_t i3 = 0; i3 < p->pad_after[3]; ++i3) {
-                    *out++ = row[n[3] - 1 - off - i3];
+                memcpy(out, row, s2);
+                out += s2;
+                for (int32_t i3 = 0; i3 < p->pad_after[3]; ++i3, out += elem) {
+                    memcpy(out, row + (size_t)(n[3] - 1 - off - i3) * elem, elem);
                 }
             }
         }
     }
     return AP_OK;
+}
+
+ap_status ap_mirror_pad_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return mirror_run(call, isa, 1, error_out);
+}
+
+ap_status ap_mirror_pad_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return mirror_run(call, isa, sizeof(float), error_out);
 }

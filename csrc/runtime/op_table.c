@@ -387,6 +387,27 @@ static const ap_param_field ap_mean_f32_fields[] = {
     AP_FIELD(ap_mean_f32_params, input_shape, AP_FIELD_INT32, 4), AP_I32(ap_mean_f32_params, reduce),
 };
 
+static const ap_param_field ap_resize_bilinear_f32_fields[] = {
+    AP_I32(ap_resize_bilinear_f32_params, batches), AP_I32(ap_resize_bilinear_f32_params, input_h),
+    AP_I32(ap_resize_bilinear_f32_params, input_w), AP_I32(ap_resize_bilinear_f32_params, channels),
+    AP_I32(ap_resize_bilinear_f32_params, output_h), AP_I32(ap_resize_bilinear_f32_params, output_w),
+    AP_FIELD(ap_resize_bilinear_f32_params, height_scale, AP_FIELD_FLOAT32, 1),
+    AP_FIELD(ap_resize_bilinear_f32_params, width_scale, AP_FIELD_FLOAT32, 1),
+    AP_I32(ap_resize_bilinear_f32_params, half_pixel_centers),
+};
+
+static const ap_param_field ap_add_n_s8_fields[] = {
+    AP_FIELD(ap_add_n_s8_params, count, AP_FIELD_SIZE, 1), AP_I32(ap_add_n_s8_params, input_offset),
+    AP_I32(ap_add_n_s8_params, output_offset), AP_I32(ap_add_n_s8_params, input_multiplier),
+    AP_I32(ap_add_n_s8_params, input_shift), AP_I32(ap_add_n_s8_params, output_multiplier),
+    AP_I32(ap_add_n_s8_params, output_shift),
+};
+
+static const ap_param_field ap_reduce_f32_fields[] = {
+    AP_FIELD(ap_reduce_f32_params, input_shape, AP_FIELD_INT32, 4), AP_I32(ap_reduce_f32_params, reduce),
+    AP_I32(ap_reduce_f32_params, fn),
+};
+
 static const ap_param_field ap_transpose_conv_f32_fields[] = {
     AP_I32(ap_transpose_conv_f32_params, batches), AP_I32(ap_transpose_conv_f32_params, input_h),
     AP_I32(ap_transpose_conv_f32_params, input_w), AP_I32(ap_transpose_conv_f32_params, input_c),
@@ -1333,6 +1354,69 @@ static const ap_op_def ap_op_table[] = {
      ap_concatenation_s64_run},
     {AP_ROW_S64(AP_OP_REVERSE_V2, "REVERSE_V2", ap_reverse_params, ap_reverse_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_reverse_variants), NULL, NULL, NULL, NULL, ap_reverse_s64_run},
+    /* the type audit's rows (arenaplan.ops.tflm_types): byte-moving kernels of other rows, for the
+       types TensorFlow Lite Micro's kernels take */
+    {AP_ROW_S32(AP_OP_STRIDED_SLICE, "STRIDED_SLICE", ap_strided_slice_params, ap_strided_slice_fields), 0, 1, 1,
+     1, 0, AP_PLAN(ap_strided_slice_s8_variants), NULL, NULL, NULL, NULL, ap_strided_slice_s32_run},
+    {AP_ROW_BOOL(AP_OP_STRIDED_SLICE, "STRIDED_SLICE", ap_strided_slice_params, ap_strided_slice_fields), 0, 1, 1,
+     1, 0, AP_PLAN(ap_strided_slice_s8_variants), NULL, NULL, NULL, NULL, ap_strided_slice_s8_run},
+    {AP_ROW_S32(AP_OP_CONCATENATION, "CONCATENATION", ap_concatenation_params, ap_concatenation_fields), 0, 1,
+     AP_CONCAT_MAX_INPUTS, 1, 0, AP_PLAN(ap_concatenation_s32_variants), NULL, NULL, NULL, NULL,
+     ap_concatenation_s32_run},
+    {AP_ROW_BOOL(AP_OP_CONCATENATION, "CONCATENATION", ap_concatenation_params, ap_concatenation_fields), 0, 1,
+     AP_CONCAT_MAX_INPUTS, 1, 0, AP_PLAN(ap_concatenation_s16_variants), NULL, NULL, NULL, NULL,
+     ap_concatenation_bool_run},
+    {AP_ROW_F32(AP_OP_BROADCAST_TO, "BROADCAST_TO", ap_broadcast_to_params, ap_broadcast_to_fields), 0, 1, 1, 1,
+     0, AP_PLAN(ap_broadcast_to_s8_variants), NULL, NULL, NULL, NULL, ap_broadcast_to_s32_run},
+    {AP_ROW_S32(AP_OP_BROADCAST_TO, "BROADCAST_TO", ap_broadcast_to_params, ap_broadcast_to_fields), 0, 1, 1, 1,
+     0, AP_PLAN(ap_broadcast_to_s8_variants), NULL, NULL, NULL, NULL, ap_broadcast_to_s32_run},
+    {AP_ROW_BOOL(AP_OP_BROADCAST_TO, "BROADCAST_TO", ap_broadcast_to_params, ap_broadcast_to_fields), 0, 1, 1, 1,
+     0, AP_PLAN(ap_broadcast_to_s8_variants), NULL, NULL, NULL, NULL, ap_broadcast_to_s8_run},
+    {AP_ROW(AP_OP_ZEROS_LIKE, "ZEROS_LIKE", ap_fill_params, ap_fill_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_fill_variants), NULL, NULL, NULL, NULL, ap_zeros_like_s8_run},
+    /* float32 rows of the type audit: ADD's broadcasting binary kernel, EXP's one-element one,
+       MEAN's walk */
+    {AP_ROW_F32(AP_OP_MAXIMUM, "MAXIMUM", ap_binary_f32_params, ap_binary_f32_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_binary_f32_variants), NULL, NULL, NULL, NULL, ap_maximum_f32_run},
+    {AP_ROW_F32(AP_OP_MINIMUM, "MINIMUM", ap_binary_f32_params, ap_binary_f32_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_binary_f32_variants), NULL, NULL, NULL, NULL, ap_minimum_f32_run},
+    {AP_ROW_F32(AP_OP_SQUARED_DIFFERENCE, "SQUARED_DIFFERENCE", ap_binary_f32_params, ap_binary_f32_fields), 0, 2,
+     2, 1, 0, AP_PLAN(ap_binary_f32_variants), NULL, NULL, NULL, NULL, ap_squared_difference_f32_run},
+    {AP_ROW_F32(AP_OP_PRELU, "PRELU", ap_binary_f32_params, ap_binary_f32_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_binary_f32_variants), NULL, NULL, NULL, NULL, ap_prelu_f32_run},
+    {AP_ROW_F32(AP_OP_ABS, "ABS", ap_math_f32_params, ap_math_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_math_f32_variants), NULL, NULL, NULL, NULL, ap_math_f32_run},
+    {AP_ROW_F32(AP_OP_SUM, "SUM", ap_reduce_f32_params, ap_reduce_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_reduce_f32_variants), NULL, NULL, NULL, NULL, ap_reduce_f32_run},
+    {AP_ROW_F32(AP_OP_REDUCE_MAX, "REDUCE_MAX", ap_reduce_f32_params, ap_reduce_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_reduce_f32_variants), NULL, NULL, NULL, NULL, ap_reduce_f32_run},
+    {AP_ROW_F32(AP_OP_REDUCE_MIN, "REDUCE_MIN", ap_reduce_f32_params, ap_reduce_f32_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_reduce_f32_variants), NULL, NULL, NULL, NULL, ap_reduce_f32_run},
+    /* float32 rows of the int8 rows' copying kernels (four-byte elements) */
+    {AP_ROW_F32(AP_OP_BATCH_TO_SPACE_ND, "BATCH_TO_SPACE_ND", ap_batch_space_params, ap_batch_space_fields), 0, 1,
+     1, 1, 0, AP_PLAN(ap_batch_to_space_s8_variants), NULL, NULL, NULL, NULL, ap_batch_to_space_f32_run},
+    {AP_ROW_F32(AP_OP_SPACE_TO_BATCH_ND, "SPACE_TO_BATCH_ND", ap_batch_space_params, ap_batch_space_fields), 0, 1,
+     1, 1, 0, AP_PLAN(ap_space_to_batch_s8_variants), NULL, NULL, NULL, NULL, ap_space_to_batch_f32_run},
+    {AP_ROW_F32(AP_OP_MIRROR_PAD, "MIRROR_PAD", ap_mirror_pad_params, ap_mirror_pad_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_mirror_pad_s8_variants), NULL, NULL, NULL, NULL, ap_mirror_pad_f32_run},
+    {AP_ROW_F32(AP_OP_RESIZE_NEAREST_NEIGHBOR, "RESIZE_NEAREST_NEIGHBOR", ap_resize_nearest_params,
+                ap_resize_nearest_fields), 0, 1, 1, 1, 0, AP_PLAN(ap_resize_nearest_s8_variants), NULL, NULL, NULL,
+     NULL, ap_resize_nearest_f32_run},
+    /* int32 rows: the int16 PAD's walk, the int32 ADD's broadcasting binary kernel */
+    {AP_ROW_S32(AP_OP_PAD, "PAD", ap_pad_params, ap_pad_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_pad_s32_variants), NULL, NULL, NULL, NULL, ap_pad_s32_run},
+    {AP_ROW_S32(AP_OP_MAXIMUM, "MAXIMUM", ap_binary_s32_params, ap_div_s32_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_maximum_s32_variants), NULL, NULL, NULL, NULL, ap_maximum_s32_run},
+    {AP_ROW_S32(AP_OP_MINIMUM, "MINIMUM", ap_binary_s32_params, ap_div_s32_fields), 0, 2, 2, 1, 0,
+     AP_PLAN(ap_minimum_s32_variants), NULL, NULL, NULL, NULL, ap_minimum_s32_run},
+    {AP_ROW_S32(AP_OP_SQUARED_DIFFERENCE, "SQUARED_DIFFERENCE", ap_binary_s32_params, ap_div_s32_fields), 0, 2, 2,
+     1, 0, AP_PLAN(ap_squared_difference_s32_variants), NULL, NULL, NULL, NULL, ap_squared_difference_s32_run},
+    /* float32 RESIZE_BILINEAR (resize_s8.c) */
+    {AP_ROW_F32(AP_OP_RESIZE_BILINEAR, "RESIZE_BILINEAR", ap_resize_bilinear_f32_params, ap_resize_bilinear_f32_fields),
+     0, 1, 1, 1, 0, AP_PLAN(ap_resize_bilinear_f32_variants), NULL, NULL, NULL, NULL, ap_resize_bilinear_f32_run},
+    /* int8 ADD_N (arith.c): TensorFlow Lite Micro's, under "tflm" only */
+    {AP_ROW(AP_OP_ADD_N, "ADD_N", ap_add_n_s8_params, ap_add_n_s8_fields), 0, 2, 16, 1, 0,
+     AP_PLAN(ap_add_n_s8_variants), NULL, NULL, NULL, NULL, ap_add_n_s8_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

@@ -1,4 +1,5 @@
-/* int16 PAD (arenaplan/ops.h): the output filled with pad_value, the input copied inside. */
+/* int16 and int32 PAD (arenaplan/ops.h): the output filled with pad_value, the input copied
+   inside. */
 #include "arenaplan/ops.h"
 #include "arenaplan/shape_ops.h"
 
@@ -6,7 +7,8 @@
 
 #define PAD_OP "pad_s16"
 
-static ap_status pad16_check(const ap_pad_params *p, int32_t *out_shape, size_t *total, ap_error *error)
+static ap_status pad_wide_check(const ap_pad_params *p, size_t elem, int32_t *out_shape, size_t *total,
+                                ap_error *error)
 {
     if (p == NULL) {
         return AP_OPS_INVALID(error, PAD_OP ": params must not be NULL");
@@ -22,13 +24,18 @@ static ap_status pad16_check(const ap_pad_params *p, int32_t *out_shape, size_t 
         }
         out_shape[d] = (int32_t)o;
     }
-    if (!ap_s16_range(p->pad_value)) {
+    if (elem == 2 && !ap_s16_range(p->pad_value)) {
         return AP_OPS_INVALID(error, PAD_OP ": pad_value %d outside [-32768, 32767]", (int)p->pad_value);
     }
-    if (!ap_ops_product(out_shape, 4, total) || *total > SIZE_MAX / 2) {
+    if (!ap_ops_product(out_shape, 4, total) || *total > SIZE_MAX / elem) {
         return AP_OPS_OVERFLOW(error, PAD_OP ": the output's size overflows");
     }
     return AP_OK;
+}
+
+static ap_status pad16_check(const ap_pad_params *p, int32_t *out_shape, size_t *total, ap_error *error)
+{
+    return pad_wide_check(p, 2, out_shape, total, error);
 }
 
 ap_status ap_pad_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
@@ -78,6 +85,66 @@ ap_status ap_pad_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out
                         dst[c] = value;
                     }
                     memcpy(dst + c, src, c_in * sizeof(int16_t));
+                    c += c_in;
+                }
+                for (; c < c_out; ++c) {
+                    dst[c] = value;
+                }
+            }
+        }
+    }
+    return AP_OK;
+}
+
+/* int32 PAD: the int16 row's walk over int32 values (TFLite's int32 kernels pad with the
+   constant value, 0 without one; no quantisation) */
+ap_status ap_pad_s32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                              uint32_t *count_out, ap_error *error_out)
+{
+    int32_t os[4];
+    size_t total = 0;
+    ap_status st = pad_wide_check(params, 4, os, &total, error_out);
+    if (st != AP_OK) {
+        return st;
+    }
+    ap_variant found[1];
+    ap_ops_variant_set(&found[0], 0, 0, "direct", 0, NULL, NULL, (uint64_t)total, 0);
+    return ap_ops_variants_out(found, 1, isa, variants_out, capacity, count_out, PAD_OP, error_out);
+}
+
+ap_status ap_pad_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    (void)isa;
+    ap_status st = ap_s16_check_call(call, 1, PAD_OP, error_out);
+    const ap_pad_params *p = st == AP_OK ? call->params : NULL;
+    int32_t os[4];
+    size_t total = 0;
+    st = st != AP_OK ? st : pad_wide_check(p, 4, os, &total, error_out);
+    if (st != AP_OK) {
+        return st;
+    }
+    if (call->variant->kind != 0) {
+        return AP_OPS_UNSUPPORTED(error_out, PAD_OP ": variant kind %d is not one of its kinds",
+                                  (int)call->variant->kind);
+    }
+    const int32_t *in = call->inputs[0];
+    int32_t *dst = call->output;
+    const int32_t value = p->pad_value;
+    const int32_t *is = p->input_shape, *pb = p->pad_before;
+    const size_t c_out = (size_t)os[3], c_in = (size_t)is[3];
+    for (int32_t n = 0; n < os[0]; ++n) {
+        const int in_n = n >= pb[0] && n < pb[0] + is[0];
+        for (int32_t h = 0; h < os[1]; ++h) {
+            const int in_h = in_n && h >= pb[1] && h < pb[1] + is[1];
+            for (int32_t w = 0; w < os[2]; ++w, dst += c_out) {
+                size_t c = 0;
+                if (in_h && w >= pb[2] && w < pb[2] + is[2]) {
+                    const int32_t *src = in + (((size_t)(n - pb[0]) * (size_t)is[1] + (size_t)(h - pb[1])) *
+                                               (size_t)is[2] + (size_t)(w - pb[2])) * c_in;
+                    for (; c < (size_t)pb[3]; ++c) {
+                        dst[c] = value;
+                    }
+                    memcpy(dst + c, src, c_in * sizeof(int32_t));
                     c += c_in;
                 }
                 for (; c < c_out; ++c) {

@@ -14,9 +14,10 @@ static ap_status all_check(const ap_reduce_all_params *p, ap_error *error)
                               (int)AP_REDUCE_ALL_MAX_DIMS);
     }
     for (int d = 0; d < p->rank; ++d) {
-        if (p->dims[d] < 1 || (p->reduce[d] != 0 && p->reduce[d] != 1)) {
-            return AP_OPS_INVALID(error, "%s: dims[%d] is %d and reduce[%d] %d; dims must be >= 1, reduce 0 or 1",
-                                  all_op, d, (int)p->dims[d], d, (int)p->reduce[d]);
+        /* a reduced axis may be empty: its outputs are the AND of nothing, true */
+        if (p->dims[d] < (p->reduce[d] == 1 ? 0 : 1) || (p->reduce[d] != 0 && p->reduce[d] != 1)) {
+            return AP_OPS_INVALID(error, "%s: dims[%d] is %d and reduce[%d] %d; dims must be >= 1 (>= 0 where "
+                                  "reduced), reduce 0 or 1", all_op, d, (int)p->dims[d], d, (int)p->reduce[d]);
         }
     }
     size_t n;

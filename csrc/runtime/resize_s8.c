@@ -1,7 +1,9 @@
-/* int8 RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR (arenaplan/ops.h): TFLite's reference
-   ResizeNearestNeighbor and ResizeBilinearInteger, NHWC. */
+/* RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR (arenaplan/ops.h): TFLite's reference
+   ResizeNearestNeighbor (int8, int16, float32 rows: a copy), ResizeBilinearInteger (int8) and
+   ResizeBilinear (float32), NHWC. */
 #include "arenaplan/ops.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "ops_s8_common.h"
@@ -128,6 +130,11 @@ static ap_status nearest_run(const ap_op_call *call, ap_isa isa, size_t element,
 ap_status ap_resize_nearest_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
     return nearest_run(call, isa, sizeof(int16_t), error_out);
+}
+
+ap_status ap_resize_nearest_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return nearest_run(call, isa, sizeof(float), error_out);
 }
 
 ap_status ap_resize_nearest_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
@@ -259,6 +266,100 @@ ap_status ap_resize_bilinear_s8_run(const ap_op_call *call, ap_isa isa, ap_error
                     const int64_t round = sum > 0 ? (1 << 19) : -(1 << 19);
                     /* the weights sum to 2^20 and every value is int8: the quotient is too */
                     *out++ = (int8_t)((sum + round) / (1 << 20));
+                }
+            }
+        }
+    }
+    return AP_OK;
+}
+
+/* ---- RESIZE_BILINEAR float32 ------------------------------------------------------------- */
+#define BILINEAR_F32_OP "resize_bilinear float32"
+
+static ap_status bilinear_f32_check(const ap_resize_bilinear_f32_params *p, size_t *output_count, ap_error *error)
+{
+    if (p == NULL) {
+        return AP_OPS_INVALID(error, BILINEAR_F32_OP ": params must not be NULL");
+    }
+    const int32_t dims[6] = {p->batches, p->input_h, p->input_w, p->channels, p->output_h, p->output_w};
+    ap_status st = resize_check_geometry(dims, BILINEAR_F32_OP, output_count, error);
+    if (st != AP_OK) {
+        return st;
+    }
+    if (p->half_pixel_centers != 0 && p->half_pixel_centers != 1) {
+        return AP_OPS_INVALID(error, BILINEAR_F32_OP ": half_pixel_centers %d must be 0 or 1",
+                              (int)p->half_pixel_centers);
+    }
+    /* positions stay below 2^24 + 1, so floorf and ceilf convert to int32 exactly */
+    const float limit_h = 16777216.0f / (float)p->output_h, limit_w = 16777216.0f / (float)p->output_w;
+    if (!(p->height_scale >= 0.0f && p->height_scale <= limit_h) ||
+        !(p->width_scale >= 0.0f && p->width_scale <= limit_w)) {
+        return AP_OPS_INVALID(error, BILINEAR_F32_OP ": scales %g and %g must be finite, >= 0 and at most 2^24 over "
+                              "the output size", (double)p->height_scale, (double)p->width_scale);
+    }
+    if (*output_count > SIZE_MAX / sizeof(float)) {
+        return AP_OPS_OVERFLOW(error, BILINEAR_F32_OP ": the output's size overflows");
+    }
+    return AP_OK;
+}
+
+ap_status ap_resize_bilinear_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                          uint32_t capacity, uint32_t *count_out, ap_error *error_out)
+{
+    size_t count = 0;
+    ap_status st = bilinear_f32_check(params, &count, error_out);
+    return st != AP_OK ? st : resize_variants(count, isa, variants_out, capacity, count_out, BILINEAR_F32_OP,
+                                              error_out);
+}
+
+/* TFLite's ComputeInterpolationValues (float): the position v of output index i and the two input
+   indices around it, each kept inside the input. */
+static void bilinear_f32_axis(int32_t i, float scale, int32_t half_pixel_centers, int32_t input_size, float *v,
+                              int32_t *lower, int32_t *upper)
+{
+    const float x = half_pixel_centers ? ((float)i + 0.5f) * scale - 0.5f : (float)i * scale;
+    const int32_t lo = (int32_t)floorf(x), hi = (int32_t)ceilf(x);
+    *v = x;
+    *lower = lo < 0 ? 0 : lo > input_size - 1 ? input_size - 1 : lo;
+    *upper = hi > input_size - 1 ? input_size - 1 : hi < 0 ? 0 : hi;
+}
+
+ap_status ap_resize_bilinear_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    /* one code for every ISA: four products an output, in the reference's order */
+    if (call == NULL) {
+        return AP_OPS_INVALID(error_out, BILINEAR_F32_OP ": call must not be NULL");
+    }
+    const ap_resize_bilinear_f32_params *p = call->params;
+    size_t count = 0;
+    ap_status st = bilinear_f32_check(p, &count, error_out);
+    if (st == AP_OK) {
+        st = resize_check_call(call, isa, BILINEAR_F32_OP, error_out);
+    }
+    if (st != AP_OK) {
+        return st;
+    }
+    const float *in = call->inputs[0];
+    float *out = call->output;
+    const size_t c = (size_t)p->channels, row = (size_t)p->input_w * c, image = (size_t)p->input_h * row;
+    for (int32_t b = 0; b < p->batches; ++b) {
+        const float *src = in + (size_t)b * image;
+        for (int32_t y = 0; y < p->output_h; ++y) {
+            float vy;
+            int32_t y0, y1;
+            bilinear_f32_axis(y, p->height_scale, p->half_pixel_centers, p->input_h, &vy, &y0, &y1);
+            const float dy = vy - (float)y0;
+            for (int32_t x = 0; x < p->output_w; ++x) {
+                float vx;
+                int32_t x0, x1;
+                bilinear_f32_axis(x, p->width_scale, p->half_pixel_centers, p->input_w, &vx, &x0, &x1);
+                const float dx = vx - (float)x0;
+                const float *p00 = src + (size_t)y0 * row + (size_t)x0 * c, *p10 = src + (size_t)y1 * row + (size_t)x0 * c;
+                const float *p01 = src + (size_t)y0 * row + (size_t)x1 * c, *p11 = src + (size_t)y1 * row + (size_t)x1 * c;
+                for (size_t k = 0; k < c; ++k) {
+                    /* + 0.0f: the reference's rounding offset (0 for float), so -0 sums to +0 */
+                    *out++ = p00[k] * (1.0f - dy) * (1.0f - dx) + p10[k] * dy * (1.0f - dx) +
+                             p01[k] * (1.0f - dy) * dx + p11[k] * dy * dx + 0.0f;
                 }
             }
         }

@@ -169,7 +169,7 @@ static ap_status concat_copy(const ap_concatenation_params *params, const void *
 
 /* The int16 row: a copy (TFLite's int16 kernels copy every input as it is; its Prepare wants
    zero points 0, which the lowering checks), so it takes no requantisation arrays. */
-static ap_status concat16_check(const ap_concatenation_params *p, size_t *total, ap_error *error)
+static ap_status concat_elem_check(const ap_concatenation_params *p, size_t elem, size_t *total, ap_error *error)
 {
     ap_status st = concat_check(p, total, error);
     if (st == AP_OK && (p->input_multipliers != NULL || p->input_shifts != NULL || p->input_zero_points != NULL ||
@@ -177,10 +177,15 @@ static ap_status concat16_check(const ap_concatenation_params *p, size_t *total,
         return AP_OPS_INVALID(error, "concatenation (int16): a copy; input_multipliers, input_shifts and "
                               "input_zero_points must be NULL and output_zero_point 0");
     }
-    if (st == AP_OK && *total > SIZE_MAX / 2) {
+    if (st == AP_OK && *total > SIZE_MAX / elem) {
         return AP_OPS_OVERFLOW(error, "concatenation (int16): output size overflows");
     }
     return st;
+}
+
+static ap_status concat16_check(const ap_concatenation_params *p, size_t *total, ap_error *error)
+{
+    return concat_elem_check(p, 2, total, error);
 }
 
 ap_status ap_concatenation_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
@@ -192,7 +197,8 @@ ap_status ap_concatenation_s16_variants(const void *params, ap_isa isa, ap_varia
                                                  error_out);
 }
 
-ap_status ap_concatenation_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+/* run() of the copying rows (int16, int32 and bool): `elem`-byte elements copied as they are */
+static ap_status concat_copy_run(const ap_op_call *call, ap_isa isa, size_t elem, ap_error *error_out)
 {
     /* one code for every ISA: memcpy */
     if (call == NULL) {
@@ -200,7 +206,7 @@ ap_status ap_concatenation_s16_run(const ap_op_call *call, ap_isa isa, ap_error 
     }
     const ap_concatenation_params *p = call->params;
     size_t total = 0;
-    ap_status st = concat16_check(p, &total, error_out);
+    ap_status st = concat_elem_check(p, elem, &total, error_out);
     if (st != AP_OK ||
         (st = direct_variant_checks(call->variant, call->scratch, call->scratch_count, "concatenation", error_out)) !=
             AP_OK) {
@@ -214,7 +220,33 @@ ap_status ap_concatenation_s16_run(const ap_op_call *call, ap_isa isa, ap_error 
         return AP_OPS_INVALID(error_out, "concatenation: %u inputs and the output must be given",
                               (unsigned)p->input_count);
     }
-    return concat_copy(p, call->inputs, call->output, 2, error_out);
+    return concat_copy(p, call->inputs, call->output, elem, error_out);
+}
+
+ap_status ap_concatenation_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return concat_copy_run(call, isa, 2, error_out);
+}
+
+/* The int32 and bool rows: the int16 row's copy of four-byte and one-byte elements (TFLite's
+   kernels copy them, no quantisation). */
+ap_status ap_concatenation_s32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                        uint32_t *count_out, ap_error *error_out)
+{
+    size_t total = 0;
+    ap_status st = concat_elem_check(params, 4, &total, error_out);
+    return st != AP_OK ? st : one_direct_variant(total, 0, isa, variants_out, capacity, count_out, "concatenation",
+                                                 error_out);
+}
+
+ap_status ap_concatenation_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return concat_copy_run(call, isa, 4, error_out);
+}
+
+ap_status ap_concatenation_bool_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return concat_copy_run(call, isa, 1, error_out);
 }
 
 /* ---- PAD ---- */

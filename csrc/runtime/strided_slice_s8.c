@@ -1,6 +1,7 @@
 /* STRIDED_SLICE (arenaplan/ops.h): TFLite's reference StridedSlice over five axes, with the
    begin / end / shrink masks resolved to a first index and a count per axis at plan time. One
-   copy for every element size: the int8 row moves bytes, the 16x8 row int16 values. */
+   copy for every element size: the int8 and bool rows move bytes, the 16x8 row int16 values, the
+   int32 row four-byte ones. */
 #include "arenaplan/ops.h"
 
 #include <string.h>
@@ -66,7 +67,7 @@ ap_status ap_strided_slice_s8_variants(const void *params, ap_isa isa, ap_varian
     return ap_ops_variants_out(found, 1, isa, variants_out, capacity, count_out, SLICE_OP, error_out);
 }
 
-/* The gather, for elements of `elem` bytes (1 or 2; a constant where it is inlined, so each
+/* The gather, for elements of `elem` bytes (1, 2 or 4; a constant where it is inlined, so each
    element's memcpy is one load and one store). */
 static inline void slice_copy(const ap_strided_slice_params *p, const unsigned char *in, unsigned char *out,
                               size_t elem)
@@ -122,8 +123,10 @@ static ap_status slice_run(const ap_op_call *call, ap_isa isa, size_t elem, ap_e
     }
     if (elem == 1) {
         slice_copy(p, call->inputs[0], call->output, 1);
-    } else {
+    } else if (elem == 2) {
         slice_copy(p, call->inputs[0], call->output, 2);
+    } else {
+        slice_copy(p, call->inputs[0], call->output, 4);
     }
     return AP_OK;
 }
@@ -136,4 +139,9 @@ ap_status ap_strided_slice_s8_run(const ap_op_call *call, ap_isa isa, ap_error *
 ap_status ap_strided_slice_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
     return slice_run(call, isa, 2, error_out);
+}
+
+ap_status ap_strided_slice_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
+{
+    return slice_run(call, isa, 4, error_out);
 }

@@ -608,6 +608,25 @@ ap_status ap_resize_bilinear_s8_variants(const void *params, ap_isa isa, ap_vari
                                          uint32_t capacity, uint32_t *count_out, ap_error *error_out);
 ap_status ap_resize_bilinear_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
+/**
+ * float32 RESIZE_BILINEAR (TFLite's reference ResizeBilinear, NHWC): with s the axis' float32
+ * scale, output row y reads v = (y + 0.5f) * s - 0.5f with half_pixel_centers, else y * s,
+ * y0 = max((int)floorf(v), 0) and y1 = min((int)ceilf(v), input_h - 1) (y0 at most input_h - 1
+ * too, which the scales TFLite forms never pass), columns likewise; the output is
+ * in(y0,x0) * (1 - dy) * (1 - dx) + in(y1,x0) * dy * (1 - dx) + in(y0,x1) * (1 - dy) * dx
+ * + in(y1,x1) * dy * dx + 0.0f (the reference's rounding offset: -0 sums to +0), dy = v - y0,
+ * in float32 in that order. "direct", no scratch.
+ */
+typedef struct ap_resize_bilinear_f32_params {
+    int32_t batches, input_h, input_w, channels, output_h, output_w;   /* each >= 1 */
+    float height_scale, width_scale;   /* finite, >= 0, each at most 2^24 / its output size */
+    int32_t half_pixel_centers;        /* 0 or 1 */
+} ap_resize_bilinear_f32_params;
+
+ap_status ap_resize_bilinear_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                          uint32_t capacity, uint32_t *count_out, ap_error *error_out);
+ap_status ap_resize_bilinear_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
 /** Variant kinds of BATCH_TO_SPACE_ND and SPACE_TO_BATCH_ND. */
 typedef enum ap_batch_space_kind {
     AP_BATCH_SPACE_COPY = 0   /* gather each output pixel's channels; no scratch, never in place */
@@ -637,9 +656,11 @@ typedef struct ap_batch_space_params {
 ap_status ap_batch_to_space_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out,
                                         uint32_t capacity, uint32_t *count_out, ap_error *error_out);
 ap_status ap_batch_to_space_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_batch_to_space_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_space_to_batch_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out,
                                         uint32_t capacity, uint32_t *count_out, ap_error *error_out);
 ap_status ap_space_to_batch_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_space_to_batch_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /** Variant kinds of MIRROR_PAD. */
 typedef enum ap_mirror_pad_kind {
@@ -664,6 +685,7 @@ typedef struct ap_mirror_pad_params {
 ap_status ap_mirror_pad_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                                     uint32_t *count_out, ap_error *error_out);
 ap_status ap_mirror_pad_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_mirror_pad_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /**
  * int8 PRELU, TFLite's reference BroadcastPrelu4DSlow (LiteRT's and TensorFlow Lite Micro's):
@@ -874,6 +896,9 @@ ap_status ap_sub_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out
 ap_status ap_pad_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                               uint32_t *count_out, ap_error *error_out);
 ap_status ap_pad_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_pad_s32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                              uint32_t *count_out, ap_error *error_out);
+ap_status ap_pad_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /** QUANTIZE float32 -> int16 and DEQUANTIZE int16 -> float32 (ap_affine_quant_params,
     arenaplan/quantize.h, with zero_point within [-32768, 32767]): TFLite's AffineQuantize
@@ -890,6 +915,7 @@ ap_status ap_dequantize_s16_run(const ap_op_call *call, ap_isa isa, ap_error *er
     int8 row's, whose copy moves int16 values here), also SPLIT and SPLIT_V as one slice per
     output. The copy takes no quantisation (TFLite's kernels move the values as they are). */
 ap_status ap_strided_slice_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_strided_slice_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /** int16 TRANSPOSE (ap_transpose_params; variants as ap_transpose_s8_variants). */
 ap_status ap_transpose_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
@@ -900,6 +926,10 @@ ap_status ap_transpose_s16_run(const ap_op_call *call, ap_isa isa, ap_error *err
 ap_status ap_concatenation_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                                         uint32_t *count_out, ap_error *error_out);
 ap_status ap_concatenation_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_concatenation_s32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                        uint32_t *count_out, ap_error *error_out);
+ap_status ap_concatenation_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_concatenation_bool_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /** int16 LEAKY_RELU (ap_leaky_relu_params with zero points in [-32768, 32767]): the int8 row's
     QuantizeLeakyRelu clamped to int16, as TFLite's int16 kernels run it (LiteRT requires zero
@@ -967,7 +997,9 @@ ap_status ap_abs_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out
     ap_broadcast_to_s8_variants): the int8 rows' copies moving int16 values (TFLite's kernels copy
     them whatever the quantisation). */
 ap_status ap_resize_nearest_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_resize_nearest_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_broadcast_to_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_broadcast_to_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /** int16 SQUARED_DIFFERENCE (ap_squared_difference_params with offsets 0), TensorFlow Lite
     Micro's int16 path (LiteRT has none): left shift 0, each input rescaled by its multiplier
@@ -1230,6 +1262,22 @@ typedef struct ap_mean_f32_params {
     int32_t reduce;                    /* a non-empty subset of bits 0-3 */
 } ap_mean_f32_params;
 
+/** What the float32 SUM, REDUCE_MAX and REDUCE_MIN row computes (ap_reduce_f32_params.fn). */
+typedef enum ap_reduce_f32_fn {
+    AP_REDUCE_F32_SUM = 0,   /* from 0.0f, out += in in the input's order */
+    AP_REDUCE_F32_MAX = 1,   /* from -FLT_MAX (lowest), out = in > out ? in : out (a NaN is passed over) */
+    AP_REDUCE_F32_MIN = 2    /* from FLT_MAX, out = in < out ? in : out */
+} ap_reduce_f32_fn;
+
+/** float32 SUM, REDUCE_MAX and REDUCE_MIN (reference_ops::ReduceGeneric, LiteRT's and TensorFlow
+    Lite Micro's alike): each output from its start value, the inputs folded in in the input's
+    order. MEAN's shapes; "direct". */
+typedef struct ap_reduce_f32_params {
+    int32_t input_shape[4];
+    int32_t reduce;                    /* a non-empty subset of bits 0-3 */
+    int32_t fn;                        /* ap_reduce_f32_fn */
+} ap_reduce_f32_params;
+
 /** The fused activations of the float32 recurrent rows (TFLite's ActivationFunctionType codes). */
 typedef enum ap_rnn_f32_act {
     AP_RNN_F32_ACT_NONE = 0,
@@ -1351,6 +1399,9 @@ ap_status ap_concatenation_f32_run(const ap_op_call *call, ap_isa isa, ap_error 
 ap_status ap_mean_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                               uint32_t *count_out, ap_error *error_out);
 ap_status ap_mean_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_reduce_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                 uint32_t *count_out, ap_error *error_out);
+ap_status ap_reduce_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 /** float32 STRIDED_SLICE on ap_strided_slice_params (as the int8 row: begin and counts resolved
     at plan time); "copy", the output overlapping no input. */
 ap_status ap_strided_slice_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out,
@@ -1546,6 +1597,7 @@ ap_status ap_fill_variants(const void *params, ap_isa isa, ap_variant *variants_
                            uint32_t *count_out, ap_error *error_out);
 ap_status ap_zeros_like_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_zeros_like_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_zeros_like_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_fill_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_fill_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_fill_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
@@ -1603,6 +1655,27 @@ ap_status ap_add_n_variants(const void *params, ap_isa isa, ap_variant *variants
                             uint32_t *count_out, ap_error *error_out);
 ap_status ap_add_n_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 ap_status ap_add_n_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/**
+ * int8 ADD_N (TensorFlow Lite Micro's reference_ops::AddN of int8; LiteRT has none): every input
+ * quantised alike; each element's sum starts from the scaled input offset itself (its kernel's
+ * x = input_offset) and adds each input's (input_offset + value) << 20 scaled by
+ * MultiplyByQuantizedMultiplierSmallerThanOneExp(input_multiplier, input_shift), wrapping in
+ * int32; then the output multiplier and shift, output_offset, clamped to int8. "direct", in place.
+ */
+typedef struct ap_add_n_s8_params {
+    size_t count;                 /* elements of each input and of the output, >= 1 */
+    int32_t input_offset;         /* -input zero point, in [-127, 128] */
+    int32_t output_offset;        /* the output zero point, in [-128, 127] */
+    int32_t input_multiplier;     /* >= 0; shifts in [-31, 0] */
+    int32_t input_shift;
+    int32_t output_multiplier;
+    int32_t output_shift;
+} ap_add_n_s8_params;
+
+ap_status ap_add_n_s8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                               uint32_t *count_out, ap_error *error_out);
+ap_status ap_add_n_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /**
  * L2_NORMALIZATION over the last axis (rows: float32, int8). float32: TFLite's reference
@@ -1849,7 +1922,8 @@ typedef enum ap_math_f32_fn {
                                  or d == 0.5 with f even, else f + 1 (half to even; -0.3 gives +0) */
     AP_MATH_F32_FLOOR = 9,    /* floorf(x) */
     AP_MATH_F32_CEIL = 10,    /* ceilf(x) */
-    AP_MATH_F32_ELU = 11      /* x < 0 ? expm1f(x) : x */
+    AP_MATH_F32_ELU = 11,     /* x < 0 ? expm1f(x) : x */
+    AP_MATH_F32_ABS = 12      /* fabsf(x) (the sign bit cleared, a NaN's too) */
 } ap_math_f32_fn;
 
 /**
@@ -1875,6 +1949,15 @@ ap_status ap_math_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_ou
  * input of the output's shape.
  */
 ap_status ap_div_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+/* float32 MAXIMUM, MINIMUM, SQUARED_DIFFERENCE and PRELU: ap_binary_f32_params (the activation
+   range unused: these ops have none), ADD's broadcasting and variants. MAXIMUM: a > b ? a : b,
+   MINIMUM: a < b ? a : b (TFLite's MaximumOp / MinimumOp: a NaN first input gives the second,
+   a NaN second input itself), SQUARED_DIFFERENCE: (a - b) * (a - b), PRELU (b the alpha):
+   a >= 0 ? a : a * b. */
+ap_status ap_maximum_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_minimum_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_squared_difference_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_prelu_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /**
  * int8 DIV, TFLite's reference DivElementwise as LiteRT computes it (the tflite-micro package's
@@ -1944,6 +2027,15 @@ ap_status ap_sub_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out
 ap_status ap_mul_s32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                               uint32_t *count_out, ap_error *error_out);
 ap_status ap_mul_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_maximum_s32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                  uint32_t *count_out, ap_error *error_out);
+ap_status ap_maximum_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_minimum_s32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                  uint32_t *count_out, ap_error *error_out);
+ap_status ap_minimum_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_squared_difference_s32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                             uint32_t *count_out, ap_error *error_out);
+ap_status ap_squared_difference_s32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
 
 /**
  * int8 RSQRT, TFLite's RsqrtEvalQuantized (LiteRT's and TensorFlow Lite Micro's alike): with

@@ -20,7 +20,7 @@ import numpy as np
 from .. import _core
 from ..errors import UnsupportedModel
 from ..model.model import ALIASING_OPS, PER_OUTPUT_OPS, Model, Operator, Quantization, Tensor
-from . import lowering
+from . import lowering, tflm_types
 from .lowering import ISA_CODES, REFERENCES, lower_op
 
 __all__ = ["rows", "render", "main", "probe_models"]
@@ -43,7 +43,8 @@ _OPERANDS_TEXT = {
     ("SVDF", "f32"): "float32 weights, bias and state",
     "FILL": "int32 or int64 dims", "SHAPE": "any input, int32 or int64 out",
     "GATHER_ND": "int32 indices", "BROADCAST_ARGS": "int32 or int64 shapes", "REVERSE_V2": "int32 axes",
-    "REDUCE_ALL": "int32 axes",
+    "REDUCE_ALL": "int32 axes", ("ZEROS_LIKE", "s8"): "the value 0, not the zero point",
+    ("ADD_N", "s8"): "TensorFlow Lite Micro's: each sum from the scaled input offset",
     ("BATCH_MATMUL", "s16x8"): "here int16 x int16 with int64 sums",
     "JUMP": "arenaplan's control node of inlined IF and WHILE: no input or a one-element bool condition, "
             "no output",
@@ -292,21 +293,23 @@ def _resize(op_type: str, act: str = "int8") -> Model:
     return p.model(op_type, (x, size), (y,), align_corners=False, half_pixel_centers=True)
 
 
-def _batch_space(op_type: str) -> Model:
+def _batch_space(op_type: str, act: str = "int8") -> Model:
     p = _Probe()
+    q = None if act == "float32" else 0.05
     to_space = op_type == "BATCH_TO_SPACE_ND"
-    x = p.x((4, 2, 3, 3) if to_space else (1, 3, 5, 3))
+    x = p.x((4, 2, 3, 3) if to_space else (1, 3, 5, 3), act, q)
     block = p.const([2, 2], "int32")
     pads = p.const([[0, 1], [1, 0]] if to_space else [[1, 0], [0, 1]], "int32")
-    y = p.t((1, 3, 5, 3) if to_space else (4, 2, 3, 3))
+    y = p.t((1, 3, 5, 3) if to_space else (4, 2, 3, 3), act, q)
     return p.model(op_type, (x, block, pads), (y,))
 
 
-def _mirror_pad() -> Model:
+def _mirror_pad(act: str = "int8") -> Model:
     p = _Probe()
-    x = p.x((1, 4, 4, 3))
+    q = None if act == "float32" else 0.05
+    x = p.x((1, 4, 4, 3), act, q)
     pads = p.const([[0, 0], [1, 2], [3, 0], [0, 0]], "int32")
-    y = p.t((1, 7, 7, 3))
+    y = p.t((1, 7, 7, 3), act, q)
     return p.model("MIRROR_PAD", (x, pads), (y,), mode=0)
 
 
@@ -402,12 +405,12 @@ def _f32_concatenation() -> Model:
     return p.model("CONCATENATION", (a, b), (y,), axis=-1, fused_activation_function="NONE")
 
 
-def _f32_mean() -> Model:
+def _f32_mean(op_type: str = "MEAN") -> Model:
     p = _Probe()
     x = p.x((1, 4, 4, 8), "float32", None)
     axes = p.const([1, 2], "int32")
     y = p.t((1, 1, 1, 8), "float32", None)
-    return p.model("MEAN", (x, axes), (y,), keep_dims=True)
+    return p.model(op_type, (x, axes), (y,), keep_dims=True)
 
 
 def _f32_strided_slice() -> Model:
@@ -553,6 +556,53 @@ def _fill(dtype: str) -> Model:
     v = p.x((), dtype, scale, 0)
     y = p.t((2, 4, 8), dtype, scale, 0)
     return p.model("FILL", (dims, v), (y,))
+
+
+def _strided_slice_typed(dtype: str) -> Model:
+    p = _Probe()
+    x = p.x((2, 6, 5), dtype, None)
+    begin, end, strides = p.const([0, 1, 4], "int32"), p.const([2, 6, 0], "int32"), p.const([1, 2, -2], "int32")
+    y = p.t((2, 3, 2), dtype, None)
+    return p.model("STRIDED_SLICE", (x, begin, end, strides), (y,), begin_mask=0, end_mask=0, ellipsis_mask=0,
+                   new_axis_mask=0, shrink_axis_mask=0, offset=False)
+
+
+def _concatenation_typed(dtype: str) -> Model:
+    p = _Probe()
+    a, b = p.x((1, 4, 4, 3), dtype, None), p.x((1, 4, 4, 5), dtype, None)
+    y = p.t((1, 4, 4, 8), dtype, None)
+    return p.model("CONCATENATION", (a, b), (y,), axis=-1, fused_activation_function="NONE")
+
+
+def _broadcast_to_typed(dtype: str) -> Model:
+    p = _Probe()
+    x = p.x((1, 1, 8), dtype, None)
+    shape = p.const([2, 4, 4, 8], "int32")
+    y = p.t((2, 4, 4, 8), dtype, None)
+    return p.model("BROADCAST_TO", (x, shape), (y,))
+
+
+def _resize_f32(op_type: str) -> Model:
+    p = _Probe()
+    x = p.x((1, 4, 4, 3), "float32", None)
+    size = p.const([8, 6], "int32")
+    y = p.t((1, 8, 6, 3), "float32", None)
+    return p.model(op_type, (x, size), (y,), align_corners=False, half_pixel_centers=True)
+
+
+def _pad_s32_probe() -> Model:
+    p = _Probe()
+    x = p.x((1, 4, 4, 3), "int32", None)
+    pads = p.const([[0, 0], [1, 1], [2, 0], [0, 0]], "int32")
+    y = p.t((1, 6, 6, 3), "int32", None)
+    return p.model("PAD", (x, pads), (y,))
+
+
+def _add_n_s8_probe() -> Model:
+    p = _Probe()
+    xs = [p.x((2, 4, 8), "int8", 0.05, 3) for _ in range(3)]
+    y = p.t((2, 4, 8), "int8", 0.1, -5)
+    return p.model("ADD_N", tuple(xs), (y,))
 
 
 def _zeros_like(dtype: str) -> Model:
@@ -719,6 +769,24 @@ _TYPED_PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     **{("GATHER_ND", t): (lambda dt=dt: [_gather_nd(dt)])
        for t, dt in (("s8", "int8"), ("f32", "float32"), ("s32", "int32"))},
     ("BROADCAST_ARGS", "s32"): lambda: [_broadcast_args("int32"), _broadcast_args("int64")],
+    # the type audit's rows (arenaplan.ops.tflm_types): values moved as they are
+    **{("STRIDED_SLICE", t): (lambda dt=dt: [_strided_slice_typed(dt)]) for t, dt in (("s32", "int32"), ("bool", "bool"))},
+    **{("CONCATENATION", t): (lambda dt=dt: [_concatenation_typed(dt)]) for t, dt in (("s32", "int32"),
+                                                                                     ("bool", "bool"))},
+    **{("BROADCAST_TO", t): (lambda dt=dt: [_broadcast_to_typed(dt)])
+       for t, dt in (("f32", "float32"), ("s32", "int32"), ("bool", "bool"))},
+    ("ZEROS_LIKE", "s8"): lambda: [_zeros_like("int8")],
+    **{(op, "f32"): (lambda op=op: [_f32_binary(op), _f32_binary(op, True)])
+       for op in ("MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "PRELU")},
+    **{(op, "f32"): (lambda op=op: [_f32_mean(op)]) for op in ("SUM", "REDUCE_MAX", "REDUCE_MIN")},
+    **{(op, "f32"): (lambda op=op: [_batch_space(op, "float32")]) for op in ("BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND")},
+    ("MIRROR_PAD", "f32"): lambda: [_mirror_pad("float32")],
+    ("RESIZE_NEAREST_NEIGHBOR", "f32"): lambda: [_resize_f32("RESIZE_NEAREST_NEIGHBOR")],
+    ("RESIZE_BILINEAR", "f32"): lambda: [_resize_f32("RESIZE_BILINEAR")],
+    ("ADD_N", "s8"): lambda: [_add_n_s8_probe()],
+    **{(op, "s32"): (lambda op=op: [_binary_s32(op, False), _binary_s32(op, True)])
+       for op in ("MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE")},
+    ("PAD", "s32"): lambda: [_pad_s32_probe()],
 }
 
 
@@ -1025,8 +1093,12 @@ def render() -> str:
               "1 and the input's rank of them (both TFLite kernels refuse others, and read before an",
               "empty axes vector), the input of rank at most 8 under \"litert\" and 6 under \"tflm\"",
               "(each runtime's limit); it could run in place (swapping blocks) but does not declare",
-              "it. REDUCE_ALL runs on bool over any axes (repeats counted once, none a copy),",
-              "keep_dims either way.", "",
+              "it. An input with an empty dimension is refused (its output is empty: TensorFlow Lite",
+              "Micro's REVERSE_V2 fails to allocate it, and LiteRT's crashes reversing the first axis",
+              "of a (2, 0, 3) input). REDUCE_ALL runs on bool over any axes (repeats counted once, none",
+              "a copy), keep_dims either way; an empty reduced axis gives true (the AND of nothing, an",
+              "input of no bytes, as both runtimes give), an empty kept axis is refused (the output is",
+              "empty: TensorFlow Lite Micro fails to allocate it).", "",
               "The int16 SOFTMAX (int16 in and out) looks its exps and the reciprocal of their sum up in",
               "two interpolated 513-entry tables made when the plan is made by the rounding rule: LiteRT",
               "computes them in double and its input multiplier from the float32 product of the scale and",
@@ -1075,6 +1147,12 @@ def render() -> str:
               "Cortex-M4's VFMA): FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV, ADD, SUB, MUL,",
               "DIV, RELU / RELU6 / RELU_N1_TO_1, LEAKY_RELU, HARD_SWISH, the pools, MEAN, PAD / PADV2,",
               "CONCATENATION, STRIDED_SLICE (and SPLIT / SPLIT_V on it), TRANSPOSE, the reshapes, SQRT,",
+              "MAXIMUM and MINIMUM (TFLite's a > b ? a : b and a < b ? a : b: a NaN first input gives the",
+              "second, a NaN second input itself), SQUARED_DIFFERENCE, PRELU, ABS, SUM, REDUCE_MAX and",
+              "REDUCE_MIN (from -FLT_MAX and FLT_MAX, a NaN passed over, as both runtimes fold them),",
+              "RESIZE_BILINEAR (the reference's four products and its rounding offset, + 0.0f: where an",
+              "input NaN and the NaN of inf * 0 meet in one sum, which comes out is each compiler's",
+              "choice of operand order),",
               "RSQRT (1.0f / sqrtf), SQUARE, NEG, ROUND (TFLite's RoundToNearest: half to even, -0.3 to",
               "+0), FLOOR, CEIL, CUMSUM, L2_NORMALIZATION and L2_POOL_2D (`sqrtf` is correctly rounded",
               "in every C library) equal LiteRT bit for bit (but for the NaN an invalid operation such as",
@@ -1139,6 +1217,7 @@ def render() -> str:
               "SELECT_V2, SUM, MEAN, REDUCE_MAX, ARG_MAX's input, TRANSPOSE, SLICE, STRIDED_SLICE, PAD,",
               "SPLIT, UNPACK, CUMSUM), though LiteRT runs several of them: arenaplan has no int64 row for",
               "those.", ""]
+    lines += tflm_types.render()
     return "\n".join(lines)
 
 

@@ -1249,13 +1249,13 @@ def _index_vector(model: Model, op: Operator, position: int, what: str, rank: in
     return values
 
 
-def _slice(model: Model, op: Operator) -> tuple:
-    """int8 SLICE (TFLite's reference Slice) as the STRIDED_SLICE copy, with its Prepare
-    checks: begin and size constant int32 or int64 vectors of the input's rank, begin in [0,
-    size of the axis], size -1 (the rest of the axis) or begin + size within the axis. The
+def _slice(model: Model, op: Operator, dtype: str = "int8") -> tuple:
+    """SLICE of ``dtype`` values (TFLite's reference Slice) as the STRIDED_SLICE copy, with its
+    Prepare checks: begin and size constant int32 or int64 vectors of the input's rank, begin in
+    [0, size of the axis], size -1 (the rest of the axis) or begin + size within the axis. The
     bytes are copied (TFLite's kernel does not requantise)."""
-    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     shape = _slice_dims(x)
     rank = len(shape)
     begin = _index_vector(model, op, 1, "begin", rank)
@@ -1286,15 +1286,15 @@ def _same_quantisation(t: Tensor, what: str, like: Tensor, like_what: str, op_ty
                            "never requantises)")
 
 
-def _pack(model: Model, op: Operator) -> tuple:
-    """int8 PACK as the CONCATENATION (a copy) of its inputs along the new axis, each one
-    element thick there, with TFLite's Prepare checks: values_count inputs of one shape, axis
-    in [-(rank + 1), rank], and every input quantised as the output."""
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+def _pack(model: Model, op: Operator, dtype: str = "int8") -> tuple:
+    """PACK of ``dtype`` values as the CONCATENATION (a copy) of its inputs along the new axis,
+    each one element thick there, with TFLite's Prepare checks: values_count inputs of one
+    shape, axis in [-(rank + 1), rank], and (int8, int16) every input quantised as the output."""
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     n = int(op.options.get("values_count", 0) or 0)
     if n != len(op.inputs) or n < 1:
         raise _Unsupported(f"values_count {n} differs from the op's {len(op.inputs)} inputs")
-    ins = [_tensor(model, t, f"input {i}") for i, t in enumerate(op.inputs)]
+    ins = [_tensor(model, t, f"input {i}", dtype) for i, t in enumerate(op.inputs)]
     shape = tuple(int(d) for d in ins[0].shape)
     for t in ins[1:]:
         if tuple(t.shape) != shape:
@@ -1308,22 +1308,29 @@ def _pack(model: Model, op: Operator) -> tuple:
     axis += rank + 1 if axis < 0 else 0
     want = list(shape[:axis]) + [n] + list(shape[axis:])
     _expect_shape(model, y.index, want, "output")
-    for i, t in enumerate(ins):
-        _same_quantisation(t, f"input {i}", y, "output", "PACK")
-    _, yz = _per_tensor(y, "output")
-    return ({"output_shape": _shape4(want, "output"), "axis": axis + 4 - len(want), "input_count": n,
-             "input_axis_sizes": [1] * n, "input_multipliers": None, "input_shifts": None,
-             "input_zero_points": None, "output_zero_point": yz}, tuple(t.index for t in ins), None, None)
+    params = {"output_shape": _shape4(want, "output"), "axis": axis + 4 - len(want), "input_count": n,
+              "input_axis_sizes": [1] * n}
+    if dtype == "float32":   # the float32 CONCATENATION row's params
+        return params, tuple(t.index for t in ins), None, None
+    yz = 0
+    if dtype in ("int8", "int16"):
+        for i, t in enumerate(ins):
+            _same_quantisation(t, f"input {i}", y, "output", "PACK")
+        _, yz = _per_tensor(y, "output")
+        if dtype == "int16" and yz != 0:
+            raise _Unsupported(f"output tensor {y.index} has zero point {yz}; TFLite's int16 kernels take 0")
+    return ({**params, "input_multipliers": None, "input_shifts": None, "input_zero_points": None,
+             "output_zero_point": yz}, tuple(t.index for t in ins), None, None)
 
 
-def _unpack(model: Model, op: Operator) -> tuple:
-    """One output of int8 UNPACK (the importer holds an UNPACK of N outputs as N ops,
-    ``model.one_output_ops``) as the STRIDED_SLICE copy of its slice, the axis dropped, with
+def _unpack(model: Model, op: Operator, dtype: str = "int8") -> tuple:
+    """One output of UNPACK of ``dtype`` values (the importer holds an UNPACK of N outputs as N
+    ops, ``model.one_output_ops``) as the STRIDED_SLICE copy of its slice, the axis dropped, with
     TFLite's Prepare checks: axis in [-rank, rank), num the number of outputs and the axis'
-    size, every output quantised as the input."""
+    size, (int8, int16) every output quantised as the input."""
     parts, part = int(op.options.get("output_parts", 1)), int(op.options.get("output_part", 0))
-    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     shape = _slice_dims(x)
     rank = len(shape)
     axis = int(op.options.get("axis", 0) or 0)
@@ -1336,23 +1343,24 @@ def _unpack(model: Model, op: Operator) -> tuple:
         raise _Unsupported(f"num {num} differs from the op's {parts} outputs")
     if shape[axis] != num:
         raise _Unsupported(f"axis {axis} has size {shape[axis]}, not num {num}")
-    _same_quantisation(y, "output", x, "input", "UNPACK")
+    if dtype in ("int8", "int16"):
+        _same_quantisation(y, "output", x, "input", "UNPACK")
     _expect_shape(model, y.index, shape[:axis] + shape[axis + 1:], "output")
     begin, counts = [0] * rank, list(shape)
     begin[axis], counts[axis] = part, 1
     return _slice_params(x, begin, [1] * rank, counts), (x.index,), None, None
 
 
-def _depth_space(model: Model, op: Operator) -> tuple:
-    """int8 DEPTH_TO_SPACE and SPACE_TO_DEPTH (TFLite's reference kernels, LiteRT's and TFLite
+def _depth_space(model: Model, op: Operator, dtype: str = "int8") -> tuple:
+    """DEPTH_TO_SPACE and SPACE_TO_DEPTH of int8 or float32 (TFLite's reference kernels, LiteRT's and TFLite
     Micro's alike) as one TRANSPOSE, with their Prepare checks (a rank-4 NHWC input, block_size
     >= 1 dividing the depth by its square, or the height and width). With b the block, DEPTH_TO_
     SPACE's output element (n, h*b + i, w*b + j, c) is the input's (n, h, w, (i*b + j)*C' + c):
     the input read as [N*H, W, b, b, C'] with its second and third axes swapped. SPACE_TO_DEPTH
     is the same swap of the input read as [N*H', b, W', b, C]. The bytes are copied (the kernels
     do not requantise)."""
-    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     if len(x.shape) != 4 or any(int(d) < 1 for d in x.shape):
         raise _Unsupported(f"input has shape {tuple(x.shape)}; TFLite requires rank 4 (NHWC) with every "
                            "dimension >= 1")
@@ -1622,8 +1630,22 @@ def _resize_bilinear(model: Model, op: Operator) -> tuple:
     return spec, (x.index,), None, None
 
 
-def _batch_space(model: Model, op: Operator) -> tuple:
-    """int8 BATCH_TO_SPACE_ND and SPACE_TO_BATCH_ND with TFLite's Prepare checks: an NHWC input
+def _resize_bilinear_f32(model: Model, op: Operator) -> tuple:
+    """float32 RESIZE_BILINEAR (TFLite's reference ResizeBilinear, LiteRT's and TensorFlow Lite
+    Micro's alike): the float32 scales as TFLite forms them (in / out, or with align_corners and
+    out > 1 (in - 1) / (out - 1)); the kernel interpolates in float32 in the reference's order."""
+    x, geometry, align, half = _resize_operands(model, op, "float32")
+
+    def scale(i: int, o: int) -> float:
+        return float(np.float32(i - 1) / np.float32(o - 1)) if align and o > 1 else float(np.float32(i) / np.float32(o))
+    spec = dict(geometry, height_scale=scale(geometry["input_h"], geometry["output_h"]),
+                width_scale=scale(geometry["input_w"], geometry["output_w"]), half_pixel_centers=int(half))
+    return spec, (x.index,), None, None
+
+
+def _batch_space(model: Model, op: Operator, dtype: str = "int8") -> tuple:
+    """BATCH_TO_SPACE_ND and SPACE_TO_BATCH_ND of int8 or float32 (the float32 row pads with 0.0)
+    with TFLite's Prepare checks: an NHWC input
     (rank 4; rank 3 is [N, H, C], read as [N, H, 1, C] with a block of 1 across, as TFLite
     extends it), block_shape a constant int32 vector of the spatial rank (each >= 1), crops or
     paddings a constant int32 [spatial rank, 2] (each >= 0); BATCH_TO_SPACE_ND's batch a
@@ -1632,8 +1654,8 @@ def _batch_space(model: Model, op: Operator) -> tuple:
     SPACE_TO_BATCH_ND pads with the output's zero point, as LiteRT does (TensorFlow Lite
     Micro's kernel never sets its pad value: its padding holds whatever its params' memory
     held, so no rule reproduces it)."""
-    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     rank = len(x.shape)
     if rank not in (3, 4) or any(int(d) < 1 for d in x.shape):
         raise _Unsupported(f"input has shape {tuple(x.shape)}; TFLite takes rank 3 or 4 with every dimension >= 1")
@@ -1670,8 +1692,10 @@ def _batch_space(model: Model, op: Operator) -> tuple:
     _expect_shape(model, y.index, want, "output")
     if len(y.shape) != rank:
         raise _Unsupported(f"output has shape {tuple(y.shape)}; TFLite requires rank {rank}, the input's")
-    _same_quantisation(y, "output", x, "input", op.type)
-    _, yz = _per_tensor(y, "output")
+    yz = 0
+    if dtype == "int8":
+        _same_quantisation(y, "output", x, "input", op.type)
+        _, yz = _per_tensor(y, "output")
     return ({"input_shape": [n, h, w, c], "output_shape": out, "block_h": block[0], "block_w": block[1],
              "pad_top": int(pads[0][0]), "pad_left": int(pads[1][0]),
              "pad_value": yz if op.type == "SPACE_TO_BATCH_ND" else 0}, (x.index,), None, None)
@@ -1681,14 +1705,14 @@ def _batch_space(model: Model, op: Operator) -> tuple:
 _MIRROR_MODES = {0: ("REFLECT", 1), 1: ("SYMMETRIC", 0)}
 
 
-def _mirror_pad(model: Model, op: Operator) -> tuple:
-    """int8 MIRROR_PAD (TFLite's reference kernel, LiteRT's and TFLite Micro's alike) with its
+def _mirror_pad(model: Model, op: Operator, dtype: str = "int8") -> tuple:
+    """MIRROR_PAD of int8 or float32 (TFLite's reference kernel, LiteRT's and TFLite Micro's alike) with its
     Prepare checks (paddings a constant int32 or int64 [rank, 2]) and the bound TensorFlow
     places on them and TFLite's kernel assumes (REFLECT: at most the axis' size - 1, SYMMETRIC:
     at most its size; beyond that TFLite reads outside the input); rank <= 4; input and output
     quantised alike (LiteRT's check: the bytes are copied)."""
-    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
-    y = _tensor(model, _operand(op.outputs, 0), "output")
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
+    y = _tensor(model, _operand(op.outputs, 0), "output", dtype)
     shape = _shape4(x.shape, "input")
     rank = len(x.shape)
     p = _tensor(model, _operand(op.inputs, 1), "paddings", None, constant=True)
@@ -1708,7 +1732,8 @@ def _mirror_pad(model: Model, op: Operator) -> tuple:
         if pads[a].min() < 0 or pads[a].max() > n - offset:
             raise _Unsupported(f"paddings {pads[a].tolist()} on axis {a} of size {n}: {name} pads by 0 to {n - offset}")
     _expect_shape(model, y.index, [int(d) + int(a) + int(b) for d, (a, b) in zip(x.shape, pads)], "output")
-    _same_quantisation(y, "output", x, "input", "MIRROR_PAD")
+    if dtype == "int8":
+        _same_quantisation(y, "output", x, "input", "MIRROR_PAD")
     lead = [0] * (4 - rank)
     return ({"input_shape": shape, "pad_before": lead + [int(v) for v in pads[:, 0]],
              "pad_after": lead + [int(v) for v in pads[:, 1]], "offset": offset}, (x.index,), None, None)
@@ -2432,11 +2457,11 @@ def _unary_f32(model: Model, op: Operator, reference: str = "litert") -> tuple:
 
 #: The float32 functions of one element of EXP ... ELU by op type (the C enum ap_math_f32_fn).
 _MATH_F32 = {"EXP": 0, "LOG": 1, "SIN": 2, "COS": 3, "SQRT": 4, "RSQRT": 5, "SQUARE": 6, "NEG": 7, "ROUND": 8,
-             "FLOOR": 9, "CEIL": 10, "ELU": 11}
+             "FLOOR": 9, "CEIL": 10, "ELU": 11, "ABS": 12}
 
 
 def _math_f32(model: Model, op: Operator) -> tuple:
-    """float32 EXP, LOG, SIN, COS, SQRT, RSQRT, SQUARE, NEG, ROUND, FLOOR, CEIL and ELU: one
+    """float32 EXP, LOG, SIN, COS, SQRT, RSQRT, SQUARE, NEG, ROUND, FLOOR, CEIL, ELU and ABS: one
     function of each element (ap_math_f32_fn)."""
     x, y = _f32_operands(model, op, ("input",))
     if int(np.prod(x.shape)) != int(np.prod(y.shape)):
@@ -2531,7 +2556,7 @@ def _mean_f32(model: Model, op: Operator) -> tuple:
     axes_t = _tensor(model, _operand(op.inputs, 1), "axes", "int32", constant=True)
     y = _tensor(model, _operand(op.outputs, 0), "output", None)
     if y.dtype != "float32":
-        raise _Unsupported(f"the float32 MEAN takes float32 operands only; got input {x.dtype}, output "
+        raise _Unsupported(f"the float32 {op.type} takes float32 operands only; got input {x.dtype}, output "
                            f"{y.dtype} (TFLite has no kernel for this mix of types)")
     rank = len(x.shape)
     shape = _shape4(x.shape, "input")
@@ -2542,6 +2567,28 @@ def _mean_f32(model: Model, op: Operator) -> tuple:
     if int(np.prod(y.shape)) != int(np.prod(kept)):
         raise _Unsupported(f"output shape {y.shape} does not hold the mean over axes {axes} of {x.shape}")
     return ({"input_shape": shape, "reduce": sum(1 << (a + 4 - rank) for a in axes)}, (x.index,), None, None)
+
+
+def _binary_f32_plain(model: Model, op: Operator) -> tuple:
+    """float32 MAXIMUM, MINIMUM, SQUARED_DIFFERENCE and PRELU (the second input its alpha): ADD's
+    4-D broadcasting, no activation (these ops have none; the row ignores the range); either
+    input may be a constant."""
+    _f32_operands(model, op, ("first input", "second input"))
+    a, b, y, sa, sb, sy = _broadcast_shapes(model, op, "float32")
+    return ({"input1_shape": sa, "input2_shape": sb, "output_shape": sy, "activation_min": -_FLT_MAX,
+             "activation_max": _FLT_MAX}, (a.index, b.index), None, None)
+
+
+_FLT_MAX = float(np.finfo(np.float32).max)
+#: ap_reduce_f32_fn by op
+_REDUCE_F32 = {"SUM": 0, "REDUCE_MAX": 1, "REDUCE_MIN": 2}
+
+
+def _reduce_f32(model: Model, op: Operator) -> tuple:
+    """float32 SUM, REDUCE_MAX and REDUCE_MIN over any axes of an input of rank <= 4 (keep_dims
+    either way; repeated and negative axes as TFLite resolves them)."""
+    spec, inputs, _, _ = _mean_f32(model, op)
+    return {**spec, "fn": _REDUCE_F32[op.type]}, inputs, None, None
 
 
 def _strided_slice_f32(model: Model, op: Operator) -> tuple:
@@ -2823,6 +2870,13 @@ _LOWER_F32: Dict[str, Callable[..., tuple]] = {
     "STRIDED_SLICE": _strided_slice_f32, "LEAKY_RELU": _unary_f32, "HARD_SWISH": _unary_f32,
     "TRANSPOSE": _transpose_f32, "SPLIT": _split_f32, "SPLIT_V": _split_f32, "TRANSPOSE_CONV": _transpose_conv_f32,
     **{name: _math_f32 for name in _MATH_F32}, "SVDF": _svdf_f32,
+    **{name: _binary_f32_plain for name in ("MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "PRELU")},
+    **{name: _reduce_f32 for name in _REDUCE_F32},
+    **{name: (lambda model, op: _batch_space(model, op, "float32")) for name in ("BATCH_TO_SPACE_ND",
+                                                                                 "SPACE_TO_BATCH_ND")},
+    "MIRROR_PAD": lambda model, op: _mirror_pad(model, op, "float32"),
+    "RESIZE_NEAREST_NEIGHBOR": lambda model, op: _resize_nearest(model, op, "float32"),
+    "RESIZE_BILINEAR": _resize_bilinear_f32,
     "UNIDIRECTIONAL_SEQUENCE_LSTM": _lstm_f32,
 }
 
@@ -2860,15 +2914,22 @@ _TYPED: Dict[str, Tuple[int, Tuple[str, ...]]] = {
     "ARG_MAX": (0, ("int8", "float32", "int32")), "ARG_MIN": (0, ("int8", "float32", "int32")),
     "GATHER": (0, ("int8", "float32", "int32", "bool")),
     "SELECT_V2": (1, ("int8", "float32", "int32", "bool", "int16")),
-    "CAST": (0, ("int8", "float32", "int32", "bool", "int16")), "ZEROS_LIKE": (0, ("float32", "int32", "int64")),
+    "CAST": (0, ("int8", "float32", "int32", "bool", "int16")), "ZEROS_LIKE": (0, ("float32", "int32", "int64", "int8")),
     "FILL": (1, ("int8", "float32", "int32", "bool")),
-    "FLOOR_DIV": (0, ("float32", "int32")), "FLOOR_MOD": (0, ("float32", "int32")), "ADD_N": (0, ("float32", "int32")),
+    "FLOOR_DIV": (0, ("float32", "int32")), "FLOOR_MOD": (0, ("float32", "int32")), "ADD_N": (0, ("float32", "int32", "int8")),
     "EMBEDDING_LOOKUP": (1, ("int8", "float32")),
     "L2_NORMALIZATION": (0, ("int8", "float32")), "L2_POOL_2D": (0, ("float32",)),
     "LOG_SOFTMAX": (0, ("int8", "float32")), "CUMSUM": (0, ("int8", "float32")),
     "BATCH_MATMUL": (0, ("int8", "int16", "float32")), "GATHER_ND": (0, ("int8", "float32", "int32")),
     "DIV": (0, ("int8", "float32", "int32")),
     "REVERSE_V2": (0, ("int8", "float32", "int32", "bool", "int16", "int64")), "REDUCE_ALL": (0, ("bool",)),
+    # the ops that move values as they are, a row per type TensorFlow Lite Micro's kernels take
+    # (arenaplan.ops.tflm_types): the slices, splits, concatenations and broadcasts
+    **{op: (0, ("int8", "int16", "float32", "int32", "bool"))
+       for op in ("STRIDED_SLICE", "SLICE", "CONCATENATION", "BROADCAST_TO")},
+    "SPLIT": (1, ("int8", "int16", "float32", "int32")), "SPLIT_V": (0, ("int8", "int16", "float32", "int32")),
+    "UNPACK": (0, ("int8", "int16", "float32", "int32")), "PACK": (0, ("int8", "int16", "float32", "int32")),
+    "DEPTH_TO_SPACE": (0, ("int8", "float32")), "SPACE_TO_DEPTH": (0, ("int8", "float32")),
 }
 
 
@@ -3085,7 +3146,9 @@ def _reverse_v2(model: Model, op: Operator, reference: str = "litert") -> tuple:
     if tuple(int(d) for d in y.shape) != tuple(shape):
         raise _Unsupported(f"output tensor {y.index} has shape {tuple(y.shape)}, the op computes {tuple(shape)}")
     if min(shape, default=1) < 1:
-        raise _Unsupported(f"input shape {tuple(shape)} has an empty dimension")
+        raise _Unsupported(f"input shape {tuple(shape)} has an empty dimension, so the output is empty; "
+                           "TensorFlow Lite Micro's REVERSE_V2 fails to allocate it (LiteRT's gives it, but its "
+                           "kernel crashes reversing the first axis of a (2, 0, 3) input)")
     first, last = axes[0], axes[-1]
     return ({"outer": int(np.prod(shape[:first], dtype=np.int64)),
              "middle": int(np.prod(shape[first:last + 1], dtype=np.int64)),
@@ -3120,8 +3183,11 @@ def _reduce_all(model: Model, op: Operator) -> tuple:
     want = [1 if d in axes else shape[d] for d in range(rank)] if keep else         [shape[d] for d in range(rank) if d not in axes]
     if tuple(int(d) for d in y.shape) != tuple(want):
         raise _Unsupported(f"output tensor {y.index} has shape {tuple(y.shape)}, the op computes {tuple(want)}")
-    if min(shape, default=1) < 1:
-        raise _Unsupported(f"input shape {tuple(shape)} has an empty dimension")
+    if any(shape[d] < 1 for d in range(rank) if d not in axes):
+        raise _Unsupported(f"input shape {tuple(shape)} has an empty dimension that is not reduced, so the output "
+                           f"{tuple(want)} is empty; TensorFlow Lite Micro's REDUCE_ALL fails to allocate it")
+    # an empty reduced axis: each output is the AND of nothing, true (LiteRT's and TensorFlow Lite
+    # Micro's kernels alike); the input has no bytes
     dims: List[int] = []
     reduce: List[int] = []
     for d in range(rank):
@@ -3190,9 +3256,14 @@ def _cast(model: Model, op: Operator, reference: str = "litert") -> tuple:
              "nan_saturates": int(reference == "litert")}, (x.index,), None, None)
 
 
-def _zeros_like(model: Model, op: Operator) -> tuple:
-    """ZEROS_LIKE: zeros of the input's type and shape (float32, int32 or int64; the input is not read)."""
+def _zeros_like(model: Model, op: Operator, reference: str = "litert") -> tuple:
+    """ZEROS_LIKE: zeros of the input's type and shape (the input is not read). int8 under
+    "tflm" only: TensorFlow Lite Micro's kernel writes the value 0 (not the zero point), LiteRT's
+    takes int32, int64 and float32."""
     dtype = _data_type(model, op)
+    if dtype == "int8" and reference != "tflm":
+        raise _Unsupported("input 0 is int8; LiteRT's ZEROS_LIKE takes int32, int64 and float32 (TensorFlow Lite "
+                           "Micro's takes int8 too: plan with reference=\"tflm\")")
     x = _tensor(model, _operand(op.inputs, 0), "input", dtype)
     _tensor(model, _operand(op.outputs, 0), "output", dtype)
     _expect_shape(model, op.outputs[0], x.shape, "output")
@@ -3275,7 +3346,32 @@ def _add_n(model: Model, op: Operator, reference: str = "litert") -> tuple:
         if tuple(t.shape) != tuple(ts[0].shape):
             raise _Unsupported(f"tensor {t.index} has shape {tuple(t.shape)}, input0 {tuple(ts[0].shape)}; ADD_N "
                                "does not broadcast")
+    if dtype == "int8":
+        return _add_n_s8(ts, y, reference)
     return ({"count": _elements(ts[0].shape, "input0"), "tflm_loop": int(reference == "tflm")},
+            tuple(t.index for t in ts), None, None)
+
+
+def _add_n_s8(ts: List[Tensor], y: Tensor, reference: str) -> tuple:
+    """int8 ADD_N, TensorFlow Lite Micro's (LiteRT has none, so under "tflm" only): every input
+    quantised as the first (its Prepare's check); left shift 20, the input multiplier of
+    s / (2 s) and the output's of 2 s / (2^20 s_out), each QuantizeMultiplierSmallerThanOneExp of
+    the double quotient of the float32 scales."""
+    if reference != "tflm":
+        raise _Unsupported("input0 is int8; LiteRT's ADD_N takes float32 and int32 (TensorFlow Lite Micro's takes "
+                           "int8 too: plan with reference=\"tflm\")")
+    (s, z), (so, zo) = _per_tensor(ts[0], "input0"), _per_tensor(y, "output")
+    for k, t in enumerate(ts[1:], 1):
+        if _per_tensor(t, f"input{k}") != (s, z):
+            raise _Unsupported(f"input{k} (tensor {t.index}) is quantised {_per_tensor(t, f'input{k}')}, input0 "
+                               f"{(s, z)}; TensorFlow Lite Micro's int8 ADD_N requires them equal")
+    twice = 2.0 * float(np.float32(s))
+    mi, ei = quantize_multiplier(float(np.float32(s)) / twice)
+    mo, eo = quantize_multiplier(twice / ((1 << 20) * float(np.float32(so))))
+    if ei > 0 or eo > 0:
+        raise _Unsupported(f"the output scale {so} is too small for the inputs' {s} (its multiplier exceeds one)")
+    return ({"count": _elements(ts[0].shape, "input0"), "input_offset": -z, "output_offset": zo,
+             "input_multiplier": mi, "input_shift": ei, "output_multiplier": mo, "output_shift": eo},
             tuple(t.index for t in ts), None, None)
 
 
@@ -3299,7 +3395,8 @@ def _div(model: Model, op: Operator) -> tuple:
 
 
 def _binary_s32(model: Model, op: Operator, reference: str = "litert") -> tuple:
-    """int32 ADD, SUB, MUL and DIV: broadcasting shapes, the activation's int32 range
+    """int32 ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM and SQUARED_DIFFERENCE (the last three have no
+    activation: the whole range): broadcasting shapes, the activation's int32 range
     (CalculateActivationRange<int32_t>); no quantisation is read (TFLite's int32 kernels take
     the values as they are). TensorFlow Lite Micro's int32 ADD does not apply its fused
     activation (its SUB and MUL do): under "tflm" an int32 ADD's range is the whole int32 one."""
@@ -3314,8 +3411,36 @@ def _binary_s32(model: Model, op: Operator, reference: str = "litert") -> tuple:
              "activation_max": hi}, (a.index, b.index), None, None)
 
 
+def _pad_s32(model: Model, op: Operator) -> tuple:
+    """int32 PAD and PADV2: the value 0, or PADV2's constant int32 value (TFLite's int32 kernels
+    read no quantisation)."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", "int32", constant=False)
+    p = _tensor(model, _operand(op.inputs, 1), "paddings", None, constant=True)
+    y = _tensor(model, _operand(op.outputs, 0), "output", "int32")
+    if p.dtype not in ("int32", "int64"):
+        raise _Unsupported(f"paddings tensor {p.index} is {p.dtype}; int32 or int64 is expected")
+    pads = np.asarray(p.data, dtype=np.int64).reshape(-1, 2)
+    if pads.shape[0] != len(x.shape) or (pads < 0).any():
+        raise _Unsupported(f"paddings {pads.tolist()} do not fit an input of rank {len(x.shape)}")
+    before = [0] * (4 - len(x.shape)) + [int(v) for v in pads[:, 0]]
+    after = [0] * (4 - len(x.shape)) + [int(v) for v in pads[:, 1]]
+    _expect_shape(model, y.index, [int(d) + int(a) + int(b) for d, (a, b) in zip(x.shape, pads)], "output")
+    value = 0
+    if op.type == "PADV2" and len(op.inputs) > 2 and op.inputs[2] >= 0:
+        v = _tensor(model, _operand(op.inputs, 2), "constant value", "int32", constant=True)
+        if v.data.size != 1:
+            raise _Unsupported(f"constant value tensor {v.index} holds {v.data.size} values; one is expected")
+        value = int(v.data.reshape(-1)[0])
+    return ({"input_shape": _shape4(x.shape, "input"), "pad_before": before, "pad_after": after,
+             "pad_value": value}, (x.index,), None, None)
+
+
 #: Ops with an int32 row besides their int8 (and int16, float32) ones, chosen by the first input.
-_LOWER_S32: Dict[str, Callable[..., tuple]] = {"ADD": _binary_s32, "SUB": _binary_s32, "MUL": _binary_s32}
+_LOWER_S32: Dict[str, Callable[..., tuple]] = {
+    "ADD": _binary_s32, "SUB": _binary_s32, "MUL": _binary_s32,
+    "MAXIMUM": _binary_s32, "MINIMUM": _binary_s32, "SQUARED_DIFFERENCE": _binary_s32,
+    "PAD": _pad_s32, "PADV2": _pad_s32,
+}
 
 
 def _embedding_lookup(model: Model, op: Operator) -> tuple:
@@ -3642,6 +3767,50 @@ def _broadcast_args(model: Model, op: Operator) -> tuple:
 
 
 #: Lowering of the ops whose row their data input's element type chooses (_TYPED).
+def _moves_by_type(model: Model, op: Operator) -> tuple:
+    """The ops that move values as they are (STRIDED_SLICE, SLICE, SPLIT, SPLIT_V, UNPACK,
+    PACK, CONCATENATION, BROADCAST_TO, DEPTH_TO_SPACE, SPACE_TO_DEPTH) on the row of their data
+    input's type: each type's lowering (int8 and int16 keep their quantisation checks)."""
+    dtype = _data_type(model, op)
+    if op.type == "STRIDED_SLICE":
+        return _strided_slice_f32(model, op) if dtype == "float32" else _strided_slice(model, op, dtype)
+    if op.type in ("SPLIT", "SPLIT_V"):
+        return _split_f32(model, op) if dtype == "float32" else _split(model, op, dtype)
+    if op.type == "CONCATENATION":
+        return {"int8": _concatenation, "int16": _concatenation_16x8,
+                "float32": _concatenation_f32}.get(dtype, _concatenation_copy)(model, op)
+    return {"SLICE": _slice, "UNPACK": _unpack, "PACK": _pack, "BROADCAST_TO": _broadcast_to,
+            "DEPTH_TO_SPACE": _depth_space, "SPACE_TO_DEPTH": _depth_space}[op.type](model, op, dtype)
+
+
+def _concatenation_copy(model: Model, op: Operator) -> tuple:
+    """int32 and bool CONCATENATION: a copy (TFLite's kernels copy them; no quantisation), the
+    int16 row's params."""
+    y = _tensor(model, _operand(op.outputs, 0), "output", None)
+    ins = [_tensor(model, t, f"input {i}", y.dtype) for i, t in enumerate(op.inputs)]
+    rank = len(y.shape)
+    axis = int(op.options.get("axis", 0))
+    axis = axis + rank if axis < 0 else axis
+    if not 0 <= axis < rank:
+        raise _Unsupported(f"axis {op.options.get('axis')} is out of range for rank {rank}")
+    if op.options.get("fused_activation_function", "NONE") != "NONE":
+        raise _Unsupported("a fused activation on CONCATENATION is not supported (TFLite refuses it)")
+    want = _shape4(y.shape, "output")
+    sizes = []
+    for i, t in enumerate(ins):
+        shape = _shape4(t.shape, f"input {i}") if len(t.shape) == rank else None
+        if shape is None or any(shape[d] != want[d] for d in range(4) if d != axis + 4 - rank):
+            raise _Unsupported(f"input tensor {t.index} has shape {tuple(t.shape)}, which does not fit the "
+                               f"output's {tuple(y.shape)} outside axis {axis}")
+        sizes.append(int(t.shape[axis]))
+    if sum(sizes) != int(y.shape[axis]):
+        raise _Unsupported(f"the inputs' sizes along axis {axis} sum to {sum(sizes)}, the output has "
+                           f"{int(y.shape[axis])}")
+    return ({"output_shape": want, "axis": axis + 4 - rank, "input_count": len(sizes), "input_axis_sizes": sizes,
+             "input_multipliers": None, "input_shifts": None, "input_zero_points": None, "output_zero_point": 0},
+            tuple(t.index for t in ins), None, None)
+
+
 _LOWER_TYPED: Dict[str, Callable[[Model, Operator], tuple]] = {
     **{op: _compare for op in _COMPARISONS + ("LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT")},
     "ARG_MAX": _arg_minmax, "ARG_MIN": _arg_minmax, "GATHER": _gather, "SELECT_V2": _select_v2,
@@ -3650,6 +3819,8 @@ _LOWER_TYPED: Dict[str, Callable[[Model, Operator], tuple]] = {
     "L2_NORMALIZATION": _l2_normalization, "L2_POOL_2D": _l2_pool, "LOG_SOFTMAX": _log_softmax, "CUMSUM": _cumsum,
     "BATCH_MATMUL": _batch_matmul, "GATHER_ND": _gather_nd, "BROADCAST_ARGS": _broadcast_args,
     "DIV": _div, "REVERSE_V2": _reverse_v2, "REDUCE_ALL": _reduce_all,
+    **{op: _moves_by_type for op in ("STRIDED_SLICE", "SLICE", "SPLIT", "SPLIT_V", "UNPACK", "PACK",
+                                     "CONCATENATION", "BROADCAST_TO", "DEPTH_TO_SPACE", "SPACE_TO_DEPTH")},
 }
 
 
@@ -3828,8 +3999,10 @@ def lower_op(model: Model, op: Operator, isa: str, reference: str) -> OpKernel:
     if op.type == "JUMP":
         return _jump(model, op, isa)
     types = _types_of(model, op)
-    fn = _LOWER_TYPED.get(op.type) or {"s16x8": _LOWER_S16X8, "f32": _LOWER_F32,
-                                       "s32": _LOWER_S32, "s64": _LOWER_S64}.get(types, _LOWER).get(op.type)
+    # an int64 row's own lowering first (CONCATENATION, PACK and BROADCAST_TO also move other
+    # types through _LOWER_TYPED's, whose _TYPED lists hold no int64)
+    fn = (_LOWER_S64.get(op.type) if types == "s64" else None) or _LOWER_TYPED.get(op.type) or {
+        "s16x8": _LOWER_S16X8, "f32": _LOWER_F32, "s32": _LOWER_S32, "s64": _LOWER_S64}.get(types, _LOWER).get(op.type)
     if fn is None and op.type in _LOWER_S16X8:
         raise UnsupportedModel(f"op {op.index} ({op.type}): arenaplan runs {op.type} with int16 "
                                f"activations (16x8) only; the first input is "
