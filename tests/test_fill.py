@@ -117,7 +117,7 @@ def test_refusals_name_the_op(tmp_path):
         (zeros_like_model("int8", (2, 3)),   # under "litert" (int8: tflm only, tests/test_type_rows.py)
          r"op 0 \(ZEROS_LIKE\): input 0 is int8; LiteRT's ZEROS_LIKE takes int32, int64 and float32"),
         (zeros_like_model("int16", (2, 3)),
-         r"op 0 \(ZEROS_LIKE\): input 0 \(tensor 0\) is int16; arenaplan's ZEROS_LIKE takes float32, int32, int8"),
+         r"op 0 \(ZEROS_LIKE\): input 0 \(tensor 0\) is int16; arenaplan's ZEROS_LIKE takes float32, int32, int64, int8"),
         (shape_model("float32", (2, 3), y_shape=(3,)),
          r"op 0 \(SHAPE\): output tensor 1 has shape \(3,\), the op computes \(2,\)"),
         (shape_model("float32", (2, 3), out="int8"), r"op 0 \(SHAPE\): output tensor 1 is int8"),
