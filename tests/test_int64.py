@@ -321,3 +321,19 @@ def test_constant_operands(tmp_path):
     content = graph("CONCATENATION", [(2, 8), ("const", np.concatenate([const, const[:, ::-1]]))], (4, 8),
                     "ConcatenationOptions", axis=0)
     check(content, tmp_path, "CONCATENATION", feeds_of([(2, 8)], 7))
+
+
+def test_a_plan_is_aligned_for_the_widest_element_it_reads():
+    """A plan's alignment is at least what its kernels read: 8 for int64 tensors, 4 for float32
+    or int32 ones and for any model (the kernels' int32 scratch); below it the plan is refused
+    naming the tensor, never made with misaligned buffers."""
+    from arenaplan.ops.coverage import probe_models
+    cases = [(("EQUAL", "s64"), 4, r"alignment 4 is below 8, .*tensor \d+ is int64"),
+             (("ADD", "f32"), 2, r"alignment 2 is below 4, .*tensor \d+ is float32"),
+             (("CONV_2D", "s8"), 1, r"alignment 1 is below 4, .*int32 values in their scratch")]
+    for row, alignment, pattern in cases:
+        m = probe_models(row)()[0]
+        with pytest.raises(ap.InvalidArgument, match=pattern):
+            ap.plan(m, alignment=alignment, reference="tflm")
+    ap.plan(probe_models(("EQUAL", "s64"))()[0], alignment=8, reference="tflm").verify()
+    ap.plan(probe_models(("CONV_2D", "s8"))()[0], alignment=4, reference="tflm").verify()

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence
 
 from ..errors import InvalidArgument
-from ..model.model import Model
+from ..model.model import DTYPE_SIZES, Model
 from ..ops.lowering import OpKernel, Variant, lower_model
 from ..ops.ranking import fastest_variant
 from ..units import parse_bytes
@@ -98,6 +98,7 @@ class PlanContext:
         if not isinstance(model, Model):
             raise InvalidArgument(f"expected an arenaplan.Model, got {type(model).__name__}")
         alignment = parse_bytes(alignment, "alignment")
+        _check_alignment(model, alignment)
         target = resolve_target(target)
         isa, reference = isa_and_reference(target, isa, reference)
         if io_pool is not None:
@@ -179,3 +180,20 @@ class PlanContext:
                     pool_sizes=pool_sizes, target=self.target, state_buffers=list(self.state),
                     state_bytes=self.state_bytes, state_pool=self.state_pool, isa=self.isa,
                     reference=self.reference)
+
+
+#: The alignment every plan needs at least: kernels keep int32 sums and tables in their scratch.
+MIN_ALIGNMENT = 4
+
+
+def _check_alignment(model: Model, alignment: int) -> None:
+    """Refuse an alignment below what the kernels read: 4 bytes (their int32 scratch), and the
+    widest element of the model's tensors that live in the arena (an int64 is read as one)."""
+    wide = max(((DTYPE_SIZES.get(t.dtype, 1), t) for t in model.tensors if not t.is_constant),
+               key=lambda e: e[0], default=(1, None))
+    need = max(MIN_ALIGNMENT, wide[0])
+    if alignment < need:
+        why = (f"tensor {wide[1].index} is {wide[1].dtype}, read {wide[0]} bytes at a time" if wide[0] >= need
+               else "kernels keep int32 values in their scratch")
+        raise InvalidArgument(f"alignment {alignment} is below {need}, the least this model's kernels take "
+                              f"({why})")
