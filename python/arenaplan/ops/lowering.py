@@ -1310,7 +1310,7 @@ def _pack(model: Model, op: Operator, dtype: str = "int8") -> tuple:
     _expect_shape(model, y.index, want, "output")
     params = {"output_shape": _shape4(want, "output"), "axis": axis + 4 - len(want), "input_count": n,
               "input_axis_sizes": [1] * n}
-    if dtype == "float32":   # the float32 CONCATENATION row's params
+    if dtype in ("float32", "int64"):   # the float32 CONCATENATION row's params (int64's copy takes them)
         return params, tuple(t.index for t in ins), None, None
     yz = 0
     if dtype in ("int8", "int16"):
@@ -3858,29 +3858,9 @@ def _concatenation_s64(model: Model, op: Operator) -> tuple:
 
 
 def _pack_s64(model: Model, op: Operator) -> tuple:
-    """int64 PACK as the int64 CONCATENATION of its inputs along the new axis, each one element
-    thick there, with TFLite's Prepare checks: values_count inputs of one shape, axis in
-    [-(rank + 1), rank]; the output rank <= 4."""
-    y = _tensor(model, _operand(op.outputs, 0), "output", "int64")
-    n = int(op.options.get("values_count", 0) or 0)
-    if n != len(op.inputs) or n < 1:
-        raise _Unsupported(f"values_count {n} differs from the op's {len(op.inputs)} inputs")
-    ins = [_tensor(model, t, f"input {i}", "int64") for i, t in enumerate(op.inputs)]
-    shape = tuple(int(d) for d in ins[0].shape)
-    for t in ins[1:]:
-        if tuple(t.shape) != shape:
-            raise _Unsupported(f"input tensor {t.index} has shape {tuple(t.shape)}, input tensor {ins[0].index} "
-                               f"{shape}; TFLite packs inputs of one shape")
-    rank = len(shape)
-    axis = int(op.options.get("axis", 0) or 0)
-    if not -(rank + 1) <= axis <= rank:
-        raise _Unsupported(f"axis {axis} is out of range for inputs of rank {rank} (it must lie in "
-                           f"[{-(rank + 1)}, {rank}])")
-    axis += rank + 1 if axis < 0 else 0
-    want = list(shape[:axis]) + [n] + list(shape[axis:])
-    _expect_shape(model, y.index, want, "output")
-    return ({"output_shape": _shape4(want, "output"), "axis": axis + 4 - len(want), "input_count": n,
-             "input_axis_sizes": [1] * n}, tuple(t.index for t in ins), None, None)
+    """int64 PACK as the int64 CONCATENATION of its inputs along the new axis (_pack's checks;
+    the output rank <= 4)."""
+    return _pack(model, op, "int64")
 
 
 #: The int64 rows' lowering, chosen by _types_of (the comparisons, ZEROS_LIKE and REVERSE_V2 are
