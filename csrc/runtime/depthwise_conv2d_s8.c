@@ -24,7 +24,7 @@ typedef struct dw_header {
     int32_t filter_w;
     int32_t input_offset;
     uint32_t pairs;
-    int32_t isa;          /* the ISA the blob was packed for (every ISA reads this layout today) */
+    int32_t isa;          /* the ISA the blob was packed for: its w16p region's layout */
 } dw_header;
 
 typedef struct dw_layout {
@@ -33,7 +33,7 @@ typedef struct dw_layout {
     size_t bias_folded;   /* byte offsets in the prepared blob */
     size_t bias;
     size_t w8;
-    size_t w16p;
+    size_t w16p;          /* AVX2's tap pairs (dw_pair_slot), or arm-dsp's lanes (dw_lanes) */
     size_t total;
 } dw_layout;
 
@@ -142,6 +142,21 @@ static size_t dw_pair_slot(size_t c, size_t oc)
         return c;
     }
     return c - j + ((j & 12) == 4 ? j + 4 : ((j & 12) == 8 ? j - 4 : j));
+}
+
+/* The arm-dsp layout of the w16p region: for each group of four channels (oc / 4 groups; the
+   last oc % 4 channels are read from w8), each tap, two words of int16 lanes, (c0, c2) and
+   (c1, c3), the weights as SXTB16 and SXTB16 ROR 8 take them: [group][tap][2]. 2 * taps * oc
+   bytes at most, within the 4 * pairs * oc of the region. */
+static void dw_lanes(const int8_t *filter, size_t taps, size_t oc, uint32_t *lanes)
+{
+    for (size_t g = 0; g < oc / 4; ++g) {
+        for (size_t t = 0; t < taps; ++t, lanes += 2) {
+            const int8_t *w = filter + t * oc + 4 * g;
+            lanes[0] = (uint32_t)(uint16_t)w[0] | (uint32_t)(uint16_t)w[2] << 16;
+            lanes[1] = (uint32_t)(uint16_t)w[1] | (uint32_t)(uint16_t)w[3] << 16;
+        }
+    }
 }
 
 /* Does (kind, param) apply to these shapes? Shared by _variants and _run. */
@@ -339,6 +354,10 @@ ap_status ap_depthwise_conv2d_s8_prepare(const ap_depthwise_conv2d_params *param
            the accumulator. */
         bias_folded[c] = (int32_t)(uint32_t)((uint64_t)(uint32_t)b +
                                              (uint64_t)((int64_t)params->input_offset * sum));
+    }
+    if (isa == AP_ISA_ARM_DSP) {
+        dw_lanes(filter, l.taps, oc, (uint32_t *)(void *)w16p);
+        return AP_OK;
     }
     for (size_t pr = 0; pr < l.pairs; ++pr) {
         for (size_t c = 0; c < oc; ++c) {
@@ -579,6 +598,7 @@ ap_status ap_depthwise_conv2d_s8_run(const ap_depthwise_conv2d_params *params,
                 d.bias = bias_plain;
                 d.bias_folded = bias_folded;
                 d.w8 = w8;
+                d.lanes = h.isa == AP_ISA_ARM_DSP ? (const uint32_t *)(const void *)w16p : NULL;
                 d.requant = &params->requant;
                 d.out = output + (size_t)b * out_batch;
                 if (variant->kind == AP_DEPTHWISE_CONV2D_WIDENED) {
@@ -610,7 +630,7 @@ ap_status ap_depthwise_conv2d_s8_run(const ap_depthwise_conv2d_params *params,
     /* The AVX2 loop keeps tap offsets in int32. */
     const size_t last_tap = (size_t)(params->filter_h - 1) * (size_t)params->dilation_h * row_stride +
                             (size_t)(params->filter_w - 1) * (size_t)params->dilation_w * (size_t)params->output_c;
-    const int fast = use_avx2 && l.taps <= DW_STACK_TAPS && last_tap <= (size_t)INT32_MAX &&
+    const int fast = use_avx2 && h.isa != AP_ISA_ARM_DSP && l.taps <= DW_STACK_TAPS && last_tap <= (size_t)INT32_MAX &&
                      (size_t)params->stride_w * (size_t)params->output_c <= (size_t)INT32_MAX &&
                      (size_t)params->stride_h * row_stride <= (size_t)INT32_MAX;
     const size_t row_step = (size_t)params->stride_h * row_stride;

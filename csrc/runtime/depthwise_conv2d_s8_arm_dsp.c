@@ -14,7 +14,13 @@
  * row and rows); the channel groups then walk it with pointer increments only. A 3x3 window
  * wholly inside the input (most pixels of a 3x3 layer) has its nine taps unrolled: a tap is
  * ten instructions for four channels (2.5 a MAC) and requantising an output about twenty.
+ *
+ * A 3x3 layer whose blob was packed for arm-dsp (its weights already widened into int16
+ * lanes) and whose outputs all take the fast requantisation runs every window, cut or whole,
+ * in asm routines of eight instructions a tap and about twelve an output (dw_px_run); the
+ * code above runs the other layers.
  */
+#include <stddef.h>
 #include <stdint.h>
 
 #include "arm_dsp.h"
@@ -271,18 +277,256 @@ static AP_DW_NOINLINE void dw_dsp_groups_cut1(const dw_dsp_window *win, int32_t 
     dw_dsp_groups_cut(win, C, 1, groups, off2, q, out);
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* A pixel's channel groups from the blob's weight lanes (ap_dw_direct.lanes), for a 3x3 layer */
+/* whose outputs all take the fast requantisation (sums below 2^29) with per-channel           */
+/* constants: one routine per window shape (the rows x cols of a 3x3 window the padding        */
+/* leaves, 1..3 each).                                                                         */
+
+/*
+ * A tap of four channels is eight instructions: the input word, the weights' two lane words
+ * (one LDRD: widened when the blob was made), the input's two lanes with the offset added
+ * (SXTAB16) and four multiply-accumulates; 2 a MAC, where widening the weights at each tap
+ * took 2.5. A cut window runs the same code with fewer taps: the input offset is added at
+ * each tap, so no bias is folded and no padded tap is read.
+ *
+ * A group's four outputs are one shared routine of 50 instructions: the multipliers and the
+ * shifts four at a time (LDM), and per output ap_dsp_requant_fast_e's sequence with its last
+ * steps merged: (t & 1) + (t >> 1) + offset is (t + 2 * offset + 1) >> 1, and SSAT takes that
+ * shift. t + 2 * offset + 1 cannot overflow as |t| < 2^30 when the sums are below 2^29.
+ */
+typedef struct dw_px {
+    const int8_t *x;        /* the window's first tap, channel 0 */
+    const uint32_t *w;      /* its lanes, group 0 */
+    int32_t c;              /* channels: bytes between a row's taps */
+    uint32_t off2;          /* the input offset in both int16 lanes */
+    int32_t x_row;          /* bytes between the window's input rows */
+    const int32_t *mult;    /* per-channel multipliers and shifts (shift <= 0), channel 0 */
+    const int32_t *shift;
+    int8_t *out;            /* the pixel's output, channel 0 */
+    int32_t round;          /* 2 * output offset + 1 */
+    const int32_t *bias;    /* plain bias, channel 0 */
+    int8_t *out_end;        /* out + 4 * groups (groups >= 1) */
+} dw_px;
+
+#if AP_ARM_DSP_NATIVE && defined(__GNUC__)
+/* Functions whose body is one asm block: no prologue, no copy made by the optimiser (the asm
+   calls dw_dsp_requant4 by name). */
+#if defined(__clang__)
+#define AP_DW_ASM_FN __attribute__((naked, noinline, used))
+#else
+#define AP_DW_ASM_FN __attribute__((naked, noinline, noclone, used))
+#endif
+
+/* The routines read dw_px by these offsets (32-bit pointers). */
+typedef char dw_px_offsets_checked[offsetof(dw_px, w) == 4 && offsetof(dw_px, x_row) == 16 &&
+                                   offsetof(dw_px, mult) == 20 && offsetof(dw_px, out_end) == 40 ? 1 : -1];
+
+/*
+ * Registers while the taps run: r0-r2 the window's input rows (a group's four bytes; each
+ * row's first tap loads with a post-increment of 4), r3 the lanes (post-increment 72, a
+ * group's nine taps), r4 channels, r5 the input offset, r6-r9 the sums of channels 0-3, r10
+ * the input word, r11 its lanes, r12 and lr the weights' lanes. The frame below the saved
+ * registers holds dw_px's six fields from mult on, the requantisation's state.
+ */
+#define DW_LT(xa, wa)                                                                      \
+    "ldr r10, " xa "\n\t"                                                                  \
+    "ldrd r12, lr, " wa "\n\t"                                                             \
+    "sxtab16 r11, r5, r10\n\t"                                                             \
+    "smlabb r6, r11, r12, r6\n\t"                                                          \
+    "smlatt r8, r11, r12, r8\n\t"                                                          \
+    "sxtab16 r11, r5, r10, ror #8\n\t"                                                     \
+    "smlabb r7, r11, lr, r7\n\t"                                                           \
+    "smlatt r9, r11, lr, r9\n\t"
+/* Row r (input row register xr, lanes of its taps at o0, o1, o2 bytes) of one to three taps;
+   row 0's first tap moves the lanes on to the next group. */
+#define DW_R1(xr, o0) DW_LT("[" xr "], #4", "[r3, #" o0 "]")
+#define DW_R2(xr, o0, o1) DW_LT("[" xr ", r4]", "[r3, #" o1 "]") DW_R1(xr, o0)
+#define DW_R3(xr, o0, o1, o2) DW_LT("[" xr ", r4, lsl #1]", "[r3, #" o2 "]") DW_R2(xr, o0, o1)
+#define DW_R1_0 DW_LT("[r0], #4", "[r3], #72")
+#define DW_R2_0 DW_LT("[r0, r4]", "[r3, #8]") DW_R1_0
+#define DW_R3_0 DW_LT("[r0, r4, lsl #1]", "[r3, #16]") DW_R2_0
+
+/* One output from h = SMMULR(2 * sum) in a and its shift in s (r2 the output, r3 round). */
+#define DW_REQ(a, s)                                                                       \
+    "rsb " s ", " s ", #0\n\t"                                                             \
+    "lsl r12, " a ", #1\n\t"                                                               \
+    "add r12, r12, " a ", asr #31\n\t"                                                     \
+    "asr r12, r12, " s "\n\t"                                                              \
+    "add r12, r12, r3\n\t"                                                                 \
+    "ssat " a ", #8, r12, asr #1\n\t"                                                      \
+    "strb " a ", [r2], #1\n\t"
+#define DW_SRDHM(a, m) "lsl " a ", " a ", #1\n\t" "smmulr " a ", " a ", " m "\n\t"
+
+/* Called by the routines after a group's taps: its four outputs, then, unless it was the last
+   group (Z set then), the next group's bias in r6-r9; r0-r5 kept. */
+static AP_DW_ASM_FN void dw_dsp_requant4(void)
+{
+    __asm__ volatile("push {r0-r5, lr}\n\t"
+                     "add lr, sp, #28\n\t"
+                     "ldm lr, {r0-r3}\n\t"
+                     "ldm r0!, {r4, r5, r10, r11}\n\t"
+                     DW_SRDHM("r6", "r4") DW_SRDHM("r7", "r5") DW_SRDHM("r8", "r10") DW_SRDHM("r9", "r11")
+                     "ldm r1!, {r4, r5, r10, r11}\n\t"
+                     DW_REQ("r6", "r4") DW_REQ("r7", "r5") DW_REQ("r8", "r10") DW_REQ("r9", "r11")
+                     "stm lr, {r0-r2}\n\t"
+                     "ldr r4, [lr, #20]\n\t"
+                     "cmp r2, r4\n\t"
+                     "ittt ne\n\t"
+                     "ldrne r3, [lr, #16]\n\t"
+                     "ldmne r3!, {r6-r9}\n\t"
+                     "strne r3, [lr, #16]\n\t"
+                     "pop {r0-r5, pc}\n\t");
+}
+
+/* A routine's entry (the frame, the first group's bias, the tap registers) and exit. */
+#define DW_PX_ENTER                                                                        \
+    "push {r4-r11, lr}\n\t"                                                                \
+    "sub sp, sp, #24\n\t"                                                                  \
+    "add r1, r0, #20\n\t"                                                                  \
+    "ldm r1, {r4-r9}\n\t"                                                                  \
+    "stm sp, {r4-r9}\n\t"                                                                  \
+    "add r1, r8, #16\n\t"                                                                  \
+    "str r1, [sp, #16]\n\t"                                                                \
+    "ldm r8, {r6-r9}\n\t"                                                                  \
+    "ldm r0, {r0, r3, r4, r5, r12}\n\t"                                                    \
+    "add r1, r0, r12\n\t"                                                                  \
+    "add r2, r1, r12\n\t"
+#define DW_PX_LEAVE                                                                        \
+    "add sp, sp, #24\n\t"                                                                  \
+    "pop {r4-r11, pc}\n\t"
+#define DW_PX_FN(name, taps)                                                               \
+    static AP_DW_ASM_FN void name(const dw_px *p __attribute__((unused)))                   \
+    {                                                                                      \
+        __asm__ volatile(DW_PX_ENTER "1:\n\t" taps "bl dw_dsp_requant4\n\t"                \
+                         "bne 1b\n\t" DW_PX_LEAVE);                                        \
+    }
+
+DW_PX_FN(dw_px_1x1, DW_R1_0)
+DW_PX_FN(dw_px_1x2, DW_R2_0)
+DW_PX_FN(dw_px_1x3, DW_R3_0)
+DW_PX_FN(dw_px_2x1, DW_R1("r1", "24") DW_R1_0)
+DW_PX_FN(dw_px_2x2, DW_R2("r1", "24", "32") DW_R2_0)
+DW_PX_FN(dw_px_2x3, DW_R3("r1", "24", "32", "40") DW_R3_0)
+DW_PX_FN(dw_px_3x1, DW_R1("r2", "48") DW_R1("r1", "24") DW_R1_0)
+DW_PX_FN(dw_px_3x2, DW_R2("r2", "48", "56") DW_R2("r1", "24", "32") DW_R2_0)
+DW_PX_FN(dw_px_3x3, DW_R3("r2", "48", "56", "64") DW_R3("r1", "24", "32", "40") DW_R3_0)
+
+static void dw_px_run(const dw_px *p, int32_t rows, int32_t cols)
+{
+    static void (*const fns[3][3])(const dw_px *) = {{dw_px_1x1, dw_px_1x2, dw_px_1x3},
+                                                      {dw_px_2x1, dw_px_2x2, dw_px_2x3},
+                                                      {dw_px_3x1, dw_px_3x2, dw_px_3x3}};
+    fns[rows - 1][cols - 1](p);
+}
+#else
+/* One output as the routines requantise it. */
+static int8_t dw_px_out(int32_t sum, int32_t m, int32_t shift, int32_t round)
+{
+    const int32_t h = ap_dsp_smmulr((int32_t)((uint32_t)sum << 1), m);
+    const int32_t t = (int32_t)(((uint32_t)h << 1) + (uint32_t)(h >> 31)) >> -shift;
+    return (int8_t)ap_dsp_ssat((t + round) >> 1, 8);
+}
+
+/* The routines' arithmetic in C (rows, cols in 1..3; a group's nine taps' lanes 18 words
+   apart). */
+static void dw_px_run(const dw_px *p, int32_t rows, int32_t cols)
+{
+    const int32_t groups = (int32_t)((p->out_end - p->out) / 4);
+    for (int32_t g = 0; g < groups; ++g) {
+        const int32_t *b = p->bias + 4 * g;
+        int32_t a0 = b[0], a1 = b[1], a2 = b[2], a3 = b[3];
+        for (int32_t r = 0; r < rows; ++r) {
+            for (int32_t k = 0; k < cols; ++k) {
+                const uint32_t xv = ap_dsp_load32(p->x + (size_t)r * (size_t)p->x_row + (size_t)k * (size_t)p->c +
+                                                  4 * (size_t)g);
+                const uint32_t *w = p->w + ((size_t)g * 9 + (size_t)r * 3 + (size_t)k) * 2;
+                const uint32_t xe = ap_dsp_sxtab16(p->off2, xv), xo = ap_dsp_sxtab16_ror8(p->off2, xv);
+                a0 = ap_dsp_smlabb(xe, w[0], a0);
+                a2 = ap_dsp_smlatt(xe, w[0], a2);
+                a1 = ap_dsp_smlabb(xo, w[1], a1);
+                a3 = ap_dsp_smlatt(xo, w[1], a3);
+            }
+        }
+        const int32_t c = 4 * g;
+        p->out[c] = dw_px_out(a0, p->mult[c], p->shift[c], p->round);
+        p->out[c + 1] = dw_px_out(a1, p->mult[c + 1], p->shift[c + 1], p->round);
+        p->out[c + 2] = dw_px_out(a2, p->mult[c + 2], p->shift[c + 2], p->round);
+        p->out[c + 3] = dw_px_out(a3, p->mult[c + 3], p->shift[c + 3], p->round);
+    }
+}
+#endif
+
+/* Channels [c, C) of one output pixel, one at a time (the last channels % 4, or every channel
+   of a window wholly in the padding): no word read past the last channel. */
+static void dw_dsp_tail(const ap_dw_direct *d, const dw_dsp_quant *q, int32_t c, int32_t y0, int32_t x0,
+                        int32_t ky_lo, int32_t ky_hi, int32_t kx_lo, int32_t kx_hi, int8_t *out)
+{
+    const int32_t C = d->channels, iw = d->input_w;
+    for (; c < C; ++c) {
+        int32_t acc = d->bias[c];
+        for (int32_t ky = ky_lo; ky < ky_hi; ++ky) {
+            const int32_t iy = y0 + ky * d->dilation_h;
+            for (int32_t kx = kx_lo; kx < kx_hi; ++kx) {
+                const int32_t ix = x0 + kx * d->dilation_w;
+                acc = ap_ops_wrap_add(acc, (d->input[((size_t)iy * iw + ix) * C + c] + d->input_offset) *
+                       d->w8[((size_t)ky * d->filter_w + kx) * C + c]);
+            }
+        }
+        out[c] = dw_dsp_out(acc, q, c);
+    }
+}
+
+/* A 3x3 layer (dilation 1) the lanes' routines run: each pixel's window from dw_dsp_inside,
+   its channel groups by the routine of its shape, then its last channels % 4. */
+static void dw_dsp_direct_lanes(const ap_dw_direct *d, const dw_dsp_quant *q, uint32_t off2)
+{
+    const int32_t C = d->channels, iw = d->input_w, groups = C / 4;
+    dw_px px = {NULL, NULL, C, off2, (int32_t)((size_t)iw * (size_t)C), q->multiplier, q->shift, NULL,
+                2 * q->offset + 1, q->bias, NULL};
+    int8_t *out = d->out;
+    for (int32_t oy = 0; oy < d->output_h; ++oy) {
+        const int32_t y0 = oy * d->stride_h - d->pad_h;
+        int32_t ky_lo, ky_hi;
+        dw_dsp_inside(y0, 1, 3, d->input_h, &ky_lo, &ky_hi);
+        for (int32_t ox = 0; ox < d->output_w; ++ox, out += C) {
+            const int32_t x0 = ox * d->stride_w - d->pad_w;
+            int32_t kx_lo, kx_hi;
+            dw_dsp_inside(x0, 1, 3, iw, &kx_lo, &kx_hi);
+            int32_t c = 0;
+            if (ky_lo < ky_hi && kx_lo < kx_hi) {
+                px.x = d->input + ((size_t)(y0 + ky_lo) * (size_t)iw + (size_t)(x0 + kx_lo)) * (size_t)C;
+                px.w = d->lanes + (size_t)(ky_lo * 3 + kx_lo) * 2;
+                px.out = out;
+                px.out_end = out + 4 * groups;
+                dw_px_run(&px, ky_hi - ky_lo, kx_hi - kx_lo);
+                c = 4 * groups;
+            }
+            dw_dsp_tail(d, q, c, y0, x0, ky_lo, ky_hi, kx_lo, kx_hi, out);
+        }
+    }
+}
+
 void ap_dw_direct_arm_dsp(const ap_dw_direct *d)
 {
     const ap_requant *rq = d->requant;
     const int32_t C = d->channels, iw = d->input_w, groups = C / 4;
+    const uint32_t off2 = ((uint32_t)d->input_offset & 0xffffu) * 0x10001u;
+    const int plain_3x3 = d->filter_h == 3 && d->filter_w == 3 && d->dilation_h == 1 && d->dilation_w == 1;
     /* a product is (x + offset) * w: at most 255 * 128 in magnitude */
+    if (plain_3x3 && d->lanes != NULL && rq->per_channel && groups > 0 && (size_t)iw * (size_t)C <= (size_t)INT32_MAX &&
+        ap_dsp_fast_layer_below(d->bias, rq->shift, 1, (size_t)C, 9, 255u * 128u, rq->activation_min,
+                                rq->activation_max, 29)) {
+        const dw_dsp_quant q = {rq->multiplier, rq->shift, d->bias, d->bias_folded, 1,
+                                rq->output_offset, rq->activation_min, rq->activation_max, 1};
+        dw_dsp_direct_lanes(d, &q, off2);
+        return;
+    }
     const int fast = ap_dsp_fast_layer(d->bias, rq->shift, rq->per_channel ? 1 : 0, (size_t)C,
                                        (uint64_t)d->filter_h * (uint64_t)d->filter_w, 255u * 128u,
                                        rq->activation_min, rq->activation_max);
     const dw_dsp_quant q = {rq->multiplier, rq->shift, d->bias, d->bias_folded, rq->per_channel ? 1 : 0,
                             rq->output_offset, rq->activation_min, rq->activation_max, fast};
-    const uint32_t off2 = ((uint32_t)d->input_offset & 0xffffu) * 0x10001u;
-    const int plain_3x3 = d->filter_h == 3 && d->filter_w == 3 && d->dilation_h == 1 && d->dilation_w == 1;
     dw_dsp_window win;
     win.x_col = (size_t)d->dilation_w * (size_t)C;
     win.x_row = (size_t)d->dilation_h * (size_t)iw * (size_t)C;
@@ -316,20 +560,7 @@ void ap_dw_direct_arm_dsp(const ap_dw_direct *d)
                 }
                 c = 4 * groups;
             }
-            /* the last channels % 4 (or every channel of a window wholly in the padding), one
-               at a time: no word read past the last channel */
-            for (; c < C; ++c) {
-                int32_t acc = d->bias[c];
-                for (int32_t ky = ky_lo; ky < ky_hi; ++ky) {
-                    const int32_t iy = y0 + ky * d->dilation_h;
-                    for (int32_t kx = kx_lo; kx < kx_hi; ++kx) {
-                        const int32_t ix = x0 + kx * d->dilation_w;
-                        acc = ap_ops_wrap_add(acc, (d->input[((size_t)iy * iw + ix) * C + c] + d->input_offset) *
-                               d->w8[((size_t)ky * d->filter_w + kx) * C + c]);
-                    }
-                }
-                out[c] = dw_dsp_out(acc, &q, c);
-            }
+            dw_dsp_tail(d, &q, c, y0, x0, ky_lo, ky_hi, kx_lo, kx_hi, out);
         }
     }
 }

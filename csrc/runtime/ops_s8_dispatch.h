@@ -45,6 +45,8 @@ typedef struct ap_dw_direct {
     const int32_t *bias;         /* plain bias */
     const int32_t *bias_folded;  /* bias + input_offset * sum of the channel's weights */
     const int8_t *w8;            /* [taps][channels] */
+    const uint32_t *lanes;       /* a blob packed for arm-dsp: [channels / 4][taps][2] int16
+                                    lane pairs, (c0, c2) and (c1, c3); else NULL */
     const ap_requant *requant;
     int8_t *out;                 /* batch base */
 } ap_dw_direct;

@@ -62,14 +62,17 @@ class Case:
         self.params = p
         self.prepared = self.prepare()
 
-    def prepare(self):
+    def prepare(self, isa=None):
+        """The prepared constants packed for ``isa`` (portable by default: every ISA's code
+        reads them; a blob packed for arm-dsp holds its weight lanes)."""
         ffi, lib = self.ffi, self.lib
+        isa = lib.AP_ISA_PORTABLE if isa is None else isa
         size = ffi.new("size_t *")
         err = ffi.new("ap_error *")
         assert lib.ap_depthwise_conv2d_s8_prepared_size(self.params, size, err) == lib.AP_OK, message(ffi, err)
         buf = Guarded(ffi, size[0])
         bias = ffi.NULL if self.bias is None else ffi.from_buffer("int32_t[]", self.bias)
-        st_ = lib.ap_depthwise_conv2d_s8_prepare(self.params, lib.AP_ISA_PORTABLE, ffi.from_buffer("int8_t[]", self.wt), bias,
+        st_ = lib.ap_depthwise_conv2d_s8_prepare(self.params, isa, ffi.from_buffer("int8_t[]", self.wt), bias,
                                                  buf.ptr, size[0], err)
         assert st_ == lib.AP_OK, message(ffi, err)
         assert buf.intact()
@@ -97,10 +100,12 @@ class Case:
 
 def check_all(case: Case):
     """Every variant of every ISA this build and CPU run, each ISA's own list (arm-dsp adds
-    "widened"), against the reference; each scratch one byte short refused."""
+    "widened") with constants packed for that ISA, against the reference; each scratch one
+    byte short refused."""
     ffi, lib = case.ffi, case.lib
     expected = case.reference()
     for level in cpu_levels(lib):
+        case.prepared = case.prepare(level)
         vs = case.variants(level)
         assert variant_name(ffi, vs[0]) == "direct" and vs[0].scratch_count == 0
         assert all(v.isa == level for v in vs)
@@ -312,8 +317,8 @@ def test_litert_layers_bit_exact(ffi, lib):
         p.requant.multiplier, p.requant.shift, p.requant.per_channel = case.m_c, case.s_c, 1
         p.requant.output_offset, p.requant.activation_min, p.requant.activation_max = zout, lo, hi
         case.params = p
-        case.prepared = case.prepare()
         for level in cpu_levels(lib):
+            case.prepared = case.prepare(level)
             with cpu(lib, level):
                 for v in case.variants():
                     status, got, err = case.run(v)
@@ -346,6 +351,35 @@ def test_widened_3x3_on_arm_dsp(ffi, lib, kw):
     wide.isa = lib.AP_ISA_PORTABLE
     status, _, err = case.run(wide)
     assert status == lib.AP_ERR_INVALID_ARGUMENT and "does not apply" in message(ffi, err)
+
+
+@pytest.mark.parametrize("kw", [
+    dict(h=1, w=1, c=8),                                     # a window of one tap
+    dict(h=1, w=6, c=12),                                    # one row: windows of 1x2 and 1x3
+    dict(h=5, w=1, c=12),                                    # one column: 2x1 and 3x1
+    dict(h=2, w=2, c=20, stride=(2, 2)),                     # one pixel, its window 2x2
+    dict(h=6, w=6, c=13, stride=(2, 2)),                     # VWW's 6x6 -> 3x3: 3x2, 2x3, 2x2; a tail channel
+    dict(n=2, h=12, w=12, c=16, stride=(2, 2)),              # VWW's 12x12 -> 6x6, two images
+    dict(h=5, w=7, c=8, pad=(0, 0)),                         # VALID: every window whole
+    dict(h=6, w=5, c=8, pad=(2, 2), out_hw=(7, 6)),          # extra padding: windows wholly in it
+    dict(h=7, w=6, c=24, stride=(1, 2), input_zp=-128, output_zp=127),   # offset 128, zero points at the ends
+    dict(h=5, w=6, c=12, input_zp=127, output_zp=-128),      # offset -127
+    dict(h=5, w=5, c=8, per_channel=0),                      # one multiplier: the C loops
+    dict(h=5, w=5, c=8, act=(-20, 90)),                      # clamped: the general requantisation
+])
+def test_direct_lanes_on_arm_dsp(ffi, lib, kw):
+    """arm-dsp's "direct" with constants packed for arm-dsp runs a 3x3 layer's windows (every
+    shape the padding leaves) from the weight lanes in the prepared blob: equal to the
+    reference, as every other ISA's code is on the same blob and arm-dsp's on a portable one."""
+    case = Case(ffi, lib, seed=13, **kw)
+    expected = case.reference()
+    for packed in (lib.AP_ISA_ARM_DSP, lib.AP_ISA_PORTABLE):
+        case.prepared = case.prepare(packed)
+        for level in cpu_levels(lib):
+            for v in case.variants(level):
+                status, got, err = case.run(v)
+                assert status == lib.AP_OK, message(ffi, err)
+                np.testing.assert_array_equal(got, expected, err_msg=f"{variant_name(ffi, v)} cpu={level} packed={packed}")
 
 
 def test_widened_needs_a_3x3_filter_four_channel_groups_and_one_multiplier(ffi, lib):

@@ -212,6 +212,10 @@ def stack_usage(ci_files: Sequence[Union[str, Path]], entry: str, elf: Optional[
             return memo[f]
         if f in frames:
             own = frames[f]
+            if own == 0 and lib.has(_short(f)):
+                # GCC reports a naked function (its body one asm block) at 0 bytes: what its
+                # code pushes is read off the ELF (0 again for a leaf that pushes nothing)
+                own = lib.frame(_short(f))
         elif lib.has(f):
             own = lib.frame(f)
         else:
