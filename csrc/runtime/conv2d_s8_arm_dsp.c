@@ -611,42 +611,49 @@ static void conv_dsp_strip_row(const ap_conv2d_ctx *c, const ap_conv2d_strip_lay
     }
 }
 
-/* d[i] = d[i + 1] for i < n, in ascending order (the strips move down one word). */
-static void conv_dsp_strip_shift(uint32_t *d, size_t n)
+/* d[i] = d[i + by] for i < n, in ascending order (the strips move down by >= 1 words). */
+static void conv_dsp_strip_shift(uint32_t *d, size_t n, size_t by)
 {
 #if AP_ARM_DSP_NATIVE
-    const uint32_t *src = d + 1;
+    const uint32_t *src = d + by;
     register uint32_t v0 __asm__("r8");
     register uint32_t v1 __asm__("r9");
     register uint32_t v2 __asm__("r10");
     register uint32_t v3 __asm__("r11");
     for (; n >= 4; n -= 4) {
-        /* the four words are read before any is written: d + 3 is src + 2 */
+        /* the four words are read before any is written (d + 3 < src + 3) */
         __asm__("ldm %[s]!, {%[v0], %[v1], %[v2], %[v3]}\n\t"
                 "stm %[d]!, {%[v0], %[v1], %[v2], %[v3]}\n\t"
                 : [s] "+r"(src), [d] "+r"(d), [v0] "=&r"(v0), [v1] "=&r"(v1), [v2] "=&r"(v2), [v3] "=&r"(v3)
                 :
                 : "memory");
     }
-    for (; n > 0; --n, ++d) {
-        d[0] = d[1];
+    for (; n > 0; --n, ++d, ++src) {
+        d[0] = src[0];
     }
 #else
     for (size_t i = 0; i < n; ++i) {
-        d[i] = d[i + 1];
+        d[i] = d[i + by];
     }
 #endif
 }
 
+/* The loop constants of a run, in locals: the int8 stores may alias anything, so through the
+   context the compiler would reload them after every store. */
+typedef struct conv_dsp_strip_run {
+    conv_dsp_quant q;
+    size_t full, blocks;   /* blocks of 4 channels: whole ones, all */
+    size_t tail;           /* channels of the last block when it is not whole */
+    int32_t c1;            /* 1 + 2 * output_offset (the fast form's) */
+} conv_dsp_strip_run;
+
 /* One pixel (window x, k2 words) x every channel (the tables from wt) into out. */
-static inline __attribute__((always_inline)) void conv_dsp_strip_pixel(const ap_conv2d_ctx *c, const uint32_t *win,
-                                                                       const uint32_t *wt, size_t k2, int8_t *out,
-                                                                       const int mode)
+static inline __attribute__((always_inline)) void conv_dsp_strip_pixel(const conv_dsp_strip_run *run,
+                                                                       const uint32_t *win, const uint32_t *wt,
+                                                                       size_t k2, int8_t *out, const int mode)
 {
-    const conv_dsp_quant q = {c->bias, c->multiplier, c->shift, 0, c->output_offset, c->act_min, c->act_max,
-                              mode};
-    const size_t full = c->oc / AP_CONV2D_OB, blocks = (c->oc + AP_CONV2D_OB - 1) / AP_CONV2D_OB;
-    const int32_t c1 = 1 + 2 * c->output_offset;
+    const size_t full = run->full, blocks = run->blocks;
+    const int32_t c1 = run->c1;
     const uint32_t *w = wt;
     for (size_t b = 0; b < blocks; ++b, out += AP_CONV2D_OB) {
         const uint32_t *x = win;
@@ -699,11 +706,11 @@ static inline __attribute__((always_inline)) void conv_dsp_strip_pixel(const ap_
         }
         {
             const int32_t s[4] = {a0, a1, a2, a3};
-            const size_t nc = b < full ? AP_CONV2D_OB : c->oc % AP_CONV2D_OB;
+            const size_t nc = b < full ? AP_CONV2D_OB : run->tail;
             for (size_t j = 0; j < nc; ++j) {
                 const int32_t m = (int32_t)w[2 * j], sh = (int32_t)w[2 * j + 1];
                 out[j] = mode == AP_DSP_REQUANT_FAST ? (int8_t)conv_dsp_strip_fast(s[j], m, sh, c1)
-                                                     : conv_dsp_requant(&q, s[j], m, sh);
+                                                     : conv_dsp_requant(&run->q, s[j], m, sh);
             }
         }
         w += 8;
@@ -723,6 +730,10 @@ static inline __attribute__((always_inline)) void conv_dsp_strip(const ap_conv2d
     uint32_t *const strip1 = strip0 + (size_t)p->filter_h * l.row_words;
     const size_t fh = (size_t)p->filter_h, oc_n = c->oc, ow = (size_t)p->output_w, k2 = l.k2;
     const size_t step = (size_t)p->stride_w * (size_t)p->input_c;
+    const conv_dsp_strip_run run = {{c->bias, c->multiplier, c->shift, 0, c->output_offset, c->act_min, c->act_max,
+                                     mode},
+                                    oc_n / AP_CONV2D_OB, (oc_n + AP_CONV2D_OB - 1) / AP_CONV2D_OB, oc_n % AP_CONV2D_OB,
+                                    1 + 2 * c->output_offset};
     int8_t *out = c->output;
     conv_dsp_strip_tables(c, &l, mode == AP_DSP_REQUANT_FAST, wt);
     for (size_t img = 0; img < (size_t)p->batches; ++img) {
@@ -730,22 +741,24 @@ static inline __attribute__((always_inline)) void conv_dsp_strip(const ap_conv2d
         for (int32_t oy = 0; oy < p->output_h; ++oy) {
             const int32_t iy0 = oy * p->stride_h - p->pad_h;
             size_t r = 0;
-            if (oy > 0 && fh > 1 && p->stride_h == p->dilation_h) {
-                /* the next output row's filter rows are these, one on: every strip word moves
-                   down one (word j * fh + r + 1 to j * fh + r), then the last row is new */
-                conv_dsp_strip_shift(strip0, l.copies * fh * l.row_words - 1);
-                r = fh - 1;
+            if (oy > 0 && p->stride_h % p->dilation_h == 0 && (size_t)(p->stride_h / p->dilation_h) < fh) {
+                /* this output row's filter rows are the last one's, `by` rows on: every strip
+                   word moves down by words (word j * fh + r + by to j * fh + r), then the last
+                   `by` rows are new */
+                const size_t by = (size_t)(p->stride_h / p->dilation_h);
+                conv_dsp_strip_shift(strip0, l.copies * fh * l.row_words - by, by);
+                r = fh - by;
             }
             for (; r < fh; ++r) {
                 conv_dsp_strip_row(c, &l, in, iy0 + (int32_t)r * p->dilation_h, r, strip0);
             }
             if (k2 == 15) {   /* 3x3 filters over 3 channels (RGB first layers): straight code */
                 for (size_t x = 0, e = 0; x < ow; ++x, e += step, out += oc_n) {
-                    conv_dsp_strip_pixel(c, ((e & 1) != 0 ? strip1 : strip0) + (e >> 1) * fh, wt, 15, out, mode);
+                    conv_dsp_strip_pixel(&run, ((e & 1) != 0 ? strip1 : strip0) + (e >> 1) * fh, wt, 15, out, mode);
                 }
             } else {
                 for (size_t x = 0, e = 0; x < ow; ++x, e += step, out += oc_n) {
-                    conv_dsp_strip_pixel(c, ((e & 1) != 0 ? strip1 : strip0) + (e >> 1) * fh, wt, k2, out, mode);
+                    conv_dsp_strip_pixel(&run, ((e & 1) != 0 ? strip1 : strip0) + (e >> 1) * fh, wt, k2, out, mode);
                 }
             }
         }

@@ -272,23 +272,25 @@ def strip16_scratch(oc, fh, fw, c, ow, stride_w):
     return oc_pad * (12 + 4 * k2) + 4 * copies * fh * (v // 2 + 1)
 
 
-@pytest.mark.parametrize("input_shape, filter_shape, stride, padding, act", [
-    ((1, 10, 12, 3), (16, 3, 3), (1, 1), "same", (-128, 127)),   # ResNet-8's first layer, smaller
-    ((2, 9, 7, 3), (6, 3, 3), (2, 2), "same", None),              # VWW's: stride 2, one strip copy
-    ((1, 13, 7, 1), (8, 10, 4), (2, 2), "valid", (-128, 127)),    # KWS's: 10x4 over one channel
-    ((1, 7, 6, 1), (5, 5, 5), (1, 1), "same", (-128, 127)),       # k2 15 from 5x5, a tail block
-    ((1, 4, 9, 2), (7, 1, 3), (1, 3), "valid", None),             # one filter row, stride 3
-    ((1, 8, 8, 4), (4, 2, 2), (3, 1), "same", (-128, 127)),       # strides that differ, no shift
+@pytest.mark.parametrize("input_shape, filter_shape, stride, padding, act, dilation", [
+    ((1, 10, 12, 3), (16, 3, 3), (1, 1), "same", (-128, 127), 1),   # ResNet-8's first layer, smaller
+    ((2, 9, 7, 3), (6, 3, 3), (2, 2), "same", None, 1),      # VWW's: stride 2 (the strip moves 2 rows)
+    ((1, 13, 7, 1), (8, 10, 4), (2, 2), "valid", (-128, 127), 1),   # KWS's: 10x4 over one channel
+    ((1, 7, 6, 1), (5, 5, 5), (1, 1), "same", (-128, 127), 1),      # k2 15 from 5x5, a tail block
+    ((1, 4, 9, 2), (7, 1, 3), (1, 3), "valid", None, 1),            # one filter row, stride 3
+    ((1, 8, 8, 4), (4, 2, 2), (3, 1), "same", (-128, 127), 1),      # stride 3 over 2 rows: rebuilt
+    ((1, 11, 8, 3), (5, 3, 3), (2, 1), "same", (-128, 127), 2),     # dilation_h 2, stride_h 2: moves 1
+    ((1, 9, 8, 3), (5, 3, 3), (1, 1), "valid", None, 2),            # dilation_h 2, stride_h 1: rebuilt
 ])
 def test_strip16_is_an_arm_dsp_variant_for_few_input_channels(ffi, lib, input_shape, filter_shape, stride,
-                                                              padding, act):
+                                                              padding, act, dilation):
     """strip16 (a row of pixels' input rows widened to int16, the weights with them) is listed
     for arm-dsp with its scratch, runs bit-exact with exactly that scratch (both requantisation
     paths: the full int8 range takes the fast one) and refuses one byte less; other ISAs do not
     list it and refuse it."""
     rng = np.random.default_rng(sum(input_shape) + sum(filter_shape))
     kwargs, x, expected = quantized_case(rng, input_shape=input_shape, filter_shape=filter_shape, stride=stride,
-                                         padding=padding, act=act, scale_exp=(-14, -8))
+                                         dilation=(dilation, 1), padding=padding, act=act, scale_exp=(-14, -8))
     conv = Conv(ffi, lib, **kwargs)
     vs = conv.variants(lib.AP_ISA_ARM_DSP)
     strip = [v for v in vs if ffi.string(v.name) == b"strip16"]
