@@ -99,6 +99,16 @@ CASES = [
     # the wide requantisation: channels with a bias near +-2^30, 3x3, pointwise and fully connected
     ("conv3x3_pruned", (1, 5, 6, 8), lambda g, x: _pruned(g, g.conv2d(x, 10, (3, 3), activation="NONE"))),
     ("conv1x1_pruned", (1, 3, 3, 32), lambda g, x: _pruned(g, g.conv2d(x, 12, (1, 1), activation="NONE"))),
+    # strip16 (few input channels): two strip copies (3 channels, stride 1) moved down a row at
+    # a time, the fast requantisation; 5x5 over one channel with a tail block of two channels;
+    # one filter row (no move) over two channels, clamped; stride 3 over 3 channels (two
+    # copies, rebuilt each row); the wide form's layer (pruned channels) through the general
+    # one; conv3x3_s2_rgb and conv10x4_s2 above are VWW's and KWS's first layers
+    ("conv3x3_rgb_strip", (1, 6, 9, 3), lambda g, x: g.conv2d(x, 16, (3, 3), activation="NONE")),
+    ("conv5x5_gray_tail", (1, 7, 6, 1), lambda g, x: g.conv2d(x, 6, (5, 5), activation="NONE")),
+    ("conv1x3_c2_relu6", (1, 4, 9, 2), lambda g, x: g.conv2d(x, 5, (1, 3), padding="VALID", activation="RELU6")),
+    ("conv3x3_rgb_s3", (1, 10, 10, 3), lambda g, x: g.conv2d(x, 4, (3, 3), stride=3, activation="NONE")),
+    ("conv3x3_rgb_pruned", (1, 5, 6, 3), lambda g, x: _pruned(g, g.conv2d(x, 10, (3, 3), activation="NONE"))),
     ("dw3x3_same", (1, 9, 9, 13), lambda g, x: g.depthwise(x, (3, 3))),
     ("dw3x3_s2_mult2", (1, 8, 8, 6), lambda g, x: g.depthwise(x, (3, 3), stride=2, multiplier=2)),
     ("dw5x5_valid", (1, 7, 8, 8), lambda g, x: g.depthwise(x, (5, 5), padding="VALID", activation="NONE")),

@@ -39,6 +39,8 @@ static int ap_conv2d_round4(size_t a, size_t *out)
 typedef struct ap_conv2d_geom {
     size_t k, k_pad, oc_pad, pixels, in_image, input_bytes, output_bytes, prepared_bytes;
     uint64_t macs;
+    int strip_ok;                   /* strip16's shapes (any ISA's answer; arm-dsp runs it) */
+    ap_conv2d_strip_layout strip;   /* its layout where strip_ok */
 } ap_conv2d_geom;
 
 static ap_status ap_conv2d_check_axis(const char *axis, int32_t in, int32_t out, int32_t filter,
@@ -129,6 +131,7 @@ static ap_status ap_conv2d_check_shapes(const ap_conv2d_params *p, ap_conv2d_geo
                               "conv2d: tensor or weight sizes overflow size_t");
     }
     g->macs = (uint64_t)t;
+    g->strip_ok = ap_conv2d_strip_layout_of(p, g->oc_pad, &g->strip);
     return AP_OK;
 }
 
@@ -172,6 +175,12 @@ static int ap_conv2d_im2col16_applies(int32_t isa, int32_t cols)
     return isa == AP_ISA_ARM_DSP && cols == AP_CONV2D_COLS16;
 }
 
+/* strip16: the arm-dsp code's own, for layers of few input channels (ap_conv2d_strip_layout_of). */
+static int ap_conv2d_strip16_applies(const ap_conv2d_geom *g, int32_t isa, int32_t param)
+{
+    return isa == AP_ISA_ARM_DSP && param == 0 && g->strip_ok;
+}
+
 /* lanes: ap_conv2d_lanes_applies (conv2d_s8_internal.h), over every output pixel of every
    image (the weights are widened once a run). */
 static size_t ap_conv2d_total_pixels(const ap_conv2d_params *p, const ap_conv2d_geom *g)
@@ -187,6 +196,7 @@ static int ap_conv2d_applies(const ap_conv2d_params *p, const ap_conv2d_geom *g,
         return param == 0 && ap_conv2d_lanes_applies(isa, g->k, (size_t)p->output_c,
                                                      ap_conv2d_total_pixels(p, g));
     case AP_CONV2D_IM2COL16_ROWS: return ap_conv2d_im2col16_applies(isa, param);
+    case AP_CONV2D_STRIP16: return ap_conv2d_strip16_applies(g, isa, param);
     case AP_CONV2D_DIRECT: return 1;
     case AP_CONV2D_GEMM_1X1: return ap_conv2d_gemm_1x1_applies(p);
     case AP_CONV2D_IM2COL_ROWS: return ap_conv2d_im2col_rows_applies(p, g, param);
@@ -204,6 +214,7 @@ static int ap_conv2d_scratch_bytes(const ap_conv2d_geom *g, int32_t kind, int32_
     case AP_CONV2D_IM2COL: return ap_ops_mul(g->pixels, g->k_pad, bytes_out);
     case AP_CONV2D_IM2COL16_ROWS: return ap_ops_mul(2 * (size_t)param + 1, g->k_pad, bytes_out);
     case AP_CONV2D_LANES: *bytes_out = ap_conv2d_lanes_scratch(g->k, g->oc_pad); return 1;
+    case AP_CONV2D_STRIP16: *bytes_out = g->strip_ok ? g->strip.bytes : 0; return g->strip_ok;
     default: *bytes_out = 0; return 1;
     }
 }
@@ -222,6 +233,7 @@ static ap_status ap_conv2d_describe(const ap_conv2d_geom *g, int32_t kind, int32
                            : kind == AP_CONV2D_IM2COL_ROWS ? "im2col_rows"
                            : kind == AP_CONV2D_IM2COL16_ROWS ? "im2col16_rows"
                            : kind == AP_CONV2D_LANES     ? "lanes"
+                           : kind == AP_CONV2D_STRIP16   ? "strip16"
                                                            : "im2col",
                         param);
     if (!ap_conv2d_scratch_bytes(g, kind, param, &bytes)) {
@@ -298,8 +310,9 @@ ap_status ap_conv2d_s8_variants(const ap_conv2d_params *params, ap_isa isa, ap_v
         ok = ap_conv2d_add(&g, AP_CONV2D_GEMM_1X1, 0, list, &n);
     }
     /* Row blocks of tile * 4^j pixels: multiples of the ISA's micro-kernel tile; two entries
-       stay free for im2col and the ISA's own variant. */
-    for (rows = (int64_t)ap_conv2d_tile_rows(isa); ok && rows <= INT32_MAX && n + 2 < AP_MAX_VARIANTS; rows *= 4) {
+       stay free for im2col and the ISA's own variant (three on arm-dsp: it has two). */
+    for (rows = (int64_t)ap_conv2d_tile_rows(isa);
+         ok && rows <= INT32_MAX && n + (isa == AP_ISA_ARM_DSP ? 3u : 2u) < AP_MAX_VARIANTS; rows *= 4) {
         if (!ap_conv2d_im2col_rows_applies(params, &g, (int32_t)rows)) {
             break;
         }
@@ -310,6 +323,9 @@ ap_status ap_conv2d_s8_variants(const ap_conv2d_params *params, ap_isa isa, ap_v
     }
     if (ok && ap_conv2d_im2col16_applies(isa, AP_CONV2D_COLS16)) {
         ok = ap_conv2d_add(&g, AP_CONV2D_IM2COL16_ROWS, AP_CONV2D_COLS16, list, &n);
+        if (ok && ap_conv2d_strip16_applies(&g, (int32_t)isa, 0)) {
+            ok = ap_conv2d_add(&g, AP_CONV2D_STRIP16, 0, list, &n);
+        }
     } else if (ok && ap_conv2d_applies(params, &g, (int32_t)isa, AP_CONV2D_LANES, 0)) {
         ok = ap_conv2d_add(&g, AP_CONV2D_LANES, 0, list, &n);
     }
@@ -796,7 +812,7 @@ ap_status ap_conv2d_s8_run(const ap_conv2d_params *params, const ap_variant *var
     if (status != AP_OK) {
         return status;
     }
-    if (variant->kind < AP_CONV2D_DIRECT || variant->kind > AP_CONV2D_LANES) {
+    if (variant->kind < AP_CONV2D_DIRECT || variant->kind > AP_CONV2D_STRIP16) {
         return ap_ops_fail(error_out, AP_ERR_UNSUPPORTED, AP_SUBJECT_ARGUMENT, 1, 0, 0,
                               "conv2d: unknown variant kind %d", (int)variant->kind);
     }
@@ -862,6 +878,7 @@ ap_status ap_conv2d_s8_run(const ap_conv2d_params *params, const ap_variant *var
     case AP_CONV2D_DIRECT: level.direct(&c, level.rows, 0, total); break;
     case AP_CONV2D_GEMM_1X1: ap_conv2d_run_gemm_1x1(&c, &level, total); break;
     case AP_CONV2D_IM2COL16_ROWS: ap_conv2d_s8_im2col16_arm_dsp(&c, scratch[0].data, total); break;
+    case AP_CONV2D_STRIP16: ap_conv2d_s8_strip16_arm_dsp(&c, scratch[0].data); break;
     case AP_CONV2D_IM2COL_ROWS:
         ap_conv2d_run_im2col(&c, &level, (size_t)variant->param, (int8_t *)scratch[0].data,
                              params->batches);

@@ -133,6 +133,75 @@ void ap_conv2d_s8_gather(const ap_conv2d_ctx *ctx, size_t pixel, int8_t *dst);
 enum { AP_CONV2D_COLS16 = 4 };
 void ap_conv2d_s8_im2col16_arm_dsp(const ap_conv2d_ctx *ctx, void *scratch, size_t total);
 
+/*
+ * arm-dsp strip16 (conv2d_s8_arm_dsp.c): for layers of few input channels (first layers: the
+ * im2col gather of a pixel costs more than its multiply-adds), one output row at a time from
+ * its filter_h input rows widened to int16 once, in scratch, interleaved so that a pixel's
+ * whole window is k2 consecutive words. A filter row's taps are `run` = filter_w * input_c
+ * consecutive values of the padded input row; their pairs are `slots` = ceil(run / 2) words
+ * (an odd run's last word pairs its last value with a zero weight). Word j of a strip row
+ * holds values 2j and 2j + 1 of the padded row; strip word j * filter_h + r is that word of
+ * filter row r, so the window of a pixel whose values start at an even e is the k2 =
+ * filter_h * slots words from (e / 2) * filter_h, in the order (slot, filter row). A pixel
+ * starting at an odd e (stride_w * input_c odd) reads a second strip of the row shifted by one
+ * value. The weights, widened into the same order, are k2 words per channel, four channels
+ * interleaved a word each (one LDM), with the block's biases before them and its multipliers
+ * and shifts after (12 words). Scratch, one buffer (16-byte aligned): the tables, oc_pad / 4 *
+ * (12 + 4 * k2) words, then the strip(s), copies * filter_h * row_words words.
+ */
+enum { AP_CONV2D_STRIP_MAX_C = 4, AP_CONV2D_STRIP_MAX_K2 = 32 };
+
+typedef struct ap_conv2d_strip_layout {
+    size_t run, slots, k2;   /* filter_w * input_c; ceil(run / 2); filter_h * slots */
+    size_t values;           /* values of a padded row: ((output_w - 1) * stride_w + filter_w) * input_c */
+    size_t row_words;        /* words of a strip row: values / 2 + 1 */
+    size_t copies;           /* 2 if some pixel starts at an odd value, else 1 */
+    size_t weight_bytes, strip_bytes, bytes;   /* the parts and the whole */
+} ap_conv2d_strip_layout;
+
+/* strip16 applies (a layer of at most 4 input channels, dilation_w 1, k2 <= 32, not
+   pointwise) and its layout fits size_t: 1 and *out filled, else 0. The shapes are valid
+   (ap_conv2d_check_shapes: the padded width is at most input_w + 2 * filter_w < 2^31). */
+static inline int ap_conv2d_strip_layout_of(const ap_conv2d_params *p, size_t oc_pad,
+                                            ap_conv2d_strip_layout *out)
+{
+    ap_conv2d_strip_layout l;
+    uint64_t width, weights, strip, total;
+    if (p->input_c > AP_CONV2D_STRIP_MAX_C || p->dilation_w != 1 || ap_conv2d_gemm_1x1_applies(p) ||
+        p->filter_h > AP_CONV2D_STRIP_MAX_K2 || p->filter_w > 2 * AP_CONV2D_STRIP_MAX_K2) {
+        return 0;
+    }
+    l.run = (size_t)p->filter_w * (size_t)p->input_c;
+    l.slots = (l.run + 1) / 2;
+    l.k2 = (size_t)p->filter_h * l.slots;
+    if (l.k2 > AP_CONV2D_STRIP_MAX_K2) {
+        return 0;
+    }
+    width = (uint64_t)(p->output_w - 1) * (uint64_t)p->stride_w + (uint64_t)p->filter_w;   /* < 2^63 */
+    if (width > ((uint64_t)1 << 40)) {
+        return 0;
+    }
+    weights = (uint64_t)oc_pad * (12 + 4 * l.k2);                      /* < 2^40 */
+    strip = 4 * (uint64_t)(width * (uint64_t)p->input_c / 2 + 1);      /* a row, < 2^44 */
+    strip *= (uint64_t)p->filter_h * 2;                                 /* < 2^50 */
+    total = weights + strip;
+    if (total > (uint64_t)SIZE_MAX) {
+        return 0;
+    }
+    l.values = (size_t)(width * (uint64_t)p->input_c);
+    l.row_words = l.values / 2 + 1;
+    l.copies = ((size_t)p->stride_w * (size_t)p->input_c) % 2 == 1 && p->output_w > 1 ? 2 : 1;
+    l.weight_bytes = (size_t)weights;
+    l.strip_bytes = 4 * l.copies * (size_t)p->filter_h * l.row_words;
+    l.bytes = l.weight_bytes + l.strip_bytes;
+    *out = l;
+    return 1;
+}
+
+/* arm-dsp strip16: every output pixel of every image over the variant's scratch
+   (ap_conv2d_strip_layout_of's bytes, 16-byte aligned). */
+void ap_conv2d_s8_strip16_arm_dsp(const ap_conv2d_ctx *ctx, void *scratch);
+
 /* arm-dsp rows (conv2d_s8_arm_dsp.c): SXTB16 + SMLAD, pixel pairs x channel pairs; stack
    use a few words. Every build has it (arm_dsp.h). */
 void ap_conv2d_s8_rows_arm_dsp(const ap_conv2d_ctx *ctx, const int8_t *const *a, size_t mr,

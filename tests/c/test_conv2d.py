@@ -261,6 +261,71 @@ def test_arm_dsp_variants_have_their_own_tile_and_int16_columns(ffi, lib):
     assert b"does not apply" in ffi.string(err.message)
 
 
+def strip16_scratch(oc, fh, fw, c, ow, stride_w):
+    """arm-dsp strip16's scratch (conv2d.h): per block of 4 channels 12 + 4 * k2 words (biases,
+    int16 weight pairs, multipliers and exponents), then copies strips of filter_h rows of
+    v / 2 + 1 words, v the padded row's values (copies 2 where stride_w * c is odd)."""
+    k2 = fh * ((fw * c + 1) // 2)
+    oc_pad = (oc + 3) // 4 * 4
+    v = ((ow - 1) * stride_w + fw) * c
+    copies = 2 if (stride_w * c) % 2 == 1 and ow > 1 else 1
+    return oc_pad * (12 + 4 * k2) + 4 * copies * fh * (v // 2 + 1)
+
+
+@pytest.mark.parametrize("input_shape, filter_shape, stride, padding, act, dilation", [
+    ((1, 10, 12, 3), (16, 3, 3), (1, 1), "same", (-128, 127), 1),   # ResNet-8's first layer, smaller
+    ((2, 9, 7, 3), (6, 3, 3), (2, 2), "same", None, 1),      # VWW's: stride 2 (the strip moves 2 rows)
+    ((1, 13, 7, 1), (8, 10, 4), (2, 2), "valid", (-128, 127), 1),   # KWS's: 10x4 over one channel
+    ((1, 7, 6, 1), (5, 5, 5), (1, 1), "same", (-128, 127), 1),      # k2 15 from 5x5, a tail block
+    ((1, 4, 9, 2), (7, 1, 3), (1, 3), "valid", None, 1),            # one filter row, stride 3
+    ((1, 8, 8, 4), (4, 2, 2), (3, 1), "same", (-128, 127), 1),      # stride 3 over 2 rows: rebuilt
+    ((1, 11, 8, 3), (5, 3, 3), (2, 1), "same", (-128, 127), 2),     # dilation_h 2, stride_h 2: moves 1
+    ((1, 9, 8, 3), (5, 3, 3), (1, 1), "valid", None, 2),            # dilation_h 2, stride_h 1: rebuilt
+])
+def test_strip16_is_an_arm_dsp_variant_for_few_input_channels(ffi, lib, input_shape, filter_shape, stride,
+                                                              padding, act, dilation):
+    """strip16 (a row of pixels' input rows widened to int16, the weights with them) is listed
+    for arm-dsp with its scratch, runs bit-exact with exactly that scratch (both requantisation
+    paths: the full int8 range takes the fast one) and refuses one byte less; other ISAs do not
+    list it and refuse it."""
+    rng = np.random.default_rng(sum(input_shape) + sum(filter_shape))
+    kwargs, x, expected = quantized_case(rng, input_shape=input_shape, filter_shape=filter_shape, stride=stride,
+                                         dilation=(dilation, 1), padding=padding, act=act, scale_exp=(-14, -8))
+    conv = Conv(ffi, lib, **kwargs)
+    vs = conv.variants(lib.AP_ISA_ARM_DSP)
+    strip = [v for v in vs if ffi.string(v.name) == b"strip16"]
+    assert len(strip) == 1
+    v = strip[0]
+    ow = kwargs["out_hw"][1]
+    assert v.kind == lib.AP_CONV2D_STRIP16 and v.param == 0 and v.scratch_count == 1
+    assert v.scratch[0].bytes == strip16_scratch(filter_shape[0], filter_shape[1], filter_shape[2],
+                                                 input_shape[3], ow, stride[1])
+    check_all_variants(ffi, lib, conv, x, expected)
+    for isa in (lib.AP_ISA_PORTABLE, lib.AP_ISA_X86_AVX2):
+        assert "strip16" not in names(ffi, conv.variants(isa))
+    v.isa = lib.AP_ISA_PORTABLE
+    st_, err, _, _, _ = conv.run(v, x)
+    assert st_ == lib.AP_ERR_INVALID_ARGUMENT and b"does not apply" in ffi.string(err.message)
+
+
+def test_strip16_bounds(ffi, lib):
+    """strip16 applies to at most 4 input channels, dilation_w 1, k2 <= 32, and not where
+    gemm_1x1 does."""
+    rng = np.random.default_rng(9)
+
+    def listed(**spec):
+        conv = Conv(ffi, lib, **quantized_case(rng, **spec)[0])
+        return "strip16" in names(ffi, conv.variants(lib.AP_ISA_ARM_DSP))
+    assert listed(input_shape=(1, 6, 6, 4), filter_shape=(4, 3, 3))
+    assert not listed(input_shape=(1, 6, 6, 5), filter_shape=(4, 3, 3))
+    assert not listed(input_shape=(1, 6, 6, 3), filter_shape=(4, 3, 3), dilation=(1, 2))
+    assert listed(input_shape=(1, 6, 6, 3), filter_shape=(4, 3, 3), dilation=(2, 1))
+    assert listed(input_shape=(1, 9, 9, 4), filter_shape=(4, 4, 4))      # k2 = 4 * 8 = 32
+    assert not listed(input_shape=(1, 9, 9, 4), filter_shape=(4, 3, 6))   # k2 = 3 * 12 = 36
+    assert not listed(input_shape=(1, 6, 6, 3), filter_shape=(4, 1, 1))   # pointwise: gemm_1x1
+    assert listed(input_shape=(1, 6, 6, 3), filter_shape=(4, 1, 1), stride=(2, 2), padding="valid")
+
+
 def lanes_scratch(k, oc):
     """The x86-avx2 lanes variant's scratch (conv2d.h): int16 weights [ceil(k/2)][oc8][2],
     7 int32 constants per channel of oc8, 12 int16 im2col rows of (k + 16) rounded up to 16."""

@@ -40,6 +40,17 @@
  *                                                requantisation constants) + 24 * ps (12 im2col
  *                                                rows of int16, ps = k + 16 rounded up to 16)
  *                                                bytes; each vpmaddwd lane is an output channel.
+ *   AP_CONV2D_STRIP16        "strip16"           arm-dsp only, layers of at most 4 input channels
+ *                                                (first layers), dilation_w 1, not pointwise, with
+ *                                                k2 = filter_h * ceil(filter_w * input_c / 2) <= 32:
+ *                                                one scratch of oc_pad * (12 + 4 * k2) (the weights
+ *                                                widened to int16 pairs with each block's biases and
+ *                                                requantisation constants, once a run) + 4 * copies *
+ *                                                filter_h * (v / 2 + 1) bytes (one output row's input
+ *                                                rows widened to int16, v = ((output_w - 1) *
+ *                                                stride_w + filter_w) * input_c values a padded row;
+ *                                                copies 2 where stride_w * input_c is odd and
+ *                                                output_w > 1, else 1): no per-pixel gather.
  * where k_pad = filter_h * filter_w * input_c rounded up to a multiple of 4. The im2col
  * variants do not apply where gemm_1x1 does (their matrix would be a copy of the input).
  * Every variant gives bit-identical output on every CPU.
@@ -70,7 +81,9 @@ typedef enum ap_conv2d_kind {
     /** arm-dsp: im2col of `param` (4) pixels widened to int16 in scratch, then GEMM. */
     AP_CONV2D_IM2COL16_ROWS = 4,
     /** x86-avx2, small weights: int16 weights and im2col rows in scratch, one lane a channel. */
-    AP_CONV2D_LANES = 5
+    AP_CONV2D_LANES = 5,
+    /** arm-dsp, few input channels: a row of pixels' input rows widened to int16 in scratch. */
+    AP_CONV2D_STRIP16 = 6
 } ap_conv2d_kind;
 
 /** Bytes at the start of every prepared blob (a header that `run` checks against params). */
