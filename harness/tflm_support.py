@@ -1071,6 +1071,27 @@ def _u8(builder, *a, **k):
         _q = saved
 
 
+def chain_uint8(shape=(1, 4, 5, 3)):
+    """int8 -> QUANTIZE uint8 -> REVERSE_V2 -> BROADCAST_TO (batch 2) -> QUANTIZE int8, and the
+    reversed uint8 DEQUANTIZEd to float32: two outputs."""
+    g = GraphBuilder()
+    x = g.tensor(shape, "int8", (0.05, 3))
+    u = g.tensor(shape, "uint8", (0.06, 140))
+    r = g.tensor(shape, "uint8", (0.06, 140))
+    axes = g.tensor((1,), "int32", data=np.array([2], np.int32))
+    big = (2,) + tuple(shape[1:])
+    new = g.tensor((4,), "int32", data=np.array(big, np.int32))
+    b = g.tensor(big, "uint8", (0.06, 140))
+    y = g.tensor(big, "int8", (0.04, -7))
+    f = g.tensor(shape, "float32")
+    g.op("QUANTIZE", [x], [u])
+    g.op("REVERSE_V2", [u, axes], [r])
+    g.op("BROADCAST_TO", [r, new], [b], version=2)
+    g.op("QUANTIZE", [b], [y])
+    g.op("DEQUANTIZE", [r], [f], version=2)
+    return g.build([x], [y, f])
+
+
 #: The uint8 rows (TensorFlow Lite Micro's uint8 pairs): QUANTIZE int8 -> uint8 and uint8 ->
 #: int8, DEQUANTIZE uint8, BROADCAST_TO and REVERSE_V2 of uint8, a chain through them, and tiny
 #: ones whose Prepare peak or tail sets the arena.
@@ -1085,6 +1106,7 @@ FAMILIES["uint8_ops"] = {
     "dequantize_u8_tiny": lambda: requantize("uint8", "float32", shape=(1, 1)),
     "broadcast_to_u8_tiny": lambda: _u8(broadcast_to, shape=(1, 1), new=(2, 1)),
     "reverse_v2_u8_tiny": lambda: _u8(reverse_v2, shape=(2,), axes=(0,)),
+    "chain_uint8": chain_uint8,
 }
 
 

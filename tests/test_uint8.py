@@ -158,6 +158,18 @@ def test_moves_hypothesis(data, tmp_path_factory):
     check(content, tmp_path_factory.mktemp("u8"), feeds(content, rank), tflm=False)
 
 
+@needs_litert
+@needs_tflm
+def test_a_chain_through_the_uint8_rows(tmp_path):
+    """int8 -> uint8 -> REVERSE_V2 -> BROADCAST_TO -> int8 and a DEQUANTIZE of the reversed
+    uint8: the whole graph planned, verified, equal to both runtimes, the poisoned arena op by
+    op; ap.tflm's arena exact (the uint8_ops family's chain_uint8)."""
+    content = T.chain_uint8()
+    run_both(content, tmp_path, feeds(content, 11, n=3))
+    r = ap.tflm.arena(load(content, tmp_path, "chain"), pointer_bytes=8)
+    assert T.trial(content, r.arena_size)["ok"] and not T.trial(content, r.arena_size - 16)["ok"]
+
+
 # --- the rows --------------------------------------------------------------------------------
 def test_rows():
     """The uint8 rows, AP_TYPES_U8 (6), appended together at the end of the op table; the
