@@ -853,7 +853,7 @@ FAMILIES["new_prepare_peak"] = {
 
 # --- the third ops: comparisons, logical ops, index ops, CAST, FILL, SHAPE, ... ---------------
 #: TFLite's tensor type numbers (schema TensorType) of the types these builders name
-_TYPE_CODE = {"float32": 0, "int32": 2, "bool": 6, "int16": 7, "int64": 4, "int8": 9}
+_TYPE_CODE = {"float32": 0, "int32": 2, "uint8": 3, "bool": 6, "int16": 7, "int64": 4, "int8": 9}
 
 
 def compare(op, dtype="int8", a=(1, 4, 5, 3), b=(1, 4, 5, 3)):
@@ -1047,6 +1047,66 @@ FAMILIES["int64_ops"] = {
     "concat_s64": lambda: concatenation(3, dtype="int64"),
     "concat_s64_tiny": lambda: concatenation(2, shape=(1, 1, 1), dtype="int64"),
     "pack_s64": lambda: pack("int64"), "pack_s64_axis0": lambda: pack("int64", n=2, shape=(3, 4), axis=0),
+}
+
+
+def requantize(src="int8", dst="uint8", shape=(1, 4, 5, 3), xq=(0.05, 3), yq=(0.07, 131)):
+    """QUANTIZE between integer types (int8 <-> uint8: TFLite's Requantize), or DEQUANTIZE to
+    float32 (``dst`` "float32", ``yq`` unused)."""
+    g = GraphBuilder()
+    x = g.tensor(shape, src, xq)
+    y = g.tensor(shape, dst, None if dst == "float32" else yq)
+    g.op("DEQUANTIZE" if dst == "float32" else "QUANTIZE", [x], [y], version=2 if dst == "float32" else 1)
+    return g.build([x], [y])
+
+
+def _u8(builder, *a, **k):
+    """A builder's model with uint8 in place of int8 (zero point 128 where int8 had 0)."""
+    global _q
+    saved = _q
+    _q = lambda dtype: (0.05, 128) if dtype == "uint8" else saved(dtype)   # noqa: E731
+    try:
+        return builder("uint8", *a, **k)
+    finally:
+        _q = saved
+
+
+def chain_uint8(shape=(1, 4, 5, 3)):
+    """int8 -> QUANTIZE uint8 -> REVERSE_V2 -> BROADCAST_TO (batch 2) -> QUANTIZE int8, and the
+    reversed uint8 DEQUANTIZEd to float32: two outputs."""
+    g = GraphBuilder()
+    x = g.tensor(shape, "int8", (0.05, 3))
+    u = g.tensor(shape, "uint8", (0.06, 140))
+    r = g.tensor(shape, "uint8", (0.06, 140))
+    axes = g.tensor((1,), "int32", data=np.array([2], np.int32))
+    big = (2,) + tuple(shape[1:])
+    new = g.tensor((4,), "int32", data=np.array(big, np.int32))
+    b = g.tensor(big, "uint8", (0.06, 140))
+    y = g.tensor(big, "int8", (0.04, -7))
+    f = g.tensor(shape, "float32")
+    g.op("QUANTIZE", [x], [u])
+    g.op("REVERSE_V2", [u, axes], [r])
+    g.op("BROADCAST_TO", [r, new], [b], version=2)
+    g.op("QUANTIZE", [b], [y])
+    g.op("DEQUANTIZE", [r], [f], version=2)
+    return g.build([x], [y, f])
+
+
+#: The uint8 rows (TensorFlow Lite Micro's uint8 pairs): QUANTIZE int8 -> uint8 and uint8 ->
+#: int8, DEQUANTIZE uint8, BROADCAST_TO and REVERSE_V2 of uint8, a chain through them, and tiny
+#: ones whose Prepare peak or tail sets the arena.
+FAMILIES["uint8_ops"] = {
+    "quantize_s8_to_u8": lambda: requantize("int8", "uint8"),
+    "quantize_s8_to_u8_shift": lambda: requantize("int8", "uint8", xq=(0.05, 0), yq=(0.05, 128)),
+    "quantize_u8_to_s8": lambda: requantize("uint8", "int8", xq=(0.07, 131), yq=(0.05, 3)),
+    "dequantize_u8": lambda: requantize("uint8", "float32", xq=(0.07, 131)),
+    "broadcast_to_u8": lambda: _u8(broadcast_to),
+    "reverse_v2_u8": lambda: _u8(reverse_v2, shape=(2, 3, 4), axes=(1, 2)),
+    "quantize_s8_to_u8_tiny": lambda: requantize("int8", "uint8", shape=(1, 2)),
+    "dequantize_u8_tiny": lambda: requantize("uint8", "float32", shape=(1, 1)),
+    "broadcast_to_u8_tiny": lambda: _u8(broadcast_to, shape=(1, 1), new=(2, 1)),
+    "reverse_v2_u8_tiny": lambda: _u8(reverse_v2, shape=(2,), axes=(0,)),
+    "chain_uint8": chain_uint8,
 }
 
 

@@ -26,7 +26,8 @@ def test_rows_are_unique_and_complete():
     assert len({r["code"] for r in ROWS}) == len({r["name"] for r in ROWS})
     assert OP_CODES == {r["name"]: r["code"] for r in ROWS}
     for r in ROWS:
-        assert r["types"] in ("s8", "s16x8", "f32", "bool", "s32", "s64") and r["symbol"].startswith("AP_OP_") and r["params_type"].startswith("ap_")
+        assert r["types"] in ("s8", "s16x8", "f32", "bool", "s32", "s64", "u8") and r["symbol"].startswith("AP_OP_") \
+            and r["params_type"].startswith("ap_")
         lo, hi = r["arities"]["inputs"]
         if r["name"] == "JUMP":   # control flow: no input (always) or the condition, no output
             assert (lo, hi, r["arities"]["outputs"]) == (0, 1, 0)

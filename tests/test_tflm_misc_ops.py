@@ -58,7 +58,7 @@ def test_breakdown(tmp_path):
     # of 16 B)
     m = load(gather("float32", (2, 5, 4), axis=1, idx_shape=(2, 3), batch_dims=1), tmp_path)
     assert ap.tflm.rules.kernel_persistent(m, m.operators[0], ap.tflm.rules.sizes_for(8)) == [("output dims", 16)]
-    assert ap.tflm.rules.op_types("REVERSE_V2") == ("int8", "int16", "int32", "int64", "float32", "bool")
+    assert ap.tflm.rules.op_types("REVERSE_V2") == ("int8", "int16", "int32", "int64", "float32", "bool", "uint8")
 
 
 def test_families_are_listed():

@@ -26,7 +26,7 @@ static const char *ap_py_types_name(ap_types types)
 {
     return types == AP_TYPES_S8 ? "s8" : types == AP_TYPES_S16X8 ? "s16x8" : types == AP_TYPES_F32 ? "f32"
            : types == AP_TYPES_BOOL ? "bool" : types == AP_TYPES_S32 ? "s32" : types == AP_TYPES_S64 ? "s64"
-           : "unknown";
+           : types == AP_TYPES_U8 ? "u8" : "unknown";
 }
 
 /* ValueError "op NAME: params field 'F'<suffix>". */
@@ -146,7 +146,7 @@ static int ap_py_scalar(const ap_op_def *def, const ap_param_field *f, ap_field_
     case AP_FIELD_SIZE:
         return ap_py_integer(def, f, index, obj, 0, SIZE_MAX, "size_t", out, sizeof(size_t));
     case AP_FIELD_DTYPE:
-        return ap_py_integer(def, f, index, obj, AP_DTYPE_INT8, AP_DTYPE_BOOL, "ap_dtype", out,
+        return ap_py_integer(def, f, index, obj, AP_DTYPE_INT8, AP_DTYPE_UINT8, "ap_dtype", out,
                              sizeof(int32_t));
     case AP_FIELD_FLOAT32:
         return ap_py_double(def, f, index, obj, 1, out);

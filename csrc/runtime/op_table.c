@@ -605,7 +605,6 @@ AP_VARIANTS(ap_quantize_s8_variants, ap_affine_quant_params)
 AP_RUN_UNARY(ap_quantize_s8_run, ap_affine_quant_params, float, int8_t)
 AP_VARIANTS(ap_dequantize_s8_variants, ap_affine_quant_params)
 AP_RUN_UNARY(ap_dequantize_s8_run, ap_affine_quant_params, int8_t, float)
-AP_VARIANTS(ap_requantize_s8_variants, ap_requantize_params)
 AP_RUN_UNARY(ap_requantize_run, ap_requantize_params, void, void)
 AP_VARIANTS(ap_concatenation_s8_variants, ap_concatenation_params)
 
@@ -880,6 +879,7 @@ static const ap_param_field ap_lstm_s16_fields[] = {
 #define AP_ROW_BOOL(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_BOOL, T, fields)
 #define AP_ROW_S32(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S32, T, fields)
 #define AP_ROW_S64(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_S64, T, fields)
+#define AP_ROW_U8(code, name, T, fields) AP_ROW_OF(code, name, AP_TYPES_U8, T, fields)
 
 static const ap_op_def ap_op_table[] = {
     {AP_ROW(AP_OP_CONV2D, "CONV_2D", ap_conv2d_params, ap_conv2d_fields), 1, 1, 1, 1, 0,
@@ -912,7 +912,7 @@ static const ap_op_def ap_op_table[] = {
     {AP_ROW(AP_OP_DEQUANTIZE, "DEQUANTIZE", ap_affine_quant_params, ap_affine_quant_fields), 0, 1, 1, 1, 0,
      AP_PLAN(ap_dequantize_s8_variants_entry), NULL, NULL, NULL, NULL, ap_dequantize_s8_run_entry},
     {AP_ROW(AP_OP_REQUANTIZE, "REQUANTIZE", ap_requantize_params, ap_requantize_fields), 0, 1, 1, 1, 0,
-     AP_PLAN(ap_requantize_s8_variants_entry), NULL, NULL, NULL, NULL, ap_requantize_run_entry},
+     AP_PLAN(ap_requantize_s8_row_variants), NULL, NULL, NULL, NULL, ap_requantize_run_entry},
     {AP_ROW(AP_OP_CONCATENATION, "CONCATENATION", ap_concatenation_params, ap_concatenation_fields),
      0, 1, AP_CONCAT_MAX_INPUTS, 1, 0,
      AP_PLAN(ap_concatenation_s8_variants_entry), NULL, NULL, NULL, NULL, ap_concatenation_run_entry},
@@ -1417,6 +1417,16 @@ static const ap_op_def ap_op_table[] = {
     /* int8 ADD_N (arith.c): TensorFlow Lite Micro's, under "tflm" only */
     {AP_ROW(AP_OP_ADD_N, "ADD_N", ap_add_n_s8_params, ap_add_n_s8_fields), 0, 2, 16, 1, 0,
      AP_PLAN(ap_add_n_s8_variants), NULL, NULL, NULL, NULL, ap_add_n_s8_run},
+    /* uint8 rows (quantize_u8.c, quantize.c; the int8 rows' byte kernels): TensorFlow Lite
+       Micro's uint8 pairs; QUANTIZE int8 -> uint8 is the int8 REQUANTIZE row's */
+    {AP_ROW_U8(AP_OP_DEQUANTIZE, "DEQUANTIZE", ap_affine_quant_params, ap_affine_quant_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_dequantize_u8_variants), NULL, NULL, NULL, NULL, ap_dequantize_u8_run},
+    {AP_ROW_U8(AP_OP_REQUANTIZE, "REQUANTIZE", ap_requantize_params, ap_requantize_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_requantize_u8_variants), NULL, NULL, NULL, NULL, ap_requantize_run_entry},
+    {AP_ROW_U8(AP_OP_BROADCAST_TO, "BROADCAST_TO", ap_broadcast_to_params, ap_broadcast_to_fields), 0, 1, 1, 1,
+     0, AP_PLAN(ap_broadcast_to_s8_variants), NULL, NULL, NULL, NULL, ap_broadcast_to_s8_run},
+    {AP_ROW_U8(AP_OP_REVERSE_V2, "REVERSE_V2", ap_reverse_params, ap_reverse_fields), 0, 1, 1, 1, 0,
+     AP_PLAN(ap_reverse_variants), NULL, NULL, NULL, NULL, ap_reverse_s8_run},
 };
 
 enum { AP_OP_TABLE_ROWS = (int)(sizeof(ap_op_table) / sizeof(ap_op_table[0])) };

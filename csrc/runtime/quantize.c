@@ -1,4 +1,5 @@
-/* QUANTIZE (float32 -> int8, int8 -> int8) and DEQUANTIZE (int8 -> float32). */
+/* QUANTIZE (float32 -> int8, int8 -> int8) and DEQUANTIZE (int8 -> float32); requantisation
+   between int8, int16 and int32, and int8 <-> uint8; DEQUANTIZE uint8 -> float32. */
 #include "arenaplan/quantize.h"
 
 #include <math.h>
@@ -137,6 +138,7 @@ static size_t requant_type_size(int32_t type)
 {
     switch (type) {
     case AP_DTYPE_INT8: return 1;
+    case AP_DTYPE_UINT8: return 1;
     case AP_DTYPE_INT16: return 2;
     case AP_DTYPE_INT32: return 4;
     default: return 0;
@@ -147,17 +149,20 @@ static const char *requant_type_name(int32_t type)
 {
     switch (type) {
     case AP_DTYPE_INT8: return "int8";
+    case AP_DTYPE_UINT8: return "uint8";
     case AP_DTYPE_INT16: return "int16";
     case AP_DTYPE_INT32: return "int32";
     default: return "unknown";
     }
 }
 
-/* The pairs TFLite's QUANTIZE requantises between (uint8 aside). */
+/* The pairs TFLite's QUANTIZE requantises between. */
 static int requant_pair_supported(int32_t in, int32_t out)
 {
     switch (in) {
-    case AP_DTYPE_INT8: return out == AP_DTYPE_INT8 || out == AP_DTYPE_INT16 || out == AP_DTYPE_INT32;
+    case AP_DTYPE_INT8: return out == AP_DTYPE_INT8 || out == AP_DTYPE_UINT8 || out == AP_DTYPE_INT16 ||
+                               out == AP_DTYPE_INT32;
+    case AP_DTYPE_UINT8: return out == AP_DTYPE_INT8;
     case AP_DTYPE_INT16: return out == AP_DTYPE_INT8 || out == AP_DTYPE_INT16 || out == AP_DTYPE_INT32;
     case AP_DTYPE_INT32: return out == AP_DTYPE_INT8 || out == AP_DTYPE_INT16;
     default: return 0;
@@ -169,6 +174,7 @@ static void requant_type_range(int32_t type, int64_t *lo, int64_t *hi)
 {
     switch (type) {
     case AP_DTYPE_INT8: *lo = INT8_MIN; *hi = INT8_MAX; break;
+    case AP_DTYPE_UINT8: *lo = 0; *hi = UINT8_MAX; break;
     case AP_DTYPE_INT16: *lo = INT16_MIN; *hi = INT16_MAX; break;
     default: *lo = INT32_MIN; *hi = INT32_MAX; break;
     }
@@ -184,7 +190,8 @@ static ap_status requant_check(const ap_requantize_params *p, ap_error *error)
     }
     if (!requant_pair_supported(p->input_type, p->output_type)) {
         return AP_OPS_INVALID(error, "requantize: %s (type %d) -> %s (type %d) is not supported (int8 -> "
-                              "int8/int16/int32, int16 -> int8/int16/int32, int32 -> int8/int16 are)",
+                              "int8/uint8/int16/int32, uint8 -> int8, int16 -> int8/int16/int32, "
+                              "int32 -> int8/int16 are)",
                               requant_type_name(p->input_type), (int)p->input_type,
                               requant_type_name(p->output_type), (int)p->output_type);
     }
@@ -253,10 +260,18 @@ static void requant_from_s16(const ap_requantize_params *p, const int16_t *x, vo
     }
 }
 
-/* int8 to a wider type (int8 -> int8 has its own loop in ap_requantize_run) */
+/* int8 to uint8 or a wider type (int8 -> int8 has its own loop in ap_requantize_run). int8 <->
+   uint8 is TFLite's Requantize: its fast path for equal scales and zero points 128 apart (the
+   byte's top bit flipped) gives what this loop gives there (MultiplyByQuantizedMultiplier of
+   (1 << 30, 1) is exact on these values), so one loop serves both. */
 static void requant_from_s8(const ap_requantize_params *p, const int8_t *x, void *output)
 {
-    if (p->output_type == AP_DTYPE_INT16) {
+    if (p->output_type == AP_DTYPE_UINT8) {
+        uint8_t *y = output;
+        for (size_t i = 0; i < p->count; ++i) {
+            y[i] = (uint8_t)ap_ops_clamp(requant_one(x[i], p), 0, UINT8_MAX);
+        }
+    } else if (p->output_type == AP_DTYPE_INT16) {
         int16_t *y = output;
         for (size_t i = 0; i < p->count; ++i) {
             y[i] = (int16_t)ap_ops_clamp(requant_one(x[i], p), INT16_MIN, INT16_MAX);
@@ -313,6 +328,12 @@ ap_status ap_requantize_run(const ap_requantize_params *params, const ap_variant
     }
     if (in_type == AP_DTYPE_INT8) {
         requant_from_s8(params, input, output);
+    } else if (in_type == AP_DTYPE_UINT8) {   /* to int8, the one pair */
+        const uint8_t *x = input;
+        int8_t *y = output;
+        for (size_t i = 0; i < params->count; ++i) {
+            y[i] = (int8_t)ap_ops_clamp(requant_one(x[i], params), INT8_MIN, INT8_MAX);
+        }
     } else if (in_type == AP_DTYPE_INT16) {
         requant_from_s16(params, input, output);
     } else {

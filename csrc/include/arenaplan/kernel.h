@@ -95,7 +95,8 @@ typedef enum ap_dtype {
     AP_DTYPE_INT32 = 2,
     AP_DTYPE_INT64 = 3,    /* ARG_MAX / ARG_MIN and SHAPE outputs */
     AP_DTYPE_FLOAT32 = 4,  /* CAST outputs */
-    AP_DTYPE_BOOL = 5      /* CAST outputs (one byte, 0 or 1) */
+    AP_DTYPE_BOOL = 5,     /* CAST outputs (one byte, 0 or 1) */
+    AP_DTYPE_UINT8 = 6     /* REQUANTIZE's int8 <-> uint8 */
 } ap_dtype;
 
 /** CPU features the kernels may dispatch on. */

@@ -42,7 +42,9 @@ typedef enum ap_types {
     AP_TYPES_F32 = 2,      /* float32 activations, weights and biases (TFLite's float kernels) */
     AP_TYPES_BOOL = 3,     /* bool activations (one byte each, 0 or 1) */
     AP_TYPES_S32 = 4,      /* int32 activations (plain integers, no quantisation) */
-    AP_TYPES_S64 = 5       /* int64 activations (plain integers, no quantisation) */
+    AP_TYPES_S64 = 5,      /* int64 activations (plain integers, no quantisation) */
+    AP_TYPES_U8 = 6        /* uint8 activations (zero points in [0, 255]): DEQUANTIZE to float32,
+                              REQUANTIZE to int8, and the byte moves BROADCAST_TO and REVERSE_V2 */
 } ap_types;
 /*
  * A row's types name the element type of the data the kernel reads (its first data input);
@@ -910,6 +912,21 @@ ap_status ap_quantize_s16_run(const ap_op_call *call, ap_isa isa, ap_error *erro
 ap_status ap_dequantize_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
                                      uint32_t *count_out, ap_error *error_out);
 ap_status ap_dequantize_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+
+/** The uint8 rows (AP_TYPES_U8). DEQUANTIZE uint8 -> float32 (ap_affine_quant_params with
+    zero_point within [0, 255]): TFLite's Dequantize, scale * (q - zero_point) in double, as the
+    int8 row; "direct". REQUANTIZE uint8 -> int8 (ap_requantize_params, input_type
+    AP_DTYPE_UINT8): ap_requantize_run's TFLite Requantize; the int8 row's params name int8,
+    int16 or int32 input (int8 -> uint8 is the int8 row's, output_type AP_DTYPE_UINT8), each row
+    refusing the other's input type. BROADCAST_TO and REVERSE_V2 uint8 run the int8 rows' byte
+    kernels. */
+ap_status ap_dequantize_u8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                    uint32_t *count_out, ap_error *error_out);
+ap_status ap_dequantize_u8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out);
+ap_status ap_requantize_u8_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                                    uint32_t *count_out, ap_error *error_out);
+ap_status ap_requantize_s8_row_variants(const void *params, ap_isa isa, ap_variant *variants_out,
+                                        uint32_t capacity, uint32_t *count_out, ap_error *error_out);
 
 /** int16 STRIDED_SLICE (ap_strided_slice_params; variants as ap_strided_slice_s8_variants, the
     int8 row's, whose copy moves int16 values here), also SPLIT and SPLIT_V as one slice per

@@ -57,7 +57,8 @@ POOL_ALIGNMENT = 16
 _OPS = {(row["code"], row["types_code"]): row for row in _core.ops()}
 #: The C names of the ap_types values.
 _TYPES_SYMBOLS = {"s8": "AP_TYPES_S8", "s16x8": "AP_TYPES_S16X8", "f32": "AP_TYPES_F32", "bool": "AP_TYPES_BOOL",
-                  "s32": "AP_TYPES_S32", "s64": "AP_TYPES_S64"}
+                  "s32": "AP_TYPES_S32", "s64": "AP_TYPES_S64",
+                  "u8": "AP_TYPES_U8"}
 _HEADERS = ("conv2d", "depthwise_conv2d", "elementwise", "fully_connected", "pooling",
             "quantize", "shape_ops", "softmax", "svdf", "lstm")
 #: The name ``sections=`` gives the state pool (not a pool of the plan).

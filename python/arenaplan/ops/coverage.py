@@ -32,6 +32,7 @@ _TYPES_TEXT = {
     "bool": "bool",
     "s32": "int32",
     "s64": "int64",
+    "u8": "uint8",
 }
 #: What the rows of the ops with operands of fixed types take besides their row's type
 #: (arenaplan/ops.h: a row's types name its data input's element type).
@@ -46,6 +47,7 @@ _OPERANDS_TEXT = {
     "REDUCE_ALL": "int32 axes", ("ZEROS_LIKE", "s8"): "the value 0, not the zero point",
     ("ADD_N", "s8"): "TensorFlow Lite Micro's: each sum from the scaled input offset",
     ("BATCH_MATMUL", "s16x8"): "here int16 x int16 with int64 sums",
+    ("DEQUANTIZE", "u8"): "to float32", ("REQUANTIZE", "u8"): "to int8",
     "JUMP": "arenaplan's control node of inlined IF and WHILE: no input or a one-element bool condition, "
             "no output",
 }
@@ -184,8 +186,9 @@ def _reshape(act: str = "int8") -> Model:
 
 def _quantize(src: str, dst: str) -> Model:
     p = _Probe()
-    x = p.x((1, 32), src, None if src == "float32" else 0.05, 0)
-    y = p.t((1, 32), dst, None if dst == "float32" else (0.03 if dst == "int8" else 1e-3), 0)
+    x = p.x((1, 32), src, None if src == "float32" else 0.05, 128 if src == "uint8" else 0)
+    y = p.t((1, 32), dst, None if dst == "float32" else (0.03 if dst in ("int8", "uint8") else 1e-3),
+            131 if dst == "uint8" else 0)
     return p.model("QUANTIZE" if dst != "float32" else "DEQUANTIZE", (x,), (y,))
 
 
@@ -516,7 +519,7 @@ def _gather_batched(dtype: str) -> Model:
 
 def _reverse(dtype: str, axes: Sequence[int] = (1, 2)) -> Model:
     p = _Probe()
-    scale = 0.05 if dtype == "int8" else 1e-3 if dtype == "int16" else None
+    scale = 0.05 if dtype in ("int8", "uint8") else 1e-3 if dtype == "int16" else None
     x = p.x((2, 3, 4, 8), dtype, scale, 0)
     a = p.const(list(axes), "int32")
     y = p.t((2, 3, 4, 8), dtype, scale, 0)
@@ -729,6 +732,23 @@ _PROBES_S64: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
 }
 
 
+def _u8_broadcast_to() -> Model:
+    p = _Probe()
+    x = p.x((1, 1, 8), "uint8", 0.05, 128)
+    shape = p.const([2, 4, 4, 8], "int32")
+    y = p.t((2, 4, 4, 8), "uint8", 0.05, 128)
+    return p.model("BROADCAST_TO", (x, shape), (y,))
+
+
+#: The uint8 rows' probes (QUANTIZE int8 -> uint8 is the int8 REQUANTIZE row's).
+_PROBES_U8: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
+    ("DEQUANTIZE", "u8"): lambda: [_quantize("uint8", "float32")],
+    ("REQUANTIZE", "u8"): lambda: [_quantize("uint8", "int8")],
+    ("BROADCAST_TO", "u8"): lambda: [_u8_broadcast_to()],
+    ("REVERSE_V2", "u8"): lambda: [_reverse("uint8"), _reverse("uint8", (-1,))],
+}
+
+
 #: The rows of the ops whose row their data input's element type chooses.
 _TYPED_PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     **{(op, t): (lambda op=op, dt=dt: [_compare(op, dt), _compare(op, dt, True)])
@@ -836,7 +856,8 @@ _PROBES: Dict[Tuple[str, str], Callable[[], List[Model]]] = {
     ("JUMP", "s8"): lambda: [_jump()],
     ("QUANTIZE", "s8"): lambda: [_quantize("float32", "int8")],
     ("DEQUANTIZE", "s8"): lambda: [_quantize("int8", "float32")],
-    ("REQUANTIZE", "s8"): lambda: [_quantize("int8", "int8"), _quantize("int16", "int8"), _quantize("int8", "int16")],
+    ("REQUANTIZE", "s8"): lambda: [_quantize("int8", "int8"), _quantize("int16", "int8"), _quantize("int8", "int16"),
+                                   _quantize("int8", "uint8")],
     ("CONCATENATION", "s8"): lambda: [_concatenation()],
     ("PAD", "s8"): lambda: [_pad()],
     ("MEAN", "s8"): lambda: [_mean()],
@@ -927,7 +948,8 @@ def _families(models: List[Model], isa: str, reference: str) -> Tuple[List[str],
 def probe_models(key: Tuple[str, str]) -> Optional[Callable[[], List[Model]]]:
     """The probe models of an op table row (its name and types, as _core.ops() gives them),
     or None for a row that has none: the one place the probe tables are read."""
-    return _PROBES.get(key) or _PROBES_F32.get(key) or _TYPED_PROBES.get(key) or _PROBES_S64.get(key)
+    return (_PROBES.get(key) or _PROBES_F32.get(key) or _TYPED_PROBES.get(key) or _PROBES_S64.get(key)
+            or _PROBES_U8.get(key))
 
 
 def rows() -> List[dict]:
@@ -1055,10 +1077,14 @@ def render() -> str:
     lines += ["", "TFLite builtins that run on another op's row:", "",
               "| builtin | runs as |", "|---|---|"]
     lines += [f"| {b} | {row} |" for b, row in _aliases()]
-    lines += ["", "REQUANTIZE is TFLite's QUANTIZE between integer types, one row whose params name them:",
-              "int8 to int8, int16 or int32 (int32: TensorFlow Lite Micro only), int16 to int8, int16",
-              "or int32, int32 to int8 or int16. QUANTIZE's int8 row is float32 to int8 and",
-              "DEQUANTIZE's int8 to float32 (the 16x8 rows: int16).", "",
+    lines += ["", "REQUANTIZE is TFLite's QUANTIZE between integer types, a row whose params name them:",
+              "int8 to int8, uint8, int16 or int32 (int32: TensorFlow Lite Micro only), int16 to int8,",
+              "int16 or int32, int32 to int8 or int16; the uint8 row is uint8 to int8 (TFLite's",
+              "Requantize, LiteRT's and TensorFlow Lite Micro's alike: where the scales are equal and",
+              "the zero points 128 apart its fast path flips the top bit, which the general loop gives",
+              "too). QUANTIZE's int8 row is float32 to int8 and DEQUANTIZE's int8 to float32 (the 16x8",
+              "rows: int16; the uint8 row: uint8, zero points in [0, 255]). BROADCAST_TO and REVERSE_V2",
+              "of uint8 run the int8 rows' byte kernels.", "",
               "A row's tensor types name the element type of the data its kernel reads (bool, int32 and",
               "int64 are one byte, four and eight an element); operands whose type the op fixes are the",
               "row's contract, given in brackets: the comparisons write bool, GATHER reads int32 indices,",

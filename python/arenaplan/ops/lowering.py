@@ -37,7 +37,7 @@ _WEIGHTED = frozenset((row["code"], row["types_code"]) for row in _core.ops() if
 TYPES_CODES = {row["types"]: row["types_code"] for row in _core.ops()}
 
 #: Integer element types of kernels that take several (the C enum ap_dtype).
-DTYPE_CODES = {"int8": 0, "int16": 1, "int32": 2, "int64": 3}
+DTYPE_CODES = {"int8": 0, "int16": 1, "int32": 2, "int64": 3, "uint8": 6}
 
 #: Instruction sets by name (the C enum ap_isa, from the C side: _core.isas()).
 _ISAS = _core.isas()
@@ -181,7 +181,7 @@ def _tensor(model: Model, index: int, what: str, dtype: Optional[str] = "int8",
     return t
 
 
-_INT_RANGES = {"int8": (-128, 127), "int16": (-32768, 32767), "int32": (-2 ** 31, 2 ** 31 - 1)}
+_INT_RANGES = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767), "int32": (-2 ** 31, 2 ** 31 - 1)}
 
 
 def _per_tensor(t: Tensor, what: str) -> Tuple[float, int]:
@@ -558,13 +558,14 @@ def _jump(model: Model, op: Operator, isa: str) -> OpKernel:
                     isa=isa, types=TYPES_CODES["s8"])
 
 
-#: QUANTIZE between integer types: the pairs each runtime's Prepare accepts (uint8 aside):
-#: TensorFlow Lite Micro requantises int8 to int32 too, LiteRT does not.
+#: QUANTIZE between integer types: the pairs each runtime's Prepare accepts: TensorFlow Lite
+#: Micro requantises int8 to int32 too, LiteRT does not; both requantise int8 <-> uint8 (TFLite's
+#: Requantize: the uint8 REQUANTIZE row, or the int8 row writing uint8).
 _REQUANTIZE_PAIRS = {
     "litert": (("int8", "int8"), ("int8", "int16"), ("int16", "int8"), ("int16", "int16"), ("int16", "int32"),
-               ("int32", "int8"), ("int32", "int16")),
+               ("int32", "int8"), ("int32", "int16"), ("int8", "uint8"), ("uint8", "int8")),
     "tflm": (("int8", "int8"), ("int8", "int16"), ("int8", "int32"), ("int16", "int8"), ("int16", "int16"),
-             ("int16", "int32"), ("int32", "int8"), ("int32", "int16")),
+             ("int16", "int32"), ("int32", "int8"), ("int32", "int16"), ("int8", "uint8"), ("uint8", "int8")),
 }
 
 
@@ -598,8 +599,10 @@ def _quantize(model: Model, op: Operator, reference: str = "litert") -> tuple:
              "input_type": DTYPE_CODES[x.dtype], "output_type": DTYPE_CODES[y.dtype]}, (x.index,), None, None)
 
 
-def _dequantize(model: Model, op: Operator) -> tuple:
-    x = _tensor(model, _operand(op.inputs, 0), "input", constant=False)
+def _dequantize(model: Model, op: Operator, dtype: str = "int8") -> tuple:
+    """DEQUANTIZE int8 (or ``dtype``: uint8, zero points in [0, 255]) to float32, TFLite's
+    Dequantize (LiteRT's and TensorFlow Lite Micro's alike)."""
+    x = _tensor(model, _operand(op.inputs, 0), "input", dtype, constant=False)
     y = _tensor(model, _operand(op.outputs, 0), "output", "float32")
     xs, xz = _per_tensor(x, "input")
     return {"count": int(np.prod(y.shape)), "scale": xs, "zero_point": xz}, (x.index,), None, None
@@ -2902,7 +2905,8 @@ _LOWER_S16X8: Dict[str, Callable[[Model, Operator], tuple]] = {
 
 # --- bool and int32 tensors: comparisons, logical ops, ARG_MAX / ARG_MIN, GATHER, SELECT_V2 ---
 #: Row types by the element type of an op's data input (AP_TYPES_S8, _F32, _S32, _BOOL).
-_DATA_TYPES = {"int8": "s8", "float32": "f32", "int32": "s32", "bool": "bool", "int16": "s16x8", "int64": "s64"}
+_DATA_TYPES = {"int8": "s8", "float32": "f32", "int32": "s32", "bool": "bool", "int16": "s16x8", "int64": "s64",
+               "uint8": "u8"}
 _COMPARISONS = ("EQUAL", "NOT_EQUAL", "GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL")
 #: The ops whose row is chosen by their data input's element type: (that input's position, the
 #: element types their rows take). TensorFlow Lite's kernels have these and more (int16, int64,
@@ -2922,11 +2926,12 @@ _TYPED: Dict[str, Tuple[int, Tuple[str, ...]]] = {
     "LOG_SOFTMAX": (0, ("int8", "float32")), "CUMSUM": (0, ("int8", "float32")),
     "BATCH_MATMUL": (0, ("int8", "int16", "float32")), "GATHER_ND": (0, ("int8", "float32", "int32")),
     "DIV": (0, ("int8", "float32", "int32")),
-    "REVERSE_V2": (0, ("int8", "float32", "int32", "bool", "int16", "int64")), "REDUCE_ALL": (0, ("bool",)),
+    "REVERSE_V2": (0, ("int8", "float32", "int32", "bool", "int16", "int64", "uint8")), "REDUCE_ALL": (0, ("bool",)),
     # the ops that move values as they are, a row per type TensorFlow Lite Micro's kernels take
     # (arenaplan.ops.tflm_types): the slices, splits, concatenations and broadcasts
     **{op: (0, ("int8", "int16", "float32", "int32", "bool"))
-       for op in ("STRIDED_SLICE", "SLICE", "CONCATENATION", "BROADCAST_TO")},
+       for op in ("STRIDED_SLICE", "SLICE", "CONCATENATION")},
+    "BROADCAST_TO": (0, ("int8", "int16", "float32", "int32", "bool", "uint8")),
     "SPLIT": (1, ("int8", "int16", "float32", "int32")), "SPLIT_V": (0, ("int8", "int16", "float32", "int32")),
     "UNPACK": (0, ("int8", "int16", "float32", "int32")), "PACK": (0, ("int8", "int16", "float32", "int32")),
     "DEPTH_TO_SPACE": (0, ("int8", "float32")), "SPACE_TO_DEPTH": (0, ("int8", "float32")),
@@ -3863,6 +3868,13 @@ def _pack_s64(model: Model, op: Operator) -> tuple:
     return _pack(model, op, "int64")
 
 
+#: The uint8 rows' lowering, chosen by _types_of (BROADCAST_TO and REVERSE_V2 are chosen by their
+#: data input's type, _TYPED): DEQUANTIZE uint8 -> float32, QUANTIZE uint8 -> int8 (REQUANTIZE).
+_LOWER_U8: Dict[str, Callable[..., tuple]] = {
+    "DEQUANTIZE": lambda model, op: _dequantize(model, op, "uint8"), "QUANTIZE": _quantize,
+}
+
+
 #: The int64 rows' lowering, chosen by _types_of (the comparisons, ZEROS_LIKE and REVERSE_V2 are
 #: chosen by their data input's type, _TYPED).
 _LOWER_S64: Dict[str, Callable[[Model, Operator], tuple]] = {
@@ -3886,6 +3898,8 @@ def _types_of(model: Model, op: Operator) -> str:
         return "s32"
     if op.type in _LOWER_S64 and dtype(op.inputs) == "int64":
         return "s64"
+    if op.type in _LOWER_U8 and dtype(op.inputs) == "uint8":
+        return "u8"
     if op.type in _TYPED:   # its data input's type, or its first row's (the lowering refuses the others)
         at, allowed = _TYPED[op.type]
         return _DATA_TYPES[dtype(op.inputs[at:]) if dtype(op.inputs[at:]) in allowed else allowed[0]]
@@ -3928,7 +3942,7 @@ _LOWER: Dict[str, Callable[[Model, Operator], tuple]] = {
 #: changes their params (FULLY_CONNECTED's requantisation, LOGISTIC's table, RELU's
 #: multiplier, ...). Read from the signatures, so an op's rows may differ in it.
 _TAKES_REFERENCE = frozenset(fn for table in (_LOWER, _LOWER_S16X8, _LOWER_F32, _LOWER_TYPED, _LOWER_S32,
-                                              _LOWER_S64)
+                                              _LOWER_S64, _LOWER_U8)
                              for fn in table.values()
                              if "reference" in inspect.signature(fn).parameters)
 
@@ -3982,7 +3996,8 @@ def lower_op(model: Model, op: Operator, isa: str, reference: str) -> OpKernel:
     # an int64 row's own lowering first (CONCATENATION, PACK and BROADCAST_TO also move other
     # types through _LOWER_TYPED's, whose _TYPED lists hold no int64)
     fn = (_LOWER_S64.get(op.type) if types == "s64" else None) or _LOWER_TYPED.get(op.type) or {
-        "s16x8": _LOWER_S16X8, "f32": _LOWER_F32, "s32": _LOWER_S32, "s64": _LOWER_S64}.get(types, _LOWER).get(op.type)
+        "s16x8": _LOWER_S16X8, "f32": _LOWER_F32, "s32": _LOWER_S32, "s64": _LOWER_S64,
+        "u8": _LOWER_U8}.get(types, _LOWER).get(op.type)
     if fn is None and op.type in _LOWER_S16X8:
         raise UnsupportedModel(f"op {op.index} ({op.type}): arenaplan runs {op.type} with int16 "
                                f"activations (16x8) only; the first input is "

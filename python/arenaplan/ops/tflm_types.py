@@ -174,14 +174,10 @@ NOT_COUNTED: Dict[str, str] = {
             "int8 weights is not in TFLite Micro",
 }
 
-_UINT8 = "uint8: arenaplan has no uint8 tensor type (TFLite's converter makes int8 models)"
-#: The pairs TFLite Micro has that arenaplan leaves out, with the reason.
-LEFT_OUT: Dict[Tuple[str, str], str] = {
-    ("QUANTIZE", "int8->uint8"): _UINT8, ("QUANTIZE", "uint8->int8"): _UINT8, ("DEQUANTIZE", "uint8"): _UINT8,
-    **{(op, _U8): _UINT8 for op in ("BROADCAST_TO", "REVERSE_V2")},
-}
+#: The pairs TFLite Micro has that arenaplan leaves out, with the reason (none today).
+LEFT_OUT: Dict[Tuple[str, str], str] = {}
 
-_ROW_TYPES = {_I: "s8", _S16: "s16x8", _F: "f32", _S32: "s32", _B: "bool", _S64: "s64"}
+_ROW_TYPES = {_I: "s8", _S16: "s16x8", _F: "f32", _S32: "s32", _B: "bool", _S64: "s64", _U8: "u8"}
 #: builtins that run on another op's row (lowering._code)
 _RUNS_ON = {"SLICE": "STRIDED_SLICE", "UNPACK": "STRIDED_SLICE", "SPLIT": "STRIDED_SLICE",
             "SPLIT_V": "STRIDED_SLICE", "PACK": "CONCATENATION", "DEPTH_TO_SPACE": "TRANSPOSE",
@@ -190,9 +186,10 @@ _RUNS_ON = {"SLICE": "STRIDED_SLICE", "UNPACK": "STRIDED_SLICE", "SPLIT": "STRID
 #: alias), SHAPE (its input is not read) and BROADCAST_ARGS (int32 or int64 shapes)
 _ANY_TYPE = {"RESHAPE": ("RESHAPE", "s8"), "SQUEEZE": ("RESHAPE", "s8"), "EXPAND_DIMS": ("RESHAPE", "s8"),
              "SHAPE": ("SHAPE", "s32"), "BROADCAST_ARGS": ("BROADCAST_ARGS", "s32")}
-#: REQUANTIZE's params name its integer types (docs/coverage.md)
-_REQUANTIZE = frozenset(("int8->int8", "int8->int16", "int8->int32", "int16->int8", "int16->int16",
-                         "int16->int32", "int32->int8", "int32->int16"))
+#: REQUANTIZE's params name its integer types (docs/coverage.md); the int8 row's input is int8,
+#: int16 or int32, the uint8 row's uint8
+_REQUANTIZE = frozenset(("int8->int8", "int8->int16", "int8->int32", "int8->uint8", "int16->int8", "int16->int16",
+                         "int16->int32", "int32->int8", "int32->int16", "uint8->int8"))
 
 
 def pairs() -> List[Tuple[str, str]]:
@@ -216,7 +213,7 @@ def covering_row(op: str, label: str, rows=None) -> Optional[Tuple[str, str]]:
         if src == _F:
             row = ("QUANTIZE", _ROW_TYPES.get(dst, ""))
         else:
-            row = ("REQUANTIZE", "s8") if label in _REQUANTIZE else None
+            row = ("REQUANTIZE", "u8" if src == _U8 else "s8") if label in _REQUANTIZE else None
         return row if row in rows else None
     row = (_RUNS_ON.get(op, op), _ROW_TYPES.get(label, ""))
     return row if row in rows else None
@@ -236,9 +233,10 @@ def render(rows=None) -> List[str]:
              f"TensorFlow Lite Micro's kernels take {t['tflm']} (op, type) pairs (the pinned tflite-micro "
              "package: a one-op model", "of each op in each type, int8, int16, int32, int64, float32, bool and "
              "uint8, allocated and run", "there; `arenaplan.ops.tflm_types`, tests/test_tflm_type_audit.py). "
-             f"arenaplan's rows run {t['covered']} of them;",
-             f"the {t['left_out']} left out, and why:", "",
-             "| op | type | why left out |", "|---|---|---|"]
+             f"arenaplan's rows run {t['covered']} of them"
+             + (f"; the {t['left_out']} left out, and why:" if t["left_out"] else " (none is left out)."), ""]
+    if t["left_out"]:
+        lines += ["| op | type | why left out |", "|---|---|---|"]
     by_reason: Dict[str, List[Tuple[str, str]]] = {}
     for p in pairs():
         if not covering_row(*p, rows=rows):
@@ -249,9 +247,10 @@ def render(rows=None) -> List[str]:
             ops.setdefault(label, []).append(op)
         for label, names in sorted(ops.items()):
             lines.append(f"| {', '.join(names)} | {label} | {reason} |")
-    lines += ["", "Operands of a fixed type (TensorFlow Lite Micro's): ARG_MAX / ARG_MIN and SHAPE write int32, "
+    lines += ["" if t["left_out"] else None,
+              "Operands of a fixed type (TensorFlow Lite Micro's): ARG_MAX / ARG_MIN and SHAPE write int32, "
               "GATHER reads", "int32 indices, FILL int32 or int64 dims; CAST goes between int8, int16, int32, "
               "float32 and bool", "(each way). Not counted: LOGICAL_AND / LOGICAL_OR run on any input type in "
               "the package (logical.cc", "reads the bytes as bool without a type check); TFLite's op is bool only.",
               ""]
-    return lines
+    return [line for line in lines if line is not None]

@@ -148,10 +148,18 @@ _OP_TYPES.update({
                                           "GATHER_ND")},
     "DIV": ("int8", "int32", "float32"), "BATCH_MATMUL": ("int8", "int16", "float32"),
     "BROADCAST_ARGS": ("int32", "int64"),
-    # reverse.cc's Prepare takes these (and uint8); reduce.cc's REDUCE_ALL bool only
-    "REVERSE_V2": ("int8", "int16", "int32", "int64", "float32", "bool"), "REDUCE_ALL": ("bool",)})
+    # reverse.cc's Prepare takes these; reduce.cc's REDUCE_ALL bool only
+    "REVERSE_V2": ("int8", "int16", "int32", "int64", "float32", "bool", "uint8"), "REDUCE_ALL": ("bool",)})
+# uint8 (TensorFlow Lite Micro's five uint8 pairs): BROADCAST_TO and REVERSE_V2 move the bytes,
+# DEQUANTIZE reads uint8, QUANTIZE requantises int8 <-> uint8 (kernel_refusal names the other
+# pairs with a uint8 side, which its Prepare refuses)
+_OP_TYPES.update({
+    "BROADCAST_TO": ("int8", "int16", "int32", "int64", "float32", "bool", "uint8", "resource"),
+    "DEQUANTIZE": ("int8", "int16", "uint8"),
+    "QUANTIZE": ("int8", "int16", "int32", "int64", "float32", "bool", "uint8", "resource")})
 # The output types of the ops whose output is not of their data input's type.
 _OUT_TYPES = {**{op: ("bool",) for op in _CMP}, "ARG_MAX": ("int32",), "ARG_MIN": ("int32",),
+              "DEQUANTIZE": ("float32",),
               "SHAPE": ("int32",), "EMBEDDING_LOOKUP": ("int8", "float32")}
 #: The input whose type is the op's data type, where it is not input 0.
 DATA_INPUT = {"TRANSPOSE_CONV": 2, "SPLIT": 1, "SELECT_V2": 1, "FILL": 1, "EMBEDDING_LOOKUP": 1}
@@ -169,7 +177,14 @@ def kernel_refusal(model: Model, op) -> Optional[str]:
     file's constant operands), where the file tells; None when it does not. REVERSE_V2
     (reverse.cc): an input of rank above 6 or more axes than the rank fail Prepare; constant
     axes out of range, repeated or not contiguous fail every Eval, and an empty axes vector
-    is read before its start (the package crashes)."""
+    is read before its start (the package crashes). QUANTIZE with a uint8 side: Prepare takes
+    int8 -> uint8 and uint8 -> int8 only."""
+    if op.type == "QUANTIZE" and op.inputs and op.outputs:
+        src, dst = model.tensors[op.inputs[0]].dtype, model.tensors[op.outputs[0]].dtype
+        if "uint8" in (src, dst) and {src, dst} != {"int8", "uint8"}:
+            return (f"QUANTIZE {src} -> {dst}: TensorFlow Lite Micro's QUANTIZE takes uint8 only from or to "
+                    "int8")
+        return None
     if op.type != "REVERSE_V2" or len(op.inputs) < 2:
         return None
     x, a = model.tensors[op.inputs[0]], model.tensors[op.inputs[1]]
