@@ -222,6 +222,23 @@ def lstm(dtype, depth, steps, batches=1, time_major=False):
     return build
 
 
+def resize_bilinear(channels, out_of, dtype="int8", width=1, **options):
+    """RESIZE_BILINEAR of a ``size`` x ``width * size`` image of ``channels`` to
+    out_of(size) x out_of(width * size) (int8 or float32; align_corners / half_pixel_centers
+    in ``options``)."""
+    def build(size):
+        p = _Probe()
+        scale = None if dtype == "float32" else 0.05
+        h, w = size, width * size
+        oh, ow = out_of(h), out_of(w)
+        x = p.x((1, h, w, channels), dtype, scale, -3 if scale else 0)
+        y = p.t((1, oh, ow, channels), dtype, scale, -3 if scale else 0)
+        return p.model("RESIZE_BILINEAR", (x, p.const([oh, ow], "int32")), (y,),
+                       align_corners=options.get("align_corners", False),
+                       half_pixel_centers=options.get("half_pixel_centers", False))
+    return build
+
+
 def svdf(size):
     """SVDF as in the keyword model (64 filters, memory 8, rank 1) over ``size`` features;
     built as a whole model (the graph builder has no variable tensors)."""
@@ -300,6 +317,19 @@ CASES = {"conv 3x3 16->16": (conv(16, 16, 3, 3), (6, 12)),
          "log softmax f32 rows of 10": (log_softmax(lambda s: s, lambda s: 10, "float32"), (2, 8)),
          "softmax f32 row": (softmax_f32(lambda s: 1, lambda s: 16 * s), (1, 4)),
          "softmax f32 rows of 10": (softmax_f32(lambda s: s, lambda s: 10), (2, 8)),
+         # RESIZE_BILINEAR's variants (direct, column_table, int8's row_cache): up- and
+         # downsampling, 1 to 16 channels, keyed "RESIZE_BILINEAR" and "RESIZE_BILINEAR(f32)"
+         **{f"resize bilinear {name}{label}": (resize_bilinear(c, out_of, dtype, width, **opts), sizes)
+            for name, dtype in (("", "int8"), ("f32 ", "float32"))
+            for label, c, out_of, width, opts, sizes in (
+                ("x2 c3 half", 3, lambda s: 2 * s, 1, {"half_pixel_centers": True}, (6, 12)),
+                ("x2 c16", 16, lambda s: 2 * s, 1, {}, (4, 8)),
+                ("/2 c3 align", 3, lambda s: s // 2, 1, {"align_corners": True}, (12, 24)),
+                ("/2 c1 align", 1, lambda s: s // 2, 1, {"align_corners": True}, (12, 24)),
+                ("/3 c8", 8, lambda s: s // 3, 1, {}, (12, 24)),
+                ("x4 c2 half", 2, lambda s: 4 * s, 1, {"half_pixel_centers": True}, (3, 6)),
+                ("x5/3 c8 half", 8, lambda s: s * 5 // 3, 1, {"half_pixel_centers": True}, (6, 12)),
+                ("x3 c1 wide", 1, lambda s: 3 * s, 2, {}, (4, 8)))},
          # the LSTM's rows (keyed "UNIDIRECTIONAL_SEQUENCE_LSTM", "...(s16x8)", "...(f32)"), under
          # "tflm", the Cortex-M default, by cells at two sizes
          **{f"lstm {name} {label}": (lstm(dtype, depth, steps, batches), sizes)
@@ -323,7 +353,12 @@ CHECKS = {"transpose conv 3x3 12->6 s2 (7x7)": lambda: transpose_conv(12, 6, 3, 
           "softmax int16 3 rows of 33": lambda: softmax_s16(lambda s: 3, lambda s: 33)(0),
           **{f"unidirectional sequence lstm {name} mnist's shape": (lambda dtype=dtype: lstm(dtype, 28, 28)(20))
              for name, dtype in (("int8", "int8"), ("16x8", "int16"), ("f32", "float32"))},
-          "unidirectional sequence lstm int8 time-major b3 16x5 c10": lambda: lstm("int8", 16, 5, 3, True)(10)}
+          "unidirectional sequence lstm int8 time-major b3 16x5 c10": lambda: lstm("int8", 16, 5, 3, True)(10),
+          "resize bilinear 7x7 c5 to 16x16 half": lambda: resize_bilinear(5, lambda s: s * 16 // 7, width=1,
+                                                                        half_pixel_centers=True)(7),
+          "resize bilinear 10x20 c2 to 4x8": lambda: resize_bilinear(2, lambda s: s * 2 // 5, width=2)(10),
+          "resize bilinear f32 7x7 c5 to 16x16 half": lambda: resize_bilinear(5, lambda s: s * 16 // 7, "float32",
+                                                                            half_pixel_centers=True)(7)}
 
 
 def check(ops: list) -> int:

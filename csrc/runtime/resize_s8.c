@@ -1,6 +1,9 @@
 /* RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR (arenaplan/ops.h): TFLite's reference
    ResizeNearestNeighbor (int8, int16, float32 rows: a copy), ResizeBilinearInteger (int8) and
-   ResizeBilinear (float32), NHWC. */
+   ResizeBilinear (float32), NHWC. RESIZE_BILINEAR's variants beside direct spend scratch on what
+   direct recomputes: column_table (int8, float32) each output column's input columns and
+   weights, row_cache (int8) input rows interpolated across, shared by the output rows that read
+   them; every variant gives the same bits (ap_resize_kind). */
 #include "arenaplan/ops.h"
 
 #include <math.h>
@@ -29,15 +32,17 @@ static ap_status resize_check_geometry(const int32_t *dims, const char *op, size
     return AP_OK;
 }
 
-/* The checks run() shares: the call, the variant (kind 0 of this ISA), one input, the output. */
-static ap_status resize_check_call(const ap_op_call *call, ap_isa isa, const char *op, ap_error *error)
+/* The checks run() shares: the call, the variant (of this ISA, its kind at most last_kind), one
+   input, the output. */
+static ap_status resize_check_call(const ap_op_call *call, ap_isa isa, const char *op, int32_t last_kind,
+                                   ap_error *error)
 {
     ap_status st = ap_ops_check_variant_ptr(call->variant, op, error);
     if (st == AP_OK && call->variant->isa != (int32_t)isa) {
         st = AP_OPS_INVALID(error, "%s: variant '%s' is a %s variant; asked to run it as %s", op,
                             call->variant->name, ap_isa_name(call->variant->isa), ap_isa_name(isa));
     }
-    if (st == AP_OK && call->variant->kind != AP_RESIZE_DIRECT) {
+    if (st == AP_OK && (call->variant->kind < AP_RESIZE_DIRECT || call->variant->kind > last_kind)) {
         st = AP_OPS_INVALID(error, "%s: variant kind %d does not apply", op, (int)call->variant->kind);
     }
     if (st == AP_OK && (call->input_count != 1 || call->inputs == NULL || call->inputs[0] == NULL ||
@@ -47,13 +52,58 @@ static ap_status resize_check_call(const ap_op_call *call, ap_isa isa, const cha
     return st;
 }
 
-static ap_status resize_variants(size_t output_count, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
-                                 uint32_t *count_out, const char *op, ap_error *error)
+/* The variants: direct; with `table` RESIZE_BILINEAR's column_table (output_w entries of four
+   int32 / float32 values; bilinear_table_bytes); with `rows` too, int8's row_cache. */
+static ap_status resize_variants(size_t output_count, size_t table, size_t rows, ap_isa isa,
+                                 ap_variant *variants_out, uint32_t capacity, uint32_t *count_out, const char *op,
+                                 ap_error *error)
 {
-    ap_variant found[1];
+    ap_variant found[3];
+    uint32_t n = 1;
+    const size_t bytes[2] = {table, rows}, align[2] = {4, 4};
     /* a gather: the output may not overlap its input */
     ap_ops_variant_set(&found[0], AP_RESIZE_DIRECT, 0, "direct", 0, NULL, NULL, (uint64_t)output_count, 0);
-    return ap_ops_variants_out(found, 1, isa, variants_out, capacity, count_out, op, error);
+    if (table > 0) {
+        ap_ops_variant_set(&found[n++], AP_RESIZE_COLUMN_TABLE, 0, "column_table", 1, bytes, align,
+                           (uint64_t)output_count, 0);
+    }
+    if (table > 0 && rows > 0) {
+        ap_ops_variant_set(&found[n++], AP_RESIZE_ROW_CACHE, 0, "row_cache", 2, bytes, align,
+                           (uint64_t)output_count, 0);
+    }
+    return ap_ops_variants_out(found, n, isa, variants_out, capacity, count_out, op, error);
+}
+
+/* RESIZE_BILINEAR's column table: 16 bytes an output column, or 0 (no column_table variant)
+   when x * channels may not fit int32 (the table's offsets) or the bytes would not fit size_t. */
+static size_t bilinear_table_bytes(int32_t input_w, int32_t channels, int32_t output_w)
+{
+    size_t bytes = 0;
+    if ((int64_t)input_w * channels > INT32_MAX || !ap_ops_mul((size_t)output_w, 16, &bytes)) {
+        return 0;
+    }
+    return bytes;
+}
+
+/* int8 row_cache's second buffer: two rows of output_w * channels int32, or 0 (no row_cache)
+   when the bytes would not fit size_t. */
+static size_t bilinear_rows_bytes(int32_t channels, int32_t output_w)
+{
+    size_t bytes = 0;
+    return ap_ops_mul((size_t)output_w, (size_t)channels, &bytes) && ap_ops_mul(bytes, 8, &bytes) ? bytes : 0;
+}
+
+/* A column_table or row_cache call's scratch: the variant applies and its buffers fit (`rows`:
+   row_cache's second buffer's bytes, 0 for column_table). */
+static ap_status bilinear_check_table(const ap_op_call *call, int32_t input_w, int32_t channels,
+                                      int32_t output_w, size_t rows, const char *op, ap_error *error)
+{
+    const size_t need[2] = {bilinear_table_bytes(input_w, channels, output_w), rows};
+    const uint32_t buffers = call->variant->kind == AP_RESIZE_ROW_CACHE ? 2 : 1;
+    if (need[0] == 0 || (buffers == 2 && rows == 0)) {
+        return AP_OPS_INVALID(error, "%s: variant '%s' does not apply to these sizes", op, call->variant->name);
+    }
+    return ap_ops_check_scratch(op, call->variant->name, need, buffers, call->scratch, call->scratch_count, error);
 }
 
 /* ---- RESIZE_NEAREST_NEIGHBOR ------------------------------------------------------------- */
@@ -90,7 +140,8 @@ ap_status ap_resize_nearest_s8_variants(const void *params, ap_isa isa, ap_varia
 {
     size_t count = 0;
     ap_status st = nearest_check(params, &count, error_out);
-    return st != AP_OK ? st : resize_variants(count, isa, variants_out, capacity, count_out, NEAREST_OP, error_out);
+    return st != AP_OK ? st : resize_variants(count, 0, 0, isa, variants_out, capacity, count_out, NEAREST_OP,
+                                              error_out);
 }
 
 /* One output pixel a memcpy of channels * element bytes: int8 and int16 rows alike. */
@@ -106,7 +157,7 @@ static ap_status nearest_run(const ap_op_call *call, ap_isa isa, size_t element,
         st = AP_OPS_OVERFLOW(error_out, NEAREST_OP ": the output's bytes overflow");
     }
     if (st == AP_OK) {
-        st = resize_check_call(call, isa, NEAREST_OP, error_out);
+        st = resize_check_call(call, isa, NEAREST_OP, AP_RESIZE_DIRECT, error_out);
     }
     if (st != AP_OK) {
         return st;
@@ -147,7 +198,7 @@ ap_status ap_resize_nearest_s8_run(const ap_op_call *call, ap_isa isa, ap_error 
     size_t count = 0;
     ap_status st = nearest_check(p, &count, error_out);
     if (st == AP_OK) {
-        st = resize_check_call(call, isa, NEAREST_OP, error_out);
+        st = resize_check_call(call, isa, NEAREST_OP, AP_RESIZE_DIRECT, error_out);
     }
     if (st != AP_OK) {
         return st;
@@ -226,8 +277,106 @@ ap_status ap_resize_bilinear_s8_variants(const void *params, ap_isa isa, ap_vari
 {
     size_t count = 0;
     ap_status st = bilinear_check(params, &count, error_out);
-    return st != AP_OK ? st : resize_variants(count, isa, variants_out, capacity, count_out, BILINEAR_OP,
-                                              error_out);
+    const ap_resize_bilinear_params *p = params;
+    return st != AP_OK ? st : resize_variants(count, bilinear_table_bytes(p->input_w, p->channels, p->output_w),
+                                              bilinear_rows_bytes(p->channels, p->output_w), isa, variants_out,
+                                              capacity, count_out, BILINEAR_OP, error_out);
+}
+
+/* column_table: the table is output_w entries {x0 * c, x1 * c, wx0, wx1}; each output row's y
+   values once, then every value four int32 products (bounds at AP_RESIZE_COLUMN_TABLE). */
+static void bilinear_s8_fill_table(const ap_resize_bilinear_params *p, int32_t *table)
+{
+    const int32_t c = p->channels;
+    for (int32_t x = 0; x < p->output_w; ++x) {
+        int32_t vx, x0, x1;
+        bilinear_axis(x, p->width_scale_10, p->half_pixel_centers, p->input_w, &vx, &x0, &x1);
+        table[4 * x] = x0 * c;
+        table[4 * x + 1] = x1 * c;
+        table[4 * x + 2] = (1 << 10) - (vx - (1 << 10) * x0);
+        table[4 * x + 3] = vx - (1 << 10) * x0;
+    }
+}
+
+static void bilinear_s8_column_table(const ap_resize_bilinear_params *p, const int8_t *in, int8_t *out,
+                                     void *scratch)
+{
+    int32_t *table = scratch;
+    const int32_t c = p->channels;
+    bilinear_s8_fill_table(p, table);
+    const size_t row = (size_t)p->input_w * (size_t)c, image = (size_t)p->input_h * row;
+    for (int32_t b = 0; b < p->batches; ++b) {
+        const int8_t *src = in + (size_t)b * image;
+        for (int32_t y = 0; y < p->output_h; ++y) {
+            int32_t vy, y0, y1;
+            bilinear_axis(y, p->height_scale_10, p->half_pixel_centers, p->input_h, &vy, &y0, &y1);
+            const int32_t wy1 = vy - (1 << 10) * y0, wy0 = (1 << 10) - wy1;
+            const int8_t *r0 = src + (size_t)y0 * row, *r1 = src + (size_t)y1 * row;
+            const int32_t *t = table;
+            for (int32_t x = 0; x < p->output_w; ++x, t += 4) {
+                const int8_t *a = r0 + t[0], *b1 = r1 + t[0], *d = r0 + t[1], *e = r1 + t[1];
+                const int32_t wx0 = t[2], wx1 = t[3];
+                for (int32_t k = 0; k < c; ++k) {
+                    const int32_t sum = wx0 * (a[k] * wy0 + b1[k] * wy1) + wx1 * (d[k] * wy0 + e[k] * wy1);
+                    *out++ = (int8_t)((sum + (sum > 0 ? (1 << 19) : -(1 << 19))) / (1 << 20));
+                }
+            }
+        }
+    }
+}
+
+/* One input row interpolated across: h[x * c + k] = wx0 * r[x0 * c + k] + wx1 * r[x1 * c + k]
+   (|h| <= 128 * 2048). */
+static void bilinear_s8_across(const int8_t *r, const int32_t *table, int32_t output_w, int32_t c, int32_t *h)
+{
+    for (int32_t x = 0; x < output_w; ++x, table += 4) {
+        const int8_t *a = r + table[0], *d = r + table[1];
+        const int32_t wx0 = table[2], wx1 = table[3];
+        for (int32_t k = 0; k < c; ++k) {
+            *h++ = wx0 * a[k] + wx1 * d[k];
+        }
+    }
+}
+
+/* row_cache: rows[0..n) and rows[n..2n) hold the input rows held[0] and held[1] interpolated
+   across (-1: none yet); an output row reuses them when its y0 or y1 is one of them. */
+static void bilinear_s8_row_cache(const ap_resize_bilinear_params *p, const int8_t *in, int8_t *out,
+                                  void *table_scratch, void *rows)
+{
+    int32_t *table = table_scratch;
+    const int32_t c = p->channels;
+    const size_t n = (size_t)p->output_w * (size_t)c, row = (size_t)p->input_w * (size_t)c;
+    const size_t image = (size_t)p->input_h * row;
+    bilinear_s8_fill_table(p, table);
+    for (int32_t b = 0; b < p->batches; ++b) {
+        const int8_t *src = in + (size_t)b * image;
+        int32_t *h[2] = {rows, (int32_t *)rows + n};
+        int32_t held[2] = {-1, -1};
+        for (int32_t y = 0; y < p->output_h; ++y) {
+            int32_t vy, y0, y1;
+            bilinear_axis(y, p->height_scale_10, p->half_pixel_centers, p->input_h, &vy, &y0, &y1);
+            const int32_t wy1 = vy - (1 << 10) * y0, wy0 = (1 << 10) - wy1;
+            if (held[0] != y0) {
+                if (held[1] == y0) {   /* the last row's y1 is this row's y0 */
+                    int32_t *t = h[0];
+                    h[0] = h[1], h[1] = t;
+                    held[1] = held[0], held[0] = y0;
+                } else {
+                    bilinear_s8_across(src + (size_t)y0 * row, table, p->output_w, c, h[0]);
+                    held[0] = y0;
+                }
+            }
+            if (y1 != y0 && held[1] != y1) {
+                bilinear_s8_across(src + (size_t)y1 * row, table, p->output_w, c, h[1]);
+                held[1] = y1;
+            }
+            const int32_t *h0 = h[0], *h1 = y1 == y0 ? h[0] : h[1];
+            for (size_t i = 0; i < n; ++i) {
+                const int32_t sum = wy0 * h0[i] + wy1 * h1[i];
+                *out++ = (int8_t)((sum + (sum > 0 ? (1 << 19) : -(1 << 19))) / (1 << 20));
+            }
+        }
+    }
 }
 
 ap_status ap_resize_bilinear_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
@@ -240,7 +389,11 @@ ap_status ap_resize_bilinear_s8_run(const ap_op_call *call, ap_isa isa, ap_error
     size_t count = 0;
     ap_status st = bilinear_check(p, &count, error_out);
     if (st == AP_OK) {
-        st = resize_check_call(call, isa, BILINEAR_OP, error_out);
+        st = resize_check_call(call, isa, BILINEAR_OP, AP_RESIZE_ROW_CACHE, error_out);
+    }
+    if (st == AP_OK && call->variant->kind != AP_RESIZE_DIRECT) {
+        st = bilinear_check_table(call, p->input_w, p->channels, p->output_w,
+                                  bilinear_rows_bytes(p->channels, p->output_w), BILINEAR_OP, error_out);
     }
     if (st != AP_OK) {
         return st;
@@ -248,6 +401,14 @@ ap_status ap_resize_bilinear_s8_run(const ap_op_call *call, ap_isa isa, ap_error
     const int8_t *in = call->inputs[0];
     int8_t *out = call->output;
     const size_t c = (size_t)p->channels, row = (size_t)p->input_w * c, image = (size_t)p->input_h * row;
+    if (call->variant->kind == AP_RESIZE_COLUMN_TABLE) {
+        bilinear_s8_column_table(p, in, out, call->scratch[0].data);
+        return AP_OK;
+    }
+    if (call->variant->kind == AP_RESIZE_ROW_CACHE) {
+        bilinear_s8_row_cache(p, in, out, call->scratch[0].data, call->scratch[1].data);
+        return AP_OK;
+    }
     for (int32_t b = 0; b < p->batches; ++b) {
         const int8_t *src = in + (size_t)b * image;
         for (int32_t y = 0; y < p->output_h; ++y) {
@@ -308,8 +469,9 @@ ap_status ap_resize_bilinear_f32_variants(const void *params, ap_isa isa, ap_var
 {
     size_t count = 0;
     ap_status st = bilinear_f32_check(params, &count, error_out);
-    return st != AP_OK ? st : resize_variants(count, isa, variants_out, capacity, count_out, BILINEAR_F32_OP,
-                                              error_out);
+    const ap_resize_bilinear_f32_params *p = params;
+    return st != AP_OK ? st : resize_variants(count, bilinear_table_bytes(p->input_w, p->channels, p->output_w), 0,
+                                              isa, variants_out, capacity, count_out, BILINEAR_F32_OP, error_out);
 }
 
 /* TFLite's ComputeInterpolationValues (float): the position v of output index i and the two input
@@ -324,6 +486,45 @@ static void bilinear_f32_axis(int32_t i, float scale, int32_t half_pixel_centers
     *upper = hi > input_size - 1 ? input_size - 1 : hi < 0 ? 0 : hi;
 }
 
+/* column_table: the table is output_w entries {x0 * c, x1 * c (int32), dx, 1 - dx (float)}; the
+   blend is direct's, in its order. */
+static void bilinear_f32_column_table(const ap_resize_bilinear_f32_params *p, const float *in, float *out,
+                                      void *scratch)
+{
+    int32_t *offsets = scratch;
+    float *weights = scratch;
+    const int32_t c = p->channels;
+    for (int32_t x = 0; x < p->output_w; ++x) {
+        float vx;
+        int32_t x0, x1;
+        bilinear_f32_axis(x, p->width_scale, p->half_pixel_centers, p->input_w, &vx, &x0, &x1);
+        const float dx = vx - (float)x0;
+        offsets[4 * x] = x0 * c;
+        offsets[4 * x + 1] = x1 * c;
+        weights[4 * x + 2] = dx;
+        weights[4 * x + 3] = 1.0f - dx;
+    }
+    const size_t row = (size_t)p->input_w * (size_t)c, image = (size_t)p->input_h * row;
+    for (int32_t b = 0; b < p->batches; ++b) {
+        const float *src = in + (size_t)b * image;
+        for (int32_t y = 0; y < p->output_h; ++y) {
+            float vy;
+            int32_t y0, y1;
+            bilinear_f32_axis(y, p->height_scale, p->half_pixel_centers, p->input_h, &vy, &y0, &y1);
+            const float dy = vy - (float)y0, ey = 1.0f - dy;
+            const float *r0 = src + (size_t)y0 * row, *r1 = src + (size_t)y1 * row;
+            for (int32_t x = 0; x < p->output_w; ++x) {
+                const float *p00 = r0 + offsets[4 * x], *p10 = r1 + offsets[4 * x];
+                const float *p01 = r0 + offsets[4 * x + 1], *p11 = r1 + offsets[4 * x + 1];
+                const float dx = weights[4 * x + 2], ex = weights[4 * x + 3];
+                for (int32_t k = 0; k < c; ++k) {
+                    *out++ = p00[k] * ey * ex + p10[k] * dy * ex + p01[k] * ey * dx + p11[k] * dy * dx + 0.0f;
+                }
+            }
+        }
+    }
+}
+
 ap_status ap_resize_bilinear_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
     /* one code for every ISA: four products an output, in the reference's order */
@@ -334,7 +535,10 @@ ap_status ap_resize_bilinear_f32_run(const ap_op_call *call, ap_isa isa, ap_erro
     size_t count = 0;
     ap_status st = bilinear_f32_check(p, &count, error_out);
     if (st == AP_OK) {
-        st = resize_check_call(call, isa, BILINEAR_F32_OP, error_out);
+        st = resize_check_call(call, isa, BILINEAR_F32_OP, AP_RESIZE_COLUMN_TABLE, error_out);
+    }
+    if (st == AP_OK && call->variant->kind == AP_RESIZE_COLUMN_TABLE) {
+        st = bilinear_check_table(call, p->input_w, p->channels, p->output_w, 0, BILINEAR_F32_OP, error_out);
     }
     if (st != AP_OK) {
         return st;
@@ -342,6 +546,10 @@ ap_status ap_resize_bilinear_f32_run(const ap_op_call *call, ap_isa isa, ap_erro
     const float *in = call->inputs[0];
     float *out = call->output;
     const size_t c = (size_t)p->channels, row = (size_t)p->input_w * c, image = (size_t)p->input_h * row;
+    if (call->variant->kind == AP_RESIZE_COLUMN_TABLE) {
+        bilinear_f32_column_table(p, in, out, call->scratch[0].data);
+        return AP_OK;
+    }
     for (int32_t b = 0; b < p->batches; ++b) {
         const float *src = in + (size_t)b * image;
         for (int32_t y = 0; y < p->output_h; ++y) {

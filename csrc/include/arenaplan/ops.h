@@ -572,7 +572,22 @@ ap_status ap_abs_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 
 /** Variant kinds of RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR. */
 typedef enum ap_resize_kind {
-    AP_RESIZE_DIRECT = 0   /* each output pixel from the input; no scratch, never in place */
+    AP_RESIZE_DIRECT = 0,        /* each output pixel from the input; no scratch, never in place */
+    AP_RESIZE_COLUMN_TABLE = 1,  /* RESIZE_BILINEAR (int8, float32): each output column's two input
+                                    columns (times channels) and weights computed once into one
+                                    scratch table of output_w * 16 bytes (int32 x0 * c, x1 * c and
+                                    the int8 row's Q10 weights wx0, wx1, or the float32 row's dx
+                                    and 1 - dx); the int8 blend in int32 as
+                                    wx0 * (a * wy0 + b * wy1) + wx1 * (d * wy0 + e * wy1), which
+                                    never overflows (|wy0| + |wy1| <= 2048, likewise x), so it
+                                    equals the reference's int64 sum. Offered when input_w *
+                                    channels fits int32. Never in place */
+    AP_RESIZE_ROW_CACHE = 2      /* int8 RESIZE_BILINEAR: column_table's table, and a second scratch
+                                    buffer of two rows of output_w * channels int32 (8 bytes a
+                                    value): input rows interpolated across (wx0 * a + wx1 * d),
+                                    each computed once while consecutive output rows share it,
+                                    then wy0 * h0 + wy1 * h1 an output value (the same int32
+                                    sum, in another order). Pays when upscaling. Never in place */
 } ap_resize_kind;
 
 /**
@@ -599,6 +614,7 @@ ap_status ap_resize_nearest_s8_run(const ap_op_call *call, ap_isa isa, ap_error 
  * the stored values and their Q10 weights sum in int64, rounded half away from zero by 2^20.
  * The scales are TFLite's ((1024 * in + out / 2) / out, or with align_corners and out > 1
  * (1024 * (in - 1) + (out - 1) / 2) / (out - 1)); every y0 and x0 must lie in the input.
+ * Variants "direct" (no scratch), "column_table" and "row_cache" (ap_resize_kind): the same bits.
  */
 typedef struct ap_resize_bilinear_params {
     int32_t batches, input_h, input_w, channels, output_h, output_w;   /* each >= 1 */
@@ -617,7 +633,7 @@ ap_status ap_resize_bilinear_s8_run(const ap_op_call *call, ap_isa isa, ap_error
  * too, which the scales TFLite forms never pass), columns likewise; the output is
  * in(y0,x0) * (1 - dy) * (1 - dx) + in(y1,x0) * dy * (1 - dx) + in(y0,x1) * (1 - dy) * dx
  * + in(y1,x1) * dy * dx + 0.0f (the reference's rounding offset: -0 sums to +0), dy = v - y0,
- * in float32 in that order. "direct", no scratch.
+ * in float32 in that order. Variants "direct" (no scratch) and "column_table" (ap_resize_kind).
  */
 typedef struct ap_resize_bilinear_f32_params {
     int32_t batches, input_h, input_w, channels, output_h, output_w;   /* each >= 1 */

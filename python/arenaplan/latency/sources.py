@@ -452,8 +452,18 @@ def output_shape(kernel: OpKernel) -> Tuple[int, int, int, int, int, int]:
     once a call); UNIDIRECTIONAL_SEQUENCE_LSTM as rows of ``cell_size`` outputs, a row a step of a
     batch row (its window inputs the input and hidden values a row's gates read); SOFTMAX and
     LOG_SOFTMAX as rows of ``depth`` outputs, one pixel of one tap each (their work per row:
-    the maximum's and the sum's set-up, a reciprocal or a log)."""
+    the maximum's and the sum's set-up, a reciprocal or a log). RESIZE_BILINEAR: its output
+    values; as channels the rows it sets up (output rows, and the input rows the int8 row_cache
+    interpolates across, _resize_rows_across); as taps the pixels of those rows (output_w a
+    row); output pixels as the pixel taps (a pixel's two columns and weights); its window
+    inputs the values row_cache interpolates across (output_w * channels a row); its inputs
+    the input's values."""
     spec = kernel.spec
+    if kernel.type == "RESIZE_BILINEAR":
+        b, c, oh, ow = int(spec["batches"]), int(spec["channels"]), int(spec["output_h"]), int(spec["output_w"])
+        across = b * _resize_rows_across(spec) if "height_scale_10" in spec else 0
+        return (b * oh * ow * c, b * oh + across, across * ow, b * oh * ow, across * ow * c,
+                b * int(spec["input_h"]) * int(spec["input_w"]) * c)
     if kernel.type == "BATCH_MATMUL":
         c, depth = int(spec["cols"]), int(spec["depth"])
         rows = int(spec["rows"]) * int(np.prod(np.maximum(spec["lhs_batch"], spec["rhs_batch"])))
@@ -494,6 +504,28 @@ def _landing_taps(spec: dict, axis: str) -> int:
     size, filt, stride = int(spec[f"input_{axis}"]), int(spec[f"filter_{axis}"]), int(spec[f"stride_{axis}"])
     pad, out = int(spec[f"pad_{axis}"]), int(spec[f"output_{axis}"])
     return sum(max(0, min(filt, out + pad - i * stride) - max(0, pad - i * stride)) for i in range(size))
+
+
+def _resize_rows_across(spec: dict) -> int:
+    """Input rows the int8 RESIZE_BILINEAR row_cache variant interpolates across in one image
+    (resize_s8.c: an output row's y0 and y1 reuse the two rows held when they are among them)."""
+    scale, half, size = int(spec["height_scale_10"]), int(spec["half_pixel_centers"]), int(spec["input_h"])
+
+    def trunc(v: int) -> int:
+        return -((-v) // 1024) if v < 0 else v // 1024
+
+    held, count = [-1, -1], 0
+    for y in range(int(spec["output_h"])):
+        v = y * scale + scale // 2 - 512 if half else y * scale
+        y0, y1 = max(trunc(v), 0), min(trunc(v + 1023), size - 1)
+        if held[0] != y0:
+            if held[1] == y0:
+                held = [y0, held[0]]
+            else:
+                held[0], count = y0, count + 1
+        if y1 != y0 and held[1] != y1:
+            held[1], count = y1, count + 1
+    return count
 
 
 #: ops output_shape takes as rows of outputs (outer_size rows of depth)
