@@ -241,7 +241,7 @@ def test_refusals_name_the_op(tmp_path):
         (graph("CONCATENATION", [(2, 3), (2, 5)], (2, 7), "ConcatenationOptions", axis=1),
          r"op 0 \(CONCATENATION\): the inputs' sizes along axis 1 sum to 8, the output has 7"),
         (graph("CONCATENATION", [(2, 3), (3, 5)], (2, 8), "ConcatenationOptions", axis=1),
-         r"op 0 \(CONCATENATION\): input tensor 1 has shape \(3, 5\); the output \(2, 8\) along axis 1"),
+         r"op 0 \(CONCATENATION\): input tensor 1 has shape \(3, 5\), which does not fit the output.s \(2, 8\) outside axis 1"),
         (graph("PACK", [(2, 3)] * 2, (2, 2, 3), "PackOptions", axis=0, valuesCount=3),
          r"op 0 \(PACK\): values_count 3 differs from the op's 2 inputs"),
         (graph("REVERSE_V2", [(2, 3, 4), ("const", np.array([0, 2], np.int32))], (2, 3, 4)),

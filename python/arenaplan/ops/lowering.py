@@ -2260,6 +2260,24 @@ def _transpose_16x8(model: Model, op: Operator) -> tuple:
     return _transpose(model, op, "int16")
 
 
+def _concat_copy_params(y: Tensor, ins: Sequence[Tensor], axis: int, rank: int) -> dict:
+    """The copy rows' CONCATENATION params (the output's shape, the axis in 4-D, each input's
+    size along it), with TFLite's Prepare checks: every input of the output's rank and shape
+    but along the axis, their sizes summing to the output's."""
+    want = _shape4(y.shape, "output")
+    sizes = []
+    for i, t in enumerate(ins):
+        shape = _shape4(t.shape, f"input {i}") if len(t.shape) == rank else None
+        if shape is None or any(shape[d] != want[d] for d in range(4) if d != axis + 4 - rank):
+            raise _Unsupported(f"input tensor {t.index} has shape {tuple(t.shape)}, which does not fit the "
+                               f"output's {tuple(y.shape)} outside axis {axis}")
+        sizes.append(int(t.shape[axis]))
+    if sum(sizes) != int(y.shape[axis]):
+        raise _Unsupported(f"the inputs' sizes along axis {axis} sum to {sum(sizes)}, the output has "
+                           f"{int(y.shape[axis])}")
+    return {"output_shape": want, "axis": axis + 4 - rank, "input_count": len(sizes), "input_axis_sizes": sizes}
+
+
 def _concatenation_16x8(model: Model, op: Operator) -> tuple:
     """int16 CONCATENATION: a copy, as TFLite's int16 kernels (LiteRT's and TFLite Micro's)
     are. Their Prepare requires every zero point 0 and reads no scale: inputs whose scale
@@ -2274,21 +2292,10 @@ def _concatenation_16x8(model: Model, op: Operator) -> tuple:
         raise _Unsupported("a fused activation on CONCATENATION is not supported (TFLite refuses it)")
     _int16_scale(y, "output")
     ins = [_tensor(model, t, f"input {i}", "int16") for i, t in enumerate(op.inputs)]
-    want = _shape4(y.shape, "output")
-    sizes = []
     for i, t in enumerate(ins):
         _int16_scale(t, f"input {i}")
-        shape = _shape4(t.shape, f"input {i}") if len(t.shape) == rank else None
-        if shape is None or any(shape[d] != want[d] for d in range(4) if d != axis + 4 - rank):
-            raise _Unsupported(f"input tensor {t.index} has shape {tuple(t.shape)}, which does not fit the "
-                               f"output's {tuple(y.shape)} outside axis {axis}")
-        sizes.append(int(t.shape[axis]))
-    if sum(sizes) != int(y.shape[axis]):
-        raise _Unsupported(f"the inputs' sizes along axis {axis} sum to {sum(sizes)}, the output has "
-                           f"{int(y.shape[axis])}")
-    return ({"output_shape": want, "axis": axis + 4 - rank, "input_count": len(sizes), "input_axis_sizes": sizes,
-             "input_multipliers": None, "input_shifts": None, "input_zero_points": None, "output_zero_point": 0},
-            tuple(t.index for t in ins), None, None)
+    return ({**_concat_copy_params(y, ins, axis, rank), "input_multipliers": None, "input_shifts": None,
+             "input_zero_points": None, "output_zero_point": 0}, tuple(t.index for t in ins), None, None)
 
 
 #: TensorType codes of TransposeConvOptions.quantized_bias_type (FLOAT32, the default, is unset).
@@ -3800,20 +3807,8 @@ def _concatenation_copy(model: Model, op: Operator) -> tuple:
         raise _Unsupported(f"axis {op.options.get('axis')} is out of range for rank {rank}")
     if op.options.get("fused_activation_function", "NONE") != "NONE":
         raise _Unsupported("a fused activation on CONCATENATION is not supported (TFLite refuses it)")
-    want = _shape4(y.shape, "output")
-    sizes = []
-    for i, t in enumerate(ins):
-        shape = _shape4(t.shape, f"input {i}") if len(t.shape) == rank else None
-        if shape is None or any(shape[d] != want[d] for d in range(4) if d != axis + 4 - rank):
-            raise _Unsupported(f"input tensor {t.index} has shape {tuple(t.shape)}, which does not fit the "
-                               f"output's {tuple(y.shape)} outside axis {axis}")
-        sizes.append(int(t.shape[axis]))
-    if sum(sizes) != int(y.shape[axis]):
-        raise _Unsupported(f"the inputs' sizes along axis {axis} sum to {sum(sizes)}, the output has "
-                           f"{int(y.shape[axis])}")
-    return ({"output_shape": want, "axis": axis + 4 - rank, "input_count": len(sizes), "input_axis_sizes": sizes,
-             "input_multipliers": None, "input_shifts": None, "input_zero_points": None, "output_zero_point": 0},
-            tuple(t.index for t in ins), None, None)
+    return ({**_concat_copy_params(y, ins, axis, rank), "input_multipliers": None, "input_shifts": None,
+             "input_zero_points": None, "output_zero_point": 0}, tuple(t.index for t in ins), None, None)
 
 
 _LOWER_TYPED: Dict[str, Callable[[Model, Operator], tuple]] = {
@@ -3849,17 +3844,7 @@ def _concatenation_s64(model: Model, op: Operator) -> tuple:
         raise _Unsupported(f"axis {op.options.get('axis')} of a rank-{rank} output is not supported (rank <= 4)")
     if op.options.get("fused_activation_function", "NONE") != "NONE":
         raise _Unsupported("a fused activation on CONCATENATION is not supported")
-    sizes = []
-    for t in ins:
-        if len(t.shape) != rank or any(int(t.shape[d]) != int(y.shape[d]) for d in range(rank) if d != axis):
-            raise _Unsupported(f"input tensor {t.index} has shape {tuple(t.shape)}; the output {tuple(y.shape)} "
-                               f"along axis {axis}")
-        sizes.append(int(t.shape[axis]))
-    if sum(sizes) != int(y.shape[axis]):
-        raise _Unsupported(f"the inputs' sizes along axis {axis} sum to {sum(sizes)}, the output has "
-                           f"{int(y.shape[axis])}")
-    return ({"output_shape": _shape4(y.shape, "output"), "axis": axis + 4 - rank, "input_count": len(sizes),
-             "input_axis_sizes": sizes}, tuple(t.index for t in ins), None, None)
+    return _concat_copy_params(y, ins, axis, rank), tuple(t.index for t in ins), None, None
 
 
 def _pack_s64(model: Model, op: Operator) -> tuple:
