@@ -2260,6 +2260,19 @@ def _transpose_16x8(model: Model, op: Operator) -> tuple:
     return _transpose(model, op, "int16")
 
 
+def _concat_axis(op: Operator, y: Tensor) -> Tuple[int, int]:
+    """The output's rank and the copy rows' CONCATENATION axis, non-negative, with TFLite's
+    checks: the axis within the rank, no fused activation."""
+    rank = len(y.shape)
+    axis = int(op.options.get("axis", 0))
+    axis = axis + rank if axis < 0 else axis
+    if not 0 <= axis < rank:
+        raise _Unsupported(f"axis {op.options.get('axis')} is out of range for rank {rank}")
+    if op.options.get("fused_activation_function", "NONE") != "NONE":
+        raise _Unsupported("a fused activation on CONCATENATION is not supported (TFLite refuses it)")
+    return rank, axis
+
+
 def _concat_copy_params(y: Tensor, ins: Sequence[Tensor], axis: int, rank: int) -> dict:
     """The copy rows' CONCATENATION params (the output's shape, the axis in 4-D, each input's
     size along it), with TFLite's Prepare checks: every input of the output's rank and shape
@@ -2283,13 +2296,7 @@ def _concatenation_16x8(model: Model, op: Operator) -> tuple:
     are. Their Prepare requires every zero point 0 and reads no scale: inputs whose scale
     differs from the output's are copied unscaled, as both runtimes copy them."""
     y = _tensor(model, _operand(op.outputs, 0), "output", "int16")
-    rank = len(y.shape)
-    axis = int(op.options.get("axis", 0))
-    axis = axis + rank if axis < 0 else axis
-    if not 0 <= axis < rank:
-        raise _Unsupported(f"axis {op.options.get('axis')} is out of range for rank {rank}")
-    if op.options.get("fused_activation_function", "NONE") != "NONE":
-        raise _Unsupported("a fused activation on CONCATENATION is not supported (TFLite refuses it)")
+    rank, axis = _concat_axis(op, y)
     _int16_scale(y, "output")
     ins = [_tensor(model, t, f"input {i}", "int16") for i, t in enumerate(op.inputs)]
     for i, t in enumerate(ins):
@@ -3800,13 +3807,7 @@ def _concatenation_copy(model: Model, op: Operator) -> tuple:
     int16 row's params."""
     y = _tensor(model, _operand(op.outputs, 0), "output", None)
     ins = [_tensor(model, t, f"input {i}", y.dtype) for i, t in enumerate(op.inputs)]
-    rank = len(y.shape)
-    axis = int(op.options.get("axis", 0))
-    axis = axis + rank if axis < 0 else axis
-    if not 0 <= axis < rank:
-        raise _Unsupported(f"axis {op.options.get('axis')} is out of range for rank {rank}")
-    if op.options.get("fused_activation_function", "NONE") != "NONE":
-        raise _Unsupported("a fused activation on CONCATENATION is not supported (TFLite refuses it)")
+    rank, axis = _concat_axis(op, y)
     return ({**_concat_copy_params(y, ins, axis, rank), "input_multipliers": None, "input_shifts": None,
              "input_zero_points": None, "output_zero_point": 0}, tuple(t.index for t in ins), None, None)
 
