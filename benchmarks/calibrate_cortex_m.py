@@ -415,7 +415,7 @@ def family(variant: str) -> str:
 
 
 #: the features of a fit, in TargetProfile's order, beside the constant
-FEATURES = ("macs", "outputs", "channels", "taps", "pixel_taps", "window_inputs", "inputs")
+FEATURES = ("macs", "outputs", "channels", "taps", "pixel_taps", "window_inputs", "inputs", "weights")
 
 
 def fit_instructions(pts: list, cpu: str):
@@ -451,6 +451,7 @@ def fit_instructions(pts: list, cpu: str):
             "instructions_per_pixel_tap": float(slopes.get("pixel_taps", 0.0)),
             "instructions_per_window_input": float(slopes.get("window_inputs", 0.0)),
             "instructions_per_input": float(slopes.get("inputs", 0.0)),
+            "instructions_per_weight": float(slopes.get("weights", 0.0)),
             "instructions_per_op": float(coef[-1]), "worst_error": worst}
 
 
@@ -466,7 +467,7 @@ def write_profiles(fits: dict) -> None:
             counted["instructions_per_mac"].setdefault(cpu, {})[key] = round(fit["instructions_per_mac"], 3)
             counted["instructions_per_op"].setdefault(cpu, {})[key] = int(round(fit["instructions_per_op"]))
             for field in INSTRUCTION_FIELDS:
-                table = counted[field].setdefault(cpu, {})
+                table = counted.setdefault(field, {}).setdefault(cpu, {})
                 if abs(fit[field]) < 1e-9:
                     table.pop(key, None)
                 else:
@@ -523,14 +524,15 @@ def main() -> int:
                     counted = cortex_m.count([plan for _, _, plan in found], CPUS, runtimes,
                                              tmp / f"{isa}-{case}-{size}".replace(" ", "_"))
                     for (k, v, plan), counts in zip(found, counted):
-                        outputs, channels, taps, pixel_taps, window_inputs, inputs = output_shape(plan.kernels[k])
+                        outputs, channels, taps, pixel_taps, window_inputs, inputs, weights = output_shape(plan.kernels[k])
                         spec = plan.kernels[k].spec
                         rows.append({"isa": isa, "case": case, "size": size, "op": op_key(plan.kernels[k]),
                                      "filter": f"{spec.get('filter_h', 1)}x{spec.get('filter_w', 1)}",
                                      "multiplier": int(spec.get("depth_multiplier", 1)),
-                                     "variant": v.name, "family": family(v.name), "macs": v.macs,
+                                     "variant": v.name, "family": v.family or family(v.name), "macs": v.macs,
                                      "outputs": outputs, "channels": channels, "taps": taps,
                                      "pixel_taps": pixel_taps, "window_inputs": window_inputs, "inputs": inputs,
+                                     "weights": weights,
                                      "scratch_bytes": v.scratch_bytes, "instructions": counts})
                         print(f"{isa:<9}{case:<22}{size:>4} {v.name:<20}{v.macs:>9,} MACs  "
                               + "  ".join(f"{n} {c:>10,}" for n, c in counts.items()), flush=True)
@@ -561,13 +563,13 @@ def main() -> int:
         if fit:
             fits[key] = fit
     print(f"\n{'[isa/]op:family':<40}{'core':>11}{'/MAC':>8}{'/output':>9}{'/channel':>10}{'/tap':>8}"
-          f"{'/px tap':>9}{'/win in':>9}{'/input':>8}{'/op':>9}{'worst':>8}")
+          f"{'/px tap':>9}{'/win in':>9}{'/input':>8}{'/weight':>8}{'/op':>9}{'worst':>8}")
     for key, fit in fits.items():
         for n, f in fit.items():
             print(f"{key:<40}{n:>11}{f['instructions_per_mac']:>8.2f}{f['instructions_per_output']:>9.2f}"
                   f"{f['instructions_per_channel']:>10.1f}{f['instructions_per_tap']:>8.2f}"
                   f"{f['instructions_per_pixel_tap']:>9.2f}{f['instructions_per_window_input']:>9.2f}"
-                  f"{f.get('instructions_per_input', 0.0):>8.2f}"
+                  f"{f.get('instructions_per_input', 0.0):>8.2f}{f.get('instructions_per_weight', 0.0):>8.2f}"
                   f"{f['instructions_per_op']:>9,.0f}{f['worst_error'] * 100:>7.1f}%")
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     checks = json.loads(RESULTS.read_text()).get("checks", []) if RESULTS.exists() else []

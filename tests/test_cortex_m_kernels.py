@@ -96,6 +96,8 @@ CASES = [
     # input's rows), three of a 3x3 (the four-pixel loop, one repeated); one is conv3x3_same's
     ("conv1x1_tail2", (1, 2, 5, 16), lambda g, x: g.conv2d(x, 7, (1, 1), activation="NONE")),
     ("conv3x3_tail3", (1, 3, 5, 8), lambda g, x: g.conv2d(x, 6, (3, 3), activation="NONE")),
+    # one group of 4 k values (no pair of groups): 1x1 over 3 channels, gathered and padded
+    ("conv1x1_c3", (1, 5, 5, 3), lambda g, x: g.conv2d(x, 9, (1, 1), activation="NONE")),
     # the wide requantisation: channels with a bias near +-2^30, 3x3, pointwise and fully connected
     ("conv3x3_pruned", (1, 5, 6, 8), lambda g, x: _pruned(g, g.conv2d(x, 10, (3, 3), activation="NONE"))),
     ("conv1x1_pruned", (1, 3, 3, 32), lambda g, x: _pruned(g, g.conv2d(x, 12, (1, 1), activation="NONE"))),

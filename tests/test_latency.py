@@ -192,7 +192,7 @@ def test_cost_model_coefficients_can_be_overridden():
 
 
 def test_cost_model_counts_outputs_channels_and_taps_beside_macs():
-    """A conv's predicted cycles are its MACs, outputs, channels, output taps, pixel taps, window inputs and inputs
+    """A conv's predicted cycles are its MACs, outputs, channels, output taps, pixel taps, window inputs, inputs and weights
     times the calibrated figures of its key, plus the key's per-op figure."""
     kernels = PlanContext.build(tiny_model(), isa="arm-dsp", reference="tflm").kernels
     conv = next(k for k in kernels if k.type == "CONV_2D")
@@ -202,22 +202,24 @@ def test_cost_model_counts_outputs_channels_and_taps_beside_macs():
     assert latency.output_shape(conv) == (pixels * s["output_c"], s["output_c"],
                                           pixels * s["output_c"] * taps, pixels * taps,
                                           pixels * taps * s["input_c"],
-                                          s["batches"] * s["input_h"] * s["input_w"] * s["input_c"])
+                                          s["batches"] * s["input_h"] * s["input_w"] * s["input_c"],
+                                          s["output_c"] * taps * s["input_c"])
     p = latency.PROFILES["cortex-m4"]
     for v in conv.variants:
         key = p._key(conv, v)
         features = (v.macs, *latency.output_shape(conv))
         slopes = (p.cycles_per_mac[key], p.cycles_per_output.get(key, 0.0), p.cycles_per_channel.get(key, 0.0),
                   p.cycles_per_tap.get(key, 0.0), p.cycles_per_pixel_tap.get(key, 0.0),
-                  p.cycles_per_window_input.get(key, 0.0), p.cycles_per_input.get(key, 0.0))
+                  p.cycles_per_window_input.get(key, 0.0), p.cycles_per_input.get(key, 0.0),
+                  p.cycles_per_weight.get(key, 0.0))
         work = sum(f * c for f, c in zip(features, slopes))
         want = max(p.overhead_by_key.get(key, p.overhead_cycles) + work, 0.5 * work)
         assert p.cycles(conv, v) == pytest.approx(want + v.scratch_bytes * p.cycles_per_scratch_byte)
     soft = next(k for k in kernels if k.type == "SOFTMAX")
     rows, depth = soft.spec["outer_size"], soft.spec["depth"]
     # a row op: outputs, channels the row's length, one pixel of one tap a row
-    assert latency.output_shape(soft) == (rows * depth, depth, rows * depth, rows, rows * depth, rows * depth)
-    assert latency.output_shape(next(k for k in kernels if k.type == "RESHAPE")) == (0, 0, 0, 0, 0, 0)
+    assert latency.output_shape(soft) == (rows * depth, depth, rows * depth, rows, rows * depth, rows * depth, 0)
+    assert latency.output_shape(next(k for k in kernels if k.type == "RESHAPE")) == (0, 0, 0, 0, 0, 0, 0)
 
 
 def test_cost_model_keys_rows_other_than_int8_by_their_types():
@@ -247,10 +249,11 @@ def test_cost_model_transpose_conv_taps_land_inside_the_output():
     s = dict(k.spec)
     assert (s["input_h"], s["filter_h"], s["stride_h"], s["output_h"], s["pad_h"]) == (4, 3, 2, 8, 0)
     # rows: input row 3 reaches outputs 6, 7 and 8, the last outside: 4 * 3 - 1 pairs an axis
-    outputs, channels, taps, pixel_taps, window_inputs, inputs = latency.output_shape(k)
+    outputs, channels, taps, pixel_taps, window_inputs, inputs, weights = latency.output_shape(k)
     assert pixel_taps == 11 * 11 and taps == 121 * s["output_c"]
     assert window_inputs == 121 * s["input_c"] * s["output_c"] and inputs == 16 * s["input_c"]
     assert outputs == 64 * s["output_c"] and channels == s["output_c"]
+    assert weights == 9 * s["input_c"] * s["output_c"]
 
 
 def test_cost_model_keys_a_depth_multiplier_above_1_as_the_portable_code_it_runs():

@@ -181,6 +181,19 @@ def test_frontier_svg_steps_through_every_point():
         f.svg(width=10)
 
 
+@pytest.mark.parametrize("name", ["mlperf_tiny_ic_resnet8_int8", "mlperf_tiny_kws_dscnn_int8"])
+def test_cortex_m4_frontier_is_a_curve(name):
+    """On the Cortex-M4 what memory buys is a curve: at least 3 points and 1.3x from the size
+    end to the speed end (KWS's pointwise convs: gemm_1x1, im2col16_rows_2 and _4, and
+    im2col16w_rows_4 with its weights widened into scratch). bench_cortex_m.py counts the same
+    plans under QEMU."""
+    f = ap.frontier(ap.load_tflite(model_path(name)), target="cortex-m4", latency="model:cortex-m4")
+    assert len(f.points) >= 3, f.table()
+    assert f.points[0].latency_s / f.points[-1].latency_s >= 1.3, f.table()
+    for p in f.points:
+        assert p.plan.verify() and p.plan.isa == "arm-dsp"
+
+
 @pytest.mark.parametrize("mode", ["size", "speed"])
 @pytest.mark.parametrize("budget", [55295, 40000, 0])
 def test_budget_below_the_live_bytes_names_the_peak_op_not_fragmentation(mode, budget):

@@ -37,7 +37,7 @@ static int ap_conv2d_round4(size_t a, size_t *out)
 
 /* Sizes derived from valid shapes. */
 typedef struct ap_conv2d_geom {
-    size_t k, k_pad, oc_pad, pixels, in_image, input_bytes, output_bytes, prepared_bytes;
+    size_t k, k_pad, oc, oc_pad, pixels, in_image, input_bytes, output_bytes, prepared_bytes;
     uint64_t macs;
     int strip_ok;                   /* strip16's shapes (any ISA's answer; arm-dsp runs it) */
     ap_conv2d_strip_layout strip;   /* its layout where strip_ok */
@@ -131,6 +131,7 @@ static ap_status ap_conv2d_check_shapes(const ap_conv2d_params *p, ap_conv2d_geo
                               "conv2d: tensor or weight sizes overflow size_t");
     }
     g->macs = (uint64_t)t;
+    g->oc = (size_t)p->output_c;
     g->strip_ok = ap_conv2d_strip_layout_of(p, g->oc_pad, &g->strip);
     return AP_OK;
 }
@@ -169,10 +170,10 @@ static int ap_conv2d_im2col_rows_applies(const ap_conv2d_params *p, const ap_con
     return ap_conv2d_im2col_applies(p) && rows >= 1 && (size_t)rows < g->pixels;
 }
 
-/* im2col16_rows: the arm-dsp code's own, for every shape, with its one tile of pixels. */
+/* im2col16_rows: the arm-dsp code's own, for every shape, with tiles of 2 or 4 pixels. */
 static int ap_conv2d_im2col16_applies(int32_t isa, int32_t cols)
 {
-    return isa == AP_ISA_ARM_DSP && cols == AP_CONV2D_COLS16;
+    return isa == AP_ISA_ARM_DSP && (cols == 2 || cols == AP_CONV2D_COLS16);
 }
 
 /* strip16: the arm-dsp code's own, for layers of few input channels (ap_conv2d_strip_layout_of). */
@@ -196,6 +197,7 @@ static int ap_conv2d_applies(const ap_conv2d_params *p, const ap_conv2d_geom *g,
         return param == 0 && ap_conv2d_lanes_applies(isa, g->k, (size_t)p->output_c,
                                                      ap_conv2d_total_pixels(p, g));
     case AP_CONV2D_IM2COL16_ROWS: return ap_conv2d_im2col16_applies(isa, param);
+    case AP_CONV2D_IM2COL16W_ROWS: return isa == AP_ISA_ARM_DSP && param == AP_CONV2D_COLS16;
     case AP_CONV2D_STRIP16: return ap_conv2d_strip16_applies(g, isa, param);
     case AP_CONV2D_DIRECT: return 1;
     case AP_CONV2D_GEMM_1X1: return ap_conv2d_gemm_1x1_applies(p);
@@ -213,6 +215,12 @@ static int ap_conv2d_scratch_bytes(const ap_conv2d_geom *g, int32_t kind, int32_
     case AP_CONV2D_IM2COL_ROWS: return ap_ops_mul((size_t)param, g->k_pad, bytes_out);
     case AP_CONV2D_IM2COL: return ap_ops_mul(g->pixels, g->k_pad, bytes_out);
     case AP_CONV2D_IM2COL16_ROWS: return ap_ops_mul(2 * (size_t)param + 1, g->k_pad, bytes_out);
+    case AP_CONV2D_IM2COL16W_ROWS: {
+        size_t cols, per_channel, table;
+        return ap_ops_mul(2 * (size_t)param + 1, g->k_pad, &cols) &&
+               ap_ops_mul(2, g->k_pad, &per_channel) && ap_ops_add(per_channel, 12, &per_channel) &&
+               ap_ops_mul(g->oc, per_channel, &table) && ap_ops_add(cols, table, bytes_out);
+    }
     case AP_CONV2D_LANES: *bytes_out = ap_conv2d_lanes_scratch(g->k, g->oc_pad); return 1;
     case AP_CONV2D_STRIP16: *bytes_out = g->strip_ok ? g->strip.bytes : 0; return g->strip_ok;
     default: *bytes_out = 0; return 1;
@@ -232,10 +240,16 @@ static ap_status ap_conv2d_describe(const ap_conv2d_geom *g, int32_t kind, int32
                            : kind == AP_CONV2D_GEMM_1X1  ? "gemm_1x1"
                            : kind == AP_CONV2D_IM2COL_ROWS ? "im2col_rows"
                            : kind == AP_CONV2D_IM2COL16_ROWS ? "im2col16_rows"
+                           : kind == AP_CONV2D_IM2COL16W_ROWS ? "im2col16w_rows"
                            : kind == AP_CONV2D_LANES     ? "lanes"
                            : kind == AP_CONV2D_STRIP16   ? "strip16"
                                                            : "im2col",
                         param);
+    if (kind == AP_CONV2D_IM2COL16_ROWS) {
+        /* the tile width picks the micro-kernel (2 x 2 or 4 x 1): each is its own family, with
+           figures of its own in the cost models */
+        memcpy(v->family, v->name, sizeof(v->family));
+    }
     if (!ap_conv2d_scratch_bytes(g, kind, param, &bytes)) {
         return ap_ops_fail(error, AP_ERR_OVERFLOW, AP_SUBJECT_ARGUMENT, -1, 0, 0,
                               "conv2d: scratch size of %s overflows size_t", v->name);
@@ -310,9 +324,9 @@ ap_status ap_conv2d_s8_variants(const ap_conv2d_params *params, ap_isa isa, ap_v
         ok = ap_conv2d_add(&g, AP_CONV2D_GEMM_1X1, 0, list, &n);
     }
     /* Row blocks of tile * 4^j pixels: multiples of the ISA's micro-kernel tile; two entries
-       stay free for im2col and the ISA's own variant (three on arm-dsp: it has two). */
+       stay free for im2col and the ISA's own variants (five on arm-dsp: it has four). */
     for (rows = (int64_t)ap_conv2d_tile_rows(isa);
-         ok && rows <= INT32_MAX && n + (isa == AP_ISA_ARM_DSP ? 3u : 2u) < AP_MAX_VARIANTS; rows *= 4) {
+         ok && rows <= INT32_MAX && n + (isa == AP_ISA_ARM_DSP ? 5u : 2u) < AP_MAX_VARIANTS; rows *= 4) {
         if (!ap_conv2d_im2col_rows_applies(params, &g, (int32_t)rows)) {
             break;
         }
@@ -322,7 +336,9 @@ ap_status ap_conv2d_s8_variants(const ap_conv2d_params *params, ap_isa isa, ap_v
         ok = ap_conv2d_add(&g, AP_CONV2D_IM2COL, 0, list, &n);
     }
     if (ok && ap_conv2d_im2col16_applies(isa, AP_CONV2D_COLS16)) {
-        ok = ap_conv2d_add(&g, AP_CONV2D_IM2COL16_ROWS, AP_CONV2D_COLS16, list, &n);
+        ok = ap_conv2d_add(&g, AP_CONV2D_IM2COL16_ROWS, 2, list, &n) &&
+             ap_conv2d_add(&g, AP_CONV2D_IM2COL16_ROWS, AP_CONV2D_COLS16, list, &n) &&
+             ap_conv2d_add(&g, AP_CONV2D_IM2COL16W_ROWS, AP_CONV2D_COLS16, list, &n);
         if (ok && ap_conv2d_strip16_applies(&g, (int32_t)isa, 0)) {
             ok = ap_conv2d_add(&g, AP_CONV2D_STRIP16, 0, list, &n);
         }
@@ -812,7 +828,7 @@ ap_status ap_conv2d_s8_run(const ap_conv2d_params *params, const ap_variant *var
     if (status != AP_OK) {
         return status;
     }
-    if (variant->kind < AP_CONV2D_DIRECT || variant->kind > AP_CONV2D_STRIP16) {
+    if (variant->kind < AP_CONV2D_DIRECT || variant->kind > AP_CONV2D_IM2COL16W_ROWS) {
         return ap_ops_fail(error_out, AP_ERR_UNSUPPORTED, AP_SUBJECT_ARGUMENT, 1, 0, 0,
                               "conv2d: unknown variant kind %d", (int)variant->kind);
     }
@@ -877,7 +893,10 @@ ap_status ap_conv2d_s8_run(const ap_conv2d_params *params, const ap_variant *var
 #endif
     case AP_CONV2D_DIRECT: level.direct(&c, level.rows, 0, total); break;
     case AP_CONV2D_GEMM_1X1: ap_conv2d_run_gemm_1x1(&c, &level, total); break;
-    case AP_CONV2D_IM2COL16_ROWS: ap_conv2d_s8_im2col16_arm_dsp(&c, scratch[0].data, total); break;
+    case AP_CONV2D_IM2COL16_ROWS:
+        ap_conv2d_s8_im2col16_arm_dsp(&c, scratch[0].data, total, (size_t)variant->param);
+        break;
+    case AP_CONV2D_IM2COL16W_ROWS: ap_conv2d_s8_im2col16w_arm_dsp(&c, scratch[0].data, total); break;
     case AP_CONV2D_STRIP16: ap_conv2d_s8_strip16_arm_dsp(&c, scratch[0].data); break;
     case AP_CONV2D_IM2COL_ROWS:
         ap_conv2d_run_im2col(&c, &level, (size_t)variant->param, (int8_t *)scratch[0].data,

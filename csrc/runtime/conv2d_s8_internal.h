@@ -127,11 +127,15 @@ typedef void (*ap_conv2d_rows_fn)(const ap_conv2d_ctx *ctx, const int8_t *const 
    (batch * pixels + y * output_w + x) to dst: padding taps hold pad_value, k >= ctx->k hold 0. */
 void ap_conv2d_s8_gather(const ap_conv2d_ctx *ctx, size_t pixel, int8_t *dst);
 
-/* arm-dsp im2col16_rows_4 (conv2d_s8_arm_dsp.c): every output pixel of every image
-   (total), AP_CONV2D_COLS16 at a time, over the variant's scratch of
-   (2 * AP_CONV2D_COLS16 + 1) * k_pad bytes, 16-byte aligned. */
+/* arm-dsp im2col16_rows_2 and _4 (conv2d_s8_arm_dsp.c): every output pixel of every image
+   (total), cols16 (2 or 4) at a time, over the variant's scratch of (2 * cols16 + 1) * k_pad
+   bytes, 16-byte aligned. */
 enum { AP_CONV2D_COLS16 = 4 };
-void ap_conv2d_s8_im2col16_arm_dsp(const ap_conv2d_ctx *ctx, void *scratch, size_t total);
+void ap_conv2d_s8_im2col16_arm_dsp(const ap_conv2d_ctx *ctx, void *scratch, size_t total, size_t cols16);
+/* arm-dsp im2col16w_rows_4: the same with four-pixel tiles over a scratch of 9 * k_pad bytes
+   and then, per output channel, 12 + 2 * k_pad bytes (its bias, its weights widened to int16,
+   its multiplier and -shift), 16-byte aligned. */
+void ap_conv2d_s8_im2col16w_arm_dsp(const ap_conv2d_ctx *ctx, void *scratch, size_t total);
 
 /*
  * arm-dsp strip16 (conv2d_s8_arm_dsp.c): for layers of few input channels (first layers: the

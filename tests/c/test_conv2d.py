@@ -238,27 +238,32 @@ def test_variants_of_pointwise_and_odd_layers(ffi, lib):
 
 
 def test_arm_dsp_variants_have_their_own_tile_and_int16_columns(ffi, lib):
-    """arm-dsp lists row blocks of 2 * 4^j pixels (its kernel's pixel pairs) and
-    im2col16_rows_4 (4 pixels' rows widened to int16, 8 * k_pad, plus an int8 row to gather
-    into, k_pad), least scratch first; the portable code refuses the arm-dsp-only variant."""
+    """arm-dsp lists row blocks of 2 * 4^j pixels (its kernel's pixel pairs),
+    im2col16_rows_2 and _4 (2 or 4 pixels' rows widened to int16, 2 * C * k_pad, plus an int8
+    row to gather into, k_pad) and im2col16w_rows_4 (the same with, per output channel, its
+    weights widened and its constants: 2 * k_pad + 12), least scratch first; the portable code
+    refuses the arm-dsp-only variants."""
     rng = np.random.default_rng(5)
     kwargs, x, expected = quantized_case(rng, input_shape=(1, 9, 9, 16), filter_shape=(8, 3, 3))
     conv = Conv(ffi, lib, **kwargs)
     k_pad = 9 * 16
     vs = conv.variants(lib.AP_ISA_ARM_DSP)
-    assert names(ffi, vs) == ["direct", "im2col_rows_2", "im2col_rows_8", "im2col16_rows_4",
-                              "im2col_rows_32", "im2col"]
+    assert names(ffi, vs) == ["direct", "im2col_rows_2", "im2col16_rows_2", "im2col_rows_8", "im2col16_rows_4",
+                              "im2col16w_rows_4", "im2col_rows_32", "im2col"]
     assert [v.scratch[0].bytes if v.scratch_count else 0 for v in vs] == \
-        [0, 2 * k_pad, 8 * k_pad, 9 * k_pad, 32 * k_pad, 81 * k_pad]
-    assert vs[3].kind == lib.AP_CONV2D_IM2COL16_ROWS and vs[3].param == 4
+        [0, 2 * k_pad, 5 * k_pad, 8 * k_pad, 9 * k_pad, 9 * k_pad + 8 * (2 * k_pad + 12), 32 * k_pad, 81 * k_pad]
+    assert (vs[2].kind, vs[2].param) == (lib.AP_CONV2D_IM2COL16_ROWS, 2)
+    assert (vs[4].kind, vs[4].param) == (lib.AP_CONV2D_IM2COL16_ROWS, 4)
+    assert (vs[5].kind, vs[5].param) == (lib.AP_CONV2D_IM2COL16W_ROWS, 4)
     # pointwise: gemm_1x1 and the int16 columns, which apply to every shape
     pw = Conv(ffi, lib, **quantized_case(rng, input_shape=(1, 5, 7, 17), filter_shape=(7, 1, 1))[0])
-    assert names(ffi, pw.variants(lib.AP_ISA_ARM_DSP)) == ["direct", "gemm_1x1", "im2col16_rows_4"]
-    v = vs[3]
-    v.isa = lib.AP_ISA_PORTABLE
-    st_, err, _, _, _ = conv.run(v, x)
-    assert st_ == lib.AP_ERR_INVALID_ARGUMENT
-    assert b"does not apply" in ffi.string(err.message)
+    assert names(ffi, pw.variants(lib.AP_ISA_ARM_DSP)) == ["direct", "gemm_1x1", "im2col16_rows_2",
+                                                          "im2col16_rows_4", "im2col16w_rows_4"]
+    for v in (vs[2], vs[4], vs[5]):
+        v.isa = lib.AP_ISA_PORTABLE
+        st_, err, _, _, _ = conv.run(v, x)
+        assert st_ == lib.AP_ERR_INVALID_ARGUMENT
+        assert b"does not apply" in ffi.string(err.message)
 
 
 def strip16_scratch(oc, fh, fw, c, ow, stride_w):

@@ -27,10 +27,17 @@
  *                                                run accepts any 1 <= R < output_h * output_w).
  *   AP_CONV2D_IM2COL         "im2col"            one scratch of output_h * output_w * k_pad bytes:
  *                                                the whole im2col matrix of one image, then GEMM.
- *   AP_CONV2D_IM2COL16_ROWS  "im2col16_rows_4"   arm-dsp only, every shape: one scratch of
- *                                                9 * k_pad bytes: the im2col rows of 4 pixels
- *                                                widened to int16 once (8 * k_pad) and one int8
- *                                                row to gather into (param = 4).
+ *   AP_CONV2D_IM2COL16_ROWS  "im2col16_rows_<C>" arm-dsp only, every shape, C = 2 or 4: one
+ *                                                scratch of (2 * C + 1) * k_pad bytes: the im2col
+ *                                                rows of C pixels widened to int16 once
+ *                                                (2 * C * k_pad) and one int8 row to gather into
+ *                                                (param = C).
+ *   AP_CONV2D_IM2COL16W_ROWS "im2col16w_rows_4"  arm-dsp only, every shape: one scratch of
+ *                                                9 * k_pad + output_c * (2 * k_pad + 12) bytes:
+ *                                                im2col16_rows_4's, then per output channel its
+ *                                                weights widened to int16 with its bias,
+ *                                                multiplier and shift (once a run), so that no
+ *                                                multiply-add widens a value (param = 4).
  *   AP_CONV2D_LANES          "lanes"             x86-avx2 only, layers with small weights (k <= 576,
  *                                                output_c rounded up to 8 = oc8 <= 256,
  *                                                ceil(k / 2) * oc8 <= 8192, and from 32 output
@@ -83,7 +90,9 @@ typedef enum ap_conv2d_kind {
     /** x86-avx2, small weights: int16 weights and im2col rows in scratch, one lane a channel. */
     AP_CONV2D_LANES = 5,
     /** arm-dsp, few input channels: a row of pixels' input rows widened to int16 in scratch. */
-    AP_CONV2D_STRIP16 = 6
+    AP_CONV2D_STRIP16 = 6,
+    /** arm-dsp: im2col16_rows with the weights widened to int16 too, into scratch, once a run. */
+    AP_CONV2D_IM2COL16W_ROWS = 7
 } ap_conv2d_kind;
 
 /** Bytes at the start of every prepared blob (a header that `run` checks against params). */

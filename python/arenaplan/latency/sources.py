@@ -435,9 +435,8 @@ class _NodeTimer:
 
 
 # --- analytic cost model ---------------------------------------------------------------------
-def output_shape(kernel: OpKernel) -> Tuple[int, int, int, int, int, int]:
-    """(output elements, output channels, output elements x filter taps, output pixels x filter
-    taps, output pixels x filter taps x input channels, input elements) of a conv, depthwise
+def _features(kernel: OpKernel) -> Tuple[int, int, int, int, int, int]:
+    """output_shape's first six features (see there) of a conv, depthwise
     or fully connected op from its params (a fully connected row is one pixel of one tap);
     zeros for other ops. The cost model's features beside the MACs (calibrate_cortex_m.py
     fits them): requantisation per output, weight set-up per channel, a tap's loop per
@@ -498,6 +497,29 @@ def output_shape(kernel: OpKernel) -> Tuple[int, int, int, int, int, int]:
     return 0, 0, 0, 0, 0, 0
 
 
+
+def _weights(kernel: OpKernel) -> int:
+    """The filter values of a conv, depthwise, transpose conv or fully connected op (what a
+    variant that widens or reorders its weights once a run goes over); 0 for other ops."""
+    spec = kernel.spec
+    if kernel.type in ("CONV_2D", "TRANSPOSE_CONV") or (kernel.type == "DEPTHWISE_CONV_2D"):
+        taps = int(spec.get("filter_h", 1)) * int(spec.get("filter_w", 1))
+        c = int(spec.get("output_c", 0))
+        return c * taps * (1 if kernel.type == "DEPTHWISE_CONV_2D" else int(spec.get("input_c", 0)))
+    if kernel.type == "FULLY_CONNECTED":
+        return int(spec.get("output_depth", 0)) * int(spec.get("input_depth", 0))
+    return 0
+
+
+def output_shape(kernel: OpKernel) -> Tuple[int, int, int, int, int, int, int]:
+    """(output elements, output channels, output elements x filter taps, output pixels x filter
+    taps, output pixels x filter taps x input channels, input elements, filter values) of a
+    conv, depthwise or fully connected op (see _features for the other ops; their filter
+    values are 0): the cost model's features beside the MACs, in FEATURE_FIELDS' order. The
+    filter values are a variant's work of widening its weights once a run
+    (im2col16w_rows_4's table), which no other feature grows with."""
+    return (*_features(kernel), _weights(kernel))
+
 def _landing_taps(spec: dict, axis: str) -> int:
     """(input, filter) index pairs along one axis of a TRANSPOSE_CONV whose output index,
     input * stride - pad + filter, lies inside the output."""
@@ -548,7 +570,7 @@ MULTIPLIER = "[multiplier]"
 
 #: TargetProfile's per-key figures for output_shape's features, in its order
 FEATURE_FIELDS = ("cycles_per_output", "cycles_per_channel", "cycles_per_tap", "cycles_per_pixel_tap",
-                  "cycles_per_window_input", "cycles_per_input")
+                  "cycles_per_window_input", "cycles_per_input", "cycles_per_weight")
 
 
 @dataclass(frozen=True)
@@ -562,9 +584,10 @@ class TargetProfile:
                           + pixel_taps * cycles_per_pixel_tap.get(key, 0)
                           + window_inputs * cycles_per_window_input.get(key, 0)
                           + inputs * cycles_per_input.get(key, 0)
+                          + weights * cycles_per_weight.get(key, 0)
                           + scratch_bytes * cycles_per_scratch_byte
     (at least half of the per-MAC term: a measured intercept may be negative), where the op's
-    outputs, channels, taps, pixel taps, window inputs and inputs are as output_shape says
+    outputs, channels, taps, pixel taps, window inputs, inputs and weights are as output_shape says
     (conv, depthwise and fully connected; 0 for other ops): the requantisation is per output,
     the weights' set-up per channel, a tap's loop per output, a window's set-up per pixel and
     tap and its gathering per input value, a copy of the input per input element, so a
@@ -599,6 +622,7 @@ class TargetProfile:
     cycles_per_pixel_tap: Mapping[str, float] = field(default_factory=dict)
     cycles_per_window_input: Mapping[str, float] = field(default_factory=dict)
     cycles_per_input: Mapping[str, float] = field(default_factory=dict)
+    cycles_per_weight: Mapping[str, float] = field(default_factory=dict)
 
     def family(self, variant: Variant) -> str:
         """The variant's kind name without its param ("im2col_rows_12" -> "im2col_rows"), as
@@ -697,16 +721,17 @@ class TargetProfile:
 # M4's instruction counts (no QEMU Cortex-M55 build in the harness). A board's own
 # figures (TableLatency) replace all of this.
 #: The counted instructions: per key and core, a table per feature ("instructions_per_mac",
-#: "instructions_per_op" -- the fit's intercept: one call beyond its MACs --, and the six
+#: "instructions_per_op" -- the fit's intercept: one call beyond its MACs --, and the seven
 #: FEATURE_FIELDS' "instructions_per_output", "_channel", "_tap", "_pixel_tap", "_window_input",
-#: "_input"), which
+#: "_input", "_weight"), which
 #: calibrate_cortex_m.py --write-profiles writes. "im2col" takes im2col_rows's figures: the
 #: same code with one block of every pixel, whose fits differ by noise (0.01 instructions a
 #: MAC), which must not buy memory.
 COUNTED_INSTRUCTIONS = Path(__file__).with_name("cortex_m_instructions.json")
 _COUNTED = json.loads(COUNTED_INSTRUCTIONS.read_text())
 INSTRUCTION_FIELDS = ("instructions_per_output", "instructions_per_channel", "instructions_per_tap",
-                      "instructions_per_pixel_tap", "instructions_per_window_input", "instructions_per_input")
+                      "instructions_per_pixel_tap", "instructions_per_window_input", "instructions_per_input",
+                      "instructions_per_weight")
 _INSTRUCTIONS_PER_OP = 1500.0
 _CYCLES_PER_INSTRUCTION = {"cortex-m4": 1.3, "cortex-m7": 0.9, "cortex-m55": 1.1}
 
@@ -715,7 +740,7 @@ def _calibrated(name: str, clock_hz: float, counted_on: str) -> TargetProfile:
     cpi = _CYCLES_PER_INSTRUCTION[name]
 
     def cycles(field: str, digits: int = 3) -> Dict[str, float]:
-        return {k: round(v * cpi, digits) for k, v in _COUNTED[field].get(counted_on, {}).items()}
+        return {k: round(v * cpi, digits) for k, v in _COUNTED.get(field, {}).get(counted_on, {}).items()}
 
     return TargetProfile(
         name, clock_hz, cycles("instructions_per_mac"),
