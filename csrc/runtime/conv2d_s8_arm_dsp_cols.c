@@ -55,34 +55,46 @@
     } while (0)
 #endif
 
-/* Four pixels' int16 columns (cols) x one channel (weight words at w, groups 16 bytes apart),
-   each sum starting from b (the channel's bias: the sums wrap mod 2^32 as the portable
-   kernel's do). Always inlined into the channel loop, so the sums go to the requantisation in
-   registers. */
-static inline __attribute__((always_inline)) void conv_dsp_cols4(const uint32_t *cols, const int8_t *w,
-                                                                 size_t groups, int32_t b, int32_t s[4])
-{
-    int32_t s0 = b, s1 = b, s2 = b, s3 = b;
-    const uint32_t *a = cols;
-    uint32_t v, ve;
+/* A tile's four sums over every group of 4 k values by one group macro (CONV_DSP_GROUP_*: sums
+   s0-s3, weight words v and ve, column pointer a, weight pointer w, two pixels' words in e0-o1,
+   on a DSP core fixed ascending registers for LDM), two groups a turn. The sums start from
+   b0, b1, b0, b1 (the channels' biases: they wrap mod 2^32 as the portable kernel's sums do).
+   Always inlined into the channel loops, so the sums go to the requantisation in registers. */
 #if AP_ARM_DSP_NATIVE
-    register uint32_t e0 __asm__("r8");
-    register uint32_t o0 __asm__("r9");
-    register uint32_t e1 __asm__("r10");
+#define CONV_DSP_PIXEL_WORDS                                                               \
+    register uint32_t e0 __asm__("r8");                                                    \
+    register uint32_t o0 __asm__("r9");                                                    \
+    register uint32_t e1 __asm__("r10");                                                   \
     register uint32_t o1 __asm__("r11");
+#else
+#define CONV_DSP_PIXEL_WORDS
 #endif
-    for (size_t g = groups / 2; g > 0; --g) {
-        CONV_DSP_GROUP_4X1();
-        CONV_DSP_GROUP_4X1();
+#define CONV_DSP_SUMS_FN(name, weight_t, GROUP)                                            \
+    static inline __attribute__((always_inline)) void name(const uint32_t *cols, const weight_t *wt, \
+                                                           size_t groups, int32_t b0, int32_t b1, \
+                                                           int32_t s[4])                   \
+    {                                                                                      \
+        int32_t s0 = b0, s1 = b1, s2 = b0, s3 = b1;                                        \
+        const uint32_t *a = cols;                                                          \
+        const weight_t *w = wt;                                                            \
+        uint32_t v, ve;                                                                    \
+        CONV_DSP_PIXEL_WORDS                                                               \
+        for (size_t g = groups / 2; g > 0; --g) {                                          \
+            GROUP();                                                                       \
+            GROUP();                                                                       \
+        }                                                                                  \
+        if (groups % 2 != 0) {                                                             \
+            GROUP();                                                                       \
+        }                                                                                  \
+        s[0] = s0;                                                                         \
+        s[1] = s1;                                                                         \
+        s[2] = s2;                                                                         \
+        s[3] = s3;                                                                         \
     }
-    if (groups % 2 != 0) {
-        CONV_DSP_GROUP_4X1();
-    }
-    s[0] = s0;
-    s[1] = s1;
-    s[2] = s2;
-    s[3] = s3;
-}
+
+/* Four pixels' int16 columns x one channel (weight words at w, groups 16 bytes apart): s[i]
+   pixel i's sum (b0 == b1, the channel's bias). */
+CONV_DSP_SUMS_FN(conv_dsp_cols4, int8_t, CONV_DSP_GROUP_4X1)
 
 /*
  * im2col16_rows_2: two pixels' columns x two channels. Per group 1 LDM of both pixels' four
@@ -97,18 +109,18 @@ static inline __attribute__((always_inline)) void conv_dsp_cols4(const uint32_t 
             "ldr %[v], [%[w]], #16\n\t"                                                    \
             "sxtb16 %[ve], %[v]\n\t"                                                       \
             "sxtb16 %[v], %[v], ror #8\n\t"                                                \
-            "smlad %[p00], %[e0], %[ve], %[p00]\n\t"                                       \
-            "smlad %[p00], %[o0], %[v], %[p00]\n\t"                                        \
-            "smlad %[p10], %[e1], %[ve], %[p10]\n\t"                                       \
-            "smlad %[p10], %[o1], %[v], %[p10]\n\t"                                        \
+            "smlad %[s0], %[e0], %[ve], %[s0]\n\t"                                         \
+            "smlad %[s0], %[o0], %[v], %[s0]\n\t"                                          \
+            "smlad %[s2], %[e1], %[ve], %[s2]\n\t"                                         \
+            "smlad %[s2], %[o1], %[v], %[s2]\n\t"                                          \
             "ldr %[v], [%[w], #-12]\n\t"                                                   \
             "sxtb16 %[ve], %[v]\n\t"                                                       \
             "sxtb16 %[v], %[v], ror #8\n\t"                                                \
-            "smlad %[p01], %[e0], %[ve], %[p01]\n\t"                                       \
-            "smlad %[p01], %[o0], %[v], %[p01]\n\t"                                        \
-            "smlad %[p11], %[e1], %[ve], %[p11]\n\t"                                       \
-            "smlad %[p11], %[o1], %[v], %[p11]\n\t"                                        \
-            : [p00] "+r"(p00), [p01] "+r"(p01), [p10] "+r"(p10), [p11] "+r"(p11),          \
+            "smlad %[s1], %[e0], %[ve], %[s1]\n\t"                                         \
+            "smlad %[s1], %[o0], %[v], %[s1]\n\t"                                          \
+            "smlad %[s3], %[e1], %[ve], %[s3]\n\t"                                         \
+            "smlad %[s3], %[o1], %[v], %[s3]\n\t"                                          \
+            : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3),                  \
               [a] "+r"(a), [w] "+r"(w), [v] "=&r"(v), [ve] "=&r"(ve), [e0] "=&r"(e0),      \
               [o0] "=&r"(o0), [e1] "=&r"(e1), [o1] "=&r"(o1)                               \
             :                                                                              \
@@ -119,13 +131,13 @@ static inline __attribute__((always_inline)) void conv_dsp_cols4(const uint32_t 
         v = ap_dsp_load32(w);                                                              \
         ve = ap_dsp_sxtb16(v);                                                             \
         v = ap_dsp_sxtb16_ror8(v);                                                         \
-        p00 = ap_dsp_smlad(a[1], v, ap_dsp_smlad(a[0], ve, p00));                          \
-        p10 = ap_dsp_smlad(a[3], v, ap_dsp_smlad(a[2], ve, p10));                          \
+        s0 = ap_dsp_smlad(a[1], v, ap_dsp_smlad(a[0], ve, s0));                            \
+        s2 = ap_dsp_smlad(a[3], v, ap_dsp_smlad(a[2], ve, s2));                            \
         v = ap_dsp_load32(w + 4);                                                          \
         ve = ap_dsp_sxtb16(v);                                                             \
         v = ap_dsp_sxtb16_ror8(v);                                                         \
-        p01 = ap_dsp_smlad(a[1], v, ap_dsp_smlad(a[0], ve, p01));                          \
-        p11 = ap_dsp_smlad(a[3], v, ap_dsp_smlad(a[2], ve, p11));                          \
+        s1 = ap_dsp_smlad(a[1], v, ap_dsp_smlad(a[0], ve, s1));                            \
+        s3 = ap_dsp_smlad(a[3], v, ap_dsp_smlad(a[2], ve, s3));                            \
         a += 4;                                                                            \
         w += 16;                                                                           \
     } while (0)
@@ -133,31 +145,7 @@ static inline __attribute__((always_inline)) void conv_dsp_cols4(const uint32_t 
 
 /* Two pixels' int16 columns x channels oc and oc + 1 (weight words at w and w + 4), the sums
    starting from the channels' biases b0 and b1: s[0], s[1] pixel 0's, s[2], s[3] pixel 1's. */
-static inline __attribute__((always_inline)) void conv_dsp_cols2(const uint32_t *cols, const int8_t *w,
-                                                                 size_t groups, int32_t b0, int32_t b1,
-                                                                 int32_t s[4])
-{
-    int32_t p00 = b0, p01 = b1, p10 = b0, p11 = b1;
-    const uint32_t *a = cols;
-    uint32_t v, ve;
-#if AP_ARM_DSP_NATIVE
-    register uint32_t e0 __asm__("r8");
-    register uint32_t o0 __asm__("r9");
-    register uint32_t e1 __asm__("r10");
-    register uint32_t o1 __asm__("r11");
-#endif
-    for (size_t g = groups / 2; g > 0; --g) {
-        CONV_DSP_GROUP_2X2_16();
-        CONV_DSP_GROUP_2X2_16();
-    }
-    if (groups % 2 != 0) {
-        CONV_DSP_GROUP_2X2_16();
-    }
-    s[0] = p00;
-    s[1] = p01;
-    s[2] = p10;
-    s[3] = p11;
-}
+CONV_DSP_SUMS_FN(conv_dsp_cols2, int8_t, CONV_DSP_GROUP_2X2_16)
 
 /* Pixel i of the tile (cols16 of them) into the columns: its int8 row (gathered into row
    unless it is the input's own, a pointwise layer with k a multiple of 4) widened into its
@@ -408,9 +396,9 @@ typedef char conv_dsp_tile_offsets_checked[offsetof(conv_dsp_tile, stride) == 12
 /* Four pixels x channels 0 .. channels - 1 of a block (w: channel 0's word of group 0), the
    outputs of channel j at out + j + i * stride. */
 #define CONV_DSP_BLOCK4_FN(name, OUT4)                                                     \
-    static CONV_DSP_ASM_FN void name(const conv_dsp_tile *t __attribute__((unused)),      \
-                                     const int8_t *w __attribute__((unused)),             \
-                                     int8_t *out __attribute__((unused)))                 \
+    static CONV_DSP_ASM_FN void name(const conv_dsp_tile *t __attribute__((unused)),       \
+                                     const int8_t *w __attribute__((unused)),              \
+                                     int8_t *out __attribute__((unused)))                  \
     {                                                                                      \
         __asm__ volatile(CONV_DSP_T_ENTER                                                  \
                          "1:\n\t"                                                          \
@@ -443,9 +431,9 @@ typedef char conv_dsp_tile_offsets_checked[offsetof(conv_dsp_tile, stride) == 12
 /* Two pixels x the channel pairs (j, j + 1) of a block; a pair's second channel past
    `channels` (a zero-weight padding channel) is computed, not stored. */
 #define CONV_DSP_BLOCK2_FN(name, OUT2)                                                     \
-    static CONV_DSP_ASM_FN void name(const conv_dsp_tile *t __attribute__((unused)),      \
-                                     const int8_t *w __attribute__((unused)),             \
-                                     int8_t *out __attribute__((unused)))                 \
+    static CONV_DSP_ASM_FN void name(const conv_dsp_tile *t __attribute__((unused)),       \
+                                     const int8_t *w __attribute__((unused)),              \
+                                     int8_t *out __attribute__((unused)))                  \
     {                                                                                      \
         __asm__ volatile(CONV_DSP_T_ENTER                                                  \
                          "1:\n\t"                                                          \
@@ -487,9 +475,9 @@ typedef char conv_dsp_tile_offsets_checked[offsetof(conv_dsp_tile, stride) == 12
    groups' weight words, its multiplier and e) walked once; the outputs of channel j at out +
    j + i * stride. The frame: [sp] the channel's output, [sp, #4] the channels left. */
 #define CONV_DSP_TILE4W_FN(name, OUT4)                                                     \
-    static CONV_DSP_ASM_FN void name(const conv_dsp_tile *t __attribute__((unused)),      \
-                                     const uint32_t *table __attribute__((unused)),       \
-                                     int8_t *out __attribute__((unused)))                 \
+    static CONV_DSP_ASM_FN void name(const conv_dsp_tile *t __attribute__((unused)),       \
+                                     const uint32_t *table __attribute__((unused)),        \
+                                     int8_t *out __attribute__((unused)))                  \
     {                                                                                      \
         __asm__ volatile("push {r4-r11, lr}\n\t"                                           \
                          "sub sp, sp, #8\n\t"                                              \
@@ -621,7 +609,7 @@ static inline __attribute__((always_inline)) void conv_dsp_im2col16(const ap_con
             int32_t s[4];
             const int32_t m = q.multiplier[oc * q.per_channel], sh = q.shift[oc * q.per_channel];
             conv_dsp_cols4(cols, c->weights + oc / AP_CONV2D_OB * block_stride + 4 * (oc % AP_CONV2D_OB),
-                           groups, q.bias[oc], s);
+                           groups, q.bias[oc], q.bias[oc], s);
             conv_dsp_out_n(&q, s, n, m, sh, out + oc, oc_n);
         }
     }
@@ -656,60 +644,37 @@ void ap_conv2d_s8_im2col16_arm_dsp(const ap_conv2d_ctx *c, void *scratch, size_t
    block, as CONV_DSP_GROUP_4X1 is. */
 #if AP_ARM_DSP_NATIVE
 #define CONV_DSP_GROUP_4W()                                                                \
-    __asm__("ldrd %[we], %[wo], [%[w]], #8\n\t"                                            \
+    __asm__("ldrd %[ve], %[v], [%[w]], #8\n\t"                                             \
             "ldm %[a]!, {%[e0], %[o0], %[e1], %[o1]}\n\t"                                  \
-            "smlad %[s0], %[e0], %[we], %[s0]\n\t"                                         \
-            "smlad %[s0], %[o0], %[wo], %[s0]\n\t"                                         \
-            "smlad %[s1], %[e1], %[we], %[s1]\n\t"                                         \
-            "smlad %[s1], %[o1], %[wo], %[s1]\n\t"                                         \
+            "smlad %[s0], %[e0], %[ve], %[s0]\n\t"                                         \
+            "smlad %[s0], %[o0], %[v], %[s0]\n\t"                                          \
+            "smlad %[s1], %[e1], %[ve], %[s1]\n\t"                                         \
+            "smlad %[s1], %[o1], %[v], %[s1]\n\t"                                          \
             "ldm %[a]!, {%[e0], %[o0], %[e1], %[o1]}\n\t"                                  \
-            "smlad %[s2], %[e0], %[we], %[s2]\n\t"                                         \
-            "smlad %[s2], %[o0], %[wo], %[s2]\n\t"                                         \
-            "smlad %[s3], %[e1], %[we], %[s3]\n\t"                                         \
-            "smlad %[s3], %[o1], %[wo], %[s3]\n\t"                                         \
+            "smlad %[s2], %[e0], %[ve], %[s2]\n\t"                                         \
+            "smlad %[s2], %[o0], %[v], %[s2]\n\t"                                          \
+            "smlad %[s3], %[e1], %[ve], %[s3]\n\t"                                         \
+            "smlad %[s3], %[o1], %[v], %[s3]\n\t"                                          \
             : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [a] "+r"(a),     \
-              [w] "+r"(w), [we] "=&r"(we), [wo] "=&r"(wo), [e0] "=&r"(e0), [o0] "=&r"(o0), \
+              [w] "+r"(w), [ve] "=&r"(ve), [v] "=&r"(v), [e0] "=&r"(e0), [o0] "=&r"(o0),   \
               [e1] "=&r"(e1), [o1] "=&r"(o1)                                               \
             :                                                                              \
             : "memory")
 #else
 #define CONV_DSP_GROUP_4W()                                                                \
     do {                                                                                   \
-        we = w[0];                                                                         \
-        wo = w[1];                                                                         \
-        s0 = ap_dsp_smlad(a[1], wo, ap_dsp_smlad(a[0], we, s0));                           \
-        s1 = ap_dsp_smlad(a[3], wo, ap_dsp_smlad(a[2], we, s1));                           \
-        s2 = ap_dsp_smlad(a[5], wo, ap_dsp_smlad(a[4], we, s2));                           \
-        s3 = ap_dsp_smlad(a[7], wo, ap_dsp_smlad(a[6], we, s3));                           \
+        ve = w[0];                                                                         \
+        v = w[1];                                                                          \
+        s0 = ap_dsp_smlad(a[1], v, ap_dsp_smlad(a[0], ve, s0));                            \
+        s1 = ap_dsp_smlad(a[3], v, ap_dsp_smlad(a[2], ve, s1));                            \
+        s2 = ap_dsp_smlad(a[5], v, ap_dsp_smlad(a[4], ve, s2));                            \
+        s3 = ap_dsp_smlad(a[7], v, ap_dsp_smlad(a[6], ve, s3));                            \
         a += 8;                                                                            \
         w += 2;                                                                            \
     } while (0)
 #endif
 
-static inline __attribute__((always_inline)) void conv_dsp_cols4w(const uint32_t *cols, const uint32_t *wt,
-                                                                  size_t groups, int32_t b, int32_t s[4])
-{
-    int32_t s0 = b, s1 = b, s2 = b, s3 = b;
-    const uint32_t *a = cols, *w = wt;
-    uint32_t we, wo;
-#if AP_ARM_DSP_NATIVE
-    register uint32_t e0 __asm__("r8");
-    register uint32_t o0 __asm__("r9");
-    register uint32_t e1 __asm__("r10");
-    register uint32_t o1 __asm__("r11");
-#endif
-    for (size_t g = groups / 2; g > 0; --g) {
-        CONV_DSP_GROUP_4W();
-        CONV_DSP_GROUP_4W();
-    }
-    if (groups % 2 != 0) {
-        CONV_DSP_GROUP_4W();
-    }
-    s[0] = s0;
-    s[1] = s1;
-    s[2] = s2;
-    s[3] = s3;
-}
+CONV_DSP_SUMS_FN(conv_dsp_cols4w, uint32_t, CONV_DSP_GROUP_4W)
 
 static inline __attribute__((always_inline)) void conv_dsp_im2col16w(const ap_conv2d_ctx *c, void *scratch,
                                                                      size_t total, const int mode)
@@ -758,7 +723,7 @@ static inline __attribute__((always_inline)) void conv_dsp_im2col16w(const ap_co
             const uint32_t *t = table + oc * per;
             const int32_t m = q.multiplier[oc * q.per_channel], sh = q.shift[oc * q.per_channel];
             int32_t s[4];
-            conv_dsp_cols4w(cols, t + 1, groups, (int32_t)t[0], s);
+            conv_dsp_cols4w(cols, t + 1, groups, (int32_t)t[0], (int32_t)t[0], s);
             conv_dsp_out_n(&q, s, n, m, sh, out + oc, oc_n);
         }
     }
