@@ -190,9 +190,10 @@ static ap_status dw_variant_scratch(const ap_depthwise_conv2d_params *p, int32_t
 {
     *count = 0;
     if (kind == AP_DEPTHWISE_CONV2D_WIDENED) {
-        size_t n, taps;
-        if (!ap_ops_mul((size_t)p->filter_h, dw_padded_w(p), &n) ||
-            !ap_ops_mul((size_t)p->filter_h, (size_t)p->filter_w, &taps) || !ap_ops_add(n, taps, &n) ||
+        /* per channel: three padded rows of int16 lanes, then its nine doubled weights as
+           int16 and its bias, multiplier, rounding and shift as int32 (8 int16) */
+        size_t n;
+        if (!ap_ops_mul((size_t)p->filter_h, dw_padded_w(p), &n) || !ap_ops_add(n, 17, &n) ||
             !ap_ops_mul(n, (size_t)p->output_c, &n) || !ap_ops_mul(n, sizeof(int16_t), &n)) {
             return AP_OPS_OVERFLOW(error, DW_OP ": widened scratch size overflows");
         }
@@ -576,6 +577,9 @@ ap_status ap_depthwise_conv2d_s8_run(const ap_depthwise_conv2d_params *params,
         variant->kind == AP_DEPTHWISE_CONV2D_PLANAR) {
         if (variant->kind == AP_DEPTHWISE_CONV2D_PLANAR && ((uintptr_t)scratch[0].data & 3u) != 0) {
             return AP_OPS_INVALID(error_out, DW_OP ": scratch 0 of planar_rows must be 4-byte aligned");
+        }
+        if (variant->kind == AP_DEPTHWISE_CONV2D_WIDENED && ((uintptr_t)scratch[0].data & 3u) != 0) {
+            return AP_OPS_INVALID(error_out, DW_OP ": scratch 0 of widened must be 4-byte aligned");
         }
         if ((use_avx2 || use_dsp) && params->depth_multiplier == 1) {
             for (int32_t b = 0; b < params->batches; ++b) {

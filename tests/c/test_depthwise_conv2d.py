@@ -345,7 +345,7 @@ def test_widened_3x3_on_arm_dsp(ffi, lib, kw):
     (wide,) = [v for v in vs if variant_name(ffi, v) == "widened"]
     padded_w = (p.output_w - 1) * p.stride_w + 3
     assert wide.kind == lib.AP_DEPTHWISE_CONV2D_WIDENED and wide.scratch_count == 1
-    assert wide.scratch[0].bytes == 2 * p.output_c * (3 * padded_w + 9)
+    assert wide.scratch[0].bytes == 2 * p.output_c * (3 * padded_w + 17)
     assert "widened" not in [variant_name(ffi, v) for v in case.variants(lib.AP_ISA_PORTABLE)]
     check_all(case)
     wide.isa = lib.AP_ISA_PORTABLE
