@@ -657,9 +657,8 @@ static AP_DW_ASM_FN void dw_wrow_run(const dw_wrow *r __attribute__((unused)))
                      DW_WT_ROUND("r8", "r4") DW_WT_ROUND("r9", "r5") DW_WT_ROUND("r10", "r6") DW_WT_ROUND("r11", "r7")
                      "ldm r3!, {r4-r7}\n\t"
                      DW_WQ("r8", "r4") DW_WQ("r9", "r5") DW_WQ("r10", "r6") DW_WQ("r11", "r7")
-                     "ldr r8, [sp, #4]\n\t"
-                     "cmp r3, r8\n\t"
-                     "bne 1b\n\t"
+                     "tst r7, #256\n\t"
+                     "beq 1b\n\t"
                      "ldr r8, [sp, #12]\n\t"
                      "sub r0, r0, r8\n\t"
                      "sub r1, r1, r8\n\t"
@@ -692,7 +691,7 @@ static void dw_wrow_run(const dw_wrow *r)
             for (int k = 0; k < 4; ++k) {
                 const int32_t h = ap_dsp_smmulr(a[k], (int32_t)b[DW_WD_M + k]);
                 const int32_t t = (int32_t)(b[DW_WD_ROUND + k] + ((uint32_t)h << 1) + (uint32_t)(h >> 31)) >>
-                                  (int32_t)b[DW_WD_E + k];
+                                  (int32_t)(b[DW_WD_E + k] & 0xffu);
                 *out++ = (int8_t)ap_dsp_ssat(t >> 1, 8);
             }
         }
@@ -815,8 +814,14 @@ static int dw_wd_blocks(const ap_dw_direct *d, uint32_t *blocks)
         }
         if (d->lanes != NULL) {   /* the blob's lanes, [group][tap][2], doubled */
             const uint32_t *l = d->lanes + (size_t)g * 18;
-            for (int32_t i = 0; i < 18; ++i) {
-                b[DW_WD_W + i] = ap_dsp_sadd16(l[i], l[i]);
+            for (int32_t i = 0; i < 18; i += 6) {
+                const uint32_t l0 = l[i], l1 = l[i + 1], l2 = l[i + 2], l3 = l[i + 3], l4 = l[i + 4], l5 = l[i + 5];
+                b[DW_WD_W + i] = ap_dsp_sadd16(l0, l0);
+                b[DW_WD_W + i + 1] = ap_dsp_sadd16(l1, l1);
+                b[DW_WD_W + i + 2] = ap_dsp_sadd16(l2, l2);
+                b[DW_WD_W + i + 3] = ap_dsp_sadd16(l3, l3);
+                b[DW_WD_W + i + 4] = ap_dsp_sadd16(l4, l4);
+                b[DW_WD_W + i + 5] = ap_dsp_sadd16(l5, l5);
             }
         } else {
             for (int32_t t = 0; t < 9; ++t) {
@@ -826,6 +831,7 @@ static int dw_wd_blocks(const ap_dw_direct *d, uint32_t *blocks)
             }
         }
     }
+    blocks[(size_t)(G - 1) * DW_WD_BLOCK + DW_WD_E + 3] |= 0x100u;   /* the last group (ASR reads bits 0-7) */
     return 1;
 }
 
@@ -848,16 +854,27 @@ void ap_dw_widened_arm_dsp(const ap_dw_direct *d, void *scratch)
     /* the padding columns, left and right, of every slot's groups: 0 (the rows write the rest) */
     const int32_t inside_end = d->pad_w + d->input_w < pw ? d->pad_w + d->input_w : pw;
     const int32_t left = d->pad_w < pw ? d->pad_w : pw;
-    for (size_t i = 0; i < 3 * (size_t)G; ++i) {
-        uint32_t *grp = slots + i * group_words;
-        for (int32_t col = 0; col < left; ++col) {
-            grp[2 * col] = 0;
-            grp[2 * col + 1] = 0;
+    /* a slot group's right padding and the next one's left are one run of words */
+    const size_t lw = 2 * (size_t)left, right = 2 * (size_t)(pw - (inside_end > left ? inside_end : left));
+    const size_t run = right + lw, runs = 3 * (size_t)G;
+    for (size_t k = 0; k < lw; ++k) {
+        slots[k] = 0;
+    }
+    for (size_t i = 1; i < runs; ++i) {
+        uint32_t *at = slots + i * group_words - right;
+        if (run == 4) {   /* one column each side (SAME) */
+            at[0] = 0;
+            at[1] = 0;
+            at[2] = 0;
+            at[3] = 0;
+        } else {
+            for (size_t k = 0; k < run; ++k) {
+                at[k] = 0;
+            }
         }
-        for (int32_t col = inside_end > left ? inside_end : left; col < pw; ++col) {
-            grp[2 * col] = 0;
-            grp[2 * col + 1] = 0;
-        }
+    }
+    for (size_t k = 0; k < right; ++k) {
+        slots[runs * group_words - right + k] = 0;
     }
     const uint32_t off2 = ((uint32_t)d->input_offset & 0xffffu) * 0x10001u;
     dw_wrow row;
