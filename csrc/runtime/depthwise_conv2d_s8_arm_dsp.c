@@ -566,36 +566,51 @@ void ap_dw_direct_arm_dsp(const ap_dw_direct *d)
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* "widened": the input rows as int16 lane pairs in scratch, the input offset added and the   */
-/* padding zero, so every window is whole and a tap of four channels is two LDRDs and four    */
-/* multiplies; each group's weights and requantisation constants beside them.                */
+/* "widened" and "widened_pairs": an output row's window rows in scratch as int16, the input  */
+/* offset added and the padding zero, so every window is whole; each group of four channels'  */
+/* doubled weights and requantisation constants beside them.                                  */
 
 /*
- * Scratch (words, 4-byte aligned): first one block of 34 words for each group of four
- * channels, [bias][weights][multipliers][roundings][shifts]:
- *   bias        2 * bias, four channels
- *   weights     nine taps of 2 * w as lane pairs, (c0, c2) and (c1, c3): [tap][2]
- *   multipliers m, four channels
- *   roundings   (2 * output offset + 1) << e, four channels
- *   shifts      e = -shift, four channels
- * then three row slots, each [group][padded_w][2 words]: SXTAB16 and SXTAB16 ROR 8 of four
- * input bytes with the input offset, lanes (c0, c2) and (c1, c3); a padded value is 0
- * (x + offset = 0 there). Padded row j (input row j - pad_h) lives in slot j % 3, so each
- * input row is widened once however many output rows read it.
+ * Both keep, for each group of four channels, a block of 34 words in scratch,
+ * [bias][weights][multipliers][roundings][shifts]: 2 * bias; 18 words of doubled weights
+ * (int16 halves, laid out as each variant's taps read them); the multipliers m; the roundings
+ * (2 * output offset + 1) << e; the shifts e = -shift (the last group's fourth with bit 8 set,
+ * which ends the group loop: ASR reads bits 0-7).
+ *
+ * "widened": a ring of three rows, [slot][group][padded_w][2 words], each SXTAB16 and SXTAB16
+ * ROR 8 of four input bytes with the offset, lanes (c0, c2) and (c1, c3); padded row j in slot
+ * j % 3, so each input row is widened once. A tap of four channels is six instructions (LDRD
+ * of the input's lanes, LDRD of the weights', four SMLAxx), a group 87 (54 of taps).
+ *
+ * "widened_pairs": two blocks a group (even and odd sets), one row of pairs,
+ * [group][padded_w][4 words], for c0..c3 (x of the upper row, x of the lower row), and one
+ * row of lanes as above. The even set's pair is the window's rows 0 and 1 and its single
+ * row 2; the odd set's single is row 0 and its pair rows 1 and 2: at stride 1 an output row
+ * 2i + 1 takes the odd set, so each pair is built once for two output rows. A column of the
+ * window (three taps, four channels) is six LDRDs, four SMLADs and four SMLAxx, 14
+ * instructions for 12 MACs; a group 74. Its weights: for each filter column k the pair rows'
+ * weights, one word a channel (lo: the upper row's) for c0..c3, then the single row's as lane
+ * pairs.
  *
  * The sums are 2 * the portable kernel's (weights and bias doubled), so SMMULR takes them as
  * they are: h = SMMULR(2 * acc, m) is TFLite's SRDHM of acc, and the output is
- * SSAT((R << e) + 2h + (h < 0 ? -1 : 0)) >> e >> 1) with R = 2 * offset + 1: direct's
+ * SSAT(((R << e) + 2h + (h < 0 ? -1 : 0)) >> e >> 1) with R = 2 * offset + 1: direct's
  * (t + R) >> 1 with t = (2h + sign) >> e, the rounding added before the shift as a multiple
- * of 2^e (exact while |R << e| + 2^30 < 2^31: e <= 21). A layer whose sums might reach 2^29,
- * whose outputs are clamped, with one multiplier or a larger shift runs direct's code.
+ * of 2^e (exact while |R| << e < 2^30, checked per channel). A layer whose sums might reach
+ * 2^29, whose outputs are clamped, with one multiplier or a channel past that check runs
+ * direct's code.
  */
 #define DW_WD_BLOCK 34   /* words of a group's block */
 enum { DW_WD_BIAS = 0, DW_WD_W = 4, DW_WD_M = 22, DW_WD_ROUND = 26, DW_WD_E = 30 };
 
+/* One output from its rounded-shift operand t (reg) and shift e (reg). */
+#define DW_WQ(t, e) "asr " t ", " t ", " e "\n\t" "ssat " t ", #8, " t ", asr #1\n\t" "strb " t ", [r12], #1\n\t"
+/* t += 2a + (a < 0 ? -1 : 0) */
+#define DW_WT_ROUND(t, a) "add " t ", " t ", " a ", lsl #1\n\t" "add " t ", " t ", " a ", asr #31\n\t"
+
 /* One output row's pixels, every group of each: the routine's arguments (byte offsets fixed:
    the asm reads them). */
-typedef struct dw_wrow {
+typedef struct dw_wrow3 {
     const uint32_t *r0, *r1, *r2;   /* the window's three rows at the row's first pixel, group 0 */
     const uint32_t *blocks;         /* the groups' blocks */
     const uint32_t *blocks_end;
@@ -603,11 +618,11 @@ typedef struct dw_wrow {
     int8_t *out_end;                /* past the row's last output */
     int32_t group_bytes;            /* bytes between a slot's groups: 8 * padded_w */
     int32_t back;                   /* groups * group_bytes - 8 * stride_w */
-} dw_wrow;
+} dw_wrow3;
 
 #if AP_ARM_DSP_NATIVE && defined(__GNUC__)
-typedef char dw_wrow_offsets_checked[offsetof(dw_wrow, blocks) == 12 && offsetof(dw_wrow, out_end) == 24 &&
-                                     offsetof(dw_wrow, back) == 32 ? 1 : -1];
+typedef char dw_wrow3_offsets_checked[offsetof(dw_wrow3, blocks) == 12 && offsetof(dw_wrow3, out_end) == 24 &&
+                                     offsetof(dw_wrow3, back) == 32 ? 1 : -1];
 
 /*
  * Registers: r0-r2 the rows (moved on a group by lr, the group stride), r3 the group's block
@@ -624,11 +639,8 @@ typedef char dw_wrow_offsets_checked[offsetof(dw_wrow, blocks) == 12 && offsetof
     "smlatt r6, r8, r10, r6\n\t"                                                           \
     "smlabb r5, r9, r11, r5\n\t"                                                           \
     "smlatt r7, r9, r11, r7\n\t"
-/* One output from its rounded-shift operand t (reg) and shift e (reg). */
-#define DW_WQ(t, e) "asr " t ", " t ", " e "\n\t" "ssat " t ", #8, " t ", asr #1\n\t" "strb " t ", [r12], #1\n\t"
-#define DW_WT_ROUND(t, a) "add " t ", " t ", " a ", lsl #1\n\t" "add " t ", " t ", " a ", asr #31\n\t"
 
-static AP_DW_ASM_FN void dw_wrow_run(const dw_wrow *r __attribute__((unused)))
+static AP_DW_ASM_FN void dw_wrow3_run(const dw_wrow3 *r __attribute__((unused)))
 {
     __asm__ volatile("push {r4-r11, lr}\n\t"
                      "sub sp, sp, #16\n\t"
@@ -672,7 +684,7 @@ static AP_DW_ASM_FN void dw_wrow_run(const dw_wrow *r __attribute__((unused)))
 }
 #else
 /* The routine's arithmetic in C. */
-static void dw_wrow_run(const dw_wrow *r)
+static void dw_wrow3_run(const dw_wrow3 *r)
 {
     const uint32_t *r0 = r->r0, *r1 = r->r1, *r2 = r->r2;
     const size_t gw = (size_t)r->group_bytes / 4, back = (size_t)(r->back / 4);
@@ -702,7 +714,185 @@ static void dw_wrow_run(const dw_wrow *r)
 }
 #endif
 
+/* One output row's pixels, every group of each: the routine's arguments (byte offsets fixed:
+   the asm reads them). */
+typedef struct dw_wpair {
+    const uint32_t *pair, *single;  /* the window's pair and single rows at the row's first pixel, group 0 */
+    const uint32_t *blocks;         /* the set's blocks */
+    int8_t *out;                    /* the row's first output, channel 0 */
+    int8_t *out_end;                /* past the row's last output */
+    int32_t pair_group, single_group;   /* bytes between a row's groups: 16 and 8 * padded_w */
+    int32_t pair_back, single_back;     /* groups * those - 16 and 8 * stride_w */
+} dw_wpair;
+
 #if AP_ARM_DSP_NATIVE && defined(__GNUC__)
+typedef char dw_wpair_offsets_checked[offsetof(dw_wpair, blocks) == 8 && offsetof(dw_wpair, pair_group) == 20 &&
+                                     offsetof(dw_wpair, single_back) == 32 ? 1 : -1];
+
+/*
+ * Registers: r0 the pair row and r1 the single row (moved on a group by r2 and lr, their
+ * group strides), r3 the group's block (LDM of the bias, LDRD of the weights at fixed
+ * offsets, the last one moving it to the constants, which three LDMs take, leaving it at the
+ * next block), r4-r7 the sums of channels 0-3, r8-r11 a tap's values, r12 the output. A group
+ * is 74 instructions: 42 of taps, 27 of requantisation, two to move the rows, one LDM of the
+ * bias, two to loop (the last group's fourth shift word has bit 8 set; ASR reads bits 0-7).
+ * The frame: blocks, out_end, pair_back, single_back.
+ */
+#define DW_WP(xo, wo, a, b)                                                                \
+    "ldrd r8, r9, [r0, #" xo "]\n\t"                                                       \
+    "ldrd r10, r11, [r3, #" wo "]\n\t"                                                     \
+    "smlad " a ", r8, r10, " a "\n\t"                                                      \
+    "smlad " b ", r9, r11, " b "\n\t"
+#define DW_WS(xo, wo)                                                                      \
+    "ldrd r8, r9, [r1, #" xo "]\n\t"                                                       \
+    "ldrd r10, r11, [r3, #" wo "]\n\t"                                                     \
+    "smlabb r4, r8, r10, r4\n\t"                                                           \
+    "smlatt r6, r8, r10, r6\n\t"                                                           \
+    "smlabb r5, r9, r11, r5\n\t"                                                           \
+    "smlatt r7, r9, r11, r7\n\t"
+
+static AP_DW_ASM_FN void dw_wpair_run(const dw_wpair *r __attribute__((unused)))
+{
+    __asm__ volatile("push {r4-r11, lr}\n\t"
+                     "sub sp, sp, #16\n\t"
+                     "add r1, r0, #8\n\t"
+                     "ldm r1, {r4-r10}\n\t"
+                     "str r4, [sp]\n\t"
+                     "str r6, [sp, #4]\n\t"
+                     "strd r9, r10, [sp, #8]\n\t"
+                     "mov r3, r4\n\t"
+                     "mov r12, r5\n\t"
+                     "mov r2, r7\n\t"
+                     "mov lr, r8\n\t"
+                     "ldm r0, {r0, r1}\n\t"
+                     "1:\n\t"
+                     "ldm r3!, {r4-r7}\n\t"
+                     DW_WP("16", "24", "r4", "r5") DW_WP("24", "32", "r6", "r7") DW_WS("8", "40")
+                     DW_WP("32", "48", "r4", "r5") DW_WP("40", "56", "r6", "r7") DW_WS("16", "64")
+                     DW_WS("0", "16")
+                     "add r1, r1, lr\n\t"
+                     DW_WP("8", "8", "r6", "r7")
+                     "ldrd r8, r9, [r0]\n\t"
+                     "add r0, r0, r2\n\t"
+                     "ldrd r10, r11, [r3], #72\n\t"
+                     "smlad r4, r8, r10, r4\n\t"
+                     "smlad r5, r9, r11, r5\n\t"
+                     "ldm r3!, {r8-r11}\n\t"
+                     "smmulr r4, r4, r8\n\t"
+                     "smmulr r5, r5, r9\n\t"
+                     "smmulr r6, r6, r10\n\t"
+                     "smmulr r7, r7, r11\n\t"
+                     "ldm r3!, {r8-r11}\n\t"
+                     DW_WT_ROUND("r8", "r4") DW_WT_ROUND("r9", "r5") DW_WT_ROUND("r10", "r6") DW_WT_ROUND("r11", "r7")
+                     "ldm r3!, {r4-r7}\n\t"
+                     DW_WQ("r8", "r4") DW_WQ("r9", "r5") DW_WQ("r10", "r6") DW_WQ("r11", "r7")
+                     "tst r7, #256\n\t"
+                     "beq 1b\n\t"
+                     "ldr r8, [sp, #8]\n\t"
+                     "sub r0, r0, r8\n\t"
+                     "ldr r8, [sp, #12]\n\t"
+                     "sub r1, r1, r8\n\t"
+                     "ldr r3, [sp]\n\t"
+                     "ldr r8, [sp, #4]\n\t"
+                     "cmp r12, r8\n\t"
+                     "bne 1b\n\t"
+                     "add sp, sp, #16\n\t"
+                     "pop {r4-r11, pc}\n\t");
+}
+#else
+/* The routine's arithmetic in C. */
+static void dw_wpair_run(const dw_wpair *r)
+{
+    const uint32_t *pr = r->pair, *sr = r->single;
+    const size_t pg = (size_t)r->pair_group / 4, sg = (size_t)r->single_group / 4;
+    const size_t pb = (size_t)r->pair_back / 4, sb = (size_t)r->single_back / 4;
+    int8_t *out = r->out;
+    while (out != r->out_end) {
+        const uint32_t *b = r->blocks;
+        for (;; b += DW_WD_BLOCK, pr += pg, sr += sg) {
+            int32_t a[4] = {(int32_t)b[0], (int32_t)b[1], (int32_t)b[2], (int32_t)b[3]};
+            for (int k = 0; k < 3; ++k) {
+                const uint32_t *x = pr + 4 * k, *s = sr + 2 * k, *w = b + DW_WD_W + 6 * k;
+                for (int c = 0; c < 4; ++c) {
+                    a[c] = ap_dsp_smlad(x[c], w[c], a[c]);
+                }
+                a[0] = ap_dsp_smlabb(s[0], w[4], a[0]);
+                a[2] = ap_dsp_smlatt(s[0], w[4], a[2]);
+                a[1] = ap_dsp_smlabb(s[1], w[5], a[1]);
+                a[3] = ap_dsp_smlatt(s[1], w[5], a[3]);
+            }
+            for (int k = 0; k < 4; ++k) {
+                const int32_t h = ap_dsp_smmulr(a[k], (int32_t)b[DW_WD_M + k]);
+                const int32_t t = (int32_t)(b[DW_WD_ROUND + k] + ((uint32_t)h << 1) + (uint32_t)(h >> 31)) >>
+                                  (int32_t)(b[DW_WD_E + k] & 0xffu);
+                *out++ = (int8_t)ap_dsp_ssat(t >> 1, 8);
+            }
+            if (b[DW_WD_E + 3] & 0x100u) {
+                pr += pg;
+                sr += sg;
+                break;
+            }
+        }
+        pr -= pb;
+        sr -= sb;
+    }
+}
+#endif
+
+/* Where a row's values go: columns [pad_w, pad_w + n) of each group (n >= 1), the padding
+   columns left as the run's start set them, 0. */
+typedef struct dw_wd_cols {
+    int32_t n;            /* input columns a window reads (input_w, or fewer at VALID) */
+    size_t group_words;   /* words between a slot's groups */
+} dw_wd_cols;
+
+#if AP_ARM_DSP_NATIVE && defined(__GNUC__)
+/* Two input rows' `groups` groups of four channels, `count` pixels each (>= 1), as pairs:
+   group g's pixels from src + 4g and src + 4g + row_bytes (C bytes apart) into
+   dst + g * group_bytes (16 bytes apart). Twelve instructions a group's pixel. */
+typedef struct dw_wd_pairs {
+    const int8_t *src;
+    uint32_t *dst;
+    int32_t count, channels;
+    uint32_t off2;
+    int32_t row_bytes, groups, group_bytes;
+} dw_wd_pairs;
+
+static AP_DW_ASM_FN void dw_wd_pairs_run(const dw_wd_pairs *w __attribute__((unused)))
+{
+    __asm__ volatile("push {r4-r11, lr}\n\t"
+                     "ldr r6, [r0, #28]\n\t"
+                     "ldr r5, [r0, #24]\n\t"
+                     "push {r5, r6}\n\t"
+                     "ldm r0, {r0-r5}\n\t"
+                     "1:\n\t"
+                     "mov r7, r0\n\t"
+                     "mov r8, r1\n\t"
+                     "mov r9, r2\n\t"
+                     "2:\n\t"
+                     "ldr r10, [r7]\n\t"
+                     "ldr r11, [r7, r5]\n\t"
+                     "add r7, r7, r3\n\t"
+                     "pkhbt r12, r10, r11, lsl #16\n\t"
+                     "pkhtb lr, r11, r10, asr #16\n\t"
+                     "sxtab16 r10, r4, r12\n\t"
+                     "sxtab16 r11, r4, r12, ror #8\n\t"
+                     "sxtab16 r12, r4, lr\n\t"
+                     "sxtab16 lr, r4, lr, ror #8\n\t"
+                     "stm r8!, {r10-r12, lr}\n\t"
+                     "subs r9, r9, #1\n\t"
+                     "bne 2b\n\t"
+                     "ldr r6, [sp, #4]\n\t"
+                     "add r0, r0, #4\n\t"
+                     "add r1, r1, r6\n\t"
+                     "ldr r6, [sp]\n\t"
+                     "subs r6, r6, #1\n\t"
+                     "str r6, [sp]\n\t"
+                     "bne 1b\n\t"
+                     "add sp, sp, #8\n\t"
+                     "pop {r4-r11, pc}\n\t");
+}
+
 /* An input row's `groups` groups of four channels, `count` pixels each (>= 1), widened with
    the input offset: group g's pixels from src + 4g (C bytes apart) into dst + g * group_bytes
    (8 bytes apart). Two pixels a loop, 5.5 instructions a group's pixel. */
@@ -751,35 +941,36 @@ static AP_DW_ASM_FN void dw_wd_widen_run(const dw_wd_widen *w __attribute__((unu
 }
 #endif
 
-/* Padded row j's input row (padding if outside the input) widened into its slot's groups,
-   columns [pad_w, pad_w + input_w) as far as padded_w: the padding columns stay as the run's
-   start left them, 0. */
-static void dw_wd_widen_row(const ap_dw_direct *d, int32_t j, uint32_t *slot, size_t group_words, uint32_t off2)
+/* The input row of padded row j, or NULL where it is padding. */
+static const int8_t *dw_wd_input_row(const ap_dw_direct *d, int32_t j)
 {
-    const int32_t iy = j - d->pad_h, C = d->channels, G = C / 4;
-    const int32_t room = (int32_t)(group_words / 2) - d->pad_w;   /* columns no window reads are left out */
-    const int32_t iw = d->input_w < room ? d->input_w : room;
-    if (iw <= 0) {
-        return;
-    }
-    if (iy < 0 || iy >= d->input_h) {
+    const int32_t iy = j - d->pad_h;
+    return iy >= 0 && iy < d->input_h ? d->input + (size_t)iy * (size_t)d->input_w * (size_t)d->channels : NULL;
+}
+
+/* Padded row j as lane pairs into the single slot. */
+static void dw_wd_single(const ap_dw_direct *d, int32_t j, const dw_wd_cols *cols, uint32_t off2, uint32_t *slot)
+{
+    const int32_t C = d->channels, G = C / 4, n = cols->n;
+    const int8_t *row = dw_wd_input_row(d, j);
+    uint32_t *first = slot + 2 * (size_t)d->pad_w;
+    if (row == NULL) {
         for (int32_t g = 0; g < G; ++g) {
-            uint32_t *dst = slot + (size_t)g * group_words + 2 * (size_t)d->pad_w;
-            for (int32_t ix = 0; ix < 2 * iw; ++ix) {
-                dst[ix] = 0;
+            uint32_t *dst = first + (size_t)g * cols->group_words;
+            for (int32_t i = 0; i < 2 * n; ++i) {
+                dst[i] = 0;
             }
         }
         return;
     }
-    const int8_t *row = d->input + (size_t)iy * (size_t)d->input_w * (size_t)C;
 #if AP_ARM_DSP_NATIVE && defined(__GNUC__)
-    const dw_wd_widen w = {row, slot + 2 * (size_t)d->pad_w, iw, C, off2, G, (int32_t)(group_words * 4)};
+    const dw_wd_widen w = {row, first, n, C, off2, G, (int32_t)(cols->group_words * 4)};
     dw_wd_widen_run(&w);
 #else
     for (int32_t g = 0; g < G; ++g) {
-        uint32_t *dst = slot + (size_t)g * group_words + 2 * (size_t)d->pad_w;
+        uint32_t *dst = first + (size_t)g * cols->group_words;
         const int8_t *src = row + 4 * (size_t)g;
-        for (int32_t ix = 0; ix < iw; ++ix, src += C, dst += 2) {
+        for (int32_t ix = 0; ix < n; ++ix, src += C, dst += 2) {
             const uint32_t v = ap_dsp_load32(src);
             dst[0] = ap_dsp_sxtab16(off2, v);
             dst[1] = ap_dsp_sxtab16_ror8(off2, v);
@@ -788,31 +979,177 @@ static void dw_wd_widen_row(const ap_dw_direct *d, int32_t j, uint32_t *slot, si
 #endif
 }
 
-/* The doubled lanes of two int8 weights. */
-static uint32_t dw_wd_lane2(int8_t lo, int8_t hi)
+/* Padded rows j and j + 1 as pairs into the pair slot. */
+static void dw_wd_pair(const ap_dw_direct *d, int32_t j, const dw_wd_cols *cols, uint32_t off2, uint32_t *slot)
+{
+    const int32_t C = d->channels, G = C / 4, n = cols->n;
+    const int8_t *a = dw_wd_input_row(d, j), *b = dw_wd_input_row(d, j + 1);
+    uint32_t *first = slot + 4 * (size_t)d->pad_w;
+#if AP_ARM_DSP_NATIVE && defined(__GNUC__)
+    if (a != NULL && b != NULL) {
+        const dw_wd_pairs w = {a, first, n, C, off2, (int32_t)(b - a), G, (int32_t)(cols->group_words * 4)};
+        dw_wd_pairs_run(&w);
+        return;
+    }
+#endif
+    for (int32_t g = 0; g < G; ++g) {
+        uint32_t *dst = first + (size_t)g * cols->group_words;
+        for (int32_t ix = 0; ix < n; ++ix, dst += 4) {
+            const size_t at = (size_t)ix * (size_t)C + 4 * (size_t)g;
+            /* lanes (c0, c2) and (c1, c3) of each row, 0 for a padding row */
+            const uint32_t va = a != NULL ? ap_dsp_load32(a + at) : 0, vb = b != NULL ? ap_dsp_load32(b + at) : 0;
+            const uint32_t ea = a != NULL ? ap_dsp_sxtab16(off2, va) : 0, oa = a != NULL ? ap_dsp_sxtab16_ror8(off2, va) : 0;
+            const uint32_t eb = b != NULL ? ap_dsp_sxtab16(off2, vb) : 0, ob = b != NULL ? ap_dsp_sxtab16_ror8(off2, vb) : 0;
+            dst[0] = ap_dsp_pkhbt(ea, eb, 16);
+            dst[1] = ap_dsp_pkhbt(oa, ob, 16);
+            dst[2] = ap_dsp_pkhtb16(eb, ea);
+            dst[3] = ap_dsp_pkhtb16(ob, oa);
+        }
+    }
+}
+
+/* Two doubled int8 weights as int16 halves. */
+static uint32_t dw_wd_half2(int8_t lo, int8_t hi)
 {
     return (uint32_t)(uint16_t)(int16_t)(2 * lo) | (uint32_t)(uint16_t)(int16_t)(2 * hi) << 16;
 }
 
-/* The groups' blocks; 0 if a channel's rounding (2 * offset + 1) << e would reach 2^30. */
-static int dw_wd_blocks(const ap_dw_direct *d, uint32_t *blocks)
+/* Group g's bias, multipliers, roundings and shifts into its block; 0 if a channel's rounding
+   (2 * offset + 1) << e would reach 2^30. */
+static int dw_wd_consts(const ap_dw_direct *d, int32_t g, uint32_t *b)
 {
     const ap_requant *rq = d->requant;
-    const int32_t C = d->channels, G = C / 4, round = 2 * rq->output_offset + 1;
+    const int32_t round = 2 * rq->output_offset + 1;
     const uint32_t round_abs = (uint32_t)(round < 0 ? -round : round);
+    for (int32_t k = 0; k < 4; ++k) {
+        const int32_t c = 4 * g + k, e = -rq->shift[c];
+        if (e > 29 || ((uint64_t)round_abs << e) >= ((uint64_t)1 << 30)) {
+            return 0;
+        }
+        b[DW_WD_BIAS + k] = (uint32_t)d->bias[c] << 1;
+        b[DW_WD_M + k] = (uint32_t)rq->multiplier[c];
+        b[DW_WD_ROUND + k] = (uint32_t)round << e;
+        b[DW_WD_E + k] = (uint32_t)e;
+    }
+    return 1;
+}
+
+/* widened_pairs' blocks of both sets (0 as dw_wd_consts says). */
+static int dw_wd_pair_blocks(const ap_dw_direct *d, uint32_t *even, uint32_t *odd)
+{
+    const int32_t C = d->channels, G = C / 4;
+    for (int32_t g = 0; g < G; ++g) {
+        uint32_t *be = even + (size_t)g * DW_WD_BLOCK, *bo = odd + (size_t)g * DW_WD_BLOCK;
+        if (!dw_wd_consts(d, g, be)) {
+            return 0;
+        }
+        for (int32_t k = 0; k < 4; ++k) {
+            bo[DW_WD_BIAS + k] = be[DW_WD_BIAS + k];
+            bo[DW_WD_M + k] = be[DW_WD_M + k];
+            bo[DW_WD_ROUND + k] = be[DW_WD_ROUND + k];
+            bo[DW_WD_E + k] = be[DW_WD_E + k];
+        }
+        for (int32_t k = 0; k < 3; ++k) {
+            const int8_t *w0 = d->w8 + (size_t)k * (size_t)C + 4 * (size_t)g;   /* filter row 0, column k */
+            const int8_t *w1 = w0 + 3 * (size_t)C, *w2 = w0 + 6 * (size_t)C;
+            uint32_t *pe = be + DW_WD_W + 6 * k, *po = bo + DW_WD_W + 6 * k;
+            for (int32_t c = 0; c < 4; ++c) {
+                pe[c] = dw_wd_half2(w0[c], w1[c]);
+                po[c] = dw_wd_half2(w1[c], w2[c]);
+            }
+            pe[4] = dw_wd_half2(w2[0], w2[2]);
+            pe[5] = dw_wd_half2(w2[1], w2[3]);
+            po[4] = dw_wd_half2(w0[0], w0[2]);
+            po[5] = dw_wd_half2(w0[1], w0[3]);
+        }
+    }
+    even[(size_t)(G - 1) * DW_WD_BLOCK + DW_WD_E + 3] |= 0x100u;   /* the last group (ASR reads bits 0-7) */
+    odd[(size_t)(G - 1) * DW_WD_BLOCK + DW_WD_E + 3] |= 0x100u;
+    return 1;
+}
+
+/* The padding columns, left and right, of a slot's groups (`per` words a column): 0. A
+   group's right padding and the next one's left are one run of words. */
+static void dw_wd_zero_padding(uint32_t *slot, int32_t groups, int32_t pw, int32_t left, int32_t inside_end,
+                               size_t per)
+{
+    const size_t gw = per * (size_t)pw, lw = per * (size_t)left;
+    const size_t right = per * (size_t)(pw - (inside_end > left ? inside_end : left)), run = right + lw;
+    for (size_t k = 0; k < lw; ++k) {
+        slot[k] = 0;
+    }
+    for (size_t i = 1; i < (size_t)groups; ++i) {
+        uint32_t *at = slot + i * gw - right;
+        for (size_t k = 0; k < run; ++k) {
+            at[k] = 0;
+        }
+    }
+    for (size_t k = 0; k < right; ++k) {
+        slot[(size_t)groups * gw - right + k] = 0;
+    }
+}
+
+/* "widened_pairs": a 3x3 filter, depth multiplier 1, channels % 4 == 0, dilation 1 (its applies). */
+void ap_dw_widened_pairs_arm_dsp(const ap_dw_direct *d, void *scratch)
+{
+    const ap_requant *rq = d->requant;
+    const int32_t C = d->channels, G = C / 4;
+    const int32_t pw = (d->output_w - 1) * d->stride_w + 3;
+    uint32_t *even = (uint32_t *)scratch;
+    uint32_t *odd = even + (size_t)G * DW_WD_BLOCK;
+    uint32_t *pair = odd + (size_t)G * DW_WD_BLOCK;
+    uint32_t *single = pair + (size_t)G * 4 * (size_t)pw;
+    if (!rq->per_channel ||
+        !ap_dsp_fast_layer_below(d->bias, rq->shift, 1, (size_t)C, 9, 255u * 128u, rq->activation_min,
+                                 rq->activation_max, 29) ||
+        !dw_wd_pair_blocks(d, even, odd)) {
+        ap_dw_direct_arm_dsp(d);
+        return;
+    }
+    const int32_t inside_end = d->pad_w + d->input_w < pw ? d->pad_w + d->input_w : pw;
+    const int32_t left = d->pad_w < pw ? d->pad_w : pw;
+    dw_wd_zero_padding(pair, G, pw, left, inside_end, 4);
+    dw_wd_zero_padding(single, G, pw, left, inside_end, 2);
+    const dw_wd_cols pcols = {inside_end - left, 4 * (size_t)pw}, scols = {inside_end - left, 2 * (size_t)pw};
+    const uint32_t off2 = ((uint32_t)d->input_offset & 0xffffu) * 0x10001u;
+    dw_wpair row;
+    row.pair_group = (int32_t)(pcols.group_words * 4);
+    row.single_group = (int32_t)(scols.group_words * 4);
+    row.pair_back = (int32_t)((size_t)G * pcols.group_words * 4 - 16 * (size_t)d->stride_w);
+    row.single_back = (int32_t)((size_t)G * scols.group_words * 4 - 8 * (size_t)d->stride_w);
+    const size_t out_row = (size_t)d->output_w * (size_t)C;
+    int32_t paired = -1;   /* the padded row the pair slot starts at */
+    for (int32_t oy = 0; oy < d->output_h; ++oy) {
+        const int32_t j0 = oy * d->stride_h;   /* padded row of the window's first row */
+        const int odd_row = d->stride_h == 1 && (oy & 1);
+        const int32_t pj = odd_row ? j0 + 1 : j0;   /* the pair's first row */
+        if (pcols.n > 0) {
+            if (paired != pj) {
+                dw_wd_pair(d, pj, &pcols, off2, pair);
+                paired = pj;
+            }
+            dw_wd_single(d, odd_row ? j0 : j0 + 2, &scols, off2, single);
+        }
+        row.pair = pair;
+        row.single = single;
+        row.blocks = odd_row ? odd : even;
+        row.out = d->out + (size_t)oy * out_row;
+        row.out_end = row.out + out_row;
+        dw_wpair_run(&row);
+    }
+}
+
+/* "widened"'s blocks: the nine taps' weights doubled as lane pairs, [tap][2] (from the blob's
+   lanes by SADD16 when it has them); 0 as dw_wd_consts says. */
+static int dw_wd_lane_blocks(const ap_dw_direct *d, uint32_t *blocks)
+{
+    const int32_t C = d->channels, G = C / 4;
     for (int32_t g = 0; g < G; ++g) {
         uint32_t *b = blocks + (size_t)g * DW_WD_BLOCK;
-        for (int32_t k = 0; k < 4; ++k) {
-            const int32_t c = 4 * g + k, e = -rq->shift[c];
-            if (e > 29 || ((uint64_t)round_abs << e) >= ((uint64_t)1 << 30)) {
-                return 0;
-            }
-            b[DW_WD_BIAS + k] = (uint32_t)d->bias[c] << 1;
-            b[DW_WD_M + k] = (uint32_t)rq->multiplier[c];
-            b[DW_WD_ROUND + k] = (uint32_t)round << e;
-            b[DW_WD_E + k] = (uint32_t)e;
+        if (!dw_wd_consts(d, g, b)) {
+            return 0;
         }
-        if (d->lanes != NULL) {   /* the blob's lanes, [group][tap][2], doubled */
+        if (d->lanes != NULL) {
             const uint32_t *l = d->lanes + (size_t)g * 18;
             for (int32_t i = 0; i < 18; i += 6) {
                 const uint32_t l0 = l[i], l1 = l[i + 1], l2 = l[i + 2], l3 = l[i + 3], l4 = l[i + 4], l5 = l[i + 5];
@@ -826,8 +1163,8 @@ static int dw_wd_blocks(const ap_dw_direct *d, uint32_t *blocks)
         } else {
             for (int32_t t = 0; t < 9; ++t) {
                 const int8_t *w = d->w8 + (size_t)t * (size_t)C + 4 * (size_t)g;
-                b[DW_WD_W + 2 * t] = dw_wd_lane2(w[0], w[2]);
-                b[DW_WD_W + 2 * t + 1] = dw_wd_lane2(w[1], w[3]);
+                b[DW_WD_W + 2 * t] = dw_wd_half2(w[0], w[2]);
+                b[DW_WD_W + 2 * t + 1] = dw_wd_half2(w[1], w[3]);
             }
         }
     }
@@ -835,59 +1172,38 @@ static int dw_wd_blocks(const ap_dw_direct *d, uint32_t *blocks)
     return 1;
 }
 
-/* A 3x3 filter, depth multiplier 1, channels % 4 == 0, dilation 1 (the variant's applies). */
+/* "widened": a 3x3 filter, depth multiplier 1, channels % 4 == 0, dilation 1 (its applies). */
 void ap_dw_widened_arm_dsp(const ap_dw_direct *d, void *scratch)
 {
     const ap_requant *rq = d->requant;
     const int32_t C = d->channels, G = C / 4;
     const int32_t pw = (d->output_w - 1) * d->stride_w + 3;
-    const size_t group_words = 2 * (size_t)pw, slot_words = (size_t)G * group_words;
     uint32_t *blocks = (uint32_t *)scratch;
     uint32_t *slots = blocks + (size_t)G * DW_WD_BLOCK;
     if (!rq->per_channel ||
         !ap_dsp_fast_layer_below(d->bias, rq->shift, 1, (size_t)C, 9, 255u * 128u, rq->activation_min,
                                  rq->activation_max, 29) ||
-        !dw_wd_blocks(d, blocks)) {
+        !dw_wd_lane_blocks(d, blocks)) {
         ap_dw_direct_arm_dsp(d);
         return;
     }
-    /* the padding columns, left and right, of every slot's groups: 0 (the rows write the rest) */
     const int32_t inside_end = d->pad_w + d->input_w < pw ? d->pad_w + d->input_w : pw;
     const int32_t left = d->pad_w < pw ? d->pad_w : pw;
-    /* a slot group's right padding and the next one's left are one run of words */
-    const size_t lw = 2 * (size_t)left, right = 2 * (size_t)(pw - (inside_end > left ? inside_end : left));
-    const size_t run = right + lw, runs = 3 * (size_t)G;
-    for (size_t k = 0; k < lw; ++k) {
-        slots[k] = 0;
-    }
-    for (size_t i = 1; i < runs; ++i) {
-        uint32_t *at = slots + i * group_words - right;
-        if (run == 4) {   /* one column each side (SAME) */
-            at[0] = 0;
-            at[1] = 0;
-            at[2] = 0;
-            at[3] = 0;
-        } else {
-            for (size_t k = 0; k < run; ++k) {
-                at[k] = 0;
-            }
-        }
-    }
-    for (size_t k = 0; k < right; ++k) {
-        slots[runs * group_words - right + k] = 0;
-    }
+    dw_wd_zero_padding(slots, 3 * G, pw, left, inside_end, 2);   /* the three slots' groups in a row */
+    const dw_wd_cols cols = {inside_end - left, 2 * (size_t)pw};
+    const size_t slot_words = (size_t)G * cols.group_words;
     const uint32_t off2 = ((uint32_t)d->input_offset & 0xffffu) * 0x10001u;
-    dw_wrow row;
+    dw_wrow3 row;
     row.blocks = blocks;
     row.blocks_end = blocks + (size_t)G * DW_WD_BLOCK;
-    row.group_bytes = (int32_t)(group_words * 4);
-    row.back = (int32_t)((size_t)G * group_words * 4 - 8 * (size_t)d->stride_w);
+    row.group_bytes = (int32_t)(cols.group_words * 4);
+    row.back = (int32_t)(slot_words * 4 - 8 * (size_t)d->stride_w);
     const size_t out_row = (size_t)d->output_w * (size_t)C;
     int32_t next = 0;   /* the first padded row not widened yet */
     for (int32_t oy = 0; oy < d->output_h; ++oy) {
         const int32_t j0 = oy * d->stride_h;   /* padded row of the window's first row */
-        for (int32_t j = next > j0 ? next : j0; j < j0 + 3; ++j) {
-            dw_wd_widen_row(d, j, slots + (size_t)(j % 3) * slot_words, group_words, off2);
+        for (int32_t j = next > j0 ? next : j0; j < j0 + 3 && cols.n > 0; ++j) {
+            dw_wd_single(d, j, &cols, off2, slots + (size_t)(j % 3) * slot_words);
         }
         next = j0 + 3;
         row.r0 = slots + (size_t)(j0 % 3) * slot_words;
@@ -895,6 +1211,6 @@ void ap_dw_widened_arm_dsp(const ap_dw_direct *d, void *scratch)
         row.r2 = slots + (size_t)((j0 + 2) % 3) * slot_words;
         row.out = d->out + (size_t)oy * out_row;
         row.out_end = row.out + out_row;
-        dw_wrow_run(&row);
+        dw_wrow3_run(&row);
     }
 }
