@@ -125,6 +125,12 @@ CASES = [
     ("dw3x3_one_row", (1, 1, 6, 8), lambda g, x: g.depthwise(x, (3, 3), activation="NONE")),
     ("dw3x3_s2_one_pixel", (1, 2, 2, 20), lambda g, x: g.depthwise(x, (3, 3), stride=2, activation="NONE")),
     ("dw3x3_relu6", (1, 6, 7, 8), lambda g, x: g.depthwise(x, (3, 3), activation="RELU6")),
+    # widened's ring of rows: KWS's shape (16 groups, rows of five), stride 2 across and down
+    # with 4 groups, and VALID at stride 2 (input columns no window reads)
+    ("dw3x3_x64_5wide", (1, 8, 5, 64), lambda g, x: g.depthwise(x, (3, 3), activation="NONE")),
+    ("dw3x3_s2_x16", (1, 9, 10, 16), lambda g, x: g.depthwise(x, (3, 3), stride=2, activation="NONE")),
+    ("dw3x3_s2_valid", (1, 8, 8, 8), lambda g, x: g.depthwise(x, (3, 3), stride=2, padding="VALID",
+                                                               activation="NONE")),
     ("fc", (1, 50), lambda g, x: g.fully_connected(x, 19)),
     ("fc_relu", (1, 64), lambda g, x: g.fully_connected(x, 16, activation="RELU")),
     ("fc_pruned", (1, 40), lambda g, x: _pruned(g, g.fully_connected(x, 13))),

@@ -165,6 +165,7 @@ static int dw_variant_applies(const ap_depthwise_conv2d_params *p, int32_t isa, 
 {
     switch (kind) {
     case AP_DEPTHWISE_CONV2D_WIDENED:
+    case AP_DEPTHWISE_CONV2D_WIDENED_PAIRS:
         return param == 0 && isa == AP_ISA_ARM_DSP && p->depth_multiplier == 1 &&
                p->output_c % 4 == 0 && p->filter_h == 3 && p->filter_w == 3 &&
                p->dilation_h == 1 && p->dilation_w == 1;
@@ -189,10 +190,13 @@ static ap_status dw_variant_scratch(const ap_depthwise_conv2d_params *p, int32_t
                                     size_t *bytes, size_t *alignment, uint32_t *count, ap_error *error)
 {
     *count = 0;
-    if (kind == AP_DEPTHWISE_CONV2D_WIDENED) {
-        size_t n, taps;
+    if (kind == AP_DEPTHWISE_CONV2D_WIDENED || kind == AP_DEPTHWISE_CONV2D_WIDENED_PAIRS) {
+        /* per channel: three int16 a padded column (widened: three rows of lanes; pairs: a row
+           of pairs and one of lanes), then its nine doubled weights as int16 and its bias,
+           multiplier, rounding and shift as int32 (17 int16; two sets for pairs) */
+        size_t n;
         if (!ap_ops_mul((size_t)p->filter_h, dw_padded_w(p), &n) ||
-            !ap_ops_mul((size_t)p->filter_h, (size_t)p->filter_w, &taps) || !ap_ops_add(n, taps, &n) ||
+            !ap_ops_add(n, kind == AP_DEPTHWISE_CONV2D_WIDENED ? 17 : 34, &n) ||
             !ap_ops_mul(n, (size_t)p->output_c, &n) || !ap_ops_mul(n, sizeof(int16_t), &n)) {
             return AP_OPS_OVERFLOW(error, DW_OP ": widened scratch size overflows");
         }
@@ -241,15 +245,16 @@ ap_status ap_depthwise_conv2d_s8_variants(const ap_depthwise_conv2d_params *para
     }
     ap_variant found[AP_MAX_VARIANTS];
     uint32_t n = 0;
-    int32_t candidates[7][2] = {{AP_DEPTHWISE_CONV2D_DIRECT, 0},
+    int32_t candidates[8][2] = {{AP_DEPTHWISE_CONV2D_DIRECT, 0},
                                 {AP_DEPTHWISE_CONV2D_PADDED_ROWS, 1},
                                 {AP_DEPTHWISE_CONV2D_WIDENED, 0},
+                                {AP_DEPTHWISE_CONV2D_WIDENED_PAIRS, 0},
                                 {AP_DEPTHWISE_CONV2D_PADDED_ROWS, 4},
                                 {AP_DEPTHWISE_CONV2D_PADDED_ROWS, params->output_h},
                                 {AP_DEPTHWISE_CONV2D_PLANAR, 4},
                                 {AP_DEPTHWISE_CONV2D_PLANAR, 0}};
     int32_t last_rows = 0;
-    for (int i = 0; i < 7; ++i) {
+    for (int i = 0; i < 8; ++i) {
         int32_t kind = candidates[i][0], param = candidates[i][1];
         if (!dw_variant_applies(params, (int32_t)isa, kind, param)) {
             continue;
@@ -268,6 +273,7 @@ ap_status ap_depthwise_conv2d_s8_variants(const ap_depthwise_conv2d_params *para
         }
         const char *family = kind == AP_DEPTHWISE_CONV2D_DIRECT    ? "direct"
                              : kind == AP_DEPTHWISE_CONV2D_WIDENED ? "widened"
+                             : kind == AP_DEPTHWISE_CONV2D_WIDENED_PAIRS ? "widened_pairs"
                              : kind == AP_DEPTHWISE_CONV2D_PLANAR  ? (param == 0 ? "planar" : "planar_rows")
                                                                    : "padded_rows";
         ap_ops_variant_set(&found[n++], kind, param, family, count, bytes, align, dw_macs(params), 0);
@@ -573,9 +579,13 @@ ap_status ap_depthwise_conv2d_s8_run(const ap_depthwise_conv2d_params *params,
     const size_t out_batch = (size_t)params->output_h * params->output_w * params->output_c;
 
     if (variant->kind == AP_DEPTHWISE_CONV2D_DIRECT || variant->kind == AP_DEPTHWISE_CONV2D_WIDENED ||
-        variant->kind == AP_DEPTHWISE_CONV2D_PLANAR) {
+        variant->kind == AP_DEPTHWISE_CONV2D_WIDENED_PAIRS || variant->kind == AP_DEPTHWISE_CONV2D_PLANAR) {
         if (variant->kind == AP_DEPTHWISE_CONV2D_PLANAR && ((uintptr_t)scratch[0].data & 3u) != 0) {
             return AP_OPS_INVALID(error_out, DW_OP ": scratch 0 of planar_rows must be 4-byte aligned");
+        }
+        if ((variant->kind == AP_DEPTHWISE_CONV2D_WIDENED || variant->kind == AP_DEPTHWISE_CONV2D_WIDENED_PAIRS) &&
+            ((uintptr_t)scratch[0].data & 3u) != 0) {
+            return AP_OPS_INVALID(error_out, DW_OP ": scratch 0 of %s must be 4-byte aligned", variant->name);
         }
         if ((use_avx2 || use_dsp) && params->depth_multiplier == 1) {
             for (int32_t b = 0; b < params->batches; ++b) {
@@ -603,6 +613,8 @@ ap_status ap_depthwise_conv2d_s8_run(const ap_depthwise_conv2d_params *params,
                 d.out = output + (size_t)b * out_batch;
                 if (variant->kind == AP_DEPTHWISE_CONV2D_WIDENED) {
                     ap_dw_widened_arm_dsp(&d, scratch[0].data);
+                } else if (variant->kind == AP_DEPTHWISE_CONV2D_WIDENED_PAIRS) {
+                    ap_dw_widened_pairs_arm_dsp(&d, scratch[0].data);
                 } else if (variant->kind == AP_DEPTHWISE_CONV2D_PLANAR) {
                     ap_dw_planar_arm_dsp(&d, variant->param, scratch[0].data);   /* 0: one band */
                 } else if (use_dsp) {

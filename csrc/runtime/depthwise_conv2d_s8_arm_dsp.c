@@ -566,136 +566,651 @@ void ap_dw_direct_arm_dsp(const ap_dw_direct *d)
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* "widened": each output row's filter_h input rows, padding included, as int16 lane pairs in */
-/* scratch, so every pixel is an inside pixel and a tap of four channels is two LDRDs.        */
+/* "widened" and "widened_pairs": an output row's window rows in scratch as int16, the input  */
+/* offset added and the padding zero, so every window is whole; each group of four channels'  */
+/* doubled weights and requantisation constants beside them.                                  */
 
 /*
- * Scratch: the rows, [group of 4 channels][filter_h][padded_w][2 words] (a group's rows one
- * after the other, so its taps are fixed immediate offsets from three row pointers), then the
- * weights, [group][tap][2 words]. Each word pair is SXTB16 and SXTB16 ROR 8 of four int8
- * values: lanes (c0, c2) and (c1, c3). A padded tap holds -input_offset, which the folded
- * bias cancels exactly (x + offset = 0), so every window runs the same unrolled code.
+ * Both keep, for each group of four channels, a block of 34 words in scratch,
+ * [bias][weights][multipliers][roundings][shifts]: 2 * bias; 18 words of doubled weights
+ * (int16 halves, laid out as each variant's taps read them); the multipliers m; the roundings
+ * (2 * output offset + 1) << e; the shifts e = -shift (the last group's fourth with bit 8 set,
+ * which ends the group loop: ASR reads bits 0-7).
+ *
+ * "widened": a ring of three rows, [slot][group][padded_w][2 words], each SXTAB16 and SXTAB16
+ * ROR 8 of four input bytes with the offset, lanes (c0, c2) and (c1, c3); padded row j in slot
+ * j % 3, so each input row is widened once. A tap of four channels is six instructions (LDRD
+ * of the input's lanes, LDRD of the weights', four SMLAxx), a group 87 (54 of taps).
+ *
+ * "widened_pairs": two blocks a group (even and odd sets), one row of pairs,
+ * [group][padded_w][4 words], for c0..c3 (x of the upper row, x of the lower row), and one
+ * row of lanes as above. The even set's pair is the window's rows 0 and 1 and its single
+ * row 2; the odd set's single is row 0 and its pair rows 1 and 2: at stride 1 an output row
+ * 2i + 1 takes the odd set, so each pair is built once for two output rows. A column of the
+ * window (three taps, four channels) is six LDRDs, four SMLADs and four SMLAxx, 14
+ * instructions for 12 MACs; a group 74. Its weights: for each filter column k the pair rows'
+ * weights, one word a channel (lo: the upper row's) for c0..c3, then the single row's as lane
+ * pairs.
+ *
+ * The sums are 2 * the portable kernel's (weights and bias doubled), so SMMULR takes them as
+ * they are: h = SMMULR(2 * acc, m) is TFLite's SRDHM of acc, and the output is
+ * SSAT(((R << e) + 2h + (h < 0 ? -1 : 0)) >> e >> 1) with R = 2 * offset + 1: direct's
+ * (t + R) >> 1 with t = (2h + sign) >> e, the rounding added before the shift as a multiple
+ * of 2^e (exact while |R| << e < 2^30, checked per channel). A layer whose sums might reach
+ * 2^29, whose outputs are clamped, with one multiplier or a channel past that check runs
+ * direct's code.
  */
-static void dw_widen_row(const int8_t *row, int32_t iw, int32_t C, int32_t pad_left, int32_t pw,
-                         uint32_t pad, int32_t g, uint32_t *dst)
+#define DW_WD_BLOCK 34   /* words of a group's block */
+enum { DW_WD_BIAS = 0, DW_WD_W = 4, DW_WD_M = 22, DW_WD_ROUND = 26, DW_WD_E = 30 };
+
+/* One output from its rounded-shift operand t (reg) and shift e (reg). */
+#define DW_WQ(t, e) "asr " t ", " t ", " e "\n\t" "ssat " t ", #8, " t ", asr #1\n\t" "strb " t ", [r12], #1\n\t"
+/* t += 2a + (a < 0 ? -1 : 0) */
+#define DW_WT_ROUND(t, a) "add " t ", " t ", " a ", lsl #1\n\t" "add " t ", " t ", " a ", asr #31\n\t"
+
+/* One output row's pixels, every group of each: the routine's arguments (byte offsets fixed:
+   the asm reads them). */
+typedef struct dw_wrow3 {
+    const uint32_t *r0, *r1, *r2;   /* the window's three rows at the row's first pixel, group 0 */
+    const uint32_t *blocks;         /* the groups' blocks */
+    const uint32_t *blocks_end;
+    int8_t *out;                    /* the row's first output, channel 0 */
+    int8_t *out_end;                /* past the row's last output */
+    int32_t group_bytes;            /* bytes between a slot's groups: 8 * padded_w */
+    int32_t back;                   /* groups * group_bytes - 8 * stride_w */
+} dw_wrow3;
+
+#if AP_ARM_DSP_NATIVE && defined(__GNUC__)
+typedef char dw_wrow3_offsets_checked[offsetof(dw_wrow3, blocks) == 12 && offsetof(dw_wrow3, out_end) == 24 &&
+                                     offsetof(dw_wrow3, back) == 32 ? 1 : -1];
+
+/*
+ * Registers: r0-r2 the rows (moved on a group by lr, the group stride), r3 the group's block
+ * (LDM of the bias, LDRD of the weights at fixed offsets, the last one moving it to the
+ * constants, which three LDMs take, leaving it at the next block), r4-r7 the sums of channels
+ * 0-3, r8-r11 a tap's lanes, r12 the output. A tap of four channels is six instructions, a
+ * group 88 (54 of taps, 27 of requantisation, three to move the rows, three for the loop).
+ * The frame: blocks, blocks_end, out_end, back.
+ */
+#define DW_WT(xa, wa)                                                                      \
+    "ldrd r8, r9, " xa "\n\t"                                                              \
+    "ldrd r10, r11, " wa "\n\t"                                                            \
+    "smlabb r4, r8, r10, r4\n\t"                                                           \
+    "smlatt r6, r8, r10, r6\n\t"                                                           \
+    "smlabb r5, r9, r11, r5\n\t"                                                           \
+    "smlatt r7, r9, r11, r7\n\t"
+
+static AP_DW_ASM_FN void dw_wrow3_run(const dw_wrow3 *r __attribute__((unused)))
 {
-    for (int32_t col = 0; col < pw; ++col, dst += 2) {
-        const int32_t ix = col - pad_left;
-        if (row == NULL || ix < 0 || ix >= iw) {
-            dst[0] = pad;
-            dst[1] = pad;
-        } else {
-            ap_dsp_widen4(row + (size_t)ix * (size_t)C + 4 * (size_t)g, dst);
+    __asm__ volatile("push {r4-r11, lr}\n\t"
+                     "sub sp, sp, #16\n\t"
+                     "add r1, r0, #12\n\t"
+                     "ldm r1, {r4-r9}\n\t"
+                     "stm sp, {r4, r5, r7, r9}\n\t"
+                     "mov r3, r4\n\t"
+                     "mov r12, r6\n\t"
+                     "mov lr, r8\n\t"
+                     "ldm r0, {r0-r2}\n\t"
+                     "1:\n\t"
+                     "ldm r3!, {r4-r7}\n\t"
+                     DW_WT("[r0, #8]", "[r3, #8]") DW_WT("[r0, #16]", "[r3, #16]")
+                     DW_WT("[r1]", "[r3, #24]") DW_WT("[r1, #8]", "[r3, #32]") DW_WT("[r1, #16]", "[r3, #40]")
+                     "add r1, r1, lr\n\t"
+                     DW_WT("[r2]", "[r3, #48]") DW_WT("[r2, #8]", "[r3, #56]") DW_WT("[r2, #16]", "[r3, #64]")
+                     "add r2, r2, lr\n\t"
+                     DW_WT("[r0]", "[r3], #72")
+                     "add r0, r0, lr\n\t"
+                     "ldm r3!, {r8-r11}\n\t"
+                     "smmulr r4, r4, r8\n\t"
+                     "smmulr r5, r5, r9\n\t"
+                     "smmulr r6, r6, r10\n\t"
+                     "smmulr r7, r7, r11\n\t"
+                     "ldm r3!, {r8-r11}\n\t"
+                     DW_WT_ROUND("r8", "r4") DW_WT_ROUND("r9", "r5") DW_WT_ROUND("r10", "r6") DW_WT_ROUND("r11", "r7")
+                     "ldm r3!, {r4-r7}\n\t"
+                     DW_WQ("r8", "r4") DW_WQ("r9", "r5") DW_WQ("r10", "r6") DW_WQ("r11", "r7")
+                     "tst r7, #256\n\t"
+                     "beq 1b\n\t"
+                     "ldr r8, [sp, #12]\n\t"
+                     "sub r0, r0, r8\n\t"
+                     "sub r1, r1, r8\n\t"
+                     "sub r2, r2, r8\n\t"
+                     "ldr r3, [sp]\n\t"
+                     "ldr r8, [sp, #8]\n\t"
+                     "cmp r12, r8\n\t"
+                     "bne 1b\n\t"
+                     "add sp, sp, #16\n\t"
+                     "pop {r4-r11, pc}\n\t");
+}
+#else
+/* The routine's arithmetic in C. */
+static void dw_wrow3_run(const dw_wrow3 *r)
+{
+    const uint32_t *r0 = r->r0, *r1 = r->r1, *r2 = r->r2;
+    const size_t gw = (size_t)r->group_bytes / 4, back = (size_t)(r->back / 4);
+    int8_t *out = r->out;
+    while (out != r->out_end) {
+        for (const uint32_t *b = r->blocks; b != r->blocks_end; b += DW_WD_BLOCK, r0 += gw, r1 += gw, r2 += gw) {
+            int32_t a[4] = {(int32_t)b[0], (int32_t)b[1], (int32_t)b[2], (int32_t)b[3]};
+            const uint32_t *rows[3] = {r0, r1, r2};
+            for (int t = 0; t < 9; ++t) {
+                const uint32_t *x = rows[t / 3] + 2 * (t % 3), *w = b + DW_WD_W + 2 * t;
+                a[0] = ap_dsp_smlabb(x[0], w[0], a[0]);
+                a[2] = ap_dsp_smlatt(x[0], w[0], a[2]);
+                a[1] = ap_dsp_smlabb(x[1], w[1], a[1]);
+                a[3] = ap_dsp_smlatt(x[1], w[1], a[3]);
+            }
+            for (int k = 0; k < 4; ++k) {
+                const int32_t h = ap_dsp_smmulr(a[k], (int32_t)b[DW_WD_M + k]);
+                const int32_t t = (int32_t)(b[DW_WD_ROUND + k] + ((uint32_t)h << 1) + (uint32_t)(h >> 31)) >>
+                                  (int32_t)(b[DW_WD_E + k] & 0xffu);
+                *out++ = (int8_t)ap_dsp_ssat(t >> 1, 8);
+            }
+        }
+        r0 -= back;
+        r1 -= back;
+        r2 -= back;
+    }
+}
+#endif
+
+/* One output row's pixels, every group of each: the routine's arguments (byte offsets fixed:
+   the asm reads them). */
+typedef struct dw_wpair {
+    const uint32_t *pair, *single;  /* the window's pair and single rows at the row's first pixel, group 0 */
+    const uint32_t *blocks;         /* the set's blocks */
+    int8_t *out;                    /* the row's first output, channel 0 */
+    int8_t *out_end;                /* past the row's last output */
+    int32_t pair_group, single_group;   /* bytes between a row's groups: 16 and 8 * padded_w */
+    int32_t pair_back, single_back;     /* groups * those - 16 and 8 * stride_w */
+} dw_wpair;
+
+#if AP_ARM_DSP_NATIVE && defined(__GNUC__)
+typedef char dw_wpair_offsets_checked[offsetof(dw_wpair, blocks) == 8 && offsetof(dw_wpair, pair_group) == 20 &&
+                                     offsetof(dw_wpair, single_back) == 32 ? 1 : -1];
+
+/*
+ * Registers: r0 the pair row and r1 the single row (moved on a group by r2 and lr, their
+ * group strides), r3 the group's block (LDM of the bias, LDRD of the weights at fixed
+ * offsets, the last one moving it to the constants, which three LDMs take, leaving it at the
+ * next block), r4-r7 the sums of channels 0-3, r8-r11 a tap's values, r12 the output. A group
+ * is 74 instructions: 42 of taps, 27 of requantisation, two to move the rows, one LDM of the
+ * bias, two to loop (the last group's fourth shift word has bit 8 set; ASR reads bits 0-7).
+ * The frame: blocks, out_end, pair_back, single_back.
+ */
+#define DW_WP(xo, wo, a, b)                                                                \
+    "ldrd r8, r9, [r0, #" xo "]\n\t"                                                       \
+    "ldrd r10, r11, [r3, #" wo "]\n\t"                                                     \
+    "smlad " a ", r8, r10, " a "\n\t"                                                      \
+    "smlad " b ", r9, r11, " b "\n\t"
+#define DW_WS(xo, wo)                                                                      \
+    "ldrd r8, r9, [r1, #" xo "]\n\t"                                                       \
+    "ldrd r10, r11, [r3, #" wo "]\n\t"                                                     \
+    "smlabb r4, r8, r10, r4\n\t"                                                           \
+    "smlatt r6, r8, r10, r6\n\t"                                                           \
+    "smlabb r5, r9, r11, r5\n\t"                                                           \
+    "smlatt r7, r9, r11, r7\n\t"
+
+static AP_DW_ASM_FN void dw_wpair_run(const dw_wpair *r __attribute__((unused)))
+{
+    __asm__ volatile("push {r4-r11, lr}\n\t"
+                     "sub sp, sp, #16\n\t"
+                     "add r1, r0, #8\n\t"
+                     "ldm r1, {r4-r10}\n\t"
+                     "str r4, [sp]\n\t"
+                     "str r6, [sp, #4]\n\t"
+                     "strd r9, r10, [sp, #8]\n\t"
+                     "mov r3, r4\n\t"
+                     "mov r12, r5\n\t"
+                     "mov r2, r7\n\t"
+                     "mov lr, r8\n\t"
+                     "ldm r0, {r0, r1}\n\t"
+                     "1:\n\t"
+                     "ldm r3!, {r4-r7}\n\t"
+                     DW_WP("16", "24", "r4", "r5") DW_WP("24", "32", "r6", "r7") DW_WS("8", "40")
+                     DW_WP("32", "48", "r4", "r5") DW_WP("40", "56", "r6", "r7") DW_WS("16", "64")
+                     DW_WS("0", "16")
+                     "add r1, r1, lr\n\t"
+                     DW_WP("8", "8", "r6", "r7")
+                     "ldrd r8, r9, [r0]\n\t"
+                     "add r0, r0, r2\n\t"
+                     "ldrd r10, r11, [r3], #72\n\t"
+                     "smlad r4, r8, r10, r4\n\t"
+                     "smlad r5, r9, r11, r5\n\t"
+                     "ldm r3!, {r8-r11}\n\t"
+                     "smmulr r4, r4, r8\n\t"
+                     "smmulr r5, r5, r9\n\t"
+                     "smmulr r6, r6, r10\n\t"
+                     "smmulr r7, r7, r11\n\t"
+                     "ldm r3!, {r8-r11}\n\t"
+                     DW_WT_ROUND("r8", "r4") DW_WT_ROUND("r9", "r5") DW_WT_ROUND("r10", "r6") DW_WT_ROUND("r11", "r7")
+                     "ldm r3!, {r4-r7}\n\t"
+                     DW_WQ("r8", "r4") DW_WQ("r9", "r5") DW_WQ("r10", "r6") DW_WQ("r11", "r7")
+                     "tst r7, #256\n\t"
+                     "beq 1b\n\t"
+                     "ldr r8, [sp, #8]\n\t"
+                     "sub r0, r0, r8\n\t"
+                     "ldr r8, [sp, #12]\n\t"
+                     "sub r1, r1, r8\n\t"
+                     "ldr r3, [sp]\n\t"
+                     "ldr r8, [sp, #4]\n\t"
+                     "cmp r12, r8\n\t"
+                     "bne 1b\n\t"
+                     "add sp, sp, #16\n\t"
+                     "pop {r4-r11, pc}\n\t");
+}
+#else
+/* The routine's arithmetic in C. */
+static void dw_wpair_run(const dw_wpair *r)
+{
+    const uint32_t *pr = r->pair, *sr = r->single;
+    const size_t pg = (size_t)r->pair_group / 4, sg = (size_t)r->single_group / 4;
+    const size_t pb = (size_t)r->pair_back / 4, sb = (size_t)r->single_back / 4;
+    int8_t *out = r->out;
+    while (out != r->out_end) {
+        const uint32_t *b = r->blocks;
+        for (;; b += DW_WD_BLOCK, pr += pg, sr += sg) {
+            int32_t a[4] = {(int32_t)b[0], (int32_t)b[1], (int32_t)b[2], (int32_t)b[3]};
+            for (int k = 0; k < 3; ++k) {
+                const uint32_t *x = pr + 4 * k, *s = sr + 2 * k, *w = b + DW_WD_W + 6 * k;
+                for (int c = 0; c < 4; ++c) {
+                    a[c] = ap_dsp_smlad(x[c], w[c], a[c]);
+                }
+                a[0] = ap_dsp_smlabb(s[0], w[4], a[0]);
+                a[2] = ap_dsp_smlatt(s[0], w[4], a[2]);
+                a[1] = ap_dsp_smlabb(s[1], w[5], a[1]);
+                a[3] = ap_dsp_smlatt(s[1], w[5], a[3]);
+            }
+            for (int k = 0; k < 4; ++k) {
+                const int32_t h = ap_dsp_smmulr(a[k], (int32_t)b[DW_WD_M + k]);
+                const int32_t t = (int32_t)(b[DW_WD_ROUND + k] + ((uint32_t)h << 1) + (uint32_t)(h >> 31)) >>
+                                  (int32_t)(b[DW_WD_E + k] & 0xffu);
+                *out++ = (int8_t)ap_dsp_ssat(t >> 1, 8);
+            }
+            if (b[DW_WD_E + 3] & 0x100u) {
+                pr += pg;
+                sr += sg;
+                break;
+            }
+        }
+        pr -= pb;
+        sr -= sb;
+    }
+}
+#endif
+
+/* Where a row's values go: columns [pad_w, pad_w + n) of each group (n >= 1), the padding
+   columns left as the run's start set them, 0. */
+typedef struct dw_wd_cols {
+    int32_t n;            /* input columns a window reads (input_w, or fewer at VALID) */
+    size_t group_words;   /* words between a slot's groups */
+} dw_wd_cols;
+
+#if AP_ARM_DSP_NATIVE && defined(__GNUC__)
+/* Two input rows' `groups` groups of four channels, `count` pixels each (>= 1), as pairs:
+   group g's pixels from src + 4g and src + 4g + row_bytes (C bytes apart) into
+   dst + g * group_bytes (16 bytes apart). Twelve instructions a group's pixel. */
+typedef struct dw_wd_pairs {
+    const int8_t *src;
+    uint32_t *dst;
+    int32_t count, channels;
+    uint32_t off2;
+    int32_t row_bytes, groups, group_bytes;
+} dw_wd_pairs;
+
+static AP_DW_ASM_FN void dw_wd_pairs_run(const dw_wd_pairs *w __attribute__((unused)))
+{
+    __asm__ volatile("push {r4-r11, lr}\n\t"
+                     "ldr r6, [r0, #28]\n\t"
+                     "ldr r5, [r0, #24]\n\t"
+                     "push {r5, r6}\n\t"
+                     "ldm r0, {r0-r5}\n\t"
+                     "1:\n\t"
+                     "mov r7, r0\n\t"
+                     "mov r8, r1\n\t"
+                     "mov r9, r2\n\t"
+                     "2:\n\t"
+                     "ldr r10, [r7]\n\t"
+                     "ldr r11, [r7, r5]\n\t"
+                     "add r7, r7, r3\n\t"
+                     "pkhbt r12, r10, r11, lsl #16\n\t"
+                     "pkhtb lr, r11, r10, asr #16\n\t"
+                     "sxtab16 r10, r4, r12\n\t"
+                     "sxtab16 r11, r4, r12, ror #8\n\t"
+                     "sxtab16 r12, r4, lr\n\t"
+                     "sxtab16 lr, r4, lr, ror #8\n\t"
+                     "stm r8!, {r10-r12, lr}\n\t"
+                     "subs r9, r9, #1\n\t"
+                     "bne 2b\n\t"
+                     "ldr r6, [sp, #4]\n\t"
+                     "add r0, r0, #4\n\t"
+                     "add r1, r1, r6\n\t"
+                     "ldr r6, [sp]\n\t"
+                     "subs r6, r6, #1\n\t"
+                     "str r6, [sp]\n\t"
+                     "bne 1b\n\t"
+                     "add sp, sp, #8\n\t"
+                     "pop {r4-r11, pc}\n\t");
+}
+
+/* An input row's `groups` groups of four channels, `count` pixels each (>= 1), widened with
+   the input offset: group g's pixels from src + 4g (C bytes apart) into dst + g * group_bytes
+   (8 bytes apart). Two pixels a loop, 5.5 instructions a group's pixel. */
+typedef struct dw_wd_widen {
+    const int8_t *src;
+    uint32_t *dst;
+    int32_t count, channels;
+    uint32_t off2;
+    int32_t groups, group_bytes;
+} dw_wd_widen;
+
+static AP_DW_ASM_FN void dw_wd_widen_run(const dw_wd_widen *w __attribute__((unused)))
+{
+    __asm__ volatile("push {r4-r11, lr}\n\t"
+                     "ldm r0, {r0-r6}\n\t"
+                     "1:\n\t"
+                     "mov r7, r0\n\t"
+                     "mov r8, r1\n\t"
+                     "mov r9, r2\n\t"
+                     "tst r9, #1\n\t"
+                     "beq 2f\n\t"
+                     "ldr r10, [r7]\n\t"
+                     "add r7, r7, r3\n\t"
+                     "sxtab16 r11, r4, r10\n\t"
+                     "sxtab16 r12, r4, r10, ror #8\n\t"
+                     "strd r11, r12, [r8], #8\n\t"
+                     "subs r9, r9, #1\n\t"
+                     "beq 3f\n\t"
+                     "2:\n\t"
+                     "ldr r10, [r7]\n\t"
+                     "ldr lr, [r7, r3]\n\t"
+                     "add r7, r7, r3, lsl #1\n\t"
+                     "sxtab16 r11, r4, r10, ror #8\n\t"
+                     "sxtab16 r10, r4, r10\n\t"
+                     "sxtab16 r12, r4, lr\n\t"
+                     "sxtab16 lr, r4, lr, ror #8\n\t"
+                     "stm r8!, {r10-r12, lr}\n\t"
+                     "subs r9, r9, #2\n\t"
+                     "bne 2b\n\t"
+                     "3:\n\t"
+                     "add r0, r0, #4\n\t"
+                     "add r1, r1, r6\n\t"
+                     "subs r5, r5, #1\n\t"
+                     "bne 1b\n\t"
+                     "pop {r4-r11, pc}\n\t");
+}
+#endif
+
+/* The input row of padded row j, or NULL where it is padding. */
+static const int8_t *dw_wd_input_row(const ap_dw_direct *d, int32_t j)
+{
+    const int32_t iy = j - d->pad_h;
+    return iy >= 0 && iy < d->input_h ? d->input + (size_t)iy * (size_t)d->input_w * (size_t)d->channels : NULL;
+}
+
+/* Padded row j as lane pairs into the single slot. */
+static void dw_wd_single(const ap_dw_direct *d, int32_t j, const dw_wd_cols *cols, uint32_t off2, uint32_t *slot)
+{
+    const int32_t C = d->channels, G = C / 4, n = cols->n;
+    const int8_t *row = dw_wd_input_row(d, j);
+    uint32_t *first = slot + 2 * (size_t)d->pad_w;
+    if (row == NULL) {
+        for (int32_t g = 0; g < G; ++g) {
+            uint32_t *dst = first + (size_t)g * cols->group_words;
+            for (int32_t i = 0; i < 2 * n; ++i) {
+                dst[i] = 0;
+            }
+        }
+        return;
+    }
+#if AP_ARM_DSP_NATIVE && defined(__GNUC__)
+    const dw_wd_widen w = {row, first, n, C, off2, G, (int32_t)(cols->group_words * 4)};
+    dw_wd_widen_run(&w);
+#else
+    for (int32_t g = 0; g < G; ++g) {
+        uint32_t *dst = first + (size_t)g * cols->group_words;
+        const int8_t *src = row + 4 * (size_t)g;
+        for (int32_t ix = 0; ix < n; ++ix, src += C, dst += 2) {
+            const uint32_t v = ap_dsp_load32(src);
+            dst[0] = ap_dsp_sxtab16(off2, v);
+            dst[1] = ap_dsp_sxtab16_ror8(off2, v);
+        }
+    }
+#endif
+}
+
+/* Padded rows j and j + 1 as pairs into the pair slot. */
+static void dw_wd_pair(const ap_dw_direct *d, int32_t j, const dw_wd_cols *cols, uint32_t off2, uint32_t *slot)
+{
+    const int32_t C = d->channels, G = C / 4, n = cols->n;
+    const int8_t *a = dw_wd_input_row(d, j), *b = dw_wd_input_row(d, j + 1);
+    uint32_t *first = slot + 4 * (size_t)d->pad_w;
+#if AP_ARM_DSP_NATIVE && defined(__GNUC__)
+    if (a != NULL && b != NULL) {
+        const dw_wd_pairs w = {a, first, n, C, off2, (int32_t)(b - a), G, (int32_t)(cols->group_words * 4)};
+        dw_wd_pairs_run(&w);
+        return;
+    }
+#endif
+    for (int32_t g = 0; g < G; ++g) {
+        uint32_t *dst = first + (size_t)g * cols->group_words;
+        for (int32_t ix = 0; ix < n; ++ix, dst += 4) {
+            const size_t at = (size_t)ix * (size_t)C + 4 * (size_t)g;
+            /* lanes (c0, c2) and (c1, c3) of each row, 0 for a padding row */
+            const uint32_t va = a != NULL ? ap_dsp_load32(a + at) : 0, vb = b != NULL ? ap_dsp_load32(b + at) : 0;
+            const uint32_t ea = a != NULL ? ap_dsp_sxtab16(off2, va) : 0, oa = a != NULL ? ap_dsp_sxtab16_ror8(off2, va) : 0;
+            const uint32_t eb = b != NULL ? ap_dsp_sxtab16(off2, vb) : 0, ob = b != NULL ? ap_dsp_sxtab16_ror8(off2, vb) : 0;
+            dst[0] = ap_dsp_pkhbt(ea, eb, 16);
+            dst[1] = ap_dsp_pkhbt(oa, ob, 16);
+            dst[2] = ap_dsp_pkhtb16(eb, ea);
+            dst[3] = ap_dsp_pkhtb16(ob, oa);
         }
     }
 }
 
-/* One tap of four channels: lane pairs at x and weights at w (both 2 words). */
-#define DW_DSP_TAP16(x, w)                                                                 \
-    do {                                                                                   \
-        const uint32_t xe_ = (x)[0], xo_ = (x)[1], we_ = (w)[0], wo_ = (w)[1];              \
-        a0 = ap_dsp_smlabb(xe_, we_, a0);                                                  \
-        a2 = ap_dsp_smlatt(xe_, we_, a2);                                                  \
-        a1 = ap_dsp_smlabb(xo_, wo_, a1);                                                  \
-        a3 = ap_dsp_smlatt(xo_, wo_, a3);                                                  \
-    } while (0)
+/* Two doubled int8 weights as int16 halves. */
+static uint32_t dw_wd_half2(int8_t lo, int8_t hi)
+{
+    return (uint32_t)(uint16_t)(int16_t)(2 * lo) | (uint32_t)(uint16_t)(int16_t)(2 * hi) << 16;
+}
 
-/* The nine taps of a 3x3 window from its three rows' lane pairs (r0, r1, r2) and its weights
-   (w, tap t at w + 2t): on a DSP core one asm block of 54 instructions, two LDRDs and four
-   multiplies a tap (the compiler splits the LDRDs and spreads the loads otherwise). */
-#if AP_ARM_DSP_NATIVE
-#define DW16_TAP_ASM(row, xoff, woff)                                                      \
-    "ldrd %[xe], %[xo], [%[" row "], #" xoff "]\n\t"                                       \
-    "ldrd %[we], %[wo], [%[w], #" woff "]\n\t"                                             \
-    "smlabb %[a0], %[xe], %[we], %[a0]\n\t"                                                \
-    "smlatt %[a2], %[xe], %[we], %[a2]\n\t"                                                \
-    "smlabb %[a1], %[xo], %[wo], %[a1]\n\t"                                                \
-    "smlatt %[a3], %[xo], %[wo], %[a3]\n\t"
-#define DW_DSP_TAPS16_3X3(r0, r1, r2, w)                                                   \
-    do {                                                                                   \
-        uint32_t xe_, xo_, we_, wo_;                                                       \
-        __asm__(DW16_TAP_ASM("r0", "0", "0") DW16_TAP_ASM("r0", "8", "8")                  \
-                DW16_TAP_ASM("r0", "16", "16") DW16_TAP_ASM("r1", "0", "24")               \
-                DW16_TAP_ASM("r1", "8", "32") DW16_TAP_ASM("r1", "16", "40")               \
-                DW16_TAP_ASM("r2", "0", "48") DW16_TAP_ASM("r2", "8", "56")                \
-                DW16_TAP_ASM("r2", "16", "64")                                             \
-                : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3),              \
-                  [xe] "=&r"(xe_), [xo] "=&r"(xo_), [we] "=&r"(we_), [wo] "=&r"(wo_)       \
-                : [r0] "r"(r0), [r1] "r"(r1), [r2] "r"(r2), [w] "r"(w)                     \
-                : "memory");                                                               \
-    } while (0)
-#else
-#define DW_DSP_TAPS16_3X3(r0, r1, r2, w)                                                   \
-    do {                                                                                   \
-        DW_DSP_TAP16(r0, w);                                                               \
-        DW_DSP_TAP16((r0) + 2, (w) + 2);                                                   \
-        DW_DSP_TAP16((r0) + 4, (w) + 4);                                                   \
-        DW_DSP_TAP16(r1, (w) + 6);                                                         \
-        DW_DSP_TAP16((r1) + 2, (w) + 8);                                                   \
-        DW_DSP_TAP16((r1) + 4, (w) + 10);                                                  \
-        DW_DSP_TAP16(r2, (w) + 12);                                                        \
-        DW_DSP_TAP16((r2) + 2, (w) + 14);                                                  \
-        DW_DSP_TAP16((r2) + 4, (w) + 16);                                                  \
-    } while (0)
-#endif
+/* Group g's bias, multipliers, roundings and shifts into its block; 0 if a channel's rounding
+   (2 * offset + 1) << e would reach 2^30. */
+static int dw_wd_consts(const ap_dw_direct *d, int32_t g, uint32_t *b)
+{
+    const ap_requant *rq = d->requant;
+    const int32_t round = 2 * rq->output_offset + 1;
+    const uint32_t round_abs = (uint32_t)(round < 0 ? -round : round);
+    for (int32_t k = 0; k < 4; ++k) {
+        const int32_t c = 4 * g + k, e = -rq->shift[c];
+        if (e > 29 || ((uint64_t)round_abs << e) >= ((uint64_t)1 << 30)) {
+            return 0;
+        }
+        b[DW_WD_BIAS + k] = (uint32_t)d->bias[c] << 1;
+        b[DW_WD_M + k] = (uint32_t)rq->multiplier[c];
+        b[DW_WD_ROUND + k] = (uint32_t)round << e;
+        b[DW_WD_E + k] = (uint32_t)e;
+    }
+    return 1;
+}
 
-/* A 3x3 filter (the variant's applies): the taps unrolled. */
+/* widened_pairs' blocks of both sets (0 as dw_wd_consts says). */
+static int dw_wd_pair_blocks(const ap_dw_direct *d, uint32_t *even, uint32_t *odd)
+{
+    const int32_t C = d->channels, G = C / 4;
+    for (int32_t g = 0; g < G; ++g) {
+        uint32_t *be = even + (size_t)g * DW_WD_BLOCK, *bo = odd + (size_t)g * DW_WD_BLOCK;
+        if (!dw_wd_consts(d, g, be)) {
+            return 0;
+        }
+        for (int32_t k = 0; k < 4; ++k) {
+            bo[DW_WD_BIAS + k] = be[DW_WD_BIAS + k];
+            bo[DW_WD_M + k] = be[DW_WD_M + k];
+            bo[DW_WD_ROUND + k] = be[DW_WD_ROUND + k];
+            bo[DW_WD_E + k] = be[DW_WD_E + k];
+        }
+        for (int32_t k = 0; k < 3; ++k) {
+            const int8_t *w0 = d->w8 + (size_t)k * (size_t)C + 4 * (size_t)g;   /* filter row 0, column k */
+            const int8_t *w1 = w0 + 3 * (size_t)C, *w2 = w0 + 6 * (size_t)C;
+            uint32_t *pe = be + DW_WD_W + 6 * k, *po = bo + DW_WD_W + 6 * k;
+            for (int32_t c = 0; c < 4; ++c) {
+                pe[c] = dw_wd_half2(w0[c], w1[c]);
+                po[c] = dw_wd_half2(w1[c], w2[c]);
+            }
+            pe[4] = dw_wd_half2(w2[0], w2[2]);
+            pe[5] = dw_wd_half2(w2[1], w2[3]);
+            po[4] = dw_wd_half2(w0[0], w0[2]);
+            po[5] = dw_wd_half2(w0[1], w0[3]);
+        }
+    }
+    even[(size_t)(G - 1) * DW_WD_BLOCK + DW_WD_E + 3] |= 0x100u;   /* the last group (ASR reads bits 0-7) */
+    odd[(size_t)(G - 1) * DW_WD_BLOCK + DW_WD_E + 3] |= 0x100u;
+    return 1;
+}
+
+/* The padding columns, left and right, of a slot's groups (`per` words a column): 0. A
+   group's right padding and the next one's left are one run of words. */
+static void dw_wd_zero_padding(uint32_t *slot, int32_t groups, int32_t pw, int32_t left, int32_t inside_end,
+                               size_t per)
+{
+    const size_t gw = per * (size_t)pw, lw = per * (size_t)left;
+    const size_t right = per * (size_t)(pw - (inside_end > left ? inside_end : left)), run = right + lw;
+    for (size_t k = 0; k < lw; ++k) {
+        slot[k] = 0;
+    }
+    for (size_t i = 1; i < (size_t)groups; ++i) {
+        uint32_t *at = slot + i * gw - right;
+        for (size_t k = 0; k < run; ++k) {
+            at[k] = 0;
+        }
+    }
+    for (size_t k = 0; k < right; ++k) {
+        slot[(size_t)groups * gw - right + k] = 0;
+    }
+}
+
+/* "widened_pairs": a 3x3 filter, depth multiplier 1, channels % 4 == 0, dilation 1 (its applies). */
+void ap_dw_widened_pairs_arm_dsp(const ap_dw_direct *d, void *scratch)
+{
+    const ap_requant *rq = d->requant;
+    const int32_t C = d->channels, G = C / 4;
+    const int32_t pw = (d->output_w - 1) * d->stride_w + 3;
+    uint32_t *even = (uint32_t *)scratch;
+    uint32_t *odd = even + (size_t)G * DW_WD_BLOCK;
+    uint32_t *pair = odd + (size_t)G * DW_WD_BLOCK;
+    uint32_t *single = pair + (size_t)G * 4 * (size_t)pw;
+    if (!rq->per_channel ||
+        !ap_dsp_fast_layer_below(d->bias, rq->shift, 1, (size_t)C, 9, 255u * 128u, rq->activation_min,
+                                 rq->activation_max, 29) ||
+        !dw_wd_pair_blocks(d, even, odd)) {
+        ap_dw_direct_arm_dsp(d);
+        return;
+    }
+    const int32_t inside_end = d->pad_w + d->input_w < pw ? d->pad_w + d->input_w : pw;
+    const int32_t left = d->pad_w < pw ? d->pad_w : pw;
+    dw_wd_zero_padding(pair, G, pw, left, inside_end, 4);
+    dw_wd_zero_padding(single, G, pw, left, inside_end, 2);
+    const dw_wd_cols pcols = {inside_end - left, 4 * (size_t)pw}, scols = {inside_end - left, 2 * (size_t)pw};
+    const uint32_t off2 = ((uint32_t)d->input_offset & 0xffffu) * 0x10001u;
+    dw_wpair row;
+    row.pair_group = (int32_t)(pcols.group_words * 4);
+    row.single_group = (int32_t)(scols.group_words * 4);
+    row.pair_back = (int32_t)((size_t)G * pcols.group_words * 4 - 16 * (size_t)d->stride_w);
+    row.single_back = (int32_t)((size_t)G * scols.group_words * 4 - 8 * (size_t)d->stride_w);
+    const size_t out_row = (size_t)d->output_w * (size_t)C;
+    int32_t paired = -1;   /* the padded row the pair slot starts at */
+    for (int32_t oy = 0; oy < d->output_h; ++oy) {
+        const int32_t j0 = oy * d->stride_h;   /* padded row of the window's first row */
+        const int odd_row = d->stride_h == 1 && (oy & 1);
+        const int32_t pj = odd_row ? j0 + 1 : j0;   /* the pair's first row */
+        if (pcols.n > 0) {
+            if (paired != pj) {
+                dw_wd_pair(d, pj, &pcols, off2, pair);
+                paired = pj;
+            }
+            dw_wd_single(d, odd_row ? j0 : j0 + 2, &scols, off2, single);
+        }
+        row.pair = pair;
+        row.single = single;
+        row.blocks = odd_row ? odd : even;
+        row.out = d->out + (size_t)oy * out_row;
+        row.out_end = row.out + out_row;
+        dw_wpair_run(&row);
+    }
+}
+
+/* "widened"'s blocks: the nine taps' weights doubled as lane pairs, [tap][2] (from the blob's
+   lanes by SADD16 when it has them); 0 as dw_wd_consts says. */
+static int dw_wd_lane_blocks(const ap_dw_direct *d, uint32_t *blocks)
+{
+    const int32_t C = d->channels, G = C / 4;
+    for (int32_t g = 0; g < G; ++g) {
+        uint32_t *b = blocks + (size_t)g * DW_WD_BLOCK;
+        if (!dw_wd_consts(d, g, b)) {
+            return 0;
+        }
+        if (d->lanes != NULL) {
+            const uint32_t *l = d->lanes + (size_t)g * 18;
+            for (int32_t i = 0; i < 18; i += 6) {
+                const uint32_t l0 = l[i], l1 = l[i + 1], l2 = l[i + 2], l3 = l[i + 3], l4 = l[i + 4], l5 = l[i + 5];
+                b[DW_WD_W + i] = ap_dsp_sadd16(l0, l0);
+                b[DW_WD_W + i + 1] = ap_dsp_sadd16(l1, l1);
+                b[DW_WD_W + i + 2] = ap_dsp_sadd16(l2, l2);
+                b[DW_WD_W + i + 3] = ap_dsp_sadd16(l3, l3);
+                b[DW_WD_W + i + 4] = ap_dsp_sadd16(l4, l4);
+                b[DW_WD_W + i + 5] = ap_dsp_sadd16(l5, l5);
+            }
+        } else {
+            for (int32_t t = 0; t < 9; ++t) {
+                const int8_t *w = d->w8 + (size_t)t * (size_t)C + 4 * (size_t)g;
+                b[DW_WD_W + 2 * t] = dw_wd_half2(w[0], w[2]);
+                b[DW_WD_W + 2 * t + 1] = dw_wd_half2(w[1], w[3]);
+            }
+        }
+    }
+    blocks[(size_t)(G - 1) * DW_WD_BLOCK + DW_WD_E + 3] |= 0x100u;   /* the last group (ASR reads bits 0-7) */
+    return 1;
+}
+
+/* "widened": a 3x3 filter, depth multiplier 1, channels % 4 == 0, dilation 1 (its applies). */
 void ap_dw_widened_arm_dsp(const ap_dw_direct *d, void *scratch)
 {
     const ap_requant *rq = d->requant;
-    const int32_t C = d->channels, G = C / 4, kh = 3, kw = 3, taps = kh * kw;
-    const int32_t pw = (d->output_w - 1) * d->stride_w + kw;
-    const int fast = ap_dsp_fast_layer(d->bias, rq->shift, rq->per_channel ? 1 : 0, (size_t)C,
-                                       (uint64_t)taps, 255u * 128u, rq->activation_min,
-                                       rq->activation_max);
-    const dw_dsp_quant q = {rq->multiplier, rq->shift, d->bias, d->bias_folded, rq->per_channel ? 1 : 0,
-                            rq->output_offset, rq->activation_min, rq->activation_max, fast};
-    const size_t group_rows = (size_t)kh * (size_t)pw * 2;   /* words of one group's rows */
-    uint32_t *rows = (uint32_t *)scratch;
-    uint32_t *wv = rows + (size_t)G * group_rows;
-    const int32_t pad8 = -d->input_offset;                   /* in [-128, 127] */
-    const uint32_t pad = ((uint32_t)pad8 & 0xffffu) * 0x10001u;
-    for (int32_t g = 0; g < G; ++g) {
-        for (int32_t t = 0; t < taps; ++t) {
-            ap_dsp_widen4(d->w8 + (size_t)t * (size_t)C + 4 * (size_t)g,
-                          wv + ((size_t)g * (size_t)taps + (size_t)t) * 2);
-        }
+    const int32_t C = d->channels, G = C / 4;
+    const int32_t pw = (d->output_w - 1) * d->stride_w + 3;
+    uint32_t *blocks = (uint32_t *)scratch;
+    uint32_t *slots = blocks + (size_t)G * DW_WD_BLOCK;
+    if (!rq->per_channel ||
+        !ap_dsp_fast_layer_below(d->bias, rq->shift, 1, (size_t)C, 9, 255u * 128u, rq->activation_min,
+                                 rq->activation_max, 29) ||
+        !dw_wd_lane_blocks(d, blocks)) {
+        ap_dw_direct_arm_dsp(d);
+        return;
     }
-    /* The rows are a ring of filter_h slots: padded input row j (j = iy + pad_h >= 0) lives
-       in slot j % filter_h, so each input row is widened once however many output rows
-       read it. */
-    const size_t pixel_words = 2 * (size_t)d->stride_w, slot_words = 2 * (size_t)pw;
+    const int32_t inside_end = d->pad_w + d->input_w < pw ? d->pad_w + d->input_w : pw;
+    const int32_t left = d->pad_w < pw ? d->pad_w : pw;
+    dw_wd_zero_padding(slots, 3 * G, pw, left, inside_end, 2);   /* the three slots' groups in a row */
+    const dw_wd_cols cols = {inside_end - left, 2 * (size_t)pw};
+    const size_t slot_words = (size_t)G * cols.group_words;
+    const uint32_t off2 = ((uint32_t)d->input_offset & 0xffffu) * 0x10001u;
+    dw_wrow3 row;
+    row.blocks = blocks;
+    row.blocks_end = blocks + (size_t)G * DW_WD_BLOCK;
+    row.group_bytes = (int32_t)(cols.group_words * 4);
+    row.back = (int32_t)(slot_words * 4 - 8 * (size_t)d->stride_w);
+    const size_t out_row = (size_t)d->output_w * (size_t)C;
     int32_t next = 0;   /* the first padded row not widened yet */
     for (int32_t oy = 0; oy < d->output_h; ++oy) {
         const int32_t j0 = oy * d->stride_h;   /* padded row of the window's first row */
-        for (int32_t j = next > j0 ? next : j0; j < j0 + kh; ++j) {
-            const int32_t iy = j - d->pad_h;
-            const int8_t *row = iy >= 0 && iy < d->input_h
-                                    ? d->input + (size_t)iy * (size_t)d->input_w * (size_t)C
-                                    : NULL;
-            for (int32_t g = 0; g < G; ++g) {
-                dw_widen_row(row, d->input_w, C, d->pad_w, pw, pad, g,
-                             rows + (size_t)g * group_rows + (size_t)(j % kh) * slot_words);
-            }
+        for (int32_t j = next > j0 ? next : j0; j < j0 + 3 && cols.n > 0; ++j) {
+            dw_wd_single(d, j, &cols, off2, slots + (size_t)(j % 3) * slot_words);
         }
-        next = j0 + kh;
-        int8_t *out_row = d->out + (size_t)oy * (size_t)d->output_w * (size_t)C;
-        for (int32_t g = 0; g < G; ++g) {
-            const uint32_t *group = rows + (size_t)g * group_rows;
-            const uint32_t *w = wv + (size_t)g * (size_t)taps * 2;
-            const int32_t *b = q.bias_folded + 4 * g;
-            int8_t *out = out_row;
-            const uint32_t *r0 = group + (size_t)(j0 % 3) * slot_words;
-            const uint32_t *r1 = group + (size_t)((j0 + 1) % 3) * slot_words;
-            const uint32_t *r2 = group + (size_t)((j0 + 2) % 3) * slot_words;
-            for (int32_t ox = 0; ox < d->output_w; ++ox, out += C) {
-                int32_t a0 = b[0], a1 = b[1], a2 = b[2], a3 = b[3];
-                DW_DSP_TAPS16_3X3(r0, r1, r2, w);
-                dw_dsp_out4(a0, a1, a2, a3, &q, 4 * g, out);
-                r0 += pixel_words;
-                r1 += pixel_words;
-                r2 += pixel_words;
-            }
-        }
+        next = j0 + 3;
+        row.r0 = slots + (size_t)(j0 % 3) * slot_words;
+        row.r1 = slots + (size_t)((j0 + 1) % 3) * slot_words;
+        row.r2 = slots + (size_t)((j0 + 2) % 3) * slot_words;
+        row.out = d->out + (size_t)oy * out_row;
+        row.out_end = row.out + out_row;
+        dw_wrow3_run(&row);
     }
 }

@@ -57,6 +57,8 @@ void ap_dw_direct_arm_dsp(const ap_dw_direct *args);
 /* arm-dsp "widened" (3x3, depth multiplier 1, channels % 4 == 0, dilation 1): scratch as
    depthwise_conv2d.h's AP_DEPTHWISE_CONV2D_WIDENED says, 16-byte aligned. */
 void ap_dw_widened_arm_dsp(const ap_dw_direct *args, void *scratch);   /* 3x3 filters */
+/* arm-dsp "widened_pairs" (the same layers): scratch as AP_DEPTHWISE_CONV2D_WIDENED_PAIRS says. */
+void ap_dw_widened_pairs_arm_dsp(const ap_dw_direct *args, void *scratch);
 
 /* arm-dsp "planar_rows_R" (depth multiplier 1, dilation 1; depthwise_conv2d_s8_planar.c):
    the plane's axes. Axis a runs across the plane's rows (bands of R output rows), axis b

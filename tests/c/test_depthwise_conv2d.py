@@ -333,24 +333,30 @@ def test_litert_layers_bit_exact(ffi, lib):
     dict(h=6, w=6, c=4, pad=(2, 1), out_hw=(6, 5)),             # explicit extra padding
     dict(h=3, w=3, c=64, act=(-20, 90), per_channel=0),         # narrow range, one multiplier
     dict(h=4, w=9, c=8, input_zp=-128, output_zp=127),          # zero points at the ends
+    dict(h=6, w=5, c=16, scales=(1e-8, 1e-2), output_zp=0),     # shifts to 26: the rounding 1 << e
+    dict(h=6, w=5, c=16, scales=(1e-8, 1e-2), output_zp=-100),  # (2 * -100 + 1) << e past 2^30: direct's code
+    dict(h=9, w=8, c=8, stride=(2, 2), pad=(0, 0)),             # VALID at stride 2: a column no window reads
 ])
 def test_widened_3x3_on_arm_dsp(ffi, lib, kw):
-    """arm-dsp's "widened" (3x3 windows of int16 lane pairs in scratch, padding included):
-    listed for 3x3 layers of depth multiplier 1 with channels % 4 == 0, sized as the header
-    says, equal to the reference with exactly its scratch and refused one byte short; other
-    ISAs do not list it and their code refuses it."""
+    """arm-dsp's "widened" and "widened_pairs" (3x3 windows of int16 in scratch, padding
+    included): listed for 3x3 layers of depth multiplier 1 with channels % 4 == 0, sized as
+    the header says, equal to the reference with exactly their scratch and refused one byte
+    short; other ISAs do not list them and their code refuses them."""
     case = Case(ffi, lib, seed=11, **kw)
     p = case.params
     vs = case.variants(lib.AP_ISA_ARM_DSP)
-    (wide,) = [v for v in vs if variant_name(ffi, v) == "widened"]
     padded_w = (p.output_w - 1) * p.stride_w + 3
-    assert wide.kind == lib.AP_DEPTHWISE_CONV2D_WIDENED and wide.scratch_count == 1
-    assert wide.scratch[0].bytes == 2 * p.output_c * (3 * padded_w + 9)
-    assert "widened" not in [variant_name(ffi, v) for v in case.variants(lib.AP_ISA_PORTABLE)]
+    for name, kind, per_channel in (("widened", lib.AP_DEPTHWISE_CONV2D_WIDENED, 17),
+                                    ("widened_pairs", lib.AP_DEPTHWISE_CONV2D_WIDENED_PAIRS, 34)):
+        (wide,) = [v for v in vs if variant_name(ffi, v) == name]
+        assert wide.kind == kind and wide.scratch_count == 1
+        assert wide.scratch[0].bytes == 2 * p.output_c * (3 * padded_w + per_channel)
+        assert name not in [variant_name(ffi, v) for v in case.variants(lib.AP_ISA_PORTABLE)]
     check_all(case)
-    wide.isa = lib.AP_ISA_PORTABLE
-    status, _, err = case.run(wide)
-    assert status == lib.AP_ERR_INVALID_ARGUMENT and "does not apply" in message(ffi, err)
+    for wide in [v for v in vs if variant_name(ffi, v).startswith("widened")]:
+        wide.isa = lib.AP_ISA_PORTABLE
+        status, _, err = case.run(wide)
+        assert status == lib.AP_ERR_INVALID_ARGUMENT and "does not apply" in message(ffi, err)
 
 
 @pytest.mark.parametrize("kw", [
@@ -385,7 +391,8 @@ def test_direct_lanes_on_arm_dsp(ffi, lib, kw):
 def test_widened_needs_a_3x3_filter_four_channel_groups_and_one_multiplier(ffi, lib):
     for kw in (dict(c=6), dict(kh=3, kw=5, c=8), dict(c=4, mult=2), dict(c=8, dilation=(2, 1))):
         case = Case(ffi, lib, h=6, w=6, **kw)
-        assert "widened" not in [variant_name(ffi, v) for v in case.variants(lib.AP_ISA_ARM_DSP)]
+        names = [variant_name(ffi, v) for v in case.variants(lib.AP_ISA_ARM_DSP)]
+        assert "widened" not in names and "widened_pairs" not in names
 
 
 def planar_bytes(p, rows):

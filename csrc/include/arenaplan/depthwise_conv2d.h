@@ -26,11 +26,21 @@
  *                    (the whole padded input, each input row copied once).
  *   AP_DEPTHWISE_CONV2D_WIDENED "widened" (arm-dsp only; a 3x3 filter, depth multiplier 1,
  *                    output_c a multiple of 4, dilation 1): one scratch of
- *                      bytes = 2 * output_c * (filter_h * padded_w + filter_h * filter_w)
- *                    (padded_w = (output_w-1)*stride_w + filter_w): an output row's filter_h
- *                    input rows with their padding, and the weights, as SXTB16 lane pairs,
- *                    so that a tap of four channels is two LDRDs and four multiplies, and no
- *                    pixel takes an edge path.
+ *                      bytes = 2 * output_c * (3 * padded_w + 17)
+ *                    (padded_w = (output_w-1)*stride_w + 3): a ring of three input rows with
+ *                    their padding, the input offset added, as SXTB16 lane pairs (each input
+ *                    row widened once), and each group of four channels' doubled weights (as
+ *                    lane pairs), bias and requantisation constants, so that a tap of four
+ *                    channels is two LDRDs and four multiplies and no pixel takes an edge
+ *                    path (the scratch must be 4-byte aligned; 16 asked).
+ *   AP_DEPTHWISE_CONV2D_WIDENED_PAIRS "widened_pairs" (arm-dsp only; the layers "widened"
+ *                    takes): one scratch of
+ *                      bytes = 2 * output_c * (3 * padded_w + 34)
+ *                    a row of pairs (one channel's values in two window rows, so that one SMLAD
+ *                    takes two taps) and a row of lane pairs, the input offset added, and two
+ *                    sets of each group's doubled weights and constants (the pair rows first or
+ *                    last: at stride 1 each row of pairs serves two output rows); 4-byte aligned
+ *                    (16 asked).
  *   AP_DEPTHWISE_CONV2D_PLANAR "planar" (param 0) and "planar_rows_R" (param R, bands of
  *                    R < output_a output rows) (arm-dsp only; depth multiplier 1, dilation 1,
  *                    any filter, stride and channel count): one channel at a time, its padded
@@ -68,7 +78,9 @@ typedef enum ap_depthwise_conv2d_kind {
     /** arm-dsp: the rows of a window widened to int16 lane pairs in scratch ("widened"). */
     AP_DEPTHWISE_CONV2D_WIDENED = 2,
     /** arm-dsp: one channel at a time from an int16 plane of its input ("planar_rows_R"). */
-    AP_DEPTHWISE_CONV2D_PLANAR = 3
+    AP_DEPTHWISE_CONV2D_PLANAR = 3,
+    /** arm-dsp: two window rows as pairs of one channel's values, one SMLAD two taps ("widened_pairs"). */
+    AP_DEPTHWISE_CONV2D_WIDENED_PAIRS = 4
 } ap_depthwise_conv2d_kind;
 
 /**
