@@ -276,7 +276,13 @@ ap_status ap_depthwise_conv2d_s8_variants(const ap_depthwise_conv2d_params *para
                              : kind == AP_DEPTHWISE_CONV2D_WIDENED_PAIRS ? "widened_pairs"
                              : kind == AP_DEPTHWISE_CONV2D_PLANAR  ? (param == 0 ? "planar" : "planar_rows")
                                                                    : "padded_rows";
-        ap_ops_variant_set(&found[n++], kind, param, family, count, bytes, align, dw_macs(params), 0);
+        ap_ops_variant_set(&found[n], kind, param, family, count, bytes, align, dw_macs(params), 0);
+        if (kind == AP_DEPTHWISE_CONV2D_PADDED_ROWS && param == 1) {
+            /* one output row a band pads its filter_h input rows for every row, where larger
+               bands share them: its own family, with figures of its own in the cost models */
+            memcpy(found[n].family, found[n].name, sizeof(found[n].family));
+        }
+        ++n;
     }
     ap_ops_variants_by_scratch(found, n);
     return ap_ops_variants_out(found, n, isa, variants_out, capacity, count_out, DW_OP, error_out);
