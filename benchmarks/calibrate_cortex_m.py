@@ -542,8 +542,10 @@ def main() -> int:
     groups = {}
     for r in rows:
         if r.get("multiplier", 1) != 1:
-            # the portable code on every ISA, one fit over both ISAs' counts and all filter sizes
-            groups.setdefault(f"{r['op']}{MULTIPLIER}:{r['family']}", []).append(r)
+            # one fit over all filter sizes; arm-dsp's direct has code of its own (its window's
+            # tap pairs shared by an input channel's outputs), the rest is the portable code
+            own = r["isa"] == "arm-dsp" and r["family"] == "direct"
+            groups.setdefault(("arm-dsp/" if own else "") + f"{r['op']}{MULTIPLIER}:{r['family']}", []).append(r)
             continue
         key = ("" if r["isa"] == "portable" else f"{r['isa']}/") + f"{r['op']}:{r['family']}"
         groups.setdefault(key, []).append(r)

@@ -113,6 +113,11 @@ CASES = [
     ("conv3x3_rgb_pruned", (1, 5, 6, 3), lambda g, x: _pruned(g, g.conv2d(x, 10, (3, 3), activation="NONE"))),
     ("dw3x3_same", (1, 9, 9, 13), lambda g, x: g.depthwise(x, (3, 3))),
     ("dw3x3_s2_mult2", (1, 8, 8, 6), lambda g, x: g.depthwise(x, (3, 3), stride=2, multiplier=2)),
+    # a depth multiplier above 1 on arm-dsp (the window's tap pairs shared by an input channel's
+    # outputs): the micro speech model's 10x8 over one channel x 8, an odd filter's last tap
+    # alone, and three outputs an input channel (a group of fewer than four)
+    ("dw10x8_s2_mult8", (1, 15, 12, 1), lambda g, x: g.depthwise(x, (10, 8), stride=2, multiplier=8)),
+    ("dw3x3_mult3", (1, 6, 7, 5), lambda g, x: g.depthwise(x, (3, 3), multiplier=3, activation="NONE")),
     ("dw5x5_valid", (1, 7, 8, 8), lambda g, x: g.depthwise(x, (5, 5), padding="VALID", activation="NONE")),
     # planar's paths: stride 2 with two outputs left a row, three left, rows of fewer than
     # four, a 1-D filter down a column of pixels, and a clamped (not fast) layer

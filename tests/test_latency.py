@@ -258,17 +258,20 @@ def test_cost_model_transpose_conv_taps_land_inside_the_output():
     assert weights == 9 * s["input_c"] * s["output_c"]
 
 
-def test_cost_model_keys_a_depth_multiplier_above_1_as_the_portable_code_it_runs():
-    """A depthwise op of depth multiplier above 1 runs the portable code on every ISA (the
-    ISA kernels take a multiplier of 1): its variants take the "[multiplier]" keys, whatever
-    the plan's ISA; a multiplier of 1 keeps its ISA's 3x3 keys; an LSTM its own."""
+def test_cost_model_keys_a_depth_multiplier_above_1_by_the_code_it_runs():
+    """A depthwise op of depth multiplier above 1 takes the "[multiplier]" keys (any filter
+    size): arm-dsp's direct its own code's, its other variants and the other ISAs the portable
+    code's; a multiplier of 1 keeps its ISA's 3x3 keys; an LSTM its own."""
     from arenaplan.model.zoo import GraphBuilder
     p = latency.PROFILES["cortex-m4"]
-    for multiplier, key in ((8, "DEPTHWISE_CONV_2D[multiplier]:direct"), (1, "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3")):
+    for multiplier, isa, variant, key in ((8, "arm-dsp", "direct", "arm-dsp/DEPTHWISE_CONV_2D[multiplier]:direct"),
+                                          (8, "arm-dsp", "padded_rows_4", "DEPTHWISE_CONV_2D[multiplier]:padded_rows"),
+                                          (8, "portable", "direct", "DEPTHWISE_CONV_2D[multiplier]:direct"),
+                                          (1, "arm-dsp", "direct", "arm-dsp/DEPTHWISE_CONV_2D:direct@3x3")):
         g = GraphBuilder("dw", seed=1)
         m = g.build(g.depthwise(g.input((1, 6, 6, 2), scale=0.05), (3, 3), multiplier=multiplier, name="op"))
-        k = PlanContext.build(m, isa="arm-dsp", reference="tflm").kernels[-1]
-        assert p._key(k, k.variant("direct")) == key
+        k = PlanContext.build(m, isa=isa, reference="tflm").kernels[-1]
+        assert p._key(k, k.variant(variant)) == key
     from arenaplan.ops import coverage
     for row, key in (("s8", "arm-dsp/UNIDIRECTIONAL_SEQUENCE_LSTM:direct"),
                      ("s16x8", "arm-dsp/UNIDIRECTIONAL_SEQUENCE_LSTM(s16x8):direct"),

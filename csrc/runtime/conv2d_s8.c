@@ -847,6 +847,14 @@ ap_status ap_conv2d_s8_run(const ap_conv2d_params *params, const ap_variant *var
         if (st != AP_OK) {
             return st;
         }
+        if ((variant->kind == AP_CONV2D_IM2COL16_ROWS || variant->kind == AP_CONV2D_IM2COL16W_ROWS ||
+             variant->kind == AP_CONV2D_STRIP16) &&
+            ((uintptr_t)scratch[0].data & 3u) != 0) {
+            /* int16 columns and tables read a word or two at a time (LDM and LDRD fault on an
+               address that is not a multiple of 4) */
+            return ap_ops_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_BUFFER, 0, 0, 0,
+                               "conv2d: scratch 0 of %s must be 4-byte aligned", variant->name);
+        }
         if (ap_conv2d_overlaps(scratch[0].data, scratch_bytes, output, g.output_bytes) ||
             ap_conv2d_overlaps(scratch[0].data, scratch_bytes, input, g.input_bytes)) {
             return ap_ops_fail(error_out, AP_ERR_INVALID_ARGUMENT, AP_SUBJECT_BUFFER, 0, 0, 0,

@@ -144,7 +144,21 @@ static size_t dw_pair_slot(size_t c, size_t oc)
     return c - j + ((j & 12) == 4 ? j + 4 : ((j & 12) == 8 ? j - 4 : j));
 }
 
-/* The arm-dsp layout of the w16p region: for each group of four channels (oc / 4 groups; the
+/* The arm-dsp layout of the w16p region for a depth multiplier above 1: for each pair of taps
+   (t0, t1) and each channel, one word of int16 lanes, w[t0] low and w[t1] high (0 past the
+   last tap), as SMLAD takes it against the window's value pairs: [pair][channel], the 4 *
+   pairs * oc bytes of the region. */
+static void dw_pairs(const int8_t *filter, size_t taps, size_t oc, uint32_t *pairs)
+{
+    for (size_t t0 = 0; t0 < taps; t0 += 2) {
+        for (size_t c = 0; c < oc; ++c, ++pairs) {
+            const int8_t w1 = t0 + 1 < taps ? filter[(t0 + 1) * oc + c] : 0;
+            *pairs = (uint32_t)(uint16_t)filter[t0 * oc + c] | (uint32_t)(uint16_t)w1 << 16;
+        }
+    }
+}
+
+/* The arm-dsp layout of the w16p region for a depth multiplier of 1: for each group of four channels (oc / 4 groups; the
    last oc % 4 channels are read from w8), each tap, two words of int16 lanes, (c0, c2) and
    (c1, c3), the weights as SXTB16 and SXTB16 ROR 8 take them: [group][tap][2]. 2 * taps * oc
    bytes at most, within the 4 * pairs * oc of the region. */
@@ -367,8 +381,12 @@ ap_status ap_depthwise_conv2d_s8_prepare(const ap_depthwise_conv2d_params *param
         bias_folded[c] = (int32_t)(uint32_t)((uint64_t)(uint32_t)b +
                                              (uint64_t)((int64_t)params->input_offset * sum));
     }
-    if (isa == AP_ISA_ARM_DSP) {
+    if (isa == AP_ISA_ARM_DSP && params->depth_multiplier == 1) {
         dw_lanes(filter, l.taps, oc, (uint32_t *)(void *)w16p);
+        return AP_OK;
+    }
+    if (isa == AP_ISA_ARM_DSP) {
+        dw_pairs(filter, l.taps, oc, (uint32_t *)(void *)w16p);
         return AP_OK;
     }
     for (size_t pr = 0; pr < l.pairs; ++pr) {
@@ -631,6 +649,12 @@ ap_status ap_depthwise_conv2d_s8_run(const ap_depthwise_conv2d_params *params,
 #endif
                 }
             }
+        } else if (use_dsp && h.isa == AP_ISA_ARM_DSP && variant->kind == AP_DEPTHWISE_CONV2D_DIRECT &&
+                   params->depth_multiplier % 4 == 0 && l.taps <= AP_DW_MULT_TAPS) {
+            /* (a multiplier of 2 or 3 shares a window among too few outputs to pay for it:
+               the portable loop is faster there) */
+            const ap_dw_mult m = {params, input, bias_plain, (const uint32_t *)(const void *)w16p, output};
+            ap_dw_direct_mult_arm_dsp(&m);
         } else {
             dw_direct_portable(params, bias_plain, w8, input, output);
         }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arenaplan/depthwise_conv2d.h"
 #include "arenaplan/elementwise.h"
 #include "arenaplan/softmax.h"
 #include "fixedpoint.h"
@@ -52,6 +53,18 @@ typedef struct ap_dw_direct {
 } ap_dw_direct;
 
 void ap_dw_padded_row_avx2(const ap_dw_row *row);
+/* arm-dsp "direct" for a depth multiplier that is a multiple of 4
+   (depthwise_conv2d_s8_mult_arm_dsp.c): every batch, with filters of at most AP_DW_MULT_TAPS
+   taps (its window is on the stack). */
+enum { AP_DW_MULT_TAPS = 128 };
+typedef struct ap_dw_mult {
+    const ap_depthwise_conv2d_params *params;
+    const int8_t *input;
+    const int32_t *bias;         /* plain bias */
+    const uint32_t *pairs;       /* [ceil(taps / 2)][channels] words: w[t0] low, w[t1] high */
+    int8_t *output;
+} ap_dw_mult;
+void ap_dw_direct_mult_arm_dsp(const ap_dw_mult *args);
 /* arm-dsp "direct" for depth multiplier 1 (depthwise_conv2d_s8_arm_dsp.c). */
 void ap_dw_direct_arm_dsp(const ap_dw_direct *args);
 /* arm-dsp "widened" (3x3, depth multiplier 1, channels % 4 == 0, dilation 1): scratch as

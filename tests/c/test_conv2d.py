@@ -266,6 +266,36 @@ def test_arm_dsp_variants_have_their_own_tile_and_int16_columns(ffi, lib):
         assert b"does not apply" in ffi.string(err.message)
 
 
+@pytest.mark.parametrize("name", ["im2col16_rows_2", "im2col16_rows_4", "im2col16w_rows_4", "strip16"])
+def test_arm_dsp_int16_scratch_must_be_word_aligned(ffi, lib, name):
+    """The arm-dsp variants that read their scratch a word or two at a time (LDM, LDRD: a
+    HardFault on a Cortex-M at an address that is not a multiple of 4) refuse scratch that is
+    not 4-byte aligned, naming it, and leave the output alone; at 4 bytes off they run."""
+    rng = np.random.default_rng(11)
+    kwargs, x, expected = quantized_case(rng, input_shape=(1, 6, 9, 3), filter_shape=(8, 3, 3))
+    conv = Conv(ffi, lib, **kwargs)
+    v = next(v for v in conv.variants(lib.AP_ISA_ARM_DSP) if ffi.string(v.name).decode() == name)
+    need = v.scratch[0].bytes
+    raw = ffi.new("uint8_t[]", need + 32)
+    lead = -int(ffi.cast("uintptr_t", raw)) % 16
+    x8 = np.ascontiguousarray(x, dtype=np.int8)
+    for offset, ok in ((0, True), (4, True), (1, False), (2, False), (3, False)):
+        out = np.full(expected.size, 0x5A, dtype=np.uint8)
+        scratch = ffi.new("ap_scratch[]", 1)
+        scratch[0].data = raw + lead + offset
+        scratch[0].bytes = need
+        err = ffi.new("ap_error *")
+        st_ = lib.ap_conv2d_s8_run(conv.params, v, conv.prepared_ptr(), ffi.cast("const int8_t *", ffi.from_buffer(x8)),
+                                   ffi.cast("int8_t *", ffi.from_buffer(out)), scratch, 1, err)
+        if ok:
+            assert st_ == lib.AP_OK, ffi.string(err.message)
+            assert np.array_equal(out.view(np.int8).reshape(expected.shape), expected)
+        else:
+            assert st_ == lib.AP_ERR_INVALID_ARGUMENT
+            assert f"scratch 0 of {name} must be 4-byte aligned".encode() in ffi.string(err.message)
+            assert np.all(out == 0x5A)
+
+
 def strip16_scratch(oc, fh, fw, c, ow, stride_w):
     """arm-dsp strip16's scratch (conv2d.h): per block of 4 channels 12 + 4 * k2 words (biases,
     int16 weight pairs, multipliers and exponents), then copies strips of filter_h rows of

@@ -171,10 +171,13 @@ ap_status ap_conv2d_s8_prepare(const ap_conv2d_params *params, ap_isa isa, const
  * prepared: the blob from ap_conv2d_s8_prepare for these params.
  * input: NHWC int8; output: NHWC int8 (must not overlap the input or the scratch).
  * scratch: `scratch_count` buffers, at least the variant's scratch_count, each with
- *          bytes >= the variant's request (no alignment is required; requests say 16).
- * Returns AP_OK; AP_ERR_INVALID_ARGUMENT (NULL pointer, bad shapes or quantisation, blob that
- * does not match params, variant that does not apply); AP_ERR_UNSUPPORTED (unknown variant
- * kind, or an ISA this build or CPU lacks); AP_ERR_SCRATCH_TOO_SMALL (error->index = scratch index, needed/available bytes);
+ *          bytes >= the variant's request (requests say 16; the arm-dsp variants that read
+ *          int16 words from scratch -- im2col16_rows, im2col16w_rows, strip16 -- require
+ *          4, the others none).
+ * Returns AP_OK; AP_ERR_INVALID_ARGUMENT (NULL pointer, bad shapes or quantisation, misaligned
+ * scratch (above), blob that does not match params, variant that does not apply);
+ * AP_ERR_UNSUPPORTED (unknown variant kind, or an ISA this build or CPU lacks);
+ * AP_ERR_SCRATCH_TOO_SMALL (error->index = scratch index, needed/available bytes);
  * AP_ERR_OVERFLOW.
  */
 ap_status ap_conv2d_s8_run(const ap_conv2d_params *params, const ap_variant *variant,

@@ -636,9 +636,10 @@ class TargetProfile:
         if op != kernel.type:
             keys[:0] = [f"{variant.isa}/{op}:{family}", f"{op}:{family}"]
         if kernel.type == "DEPTHWISE_CONV_2D" and int(kernel.spec.get("depth_multiplier", 1)) != 1:
-            # the ISA code takes a depth multiplier of 1 only: the others run the portable code,
-            # whose loop over the multiplier has figures of its own (any filter size)
-            keys = [f"{kernel.type}{MULTIPLIER}:{family}"] + [k for k in keys if "/" not in k]
+            # a depth multiplier above 1 has figures of its own (any filter size): arm-dsp's
+            # direct its own code's, every other variant and ISA the portable code's
+            keys = ([f"{variant.isa}/{kernel.type}{MULTIPLIER}:{family}", f"{kernel.type}{MULTIPLIER}:{family}"]
+                    + [k for k in keys if "/" not in k])
         elif kernel.type == "DEPTHWISE_CONV_2D":
             # a filter size with code of its own (3x3 unrolled) has figures of its own
             shape = f"@{kernel.spec.get('filter_h')}x{kernel.spec.get('filter_w')}"
