@@ -391,3 +391,43 @@ def test_every_arm_dsp_variant_on_the_core(cases, work, op, board_core):
     print(f"{op} on {core}: {len(ours)} cases in {time.perf_counter() - t0:.1f} s; runs per variant {dict(runs)}")
     assert not bad, f"{len(bad)} of {len(ours)} {op} cases fail on {core}:\n" + "\n".join(bad[:20])
     assert all(r.passed == r.variants for r in results.values())
+
+
+@pytest.mark.parametrize("op", list(dc.OPS))
+def test_inputs_and_outputs_at_any_address(cases, work, op):
+    """Every variant on the M4 gives the same bytes with its input and output 1 or 2 bytes past
+    a 16-byte boundary (the C API asks no alignment of them)."""
+    ours = cases[op]
+    path = dc.write_cases(work / f"{op}.bin", ours)
+    for offset in (1, 2):
+        results = dc.run_cases(driver("cortex-m4", work), "cortex-m4", path, ours, offset=offset,
+                               misaligned=("input", "output"))
+        bad = [f"case {c.id}: {c.label}: {results[c.id].failures}" for c in ours if results[c.id].failures]
+        assert not bad, f"{len(bad)} cases fail with input and output {offset} bytes off:\n" + "\n".join(bad[:20])
+
+
+_SCRATCH_FAULTS = {
+    "conv2d": "im2col16_rows_2, im2col16_rows_4, im2col16w_rows_4 and strip16 fault (HardFault) on scratch 1 or 2 "
+              "bytes past a word boundary, where conv2d.h says scratch needs no alignment",
+    "depthwise_conv2d": "widened faults (HardFault) on scratch 1 or 2 bytes past a word boundary; "
+                        "depthwise_conv2d.h gives it no alignment and run() does not refuse it",
+}
+
+
+@pytest.mark.parametrize("op", [pytest.param(op, marks=pytest.mark.xfail(strict=True, reason=_SCRATCH_FAULTS[op]))
+                                if op in _SCRATCH_FAULTS else op for op in dc.OPS])
+def test_scratch_at_any_address_is_used_or_refused(cases, work, op):
+    """Every variant on the M4 with each scratch buffer 1 or 2 bytes past its alignment either
+    gives the same bytes (and refuses one byte less) or refuses the buffer with
+    AP_ERR_INVALID_ARGUMENT, writing nothing (padded_rows and planar ask 2 and 4 bytes,
+    smlad_x16 4); none faults."""
+    ours = cases[op]
+    path = dc.write_cases(work / f"{op}.bin", ours)
+    refused = Counter()
+    for offset in (1, 2):
+        results = dc.run_cases(driver("cortex-m4", work), "cortex-m4", path, ours, offset=offset,
+                               misaligned=("scratch",))
+        bad = [f"case {c.id}: {c.label}: {results[c.id].failures}" for c in ours if results[c.id].failures]
+        assert not bad, f"{len(bad)} cases fail with scratch {offset} bytes off:\n" + "\n".join(bad[:20])
+        refused.update(f"{name} +{offset}" for r in results.values() for name in r.refused)
+    print(f"{op}: refusals {dict(refused)}")

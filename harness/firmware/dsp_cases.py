@@ -23,7 +23,7 @@ import numpy as np
 
 from harness.firmware import build as fw
 
-__all__ = ["OPS", "DspCase", "CaseResult", "encode", "write_cases", "build_driver", "run_cases"]
+__all__ = ["OPS", "BUFFERS", "DspCase", "CaseResult", "encode", "write_cases", "build_driver", "run_cases"]
 
 #: Op codes of the record format (dsp_cases_main.c) and each op's params fields, in order.
 OPS = {
@@ -56,11 +56,12 @@ class DspCase:
 
 @dataclass
 class CaseResult:
-    """A case's result on one core: variants run, variants that passed every check, and the
-    driver's failure lines for it."""
+    """A case's result on one core: variants run, variants that passed every check, the
+    driver's failure lines for it and the variants that refused misaligned scratch."""
     variants: int
     passed: int
     failures: List[str] = field(default_factory=list)
+    refused: List[str] = field(default_factory=list)
 
 
 def _lib_fn(lib, op: str, verb: str):
@@ -168,14 +169,38 @@ def build_driver(core: str, out_dir: Path) -> Path:
     return fw.link_arm(cpu, [*objs, *runtime], out_dir, "dsp_cases")
 
 
-def run_cases(elf: Path, core: str, cases_file: Path, cases: Sequence[DspCase],
-              timeout: float = 600) -> Dict[int, CaseResult]:
+#: run_cases' ``misaligned`` buffers, the driver's bits
+BUFFERS = {"input": 1, "output": 2, "scratch": 4}
+
+
+def run_cases(elf: Path, core: str, cases_file: Path, cases: Sequence[DspCase], timeout: float = 600,
+              offset: int = 0, misaligned: Sequence[str] = (), only: Optional[str] = None) -> Dict[int, CaseResult]:
     """One QEMU run of the driver over cases_file (written from ``cases``): each case's result
-    by id. RuntimeError if the driver stops early or reports a case it was not given."""
-    log = fw.run_elf(elf, fw.ARM_CPUS[core], icount=False, timeout=timeout, args=[str(cases_file)])
+    by id. With ``offset``, the buffers named in ``misaligned`` (of BUFFERS) lie that many
+    bytes past their alignment (a variant may then refuse its scratch: CaseResult.refused);
+    ``only``: run only the variants of that name. RuntimeError if the driver stops early (a
+    fault: the message ends with the run that faulted) or reports a case it was not given."""
+    args = [str(cases_file)]
+    if offset or only:
+        args += [str(offset), str(sum(BUFFERS[b] for b in misaligned))]
+    if only:
+        args.append(only)
+    try:
+        log = fw.run_elf(elf, fw.ARM_CPUS[core], icount=False, timeout=timeout, args=args)
+    except RuntimeError as exc:
+        text, where = str(exc), ""
+        runs = re.findall(r"^run (\d+) (\S+) (-?\d+)$", text, re.M)
+        if runs:
+            case_id, name, short = runs[-1]
+            label = next((c.label for c in cases if c.id == int(case_id)), "?")
+            scratch = "exact scratch" if short == "-1" else f"scratch buffer {short} one byte short"
+            where = f"; its last run: case {case_id} ({label}), {name}, {scratch}"
+        raise RuntimeError(f"the driver stopped on {core}{where}:\n" + "\n".join(text.splitlines()[-6:])) from None
     results = {int(i): CaseResult(int(n), int(p)) for i, n, p in re.findall(r"^case (\d+) (\d+) (\d+)$", log, re.M)}
     if sorted(results) != sorted(c.id for c in cases):
         raise RuntimeError(f"the driver reported {len(results)} of {len(cases)} cases:\n{log[-4000:]}")
     for line in re.findall(r"^fail (\d+) (.*)$", log, re.M):
         results[int(line[0])].failures.append(line[1])
+    for case_id, name in re.findall(r"^refused (\d+) (\S+)$", log, re.M):
+        results[int(case_id)].refused.append(name)
     return results

@@ -15,6 +15,12 @@
  *     untouched, guards intact.
  * It prints one line per case, "case <id> <variants> <passed>", a line
  * "fail <id> <variant> <what>" for each failed check, and "done" at the end.
+ * Optional arguments: argv[2] bytes to add to the addresses of the buffers argv[3] names
+ * (bits: 1 input, 2 output, 4 scratch; default 7): every variant must give the same bytes
+ * with its input and output at any address, and with its scratch at any address must give
+ * them or refuse it with AP_ERR_INVALID_ARGUMENT ("refused <id> <variant>"), never fault;
+ * each run is announced ("run <id> <variant> <short index>") so that a fault names it.
+ * argv[4]: run only the variants of that name.
  *
  * Record layout (little endian, every field 4-byte aligned; dsp_cases.py writes it):
  *   u32 'APQC', u32 body bytes; body: u32 op, u32 id, i32 nparams, i32 params[nparams],
@@ -26,6 +32,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arenaplan/conv2d.h"
@@ -41,6 +48,12 @@ enum { GUARD = 64, POISON = 0xA5, OUT_POISON = 0x5A, MAX_CHANNELS = 4096 };
 static uint8_t record[3u << 19] __attribute__((aligned(16)));
 static uint8_t arena[4u << 19] __attribute__((aligned(64)));
 static size_t arena_used;
+/* argv[2]: bytes added to the addresses of the buffers argv[3] names (bits: 1 input, 2 output, 4 scratch;
+   default all), each otherwise at its alignment */
+static size_t misalign;
+static unsigned misaligned = 7u;
+/* argv[4]: run only the variants of this name (default: every one) */
+static const char *only;
 static int32_t multipliers[MAX_CHANNELS], shifts[MAX_CHANNELS];
 static double real_scales[MAX_CHANNELS];
 
@@ -257,14 +270,17 @@ static void fail(const layer *L, const char *variant, const char *what, long a, 
 }
 
 /* One run of v with its scratch exactly sized, or buffer `short_index` one byte short
-   (-1: none); returns the number of failed checks. */
-static unsigned run_once(const layer *L, const ap_variant *v, int short_index)
+   (-1: none); returns the number of failed checks. With misaligned scratch, a run with
+   exactly sized scratch may refuse it (AP_ERR_INVALID_ARGUMENT, nothing written): *refused. */
+static unsigned run_once(const layer *L, const ap_variant *v, int short_index, int *refused)
 {
     unsigned before = failures;
     const char *name = v->name;
     arena_used = 0;
-    uint8_t *in = carve(L->input.bytes, 16);
-    uint8_t *out = carve(L->expected.bytes, 16);
+    const size_t in_off = misaligned & 1u ? misalign : 0, out_off = misaligned & 2u ? misalign : 0;
+    const size_t scratch_off = misaligned & 4u ? misalign : 0;
+    uint8_t *in = carve(L->input.bytes + in_off, 16);
+    uint8_t *out = carve(L->expected.bytes + out_off, 16);
     uint8_t *prep = carve(L->prepared.bytes, 16);
     ap_scratch scratch[AP_MAX_SCRATCH];
     uint8_t *bufs[AP_MAX_SCRATCH];
@@ -273,13 +289,19 @@ static unsigned run_once(const layer *L, const ap_variant *v, int short_index)
         fail(L, name, "arena_too_small", (long)L->input.bytes, (long)L->prepared.bytes);
         return 1;
     }
+    in += in_off;
+    out += out_off;
+    if (misalign) {
+        printf("run %lu %s %d\n", (unsigned long)L->id, name, short_index);
+    }
     for (uint32_t i = 0; i < v->scratch_count; i++) {
         sizes[i] = v->scratch[i].bytes - ((int)i == short_index ? 1u : 0u);
-        bufs[i] = carve(sizes[i], v->scratch[i].alignment);
+        bufs[i] = carve(sizes[i] + scratch_off, v->scratch[i].alignment);
         if (!bufs[i]) {
             fail(L, name, "arena_too_small_for_scratch", (long)i, (long)sizes[i]);
             return 1;
         }
+        bufs[i] += scratch_off;
         scratch[i].data = bufs[i];
         scratch[i].bytes = sizes[i];
     }
@@ -289,7 +311,16 @@ static unsigned run_once(const layer *L, const ap_variant *v, int short_index)
     ap_error err;
     ap_error_clear(&err);
     ap_status st = op_run(L, v, prep, (const int8_t *)in, (int8_t *)out, scratch, &err);
-    if (short_index < 0) {
+    *refused = short_index < 0 && scratch_off != 0 && st == AP_ERR_INVALID_ARGUMENT;
+    if (*refused) {
+        printf("refused %lu %s\n", (unsigned long)L->id, name);
+        for (uint32_t b = 0; b < L->expected.bytes; b++) {
+            if (out[b] != OUT_POISON) {
+                fail(L, name, "refusal_wrote_output_at", (long)b, 0);
+                break;
+            }
+        }
+    } else if (short_index < 0) {
         if (st != AP_OK) {
             fail(L, name, "status", (long)st, (long)err.index);
         } else {
@@ -369,9 +400,14 @@ static void run_case(const layer *L)
         }
     }
     for (uint32_t i = 0; i < count; i++) {
-        unsigned bad = run_once(L, &vs[i], -1);
-        for (uint32_t k = 0; k < vs[i].scratch_count; k++) {
-            bad += run_once(L, &vs[i], (int)k);
+        if (only != NULL && strcmp(vs[i].name, only) != 0) {
+            passed++;
+            continue;
+        }
+        int refused = 0, ignored = 0;
+        unsigned bad = run_once(L, &vs[i], -1, &refused);
+        for (uint32_t k = 0; !refused && k < vs[i].scratch_count; k++) {
+            bad += run_once(L, &vs[i], (int)k, &ignored);
         }
         passed += bad == 0;
     }
@@ -384,6 +420,15 @@ int main(int argc, char **argv)
     if (argc < 2) {
         printf("error usage: driver <cases file>\n");
         return 64;
+    }
+    if (argc > 2) {
+        misalign = (size_t)atoi(argv[2]);
+    }
+    if (argc > 3) {
+        misaligned = (unsigned)atoi(argv[3]);
+    }
+    if (argc > 4) {
+        only = argv[4];
     }
     FILE *f = fopen(argv[1], "rb");
     if (f == NULL) {
