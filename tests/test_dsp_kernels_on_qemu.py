@@ -374,23 +374,32 @@ def test_every_arm_dsp_variant_on_the_core(cases, work, op, board_core):
     """Every arm-dsp variant of every case on ``core``: the expected output with exactly its
     scratch between guard bytes, AP_ERR_SCRATCH_TOO_SMALL and the output untouched with one
     byte too few, nothing written outside its buffers, the core's variant list and blob the
-    host's."""
+    host's, the stack it touched within run()'s static bound."""
     core = board_core
     ours = cases[op]
     path = dc.write_cases(work / f"{op}.bin", ours)
     t0 = time.perf_counter()
     results = dc.run_cases(driver(core, work), core, path, ours)
-    runs = Counter()
+    runs, stack, deepest = Counter(), Counter(), {}
     bad = []
     for c in ours:
         r = results[c.id]
-        assert r.variants == len(c.variants), (c.label, r.failures)
+        assert r.variants == len(c.variants) == len(r.stack), (c.label, r.failures)
         runs.update(c.variants)
+        for name, used in zip(c.variants, r.stack):
+            if used > stack[name]:
+                stack[name], deepest[name] = used, c.label
         if r.failures:
             bad.append(f"case {c.id}: {c.label}\n    " + "\n    ".join(r.failures))
-    print(f"{op} on {core}: {len(ours)} cases in {time.perf_counter() - t0:.1f} s; runs per variant {dict(runs)}")
+    print(f"{op} on {core}: {len(ours)} cases in {time.perf_counter() - t0:.1f} s; runs per variant {dict(runs)}; "
+          f"deepest stack per variant {dict(stack)}")
     assert not bad, f"{len(bad)} of {len(ours)} {op} cases fail on {core}:\n" + "\n".join(bad[:20])
     assert all(r.passed == r.variants for r in results.values())
+    # the stack each run touched (painted, from the caller's stack pointer) is within the
+    # static bound of the op's run() that arenaplan.export.stack_usage gives for this image
+    bound = dc.static_stack_bound(driver(core, work), core, f"ap_{op}_s8_run")
+    over = {name: (used, deepest[name]) for name, used in stack.items() if used > bound.bytes}
+    assert not over, f"run() above its static bound ({bound.describe()}): {over}"
 
 
 @pytest.mark.parametrize("op", list(dc.OPS))

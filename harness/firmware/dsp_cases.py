@@ -23,7 +23,8 @@ import numpy as np
 
 from harness.firmware import build as fw
 
-__all__ = ["OPS", "BUFFERS", "DspCase", "CaseResult", "encode", "write_cases", "build_driver", "run_cases"]
+__all__ = ["OPS", "BUFFERS", "DspCase", "CaseResult", "encode", "write_cases", "build_driver", "run_cases",
+           "static_stack_bound"]
 
 #: Op codes of the record format (dsp_cases_main.c) and each op's params fields, in order.
 OPS = {
@@ -62,6 +63,7 @@ class CaseResult:
     passed: int
     failures: List[str] = field(default_factory=list)
     refused: List[str] = field(default_factory=list)
+    stack: List[int] = field(default_factory=list)   # bytes each variant's run touched, in order
 
 
 def _lib_fn(lib, op: str, verb: str):
@@ -203,4 +205,16 @@ def run_cases(elf: Path, core: str, cases_file: Path, cases: Sequence[DspCase], 
         results[int(line[0])].failures.append(line[1])
     for case_id, name in re.findall(r"^refused (\d+) (\S+)$", log, re.M):
         results[int(case_id)].refused.append(name)
+    for case_id, stacks in re.findall(r"^stack (\d+)((?: \d+)*)$", log, re.M):
+        results[int(case_id)].stack = [int(v) for v in stacks.split()]
     return results
+
+
+def static_stack_bound(elf: Path, core: str, entry: str):
+    """arenaplan.export.stack_usage's bound of ``entry`` (e.g. "ap_conv2d_s8_run") in the
+    runtime compiled for ``core`` and linked into the driver ``elf`` (its call graph; naked
+    routines and library functions read off the disassembly): a StackReport."""
+    from arenaplan.export import stack_usage
+    cpu = fw.ARM_CPUS[core]
+    runtime = fw.cached_runtime(fw.ARM_CC, fw.arm_flags(cpu), cpu.name)
+    return stack_usage([o.with_suffix(".ci") for o in runtime], entry, elf, objects=runtime)

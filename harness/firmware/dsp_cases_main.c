@@ -20,6 +20,8 @@
  * with its input and output at any address, and with its scratch at any address must give
  * them or refuse it with AP_ERR_INVALID_ARGUMENT ("refused <id> <variant>"), never fault;
  * each run is announced ("run <id> <variant> <short index>") so that a fault names it.
+ * After each case, "stack <id> <bytes>..." gives the stack each variant's run touched (with
+ * exactly its scratch), measured from the caller's stack pointer by painting.
  * argv[4]: run only the variants of that name.
  *
  * Record layout (little endian, every field 4-byte aligned; dsp_cases.py writes it):
@@ -125,6 +127,39 @@ static int guards_intact(const uint8_t *p, size_t bytes)
     return 1;
 }
 
+/* The stack a run touches, measured by painting (as arm_main.c does): paint STACK_PAINT bytes
+   below this function's frame, run, and find the lowest word overwritten. */
+enum { STACK_PAINT = 8192, STACK_GAP = 64 };
+static const uint32_t stack_paint_word = 0xA5C3E1F0u;
+
+static __attribute__((noinline)) uintptr_t stack_paint(void)
+{
+    volatile uint32_t here = 0;
+    uintptr_t top = ((uintptr_t)&here - STACK_GAP) & ~(uintptr_t)3;
+    for (uintptr_t a = top - STACK_PAINT; a < top; a += 4) {
+        *(volatile uint32_t *)a = stack_paint_word;
+    }
+    return top;
+}
+
+/* Bytes below sp down to the lowest painted word a run overwrote (sp - top when it stayed
+   above the painted range: an upper bound then). */
+static size_t stack_used(uintptr_t sp, uintptr_t top)
+{
+    uintptr_t a = top - STACK_PAINT;
+    while (a < top && *(volatile uint32_t *)a == stack_paint_word) {
+        a += 4;
+    }
+    return (size_t)(sp - a);
+}
+
+static inline uintptr_t current_sp(void)
+{
+    uintptr_t sp;
+    __asm__ volatile("mov %0, sp" : "=r"(sp));
+    return sp;
+}
+
 typedef struct {
     uint32_t op, id;
     ap_conv2d_params conv;
@@ -155,7 +190,7 @@ static ap_status op_prepare(const layer *L, void *out, size_t bytes, ap_error *e
     }
 }
 
-static ap_status op_run(const layer *L, const ap_variant *v, const void *prepared, const int8_t *in,
+static inline __attribute__((always_inline)) ap_status op_run(const layer *L, const ap_variant *v, const void *prepared, const int8_t *in,
                         int8_t *out, const ap_scratch *scratch, ap_error *err)
 {
     switch (L->op) {
@@ -272,7 +307,7 @@ static void fail(const layer *L, const char *variant, const char *what, long a, 
 /* One run of v with its scratch exactly sized, or buffer `short_index` one byte short
    (-1: none); returns the number of failed checks. With misaligned scratch, a run with
    exactly sized scratch may refuse it (AP_ERR_INVALID_ARGUMENT, nothing written): *refused. */
-static unsigned run_once(const layer *L, const ap_variant *v, int short_index, int *refused)
+static unsigned run_once(const layer *L, const ap_variant *v, int short_index, int *refused, size_t *stack)
 {
     unsigned before = failures;
     const char *name = v->name;
@@ -310,7 +345,9 @@ static unsigned run_once(const layer *L, const ap_variant *v, int short_index, i
     memset(out, OUT_POISON, L->expected.bytes);
     ap_error err;
     ap_error_clear(&err);
+    uintptr_t sp = current_sp(), top = stack_paint();
     ap_status st = op_run(L, v, prep, (const int8_t *)in, (int8_t *)out, scratch, &err);
+    *stack = stack_used(sp, top);
     *refused = short_index < 0 && scratch_off != 0 && st == AP_ERR_INVALID_ARGUMENT;
     if (*refused) {
         printf("refused %lu %s\n", (unsigned long)L->id, name);
@@ -368,6 +405,7 @@ static void run_case(const layer *L)
 {
     unsigned before = failures, passed = 0;
     ap_variant vs[AP_MAX_VARIANTS];
+    size_t stacks[AP_MAX_VARIANTS] = {0};
     uint32_t count = 0;
     ap_error err;
     ap_error_clear(&err);
@@ -405,14 +443,20 @@ static void run_case(const layer *L)
             continue;
         }
         int refused = 0, ignored = 0;
-        unsigned bad = run_once(L, &vs[i], -1, &refused);
+        size_t short_stack = 0;
+        unsigned bad = run_once(L, &vs[i], -1, &refused, &stacks[i]);
         for (uint32_t k = 0; !refused && k < vs[i].scratch_count; k++) {
-            bad += run_once(L, &vs[i], (int)k, &ignored);
+            bad += run_once(L, &vs[i], (int)k, &ignored, &short_stack);
         }
         passed += bad == 0;
     }
     (void)before;
     printf("case %lu %lu %u\n", (unsigned long)L->id, (unsigned long)count, passed);
+    printf("stack %lu", (unsigned long)L->id);
+    for (uint32_t i = 0; i < count; i++) {
+        printf(" %u", (unsigned)stacks[i]);
+    }
+    printf("\n");
 }
 
 int main(int argc, char **argv)
