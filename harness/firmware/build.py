@@ -393,11 +393,18 @@ class QemuRun:
     instructions: List[int] = field(default_factory=list)   # per sample, from the ticks
 
 
-def run_elf(elf: Path, cpu: ArmCpu, icount: bool = True, timeout: float = 300) -> str:
+def run_elf(elf: Path, cpu: ArmCpu, icount: bool = True, timeout: float = 300,
+            args: Sequence[str] = ()) -> str:
     """Run an image on cpu's board under QEMU; returns its semihosting output (the run
-    must exit 0 and print "done")."""
+    must exit 0 and print "done"). ``args`` become the program's argv[1:] (semihosting's
+    command line; none may hold a comma)."""
+    config = "enable=on,target=native"
+    if args:
+        if any("," in str(a) for a in args):
+            raise ValueError(f"a semihosting argument holds a comma: {args}")
+        config += "".join(f",arg={a}" for a in [elf.name, *args])
     cmd = ["qemu-system-arm", "-M", cpu.machine, "-nographic", "-semihosting-config",
-           "enable=on,target=native", "-kernel", elf, "-monitor", "none", "-serial", "none"]
+           config, "-kernel", elf, "-monitor", "none", "-serial", "none"]
     if icount:
         cmd += ["-icount", "shift=0"]
     proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, timeout=timeout)
