@@ -415,19 +415,13 @@ def test_inputs_and_outputs_at_any_address(cases, work, op):
         assert not bad, f"{len(bad)} cases fail with input and output {offset} bytes off:\n" + "\n".join(bad[:20])
 
 
-_SCRATCH_FAULTS = {
-    "conv2d": "im2col16_rows_2, im2col16_rows_4, im2col16w_rows_4 and strip16 fault (HardFault) on scratch 1 or 2 "
-              "bytes past a word boundary, where conv2d.h says scratch needs no alignment",
-}
-
-
-@pytest.mark.parametrize("op", [pytest.param(op, marks=pytest.mark.xfail(strict=True, reason=_SCRATCH_FAULTS[op]))
-                                if op in _SCRATCH_FAULTS else op for op in dc.OPS])
+@pytest.mark.parametrize("op", dc.OPS)
 def test_scratch_at_any_address_is_used_or_refused(cases, work, op):
     """Every variant on the M4 with each scratch buffer 1 or 2 bytes past its alignment either
     gives the same bytes (and refuses one byte less) or refuses the buffer with
     AP_ERR_INVALID_ARGUMENT, writing nothing (padded_rows and planar ask 2 and 4 bytes,
-    smlad_x16 4); none faults."""
+    smlad_x16, widened, widened_pairs, im2col16_rows, im2col16w_rows and strip16 4); none
+    faults."""
     ours = cases[op]
     path = dc.write_cases(work / f"{op}.bin", ours)
     refused = Counter()
