@@ -608,6 +608,22 @@ enum { DW_WD_BIAS = 0, DW_WD_W = 4, DW_WD_M = 22, DW_WD_ROUND = 26, DW_WD_E = 30
 /* t += 2a + (a < 0 ? -1 : 0) */
 #define DW_WT_ROUND(t, a) "add " t ", " t ", " a ", lsl #1\n\t" "add " t ", " t ", " a ", asr #31\n\t"
 
+/* A group's four outputs from its sums in r4-r7, the block's next words at r3 (the
+   multipliers, the rounding terms, the shifts), then on to the next group unless the last
+   shift word's bit 8 ends the row: the same in widened and widened_pairs. */
+#define DW_W_GROUP_OUT                                                                     \
+    "ldm r3!, {r8-r11}\n\t"                                                                \
+    "smmulr r4, r4, r8\n\t"                                                                \
+    "smmulr r5, r5, r9\n\t"                                                                \
+    "smmulr r6, r6, r10\n\t"                                                               \
+    "smmulr r7, r7, r11\n\t"                                                               \
+    "ldm r3!, {r8-r11}\n\t"                                                                \
+    DW_WT_ROUND("r8", "r4") DW_WT_ROUND("r9", "r5") DW_WT_ROUND("r10", "r6") DW_WT_ROUND("r11", "r7") \
+    "ldm r3!, {r4-r7}\n\t"                                                                 \
+    DW_WQ("r8", "r4") DW_WQ("r9", "r5") DW_WQ("r10", "r6") DW_WQ("r11", "r7")               \
+    "tst r7, #256\n\t"                                                                     \
+    "beq 1b\n\t"
+
 /* One output row's pixels, every group of each: the routine's arguments (byte offsets fixed:
    the asm reads them). */
 typedef struct dw_wrow3 {
@@ -660,17 +676,7 @@ static AP_DW_ASM_FN void dw_wrow3_run(const dw_wrow3 *r __attribute__((unused)))
                      "add r2, r2, lr\n\t"
                      DW_WT("[r0]", "[r3], #72")
                      "add r0, r0, lr\n\t"
-                     "ldm r3!, {r8-r11}\n\t"
-                     "smmulr r4, r4, r8\n\t"
-                     "smmulr r5, r5, r9\n\t"
-                     "smmulr r6, r6, r10\n\t"
-                     "smmulr r7, r7, r11\n\t"
-                     "ldm r3!, {r8-r11}\n\t"
-                     DW_WT_ROUND("r8", "r4") DW_WT_ROUND("r9", "r5") DW_WT_ROUND("r10", "r6") DW_WT_ROUND("r11", "r7")
-                     "ldm r3!, {r4-r7}\n\t"
-                     DW_WQ("r8", "r4") DW_WQ("r9", "r5") DW_WQ("r10", "r6") DW_WQ("r11", "r7")
-                     "tst r7, #256\n\t"
-                     "beq 1b\n\t"
+                     DW_W_GROUP_OUT
                      "ldr r8, [sp, #12]\n\t"
                      "sub r0, r0, r8\n\t"
                      "sub r1, r1, r8\n\t"
@@ -777,17 +783,7 @@ static AP_DW_ASM_FN void dw_wpair_run(const dw_wpair *r __attribute__((unused)))
                      "ldrd r10, r11, [r3], #72\n\t"
                      "smlad r4, r8, r10, r4\n\t"
                      "smlad r5, r9, r11, r5\n\t"
-                     "ldm r3!, {r8-r11}\n\t"
-                     "smmulr r4, r4, r8\n\t"
-                     "smmulr r5, r5, r9\n\t"
-                     "smmulr r6, r6, r10\n\t"
-                     "smmulr r7, r7, r11\n\t"
-                     "ldm r3!, {r8-r11}\n\t"
-                     DW_WT_ROUND("r8", "r4") DW_WT_ROUND("r9", "r5") DW_WT_ROUND("r10", "r6") DW_WT_ROUND("r11", "r7")
-                     "ldm r3!, {r4-r7}\n\t"
-                     DW_WQ("r8", "r4") DW_WQ("r9", "r5") DW_WQ("r10", "r6") DW_WQ("r11", "r7")
-                     "tst r7, #256\n\t"
-                     "beq 1b\n\t"
+                     DW_W_GROUP_OUT
                      "ldr r8, [sp, #8]\n\t"
                      "sub r0, r0, r8\n\t"
                      "ldr r8, [sp, #12]\n\t"
