@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "io.h"
+#include "stack_paint.h"
 
 void ap_io_report(int status, long long op, const char *message)
 {
@@ -23,7 +24,6 @@ void ap_io_report(int status, long long op, const char *message)
 #define SYST_CVR (*(volatile uint32_t *)0xE000E018u)
 
 enum { AP_PAINT_BYTES = 64 * 1024, AP_PAINT_GAP = 256 };
-static const uint32_t ap_paint = 0xA5C3E1F0u;
 
 extern volatile uint32_t ap_systick_wraps;
 
@@ -35,35 +35,6 @@ static uint64_t ap_ticks(void)
         cvr = SYST_CVR;
     } while (wraps != ap_systick_wraps);
     return (uint64_t)wraps * 0x1000000u + (0xFFFFFFu - cvr);
-}
-
-/* Paint the stack below this function's frame; return the painted range's top. */
-static __attribute__((noinline)) uintptr_t ap_stack_paint(void)
-{
-    volatile uint32_t here = 0;
-    uintptr_t top = ((uintptr_t)&here - AP_PAINT_GAP) & ~(uintptr_t)3;
-    for (uintptr_t a = top - AP_PAINT_BYTES; a < top; a += 4) {
-        *(volatile uint32_t *)a = ap_paint;
-    }
-    return top;
-}
-
-/* Bytes of stack used below `sp`: down to the lowest painted word overwritten since
-   (at most sp - top when the run stayed above the painted range). */
-static size_t ap_stack_used(uintptr_t sp, uintptr_t top)
-{
-    uintptr_t a = top - AP_PAINT_BYTES;
-    while (a < top && *(volatile uint32_t *)a == ap_paint) {
-        a += 4;
-    }
-    return (size_t)(sp - a);
-}
-
-static inline uintptr_t ap_sp(void)
-{
-    uintptr_t sp;
-    __asm__ volatile("mov %0, sp" : "=r"(sp));
-    return sp;
 }
 
 static uint8_t ap_outputs_buffer[4096];
@@ -96,11 +67,11 @@ int main(void)
             inputs[i] = x + at;
         }
         uintptr_t sp = ap_sp();
-        uintptr_t top = ap_stack_paint();
+        uintptr_t top = ap_stack_paint(AP_PAINT_BYTES, AP_PAINT_GAP);
         uint64_t t0 = ap_ticks();
         int status = ap_io_invoke(inputs, outputs);
         uint64_t t1 = ap_ticks();
-        size_t used = ap_stack_used(sp, top);
+        size_t used = ap_stack_used(sp, top, AP_PAINT_BYTES);
         if (used > stack) {
             stack = used;
         }

@@ -41,6 +41,7 @@
 #include "arenaplan/depthwise_conv2d.h"
 #include "arenaplan/fully_connected.h"
 #include "arenaplan/status.h"
+#include "stack_paint.h"
 
 enum { OP_CONV2D = 0, OP_DEPTHWISE = 1, OP_FULLY_CONNECTED = 2 };
 enum { GUARD = 64, POISON = 0xA5, OUT_POISON = 0x5A, MAX_CHANNELS = 4096 };
@@ -127,38 +128,8 @@ static int guards_intact(const uint8_t *p, size_t bytes)
     return 1;
 }
 
-/* The stack a run touches, measured by painting (as arm_main.c does): paint STACK_PAINT bytes
-   below this function's frame, run, and find the lowest word overwritten. */
+/* The stack a run touches (stack_paint.h): STACK_PAINT bytes painted below the frame. */
 enum { STACK_PAINT = 8192, STACK_GAP = 64 };
-static const uint32_t stack_paint_word = 0xA5C3E1F0u;
-
-static __attribute__((noinline)) uintptr_t stack_paint(void)
-{
-    volatile uint32_t here = 0;
-    uintptr_t top = ((uintptr_t)&here - STACK_GAP) & ~(uintptr_t)3;
-    for (uintptr_t a = top - STACK_PAINT; a < top; a += 4) {
-        *(volatile uint32_t *)a = stack_paint_word;
-    }
-    return top;
-}
-
-/* Bytes below sp down to the lowest painted word a run overwrote (sp - top when it stayed
-   above the painted range: an upper bound then). */
-static size_t stack_used(uintptr_t sp, uintptr_t top)
-{
-    uintptr_t a = top - STACK_PAINT;
-    while (a < top && *(volatile uint32_t *)a == stack_paint_word) {
-        a += 4;
-    }
-    return (size_t)(sp - a);
-}
-
-static inline uintptr_t current_sp(void)
-{
-    uintptr_t sp;
-    __asm__ volatile("mov %0, sp" : "=r"(sp));
-    return sp;
-}
 
 typedef struct {
     uint32_t op, id;
@@ -345,9 +316,9 @@ static unsigned run_once(const layer *L, const ap_variant *v, int short_index, i
     memset(out, OUT_POISON, L->expected.bytes);
     ap_error err;
     ap_error_clear(&err);
-    uintptr_t sp = current_sp(), top = stack_paint();
+    uintptr_t sp = ap_sp(), top = ap_stack_paint(STACK_PAINT, STACK_GAP);
     ap_status st = op_run(L, v, prep, (const int8_t *)in, (int8_t *)out, scratch, &err);
-    *stack = stack_used(sp, top);
+    *stack = ap_stack_used(sp, top, STACK_PAINT);
     *refused = short_index < 0 && scratch_off != 0 && st == AP_ERR_INVALID_ARGUMENT;
     if (*refused) {
         printf("refused %lu %s\n", (unsigned long)L->id, name);
