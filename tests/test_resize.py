@@ -172,6 +172,12 @@ def test_kernel_params_are_checked(tmp_path):
         _core.kernel_variants(k.code, dict(k.spec, height_scale_10=1024))
     with pytest.raises(ValueError, match=r"resize_bilinear: width_scale_10 2147483647 over 6 outputs overflows int32"):
         _core.kernel_variants(k.code, dict(k.spec, width_scale_10=2 ** 31 - 1))
+    with pytest.raises(ValueError, match=r"resize_bilinear: half_pixel_centers 2 must be 0 or 1"):
+        _core.kernel_variants(k.code, dict(k.spec, half_pixel_centers=2))
+    model = load(T.resize("RESIZE_BILINEAR", "float32", shape=(1, 4, 4, 3), size=(8, 6)), tmp_path, "f32")
+    (k,) = PlanContext.build(model, isa="portable", reference="litert").kernels
+    with pytest.raises(ValueError, match=r"resize_bilinear float32: half_pixel_centers -1 must be 0 or 1"):
+        _core.kernel_variants(k.code, dict(k.spec, half_pixel_centers=-1), 0, k.types)
 
 
 # --- float32: every variant (tests/test_type_rows.py holds the NaN and infinity cases) -----------

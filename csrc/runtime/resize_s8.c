@@ -254,18 +254,27 @@ static ap_status bilinear_check_axis(int32_t scale_10, int32_t half_pixel_center
     return AP_OK;
 }
 
+/* What the int8 and float32 RESIZE_BILINEAR rows check alike: the geometry
+   (resize_check_geometry) and half_pixel_centers 0 or 1. */
+static ap_status bilinear_check_shape(const int32_t *dims, int32_t half_pixel_centers, const char *op,
+                                      size_t *output_count, ap_error *error)
+{
+    ap_status st = resize_check_geometry(dims, op, output_count, error);
+    if (st == AP_OK && half_pixel_centers != 0 && half_pixel_centers != 1) {
+        st = AP_OPS_INVALID(error, "%s: half_pixel_centers %d must be 0 or 1", op, (int)half_pixel_centers);
+    }
+    return st;
+}
+
 static ap_status bilinear_check(const ap_resize_bilinear_params *p, size_t *output_count, ap_error *error)
 {
     if (p == NULL) {
         return AP_OPS_INVALID(error, BILINEAR_OP ": params must not be NULL");
     }
     const int32_t dims[6] = {p->batches, p->input_h, p->input_w, p->channels, p->output_h, p->output_w};
-    ap_status st = resize_check_geometry(dims, BILINEAR_OP, output_count, error);
+    ap_status st = bilinear_check_shape(dims, p->half_pixel_centers, BILINEAR_OP, output_count, error);
     if (st != AP_OK) {
         return st;
-    }
-    if (p->half_pixel_centers != 0 && p->half_pixel_centers != 1) {
-        return AP_OPS_INVALID(error, BILINEAR_OP ": half_pixel_centers %d must be 0 or 1", (int)p->half_pixel_centers);
     }
     st = bilinear_check_axis(p->height_scale_10, p->half_pixel_centers, p->input_h, p->output_h, "height", error);
     return st != AP_OK ? st : bilinear_check_axis(p->width_scale_10, p->half_pixel_centers, p->input_w,
@@ -443,13 +452,9 @@ static ap_status bilinear_f32_check(const ap_resize_bilinear_f32_params *p, size
         return AP_OPS_INVALID(error, BILINEAR_F32_OP ": params must not be NULL");
     }
     const int32_t dims[6] = {p->batches, p->input_h, p->input_w, p->channels, p->output_h, p->output_w};
-    ap_status st = resize_check_geometry(dims, BILINEAR_F32_OP, output_count, error);
+    ap_status st = bilinear_check_shape(dims, p->half_pixel_centers, BILINEAR_F32_OP, output_count, error);
     if (st != AP_OK) {
         return st;
-    }
-    if (p->half_pixel_centers != 0 && p->half_pixel_centers != 1) {
-        return AP_OPS_INVALID(error, BILINEAR_F32_OP ": half_pixel_centers %d must be 0 or 1",
-                              (int)p->half_pixel_centers);
     }
     /* positions stay below 2^24 + 1, so floorf and ceilf convert to int32 exactly */
     const float limit_h = 16777216.0f / (float)p->output_h, limit_w = 16777216.0f / (float)p->output_w;
