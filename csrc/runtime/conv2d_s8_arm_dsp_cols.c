@@ -550,7 +550,7 @@ static inline __attribute__((always_inline)) void conv_dsp_im2col16(const ap_con
     const int direct_rows = ap_conv2d_gemm_1x1_applies(c->p) && c->k == c->k_pad;
 #if CONV_DSP_TILE_ASM
     const int form = conv_dsp_tile_form(c);
-    conv_dsp_tile tile = {NULL, (uint32_t)(groups / 2), (uint32_t)(groups % 2), (int32_t)oc_n,
+    conv_dsp_tile tile = {cols, (uint32_t)(groups / 2), (uint32_t)(groups % 2), (int32_t)oc_n,
                           2 * c->output_offset + 1, 0, {0}, {0}, {0}, c->output_offset};
     const int32_t e_less = conv_dsp_tile_e(form, 0);   /* e = e_less - shift */
     void (*const run_block)(const conv_dsp_tile *, const int8_t *, int8_t *) =
@@ -570,7 +570,6 @@ static inline __attribute__((always_inline)) void conv_dsp_im2col16(const ap_con
         }
 #if CONV_DSP_TILE_ASM
         if (form != CONV_DSP_TILE_C && n == cols16) {
-            tile.cols = cols;
             for (size_t oc = 0; oc < oc_n; oc += AP_CONV2D_OB) {
                 const size_t nch = oc_n - oc < AP_CONV2D_OB ? oc_n - oc : AP_CONV2D_OB;
                 tile.channels = (uint32_t)nch;
