@@ -22,7 +22,6 @@ from typing import Dict, List, Optional
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from harness.firmware import build as fw
@@ -39,24 +38,12 @@ from ops_harness import requant_arrays  # noqa: E402
 CORES = ["cortex-m4", "cortex-m7", "cortex-m33"]
 #: draws per op (the host tests' max_examples are 250, 60 and 80)
 COUNTS = {"conv2d": 1000, "depthwise_conv2d": 500, "fully_connected": 400}
+#: the case sets, each one op (run in one emulator run per core)
+OPS = list(COUNTS)
 
 _MISSING = fw.missing_arm_tools()
 pytestmark = pytest.mark.skipif(bool(_MISSING), reason=f"Cortex-M toolchain not installed ({', '.join(_MISSING)}); "
                                 "apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm")
-
-
-def draws(strategy, count: int) -> list:
-    """``count`` examples of ``strategy``, the same on every run (derandomised, generation only)."""
-    found = []
-
-    @settings(max_examples=count, derandomize=True, database=None, deadline=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
-    @given(strategy)
-    def collect(example):
-        found.append(example)
-
-    collect()
-    return found
 
 
 def pruned(bias: Optional[np.ndarray], channels: int, multiplier: np.ndarray, shift: np.ndarray):
@@ -307,7 +294,7 @@ def cases(ffi, lib) -> Dict[str, List[dc.DspCase]]:
     out = {}
     for op, strategy in strategies().items():
         ids = itertools.count()
-        out[op] = [c for d in draws(strategy, COUNTS[op]) for c in MAKERS[op](ffi, lib, d, ids)]
+        out[op] = [c for d in dc.draws(strategy, COUNTS[op]) for c in MAKERS[op](ffi, lib, d, ids)]
         out[op] += named_cases(ffi, lib, op, len(out[op]))
         out[op] += real_layers(ffi, lib, op, len(out[op]))
     print(f"cases made in {time.perf_counter() - t0:.1f} s: "
@@ -369,40 +356,17 @@ def test_the_driver_reports_a_wrong_output_and_a_wrong_variant_list(ffi, lib, wo
 
 
 @pytest.mark.parametrize("board_core", CORES)
-@pytest.mark.parametrize("op", list(dc.OPS))
+@pytest.mark.parametrize("op", OPS)
 def test_every_arm_dsp_variant_on_the_core(cases, work, op, board_core):
     """Every arm-dsp variant of every case on ``core``: the expected output with exactly its
     scratch between guard bytes, AP_ERR_SCRATCH_TOO_SMALL and the output untouched with one
     byte too few, nothing written outside its buffers, the core's variant list and blob the
     host's, the stack it touched within run()'s static bound."""
-    core = board_core
     ours = cases[op]
-    path = dc.write_cases(work / f"{op}.bin", ours)
-    t0 = time.perf_counter()
-    results = dc.run_cases(driver(core, work), core, path, ours)
-    runs, stack, deepest = Counter(), Counter(), {}
-    bad = []
-    for c in ours:
-        r = results[c.id]
-        assert r.variants == len(c.variants) == len(r.stack), (c.label, r.failures)
-        runs.update(c.variants)
-        for name, used in zip(c.variants, r.stack):
-            if used > stack[name]:
-                stack[name], deepest[name] = used, c.label
-        if r.failures:
-            bad.append(f"case {c.id}: {c.label}\n    " + "\n    ".join(r.failures))
-    print(f"{op} on {core}: {len(ours)} cases in {time.perf_counter() - t0:.1f} s; runs per variant {dict(runs)}; "
-          f"deepest stack per variant {dict(stack)}")
-    assert not bad, f"{len(bad)} of {len(ours)} {op} cases fail on {core}:\n" + "\n".join(bad[:20])
-    assert all(r.passed == r.variants for r in results.values())
-    # the stack each run touched (painted, from the caller's stack pointer) is within the
-    # static bound of the op's run() that arenaplan.export.stack_usage gives for this image
-    bound = dc.static_stack_bound(driver(core, work), core, f"ap_{op}_s8_run")
-    over = {name: (used, deepest[name]) for name, used in stack.items() if used > bound.bytes}
-    assert not over, f"run() above its static bound ({bound.describe()}): {over}"
+    print(dc.check_on_core(driver(board_core, work), board_core, dc.write_cases(work / f"{op}.bin", ours), ours, op))
 
 
-@pytest.mark.parametrize("op", list(dc.OPS))
+@pytest.mark.parametrize("op", OPS)
 def test_inputs_and_outputs_at_any_address(cases, work, op):
     """Every variant on the M4 gives the same bytes with its input and output 1 or 2 bytes past
     a 16-byte boundary (the C API asks no alignment of them)."""
@@ -415,7 +379,7 @@ def test_inputs_and_outputs_at_any_address(cases, work, op):
         assert not bad, f"{len(bad)} cases fail with input and output {offset} bytes off:\n" + "\n".join(bad[:20])
 
 
-@pytest.mark.parametrize("op", dc.OPS)
+@pytest.mark.parametrize("op", OPS)
 def test_scratch_at_any_address_is_used_or_refused(cases, work, op):
     """Every variant on the M4 with each scratch buffer 1 or 2 bytes past its alignment either
     gives the same bytes (and refuses one byte less) or refuses the buffer with

@@ -1,50 +1,54 @@
-"""The arm-dsp CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED kernels on a Cortex-M under QEMU,
-through the C API, on cases made on the host (tests/test_dsp_kernels_on_qemu.py).
+"""The arm-dsp kernels on a Cortex-M under QEMU, through the op table's entry points, on cases
+made on the host (tests/test_dsp_kernels_on_qemu.py).
 
-A case is one layer: its params (a cffi ``ap_<op>_params *``), filter, bias and input, and
-its reference output (the NumPy reference of TFLite's kernel). ``encode`` packs the blob for
-arm-dsp on the host (the blob does not depend on the CPU), runs the portable "direct" variant
-on it through cffi, checks that output against the reference (it becomes the expected output
-on the core) and lists the arm-dsp variants; ``write_cases`` puts the records in one file,
-``build_driver`` links dsp_cases_main.c with the runtime compiled for a core (cached), and
-``run_cases`` runs that image once under QEMU on the file: for every case and variant, the
-run with exactly its scratch between poisoned guard bytes and, for each scratch buffer, with
-that buffer one byte short (dsp_cases_main.c says what it checks).
+A case is one node of a row of the op table (arenaplan/ops.h): its params (a spec, {field:
+value}, as ``_core`` takes it), its inputs and state, the filter and bias a weighted row
+prepares, and its reference output (the NumPy reference of TFLite's kernel). ``encode_node``
+packs the blob for arm-dsp on the host (the blob does not depend on the CPU), runs the
+portable variant on it (the row's first) through the executor, checks that output against
+the reference (it becomes the expected output and state on the core) and lists the arm-dsp
+variants; ``encode`` does the same from a cffi params struct. ``write_cases`` puts the
+records in one file, ``build_driver`` links dsp_cases_main.c with the runtime compiled for a
+core (cached), and ``run_cases`` runs that image once under QEMU on the file: for every case
+and variant, the run with exactly its scratch between poisoned guard bytes and, for each
+scratch buffer, with that buffer one byte short (dsp_cases_main.c says what it checks).
 """
 from __future__ import annotations
 
 import re
 import struct
+import subprocess
+import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
+from arenaplan import _core
 from harness.firmware import build as fw
 
-__all__ = ["OPS", "BUFFERS", "DspCase", "CaseResult", "encode", "write_cases", "build_driver", "run_cases",
-           "static_stack_bound"]
+__all__ = ["ROWS", "BUFFERS", "DspCase", "CaseResult", "encode_node", "encode", "spec_of", "write_cases",
+           "build_driver", "runtime_objects", "run_cases", "draws", "check_on_core", "static_stack_bound"]
 
-#: Op codes of the record format (dsp_cases_main.c) and each op's params fields, in order.
-OPS = {
-    "conv2d": (0, ("batches", "input_h", "input_w", "input_c", "output_h", "output_w", "output_c",
-                   "filter_h", "filter_w", "stride_h", "stride_w", "dilation_h", "dilation_w",
-                   "pad_h", "pad_w", "input_offset")),
-    "depthwise_conv2d": (1, ("batches", "input_h", "input_w", "input_c", "output_h", "output_w",
-                             "output_c", "filter_h", "filter_w", "stride_h", "stride_w", "dilation_h",
-                             "dilation_w", "pad_h", "pad_w", "depth_multiplier", "input_offset")),
-    "fully_connected": (2, ("batches", "input_depth", "output_depth", "input_offset", "filter_offset",
-                            "reference")),
-}
-_MAGIC = 0x43515041  # "APQC"
+#: The op table's rows by (TFLite name, tensor types): code, types code, params fields, has_blob.
+ROWS = {(row["name"], row["types"]): row for row in _core.ops()}
+#: The ISAs' codes by name.
+ISAS = {name: code for code, name, *_ in _core.isas()}
+#: The C API ops of encode's cffi params, by the name tests use.
+CFFI_ROWS = {"conv2d": ("CONV_2D", "s8"), "depthwise_conv2d": ("DEPTHWISE_CONV_2D", "s8"),
+             "fully_connected": ("FULLY_CONNECTED", "s8")}
+_MAGIC = 0x44515041  # "APQD"
+_NO_ARRAY = 0xFFFFFFFF
 _RECORD_MAX = 3 << 19   # dsp_cases_main.c's record buffer
 _ARENA = 4 << 19        # and its arena
+_ARRAY_POOL = 10240 * 8  # and the pool of the params' arrays
 
 
 @dataclass
 class DspCase:
-    """One encoded layer: its op, id, a label for messages, the arm-dsp variants (names,
+    """One encoded node: its row's name, id, a label for messages, the arm-dsp variants (names,
     families and scratch bytes) and the record the driver reads."""
     op: str
     id: int
@@ -64,96 +68,127 @@ class CaseResult:
     failures: List[str] = field(default_factory=list)
     refused: List[str] = field(default_factory=list)
     stack: List[int] = field(default_factory=list)   # bytes each variant's run touched, in order
+    entry: int = 0     # the address of the row's run entry in the driver image
 
 
-def _lib_fn(lib, op: str, verb: str):
-    return getattr(lib, f"ap_{op}_s8_{verb}")
+def _value(ftype: str, v) -> bytes:
+    """A params value in the record's 8-byte form."""
+    if ftype in ("float32", "float64[]"):
+        return struct.pack("<d", float(v))
+    return struct.pack("<q", int(v))
 
 
-def _variants(ffi, lib, op: str, params, isa) -> list:
-    out = ffi.new("ap_variant[]", lib.AP_MAX_VARIANTS)
-    count = ffi.new("uint32_t *")
-    err = ffi.new("ap_error *")
-    status = _lib_fn(lib, op, "variants")(params, isa, out, lib.AP_MAX_VARIANTS, count, err)
-    if status != lib.AP_OK:
-        raise ValueError(f"{op} variants: {ffi.string(err.message).decode()}")
-    return [_one(ffi, out[i]) for i in range(count[0])]
+def _params(row: dict, spec: dict) -> bytes:
+    """The spec's fields in the row's order (dsp_cases_main.c's read_params)."""
+    out = [struct.pack("<I", len(row["params"]))]
+    for name, ftype, count, *_ in row["params"]:
+        value = spec[name]
+        if count == 0:
+            if value is None:
+                out.append(struct.pack("<I", _NO_ARRAY))
+                continue
+            values = list(value)
+            out.append(struct.pack("<I", len(values)))
+        else:
+            values = [value] if count == 1 else list(value)
+            assert len(values) == count, (name, value)
+        out += [_value(ftype, v) for v in values]
+    return b"".join(out)
+
+
+def _buffer(a: Optional[np.ndarray]) -> bytes:
+    """bytes, element size, data padded to 4 (None: an empty buffer)."""
+    a = np.zeros(0, np.int8) if a is None else np.ascontiguousarray(a)
+    data = a.tobytes()
+    return struct.pack("<II", len(data), a.itemsize) + data + b"\0" * (-len(data) % 4)
+
+
+def encode_node(op: str, types: str, spec: dict, inputs: Sequence[np.ndarray], reference: np.ndarray, case_id: int,
+                label: str = "", *, states: Sequence[np.ndarray] = (), filter: Optional[np.ndarray] = None,
+                bias: Optional[np.ndarray] = None, expected: Optional[np.ndarray] = None) -> DspCase:
+    """The record of one node of the row (op, types) (see the module docstring). ``reference``
+    is the NumPy reference's output, which the portable variant on the arm-dsp blob must give
+    here first (AssertionError if not); the state it leaves is what the core must leave.
+    ``expected`` what the core must give (default: reference; a test of the driver itself
+    passes a wrong one). ValueError when the node does not fit the driver's buffers."""
+    row = ROWS[(op, types)]
+    code, tcode = row["code"], row["types_code"]
+    inputs = [np.ascontiguousarray(x) for x in inputs]
+    reference = np.ascontiguousarray(reference)
+    prepared = np.zeros(0, np.uint8)
+    if row["has_blob"]:
+        prepared = np.frombuffer(bytes(_core.kernel_prepare(code, spec, np.ascontiguousarray(filter).reshape(-1),
+                                                            None if bias is None else np.ascontiguousarray(bias).reshape(-1),
+                                                            ISAS["arm-dsp"], tcode)), np.uint8)
+    portable = _core.kernel_variants(code, spec, ISAS["portable"], tcode)[0]
+    got = np.full(reference.shape, 0x5A, np.uint8).view(reference.dtype) if reference.dtype.itemsize == 1 \
+        else np.zeros_like(reference)
+    after = [np.array(s, copy=True) for s in states]
+    _core.kernel_run(code, spec, prepared if row["has_blob"] else None, portable[1:3] + (portable[6],),
+                     [x.reshape(-1) for x in inputs], got, after, tcode)
+    assert np.array_equal(got, reference), f"{label}: the portable kernel on the arm-dsp blob != reference"
+    expected = reference if expected is None else np.ascontiguousarray(expected, dtype=reference.dtype)
+
+    dsp = _core.kernel_variants(code, spec, ISAS["arm-dsp"], tcode)
+    out = [struct.pack("<III", code, tcode, case_id), _params(row, spec), struct.pack("<I", len(inputs)),
+           *map(_buffer, inputs), struct.pack("<I", len(states)), *map(_buffer, states), *map(_buffer, after),
+           _buffer(filter), _buffer(bias), _buffer(prepared), _buffer(expected), struct.pack("<I", len(dsp))]
+    for name, kind, param, scratch, _macs, _in_place, _isa, _family in dsp:
+        n = len(scratch)
+        out += [struct.pack("<iiI", kind, param, n),
+                struct.pack("<8I", *[scratch[k][0] if k < n else 0 for k in range(4)],
+                            *[scratch[k][1] if k < n else 0 for k in range(4)]),
+                name.encode()[:31].ljust(32, b"\0")]
+    body = b"".join(out)
+    sizes = [[int(b) for b, _ in v[3]] for v in dsp]
+    # the driver keeps the record and carves inputs, output, state, blob and the largest
+    # variant's scratch out of its arena, each between guards
+    need = sum(x.nbytes for x in inputs) + 2 * expected.nbytes + prepared.nbytes + sum(s.nbytes for s in states) \
+        + max((sum(s) for s in sizes), default=0)
+    arrays = sum(8 * len(spec[f[0]]) for f in row["params"] if f[2] == 0 and spec[f[0]] is not None)
+    if len(body) > _RECORD_MAX or need + 64 * 1024 > _ARENA or arrays > _ARRAY_POOL:
+        raise ValueError(f"{label}: too large for the driver (record {len(body)} B, arena {need} B, "
+                         f"params arrays {arrays} B)")
+    return DspCase(op, case_id, label, [v[0] for v in dsp], [v[7] for v in dsp], sizes,
+                   struct.pack("<II", _MAGIC, len(body)) + body)
+
+
+def spec_of(ffi, row: dict, params) -> dict:
+    """The spec of a cffi params struct of the row: each field by its C designator, a pointer
+    field as the list of its elements (its length field's count, 1 where its ``per`` field is
+    0) or None."""
+    def get(name):
+        v = params
+        for part in name.split("."):
+            v = getattr(v, part)
+        return v
+    spec = {}
+    for name, _ftype, count, length, per, optional in row["params"]:
+        v = get(name)
+        if count == 0:
+            n = int(get(length)) if per is None or get(per) else 1
+            if v == ffi.NULL and not optional:
+                # FULLY_CONNECTED's requant arrays beside real_scale: the C API lets them be NULL
+                # as the kernel does not read them; the op table's row asks for values
+                v = [(1 << 30) if name.endswith("multiplier") else 0] * n
+            spec[name] = None if v == ffi.NULL else [v[i] for i in range(n)]
+        else:
+            spec[name] = v if count == 1 else list(v)
+    return spec
 
 
 def encode(ffi, lib, op: str, params, filter: np.ndarray, bias: Optional[np.ndarray], x: np.ndarray,
            reference: np.ndarray, case_id: int, label: str = "", expected: Optional[np.ndarray] = None
            ) -> DspCase:
-    """The record of one layer (see the module docstring). ``params`` is the op's cffi params
-    (requant arrays and real_scale read through it); ``reference`` the NumPy reference's
-    output, which the portable kernel on the arm-dsp blob must give here first
-    (AssertionError if not); ``expected`` what the core must give (default: reference; a
-    test of the driver itself passes a wrong one). ValueError when the layer does not fit
-    the driver's buffers."""
-    code, names = OPS[op]
-    err = ffi.new("ap_error *")
-    size = ffi.new("size_t *")
-    if _lib_fn(lib, op, "prepared_size")(params, size, err) != lib.AP_OK:
-        raise ValueError(f"{op} prepared_size: {ffi.string(err.message).decode()}")
-    prepared = np.zeros(size[0] + 16, np.uint8)
-    at = (-prepared.ctypes.data) % 16
-    blob = prepared[at:at + size[0]]
-    w = np.ascontiguousarray(filter, dtype=np.int8)
-    b = None if bias is None else np.ascontiguousarray(bias, dtype=np.int32)
-    b_ptr = ffi.NULL if b is None else ffi.cast("int32_t *", ffi.from_buffer(b))
-    status = _lib_fn(lib, op, "prepare")(params, lib.AP_ISA_ARM_DSP, ffi.cast("int8_t *", ffi.from_buffer(w)),
-                                          b_ptr, ffi.cast("void *", blob.ctypes.data), size[0], err)
-    if status != lib.AP_OK:
-        raise ValueError(f"{op} prepare: {ffi.string(err.message).decode()}")
-    xs = np.ascontiguousarray(x, dtype=np.int8)
-    reference = np.ascontiguousarray(reference, dtype=np.int8)
-    got = np.full(reference.size, 0x5A, np.uint8).view(np.int8)
-    direct = _variants(ffi, lib, op, params, lib.AP_ISA_PORTABLE)[0]
-    status = _lib_fn(lib, op, "run")(params, direct,
-                                      ffi.cast("void *", blob.ctypes.data),
-                                      ffi.cast("int8_t *", ffi.from_buffer(xs)), ffi.cast("int8_t *", ffi.from_buffer(got)),
-                                      ffi.NULL, 0, err)
-    assert status == lib.AP_OK, f"{label}: portable direct: {ffi.string(err.message).decode()}"
-    assert np.array_equal(got, reference.reshape(-1)), f"{label}: portable direct on the arm-dsp blob != reference"
-    expected = reference if expected is None else np.ascontiguousarray(expected, dtype=np.int8)
-
-    dsp = _variants(ffi, lib, op, params, lib.AP_ISA_ARM_DSP)
-    q = params.requant
-    channels = getattr(params, "output_c", None) or getattr(params, "output_depth")
-    nmult = 0 if q.multiplier == ffi.NULL else (channels if q.per_channel else 1)
-    real = []
-    if op == "fully_connected" and params.real_scale != ffi.NULL:
-        real = [params.real_scale[i] for i in range(channels if q.per_channel else 1)]
-    out = [struct.pack("<III", code, case_id, len(names)),
-           struct.pack(f"<{len(names)}i", *(getattr(params, n) for n in names)),
-           struct.pack("<iiiiI", q.per_channel, q.output_offset, q.activation_min, q.activation_max, nmult),
-           struct.pack(f"<{2 * nmult}i", *[q.multiplier[i] for i in range(nmult)], *[q.shift[i] for i in range(nmult)]),
-           struct.pack(f"<I{len(real)}d", len(real), *real)]
-    for data in (w.tobytes(), b'' if b is None else b.tobytes(), xs.tobytes(), blob.tobytes(), expected.tobytes()):
-        out += [struct.pack("<I", len(data)), data, b"\0" * (-len(data) % 4)]
-    out.append(struct.pack("<I", len(dsp)))
-    for v in dsp:
-        n = v.scratch_count
-        out += [struct.pack("<iiI", v.kind, v.param, n),
-                struct.pack("<8I", *[v.scratch[k].bytes if k < n else 0 for k in range(4)],
-                            *[v.scratch[k].alignment if k < n else 0 for k in range(4)]),
-                bytes(ffi.buffer(v.name))[:32]]
-    body = b"".join(out)
-    scratch = [[int(v.scratch[k].bytes) for k in range(v.scratch_count)] for v in dsp]
-    # the driver keeps the record and carves input, output, blob and the largest variant's
-    # scratch out of its arena, each between guards
-    need = xs.nbytes + expected.nbytes + blob.nbytes + max((sum(s) for s in scratch), default=0)
-    if len(body) > _RECORD_MAX or need + 64 * 1024 > _ARENA:
-        raise ValueError(f"{label}: too large for the driver (record {len(body)} B, arena {need} B)")
-    return DspCase(op, case_id, label, [ffi.string(v.name).decode() for v in dsp],
-                   [ffi.string(v.family).decode() for v in dsp], scratch,
-                   struct.pack("<II", _MAGIC, len(body)) + body)
-
-
-def _one(ffi, v):
-    """A pointer to a copy of variant record v (owning its memory)."""
-    p = ffi.new("ap_variant *")
-    p[0] = v
-    return p
+    """encode_node for a CONV_2D, DEPTHWISE_CONV_2D or FULLY_CONNECTED (``op`` a key of
+    CFFI_ROWS) given by its cffi params struct (its requant arrays read through it)."""
+    row = ROWS[CFFI_ROWS[op]]
+    case = encode_node(*CFFI_ROWS[op], spec_of(ffi, row, params), [np.asarray(x, np.int8)],
+                       np.asarray(reference, np.int8), case_id, label,
+                       filter=np.asarray(filter, np.int8), bias=None if bias is None else np.asarray(bias, np.int32),
+                       expected=expected)
+    case.op = op
+    return case
 
 
 def write_cases(path: Path, cases: Sequence[DspCase]) -> Path:
@@ -161,14 +196,23 @@ def write_cases(path: Path, cases: Sequence[DspCase]) -> Path:
     return path
 
 
-def build_driver(core: str, out_dir: Path) -> Path:
-    """dsp_cases_main.c linked for ``core`` (a name of build.ARM_CPUS) with the runtime
-    compiled for it (cached): the image's path."""
+def runtime_objects(core: str, out_dir: Path) -> List[Path]:
+    """The runtime compiled for ``core`` (a name of build.ARM_CPUS; cached), its op table
+    compiled again into out_dir with the plan-time entry points (variants, prepare) that a
+    firmware build leaves out and the driver calls."""
     cpu = fw.ARM_CPUS[core]
     runtime = fw.cached_runtime(fw.ARM_CC, fw.arm_flags(cpu), cpu.name)
+    flags = [f for f in fw.arm_flags(cpu) if f != "-DAP_RUNTIME_ONLY"]
+    table = fw.compile_all(fw.ARM_CC, flags, [fw.RUNTIME / "op_table.c"], out_dir / "table", [fw.INCLUDE])
+    return [o for o in runtime if o.name != "op_table.o"] + table
+
+
+def build_driver(core: str, out_dir: Path) -> Path:
+    """dsp_cases_main.c linked for ``core`` with runtime_objects: the image's path."""
+    cpu = fw.ARM_CPUS[core]
     objs = fw.compile_all(fw.ARM_CC, fw.arm_flags(cpu), [fw.HERE / "dsp_cases_main.c", fw.HERE / "startup.c"],
                           out_dir / "obj", [fw.INCLUDE, fw.HERE])
-    return fw.link_arm(cpu, [*objs, *runtime], out_dir, "dsp_cases")
+    return fw.link_arm(cpu, [*objs, *runtime_objects(core, out_dir)], out_dir, "dsp_cases")
 
 
 #: run_cases' ``misaligned`` buffers, the driver's bits
@@ -207,14 +251,66 @@ def run_cases(elf: Path, core: str, cases_file: Path, cases: Sequence[DspCase], 
         results[int(case_id)].refused.append(name)
     for case_id, stacks in re.findall(r"^stack (\d+)((?: \d+)*)$", log, re.M):
         results[int(case_id)].stack = [int(v) for v in stacks.split()]
+    for case_id, address in re.findall(r"^entry (\d+) ([0-9a-f]+)$", log, re.M):
+        results[int(case_id)].entry = int(address, 16) & ~1
     return results
 
 
-def static_stack_bound(elf: Path, core: str, entry: str):
-    """arenaplan.export.stack_usage's bound of ``entry`` (e.g. "ap_conv2d_s8_run") in the
-    runtime compiled for ``core`` and linked into the driver ``elf`` (its call graph; naked
-    routines and library functions read off the disassembly): a StackReport."""
+def static_stack_bound(elf: Path, core: str, entry: int):
+    """arenaplan.export.stack_usage's bound of the function at address ``entry`` (a row's run
+    entry, CaseResult.entry) in the driver ``elf`` that build_driver linked for ``core`` (its
+    call graph; naked routines and library functions read off the disassembly): a StackReport."""
     from arenaplan.export import stack_usage
-    cpu = fw.ARM_CPUS[core]
-    runtime = fw.cached_runtime(fw.ARM_CC, fw.arm_flags(cpu), cpu.name)
-    return stack_usage([o.with_suffix(".ci") for o in runtime], entry, elf, objects=runtime)
+    symbols = subprocess.run(["arm-none-eabi-nm", str(elf)], capture_output=True, text=True, check=True).stdout
+    names = [name for address, kind, name in (line.split() for line in symbols.splitlines() if line.count(" ") == 2)
+             if kind in "Tt" and int(address, 16) & ~1 == entry]
+    if not names:
+        raise ValueError(f"no function at 0x{entry:x} in {elf}")
+    objects = runtime_objects(core, elf.parent)
+    return stack_usage([o.with_suffix(".ci") for o in objects], names[0], elf, objects=objects)
+
+
+def draws(strategy, count: int) -> list:
+    """``count`` examples of the hypothesis ``strategy``, the same on every run (derandomised,
+    generation only): a host test's shape set as a fixed list of cases."""
+    from hypothesis import HealthCheck, Phase, given, settings
+    found = []
+
+    @settings(max_examples=count, derandomize=True, database=None, deadline=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def collect(example):
+        found.append(example)
+
+    collect()
+    return found
+
+
+def check_on_core(elf: Path, core: str, cases_file: Path, cases: Sequence[DspCase], what: str) -> str:
+    """Run every case on ``core`` (run_cases) and assert what dsp_cases_main.c checks: every
+    variant of every case passes, and the stack each run touched (painted, from the caller's
+    stack pointer) is within the static bound of the row's run entry in this image
+    (static_stack_bound). Returns a summary line: the runs and the deepest stack per variant."""
+    t0 = time.perf_counter()
+    results = run_cases(elf, core, cases_file, cases)
+    runs, stack, deepest, entries = Counter(), Counter(), {}, set()
+    bad = []
+    for c in cases:
+        r = results[c.id]
+        assert r.variants == len(c.variants) == len(r.stack), (c.label, r.failures)
+        runs.update(c.variants)
+        entries.add(r.entry)
+        for name, used in zip(c.variants, r.stack):
+            if used > stack[name]:
+                stack[name], deepest[name] = used, c.label
+        if r.failures:
+            bad.append(f"case {c.id}: {c.label}\n    " + "\n    ".join(r.failures))
+    summary = (f"{what} on {core}: {len(cases)} cases in {time.perf_counter() - t0:.1f} s; runs per variant "
+               f"{dict(runs)}; deepest stack per variant {dict(stack)}")
+    assert not bad, f"{len(bad)} of {len(cases)} {what} cases fail on {core}:\n" + "\n".join(bad[:20])
+    assert all(r.passed == r.variants for r in results.values())
+    for entry in entries:
+        bound = static_stack_bound(elf, core, entry)
+        over = {name: (used, deepest[name]) for name, used in stack.items() if used > bound.bytes}
+        assert not over, f"run above its static bound ({bound.describe()}): {over}"
+    return summary

@@ -1,68 +1,79 @@
 /*
  * Batch driver for the arm-dsp kernels on a Cortex-M under QEMU (harness/firmware/dsp_cases.py
  * writes the cases and reads this program's lines). argv[1] names a file of cases, read through
- * semihosting one record at a time; each record is one CONV_2D, DEPTHWISE_CONV_2D or
- * FULLY_CONNECTED layer: its params, filter, bias, input, the prepared blob the host packed for
- * arm-dsp, the expected output (the host's portable run) and the host's arm-dsp variant list.
- * For each case the driver
+ * semihosting one record at a time; each record is one node of any row of the op table
+ * (arenaplan/ops.h): its op and tensor types, its params field by field, its inputs and state,
+ * the filter and bias a weighted row prepares, the prepared blob the host packed for arm-dsp,
+ * the expected output and state (the host's portable run) and the host's arm-dsp variant list.
+ * The driver rebuilds the params struct from the row's field descriptors and runs the node
+ * through the row's entry points, as the executor does. For each case it
  *   - lists the variants for arm-dsp here and compares them with the host's (kind, param, name,
  *     scratch requests), and packs the blob here and compares it with the host's;
- *   - runs every variant with exactly its scratch, each buffer (input, output, blob, scratch)
- *     between poisoned guard bytes: AP_OK, the expected output, guards intact, input and blob
- *     unchanged;
+ *   - runs every variant with exactly its scratch, each buffer (inputs, output, state, blob,
+ *     scratch) between poisoned guard bytes: AP_OK, the expected output and state, guards
+ *     intact, inputs and blob unchanged;
+ *   - runs a variant that may work in place (ap_variant.in_place) again with its output on
+ *     each input of the output's size: the same output;
  *   - for each scratch buffer, runs it again with that buffer one byte short:
- *     AP_ERR_SCRATCH_TOO_SMALL naming the buffer, needed and available bytes, the output
- *     untouched, guards intact.
+ *     AP_ERR_SCRATCH_TOO_SMALL naming the buffer, needed and available bytes, the output and
+ *     state untouched, guards intact.
  * It prints one line per case, "case <id> <variants> <passed>", a line
  * "fail <id> <variant> <what>" for each failed check, and "done" at the end.
  * Optional arguments: argv[2] bytes to add to the addresses of the buffers argv[3] names
- * (bits: 1 input, 2 output, 4 scratch; default 7): every variant must give the same bytes
- * with its input and output at any address, and with its scratch at any address must give
- * them or refuse it with AP_ERR_INVALID_ARGUMENT ("refused <id> <variant>"), never fault;
- * each run is announced ("run <id> <variant> <short index>") so that a fault names it.
- * After each case, "stack <id> <bytes>..." gives the stack each variant's run touched (with
- * exactly its scratch), measured from the caller's stack pointer by painting.
+ * (bits: 1 inputs, 2 output, 4 scratch; default 7), each offset rounded down to a multiple of
+ * the buffer's element size (the C API asks that much of an int16 or int32 operand): every
+ * variant must give the same bytes with its inputs and output at any such address, and with
+ * its scratch at any address must give them or refuse it with AP_ERR_INVALID_ARGUMENT
+ * ("refused <id> <variant>"), never fault; each run is announced
+ * ("run <id> <variant> <short index>") so that a fault names it.
+ * After each case, "entry <id> <address>" gives the row's run entry (for its static stack
+ * bound) and "stack <id> <bytes>..." the stack each variant's run touched (with exactly its
+ * scratch), measured from the caller's stack pointer by painting.
  * argv[4]: run only the variants of that name.
  *
  * Record layout (little endian, every field 4-byte aligned; dsp_cases.py writes it):
- *   u32 'APQC', u32 body bytes; body: u32 op, u32 id, i32 nparams, i32 params[nparams],
- *   i32 per_channel, output_offset, activation_min, activation_max, u32 nmult,
- *   i32 multiplier[nmult], i32 shift[nmult], u32 nreal, f64 real_scale[nreal],
- *   then blobs (u32 bytes, data padded to 4): filter, bias (empty: none), input, prepared,
- *   expected output; u32 nvariants, then per variant i32 kind, param, u32 scratch_count,
- *   u32 bytes[4], u32 alignment[4], char name[32].
+ *   u32 'APQD', u32 body bytes; body: u32 op, u32 types, u32 id, u32 nfields, then the row's
+ *   params fields in its order: a scalar field (count >= 1) as count 8-byte values, a pointer
+ *   field as u32 n (0xFFFFFFFF: NULL) and n 8-byte values (integers as int64, float fields as
+ *   IEEE doubles);
+ *   u32 ninputs, the inputs; u32 nstates, the states before the run, then after it;
+ *   the filter and bias (empty: NULL) that prepare reads, the prepared blob, the expected
+ *   output, each buffer u32 bytes, u32 element size, data padded to 4;
+ *   u32 nvariants, then per variant i32 kind, param, u32 scratch_count, u32 bytes[4],
+ *   u32 alignment[4], char name[32].
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "arenaplan/conv2d.h"
-#include "arenaplan/depthwise_conv2d.h"
-#include "arenaplan/fully_connected.h"
+#include "arenaplan/executor.h"
+#include "arenaplan/ops.h"
 #include "arenaplan/status.h"
 #include "stack_paint.h"
 
-enum { OP_CONV2D = 0, OP_DEPTHWISE = 1, OP_FULLY_CONNECTED = 2 };
-enum { GUARD = 64, POISON = 0xA5, OUT_POISON = 0x5A, MAX_CHANNELS = 4096 };
-#define RECORD_MAGIC 0x43515041u /* "APQC" */
+enum { GUARD = 64, POISON = 0xA5, OUT_POISON = 0x5A, MAX_INPUTS = 16 };
+#define RECORD_MAGIC 0x44515041u /* "APQD" */
+#define NO_ARRAY 0xFFFFFFFFu
 
 /* 3.5 MiB of the boards' 4 MiB RAM (build.BOARDS; dsp_cases.py checks each case fits) */
 static uint8_t record[3u << 19] __attribute__((aligned(16)));
 static uint8_t arena[4u << 19] __attribute__((aligned(64)));
 static size_t arena_used;
-/* argv[2]: bytes added to the addresses of the buffers argv[3] names (bits: 1 input, 2 output, 4 scratch;
+/* argv[2]: bytes added to the addresses of the buffers argv[3] names (bits: 1 inputs, 2 output, 4 scratch;
    default all), each otherwise at its alignment */
 static size_t misalign;
 static unsigned misaligned = 7u;
 /* argv[4]: run only the variants of this name (default: every one) */
 static const char *only;
-static int32_t multipliers[MAX_CHANNELS], shifts[MAX_CHANNELS];
-static double real_scales[MAX_CHANNELS];
+/* the params struct and the arrays its pointer fields point to */
+static uint64_t params_store[128];
+static uint64_t array_pool[10240];
+static size_t array_used;
 
 typedef struct {
     const uint8_t *data;
-    uint32_t bytes;
+    uint32_t bytes, element;
 } blob;
 
 typedef struct {
@@ -82,11 +93,23 @@ static uint32_t rd_u32(reader *r)
     return v;
 }
 
+static uint64_t rd_u64(reader *r)
+{
+    uint64_t v = 0;
+    if (r->end - r->at < 8) {
+        r->bad = 1;
+        return 0;
+    }
+    memcpy(&v, r->at, 8);
+    r->at += 8;
+    return v;
+}
+
 static blob rd_blob(reader *r)
 {
-    blob b = {NULL, rd_u32(r)};
+    blob b = {NULL, rd_u32(r), rd_u32(r)};
     uint32_t padded = (b.bytes + 3u) & ~3u;
-    if ((uint32_t)(r->end - r->at) < padded) {
+    if ((uint32_t)(r->end - r->at) < padded || b.bytes > padded || b.element == 0 || b.element > 8) {
         r->bad = 1;
         b.bytes = 0;
         return b;
@@ -94,6 +117,98 @@ static blob rd_blob(reader *r)
     b.data = r->at;
     r->at += padded;
     return b;
+}
+
+/* One value of a field of type t from its 8-byte form, stored at p; its size, 0 if unknown. */
+static size_t store_value(ap_field_type t, uint64_t v, void *p)
+{
+    double d;
+    switch (t) {
+    case AP_FIELD_INT32:
+    case AP_FIELD_DTYPE:
+    case AP_FIELD_INT32_ARRAY: {
+        int32_t x = (int32_t)(int64_t)v;
+        memcpy(p, &x, 4);
+        return 4;
+    }
+    case AP_FIELD_UINT32: {
+        uint32_t x = (uint32_t)v;
+        memcpy(p, &x, 4);
+        return 4;
+    }
+    case AP_FIELD_INT64:
+        memcpy(p, &v, 8);
+        return 8;
+    case AP_FIELD_SIZE: {
+        size_t x = (size_t)v;
+        memcpy(p, &x, sizeof(x));
+        return sizeof(x);
+    }
+    case AP_FIELD_FLOAT32: {
+        memcpy(&d, &v, 8);
+        float x = (float)d;
+        memcpy(p, &x, 4);
+        return 4;
+    }
+    case AP_FIELD_FLOAT64_ARRAY:
+        memcpy(p, &v, 8);
+        return 8;
+    case AP_FIELD_INT8_ARRAY: {
+        int8_t x = (int8_t)(int64_t)v;
+        memcpy(p, &x, 1);
+        return 1;
+    }
+    case AP_FIELD_INT16_ARRAY: {
+        int16_t x = (int16_t)(int64_t)v;
+        memcpy(p, &x, 2);
+        return 2;
+    }
+    }
+    return 0;
+}
+
+/* The params struct of row `def` from the record's fields; 0 when they do not fit it. */
+static int read_params(reader *r, const ap_op_def *def)
+{
+    uint8_t *base = (uint8_t *)params_store;
+    if (def->params_size > sizeof(params_store) || rd_u32(r) != def->field_count) {
+        return 0;
+    }
+    memset(params_store, 0, sizeof(params_store));
+    array_used = 0;
+    for (uint32_t i = 0; i < def->field_count && !r->bad; i++) {
+        const ap_param_field *f = &def->fields[i];
+        if (f->count > 0) {
+            size_t at = f->offset;
+            for (uint32_t k = 0; k < f->count; k++) {
+                size_t n = store_value(f->type, rd_u64(r), base + at);
+                if (n == 0 || at + n > def->params_size) {
+                    return 0;
+                }
+                at += n;
+            }
+            continue;
+        }
+        uint32_t n = rd_u32(r);
+        const void *array = NULL;
+        if (n != NO_ARRAY) {
+            uint8_t *p = (uint8_t *)(array_pool + array_used);
+            if (n > sizeof(array_pool) / 8 - array_used) {
+                return 0;
+            }
+            size_t at = 0;
+            for (uint32_t k = 0; k < n; k++) {
+                at += store_value(f->type, rd_u64(r), p + at);
+            }
+            array_used += (at + 7) / 8;
+            array = p;
+        }
+        if (f->offset + sizeof(array) > def->params_size) {
+            return 0;
+        }
+        memcpy(base + f->offset, &array, sizeof(array));
+    }
+    return !r->bad;
 }
 
 /* A payload of `bytes` at an address that is a multiple of `align` but not of 2 * align (so a
@@ -132,85 +247,43 @@ static int guards_intact(const uint8_t *p, size_t bytes)
 enum { STACK_PAINT = 8192, STACK_GAP = 64 };
 
 typedef struct {
-    uint32_t op, id;
-    ap_conv2d_params conv;
-    ap_depthwise_conv2d_params dw;
-    ap_fully_connected_params fc;
-    blob filter, bias, input, prepared, expected;
+    const ap_op_def *def;
+    uint32_t id, ninputs, nstates;
+    blob inputs[MAX_INPUTS], states[AP_MAX_STATE], states_after[AP_MAX_STATE];
+    blob filter, bias, prepared, expected;
     uint32_t nvariants;
     ap_variant host[AP_MAX_VARIANTS];
 } layer;
 
-static ap_status op_variants(const layer *L, ap_variant *out, uint32_t *count, ap_error *err)
-{
-    switch (L->op) {
-    case OP_CONV2D: return ap_conv2d_s8_variants(&L->conv, AP_ISA_ARM_DSP, out, AP_MAX_VARIANTS, count, err);
-    case OP_DEPTHWISE: return ap_depthwise_conv2d_s8_variants(&L->dw, AP_ISA_ARM_DSP, out, AP_MAX_VARIANTS, count, err);
-    default: return ap_fully_connected_s8_variants(&L->fc, AP_ISA_ARM_DSP, out, AP_MAX_VARIANTS, count, err);
-    }
-}
-
-static ap_status op_prepare(const layer *L, void *out, size_t bytes, ap_error *err)
-{
-    const int8_t *w = (const int8_t *)L->filter.data;
-    const int32_t *b = L->bias.bytes ? (const int32_t *)L->bias.data : NULL;
-    switch (L->op) {
-    case OP_CONV2D: return ap_conv2d_s8_prepare(&L->conv, AP_ISA_ARM_DSP, w, b, out, bytes, err);
-    case OP_DEPTHWISE: return ap_depthwise_conv2d_s8_prepare(&L->dw, AP_ISA_ARM_DSP, w, b, out, bytes, err);
-    default: return ap_fully_connected_s8_prepare(&L->fc, AP_ISA_ARM_DSP, w, b, out, bytes, err);
-    }
-}
-
-static inline __attribute__((always_inline)) ap_status op_run(const layer *L, const ap_variant *v, const void *prepared, const int8_t *in,
-                        int8_t *out, const ap_scratch *scratch, ap_error *err)
-{
-    switch (L->op) {
-    case OP_CONV2D: return ap_conv2d_s8_run(&L->conv, v, prepared, in, out, scratch, v->scratch_count, err);
-    case OP_DEPTHWISE: return ap_depthwise_conv2d_s8_run(&L->dw, v, prepared, in, out, scratch, v->scratch_count, err);
-    default: return ap_fully_connected_s8_run(&L->fc, v, prepared, in, out, scratch, v->scratch_count, err);
-    }
-}
-
 static int parse(layer *L, const uint8_t *body, uint32_t bytes)
 {
     reader r = {body, body + bytes, 0};
-    int32_t p[24];
     memset(L, 0, sizeof(*L));
-    L->op = rd_u32(&r);
+    const uint32_t op = rd_u32(&r), types = rd_u32(&r);
     L->id = rd_u32(&r);
-    uint32_t np = rd_u32(&r);
-    if (np > 24) {
+    L->def = ap_op_find((ap_op)op, (ap_types)types);
+    if (L->def == NULL || !read_params(&r, L->def)) {
         return 0;
     }
-    for (uint32_t i = 0; i < np; i++) {
-        p[i] = (int32_t)rd_u32(&r);
-    }
-    ap_requant q;
-    q.per_channel = (int32_t)rd_u32(&r);
-    q.output_offset = (int32_t)rd_u32(&r);
-    q.activation_min = (int32_t)rd_u32(&r);
-    q.activation_max = (int32_t)rd_u32(&r);
-    uint32_t nmult = rd_u32(&r);
-    if (nmult > MAX_CHANNELS) {
+    L->ninputs = rd_u32(&r);
+    if (L->ninputs > MAX_INPUTS) {
         return 0;
     }
-    for (uint32_t i = 0; i < nmult; i++) {
-        multipliers[i] = (int32_t)rd_u32(&r);
+    for (uint32_t i = 0; i < L->ninputs; i++) {
+        L->inputs[i] = rd_blob(&r);
     }
-    for (uint32_t i = 0; i < nmult; i++) {
-        shifts[i] = (int32_t)rd_u32(&r);
-    }
-    q.multiplier = nmult ? multipliers : NULL;
-    q.shift = nmult ? shifts : NULL;
-    uint32_t nreal = rd_u32(&r);
-    if (nreal > MAX_CHANNELS || (uint32_t)(r.end - r.at) < 8u * nreal) {
+    L->nstates = rd_u32(&r);
+    if (L->nstates > AP_MAX_STATE) {
         return 0;
     }
-    memcpy(real_scales, r.at, 8u * nreal);
-    r.at += 8u * nreal;
+    for (uint32_t i = 0; i < L->nstates; i++) {
+        L->states[i] = rd_blob(&r);
+    }
+    for (uint32_t i = 0; i < L->nstates; i++) {
+        L->states_after[i] = rd_blob(&r);
+    }
     L->filter = rd_blob(&r);
     L->bias = rd_blob(&r);
-    L->input = rd_blob(&r);
     L->prepared = rd_blob(&r);
     L->expected = rd_blob(&r);
     L->nvariants = rd_u32(&r);
@@ -235,36 +308,7 @@ static int parse(layer *L, const uint8_t *body, uint32_t bytes)
         v->name[sizeof(v->name) - 1] = 0;
         r.at += sizeof(v->name);
     }
-    if (r.bad) {
-        return 0;
-    }
-    if (L->op == OP_CONV2D && np == 16) {
-        ap_conv2d_params *c = &L->conv;
-        c->batches = p[0], c->input_h = p[1], c->input_w = p[2], c->input_c = p[3];
-        c->output_h = p[4], c->output_w = p[5], c->output_c = p[6], c->filter_h = p[7], c->filter_w = p[8];
-        c->stride_h = p[9], c->stride_w = p[10], c->dilation_h = p[11], c->dilation_w = p[12];
-        c->pad_h = p[13], c->pad_w = p[14], c->input_offset = p[15];
-        c->requant = q;
-        return 1;
-    }
-    if (L->op == OP_DEPTHWISE && np == 17) {
-        ap_depthwise_conv2d_params *d = &L->dw;
-        d->batches = p[0], d->input_h = p[1], d->input_w = p[2], d->input_c = p[3];
-        d->output_h = p[4], d->output_w = p[5], d->output_c = p[6], d->filter_h = p[7], d->filter_w = p[8];
-        d->stride_h = p[9], d->stride_w = p[10], d->dilation_h = p[11], d->dilation_w = p[12];
-        d->pad_h = p[13], d->pad_w = p[14], d->depth_multiplier = p[15], d->input_offset = p[16];
-        d->requant = q;
-        return 1;
-    }
-    if (L->op == OP_FULLY_CONNECTED && np == 6) {
-        ap_fully_connected_params *f = &L->fc;
-        f->batches = p[0], f->input_depth = p[1], f->output_depth = p[2];
-        f->input_offset = p[3], f->filter_offset = p[4], f->reference = p[5];
-        f->requant = q;
-        f->real_scale = nreal ? real_scales : NULL;
-        return 1;
-    }
-    return 0;
+    return !r.bad && r.at == r.end;
 }
 
 static unsigned failures;
@@ -275,28 +319,61 @@ static void fail(const layer *L, const char *variant, const char *what, long a, 
     failures++;
 }
 
-/* One run of v with its scratch exactly sized, or buffer `short_index` one byte short
-   (-1: none); returns the number of failed checks. With misaligned scratch, a run with
+/* `misalign` bytes for a buffer of elements of `element` bytes when `bit` is among the
+   misaligned buffers: rounded down to a whole element. */
+static size_t offset_for(unsigned bit, uint32_t element)
+{
+    return misaligned & bit ? misalign / element * element : 0;
+}
+
+/* How a run is made: with scratch buffer `short_index` one byte short (-1: none), with the
+   output on input `alias` (-1: its own buffer). */
+typedef struct {
+    int short_index, alias;
+} run_kind;
+
+/* One run of v; returns the number of failed checks. With misaligned scratch, a run with
    exactly sized scratch may refuse it (AP_ERR_INVALID_ARGUMENT, nothing written): *refused. */
-static unsigned run_once(const layer *L, const ap_variant *v, int short_index, int *refused, size_t *stack)
+static unsigned run_once(const layer *L, const ap_variant *v, run_kind how, int *refused, size_t *stack)
 {
     unsigned before = failures;
     const char *name = v->name;
+    const int short_index = how.short_index;
     arena_used = 0;
-    const size_t in_off = misaligned & 1u ? misalign : 0, out_off = misaligned & 2u ? misalign : 0;
-    const size_t scratch_off = misaligned & 4u ? misalign : 0;
-    uint8_t *in = carve(L->input.bytes + in_off, 16);
-    uint8_t *out = carve(L->expected.bytes + out_off, 16);
+    uint8_t *in[MAX_INPUTS], *state[AP_MAX_STATE];
+    for (uint32_t i = 0; i < L->ninputs; i++) {
+        const size_t off = offset_for(1u, L->inputs[i].element);
+        in[i] = carve(L->inputs[i].bytes + off, 16);
+        if (in[i] == NULL) {
+            fail(L, name, "arena_too_small_for_input", (long)i, (long)L->inputs[i].bytes);
+            return 1;
+        }
+        in[i] += off;
+        memcpy(in[i], L->inputs[i].data, L->inputs[i].bytes);
+    }
+    const size_t out_off = offset_for(2u, L->expected.element);
+    uint8_t *out = how.alias >= 0 ? in[how.alias] : carve(L->expected.bytes + out_off, 16);
     uint8_t *prep = carve(L->prepared.bytes, 16);
+    if (out == NULL || prep == NULL) {
+        fail(L, name, "arena_too_small", (long)L->expected.bytes, (long)L->prepared.bytes);
+        return 1;
+    }
+    if (how.alias < 0) {
+        out += out_off;
+        memset(out, OUT_POISON, L->expected.bytes);
+    }
+    for (uint32_t i = 0; i < L->nstates; i++) {
+        state[i] = carve(L->states[i].bytes, 16);
+        if (state[i] == NULL) {
+            fail(L, name, "arena_too_small_for_state", (long)i, (long)L->states[i].bytes);
+            return 1;
+        }
+        memcpy(state[i], L->states[i].data, L->states[i].bytes);
+    }
+    const size_t scratch_off = misaligned & 4u ? misalign : 0;
     ap_scratch scratch[AP_MAX_SCRATCH];
     uint8_t *bufs[AP_MAX_SCRATCH];
     size_t sizes[AP_MAX_SCRATCH];
-    if (!in || !out || !prep) {
-        fail(L, name, "arena_too_small", (long)L->input.bytes, (long)L->prepared.bytes);
-        return 1;
-    }
-    in += in_off;
-    out += out_off;
     if (misalign) {
         printf("run %lu %s %d\n", (unsigned long)L->id, name, short_index);
     }
@@ -311,23 +388,26 @@ static unsigned run_once(const layer *L, const ap_variant *v, int short_index, i
         scratch[i].data = bufs[i];
         scratch[i].bytes = sizes[i];
     }
-    memcpy(in, L->input.data, L->input.bytes);
     memcpy(prep, L->prepared.data, L->prepared.bytes);
-    memset(out, OUT_POISON, L->expected.bytes);
+    const void *inputs[MAX_INPUTS];
+    void *states[AP_MAX_STATE];
+    for (uint32_t i = 0; i < L->ninputs; i++) {
+        inputs[i] = in[i];
+    }
+    for (uint32_t i = 0; i < L->nstates; i++) {
+        states[i] = state[i];
+    }
+    ap_op_call call = {params_store, v, L->def->has_blob ? prep : NULL, inputs, L->ninputs, out,
+                       states, L->nstates, v->scratch_count ? scratch : NULL, v->scratch_count};
     ap_error err;
     ap_error_clear(&err);
     uintptr_t sp = ap_sp(), top = ap_stack_paint(STACK_PAINT, STACK_GAP);
-    ap_status st = op_run(L, v, prep, (const int8_t *)in, (int8_t *)out, scratch, &err);
+    ap_status st = L->def->run(&call, (ap_isa)v->isa, &err);
     *stack = ap_stack_used(sp, top, STACK_PAINT);
     *refused = short_index < 0 && scratch_off != 0 && st == AP_ERR_INVALID_ARGUMENT;
+    const int wrote = short_index >= 0 || *refused;   /* a refusal must leave output and state as they were */
     if (*refused) {
         printf("refused %lu %s\n", (unsigned long)L->id, name);
-        for (uint32_t b = 0; b < L->expected.bytes; b++) {
-            if (out[b] != OUT_POISON) {
-                fail(L, name, "refusal_wrote_output_at", (long)b, 0);
-                break;
-            }
-        }
     } else if (short_index < 0) {
         if (st != AP_OK) {
             fail(L, name, "status", (long)st, (long)err.index);
@@ -340,6 +420,11 @@ static unsigned run_once(const layer *L, const ap_variant *v, int short_index, i
                     break;
                 }
             }
+            for (uint32_t i = 0; i < L->nstates; i++) {
+                if (memcmp(state[i], L->states_after[i].data, L->states[i].bytes) != 0) {
+                    fail(L, name, "state_differs", (long)i, 0);
+                }
+            }
         }
     } else {
         size_t want = v->scratch[short_index].bytes;
@@ -348,18 +433,34 @@ static unsigned run_once(const layer *L, const ap_variant *v, int short_index, i
         } else if (err.index != short_index || err.needed != want || err.available != want - 1) {
             fail(L, name, "short_error_record", (long)err.index, (long)err.needed);
         }
+    }
+    if (wrote) {
         for (uint32_t b = 0; b < L->expected.bytes; b++) {
-            if (out[b] != OUT_POISON) {
-                fail(L, name, "short_wrote_output_at", (long)b, (long)short_index);
+            const uint8_t was = how.alias >= 0 ? L->inputs[how.alias].data[b] : OUT_POISON;
+            if (out[b] != was) {
+                fail(L, name, "refused_run_wrote_output_at", (long)b, (long)short_index);
                 break;
             }
         }
+        for (uint32_t i = 0; i < L->nstates; i++) {
+            if (memcmp(state[i], L->states[i].data, L->states[i].bytes) != 0) {
+                fail(L, name, "refused_run_wrote_state", (long)i, (long)short_index);
+            }
+        }
     }
-    if (!guards_intact(in, L->input.bytes) || memcmp(in, L->input.data, L->input.bytes) != 0) {
-        fail(L, name, "input_or_its_guards_written", short_index, 0);
+    for (uint32_t i = 0; i < L->ninputs; i++) {
+        if (!guards_intact(in[i], L->inputs[i].bytes) ||
+            ((int)i != how.alias && memcmp(in[i], L->inputs[i].data, L->inputs[i].bytes) != 0)) {
+            fail(L, name, "input_or_its_guards_written", (long)i, short_index);
+        }
     }
-    if (!guards_intact(out, L->expected.bytes)) {
+    if (how.alias < 0 && !guards_intact(out, L->expected.bytes)) {
         fail(L, name, "output_guards_written", short_index, 0);
+    }
+    for (uint32_t i = 0; i < L->nstates; i++) {
+        if (!guards_intact(state[i], L->states[i].bytes)) {
+            fail(L, name, "state_guards_written", (long)i, short_index);
+        }
     }
     if (!guards_intact(prep, L->prepared.bytes) || memcmp(prep, L->prepared.data, L->prepared.bytes) != 0) {
         fail(L, name, "prepared_or_its_guards_written", short_index, 0);
@@ -372,20 +473,10 @@ static unsigned run_once(const layer *L, const ap_variant *v, int short_index, i
     return failures - before;
 }
 
-static void run_case(const layer *L)
+/* The variants listed here against the host's; the blob packed here against the host's (it
+   does not depend on the CPU). */
+static void compare_with_host(const layer *L, const ap_variant *vs, uint32_t count)
 {
-    unsigned before = failures, passed = 0;
-    ap_variant vs[AP_MAX_VARIANTS];
-    size_t stacks[AP_MAX_VARIANTS] = {0};
-    uint32_t count = 0;
-    ap_error err;
-    ap_error_clear(&err);
-    ap_status st = op_variants(L, vs, &count, &err);
-    if (st != AP_OK || count != L->nvariants) {
-        fail(L, "-", "variant_count", (long)count, (long)L->nvariants);
-        printf("case %lu %lu 0\n", (unsigned long)L->id, (unsigned long)L->nvariants);
-        return;
-    }
     for (uint32_t i = 0; i < count; i++) {
         const ap_variant *h = &L->host[i], *t = &vs[i];
         int same = t->kind == h->kind && t->param == h->param && t->scratch_count == h->scratch_count &&
@@ -397,32 +488,59 @@ static void run_case(const layer *L)
             fail(L, h->name, "variant_differs_from_host", (long)i, (long)t->kind);
         }
     }
-    /* the blob packed here equals the host's (it does not depend on the CPU) */
+    if (!L->def->has_blob) {
+        return;
+    }
     arena_used = 0;
     uint8_t *mine = carve(L->prepared.bytes, 16);
+    ap_error err;
+    ap_error_clear(&err);
     if (mine == NULL) {
         fail(L, "-", "arena_too_small", (long)L->prepared.bytes, 0);
-    } else {
-        st = op_prepare(L, mine, L->prepared.bytes, &err);
-        if (st != AP_OK || memcmp(mine, L->prepared.data, L->prepared.bytes) != 0) {
-            fail(L, "-", "prepared_differs_from_host", (long)st, (long)L->prepared.bytes);
-        }
+        return;
     }
+    ap_status st = L->def->prepare(params_store, AP_ISA_ARM_DSP, L->filter.data, L->bias.bytes ? L->bias.data : NULL,
+                                   mine, L->prepared.bytes, &err);
+    if (st != AP_OK || memcmp(mine, L->prepared.data, L->prepared.bytes) != 0) {
+        fail(L, "-", "prepared_differs_from_host", (long)st, (long)L->prepared.bytes);
+    }
+}
+
+static void run_case(const layer *L)
+{
+    unsigned passed = 0;
+    ap_variant vs[AP_MAX_VARIANTS];
+    size_t stacks[AP_MAX_VARIANTS] = {0};
+    uint32_t count = 0;
+    ap_error err;
+    ap_error_clear(&err);
+    ap_status st = L->def->variants(params_store, AP_ISA_ARM_DSP, vs, AP_MAX_VARIANTS, &count, &err);
+    if (st != AP_OK || count != L->nvariants) {
+        fail(L, "-", "variant_count", (long)count, (long)L->nvariants);
+        printf("case %lu %lu 0\n", (unsigned long)L->id, (unsigned long)L->nvariants);
+        return;
+    }
+    compare_with_host(L, vs, count);
     for (uint32_t i = 0; i < count; i++) {
         if (only != NULL && strcmp(vs[i].name, only) != 0) {
             passed++;
             continue;
         }
         int refused = 0, ignored = 0;
-        size_t short_stack = 0;
-        unsigned bad = run_once(L, &vs[i], -1, &refused, &stacks[i]);
+        size_t other_stack = 0;
+        unsigned bad = run_once(L, &vs[i], (run_kind){-1, -1}, &refused, &stacks[i]);
         for (uint32_t k = 0; !refused && k < vs[i].scratch_count; k++) {
-            bad += run_once(L, &vs[i], (int)k, &ignored, &short_stack);
+            bad += run_once(L, &vs[i], (run_kind){(int)k, -1}, &ignored, &other_stack);
+        }
+        for (uint32_t k = 0; !refused && vs[i].in_place && k < L->ninputs; k++) {
+            if (L->inputs[k].bytes == L->expected.bytes && L->inputs[k].element == L->expected.element) {
+                bad += run_once(L, &vs[i], (run_kind){-1, (int)k}, &ignored, &other_stack);
+            }
         }
         passed += bad == 0;
     }
-    (void)before;
     printf("case %lu %lu %u\n", (unsigned long)L->id, (unsigned long)count, passed);
+    printf("entry %lu %lx\n", (unsigned long)L->id, (unsigned long)(uintptr_t)L->def->run);
     printf("stack %lu", (unsigned long)L->id);
     for (uint32_t i = 0; i < count; i++) {
         printf(" %u", (unsigned)stacks[i]);
