@@ -279,3 +279,29 @@ def test_cost_model_keys_a_depth_multiplier_above_1_by_the_code_it_runs():
         k = PlanContext.build(coverage.probe_models(("UNIDIRECTIONAL_SEQUENCE_LSTM", row))()[0], isa="arm-dsp",
                               reference="tflm").kernels[0]
         assert p._key(k, k.variants[0]) == key
+
+
+def test_cost_model_prices_widened_as_direct_where_it_runs_directs_code():
+    """arm-dsp's widened depthwise variants run direct's code on a layer of a clamped range
+    (RELU6 here) or one multiplier: the cost models price them there as direct, so a plan
+    buys no scratch for them; on a full-range per-channel layer they keep their own figures."""
+    from arenaplan.model.zoo import GraphBuilder
+    p = latency.PROFILES["cortex-m4"]
+    models = {}
+    for activation, per_channel, fast in (("RELU", True, True), ("RELU6", True, False), ("RELU", False, False)):
+        g = GraphBuilder("dw", seed=1)
+        m = models[activation] = g.build(g.depthwise(g.input((1, 6, 6, 8), scale=0.05), (3, 3), name="op",
+                                                     activation=activation))
+        k = PlanContext.build(m, isa="arm-dsp", reference="tflm").kernels[-1]
+        if not per_channel:
+            k.spec["requant.per_channel"] = 0
+        assert (k.spec["requant.activation_max"] == 127) == (activation == "RELU")
+        direct = p.cycles(k, k.variant("direct"))
+        for name in ("widened", "widened_pairs"):
+            key = p._key(k, k.variant(name))
+            assert (key == f"arm-dsp/DEPTHWISE_CONV_2D:{name}@3x3") == fast, (activation, per_channel, key)
+            assert (p.cycles(k, k.variant(name)) < direct) == fast
+    for activation, widened in (("RELU", True), ("RELU6", False)):
+        plan = ap.plan(models[activation], target="cortex-m4", latency="model:cortex-m4", mode="speed")
+        assert plan.verify()
+        assert any(str(v).startswith("widened") for v in plan.choices) == widened, (activation, plan.choices)

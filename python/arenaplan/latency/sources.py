@@ -435,6 +435,17 @@ class _NodeTimer:
 
 
 # --- analytic cost model ---------------------------------------------------------------------
+def _widened_runs_fast(kernel: OpKernel) -> bool:
+    """Does arm-dsp's widened depthwise code take this layer? On a layer of one multiplier, a
+    clamped activation range or a positive shift, "widened" and "widened_pairs" run direct's
+    code under their name (depthwise_conv2d_s8_arm_dsp.c, ap_dw_widened_arm_dsp; variants()
+    lists them on shapes alone). Sums that may pass 2^29 send them there too; that depends
+    on the biases, which a plan's cost does not see, and no shared model has such a layer."""
+    s = kernel.spec
+    return (bool(s.get("requant.per_channel")) and s.get("requant.activation_min") == -128
+            and s.get("requant.activation_max") == 127 and max(s.get("requant.shift") or [1]) <= 0)
+
+
 def _features(kernel: OpKernel) -> Tuple[int, int, int, int, int, int]:
     """output_shape's first six features (see there) of a conv, depthwise
     or fully connected op from its params (a fully connected row is one pixel of one tap);
@@ -631,6 +642,8 @@ class TargetProfile:
 
     def _key(self, kernel: OpKernel, variant: Variant) -> str:
         family = self.family(variant)
+        if variant.isa == "arm-dsp" and family in ("widened", "widened_pairs") and not _widened_runs_fast(kernel):
+            family = "direct"   # run() takes direct's code there: its figures, and no gain for the scratch
         keys = [f"{variant.isa}/{kernel.type}:{family}", f"{kernel.type}:{family}", family, "default"]
         op = op_key(kernel)
         if op != kernel.type:
