@@ -38,3 +38,18 @@ def ffi(core):
 @pytest.fixture(scope="session")
 def lib(core):
     return core[1]
+
+
+@pytest.fixture(scope="session")
+def dsp_driver(tmp_path_factory):
+    """The arm-dsp batch driver (harness/firmware/dsp_cases_main.c) for a core, linked once a
+    session: ``dsp_driver("cortex-m4")`` is its image."""
+    from harness.firmware import dsp_cases
+    work = tmp_path_factory.mktemp("dsp_driver")
+    built = {}
+
+    def driver(core: str) -> Path:
+        if core not in built:
+            built[core] = dsp_cases.build_driver(core, work / core)
+        return built[core]
+    return driver

@@ -324,15 +324,6 @@ def work(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("dsp_ops_qemu")
 
 
-_DRIVERS: Dict[str, Path] = {}
-
-
-def driver(core: str, work: Path) -> Path:
-    if core not in _DRIVERS:
-        _DRIVERS[core] = dc.build_driver(core, work / core)
-    return _DRIVERS[core]
-
-
 def test_the_cases_reach_the_arm_dsp_forms(cases):
     """The sets hold what the arm-dsp code branches on: pooling windows of at most and more
     than 256 taps and channel counts off the SIMD widths; ADD's and MUL's broadcasts, in-place
@@ -350,18 +341,18 @@ def test_the_cases_reach_the_arm_dsp_forms(cases):
 
 @pytest.mark.parametrize("board_core", CORES)
 @pytest.mark.parametrize("op", OPS)
-def test_every_arm_dsp_variant_on_the_core(cases, work, op, board_core):
+def test_every_arm_dsp_variant_on_the_core(dsp_driver, cases, work, op, board_core):
     """Every arm-dsp variant of every case on the core: the expected output with exactly its
     scratch between guard bytes (and in place over an input of the output's shape where it
     may be), AP_ERR_SCRATCH_TOO_SMALL and the output untouched with one byte too few, nothing
     written outside its buffers, the core's variant list the host's, the stack it touched
     within the row's run entry's static bound."""
     ours = cases[op]
-    print(dc.check_on_core(driver(board_core, work), board_core, dc.write_cases(work / f"{op}.bin", ours), ours, op))
+    print(dc.check_on_core(dsp_driver(board_core), board_core, dc.write_cases(work / f"{op}.bin", ours), ours, op))
 
 
 @pytest.mark.parametrize("op", OPS)
-def test_inputs_and_outputs_at_any_address(cases, work, op):
+def test_inputs_and_outputs_at_any_address(dsp_driver, cases, work, op):
     """Every variant on the M4 gives the same bytes with its inputs and output 1 or 2 bytes
     past a 16-byte boundary (an int16 output 2: the C API asks its alignment), and with its
     scratch there gives them or refuses the buffer, writing nothing (SOFTMAX's exp_cache asks
@@ -370,7 +361,7 @@ def test_inputs_and_outputs_at_any_address(cases, work, op):
     path = dc.write_cases(work / f"{op}.bin", ours)
     refused = Counter()
     for offset in (1, 2):
-        results = dc.run_cases(driver("cortex-m4", work), "cortex-m4", path, ours, offset=offset,
+        results = dc.run_cases(dsp_driver("cortex-m4"), "cortex-m4", path, ours, offset=offset,
                                misaligned=("input", "output", "scratch"))
         bad = [f"case {c.id}: {c.label}: {results[c.id].failures}" for c in ours if results[c.id].failures]
         assert not bad, f"{len(bad)} cases fail with buffers {offset} bytes off:\n" + "\n".join(bad[:20])

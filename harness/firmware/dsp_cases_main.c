@@ -81,27 +81,29 @@ typedef struct {
     int bad;
 } reader;
 
+/* The next `bytes` of the record into out (zeros and r->bad past its end). */
+static void rd(reader *r, void *out, size_t bytes)
+{
+    memset(out, 0, bytes);
+    if ((size_t)(r->end - r->at) < bytes) {
+        r->bad = 1;
+        return;
+    }
+    memcpy(out, r->at, bytes);
+    r->at += bytes;
+}
+
 static uint32_t rd_u32(reader *r)
 {
-    uint32_t v = 0;
-    if (r->end - r->at < 4) {
-        r->bad = 1;
-        return 0;
-    }
-    memcpy(&v, r->at, 4);
-    r->at += 4;
+    uint32_t v;
+    rd(r, &v, sizeof(v));
     return v;
 }
 
 static uint64_t rd_u64(reader *r)
 {
-    uint64_t v = 0;
-    if (r->end - r->at < 8) {
-        r->bad = 1;
-        return 0;
-    }
-    memcpy(&v, r->at, 8);
-    r->at += 8;
+    uint64_t v;
+    rd(r, &v, sizeof(v));
     return v;
 }
 
@@ -122,49 +124,37 @@ static blob rd_blob(reader *r)
 /* One value of a field of type t from its 8-byte form, stored at p; its size, 0 if unknown. */
 static size_t store_value(ap_field_type t, uint64_t v, void *p)
 {
-    double d;
+    union {
+        int8_t i8;
+        int16_t i16;
+        int32_t i32;
+        uint32_t u32;
+        uint64_t u64;
+        size_t size;
+        float f32;
+        double f64;
+    } x;
+    size_t n;
     switch (t) {
+    case AP_FIELD_INT8_ARRAY: x.i8 = (int8_t)(int64_t)v, n = 1; break;
+    case AP_FIELD_INT16_ARRAY: x.i16 = (int16_t)(int64_t)v, n = 2; break;
     case AP_FIELD_INT32:
     case AP_FIELD_DTYPE:
-    case AP_FIELD_INT32_ARRAY: {
-        int32_t x = (int32_t)(int64_t)v;
-        memcpy(p, &x, 4);
-        return 4;
-    }
-    case AP_FIELD_UINT32: {
-        uint32_t x = (uint32_t)v;
-        memcpy(p, &x, 4);
-        return 4;
-    }
+    case AP_FIELD_INT32_ARRAY: x.i32 = (int32_t)(int64_t)v, n = 4; break;
+    case AP_FIELD_UINT32: x.u32 = (uint32_t)v, n = 4; break;
     case AP_FIELD_INT64:
-        memcpy(p, &v, 8);
-        return 8;
-    case AP_FIELD_SIZE: {
-        size_t x = (size_t)v;
-        memcpy(p, &x, sizeof(x));
-        return sizeof(x);
-    }
+    case AP_FIELD_FLOAT64_ARRAY: x.u64 = v, n = 8; break;   /* a double's bits as they came */
+    case AP_FIELD_SIZE: x.size = (size_t)v, n = sizeof(size_t); break;
     case AP_FIELD_FLOAT32: {
-        memcpy(&d, &v, 8);
-        float x = (float)d;
-        memcpy(p, &x, 4);
-        return 4;
+        double d;
+        memcpy(&d, &v, sizeof(d));
+        x.f32 = (float)d, n = 4;
+        break;
     }
-    case AP_FIELD_FLOAT64_ARRAY:
-        memcpy(p, &v, 8);
-        return 8;
-    case AP_FIELD_INT8_ARRAY: {
-        int8_t x = (int8_t)(int64_t)v;
-        memcpy(p, &x, 1);
-        return 1;
+    default: return 0;
     }
-    case AP_FIELD_INT16_ARRAY: {
-        int16_t x = (int16_t)(int64_t)v;
-        memcpy(p, &x, 2);
-        return 2;
-    }
-    }
-    return 0;
+    memcpy(p, &x, n);
+    return n;
 }
 
 /* The params struct of row `def` from the record's fields; 0 when they do not fit it. */
@@ -301,12 +291,8 @@ static int parse(layer *L, const uint8_t *body, uint32_t bytes)
         for (int k = 0; k < 4; k++) {
             v->scratch[k].alignment = rd_u32(&r);
         }
-        if ((uint32_t)(r.end - r.at) < sizeof(v->name)) {
-            return 0;
-        }
-        memcpy(v->name, r.at, sizeof(v->name));
+        rd(&r, v->name, sizeof(v->name));
         v->name[sizeof(v->name) - 1] = 0;
-        r.at += sizeof(v->name);
     }
     return !r.bad && r.at == r.end;
 }
