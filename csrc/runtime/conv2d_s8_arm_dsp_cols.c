@@ -18,28 +18,41 @@
  * pixel pairs' words at a time), 2 extensions and 8 SMLADs for 16 multiply-adds, against 20
  * instructions in the rows kernel.
  */
+/* The instruction texts of a group, in the operands' names (v and ve the weight word's lane
+   words, a the columns, w the weights, e0-o1 two pixels' words, s0-s3 the sums): one text
+   serves the compiled loops' inline asm (named operands) and the tile routines (fixed
+   registers). */
+#define CONV_DSP_4X1_TEXT(v, ve, a, w, e0, o0, e1, o1, s0, s1, s2, s3)                     \
+    "ldr " v ", [" w "], #16\n\t"                                                          \
+    "ldm " a "!, {" e0 ", " o0 ", " e1 ", " o1 "}\n\t"                                     \
+    "sxtb16 " ve ", " v "\n\t"                                                             \
+    "sxtb16 " v ", " v ", ror #8\n\t"                                                      \
+    "smlad " s0 ", " e0 ", " ve ", " s0 "\n\t"                                             \
+    "smlad " s0 ", " o0 ", " v ", " s0 "\n\t"                                              \
+    "smlad " s1 ", " e1 ", " ve ", " s1 "\n\t"                                             \
+    "smlad " s1 ", " o1 ", " v ", " s1 "\n\t"                                              \
+    "ldm " a "!, {" e0 ", " o0 ", " e1 ", " o1 "}\n\t"                                     \
+    "smlad " s2 ", " e0 ", " ve ", " s2 "\n\t"                                             \
+    "smlad " s2 ", " o0 ", " v ", " s2 "\n\t"                                              \
+    "smlad " s3 ", " e1 ", " ve ", " s3 "\n\t"                                             \
+    "smlad " s3 ", " o1 ", " v ", " s3 "\n\t"
+/* The inline forms' named operands (e0-o1 pinned to r8-r11 by CONV_DSP_PIXEL_WORDS). */
+#define CONV_DSP_NAMED                                                                     \
+    "%[v]", "%[ve]", "%[a]", "%[w]", "%[e0]", "%[o0]", "%[e1]", "%[o1]", "%[s0]", "%[s1]", \
+        "%[s2]", "%[s3]"
+#define CONV_DSP_OPERANDS                                                                  \
+    : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [a] "+r"(a),             \
+      [w] "+r"(w), [v] "=&r"(v), [ve] "=&r"(ve), [e0] "=&r"(e0), [o0] "=&r"(o0),           \
+      [e1] "=&r"(e1), [o1] "=&r"(o1)                                                       \
+    :                                                                                      \
+    : "memory"
+/* The text with its operands (a macro of one argument expands the list before the call). */
+#define CONV_DSP_ASM(TEXT, operands) TEXT(operands)
+
 #if AP_ARM_DSP_NATIVE
 /* LDM loads its list in register order: the four words of a pixel pair go to fixed,
    ascending registers. */
-#define CONV_DSP_GROUP_4X1()                                                               \
-    __asm__("ldr %[v], [%[w]], #16\n\t"                                                    \
-            "ldm %[a]!, {%[e0], %[o0], %[e1], %[o1]}\n\t"                                  \
-            "sxtb16 %[ve], %[v]\n\t"                                                       \
-            "sxtb16 %[v], %[v], ror #8\n\t"                                                \
-            "smlad %[s0], %[e0], %[ve], %[s0]\n\t"                                         \
-            "smlad %[s0], %[o0], %[v], %[s0]\n\t"                                          \
-            "smlad %[s1], %[e1], %[ve], %[s1]\n\t"                                         \
-            "smlad %[s1], %[o1], %[v], %[s1]\n\t"                                          \
-            "ldm %[a]!, {%[e0], %[o0], %[e1], %[o1]}\n\t"                                  \
-            "smlad %[s2], %[e0], %[ve], %[s2]\n\t"                                         \
-            "smlad %[s2], %[o0], %[v], %[s2]\n\t"                                          \
-            "smlad %[s3], %[e1], %[ve], %[s3]\n\t"                                         \
-            "smlad %[s3], %[o1], %[v], %[s3]\n\t"                                          \
-            : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [a] "+r"(a),     \
-              [w] "+r"(w), [v] "=&r"(v), [ve] "=&r"(ve), [e0] "=&r"(e0), [o0] "=&r"(o0),   \
-              [e1] "=&r"(e1), [o1] "=&r"(o1)                                               \
-            :                                                                              \
-            : "memory")
+#define CONV_DSP_GROUP_4X1() __asm__(CONV_DSP_ASM(CONV_DSP_4X1_TEXT, CONV_DSP_NAMED) CONV_DSP_OPERANDS)
 #else
 #define CONV_DSP_GROUP_4X1()                                                               \
     do {                                                                                   \
@@ -103,28 +116,38 @@ CONV_DSP_SUMS_FN(conv_dsp_cols4, int8_t, CONV_DSP_GROUP_4X1)
  * kernel (which widens the pixels' values again for every channel pair) and 13 with four
  * columns. Half im2col16_rows_4's scratch.
  */
+#define CONV_DSP_2X2_TEXT(v, ve, a, w, e0, o0, e1, o1, s0, s1, s2, s3)                     \
+    "ldm " a "!, {" e0 ", " o0 ", " e1 ", " o1 "}\n\t"                                     \
+    "ldr " v ", [" w "], #16\n\t"                                                          \
+    "sxtb16 " ve ", " v "\n\t"                                                             \
+    "sxtb16 " v ", " v ", ror #8\n\t"                                                      \
+    "smlad " s0 ", " e0 ", " ve ", " s0 "\n\t"                                             \
+    "smlad " s0 ", " o0 ", " v ", " s0 "\n\t"                                              \
+    "smlad " s2 ", " e1 ", " ve ", " s2 "\n\t"                                             \
+    "smlad " s2 ", " o1 ", " v ", " s2 "\n\t"                                              \
+    "ldr " v ", [" w ", #-12]\n\t"                                                         \
+    "sxtb16 " ve ", " v "\n\t"                                                             \
+    "sxtb16 " v ", " v ", ror #8\n\t"                                                      \
+    "smlad " s1 ", " e0 ", " ve ", " s1 "\n\t"                                             \
+    "smlad " s1 ", " o0 ", " v ", " s1 "\n\t"                                              \
+    "smlad " s3 ", " e1 ", " ve ", " s3 "\n\t"                                             \
+    "smlad " s3 ", " o1 ", " v ", " s3 "\n\t"
+/* im2col16w_rows_4's: the weights already widened, lo and hi the table's two words (LDRD):
+   its even lanes' and its odd lanes'. */
+#define CONV_DSP_4W_TEXT(lo, hi, a, w, e0, o0, e1, o1, s0, s1, s2, s3)                     \
+    "ldrd " lo ", " hi ", [" w "], #8\n\t"                                                 \
+    "ldm " a "!, {" e0 ", " o0 ", " e1 ", " o1 "}\n\t"                                     \
+    "smlad " s0 ", " e0 ", " lo ", " s0 "\n\t"                                             \
+    "smlad " s0 ", " o0 ", " hi ", " s0 "\n\t"                                             \
+    "smlad " s1 ", " e1 ", " lo ", " s1 "\n\t"                                             \
+    "smlad " s1 ", " o1 ", " hi ", " s1 "\n\t"                                             \
+    "ldm " a "!, {" e0 ", " o0 ", " e1 ", " o1 "}\n\t"                                     \
+    "smlad " s2 ", " e0 ", " lo ", " s2 "\n\t"                                             \
+    "smlad " s2 ", " o0 ", " hi ", " s2 "\n\t"                                             \
+    "smlad " s3 ", " e1 ", " lo ", " s3 "\n\t"                                             \
+    "smlad " s3 ", " o1 ", " hi ", " s3 "\n\t"
 #if AP_ARM_DSP_NATIVE
-#define CONV_DSP_GROUP_2X2_16()                                                            \
-    __asm__("ldm %[a]!, {%[e0], %[o0], %[e1], %[o1]}\n\t"                                  \
-            "ldr %[v], [%[w]], #16\n\t"                                                    \
-            "sxtb16 %[ve], %[v]\n\t"                                                       \
-            "sxtb16 %[v], %[v], ror #8\n\t"                                                \
-            "smlad %[s0], %[e0], %[ve], %[s0]\n\t"                                         \
-            "smlad %[s0], %[o0], %[v], %[s0]\n\t"                                          \
-            "smlad %[s2], %[e1], %[ve], %[s2]\n\t"                                         \
-            "smlad %[s2], %[o1], %[v], %[s2]\n\t"                                          \
-            "ldr %[v], [%[w], #-12]\n\t"                                                   \
-            "sxtb16 %[ve], %[v]\n\t"                                                       \
-            "sxtb16 %[v], %[v], ror #8\n\t"                                                \
-            "smlad %[s1], %[e0], %[ve], %[s1]\n\t"                                         \
-            "smlad %[s1], %[o0], %[v], %[s1]\n\t"                                          \
-            "smlad %[s3], %[e1], %[ve], %[s3]\n\t"                                         \
-            "smlad %[s3], %[o1], %[v], %[s3]\n\t"                                          \
-            : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3),                  \
-              [a] "+r"(a), [w] "+r"(w), [v] "=&r"(v), [ve] "=&r"(ve), [e0] "=&r"(e0),      \
-              [o0] "=&r"(o0), [e1] "=&r"(e1), [o1] "=&r"(o1)                               \
-            :                                                                              \
-            : "memory")
+#define CONV_DSP_GROUP_2X2_16() __asm__(CONV_DSP_ASM(CONV_DSP_2X2_TEXT, CONV_DSP_NAMED) CONV_DSP_OPERANDS)
 #else
 #define CONV_DSP_GROUP_2X2_16()                                                            \
     do {                                                                                   \
@@ -263,53 +286,15 @@ typedef char conv_dsp_tile_offsets_checked[offsetof(conv_dsp_tile, stride) == 12
                                            offsetof(conv_dsp_tile, offset) == 72 ? 1 : -1];
 
 /* Registers while a channel's groups run: r0-r3 the sums, r4 and r5 the weight word's two
-   lane words, r6 the columns, r7 the weights, r8-r11 two pixels' words (LDM: ascending), r12
-   the count, lr the tile. */
-#define CONV_DSP_T4_GROUP                                                                  \
-    "ldr r4, [r7], #16\n\t"                                                                \
-    "ldm r6!, {r8-r11}\n\t"                                                                \
-    "sxtb16 r5, r4\n\t"                                                                    \
-    "sxtb16 r4, r4, ror #8\n\t"                                                            \
-    "smlad r0, r8, r5, r0\n\t"                                                             \
-    "smlad r0, r9, r4, r0\n\t"                                                             \
-    "smlad r1, r10, r5, r1\n\t"                                                            \
-    "smlad r1, r11, r4, r1\n\t"                                                            \
-    "ldm r6!, {r8-r11}\n\t"                                                                \
-    "smlad r2, r8, r5, r2\n\t"                                                             \
-    "smlad r2, r9, r4, r2\n\t"                                                             \
-    "smlad r3, r10, r5, r3\n\t"                                                            \
-    "smlad r3, r11, r4, r3\n\t"
+   lane words (the widened table's: r4 its even lanes), r6 the columns, r7 the weights, r8-r11
+   two pixels' words (LDM: ascending), r12 the count, lr the tile; the group texts in them. */
+#define CONV_DSP_FIXED "r4", "r5", "r6", "r7", "r8", "r9", "r10", "r11", "r0", "r1", "r2", "r3"
+#define CONV_DSP_T4_GROUP CONV_DSP_ASM(CONV_DSP_4X1_TEXT, CONV_DSP_FIXED)
 /* Two pixels x channels j (r0 pixel 0, r2 pixel 1) and j + 1 (r1, r3). */
-#define CONV_DSP_T2_GROUP                                                                  \
-    "ldm r6!, {r8-r11}\n\t"                                                                \
-    "ldr r4, [r7], #16\n\t"                                                                \
-    "sxtb16 r5, r4\n\t"                                                                    \
-    "sxtb16 r4, r4, ror #8\n\t"                                                            \
-    "smlad r0, r8, r5, r0\n\t"                                                             \
-    "smlad r0, r9, r4, r0\n\t"                                                             \
-    "smlad r2, r10, r5, r2\n\t"                                                            \
-    "smlad r2, r11, r4, r2\n\t"                                                            \
-    "ldr r4, [r7, #-12]\n\t"                                                               \
-    "sxtb16 r5, r4\n\t"                                                                    \
-    "sxtb16 r4, r4, ror #8\n\t"                                                            \
-    "smlad r1, r8, r5, r1\n\t"                                                             \
-    "smlad r1, r9, r4, r1\n\t"                                                             \
-    "smlad r3, r10, r5, r3\n\t"                                                            \
-    "smlad r3, r11, r4, r3\n\t"
+#define CONV_DSP_T2_GROUP CONV_DSP_ASM(CONV_DSP_2X2_TEXT, CONV_DSP_FIXED)
 /* im2col16w_rows_4: four pixels x one channel with its weights already widened (the table's
    two words, LDRD): 11 instructions for 16 multiply-adds. */
-#define CONV_DSP_T4W_GROUP                                                                 \
-    "ldrd r4, r5, [r7], #8\n\t"                                                            \
-    "ldm r6!, {r8-r11}\n\t"                                                                \
-    "smlad r0, r8, r4, r0\n\t"                                                             \
-    "smlad r0, r9, r5, r0\n\t"                                                             \
-    "smlad r1, r10, r4, r1\n\t"                                                            \
-    "smlad r1, r11, r5, r1\n\t"                                                            \
-    "ldm r6!, {r8-r11}\n\t"                                                                \
-    "smlad r2, r8, r4, r2\n\t"                                                             \
-    "smlad r2, r9, r5, r2\n\t"                                                             \
-    "smlad r3, r10, r4, r3\n\t"                                                            \
-    "smlad r3, r11, r5, r3\n\t"
+#define CONV_DSP_T4W_GROUP CONV_DSP_ASM(CONV_DSP_4W_TEXT, CONV_DSP_FIXED)
 /* The groups of one channel (pair): pairs of groups, then an odd one. */
 #define CONV_DSP_T_GROUPS(group)                                                           \
     "ldr r6, [lr]\n\t"                                                                     \
@@ -536,6 +521,24 @@ static void conv_dsp_rows_tile(const ap_conv2d_ctx *c, void *scratch, int direct
     ap_conv2d_s8_rows_arm_dsp(c, rows, n, out);
 }
 
+/* The columns of the tile of n pixels at p0 (of cols16) into the scratch's front, where the
+   tile takes them (1); a tile of at most half of cols16 runs the rows kernel here instead (0).
+   A last tile of three repeats its last pixel; those outputs are not stored. */
+static inline __attribute__((always_inline)) int conv_dsp_tile_columns(const ap_conv2d_ctx *c, void *scratch,
+                                                                       int direct_rows, size_t p0, size_t n,
+                                                                       size_t cols16, int8_t *out)
+{
+    if (n <= cols16 / 2) {
+        conv_dsp_rows_tile(c, scratch, direct_rows, p0, n, out);
+        return 0;
+    }
+    int8_t *row = (int8_t *)scratch + 2 * cols16 * c->k_pad;
+    for (size_t i = 0; i < cols16; ++i) {
+        conv_dsp_widen(c, p0 + (i < n ? i : n - 1), direct_rows, row, (uint32_t *)scratch, i, cols16);
+    }
+    return 1;
+}
+
 /* The kernel's loops with the requantisation's form and the tile a constant (always inlined
    once per pair), so that no test of either runs per channel. */
 static inline __attribute__((always_inline)) void conv_dsp_im2col16(const ap_conv2d_ctx *c, void *scratch,
@@ -545,8 +548,7 @@ static inline __attribute__((always_inline)) void conv_dsp_im2col16(const ap_con
     const conv_dsp_quant q = {c->bias, c->multiplier, c->shift, c->per_channel ? 1u : 0u,
                               c->output_offset, c->act_min, c->act_max, mode};
     const size_t groups = c->k_pad / AP_CONV2D_KB, oc_n = c->oc, block_stride = c->w_block_stride;
-    uint32_t *cols = (uint32_t *)scratch;
-    int8_t *row = (int8_t *)scratch + 2 * cols16 * c->k_pad;
+    const uint32_t *cols = (const uint32_t *)scratch;
     const int direct_rows = ap_conv2d_gemm_1x1_applies(c->p) && c->k == c->k_pad;
 #if CONV_DSP_TILE_ASM
     const int form = conv_dsp_tile_form(c);
@@ -560,13 +562,8 @@ static inline __attribute__((always_inline)) void conv_dsp_im2col16(const ap_con
     for (size_t p0 = 0; p0 < total; p0 += cols16) {
         const size_t n = total - p0 < cols16 ? total - p0 : cols16;
         int8_t *out = c->output + p0 * oc_n;
-        if (n <= cols16 / 2) {
-            conv_dsp_rows_tile(c, scratch, direct_rows, p0, n, out);
+        if (!conv_dsp_tile_columns(c, scratch, direct_rows, p0, n, cols16, out)) {
             continue;
-        }
-        /* a last tile of three repeats its last pixel; those outputs are not stored */
-        for (size_t i = 0; i < cols16; ++i) {
-            conv_dsp_widen(c, p0 + (i < n ? i : n - 1), direct_rows, row, cols, i, cols16);
         }
 #if CONV_DSP_TILE_ASM
         if (form != CONV_DSP_TILE_C && n == cols16) {
@@ -642,23 +639,7 @@ void ap_conv2d_s8_im2col16_arm_dsp(const ap_conv2d_ctx *c, void *scratch, size_t
    tile routine's group (LDRD of the weights, two LDMs of the columns, 8 SMLADs) in one asm
    block, as CONV_DSP_GROUP_4X1 is. */
 #if AP_ARM_DSP_NATIVE
-#define CONV_DSP_GROUP_4W()                                                                \
-    __asm__("ldrd %[ve], %[v], [%[w]], #8\n\t"                                             \
-            "ldm %[a]!, {%[e0], %[o0], %[e1], %[o1]}\n\t"                                  \
-            "smlad %[s0], %[e0], %[ve], %[s0]\n\t"                                         \
-            "smlad %[s0], %[o0], %[v], %[s0]\n\t"                                          \
-            "smlad %[s1], %[e1], %[ve], %[s1]\n\t"                                         \
-            "smlad %[s1], %[o1], %[v], %[s1]\n\t"                                          \
-            "ldm %[a]!, {%[e0], %[o0], %[e1], %[o1]}\n\t"                                  \
-            "smlad %[s2], %[e0], %[ve], %[s2]\n\t"                                         \
-            "smlad %[s2], %[o0], %[v], %[s2]\n\t"                                          \
-            "smlad %[s3], %[e1], %[ve], %[s3]\n\t"                                         \
-            "smlad %[s3], %[o1], %[v], %[s3]\n\t"                                          \
-            : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [a] "+r"(a),     \
-              [w] "+r"(w), [ve] "=&r"(ve), [v] "=&r"(v), [e0] "=&r"(e0), [o0] "=&r"(o0),   \
-              [e1] "=&r"(e1), [o1] "=&r"(o1)                                               \
-            :                                                                              \
-            : "memory")
+#define CONV_DSP_GROUP_4W() __asm__(CONV_DSP_ASM(CONV_DSP_4W_TEXT, CONV_DSP_NAMED) CONV_DSP_OPERANDS)
 #else
 #define CONV_DSP_GROUP_4W()                                                                \
     do {                                                                                   \
@@ -682,8 +663,7 @@ static inline __attribute__((always_inline)) void conv_dsp_im2col16w(const ap_co
                               c->output_offset, c->act_min, c->act_max, mode};
     const size_t groups = c->k_pad / AP_CONV2D_KB, oc_n = c->oc, block_stride = c->w_block_stride;
     const size_t cols16 = AP_CONV2D_COLS16, per = 3 + 2 * groups;   /* table words a channel */
-    uint32_t *cols = (uint32_t *)scratch;
-    int8_t *row = (int8_t *)scratch + 2 * cols16 * c->k_pad;
+    const uint32_t *cols = (const uint32_t *)scratch;
     uint32_t *table = (uint32_t *)(void *)((int8_t *)scratch + (2 * cols16 + 1) * c->k_pad);
     const int direct_rows = ap_conv2d_gemm_1x1_applies(c->p) && c->k == c->k_pad;
     /* the table's e in the asm form, where one runs (the compiled loops read the context's) */
@@ -705,12 +685,8 @@ static inline __attribute__((always_inline)) void conv_dsp_im2col16w(const ap_co
     for (size_t p0 = 0; p0 < total; p0 += cols16) {
         const size_t n = total - p0 < cols16 ? total - p0 : cols16;
         int8_t *out = c->output + p0 * oc_n;
-        if (n <= cols16 / 2) {
-            conv_dsp_rows_tile(c, scratch, direct_rows, p0, n, out);
+        if (!conv_dsp_tile_columns(c, scratch, direct_rows, p0, n, cols16, out)) {
             continue;
-        }
-        for (size_t i = 0; i < cols16; ++i) {
-            conv_dsp_widen(c, p0 + (i < n ? i : n - 1), direct_rows, row, cols, i, cols16);
         }
 #if CONV_DSP_TILE_ASM
         if (form != CONV_DSP_TILE_C && n == cols16) {
