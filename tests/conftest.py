@@ -53,3 +53,9 @@ def dsp_driver(tmp_path_factory):
             built[core] = dsp_cases.build_driver(core, work / core)
         return built[core]
     return driver
+
+
+@pytest.fixture(scope="module")
+def dsp_work(tmp_path_factory, request) -> Path:
+    """A folder for a QEMU kernel module's case files."""
+    return tmp_path_factory.mktemp(request.module.__name__.rpartition(".")[2])

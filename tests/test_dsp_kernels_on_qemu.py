@@ -17,7 +17,6 @@ import itertools
 import time
 import zlib
 from collections import Counter
-from pathlib import Path
 from typing import Dict, List, Optional
 
 import numpy as np
@@ -302,10 +301,6 @@ def cases(ffi, lib) -> Dict[str, List[dc.DspCase]]:
     return out
 
 
-@pytest.fixture(scope="module")
-def work(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("dsp_qemu")
-
 
 def test_the_draws_reach_every_arm_dsp_family(cases):
     """The shape sets list each arm-dsp variant family in several cases (else the runs below
@@ -318,7 +313,7 @@ def test_the_draws_reach_every_arm_dsp_family(cases):
         assert families[family] >= 20, (family, families)
 
 
-def test_the_driver_reports_a_wrong_output_and_a_wrong_variant_list(dsp_driver, ffi, lib, work):
+def test_the_driver_reports_a_wrong_output_and_a_wrong_variant_list(dsp_driver, ffi, lib, dsp_work):
     """The driver's checks fail when they should: a case whose expected output has one byte
     changed, and one whose host list asks one scratch byte more than the core's."""
     spec = dict(input_shape=(1, 6, 5, 9), filter_shape=(8, 3, 3), stride=(1, 1), dilation=(1, 1), padding="same",
@@ -337,7 +332,7 @@ def test_the_driver_reports_a_wrong_output_and_a_wrong_variant_list(dsp_driver, 
     bad_list.record = bytes(record)
     good = dc.encode(ffi, lib, "conv2d", conv.params, kwargs["w"], kwargs["bias"], x, expected, 2, "right")
     ours = [bad_output, bad_list, good]
-    results = dc.run_cases(dsp_driver("cortex-m4"), "cortex-m4", dc.write_cases(work / "tampered.bin", ours), ours)
+    results = dc.run_cases(dsp_driver("cortex-m4"), "cortex-m4", dc.write_cases(dsp_work / "tampered.bin", ours), ours)
     assert results[0].failures == [f"{bad_output.variants[k]} output_differs_at 17 {wrong.reshape(-1)[17] ^ 1} "
                                    f"{wrong.reshape(-1)[17]}" for k in range(len(bad_output.variants))]
     assert results[0].passed == 0
@@ -348,21 +343,21 @@ def test_the_driver_reports_a_wrong_output_and_a_wrong_variant_list(dsp_driver, 
 
 @pytest.mark.parametrize("board_core", CORES)
 @pytest.mark.parametrize("op", OPS)
-def test_every_arm_dsp_variant_on_the_core(dsp_driver, cases, work, op, board_core):
+def test_every_arm_dsp_variant_on_the_core(dsp_driver, cases, dsp_work, op, board_core):
     """Every arm-dsp variant of every case on ``core``: the expected output with exactly its
     scratch between guard bytes, AP_ERR_SCRATCH_TOO_SMALL and the output untouched with one
     byte too few, nothing written outside its buffers, the core's variant list and blob the
     host's, the stack it touched within run()'s static bound."""
     ours = cases[op]
-    print(dc.check_on_core(dsp_driver(board_core), board_core, dc.write_cases(work / f"{op}.bin", ours), ours, op))
+    print(dc.check_on_core(dsp_driver(board_core), board_core, dc.write_cases(dsp_work / f"{op}.bin", ours), ours, op))
 
 
 @pytest.mark.parametrize("op", OPS)
-def test_inputs_and_outputs_at_any_address(dsp_driver, cases, work, op):
+def test_inputs_and_outputs_at_any_address(dsp_driver, cases, dsp_work, op):
     """Every variant on the M4 gives the same bytes with its input and output 1 or 2 bytes past
     a 16-byte boundary (the C API asks no alignment of them)."""
     ours = cases[op]
-    path = dc.write_cases(work / f"{op}.bin", ours)
+    path = dc.write_cases(dsp_work / f"{op}.bin", ours)
     for offset in (1, 2):
         results = dc.run_cases(dsp_driver("cortex-m4"), "cortex-m4", path, ours, offset=offset,
                                misaligned=("input", "output"))
@@ -371,14 +366,14 @@ def test_inputs_and_outputs_at_any_address(dsp_driver, cases, work, op):
 
 
 @pytest.mark.parametrize("op", OPS)
-def test_scratch_at_any_address_is_used_or_refused(dsp_driver, cases, work, op):
+def test_scratch_at_any_address_is_used_or_refused(dsp_driver, cases, dsp_work, op):
     """Every variant on the M4 with each scratch buffer 1 or 2 bytes past its alignment either
     gives the same bytes (and refuses one byte less) or refuses the buffer with
     AP_ERR_INVALID_ARGUMENT, writing nothing (padded_rows and planar ask 2 and 4 bytes,
     smlad_x16, widened, widened_pairs, im2col16_rows, im2col16w_rows and strip16 4); none
     faults."""
     ours = cases[op]
-    path = dc.write_cases(work / f"{op}.bin", ours)
+    path = dc.write_cases(dsp_work / f"{op}.bin", ours)
     refused = Counter()
     for offset in (1, 2):
         results = dc.run_cases(dsp_driver("cortex-m4"), "cortex-m4", path, ours, offset=offset,

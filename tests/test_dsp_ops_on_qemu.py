@@ -18,7 +18,6 @@ from __future__ import annotations
 import itertools
 import time
 from collections import Counter
-from pathlib import Path
 from typing import Dict, List
 
 import numpy as np
@@ -319,10 +318,6 @@ def cases(lib) -> Dict[str, List[dc.DspCase]]:
     return out
 
 
-@pytest.fixture(scope="module")
-def work(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("dsp_ops_qemu")
-
 
 def test_the_cases_reach_the_arm_dsp_forms(cases):
     """The sets hold what the arm-dsp code branches on: pooling windows of at most and more
@@ -341,24 +336,24 @@ def test_the_cases_reach_the_arm_dsp_forms(cases):
 
 @pytest.mark.parametrize("board_core", CORES)
 @pytest.mark.parametrize("op", OPS)
-def test_every_arm_dsp_variant_on_the_core(dsp_driver, cases, work, op, board_core):
+def test_every_arm_dsp_variant_on_the_core(dsp_driver, cases, dsp_work, op, board_core):
     """Every arm-dsp variant of every case on the core: the expected output with exactly its
     scratch between guard bytes (and in place over an input of the output's shape where it
     may be), AP_ERR_SCRATCH_TOO_SMALL and the output untouched with one byte too few, nothing
     written outside its buffers, the core's variant list the host's, the stack it touched
     within the row's run entry's static bound."""
     ours = cases[op]
-    print(dc.check_on_core(dsp_driver(board_core), board_core, dc.write_cases(work / f"{op}.bin", ours), ours, op))
+    print(dc.check_on_core(dsp_driver(board_core), board_core, dc.write_cases(dsp_work / f"{op}.bin", ours), ours, op))
 
 
 @pytest.mark.parametrize("op", OPS)
-def test_inputs_and_outputs_at_any_address(dsp_driver, cases, work, op):
+def test_inputs_and_outputs_at_any_address(dsp_driver, cases, dsp_work, op):
     """Every variant on the M4 gives the same bytes with its inputs and output 1 or 2 bytes
     past a 16-byte boundary (an int16 output 2: the C API asks its alignment), and with its
     scratch there gives them or refuses the buffer, writing nothing (SOFTMAX's exp_cache asks
     4 bytes for its int32 values); none faults."""
     ours = cases[op]
-    path = dc.write_cases(work / f"{op}.bin", ours)
+    path = dc.write_cases(dsp_work / f"{op}.bin", ours)
     refused = Counter()
     for offset in (1, 2):
         results = dc.run_cases(dsp_driver("cortex-m4"), "cortex-m4", path, ours, offset=offset,

@@ -438,19 +438,6 @@ def cases(ffi, lib, tmp_path_factory) -> Dict[str, List[dc.DspCase]]:
     return out
 
 
-@pytest.fixture(scope="module")
-def work(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("dsp_recurrent_qemu")
-
-
-_DRIVERS: Dict[str, Path] = {}
-
-
-def driver(core: str, work: Path) -> Path:
-    if core not in _DRIVERS:
-        _DRIVERS[core] = dc.build_driver(core, work / core)
-    return _DRIVERS[core]
-
 
 def test_the_cases_reach_the_simd_lengths(cases):
     """Each row's cases run its arm-dsp code over lengths of every remainder modulo 4 (the
@@ -483,43 +470,43 @@ def test_the_cases_reach_the_simd_lengths(cases):
 
 @pytest.mark.parametrize("board_core", CORES)
 @pytest.mark.parametrize("row", ROWS)
-def test_every_arm_dsp_variant_on_the_core(cases, work, row, board_core):
+def test_every_arm_dsp_variant_on_the_core(dsp_driver, cases, dsp_work, row, board_core):
     """Every arm-dsp variant of every case of the row on ``core``: the expected output and
     states with exactly its scratch between guard bytes, AP_ERR_SCRATCH_TOO_SMALL and the
     output and states untouched with one byte too few, nothing written outside its buffers,
     the core's variant list (and the LSTM's blob) the host's, the stack it touched within
     run()'s static bound."""
     ours = cases[row]
-    print(dc.check_on_core(driver(board_core, work), board_core, dc.write_cases(work / f"{row}.bin", ours), ours, row))
+    print(dc.check_on_core(dsp_driver(board_core), board_core, dc.write_cases(dsp_work / f"{row}.bin", ours), ours, row))
 
 
 @pytest.mark.parametrize("row", ROWS)
-def test_inputs_and_outputs_at_any_address(cases, work, row):
-    """Every variant on the M4 gives the same bytes and states with its inputs and output 1 or
-    2 bytes past a 16-byte boundary (rounded down to the element: the C API asks an int16 or
-    int64 operand's alignment, no more)."""
+def test_inputs_and_outputs_at_any_address(dsp_driver, cases, dsp_work, row):
+    """Every variant on the M4 gives the same bytes and states with its inputs, output and
+    state 1 or 2 bytes past a 16-byte boundary (rounded down to the element: the C API asks an
+    int16 or int64 operand's alignment, no more)."""
     ours = cases[row]
-    path = dc.write_cases(work / f"{row}.bin", ours)
+    path = dc.write_cases(dsp_work / f"{row}.bin", ours)
     for offset in (1, 2):
         t0 = time.perf_counter()
-        results = dc.run_cases(driver("cortex-m4", work), "cortex-m4", path, ours, offset=offset,
-                               misaligned=("input", "output"))
+        results = dc.run_cases(dsp_driver("cortex-m4"), "cortex-m4", path, ours, offset=offset,
+                               misaligned=("input", "output", "state"))
         bad = [f"case {c.id}: {c.label}: {results[c.id].failures}" for c in ours if results[c.id].failures]
-        assert not bad, f"{len(bad)} cases fail with input and output {offset} bytes off:\n" + "\n".join(bad[:20])
+        assert not bad, f"{len(bad)} cases fail with input, output and state {offset} bytes off:\n" + "\n".join(bad[:20])
         assert all(r.passed == r.variants for r in results.values())
-        print(f"{row} with inputs and output +{offset}: {len(ours)} cases in {time.perf_counter() - t0:.1f} s")
+        print(f"{row} with inputs, output and state +{offset}: {len(ours)} cases in {time.perf_counter() - t0:.1f} s")
 
 
 @pytest.mark.parametrize("row", ["batch_matmul_s8", "batch_matmul_s16x8"])
-def test_scratch_at_any_address_is_used_or_refused(cases, work, row):
+def test_scratch_at_any_address_is_used_or_refused(dsp_driver, cases, dsp_work, row):
     """BATCH_MATMUL's packed variant on the M4 with its scratch buffers 1 or 2 bytes past their
     alignment either gives the same bytes (and refuses one byte less) or refuses the buffers
     with AP_ERR_INVALID_ARGUMENT, writing nothing; it never faults."""
     ours = cases[row]
-    path = dc.write_cases(work / f"{row}.bin", ours)
+    path = dc.write_cases(dsp_work / f"{row}.bin", ours)
     refused = Counter()
     for offset in (1, 2):
-        results = dc.run_cases(driver("cortex-m4", work), "cortex-m4", path, ours, offset=offset,
+        results = dc.run_cases(dsp_driver("cortex-m4"), "cortex-m4", path, ours, offset=offset,
                                misaligned=("scratch",), only="packed")
         bad = [f"case {c.id}: {c.label}: {results[c.id].failures}" for c in ours if results[c.id].failures]
         assert not bad, f"{len(bad)} cases fail with scratch {offset} bytes off:\n" + "\n".join(bad[:20])
@@ -527,7 +514,7 @@ def test_scratch_at_any_address_is_used_or_refused(cases, work, row):
     print(f"{row}: refusals {dict(refused)}")
 
 
-def test_the_driver_reports_a_wrong_output_and_a_wrong_state(ffi, lib, work):
+def test_the_driver_reports_a_wrong_output_and_a_wrong_state(dsp_driver, ffi, lib, dsp_work):
     """The driver's checks fail when they should on these rows: an LSTM whose expected output
     has one byte changed, one whose expected cell state after the call has one value changed,
     and a BATCH_MATMUL whose expected int16 output has one value changed (every variant)."""
@@ -556,7 +543,7 @@ def test_the_driver_reports_a_wrong_output_and_a_wrong_state(ffi, lib, work):
     bad_state.record = bytes(record)
     good = dc.encode_node(*LSTM_S8, *args, 2, "right", states=states, filter=filt, bias=bias)
     ours = [bad_output, bad_state, good]
-    results = dc.run_cases(driver("cortex-m4", work), "cortex-m4", dc.write_cases(work / "tampered.bin", ours), ours)
+    results = dc.run_cases(dsp_driver("cortex-m4"), "cortex-m4", dc.write_cases(dsp_work / "tampered.bin", ours), ours)
     assert results[0].failures == [f"direct output_differs_at 5 {wrong[5] ^ 1} {wrong[5]}"] and results[0].passed == 0
     assert results[1].failures == ["direct state_differs 1 0"] and results[1].passed == 0
     assert results[2].failures == [] and results[2].passed == 1
@@ -570,7 +557,7 @@ def test_the_driver_reports_a_wrong_output_and_a_wrong_state(ffi, lib, work):
     wrong = want.copy()
     wrong[17] += 1
     bad = dc.encode_node(*ROW_KEYS["batch_matmul_s16x8"], spec, [a, b], want, 0, "wrong int16 output", expected=wrong)
-    results = dc.run_cases(driver("cortex-m4", work), "cortex-m4", dc.write_cases(work / "tampered16.bin", [bad]), [bad])
+    results = dc.run_cases(dsp_driver("cortex-m4"), "cortex-m4", dc.write_cases(dsp_work / "tampered16.bin", [bad]), [bad])
     lo = wrong.view(np.int8)[34]   # the driver names the first differing byte, as int8
     assert [f.split()[:3] for f in results[0].failures] == [[v, "output_differs_at", "34" if lo != want.view(np.int8)[34]
                                                               else "35"] for v in ("direct", "packed")]

@@ -222,7 +222,7 @@ def build_driver(core: str, out_dir: Path) -> Path:
 
 
 #: run_cases' ``misaligned`` buffers, the driver's bits
-BUFFERS = {"input": 1, "output": 2, "scratch": 4}
+BUFFERS = {"input": 1, "output": 2, "scratch": 4, "state": 8}
 
 
 def run_cases(elf: Path, core: str, cases_file: Path, cases: Sequence[DspCase], timeout: float = 600,

@@ -20,7 +20,7 @@
  * It prints one line per case, "case <id> <variants> <passed>", a line
  * "fail <id> <variant> <what>" for each failed check, and "done" at the end.
  * Optional arguments: argv[2] bytes to add to the addresses of the buffers argv[3] names
- * (bits: 1 inputs, 2 output, 4 scratch; default 7), each offset rounded down to a multiple of
+ * (bits: 1 inputs, 2 output, 4 scratch, 8 state; default 15), each offset rounded down to a multiple of
  * the buffer's element size (the C API asks that much of an int16 or int32 operand): every
  * variant must give the same bytes with its inputs and output at any such address, and with
  * its scratch at any address must give them or refuse it with AP_ERR_INVALID_ARGUMENT
@@ -60,10 +60,10 @@ enum { GUARD = 64, POISON = 0xA5, OUT_POISON = 0x5A, MAX_INPUTS = 16 };
 static uint8_t record[3u << 19] __attribute__((aligned(16)));
 static uint8_t arena[4u << 19] __attribute__((aligned(64)));
 static size_t arena_used;
-/* argv[2]: bytes added to the addresses of the buffers argv[3] names (bits: 1 inputs, 2 output, 4 scratch;
+/* argv[2]: bytes added to the addresses of the buffers argv[3] names (bits: 1 inputs, 2 output, 4 scratch, 8 state;
    default all), each otherwise at its alignment */
 static size_t misalign;
-static unsigned misaligned = 7u;
+static unsigned misaligned = 15u;
 /* argv[4]: run only the variants of this name (default: every one) */
 static const char *only;
 /* the params struct and the arrays its pointer fields point to */
@@ -312,6 +312,18 @@ static size_t offset_for(unsigned bit, uint32_t element)
     return misaligned & bit ? misalign / element * element : 0;
 }
 
+/* A copy of b between guards, offset_for(bit, ...) past its alignment; NULL when the arena is full. */
+static uint8_t *place(const blob *b, unsigned bit)
+{
+    const size_t off = offset_for(bit, b->element);
+    uint8_t *p = carve(b->bytes + off, 16);
+    if (p != NULL) {
+        p += off;
+        memcpy(p, b->data, b->bytes);
+    }
+    return p;
+}
+
 /* How a run is made: with scratch buffer `short_index` one byte short (-1: none), with the
    output on input `alias` (-1: its own buffer). */
 typedef struct {
@@ -328,14 +340,10 @@ static unsigned run_once(const layer *L, const ap_variant *v, run_kind how, int 
     arena_used = 0;
     uint8_t *in[MAX_INPUTS], *state[AP_MAX_STATE];
     for (uint32_t i = 0; i < L->ninputs; i++) {
-        const size_t off = offset_for(1u, L->inputs[i].element);
-        in[i] = carve(L->inputs[i].bytes + off, 16);
-        if (in[i] == NULL) {
+        if ((in[i] = place(&L->inputs[i], 1u)) == NULL) {
             fail(L, name, "arena_too_small_for_input", (long)i, (long)L->inputs[i].bytes);
             return 1;
         }
-        in[i] += off;
-        memcpy(in[i], L->inputs[i].data, L->inputs[i].bytes);
     }
     const size_t out_off = offset_for(2u, L->expected.element);
     uint8_t *out = how.alias >= 0 ? in[how.alias] : carve(L->expected.bytes + out_off, 16);
@@ -349,12 +357,10 @@ static unsigned run_once(const layer *L, const ap_variant *v, run_kind how, int 
         memset(out, OUT_POISON, L->expected.bytes);
     }
     for (uint32_t i = 0; i < L->nstates; i++) {
-        state[i] = carve(L->states[i].bytes, 16);
-        if (state[i] == NULL) {
+        if ((state[i] = place(&L->states[i], 8u)) == NULL) {
             fail(L, name, "arena_too_small_for_state", (long)i, (long)L->states[i].bytes);
             return 1;
         }
-        memcpy(state[i], L->states[i].data, L->states[i].bytes);
     }
     const size_t scratch_off = misaligned & 4u ? misalign : 0;
     ap_scratch scratch[AP_MAX_SCRATCH];
