@@ -21,21 +21,24 @@
 /* The instruction texts of a group, in the operands' names (v and ve the weight word's lane
    words, a the columns, w the weights, e0-o1 two pixels' words, s0-s3 the sums): one text
    serves the compiled loops' inline asm (named operands) and the tile routines (fixed
-   registers). */
+   registers). First the end of the four-pixel groups: the multiply-adds of four pixels' words
+   (two LDMs of a pixel pair) by a weight word's even (lo) and odd (hi) lanes. */
+#define CONV_DSP_4PX_MACS(lo, hi, a, e0, o0, e1, o1, s0, s1, s2, s3)                       \
+    "smlad " s0 ", " e0 ", " lo ", " s0 "\n\t"                                             \
+    "smlad " s0 ", " o0 ", " hi ", " s0 "\n\t"                                             \
+    "smlad " s1 ", " e1 ", " lo ", " s1 "\n\t"                                             \
+    "smlad " s1 ", " o1 ", " hi ", " s1 "\n\t"                                             \
+    "ldm " a "!, {" e0 ", " o0 ", " e1 ", " o1 "}\n\t"                                     \
+    "smlad " s2 ", " e0 ", " lo ", " s2 "\n\t"                                             \
+    "smlad " s2 ", " o0 ", " hi ", " s2 "\n\t"                                             \
+    "smlad " s3 ", " e1 ", " lo ", " s3 "\n\t"                                             \
+    "smlad " s3 ", " o1 ", " hi ", " s3 "\n\t"
 #define CONV_DSP_4X1_TEXT(v, ve, a, w, e0, o0, e1, o1, s0, s1, s2, s3)                     \
     "ldr " v ", [" w "], #16\n\t"                                                          \
     "ldm " a "!, {" e0 ", " o0 ", " e1 ", " o1 "}\n\t"                                     \
     "sxtb16 " ve ", " v "\n\t"                                                             \
     "sxtb16 " v ", " v ", ror #8\n\t"                                                      \
-    "smlad " s0 ", " e0 ", " ve ", " s0 "\n\t"                                             \
-    "smlad " s0 ", " o0 ", " v ", " s0 "\n\t"                                              \
-    "smlad " s1 ", " e1 ", " ve ", " s1 "\n\t"                                             \
-    "smlad " s1 ", " o1 ", " v ", " s1 "\n\t"                                              \
-    "ldm " a "!, {" e0 ", " o0 ", " e1 ", " o1 "}\n\t"                                     \
-    "smlad " s2 ", " e0 ", " ve ", " s2 "\n\t"                                             \
-    "smlad " s2 ", " o0 ", " v ", " s2 "\n\t"                                              \
-    "smlad " s3 ", " e1 ", " ve ", " s3 "\n\t"                                             \
-    "smlad " s3 ", " o1 ", " v ", " s3 "\n\t"
+    CONV_DSP_4PX_MACS(ve, v, a, e0, o0, e1, o1, s0, s1, s2, s3)
 /* The inline forms' named operands (e0-o1 pinned to r8-r11 by CONV_DSP_PIXEL_WORDS). */
 #define CONV_DSP_NAMED                                                                     \
     "%[v]", "%[ve]", "%[a]", "%[w]", "%[e0]", "%[o0]", "%[e1]", "%[o1]", "%[s0]", "%[s1]", \
@@ -116,36 +119,26 @@ CONV_DSP_SUMS_FN(conv_dsp_cols4, int8_t, CONV_DSP_GROUP_4X1)
  * kernel (which widens the pixels' values again for every channel pair) and 13 with four
  * columns. Half im2col16_rows_4's scratch.
  */
+/* One channel's weight word (`load` puts it in v) widened and taken by two pixels' words:
+   sums sa (pixel 0) and sb (pixel 1). */
+#define CONV_DSP_2PX_CHANNEL(load, v, ve, e0, o0, e1, o1, sa, sb)                          \
+    load                                                                                   \
+    "sxtb16 " ve ", " v "\n\t"                                                             \
+    "sxtb16 " v ", " v ", ror #8\n\t"                                                      \
+    "smlad " sa ", " e0 ", " ve ", " sa "\n\t"                                             \
+    "smlad " sa ", " o0 ", " v ", " sa "\n\t"                                              \
+    "smlad " sb ", " e1 ", " ve ", " sb "\n\t"                                             \
+    "smlad " sb ", " o1 ", " v ", " sb "\n\t"
 #define CONV_DSP_2X2_TEXT(v, ve, a, w, e0, o0, e1, o1, s0, s1, s2, s3)                     \
     "ldm " a "!, {" e0 ", " o0 ", " e1 ", " o1 "}\n\t"                                     \
-    "ldr " v ", [" w "], #16\n\t"                                                          \
-    "sxtb16 " ve ", " v "\n\t"                                                             \
-    "sxtb16 " v ", " v ", ror #8\n\t"                                                      \
-    "smlad " s0 ", " e0 ", " ve ", " s0 "\n\t"                                             \
-    "smlad " s0 ", " o0 ", " v ", " s0 "\n\t"                                              \
-    "smlad " s2 ", " e1 ", " ve ", " s2 "\n\t"                                             \
-    "smlad " s2 ", " o1 ", " v ", " s2 "\n\t"                                              \
-    "ldr " v ", [" w ", #-12]\n\t"                                                         \
-    "sxtb16 " ve ", " v "\n\t"                                                             \
-    "sxtb16 " v ", " v ", ror #8\n\t"                                                      \
-    "smlad " s1 ", " e0 ", " ve ", " s1 "\n\t"                                             \
-    "smlad " s1 ", " o0 ", " v ", " s1 "\n\t"                                              \
-    "smlad " s3 ", " e1 ", " ve ", " s3 "\n\t"                                             \
-    "smlad " s3 ", " o1 ", " v ", " s3 "\n\t"
+    CONV_DSP_2PX_CHANNEL("ldr " v ", [" w "], #16\n\t", v, ve, e0, o0, e1, o1, s0, s2)     \
+    CONV_DSP_2PX_CHANNEL("ldr " v ", [" w ", #-12]\n\t", v, ve, e0, o0, e1, o1, s1, s3)
 /* im2col16w_rows_4's: the weights already widened, lo and hi the table's two words (LDRD):
    its even lanes' and its odd lanes'. */
 #define CONV_DSP_4W_TEXT(lo, hi, a, w, e0, o0, e1, o1, s0, s1, s2, s3)                     \
     "ldrd " lo ", " hi ", [" w "], #8\n\t"                                                 \
     "ldm " a "!, {" e0 ", " o0 ", " e1 ", " o1 "}\n\t"                                     \
-    "smlad " s0 ", " e0 ", " lo ", " s0 "\n\t"                                             \
-    "smlad " s0 ", " o0 ", " hi ", " s0 "\n\t"                                             \
-    "smlad " s1 ", " e1 ", " lo ", " s1 "\n\t"                                             \
-    "smlad " s1 ", " o1 ", " hi ", " s1 "\n\t"                                             \
-    "ldm " a "!, {" e0 ", " o0 ", " e1 ", " o1 "}\n\t"                                     \
-    "smlad " s2 ", " e0 ", " lo ", " s2 "\n\t"                                             \
-    "smlad " s2 ", " o0 ", " hi ", " s2 "\n\t"                                             \
-    "smlad " s3 ", " e1 ", " lo ", " s3 "\n\t"                                             \
-    "smlad " s3 ", " o1 ", " hi ", " s3 "\n\t"
+    CONV_DSP_4PX_MACS(lo, hi, a, e0, o0, e1, o1, s0, s1, s2, s3)
 #if AP_ARM_DSP_NATIVE
 #define CONV_DSP_GROUP_2X2_16() __asm__(CONV_DSP_ASM(CONV_DSP_2X2_TEXT, CONV_DSP_NAMED) CONV_DSP_OPERANDS)
 #else
