@@ -14,6 +14,64 @@
     (p)->output_h, (p)->output_w, (p)->output_c, (p)->filter_h, (p)->filter_w, (p)->stride_h, (p)->stride_w, \
     (p)->dilation_h, (p)->dilation_w, (p)->pad_h, (p)->pad_w})
 
+/* The constant entry points of op `name` (ap_<name>_s16_constant_counts, _prepared_size and
+   _prepare) from its params type T, its check, its filter's element count (int
+   filter_count(const T *, size_t *), 0 on overflow; `what` names the filter then) and, of the
+   checked T *p, its bias count. */
+#define S16_WEIGHTED_CONSTANTS(name, T, check, op, filter_count, what, bias_count)                           \
+    ap_status ap_##name##_s16_prepared_size(const void *params, ap_isa isa, size_t *bytes_out,               \
+                                            ap_error *error_out)                                             \
+    {                                                                                                        \
+        (void)isa;                                                                                           \
+        size_t filters = 0, biases = 0;                                                                      \
+        ap_status st = ap_##name##_s16_constant_counts(params, &filters, &biases, error_out);                \
+        return st != AP_OK ? st : ap_s16_blob_bytes(biases, filters, bytes_out, op, error_out);              \
+    }                                                                                                        \
+    ap_status ap_##name##_s16_prepare(const void *params, ap_isa isa, const void *filter, const void *bias,  \
+                                      void *prepared_out, size_t prepared_bytes, ap_error *error_out)        \
+    {                                                                                                        \
+        size_t filters = 0, biases = 0;                                                                      \
+        ap_status st = ap_##name##_s16_constant_counts(params, &filters, &biases, error_out);                \
+        const T *p = params;                                                                                 \
+        return st != AP_OK ? st : ap_s16_blob_write(biases, filters, p->accumulator_bits, isa, filter, bias, \
+                                                    prepared_out, prepared_bytes, op, error_out);            \
+    }                                                                                                        \
+    ap_status ap_##name##_s16_constant_counts(const void *params, size_t *filter_count_out,                  \
+                                              size_t *bias_count_out, ap_error *error_out)                   \
+    {                                                                                                        \
+        ap_status st = check(params, error_out);                                                             \
+        if (st != AP_OK) {                                                                                   \
+            return st;                                                                                       \
+        }                                                                                                    \
+        const T *p = params;                                                                                 \
+        if (filter_count_out == NULL || bias_count_out == NULL) {                                            \
+            return AP_OPS_INVALID(error_out, op ": the count out-parameters must not be NULL");              \
+        }                                                                                                    \
+        if (!filter_count(p, filter_count_out)) {                                                            \
+            return AP_OPS_OVERFLOW(error_out, op ": the " what " size overflows");                           \
+        }                                                                                                    \
+        *bias_count_out = (size_t)(bias_count);                                                              \
+        return AP_OK;                                                                                        \
+    }
+
+/* Output channel `oc` of a sum: its bias added, then requantised by its own (per channel) or the
+   one multiplier and shift, and clamped. */
+static int16_t s16_output(int64_t acc, const unsigned char *bias, size_t oc, const ap_requant *rq, int32_t bits)
+{
+    const size_t ch = rq->per_channel ? oc : 0;
+    return ap_s16_requant(acc + ap_s16_bias(bias, oc), bits, rq->multiplier[ch], rq->shift[ch], rq->activation_min,
+                          rq->activation_max);
+}
+
+/* The one variant of DEPTHWISE_CONV_2D and FULLY_CONNECTED: direct, `macs` operations. */
+static ap_status s16_direct(uint64_t macs, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
+                            uint32_t *count_out, const char *op, ap_error *error)
+{
+    ap_variant found[1];
+    ap_ops_variant_set(&found[0], AP_CONV2D_S16_DIRECT, 0, "direct", 0, NULL, NULL, macs, 0);
+    return ap_ops_variants_out(found, 1, isa, variants_out, capacity, count_out, op, error);
+}
+
 /* ---- CONV_2D ------------------------------------------------------------------------------ */
 
 static ap_status conv_check(const ap_conv2d_s16_params *p, ap_error *error)
@@ -65,44 +123,13 @@ ap_status ap_conv2d_s16_variants(const void *params, ap_isa isa, ap_variant *var
     return ap_ops_variants_out(found, n, isa, variants_out, capacity, count_out, CONV_OP, error_out);
 }
 
-ap_status ap_conv2d_s16_constant_counts(const void *params, size_t *filter_count_out, size_t *bias_count_out,
-                                        ap_error *error_out)
+/* The filter's element count, 0 if it overflows. */
+static int conv_filters(const ap_conv2d_s16_params *p, size_t *count)
 {
-    const ap_conv2d_s16_params *p = params;
-    ap_status st = conv_check(p, error_out);
-    if (st != AP_OK) {
-        return st;
-    }
-    if (filter_count_out == NULL || bias_count_out == NULL) {
-        return AP_OPS_INVALID(error_out, CONV_OP ": the count out-parameters must not be NULL");
-    }
-    if (!ap_ops_mul(conv_taps(p), (size_t)p->output_c, filter_count_out)) {
-        return AP_OPS_OVERFLOW(error_out, CONV_OP ": the filter's size overflows");
-    }
-    *bias_count_out = (size_t)p->output_c;
-    return AP_OK;
+    return ap_ops_mul(conv_taps(p), (size_t)p->output_c, count);
 }
 
-ap_status ap_conv2d_s16_prepared_size(const void *params, ap_isa isa, size_t *bytes_out, ap_error *error_out)
-{
-    (void)isa;
-    size_t filters = 0, biases = 0;
-    ap_status st = ap_conv2d_s16_constant_counts(params, &filters, &biases, error_out);
-    return st != AP_OK ? st : ap_s16_blob_bytes(biases, filters, bytes_out, CONV_OP, error_out);
-}
-
-ap_status ap_conv2d_s16_prepare(const void *params, ap_isa isa, const void *filter, const void *bias,
-                                void *prepared_out, size_t prepared_bytes, ap_error *error_out)
-{
-    size_t filters = 0, biases = 0;
-    ap_status st = ap_conv2d_s16_constant_counts(params, &filters, &biases, error_out);
-    if (st != AP_OK) {
-        return st;
-    }
-    const ap_conv2d_s16_params *p = params;
-    return ap_s16_blob_write(biases, filters, p->accumulator_bits, isa, filter, bias, prepared_out, prepared_bytes,
-                             CONV_OP, error_out);
-}
+S16_WEIGHTED_CONSTANTS(conv2d, ap_conv2d_s16_params, conv_check, CONV_OP, conv_filters, "filter's", p->output_c)
 
 /* Sum of filter row `w` (taps values) times the window of output (b, oy, ox), read in place. */
 static int64_t conv_direct_dot(const ap_conv2d_s16_params *p, const int16_t *in, const int8_t *w, int32_t b,
@@ -162,7 +189,7 @@ ap_status ap_conv2d_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_
     const ap_conv2d_s16_params *p = st == AP_OK ? call->params : NULL;
     st = st != AP_OK ? st : conv_check(p, error_out);
     size_t filters = 0;
-    if (st == AP_OK && !ap_ops_mul(conv_taps(p), (size_t)p->output_c, &filters)) {
+    if (st == AP_OK && !conv_filters(p, &filters)) {
         st = AP_OPS_OVERFLOW(error_out, CONV_OP ": the filter's size overflows");
     }
     const unsigned char *bias = NULL;
@@ -211,10 +238,7 @@ ap_status ap_conv2d_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_
                     } else {
                         acc = conv_direct_dot(p, in, f, b, oy, ox);
                     }
-                    acc += ap_s16_bias(bias, (size_t)oc);
-                    const int32_t ch = rq->per_channel ? oc : 0;
-                    o[oc] = ap_s16_requant(acc, p->accumulator_bits, rq->multiplier[ch], rq->shift[ch],
-                                           rq->activation_min, rq->activation_max);
+                    o[oc] = s16_output(acc, bias, (size_t)oc, rq, p->accumulator_bits);
                 }
             }
         }
@@ -255,52 +279,19 @@ ap_status ap_depthwise_conv2d_s16_variants(const void *params, ap_isa isa, ap_va
     size_t outputs = 0;
     const int32_t out_dims[4] = {p->batches, p->output_h, p->output_w, p->output_c};
     ap_ops_product(out_dims, 4, &outputs);
-    ap_variant found[1];
-    ap_ops_variant_set(&found[0], AP_CONV2D_S16_DIRECT, 0, "direct", 0, NULL, NULL,
-                       (uint64_t)outputs * (uint64_t)p->filter_h * (uint64_t)p->filter_w, 0);
-    return ap_ops_variants_out(found, 1, isa, variants_out, capacity, count_out, DW_OP, error_out);
+    return s16_direct((uint64_t)outputs * (uint64_t)p->filter_h * (uint64_t)p->filter_w, isa, variants_out,
+                      capacity, count_out, DW_OP, error_out);
 }
 
-ap_status ap_depthwise_conv2d_s16_constant_counts(const void *params, size_t *filter_count_out,
-                                                  size_t *bias_count_out, ap_error *error_out)
+/* The filter's element count, 0 if it overflows. */
+static int dw_filters(const ap_depthwise_conv2d_s16_params *p, size_t *count)
 {
-    const ap_depthwise_conv2d_s16_params *p = params;
-    ap_status st = dw_check(p, error_out);
-    if (st != AP_OK) {
-        return st;
-    }
-    if (filter_count_out == NULL || bias_count_out == NULL) {
-        return AP_OPS_INVALID(error_out, DW_OP ": the count out-parameters must not be NULL");
-    }
     const int32_t dims[3] = {p->filter_h, p->filter_w, p->output_c};
-    if (!ap_ops_product(dims, 3, filter_count_out)) {
-        return AP_OPS_OVERFLOW(error_out, DW_OP ": the filter's size overflows");
-    }
-    *bias_count_out = (size_t)p->output_c;
-    return AP_OK;
+    return ap_ops_product(dims, 3, count);
 }
 
-ap_status ap_depthwise_conv2d_s16_prepared_size(const void *params, ap_isa isa, size_t *bytes_out,
-                                                ap_error *error_out)
-{
-    (void)isa;
-    size_t filters = 0, biases = 0;
-    ap_status st = ap_depthwise_conv2d_s16_constant_counts(params, &filters, &biases, error_out);
-    return st != AP_OK ? st : ap_s16_blob_bytes(biases, filters, bytes_out, DW_OP, error_out);
-}
-
-ap_status ap_depthwise_conv2d_s16_prepare(const void *params, ap_isa isa, const void *filter, const void *bias,
-                                          void *prepared_out, size_t prepared_bytes, ap_error *error_out)
-{
-    size_t filters = 0, biases = 0;
-    ap_status st = ap_depthwise_conv2d_s16_constant_counts(params, &filters, &biases, error_out);
-    if (st != AP_OK) {
-        return st;
-    }
-    const ap_depthwise_conv2d_s16_params *p = params;
-    return ap_s16_blob_write(biases, filters, p->accumulator_bits, isa, filter, bias, prepared_out, prepared_bytes,
-                             DW_OP, error_out);
-}
+S16_WEIGHTED_CONSTANTS(depthwise_conv2d, ap_depthwise_conv2d_s16_params, dw_check, DW_OP, dw_filters, "filter's",
+                       p->output_c)
 
 ap_status ap_depthwise_conv2d_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
@@ -351,10 +342,7 @@ ap_status ap_depthwise_conv2d_s16_run(const ap_op_call *call, ap_isa isa, ap_err
                             acc += (int32_t)f * (int32_t)x;
                         }
                     }
-                    acc += ap_s16_bias(bias, oc);
-                    const size_t ch = rq->per_channel ? oc : 0;
-                    o[oc] = ap_s16_requant(acc, p->accumulator_bits, rq->multiplier[ch], rq->shift[ch],
-                                           rq->activation_min, rq->activation_max);
+                    o[oc] = s16_output(acc, bias, oc, rq, p->accumulator_bits);
                 }
             }
         }
@@ -422,52 +410,19 @@ ap_status ap_fully_connected_s16_variants(const void *params, ap_isa isa, ap_var
     if (st != AP_OK) {
         return st;
     }
-    ap_variant found[1];
-    ap_ops_variant_set(&found[0], AP_CONV2D_S16_DIRECT, 0, "direct", 0, NULL, NULL,
-                       (uint64_t)p->batches * (uint64_t)p->input_depth * (uint64_t)p->output_depth, 0);
-    return ap_ops_variants_out(found, 1, isa, variants_out, capacity, count_out, FC_OP, error_out);
+    return s16_direct((uint64_t)p->batches * (uint64_t)p->input_depth * (uint64_t)p->output_depth, isa,
+                      variants_out, capacity, count_out, FC_OP, error_out);
 }
 
-ap_status ap_fully_connected_s16_constant_counts(const void *params, size_t *filter_count_out,
-                                                 size_t *bias_count_out, ap_error *error_out)
+/* The weights' element count, 0 if it overflows. */
+static int fc_weights(const ap_fully_connected_s16_params *p, size_t *count)
 {
-    const ap_fully_connected_s16_params *p = params;
-    ap_status st = fc_check(p, error_out);
-    if (st != AP_OK) {
-        return st;
-    }
-    if (filter_count_out == NULL || bias_count_out == NULL) {
-        return AP_OPS_INVALID(error_out, FC_OP ": the count out-parameters must not be NULL");
-    }
     const int32_t dims[2] = {p->output_depth, p->input_depth};
-    if (!ap_ops_product(dims, 2, filter_count_out)) {
-        return AP_OPS_OVERFLOW(error_out, FC_OP ": the weights' size overflows");
-    }
-    *bias_count_out = (size_t)p->output_depth;
-    return AP_OK;
+    return ap_ops_product(dims, 2, count);
 }
 
-ap_status ap_fully_connected_s16_prepared_size(const void *params, ap_isa isa, size_t *bytes_out,
-                                               ap_error *error_out)
-{
-    (void)isa;
-    size_t filters = 0, biases = 0;
-    ap_status st = ap_fully_connected_s16_constant_counts(params, &filters, &biases, error_out);
-    return st != AP_OK ? st : ap_s16_blob_bytes(biases, filters, bytes_out, FC_OP, error_out);
-}
-
-ap_status ap_fully_connected_s16_prepare(const void *params, ap_isa isa, const void *filter, const void *bias,
-                                         void *prepared_out, size_t prepared_bytes, ap_error *error_out)
-{
-    size_t filters = 0, biases = 0;
-    ap_status st = ap_fully_connected_s16_constant_counts(params, &filters, &biases, error_out);
-    if (st != AP_OK) {
-        return st;
-    }
-    const ap_fully_connected_s16_params *p = params;
-    return ap_s16_blob_write(biases, filters, p->accumulator_bits, isa, filter, bias, prepared_out, prepared_bytes,
-                             FC_OP, error_out);
-}
+S16_WEIGHTED_CONSTANTS(fully_connected, ap_fully_connected_s16_params, fc_check, FC_OP, fc_weights, "weights'",
+                       p->output_depth)
 
 ap_status ap_fully_connected_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {

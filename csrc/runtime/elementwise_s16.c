@@ -24,8 +24,8 @@ static ap_status ew16_check_shapes(const int32_t *s1, const int32_t *s2, const i
     return AP_OK;
 }
 
-/* ew16_check_shapes, then the offsets: all 0 (int16 zero points are 0), of ADD / SUB's params
-   and SQUARED_DIFFERENCE's alike. */
+/* ew16_check_shapes, then the offsets: all 0 (int16 zero points are 0), of ADD / SUB's, MUL's
+   and SQUARED_DIFFERENCE's params alike. */
 static ap_status ew16_check_shapes_offsets(const int32_t *s1, const int32_t *s2, const int32_t *so,
                                            int32_t input1_offset, int32_t input2_offset, int32_t output_offset,
                                            const char *op, ap_error *error)
@@ -37,6 +37,16 @@ static ap_status ew16_check_shapes_offsets(const int32_t *s1, const int32_t *s2,
     if (input1_offset != 0 || input2_offset != 0 || output_offset != 0) {
         return AP_OPS_INVALID(error, "%s: offsets (%d, %d, %d) must be 0 (int16 zero points are 0)", op,
                               (int)input1_offset, (int)input2_offset, (int)output_offset);
+    }
+    return AP_OK;
+}
+
+/* An activation range within int16, min <= max. */
+static ap_status ew16_check_activation(int32_t lo, int32_t hi, const char *op, ap_error *error)
+{
+    if (!ap_s16_range(lo) || !ap_s16_range(hi) || lo > hi) {
+        return AP_OPS_INVALID(error, "%s: activation range [%d, %d] is not within [-32768, 32767] with min <= max",
+                              op, (int)lo, (int)hi);
     }
     return AP_OK;
 }
@@ -64,12 +74,7 @@ static ap_status ew16_check(const void *params, const char *op, ap_error *error)
                                   (int)mults[i], (int)shifts[i], i == 2 ? 30 : 0);
         }
     }
-    if (!ap_s16_range(p->activation_min) || !ap_s16_range(p->activation_max) ||
-        p->activation_min > p->activation_max) {
-        return AP_OPS_INVALID(error, "%s: activation range [%d, %d] is not within [-32768, 32767] with min <= max",
-                              op, (int)p->activation_min, (int)p->activation_max);
-    }
-    return AP_OK;
+    return ew16_check_activation(p->activation_min, p->activation_max, op, error);
 }
 
 /* The one variant of checked shapes. */
@@ -166,25 +171,17 @@ static ap_status mul16_check(const void *params, const char *op, ap_error *error
     if (p == NULL) {
         return AP_OPS_INVALID(error, "%s: params must not be NULL", op);
     }
-    ap_status st = ew16_check_shapes(p->input1_shape, p->input2_shape, p->output_shape, op, error);
+    /* TFLite's int16 MUL requires zero points 0: the product of offset inputs could overflow */
+    ap_status st = ew16_check_shapes_offsets(p->input1_shape, p->input2_shape, p->output_shape, p->input1_offset,
+                                             p->input2_offset, p->output_offset, op, error);
     if (st != AP_OK) {
         return st;
-    }
-    /* TFLite's int16 MUL requires zero points 0: the product of offset inputs could overflow */
-    if (p->input1_offset != 0 || p->input2_offset != 0 || p->output_offset != 0) {
-        return AP_OPS_INVALID(error, "%s: offsets (%d, %d, %d) must be 0 (int16 zero points are 0)", op,
-                              (int)p->input1_offset, (int)p->input2_offset, (int)p->output_offset);
     }
     if (p->output_multiplier < 0 || p->output_shift < -31 || p->output_shift > 30) {
         return AP_OPS_INVALID(error, "%s: output_multiplier %d must be >= 0 and output_shift %d within [-31, 30]", op,
                               (int)p->output_multiplier, (int)p->output_shift);
     }
-    if (!ap_s16_range(p->activation_min) || !ap_s16_range(p->activation_max) ||
-        p->activation_min > p->activation_max) {
-        return AP_OPS_INVALID(error, "%s: activation range [%d, %d] is not within [-32768, 32767] with min <= max",
-                              op, (int)p->activation_min, (int)p->activation_max);
-    }
-    return AP_OK;
+    return ew16_check_activation(p->activation_min, p->activation_max, op, error);
 }
 
 ap_status ap_mul_s16_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,

@@ -1,11 +1,87 @@
-/* float32 FULLY_CONNECTED, CONV_2D and DEPTHWISE_CONV_2D (arenaplan/ops.h, AP_TYPES_F32): TFLite's
-   float reference kernels, each sum in the reference's order with no contraction
-   (float32_common.h), so the outputs equal LiteRT's bit for bit. */
+/* float32 FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D and TRANSPOSE_CONV (arenaplan/ops.h,
+   AP_TYPES_F32): TFLite's float reference kernels, each sum in the reference's order with no
+   contraction (float32_common.h), so the outputs equal LiteRT's bit for bit. */
 #include "float32_common.h"
 
 #define FC_OP "FULLY_CONNECTED float32"
 #define CONV_OP "CONV_2D float32"
 #define DW_OP "DEPTHWISE_CONV_2D float32"
+
+/* An op's constant_counts (ap_<op>_f32_constant_counts). */
+typedef ap_status (*weighted_counts)(const void *params, size_t *filter_count_out, size_t *bias_count_out,
+                                     ap_error *error_out);
+
+/* prepared_size() of an op of this file: the bytes of the blob of its constant counts. */
+static ap_status weighted_prepared_size(weighted_counts counts, const void *params, size_t *bytes_out,
+                                        const char *op, ap_error *error)
+{
+    size_t filter_count = 0, bias_count = 0;
+    ap_status st = counts(params, &filter_count, &bias_count, error);
+    return st != AP_OK ? st : ap_f32_blob_bytes(filter_count, bias_count, bytes_out, op, error);
+}
+
+/* prepare() of an op of this file: the blob of its constant counts, filled. */
+static ap_status weighted_prepare(weighted_counts counts, const void *params, ap_isa isa, const void *filter,
+                                  const void *bias, void *prepared_out, size_t prepared_bytes, const char *op,
+                                  ap_error *error)
+{
+    size_t filter_count = 0, bias_count = 0;
+    ap_status st = counts(params, &filter_count, &bias_count, error);
+    return st != AP_OK ? st : ap_f32_blob_fill(filter, filter_count, bias, bias_count, isa, prepared_out,
+                                               prepared_bytes, op, error);
+}
+
+/* The entry points of op `name` (ap_<name>_f32_variants, _constant_counts, _prepared_size,
+   _prepare and _run) from its params type T, its check (T's params, the filter's element
+   count), its kernel (T's params, the input, the output, the weights, the biases) and, of the
+   checked T *p, `biases`, the bias count, and `positions`, the outputs each applying the whole
+   filter once: the MACs are positions times the filter's size. */
+#define F32_WEIGHTED_OP(name, T, check, kernel, op, biases, positions)                                          \
+    ap_status ap_##name##_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out,                \
+                                       uint32_t capacity, uint32_t *count_out, ap_error *error_out)             \
+    {                                                                                                           \
+        const T *p = params;                                                                                    \
+        size_t filter_count = 0;                                                                                \
+        ap_status st = check(p, &filter_count, error_out);                                                      \
+        return st != AP_OK ? st : ap_f32_direct((positions) * (uint64_t)filter_count, 0, isa, variants_out,     \
+                                                capacity, count_out, op, error_out);                            \
+    }                                                                                                           \
+    ap_status ap_##name##_f32_constant_counts(const void *params, size_t *filter_count_out,                     \
+                                              size_t *bias_count_out, ap_error *error_out)                      \
+    {                                                                                                           \
+        const T *p = params;                                                                                    \
+        ap_status st = check(p, filter_count_out, error_out);                                                   \
+        if (st == AP_OK) {                                                                                      \
+            *bias_count_out = (size_t)(biases);                                                                 \
+        }                                                                                                       \
+        return st;                                                                                              \
+    }                                                                                                           \
+    ap_status ap_##name##_f32_prepared_size(const void *params, ap_isa isa, size_t *bytes_out,                  \
+                                            ap_error *error_out)                                                \
+    {                                                                                                           \
+        (void)isa;                                                                                              \
+        return weighted_prepared_size(ap_##name##_f32_constant_counts, params, bytes_out, op, error_out);       \
+    }                                                                                                           \
+    ap_status ap_##name##_f32_prepare(const void *params, ap_isa isa, const void *filter, const void *bias,     \
+                                      void *prepared_out, size_t prepared_bytes, ap_error *error_out)           \
+    {                                                                                                           \
+        return weighted_prepare(ap_##name##_f32_constant_counts, params, isa, filter, bias, prepared_out,       \
+                                prepared_bytes, op, error_out);                                                 \
+    }                                                                                                           \
+    ap_status ap_##name##_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)                      \
+    {                                                                                                           \
+        ap_status st = ap_f32_check_call(call, isa, 1, op, error_out);                                          \
+        const T *p = st == AP_OK ? call->params : NULL;                                                         \
+        size_t filter_count = 0;                                                                                \
+        st = st != AP_OK ? st : check(p, &filter_count, error_out);                                             \
+        const float *w = NULL, *bias = NULL;                                                                    \
+        st = st != AP_OK ? st : ap_f32_blob_read(call->prepared, filter_count, (size_t)(biases), &w, &bias, op, \
+                                                 error_out);                                                    \
+        if (st == AP_OK) {                                                                                      \
+            kernel(p, call->inputs[0], call->output, w, bias);                                                  \
+        }                                                                                                       \
+        return st;                                                                                              \
+    }
 
 /* ---- FULLY_CONNECTED --------------------------------------------------------------------------- */
 static ap_status fc_check(const ap_fully_connected_f32_params *p, size_t *filter_count, ap_error *error)
@@ -27,62 +103,9 @@ static ap_status fc_check(const ap_fully_connected_f32_params *p, size_t *filter
     return ap_f32_check_range(p->activation_min, p->activation_max, FC_OP, error);
 }
 
-ap_status ap_fully_connected_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out,
-                                          uint32_t capacity, uint32_t *count_out, ap_error *error_out)
+static void fc_kernel(const ap_fully_connected_f32_params *p, const float *x, float *y, const float *w,
+                      const float *bias)
 {
-    const ap_fully_connected_f32_params *p = params;
-    size_t filter_count = 0;
-    ap_status st = fc_check(p, &filter_count, error_out);
-    if (st != AP_OK) {
-        return st;
-    }
-    return ap_f32_direct((uint64_t)filter_count * (uint64_t)p->batches, 0, isa, variants_out, capacity, count_out,
-                         FC_OP, error_out);
-}
-
-ap_status ap_fully_connected_f32_constant_counts(const void *params, size_t *filter_count_out,
-                                                 size_t *bias_count_out, ap_error *error_out)
-{
-    const ap_fully_connected_f32_params *p = params;
-    ap_status st = fc_check(p, filter_count_out, error_out);
-    if (st == AP_OK) {
-        *bias_count_out = (size_t)p->output_depth;
-    }
-    return st;
-}
-
-ap_status ap_fully_connected_f32_prepared_size(const void *params, ap_isa isa, size_t *bytes_out,
-                                               ap_error *error_out)
-{
-    (void)isa;
-    size_t f = 0, b = 0;
-    ap_status st = ap_fully_connected_f32_constant_counts(params, &f, &b, error_out);
-    return st != AP_OK ? st : ap_f32_blob_bytes(f, b, bytes_out, FC_OP, error_out);
-}
-
-ap_status ap_fully_connected_f32_prepare(const void *params, ap_isa isa, const void *filter, const void *bias,
-                                         void *prepared_out, size_t prepared_bytes, ap_error *error_out)
-{
-    size_t f = 0, b = 0;
-    ap_status st = ap_fully_connected_f32_constant_counts(params, &f, &b, error_out);
-    return st != AP_OK ? st : ap_f32_blob_fill(filter, f, bias, b, isa, prepared_out, prepared_bytes, FC_OP,
-                                               error_out);
-}
-
-ap_status ap_fully_connected_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
-{
-    ap_status st = ap_f32_check_call(call, isa, 1, FC_OP, error_out);
-    const ap_fully_connected_f32_params *p = st == AP_OK ? call->params : NULL;
-    size_t filter_count = 0;
-    st = st != AP_OK ? st : fc_check(p, &filter_count, error_out);
-    const float *w = NULL, *bias = NULL;
-    st = st != AP_OK ? st : ap_f32_blob_read(call->prepared, filter_count, (size_t)p->output_depth, &w, &bias,
-                                             FC_OP, error_out);
-    if (st != AP_OK) {
-        return st;
-    }
-    const float *x = call->inputs[0];
-    float *y = call->output;
     const size_t depth = (size_t)p->input_depth, units = (size_t)p->output_depth;
     for (size_t b = 0; b < (size_t)p->batches; ++b) {
         const float *row = x + b * depth;
@@ -95,8 +118,10 @@ ap_status ap_fully_connected_f32_run(const ap_op_call *call, ap_isa isa, ap_erro
             y[b * units + o] = ap_f32_act(total + bias[o], p->activation_min, p->activation_max);
         }
     }
-    return AP_OK;
 }
+
+F32_WEIGHTED_OP(fully_connected, ap_fully_connected_f32_params, fc_check, fc_kernel, FC_OP, p->output_depth,
+                (uint64_t)p->batches)
 
 /* ---- CONV_2D and DEPTHWISE_CONV_2D -------------------------------------------------------------- */
 /* The geometry both share (the fields of ap_conv2d_f32_params up to pad_w). */
@@ -164,61 +189,8 @@ static ap_status dw_check(const ap_depthwise_conv2d_f32_params *p, size_t *filte
     return st != AP_OK ? st : ap_f32_check_range(p->activation_min, p->activation_max, DW_OP, error);
 }
 
-ap_status ap_conv2d_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out, uint32_t capacity,
-                                 uint32_t *count_out, ap_error *error_out)
+static void conv_kernel(const ap_conv2d_f32_params *p, const float *x, float *y, const float *w, const float *bias)
 {
-    const ap_conv2d_f32_params *p = params;
-    size_t filter_count = 0;
-    ap_status st = conv_check(p, &filter_count, error_out);
-    if (st != AP_OK) {
-        return st;
-    }
-    const uint64_t macs = (uint64_t)p->batches * (uint64_t)p->output_h * (uint64_t)p->output_w * filter_count;
-    return ap_f32_direct(macs, 0, isa, variants_out, capacity, count_out, CONV_OP, error_out);
-}
-
-ap_status ap_conv2d_f32_constant_counts(const void *params, size_t *filter_count_out, size_t *bias_count_out,
-                                        ap_error *error_out)
-{
-    const ap_conv2d_f32_params *p = params;
-    ap_status st = conv_check(p, filter_count_out, error_out);
-    if (st == AP_OK) {
-        *bias_count_out = (size_t)p->output_c;
-    }
-    return st;
-}
-
-ap_status ap_conv2d_f32_prepared_size(const void *params, ap_isa isa, size_t *bytes_out, ap_error *error_out)
-{
-    (void)isa;
-    size_t f = 0, b = 0;
-    ap_status st = ap_conv2d_f32_constant_counts(params, &f, &b, error_out);
-    return st != AP_OK ? st : ap_f32_blob_bytes(f, b, bytes_out, CONV_OP, error_out);
-}
-
-ap_status ap_conv2d_f32_prepare(const void *params, ap_isa isa, const void *filter, const void *bias,
-                                void *prepared_out, size_t prepared_bytes, ap_error *error_out)
-{
-    size_t f = 0, b = 0;
-    ap_status st = ap_conv2d_f32_constant_counts(params, &f, &b, error_out);
-    return st != AP_OK ? st : ap_f32_blob_fill(filter, f, bias, b, isa, prepared_out, prepared_bytes, CONV_OP,
-                                               error_out);
-}
-
-ap_status ap_conv2d_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
-{
-    ap_status st = ap_f32_check_call(call, isa, 1, CONV_OP, error_out);
-    const ap_conv2d_f32_params *p = st == AP_OK ? call->params : NULL;
-    size_t filter_count = 0;
-    st = st != AP_OK ? st : conv_check(p, &filter_count, error_out);
-    const float *w = NULL, *bias = NULL;
-    st = st != AP_OK ? st : ap_f32_blob_read(call->prepared, filter_count, (size_t)p->output_c, &w, &bias,
-                                             CONV_OP, error_out);
-    if (st != AP_OK) {
-        return st;
-    }
-    const float *x = call->inputs[0];
-    float *y = call->output;
     const size_t ih = (size_t)p->input_h, iw = (size_t)p->input_w, ic = (size_t)p->input_c;
     const size_t oh = (size_t)p->output_h, ow = (size_t)p->output_w, oc = (size_t)p->output_c;
     const size_t kh = (size_t)p->filter_h, kw = (size_t)p->filter_w;
@@ -253,65 +225,11 @@ ap_status ap_conv2d_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_
             }
         }
     }
-    return AP_OK;
 }
 
-ap_status ap_depthwise_conv2d_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out,
-                                           uint32_t capacity, uint32_t *count_out, ap_error *error_out)
+static void dw_kernel(const ap_depthwise_conv2d_f32_params *p, const float *x, float *y, const float *w,
+                      const float *bias)
 {
-    const ap_depthwise_conv2d_f32_params *p = params;
-    size_t filter_count = 0;
-    ap_status st = dw_check(p, &filter_count, error_out);
-    if (st != AP_OK) {
-        return st;
-    }
-    const uint64_t macs = (uint64_t)p->batches * (uint64_t)p->output_h * (uint64_t)p->output_w * filter_count;
-    return ap_f32_direct(macs, 0, isa, variants_out, capacity, count_out, DW_OP, error_out);
-}
-
-ap_status ap_depthwise_conv2d_f32_constant_counts(const void *params, size_t *filter_count_out,
-                                                  size_t *bias_count_out, ap_error *error_out)
-{
-    const ap_depthwise_conv2d_f32_params *p = params;
-    ap_status st = dw_check(p, filter_count_out, error_out);
-    if (st == AP_OK) {
-        *bias_count_out = (size_t)p->output_c;
-    }
-    return st;
-}
-
-ap_status ap_depthwise_conv2d_f32_prepared_size(const void *params, ap_isa isa, size_t *bytes_out,
-                                                ap_error *error_out)
-{
-    (void)isa;
-    size_t f = 0, b = 0;
-    ap_status st = ap_depthwise_conv2d_f32_constant_counts(params, &f, &b, error_out);
-    return st != AP_OK ? st : ap_f32_blob_bytes(f, b, bytes_out, DW_OP, error_out);
-}
-
-ap_status ap_depthwise_conv2d_f32_prepare(const void *params, ap_isa isa, const void *filter, const void *bias,
-                                          void *prepared_out, size_t prepared_bytes, ap_error *error_out)
-{
-    size_t f = 0, b = 0;
-    ap_status st = ap_depthwise_conv2d_f32_constant_counts(params, &f, &b, error_out);
-    return st != AP_OK ? st : ap_f32_blob_fill(filter, f, bias, b, isa, prepared_out, prepared_bytes, DW_OP,
-                                               error_out);
-}
-
-ap_status ap_depthwise_conv2d_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
-{
-    ap_status st = ap_f32_check_call(call, isa, 1, DW_OP, error_out);
-    const ap_depthwise_conv2d_f32_params *p = st == AP_OK ? call->params : NULL;
-    size_t filter_count = 0;
-    st = st != AP_OK ? st : dw_check(p, &filter_count, error_out);
-    const float *w = NULL, *bias = NULL;
-    st = st != AP_OK ? st : ap_f32_blob_read(call->prepared, filter_count, (size_t)p->output_c, &w, &bias,
-                                             DW_OP, error_out);
-    if (st != AP_OK) {
-        return st;
-    }
-    const float *x = call->inputs[0];
-    float *y = call->output;
     const size_t ih = (size_t)p->input_h, iw = (size_t)p->input_w, ic = (size_t)p->input_c;
     const size_t oh = (size_t)p->output_h, ow = (size_t)p->output_w, oc = (size_t)p->output_c;
     const size_t kh = (size_t)p->filter_h, kw = (size_t)p->filter_w, mult = (size_t)p->depth_multiplier;
@@ -345,8 +263,12 @@ ap_status ap_depthwise_conv2d_f32_run(const ap_op_call *call, ap_isa isa, ap_err
             }
         }
     }
-    return AP_OK;
 }
+
+F32_WEIGHTED_OP(conv2d, ap_conv2d_f32_params, conv_check, conv_kernel, CONV_OP, p->output_c,
+                (uint64_t)p->batches * (uint64_t)p->output_h * (uint64_t)p->output_w)
+F32_WEIGHTED_OP(depthwise_conv2d, ap_depthwise_conv2d_f32_params, dw_check, dw_kernel, DW_OP, p->output_c,
+                (uint64_t)p->batches * (uint64_t)p->output_h * (uint64_t)p->output_w)
 
 /* ---- TRANSPOSE_CONV ----------------------------------------------------------------------------- */
 #define TCONV_OP "TRANSPOSE_CONV float32"
@@ -380,62 +302,9 @@ static ap_status tconv_check(const ap_transpose_conv_f32_params *p, size_t *filt
     return ap_f32_check_range(p->activation_min, p->activation_max, TCONV_OP, error);
 }
 
-ap_status ap_transpose_conv_f32_variants(const void *params, ap_isa isa, ap_variant *variants_out,
-                                         uint32_t capacity, uint32_t *count_out, ap_error *error_out)
+static void tconv_kernel(const ap_transpose_conv_f32_params *p, const float *x, float *y, const float *w,
+                         const float *bias)
 {
-    const ap_transpose_conv_f32_params *p = params;
-    size_t filter_count = 0;
-    ap_status st = tconv_check(p, &filter_count, error_out);
-    if (st != AP_OK) {
-        return st;
-    }
-    const uint64_t macs = (uint64_t)p->batches * (uint64_t)p->input_h * (uint64_t)p->input_w * filter_count;
-    return ap_f32_direct(macs, 0, isa, variants_out, capacity, count_out, TCONV_OP, error_out);
-}
-
-ap_status ap_transpose_conv_f32_constant_counts(const void *params, size_t *filter_count_out,
-                                                size_t *bias_count_out, ap_error *error_out)
-{
-    const ap_transpose_conv_f32_params *p = params;
-    ap_status st = tconv_check(p, filter_count_out, error_out);
-    if (st == AP_OK) {
-        *bias_count_out = (size_t)p->output_c;
-    }
-    return st;
-}
-
-ap_status ap_transpose_conv_f32_prepared_size(const void *params, ap_isa isa, size_t *bytes_out,
-                                              ap_error *error_out)
-{
-    (void)isa;
-    size_t f = 0, b = 0;
-    ap_status st = ap_transpose_conv_f32_constant_counts(params, &f, &b, error_out);
-    return st != AP_OK ? st : ap_f32_blob_bytes(f, b, bytes_out, TCONV_OP, error_out);
-}
-
-ap_status ap_transpose_conv_f32_prepare(const void *params, ap_isa isa, const void *filter, const void *bias,
-                                        void *prepared_out, size_t prepared_bytes, ap_error *error_out)
-{
-    size_t f = 0, b = 0;
-    ap_status st = ap_transpose_conv_f32_constant_counts(params, &f, &b, error_out);
-    return st != AP_OK ? st : ap_f32_blob_fill(filter, f, bias, b, isa, prepared_out, prepared_bytes, TCONV_OP,
-                                               error_out);
-}
-
-ap_status ap_transpose_conv_f32_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
-{
-    ap_status st = ap_f32_check_call(call, isa, 1, TCONV_OP, error_out);
-    const ap_transpose_conv_f32_params *p = st == AP_OK ? call->params : NULL;
-    size_t filter_count = 0;
-    st = st != AP_OK ? st : tconv_check(p, &filter_count, error_out);
-    const float *w = NULL, *bias = NULL;
-    st = st != AP_OK ? st : ap_f32_blob_read(call->prepared, filter_count, (size_t)p->output_c, &w, &bias,
-                                             TCONV_OP, error_out);
-    if (st != AP_OK) {
-        return st;
-    }
-    const float *x = call->inputs[0];
-    float *y = call->output;
     const size_t ih = (size_t)p->input_h, iw = (size_t)p->input_w, ic = (size_t)p->input_c;
     const size_t oh = (size_t)p->output_h, ow = (size_t)p->output_w, oc = (size_t)p->output_c;
     const size_t kh = (size_t)p->filter_h, kw = (size_t)p->filter_w, total = (size_t)p->batches * oh * ow * oc;
@@ -475,5 +344,7 @@ ap_status ap_transpose_conv_f32_run(const ap_op_call *call, ap_isa isa, ap_error
         const float acc = p->has_bias ? y[i] + bias[i % oc] : y[i];
         y[i] = ap_f32_act(acc, p->activation_min, p->activation_max);
     }
-    return AP_OK;
 }
+
+F32_WEIGHTED_OP(transpose_conv, ap_transpose_conv_f32_params, tconv_check, tconv_kernel, TCONV_OP, p->output_c,
+                (uint64_t)p->batches * (uint64_t)p->input_h * (uint64_t)p->input_w)

@@ -237,26 +237,27 @@ static inline int32_t requant_one(int32_t x, const ap_requantize_params *p)
     return ap_ops_wrap_add(v, p->output_zero_point);
 }
 
+/* One loop of a (input type, output type) pair: each y[i], of type T, requant_one(x[i], p)
+   clamped to [lo, hi] (x and output in scope; an int32 output's clamp is the identity). */
+#define REQUANT_LOOP(T, lo, hi)                                   \
+    do {                                                          \
+        T *y = output;                                            \
+        for (size_t i = 0; i < p->count; ++i) {                   \
+            y[i] = (T)ap_ops_clamp(requant_one(x[i], p), lo, hi); \
+        }                                                         \
+    } while (0)
+
 /* The loops of one input type, each output type its own loop (no per-element dispatch).
    Element i is read before it (or any later element) is written, so an output no wider
    than the input may start at the input. */
 static void requant_from_s16(const ap_requantize_params *p, const int16_t *x, void *output)
 {
     if (p->output_type == AP_DTYPE_INT8) {
-        int8_t *y = output;
-        for (size_t i = 0; i < p->count; ++i) {
-            y[i] = (int8_t)ap_ops_clamp(requant_one(x[i], p), INT8_MIN, INT8_MAX);
-        }
+        REQUANT_LOOP(int8_t, INT8_MIN, INT8_MAX);
     } else if (p->output_type == AP_DTYPE_INT16) {
-        int16_t *y = output;
-        for (size_t i = 0; i < p->count; ++i) {
-            y[i] = (int16_t)ap_ops_clamp(requant_one(x[i], p), INT16_MIN, INT16_MAX);
-        }
+        REQUANT_LOOP(int16_t, INT16_MIN, INT16_MAX);
     } else {
-        int32_t *y = output;
-        for (size_t i = 0; i < p->count; ++i) {
-            y[i] = requant_one(x[i], p);
-        }
+        REQUANT_LOOP(int32_t, INT32_MIN, INT32_MAX);
     }
 }
 
@@ -267,36 +268,27 @@ static void requant_from_s16(const ap_requantize_params *p, const int16_t *x, vo
 static void requant_from_s8(const ap_requantize_params *p, const int8_t *x, void *output)
 {
     if (p->output_type == AP_DTYPE_UINT8) {
-        uint8_t *y = output;
-        for (size_t i = 0; i < p->count; ++i) {
-            y[i] = (uint8_t)ap_ops_clamp(requant_one(x[i], p), 0, UINT8_MAX);
-        }
+        REQUANT_LOOP(uint8_t, 0, UINT8_MAX);
     } else if (p->output_type == AP_DTYPE_INT16) {
-        int16_t *y = output;
-        for (size_t i = 0; i < p->count; ++i) {
-            y[i] = (int16_t)ap_ops_clamp(requant_one(x[i], p), INT16_MIN, INT16_MAX);
-        }
+        REQUANT_LOOP(int16_t, INT16_MIN, INT16_MAX);
     } else {
-        int32_t *y = output;
-        for (size_t i = 0; i < p->count; ++i) {
-            y[i] = requant_one(x[i], p);
-        }
+        REQUANT_LOOP(int32_t, INT32_MIN, INT32_MAX);
     }
 }
 
 static void requant_from_s32(const ap_requantize_params *p, const int32_t *x, void *output)
 {
     if (p->output_type == AP_DTYPE_INT8) {
-        int8_t *y = output;
-        for (size_t i = 0; i < p->count; ++i) {
-            y[i] = (int8_t)ap_ops_clamp(requant_one(x[i], p), INT8_MIN, INT8_MAX);
-        }
+        REQUANT_LOOP(int8_t, INT8_MIN, INT8_MAX);
     } else {
-        int16_t *y = output;
-        for (size_t i = 0; i < p->count; ++i) {
-            y[i] = (int16_t)ap_ops_clamp(requant_one(x[i], p), INT16_MIN, INT16_MAX);
-        }
+        REQUANT_LOOP(int16_t, INT16_MIN, INT16_MAX);
     }
+}
+
+/* uint8 to int8, the one pair from uint8. */
+static void requant_from_u8(const ap_requantize_params *p, const uint8_t *x, void *output)
+{
+    REQUANT_LOOP(int8_t, INT8_MIN, INT8_MAX);
 }
 
 ap_status ap_requantize_run(const ap_requantize_params *params, const ap_variant *variant,
@@ -328,12 +320,8 @@ ap_status ap_requantize_run(const ap_requantize_params *params, const ap_variant
     }
     if (in_type == AP_DTYPE_INT8) {
         requant_from_s8(params, input, output);
-    } else if (in_type == AP_DTYPE_UINT8) {   /* to int8, the one pair */
-        const uint8_t *x = input;
-        int8_t *y = output;
-        for (size_t i = 0; i < params->count; ++i) {
-            y[i] = (int8_t)ap_ops_clamp(requant_one(x[i], params), INT8_MIN, INT8_MAX);
-        }
+    } else if (in_type == AP_DTYPE_UINT8) {
+        requant_from_u8(params, input, output);
     } else if (in_type == AP_DTYPE_INT16) {
         requant_from_s16(params, input, output);
     } else {

@@ -31,6 +31,24 @@ static ap_status relu_check(const ap_relu_params *p, int32_t lo, int32_t hi, ap_
     return AP_OK;
 }
 
+/* What both run()s check first: the call, its params (a row of values in [lo, hi]), its variant
+   and the variant's ISA (the one this row was asked to run). */
+static ap_status relu_begin(const ap_op_call *call, ap_isa isa, int32_t lo, int32_t hi, ap_error *error)
+{
+    if (call == NULL) {
+        return AP_OPS_INVALID(error, RELU_OP ": call must not be NULL");
+    }
+    ap_status st = relu_check(call->params, lo, hi, error);
+    if (st == AP_OK) {
+        st = ap_ops_check_variant_ptr(call->variant, RELU_OP, error);
+    }
+    if (st == AP_OK && call->variant->isa != (int32_t)isa) {
+        st = AP_OPS_INVALID(error, RELU_OP ": variant '%s' is a %s variant; asked to run it as %s", call->variant->name,
+                            ap_isa_name(call->variant->isa), ap_isa_name(isa));
+    }
+    return st;
+}
+
 /* One output, clamped to the activation range (within the row's type); |x - zero point| < 2^17 */
 static inline int32_t relu_value(const ap_relu_params *p, int32_t x)
 {
@@ -62,21 +80,11 @@ ap_status ap_relu_s8_variants(const void *params, ap_isa isa, ap_variant *varian
 ap_status ap_relu_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
     /* one code for every ISA (a table lookup has nothing to vectorise at int8 widths) */
-    if (call == NULL) {
-        return AP_OPS_INVALID(error_out, RELU_OP ": call must not be NULL");
-    }
-    const ap_relu_params *p = call->params;
-    ap_status st = relu_check(p, -128, 127, error_out);
-    if (st == AP_OK) {
-        st = ap_ops_check_variant_ptr(call->variant, RELU_OP, error_out);
-    }
-    if (st == AP_OK && call->variant->isa != (int32_t)isa) {
-        st = AP_OPS_INVALID(error_out, RELU_OP ": variant '%s' is a %s variant; asked to run it as %s",
-                            call->variant->name, ap_isa_name(call->variant->isa), ap_isa_name(isa));
-    }
+    ap_status st = relu_begin(call, isa, -128, 127, error_out);
     if (st != AP_OK) {
         return st;
     }
+    const ap_relu_params *p = call->params;
     if (call->input_count != 1 || call->inputs == NULL || call->inputs[0] == NULL || call->output == NULL) {
         return AP_OPS_INVALID(error_out, RELU_OP ": one input and the output must not be NULL");
     }
@@ -124,21 +132,11 @@ ap_status ap_relu_s16_variants(const void *params, ap_isa isa, ap_variant *varia
 
 ap_status ap_relu_s16_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
-    if (call == NULL) {
-        return AP_OPS_INVALID(error_out, RELU_OP ": call must not be NULL");
-    }
-    const ap_relu_params *p = call->params;
-    ap_status st = relu_check(p, -32768, 32767, error_out);
-    if (st == AP_OK) {
-        st = ap_ops_check_variant_ptr(call->variant, RELU_OP, error_out);
-    }
-    if (st == AP_OK && call->variant->isa != (int32_t)isa) {
-        st = AP_OPS_INVALID(error_out, RELU_OP ": variant '%s' is a %s variant; asked to run it as %s",
-                            call->variant->name, ap_isa_name(call->variant->isa), ap_isa_name(isa));
-    }
+    ap_status st = relu_begin(call, isa, -32768, 32767, error_out);
     if (st != AP_OK) {
         return st;
     }
+    const ap_relu_params *p = call->params;
     if (call->variant->kind != AP_RELU_DIRECT) {
         return AP_OPS_INVALID(error_out, RELU_OP ": variant kind %d does not apply (int16: direct only)",
                               (int)call->variant->kind);

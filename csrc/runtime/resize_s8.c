@@ -144,7 +144,7 @@ ap_status ap_resize_nearest_s8_variants(const void *params, ap_isa isa, ap_varia
                                               error_out);
 }
 
-/* One output pixel a memcpy of channels * element bytes: int8 and int16 rows alike. */
+/* One output pixel a memcpy of channels * element bytes: the int8, int16 and float32 rows alike. */
 static ap_status nearest_run(const ap_op_call *call, ap_isa isa, size_t element, ap_error *error_out)
 {
     if (call == NULL) {
@@ -191,32 +191,7 @@ ap_status ap_resize_nearest_f32_run(const ap_op_call *call, ap_isa isa, ap_error
 ap_status ap_resize_nearest_s8_run(const ap_op_call *call, ap_isa isa, ap_error *error_out)
 {
     /* one code for every ISA: row copies */
-    if (call == NULL) {
-        return AP_OPS_INVALID(error_out, NEAREST_OP ": call must not be NULL");
-    }
-    const ap_resize_nearest_params *p = call->params;
-    size_t count = 0;
-    ap_status st = nearest_check(p, &count, error_out);
-    if (st == AP_OK) {
-        st = resize_check_call(call, isa, NEAREST_OP, AP_RESIZE_DIRECT, error_out);
-    }
-    if (st != AP_OK) {
-        return st;
-    }
-    const int8_t *in = call->inputs[0];
-    int8_t *out = call->output;
-    const size_t c = (size_t)p->channels, row = (size_t)p->input_w * c, image = (size_t)p->input_h * row;
-    for (int32_t b = 0; b < p->batches; ++b) {
-        const int8_t *src = in + (size_t)b * image;
-        for (int32_t y = 0; y < p->output_h; ++y) {
-            const int8_t *src_row = src + (size_t)p->y_index[y] * row;
-            for (int32_t x = 0; x < p->output_w; ++x) {
-                memcpy(out, src_row + (size_t)p->x_index[x] * c, c);
-                out += c;
-            }
-        }
-    }
-    return AP_OK;
+    return nearest_run(call, isa, sizeof(int8_t), error_out);
 }
 
 /* ---- RESIZE_BILINEAR ---------------------------------------------------------------------- */
