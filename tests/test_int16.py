@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 
 import arenaplan as ap
 from arenaplan import _core
-from arenaplan.errors import UnsupportedModel
+from arenaplan.errors import Unsupported, UnsupportedModel
 from arenaplan.ops.lowering import HOST_ISA, OP_CODES, TYPES_CODES
 from arenaplan.planning.context import PlanContext
 from conftest import ROOT
@@ -589,6 +589,22 @@ def test_16x8_params_and_blobs_are_checked(tmp_path):
     with pytest.raises(ValueError, match="output width 5 does not follow from input 5, filter 3, stride 1, "
                                          "dilation 1 and padding 3"):
         _core.kernel_variants(code, dict(k.spec, pad_w=3), 0, types)
+    # filter taps past 2^24 are refused, also where their count wraps a 64-bit product (2^22 x 2^21
+    # x 2^21 = 2^64: it passed as 0 taps, listing im2col with 0 bytes of scratch) or a 32-bit one
+    # (DEPTHWISE_CONV_2D's 2^16 x 2^16 on a Cortex-M)
+    one = dict(k.spec, input_h=1, input_w=1, output_h=1, output_w=1, pad_h=0, pad_w=0)
+    for fh, fw, c in ((1 << 22, 1 << 21, 1 << 21), (1 << 12, 1 << 12, 2), (1 << 24, 1, 1)):
+        wide = dict(one, filter_h=fh, filter_w=fw, input_c=c)
+        if fh * fw * c > 1 << 24:
+            with pytest.raises(Unsupported, match=f"{fh} x {fw} x {c} filter taps exceed 2\\^24"):
+                _core.kernel_variants(code, wide, 0, types)
+        else:
+            assert _core.kernel_variants(code, wide, 0, types)[0][4] == 3 * fh * fw * c   # MACs
+    dw = [r for r in _core.ops() if r["name"] == "DEPTHWISE_CONV_2D" and r["types"] == "s16x8"][0]
+    dw_spec = dict(one, input_c=3, filter_h=1 << 16, filter_w=1 << 16, depth_multiplier=1)
+    dw_spec.pop("accumulator_bits")
+    with pytest.raises(Unsupported, match="65536 x 65536 filter taps exceed 2\\^24"):
+        _core.kernel_variants(dw["code"], dict(dw_spec, accumulator_bits=64), 0, types)
     # a 16x8 blob takes an int64 bias, and refuses one outside the accumulator's range
     with pytest.raises(ValueError, match="bias: expected a 1-D array of 8-byte"):
         _core.kernel_prepare(code, k.spec, k.weights.reshape(-1), k.bias.astype(np.int32), 0, types)

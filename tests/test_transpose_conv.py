@@ -15,7 +15,7 @@ from hypothesis import given, settings, strategies as st
 
 import arenaplan as ap
 from arenaplan import _core
-from arenaplan.errors import UnsupportedModel
+from arenaplan.errors import Unsupported, UnsupportedModel
 from arenaplan.ops.lowering import HOST_ISA, TYPES_CODES
 from arenaplan.planning.context import PlanContext
 from harness.reference import litert_layers as L
@@ -330,6 +330,12 @@ def test_bad_transpose_conv_is_refused(tmp_path):
         _core.kernel_variants(kernel.code, dict(kernel.spec, stride_w=0))
     with pytest.raises(ValueError, match="transpose_conv: accumulator_bits 64 must be 32 for int8 input"):
         _core.kernel_variants(kernel.code, dict(kernel.spec, accumulator_bits=64))
+    # taps past 2^24, also where their count wraps a 64-bit product (2^30 x 2^30 x 16 = 2^64: it
+    # passed as 0 taps, listing its variants with 0 MACs)
+    huge = dict(kernel.spec, input_h=1, input_w=1, input_c=16, output_h=1, output_w=1, filter_h=1 << 30,
+                filter_w=1 << 30, pad_h=0, pad_w=0)
+    with pytest.raises(Unsupported, match=r"1073741824 x 1073741824 x 16 filter taps exceed 2\^24"):
+        _core.kernel_variants(kernel.code, huge)
 
 
 # --- TensorFlow Lite Micro runs the op too ---------------------------------------------------------

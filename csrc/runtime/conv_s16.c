@@ -83,7 +83,7 @@ static ap_status conv_check(const ap_conv2d_s16_params *p, ap_error *error)
     if (st != AP_OK) {
         return st;
     }
-    if ((size_t)p->filter_h * (size_t)p->filter_w * (size_t)p->input_c > AP_S16_MAX_TAPS) {
+    if (!ap_s16_taps_within(p->filter_h, p->filter_w, p->input_c)) {
         return AP_OPS_UNSUPPORTED(error, CONV_OP ": %d x %d x %d filter taps exceed 2^24 (the int64 multiply's "
                                   "range)", (int)p->filter_h, (int)p->filter_w, (int)p->input_c);
     }
@@ -261,7 +261,7 @@ static ap_status dw_check(const ap_depthwise_conv2d_s16_params *p, ap_error *err
         return AP_OPS_INVALID(error, DW_OP ": output_c %d must be input_c %d times depth_multiplier %d",
                               (int)p->output_c, (int)p->input_c, (int)p->depth_multiplier);
     }
-    if ((size_t)p->filter_h * (size_t)p->filter_w > AP_S16_MAX_TAPS) {
+    if (!ap_s16_taps_within(p->filter_h, p->filter_w, 1)) {
         return AP_OPS_UNSUPPORTED(error, DW_OP ": %d x %d filter taps exceed 2^24", (int)p->filter_h,
                                   (int)p->filter_w);
     }

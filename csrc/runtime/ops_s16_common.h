@@ -25,6 +25,15 @@ int16_t ap_tanh16_value(int32_t x, const ap_logistic_s16_params *p);
 /* Most filter taps one output sums: |sum| <= taps * 128 * 32768 stays below 2^46. */
 #define AP_S16_MAX_TAPS ((size_t)1 << 24)
 
+/* Are a * b * c taps (each factor >= 1) at most AP_S16_MAX_TAPS? Counted in 64 bits, so that no
+   product wraps (a size_t product of three int32 does, even on a 64-bit host, and would pass
+   the bound with a count of 0): a * b < 2^62, and once it is at most 2^24, a * b * c < 2^55. */
+static inline int ap_s16_taps_within(int32_t a, int32_t b, int32_t c)
+{
+    const uint64_t ab = (uint64_t)a * (uint64_t)b;
+    return ab <= AP_S16_MAX_TAPS && ab * (uint64_t)c <= AP_S16_MAX_TAPS;
+}
+
 enum { AP_S16_BLOB_HEADER = 16, AP_S16_BLOB_MAGIC = 0x36314150 /* "PA16" */ };
 
 /* The int32 of v's low 32 bits (two's complement), without implementation-defined casts. */

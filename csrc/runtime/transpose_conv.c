@@ -53,7 +53,7 @@ static ap_status tc_check(const ap_transpose_conv_params *p, int s16, ap_error *
     if (!ap_ops_product(in_dims, 4, &n) || !ap_ops_product(out_dims, 4, &n) || n > SIZE_MAX / 8) {
         return AP_OPS_OVERFLOW(error, TC_OP ": a tensor's size overflows size_t");
     }
-    if (tc_taps(p) > AP_S16_MAX_TAPS) {
+    if (!ap_s16_taps_within(p->filter_h, p->filter_w, p->input_c)) {
         return AP_OPS_UNSUPPORTED(error, TC_OP ": %d x %d x %d filter taps exceed 2^24", (int)p->filter_h,
                                   (int)p->filter_w, (int)p->input_c);
     }
