@@ -371,6 +371,31 @@ typedef char conv_dsp_tile_offsets_checked[offsetof(conv_dsp_tile, stride) == 12
     "add sp, sp, #16\n\t"                                                                  \
     "pop {r4-r11, pc}\n\t"
 
+/* The block routines' shared parts: a channel (pair) j's start (r7 its weights, r4 the tile
+   plus 4j), its outputs' constants (r5 multiplier, r6 e, r7 round, r8 the output, r9 the
+   stride), and the step to the next j. */
+#define CONV_DSP_T_BLOCK_HEAD                                                              \
+    "1:\n\t"                                                                               \
+    "ldr r12, [sp, #8]\n\t"                                                                \
+    "ldr r7, [sp]\n\t"                                                                     \
+    "add r7, r7, r12, lsl #2\n\t"                                                          \
+    "add r4, lr, r12, lsl #2\n\t"
+#define CONV_DSP_T_OUT_SETUP                                                               \
+    "ldr r12, [sp, #8]\n\t"                                                                \
+    "add r4, lr, r12, lsl #2\n\t"                                                          \
+    "ldr r5, [r4, #40]\n\t"                                                                \
+    "ldr r6, [r4, #56]\n\t"                                                                \
+    "ldr r7, [lr, #16]\n\t"                                                                \
+    "ldr r8, [sp, #4]\n\t"                                                                 \
+    "add r8, r8, r12\n\t"                                                                  \
+    "ldr r9, [lr, #12]\n\t"
+#define CONV_DSP_T_BLOCK_NEXT                                                              \
+    "add r12, r12, #1\n\t"                                                                 \
+    "str r12, [sp, #8]\n\t"                                                                \
+    "ldr r4, [lr, #20]\n\t"                                                                \
+    "cmp r12, r4\n\t"                                                                      \
+    "blt 1b\n\t"
+
 /* Four pixels x channels 0 .. channels - 1 of a block (w: channel 0's word of group 0), the
    outputs of channel j at out + j + i * stride. */
 #define CONV_DSP_BLOCK4_FN(name, OUT4)                                                     \
@@ -379,30 +404,15 @@ typedef char conv_dsp_tile_offsets_checked[offsetof(conv_dsp_tile, stride) == 12
                                      int8_t *out __attribute__((unused)))                  \
     {                                                                                      \
         __asm__ volatile(CONV_DSP_T_ENTER                                                  \
-                         "1:\n\t"                                                          \
-                         "ldr r12, [sp, #8]\n\t"                                           \
-                         "ldr r7, [sp]\n\t"                                                \
-                         "add r7, r7, r12, lsl #2\n\t"                                     \
-                         "add r4, lr, r12, lsl #2\n\t"                                     \
+                         CONV_DSP_T_BLOCK_HEAD                                             \
                          "ldr r0, [r4, #24]\n\t"                                           \
                          "mov r1, r0\n\t"                                                  \
                          "mov r2, r0\n\t"                                                  \
                          "mov r3, r0\n\t"                                                  \
                          CONV_DSP_T_GROUPS(CONV_DSP_T4_GROUP)                              \
-                         "ldr r12, [sp, #8]\n\t"                                           \
-                         "add r4, lr, r12, lsl #2\n\t"                                     \
-                         "ldr r5, [r4, #40]\n\t"                                           \
-                         "ldr r6, [r4, #56]\n\t"                                           \
-                         "ldr r7, [lr, #16]\n\t"                                           \
-                         "ldr r8, [sp, #4]\n\t"                                            \
-                         "add r8, r8, r12\n\t"                                             \
-                         "ldr r9, [lr, #12]\n\t"                                           \
+                         CONV_DSP_T_OUT_SETUP                                              \
                          OUT4("r5", "r6", "r7")                                            \
-                         "add r12, r12, #1\n\t"                                            \
-                         "str r12, [sp, #8]\n\t"                                           \
-                         "ldr r4, [lr, #20]\n\t"                                           \
-                         "cmp r12, r4\n\t"                                                 \
-                         "blt 1b\n\t"                                                      \
+                         CONV_DSP_T_BLOCK_NEXT                                             \
                          CONV_DSP_T_LEAVE);                                                \
     }
 
@@ -414,23 +424,12 @@ typedef char conv_dsp_tile_offsets_checked[offsetof(conv_dsp_tile, stride) == 12
                                      int8_t *out __attribute__((unused)))                  \
     {                                                                                      \
         __asm__ volatile(CONV_DSP_T_ENTER                                                  \
-                         "1:\n\t"                                                          \
-                         "ldr r12, [sp, #8]\n\t"                                           \
-                         "ldr r7, [sp]\n\t"                                                \
-                         "add r7, r7, r12, lsl #2\n\t"                                     \
-                         "add r4, lr, r12, lsl #2\n\t"                                     \
+                         CONV_DSP_T_BLOCK_HEAD                                             \
                          "ldrd r0, r1, [r4, #24]\n\t"                                      \
                          "mov r2, r0\n\t"                                                  \
                          "mov r3, r1\n\t"                                                  \
                          CONV_DSP_T_GROUPS(CONV_DSP_T2_GROUP)                              \
-                         "ldr r12, [sp, #8]\n\t"                                           \
-                         "add r4, lr, r12, lsl #2\n\t"                                     \
-                         "ldr r5, [r4, #40]\n\t"                                           \
-                         "ldr r6, [r4, #56]\n\t"                                           \
-                         "ldr r7, [lr, #16]\n\t"                                           \
-                         "ldr r8, [sp, #4]\n\t"                                            \
-                         "add r8, r8, r12\n\t"                                             \
-                         "ldr r9, [lr, #12]\n\t"                                           \
+                         CONV_DSP_T_OUT_SETUP                                              \
                          OUT2("r0", "r2", "0")                                             \
                          "add r12, r12, #1\n\t"                                            \
                          "ldr r5, [lr, #20]\n\t"                                           \
@@ -441,11 +440,7 @@ typedef char conv_dsp_tile_offsets_checked[offsetof(conv_dsp_tile, stride) == 12
                          "ldr r7, [lr, #16]\n\t"                                           \
                          OUT2("r1", "r3", "1")                                             \
                          "5:\n\t"                                                          \
-                         "add r12, r12, #1\n\t"                                            \
-                         "str r12, [sp, #8]\n\t"                                           \
-                         "ldr r4, [lr, #20]\n\t"                                           \
-                         "cmp r12, r4\n\t"                                                 \
-                         "blt 1b\n\t"                                                      \
+                         CONV_DSP_T_BLOCK_NEXT                                             \
                          CONV_DSP_T_LEAVE);                                                \
     }
 

@@ -689,6 +689,19 @@ static AP_DW_ASM_FN void dw_wrow3_run(const dw_wrow3 *r __attribute__((unused)))
                      "pop {r4-r11, pc}\n\t");
 }
 #else
+/* A group's four sums a to its outputs at out, by its block b's multipliers, roundings and
+   shifts (the asm routines' requantisation); returns out + 4. */
+static inline int8_t *dw_wd_out4(const uint32_t *b, const int32_t a[4], int8_t *out)
+{
+    for (int k = 0; k < 4; ++k) {
+        const int32_t h = ap_dsp_smmulr(a[k], (int32_t)b[DW_WD_M + k]);
+        const int32_t t = (int32_t)(b[DW_WD_ROUND + k] + ((uint32_t)h << 1) + (uint32_t)(h >> 31)) >>
+                          (int32_t)(b[DW_WD_E + k] & 0xffu);
+        *out++ = (int8_t)ap_dsp_ssat(t >> 1, 8);
+    }
+    return out;
+}
+
 /* The routine's arithmetic in C. */
 static void dw_wrow3_run(const dw_wrow3 *r)
 {
@@ -706,12 +719,7 @@ static void dw_wrow3_run(const dw_wrow3 *r)
                 a[1] = ap_dsp_smlabb(x[1], w[1], a[1]);
                 a[3] = ap_dsp_smlatt(x[1], w[1], a[3]);
             }
-            for (int k = 0; k < 4; ++k) {
-                const int32_t h = ap_dsp_smmulr(a[k], (int32_t)b[DW_WD_M + k]);
-                const int32_t t = (int32_t)(b[DW_WD_ROUND + k] + ((uint32_t)h << 1) + (uint32_t)(h >> 31)) >>
-                                  (int32_t)(b[DW_WD_E + k] & 0xffu);
-                *out++ = (int8_t)ap_dsp_ssat(t >> 1, 8);
-            }
+            out = dw_wd_out4(b, a, out);
         }
         r0 -= back;
         r1 -= back;
@@ -817,12 +825,7 @@ static void dw_wpair_run(const dw_wpair *r)
                 a[1] = ap_dsp_smlabb(s[1], w[5], a[1]);
                 a[3] = ap_dsp_smlatt(s[1], w[5], a[3]);
             }
-            for (int k = 0; k < 4; ++k) {
-                const int32_t h = ap_dsp_smmulr(a[k], (int32_t)b[DW_WD_M + k]);
-                const int32_t t = (int32_t)(b[DW_WD_ROUND + k] + ((uint32_t)h << 1) + (uint32_t)(h >> 31)) >>
-                                  (int32_t)(b[DW_WD_E + k] & 0xffu);
-                *out++ = (int8_t)ap_dsp_ssat(t >> 1, 8);
-            }
+            out = dw_wd_out4(b, a, out);
             if (b[DW_WD_E + 3] & 0x100u) {
                 pr += pg;
                 sr += sg;
